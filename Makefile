@@ -1,0 +1,126 @@
+# tilec — build, test and install.
+#
+#   make                    release build of bin/tilec
+#   make BUILD=debug        -O0 -g, IR verifier after every pass
+#   make BUILD=asan         AddressSanitizer + UndefinedBehaviorSanitizer
+#   make test               everything CI runs (no GPU needed)
+#   make gpu-test           on a machine with an NVIDIA GPU (and Triton, optional)
+#   make install PREFIX=/usr/local
+#
+# Builds go to build/$(BUILD)/; bin/tilec is the release binary (or the
+# build named by BUILD when that is not release: bin/tilec-$(BUILD)).
+
+BUILD   ?= release
+B       := build/$(BUILD)
+PREFIX  ?= /usr/local
+CC      ?= cc
+RE2C    ?= re2c
+NVCC    ?= nvcc
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
+
+WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes
+BASEFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Isrc -I$(B)/gen
+ifeq ($(BUILD),release)
+  OPT := -O2 -g
+else ifeq ($(BUILD),debug)
+  OPT := -O0 -g -DTILEC_DEBUG
+else ifeq ($(BUILD),asan)
+  OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DTILEC_DEBUG
+else
+  $(error BUILD must be release, debug or asan)
+endif
+
+CFLAGS  += $(BASEFLAGS) $(OPT)
+LDFLAGS += $(filter -fsanitize%,$(OPT))
+LDLIBS  += -lm
+
+ifeq ($(BUILD),release)
+  TILEC := bin/tilec
+else
+  TILEC := bin/tilec-$(BUILD)
+endif
+
+LIB_SRCS := src/common.c $(wildcard src/parser/*.c) $(wildcard src/tileir/*.c) \
+            $(wildcard src/emit_cuda/*.c) src/driver.c
+GEN_SRCS := $(B)/gen/lexer.c $(B)/gen/templates.c
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:.c=.o)
+TEMPLATES := $(sort $(wildcard templates/*.cuh))
+UNIT_SRCS := $(wildcard tests/unit/*.c)
+
+.PHONY: all clean test unit golden errors cuda-check asan-check gpu-test install regen-golden
+all: $(TILEC) $(B)/libtilec.a
+
+$(TILEC): $(B)/src/main.o $(B)/libtilec.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/libtilec.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/%.o: %.c $(wildcard src/*.h src/*/*.h) $(B)/gen/templates.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(B)/gen/%.o: $(B)/gen/%.c $(wildcard src/*.h)
+	$(CC) $(CFLAGS) -Wno-unused-function -c -o $@ $<
+
+$(B)/gen/lexer.c: src/lexer.re
+	@mkdir -p $(dir $@)
+	$(RE2C) -W -Werror --no-generation-date --no-version -o $@ $<
+
+# templates/*.cuh are embedded as C strings by a tiny host tool.
+$(B)/tools/embed: tools/embed.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O1 -o $@ $<
+
+$(B)/gen/templates.c $(B)/gen/templates.h: $(TEMPLATES) $(B)/tools/embed
+	@mkdir -p $(B)/gen
+	$(B)/tools/embed $(B)/gen/templates $(TEMPLATES)
+
+# ---- tests ---------------------------------------------------------------
+
+$(B)/unit_tests: $(UNIT_SRCS:%.c=$(B)/%.o) $(B)/libtilec.a
+	$(CC) $(LDFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
+
+unit: $(B)/unit_tests
+	$(B)/unit_tests --jobs 2
+
+golden: $(TILEC)
+	TILEC=$(TILEC) sh tests/run_golden.sh
+
+errors: $(TILEC)
+	TILEC=$(TILEC) sh tests/run_errors.sh
+
+# Every golden .cu through nvcc (sm_80, sm_90) and NVRTC.
+$(B)/tools/nvrtc_check: tools/nvrtc_check.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O1 -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
+
+cuda-check: $(B)/tools/nvrtc_check
+	NVCC=$(NVCC) NVRTC_CHECK=$(B)/tools/nvrtc_check sh tests/run_cuda_check.sh
+
+# The front end and the whole pipeline under ASan/UBSan on every test input.
+asan-check:
+	$(MAKE) BUILD=asan bin/tilec-asan build/asan/unit_tests
+	build/asan/unit_tests --jobs 2
+	TILEC=bin/tilec-asan sh tests/run_golden.sh
+	TILEC=bin/tilec-asan sh tests/run_errors.sh
+
+test: all unit golden errors cuda-check asan-check
+	@echo "make test: all suites passed"
+
+regen-golden: $(TILEC)
+	TILEC=$(TILEC) REGEN=1 sh tests/run_golden.sh
+
+gpu-test: $(TILEC)
+	python3 tests/gpu/run_gpu_tests.py --tilec $(TILEC)
+
+# ---- install ---------------------------------------------------------------
+
+install: $(TILEC) $(B)/libtilec.a
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
+	install -m 755 $(TILEC) $(DESTDIR)$(PREFIX)/bin/tilec
+	install -m 644 $(B)/libtilec.a $(DESTDIR)$(PREFIX)/lib/libtilec.a
+
+clean:
+	rm -rf build bin/tilec bin/tilec-debug bin/tilec-asan

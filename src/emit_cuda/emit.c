@@ -1,0 +1,1330 @@
+/*
+ * emit.c — prints a scheduled TirFunc as readable CUDA C.
+ *
+ * Two steps: plan (names, which values are folded into their single user's
+ * expression, the vector width of each memory op, which loop-carried values
+ * are written in place), then print (header, helpers, kernel, launcher).
+ */
+#include "emit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "templates.h"
+
+typedef struct ValInfo {
+    const char *name;   /* C name; NULL while unnamed */
+    Op *user;           /* the single user when nuses == 1 */
+    bool inl;           /* printed inside its user's expression */
+    bool declared;      /* a variable declared before its defining op (if/for results) */
+} ValInfo;
+
+typedef struct Emitter {
+    Ctx *ctx;
+    Arena *a;
+    StrBuf *out;
+    const TirFunc *f;
+    const EmitOptions *opt;
+    int indent;
+    ValInfo *vi;
+    Vec(const char *) names;
+    const SrcStmt *last_stmt;
+    int *vec_of_op_id;  /* unused: vector widths are computed on demand */
+} Emitter;
+
+static ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }
+
+/* ---- output primitives -------------------------------------------------------- */
+
+static void line(Emitter *E, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void line(Emitter *E, const char *fmt, ...)
+{
+    for (int i = 0; i < E->indent; i++)
+        sb_puts(E->out, "    ");
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(E->out, fmt, ap);
+    va_end(ap);
+    sb_putc(E->out, '\n');
+}
+
+static char *fmt(Emitter *E, const char *f, ...) PRINTF_LIKE(2, 3);
+static char *fmt(Emitter *E, const char *f, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, f);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, f, ap);
+    va_end(ap);
+    char *p = arena_alloc(E->a, (size_t)n + 1);
+    vsnprintf(p, (size_t)n + 1, f, ap2);
+    va_end(ap2);
+    return p;
+}
+
+/* ---- names ----------------------------------------------------------------------- */
+
+static const char *const reserved[] = {
+    "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "return",
+    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
+    "volatile", "while", "class", "delete", "new", "namespace", "operator", "private", "protected",
+    "public", "template", "this", "throw", "try", "catch", "typename", "using", "virtual", "true",
+    "false", "nullptr", "asm", "friend", "mutable", "explicit", "export", "constexpr", "decltype",
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "tilec", "e", "tid", "lane", "warp",
+    "min", "max", "abs", "exp", "log", "sqrt", "dim3", "grid", "stream", "main", "not", "and", "or",
+    "xor", "std", "printf", "assert",
+};
+
+static bool name_taken(Emitter *E, const char *s)
+{
+    for (size_t i = 0; i < ARRAY_LEN(reserved); i++)
+        if (!strcmp(reserved[i], s))
+            return true;
+    if (s[0] == 'L' && s[1] >= '0' && s[1] <= '9')
+        return true;
+    for (int i = 0; i < E->names.len; i++)
+        if (!strcmp(E->names.data[i], s))
+            return true;
+    return false;
+}
+
+static const char *unique_name(Emitter *E, const char *base)
+{
+    char clean[96];
+    size_t n = 0;
+    for (const char *p = base; *p && n + 1 < sizeof clean; p++) {
+        char c = *p;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (n && c >= '0' && c <= '9');
+        clean[n++] = ok ? c : '_';
+    }
+    clean[n] = 0;
+    if (!n)
+        strcpy(clean, "v");
+    const char *name = clean;
+    if (name_taken(E, name)) {
+        for (int k = 2;; k++) {
+            name = fmt(E, "%s_%d", clean, k);
+            if (!name_taken(E, name))
+                break;
+        }
+    }
+    name = arena_strdup(E->a, name);
+    vec_push(E->a, &E->names, name);
+    return name;
+}
+
+static const char *role_name(const Op *op)
+{
+    switch (op->kind) {
+    case OP_LOAD: return "loaded";
+    case OP_MAKE_RANGE: return "range";
+    case OP_CMP: return "cond";
+    case OP_ADDPTR: return "ptrs";
+    case OP_PROGRAM_ID: return "pid";
+    case OP_NUM_PROGRAMS: return "nprog";
+    case OP_CAST: return "cvt";
+    case OP_SELECT: return "sel";
+    case OP_MATH:
+    case OP_MATH2: return "fn";
+    default: return "tmp";
+    }
+}
+
+static const char *vname(Emitter *E, const Value *v)
+{
+    ValInfo *vi = info(E, v);
+    if (!vi->name)
+        vi->name = unique_name(E, v->name ? v->name : v->def ? role_name(v->def) : "arg");
+    return vi->name;
+}
+
+/* ---- types and literals ------------------------------------------------------------ */
+
+static const char *ctype(Emitter *E, Type t)
+{
+    if (t.dtype == DT_PTR)
+        return fmt(E, "%s *", dtype_ctype(t.pointee));
+    return dtype_ctype(t.dtype);
+}
+
+/* "T name[N]" or "T *name[N]" */
+static const char *decl(Emitter *E, Type t, const char *name, int n)
+{
+    const char *ct = ctype(E, t);
+    size_t len = strlen(ct);
+    const char *sep = (len && ct[len - 1] == '*') ? "" : " ";
+    if (n)
+        return fmt(E, "%s%s%s[%d]", ct, sep, name, n);
+    return fmt(E, "%s%s%s", ct, sep, name);
+}
+
+static const char *float_literal(Emitter *E, double x, DType d)
+{
+    if (isnan(x))
+        return d == DT_FP64 ? "__longlong_as_double(0x7ff8000000000000ll)" : "__int_as_float(0x7fc00000)";
+    if (isinf(x)) {
+        if (d == DT_FP64)
+            return x > 0 ? "__longlong_as_double(0x7ff0000000000000ll)" : "__longlong_as_double(0xfff0000000000000ll)";
+        return x > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+    }
+    char buf[64];
+    if (d == DT_FP32)
+        snprintf(buf, sizeof buf, "%.9g", (double)(float)x);
+    else
+        snprintf(buf, sizeof buf, "%.17g", x);
+    if (!strpbrk(buf, ".en"))
+        strcat(buf, ".0");
+    switch (d) {
+    case DT_FP32: return fmt(E, "%sf", buf);
+    case DT_FP64: return fmt(E, "%s", buf);
+    case DT_FP16: return fmt(E, "__double2half(%s)", buf);
+    case DT_BF16: return fmt(E, "__double2bfloat16(%s)", buf);
+    default: return fmt(E, "%s", buf);
+    }
+}
+
+static const char *int_literal(Emitter *E, int64_t v, DType d)
+{
+    switch (d) {
+    case DT_I1: return v ? "true" : "false";
+    case DT_I64:
+        if (v == INT64_MIN)
+            return "(-9223372036854775807ll - 1)";
+        return fmt(E, "%lldll", (long long)v);
+    case DT_U64: return fmt(E, "%lluull", (unsigned long long)v);
+    case DT_U32: return fmt(E, "%uu", (unsigned)v);
+    case DT_I32:
+        if (v == INT32_MIN)
+            return "(-2147483647 - 1)";
+        return fmt(E, "%lld", (long long)v);
+    default: return fmt(E, "(%s)%lld", dtype_ctype(d), (long long)v);
+    }
+}
+
+static const char *zero_of(Emitter *E, DType d)
+{
+    return dtype_is_float(d) ? float_literal(E, 0.0, d) : int_literal(E, 0, d);
+}
+
+/* ---- layouts ------------------------------------------------------------------------ */
+
+/* The per-thread base coordinate of a 1-D layout, as C. */
+static const char *layout_base_expr(Emitter *E, const Layout *l)
+{
+    int spt = l->spt[0], tpw = l->tpw[0], wpc = l->wpc[0];
+    int chunks = l->shape[0] / spt;                 /* ceil(shape/spt), shape >= spt */
+    if (chunks < 1)
+        chunks = 1;
+    int wchunks = l->shape[0] / (spt * tpw);
+    if (wchunks < 1)
+        wchunks = 1;
+    const char *ln = chunks < tpw ? fmt(E, "(lane & %d)", chunks - 1) : "lane";
+    const char *wp = wchunks < wpc ? fmt(E, "(warp & %d)", wchunks - 1) : "warp";
+    const char *inner = wpc == 1 ? ln : fmt(E, "%s + %d * %s", ln, tpw, wp);
+    if (wchunks == 1 && wpc > 1)
+        inner = ln; /* every warp holds the same elements */
+    if (spt == 1)
+        return inner;
+    return fmt(E, "%d * (%s)", spt, inner);
+}
+
+static bool layout_replicated(const Layout *l)
+{
+    return l->shape[0] < l->spt[0] * l->tpw[0] * l->wpc[0];
+}
+
+/* Threads that hold a copy of an element held by a lower thread must not store it. */
+static const char *layout_owner_expr(Emitter *E, const Layout *l)
+{
+    int spt = l->spt[0], tpw = l->tpw[0];
+    int chunks = l->shape[0] / spt, wchunks = l->shape[0] / (spt * tpw);
+    const char *c1 = chunks < tpw ? fmt(E, "lane < %d", chunks) : NULL;
+    const char *c2 = (wchunks < l->wpc[0]) ? fmt(E, "warp < %d", wchunks < 1 ? 1 : wchunks) : NULL;
+    if (c1 && c2)
+        return fmt(E, "%s && %s", c1, c2);
+    return c1 ? c1 : c2 ? c2 : "true";
+}
+
+/* Offset of register element `idx` from the thread's base, as C in idx. */
+static const char *layout_offset_expr(Emitter *E, const Layout *l, const char *idx)
+{
+    int spt = layout_contig_per_thread(l);
+    int n = layout_elems_per_thread(l);
+    int tile = l->spt[0] * l->tpw[0] * l->wpc[0];
+    if (n == 1)
+        return "0";
+    if (spt == n)
+        return idx;
+    if (spt == 1)
+        return fmt(E, "%s * %d", idx, tile);
+    return fmt(E, "(%s >> %d) * %d + (%s & %d)", idx, log2_int(spt), tile, idx, spt - 1);
+}
+
+/* ---- planning ------------------------------------------------------------------------- */
+
+static int op_index_in_block(const Block *b, const Op *op)
+{
+    for (int i = 0; i < b->ops.len; i++)
+        if (b->ops.data[i] == op)
+            return i;
+    return -1;
+}
+
+static void record_users(Emitter *E, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int k = 0; k < op->nargs; k++)
+            info(E, op->args[k])->user = op;
+        for (int r = 0; r < op->nregions; r++)
+            record_users(E, op->regions[r]);
+    }
+}
+
+/* Vector width of a tensor memory op (triton-internals §2.4). */
+static int memory_vec(const Op *op)
+{
+    const Value *ptr = op->args[0];
+    if (!ptr->type.rank || !ptr->layout)
+        return 1;
+    const Layout *l = ptr->layout;
+    int elem_bits = dtype_bits(ptr->type.pointee);
+    if (elem_bits < 8)
+        elem_bits = 8;
+    int64_t vec = 128 / elem_bits;
+    int64_t contig = layout_contig_per_thread(l);
+    int64_t align = ptr->ax.divisibility[0] / (elem_bits / 8);
+    if (align < 1)
+        align = 1;
+    if (ptr->ax.contiguity[0] < align)
+        align = ptr->ax.contiguity[0];
+    if (contig < vec)
+        vec = contig;
+    if (align < vec)
+        vec = align;
+    const Value *mask = NULL, *other = NULL;
+    if (op->kind == OP_LOAD) {
+        if (op->iattr[0])
+            mask = op->args[1];
+        if (op->iattr[1])
+            other = op->args[2];
+        if (op->iattr[2])
+            vec = 1; /* volatile */
+    } else if (op->iattr[0]) {
+        mask = op->args[2];
+    }
+    if (mask && mask->ax.constancy[0] < vec)
+        vec = mask->ax.constancy[0];
+    if (other && !(other->def && other->def->kind == OP_SPLAT))
+        vec = 1;
+    if (vec < 1)
+        vec = 1;
+    return (int)vec;
+}
+
+static bool inlinable_kind(OpKind k)
+{
+    return op_is_elementwise(k) || k == OP_MAKE_RANGE || k == OP_PROGRAM_ID || k == OP_NUM_PROGRAMS ||
+           k == OP_BROADCAST || k == OP_EXPAND_DIMS;
+}
+
+static void plan_block(Emitter *E, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            plan_block(E, op->regions[r]);
+        if (op->nres != 1)
+            continue;
+        Value *v = op->results[0];
+        ValInfo *vi = info(E, v);
+        if (op->kind == OP_CONST || op->kind == OP_SPLAT) {
+            vi->inl = true;
+            continue;
+        }
+        if (!inlinable_kind(op->kind) || v->name || v->nuses != 1 || !vi->user)
+            continue;
+        Op *u = vi->user;
+        if (u->parent != b)
+            continue; /* used in a nested region: compute once, outside */
+        if (u->kind == OP_STORE && u->args[1] == v && memory_vec(u) > 1)
+            continue; /* a vector store reads a register array */
+        if (u->kind == OP_YIELD || u->kind == OP_CONDITION)
+            continue;
+        vi->inl = true;
+    }
+}
+
+/* A value yielded into a loop-carried or if-result variable can be computed
+ * straight into it when nothing reads the variable's old value afterwards. */
+static void plan_direct_writes(Emitter *E, Op *owner, Block *b, Value **targets)
+{
+    if (!b->ops.len)
+        return;
+    Op *y = b->ops.data[b->ops.len - 1];
+    if (y->kind != OP_YIELD)
+        return;
+    for (int i = 0; i < y->nargs; i++) {
+        Value *v = y->args[i];
+        ValInfo *vi = info(E, v);
+        if (!v->def || v->def->parent != b || v->nuses != 1 || v->def->nres != 1)
+            continue;
+        if (!op_is_elementwise(v->def->kind) && v->def->kind != OP_LOAD && v->def->kind != OP_MAKE_RANGE)
+            continue;
+        if (v->def->kind == OP_CONST || v->def->kind == OP_SPLAT)
+            continue;
+        bool ok = true;
+        if (owner->kind != OP_IF) {
+            /* the old value (block argument) must be dead after v's definition */
+            Value *arg = b->args.data[owner->kind == OP_FOR ? i + 1 : i];
+            int def_at = op_index_in_block(b, v->def);
+            for (int k = def_at + 1; k < b->ops.len && ok; k++) {
+                Op *o = b->ops.data[k];
+                for (int a = 0; a < o->nargs; a++)
+                    if (o->args[a] == arg && o != y)
+                        ok = false;
+                if (o->nregions)
+                    ok = false; /* nested regions might read it; keep it simple */
+                if (o == y)
+                    for (int a = 0; a < y->nargs; a++)
+                        if (a != i && y->args[a] == arg)
+                            ok = false;
+            }
+            /* inline expressions of later ops were checked via their users */
+            for (int k = def_at + 1; k < b->ops.len - 1 && ok; k++) {
+                Op *o = b->ops.data[k];
+                if (o->nres == 1 && info(E, o->results[0])->inl)
+                    for (int a = 0; a < o->nargs; a++)
+                        if (o->args[a] == arg)
+                            ok = false;
+            }
+        }
+        if (ok) {
+            vi->name = vname(E, targets[i]);
+            vi->declared = true;
+        }
+    }
+}
+
+static void plan_regions(Emitter *E, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            plan_regions(E, op->regions[r]);
+        if (op->kind == OP_FOR) {
+            Block *body = op->regions[0];
+            Value **targets = NEW_ARRAY(E->a, Value *, op->nres + 1);
+            for (int k = 0; k < op->nres; k++) {
+                /* block argument, result and init variable share one name */
+                Value *arg = body->args.data[k + 1];
+                const char *n = vname(E, op->results[k]);
+                info(E, arg)->name = n;
+                info(E, op->results[k])->declared = true;
+                targets[k] = op->results[k];
+            }
+            plan_direct_writes(E, op, body, targets);
+        } else if (op->kind == OP_WHILE) {
+            Value **targets = NEW_ARRAY(E->a, Value *, op->nres + 1);
+            for (int k = 0; k < op->nres; k++) {
+                const char *n = vname(E, op->results[k]);
+                info(E, op->regions[0]->args.data[k])->name = n;
+                info(E, op->regions[1]->args.data[k])->name = n;
+                info(E, op->results[k])->declared = true;
+                targets[k] = op->results[k];
+            }
+            plan_direct_writes(E, op, op->regions[1], targets);
+        } else if (op->kind == OP_IF) {
+            for (int k = 0; k < op->nres; k++)
+                info(E, op->results[k])->declared = true;
+            for (int r = 0; r < 2; r++)
+                plan_direct_writes(E, op, op->regions[r], op->results);
+        }
+    }
+}
+
+/* ---- expressions ------------------------------------------------------------------------ */
+
+static const char *ex(Emitter *E, const Value *v, const char *idx);
+
+static const char *small_int_wrap(Emitter *E, DType d, const char *s)
+{
+    if (dtype_is_int(d) && d != DT_I1 && dtype_bits(d) < 32)
+        return fmt(E, "(%s)(%s)", dtype_ctype(d), s);
+    return s;
+}
+
+static const char *math_call(Emitter *E, const Op *op, const char *a)
+{
+    static const char *const f32[] = {
+#define X(e, n, f, d) f,
+        MATH_LIST(X)
+#undef X
+    };
+    static const char *const f64[] = {
+#define X(e, n, f, d) d,
+        MATH_LIST(X)
+#undef X
+    };
+    DType d = op->args[0]->type.dtype;
+    MathFn m = (MathFn)op->iattr[0];
+    if (m == MATH_ABS && dtype_is_int(d))
+        return fmt(E, "(%s < 0 ? -%s : %s)", a, a, a);
+    if (d == DT_FP16 || d == DT_BF16) {
+        if (m == MATH_ABS)
+            return fmt(E, "__habs(%s)", a);
+        if (m == MATH_FLOOR)
+            return fmt(E, "hfloor(%s)", a);
+        if (m == MATH_CEIL)
+            return fmt(E, "hceil(%s)", a);
+    }
+    return fmt(E, "%s(%s)", d == DT_FP64 ? f64[m] : f32[m], a);
+}
+
+static const char *math2_call(Emitter *E, const Op *op, const char *a, const char *b)
+{
+    static const char *const f32[] = {
+#define X(e, n, f, d) f,
+        MATH2_LIST(X)
+#undef X
+    };
+    static const char *const f64[] = {
+#define X(e, n, f, d) d,
+        MATH2_LIST(X)
+#undef X
+    };
+    DType d = op->args[0]->type.dtype;
+    return fmt(E, "%s(%s, %s)", d == DT_FP64 ? f64[op->iattr[0]] : f32[op->iattr[0]], a, b);
+}
+
+static const char *cast_expr(Emitter *E, const Op *op, const char *a)
+{
+    DType s = op->args[0]->type.dtype, d = op->results[0]->type.dtype;
+    Type rt = type_elem(op->results[0]->type);
+    bool rtz = op->iattr[0] != 0;
+    if (d == DT_I1) {
+        if (s == DT_FP16 || s == DT_BF16)
+            return fmt(E, "(%s != %s)", a, zero_of(E, s));
+        if (s == DT_PTR)
+            return fmt(E, "(%s != nullptr)", a);
+        return fmt(E, "(%s != 0)", a);
+    }
+    if (s == DT_PTR && d == DT_PTR)
+        return fmt(E, "(%s)%s", ctype(E, rt), a);
+    if (s == DT_PTR)
+        return fmt(E, "(int64_t)(uintptr_t)%s", a);
+    if (d == DT_PTR)
+        return fmt(E, "(%s)(uintptr_t)%s", ctype(E, rt), a);
+    if (s == DT_FP16)
+        return fmt(E, "__half2float(%s)", a); /* only to fp32 (other targets go through fp32) */
+    if (s == DT_BF16)
+        return fmt(E, "__bfloat162float(%s)", a);
+    if (d == DT_FP16)
+        return fmt(E, rtz ? "__float2half_rz(%s)" : "__float2half_rn(%s)", a);
+    if (d == DT_BF16)
+        return fmt(E, rtz ? "__float2bfloat16_rz(%s)" : "__float2bfloat16_rn(%s)", a);
+    if (rtz && s == DT_FP64 && d == DT_FP32)
+        return fmt(E, "__double2float_rz(%s)", a);
+    return fmt(E, "(%s)%s", dtype_ctype(d), a);
+}
+
+static const char *binop_expr(Emitter *E, const Op *op, const char *a, const char *b)
+{
+    DType d = op->results[0]->type.dtype, ad = op->args[0]->type.dtype;
+    bool isf = dtype_is_float(ad);
+    switch (op->kind) {
+    case OP_ADD: return small_int_wrap(E, d, fmt(E, "%s + %s", a, b));
+    case OP_SUB: return small_int_wrap(E, d, fmt(E, "%s - %s", a, b));
+    case OP_MUL: return small_int_wrap(E, d, fmt(E, "%s * %s", a, b));
+    case OP_DIV:
+        if (ad == DT_FP32)
+            return fmt(E, "tilec::div_full(%s, %s)", a, b);
+        return small_int_wrap(E, d, fmt(E, "%s / %s", a, b));
+    case OP_REM:
+        if (isf)
+            return fmt(E, "%s(%s, %s)", ad == DT_FP64 ? "fmod" : "fmodf", a, b);
+        return small_int_wrap(E, d, fmt(E, "%s %% %s", a, b));
+    case OP_AND: return fmt(E, "%s & %s", a, b);
+    case OP_OR: return fmt(E, "%s | %s", a, b);
+    case OP_XOR: return small_int_wrap(E, d, fmt(E, "%s ^ %s", a, b));
+    case OP_SHL: return small_int_wrap(E, d, fmt(E, "%s << %s", a, b));
+    case OP_SHR: return small_int_wrap(E, d, fmt(E, "%s >> %s", a, b));
+    case OP_MAX:
+    case OP_MIN: {
+        bool mx = op->kind == OP_MAX;
+        if (ad == DT_FP32)
+            return fmt(E, "%s(%s, %s)", mx ? "fmaxf" : "fminf", a, b);
+        if (ad == DT_FP64)
+            return fmt(E, "%s(%s, %s)", mx ? "fmax" : "fmin", a, b);
+        if (ad == DT_FP16 || ad == DT_BF16)
+            return fmt(E, "%s(%s, %s)", mx ? "__hmax" : "__hmin", a, b);
+        return fmt(E, "(%s %s %s ? %s : %s)", a, mx ? ">" : "<", b, a, b);
+    }
+    case OP_UMULHI:
+        if (dtype_is_signed(ad))
+            return fmt(E, "(int32_t)__umulhi((uint32_t)%s, (uint32_t)%s)", a, b);
+        return fmt(E, "__umulhi(%s, %s)", a, b);
+    case OP_CMP: {
+        static const char *const ops[] = {"<", "<=", ">", ">=", "==", "!="};
+        return fmt(E, "%s %s %s", a, ops[op->iattr[0]], b);
+    }
+    case OP_ADDPTR: return fmt(E, "%s + %s", a, b);
+    default: BUG("binop_expr %s", op_name(op->kind));
+    }
+}
+
+/* Parenthesise an operand expression unless it is a name, literal or call. */
+static const char *paren(Emitter *E, const char *s)
+{
+    bool simple = true;
+    int depth = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '(' || *p == '[')
+            depth++;
+        else if (*p == ')' || *p == ']')
+            depth--;
+        else if (depth == 0 && (*p == ' ' || *p == '?'))
+            simple = false;
+    }
+    if (s[0] == '-' || s[0] == '!' || s[0] == '~')
+        simple = false;
+    if (s[0] == '(' && simple)
+        return s;
+    return simple ? s : fmt(E, "(%s)", s);
+}
+
+static const char *op_expr(Emitter *E, const Op *op, const char *idx)
+{
+    const Value *r = op->results[0];
+    const char *a = op->nargs > 0 ? paren(E, ex(E, op->args[0], idx)) : NULL;
+    const char *b = op->nargs > 1 ? paren(E, ex(E, op->args[1], idx)) : NULL;
+    switch (op->kind) {
+    case OP_CONST:
+        if (dtype_is_float(r->type.dtype))
+            return float_literal(E, op->fattr, r->type.dtype);
+        return int_literal(E, op->iattr[0], r->type.dtype);
+    case OP_SPLAT:
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS: return ex(E, op->args[0], idx);
+    case OP_PROGRAM_ID: return fmt(E, "(int32_t)blockIdx.%c", "xyz"[op->iattr[0]]);
+    case OP_NUM_PROGRAMS: return fmt(E, "(int32_t)gridDim.%c", "xyz"[op->iattr[0]]);
+    case OP_MAKE_RANGE: {
+        const Layout *l = r->layout;
+        const char *off = layout_offset_expr(E, l, idx);
+        const char *base = fmt(E, "L%d_base", l->id);
+        const char *s = strcmp(off, "0") ? fmt(E, "%s + %s", base, off) : base;
+        if (op->iattr[0])
+            s = fmt(E, "%lld + %s", (long long)op->iattr[0], s);
+        return s;
+    }
+    case OP_NEG: return small_int_wrap(E, r->type.dtype, fmt(E, "-%s", a));
+    case OP_NOT:
+        if (r->type.dtype == DT_I1)
+            return fmt(E, "!%s", a);
+        return small_int_wrap(E, r->type.dtype, fmt(E, "~%s", a));
+    case OP_SELECT: {
+        const char *c = paren(E, ex(E, op->args[2], idx));
+        return fmt(E, "%s ? %s : %s", a, b, c);
+    }
+    case OP_MATH: return math_call(E, op, ex(E, op->args[0], idx));
+    case OP_MATH2: return math2_call(E, op, ex(E, op->args[0], idx), ex(E, op->args[1], idx));
+    case OP_FMA: {
+        DType d = r->type.dtype;
+        const char *fn = d == DT_FP32 ? "fmaf" : d == DT_FP64 ? "fma" : "__hfma";
+        return fmt(E, "%s(%s, %s, %s)", fn, ex(E, op->args[0], idx), ex(E, op->args[1], idx), ex(E, op->args[2], idx));
+    }
+    case OP_CAST: return cast_expr(E, op, ex(E, op->args[0], idx));
+    case OP_BITCAST:
+        return fmt(E, "tilec::bitcast<%s>(%s)", ctype(E, type_elem(r->type)), ex(E, op->args[0], idx));
+    default: return binop_expr(E, op, a, b);
+    }
+}
+
+static const char *ex(Emitter *E, const Value *v, const char *idx)
+{
+    ValInfo *vi = info(E, v);
+    if (vi->inl && v->def)
+        return op_expr(E, v->def, idx);
+    if (v->type.rank == 0)
+        return vname(E, v);
+    return fmt(E, "%s[%s]", vname(E, v), idx);
+}
+
+/* ---- statements -------------------------------------------------------------------------- */
+
+static void stmt_comment(Emitter *E, const Op *op)
+{
+    const SrcStmt *s = op->stmt;
+    if (!s || s == E->last_stmt)
+        return;
+    if (E->last_stmt && E->last_stmt->begin == s->begin && E->last_stmt->end == s->end)
+        return;
+    E->last_stmt = s;
+    const Source *src = E->ctx->src;
+    StrBuf text = {0};
+    bool space = false;
+    for (int i = s->begin; i < s->end && i < (int)src->len; i++) {
+        char c = src->text[i];
+        if (c == '\n' || c == '\r' || c == '\t' || c == ' ' || c == '\\') {
+            space = text.len > 0;
+            continue;
+        }
+        if (space)
+            sb_putc(&text, ' ');
+        space = false;
+        sb_putc(&text, c);
+    }
+    const char *file = strrchr(src->path, '/');
+    file = file ? file + 1 : src->path;
+    line(E, "// %s:%d  %s", file, s->loc.line, text.data ? text.data : "");
+    sb_free(&text);
+}
+
+static const char *shape_note(Emitter *E, const Value *v)
+{
+    if (!v->type.rank)
+        return "";
+    return fmt(E, "  // [%d] %s, L%d", v->type.shape[0], dtype_name(v->type.dtype == DT_PTR ? v->type.pointee : v->type.dtype),
+               v->layout ? v->layout->id : -1);
+}
+
+static void emit_block(Emitter *E, const Block *b);
+
+/* Declare (unless already declared) and fill a tensor or scalar from an expression. */
+static void emit_assign(Emitter *E, const Value *v, const char *(*gen)(Emitter *, const Op *, const char *), const Op *op)
+{
+    ValInfo *vi = info(E, v);
+    const char *name = vname(E, v);
+    if (!v->type.rank) {
+        if (vi->declared)
+            line(E, "%s = %s;", name, gen(E, op, "0"));
+        else
+            line(E, "const %s = %s;", decl(E, v->type, name, 0), gen(E, op, "0"));
+        return;
+    }
+    int n = layout_elems_per_thread(v->layout);
+    if (!vi->declared)
+        line(E, "%s;%s", decl(E, type_elem(v->type), name, n), shape_note(E, v));
+    if (n == 1) {
+        line(E, "%s[0] = %s;", name, gen(E, op, "0"));
+        return;
+    }
+    line(E, "#pragma unroll");
+    line(E, "for (int e = 0; e < %d; ++e)", n);
+    E->indent++;
+    line(E, "%s[e] = %s;", name, gen(E, op, "e"));
+    E->indent--;
+}
+
+static const char *gen_op(Emitter *E, const Op *op, const char *idx) { return op_expr(E, op, idx); }
+
+static void emit_load(Emitter *E, const Op *op)
+{
+    const Value *r = op->results[0], *ptr = op->args[0];
+    const Value *mask = op->iattr[0] ? op->args[1] : NULL, *other = op->iattr[1] ? op->args[2] : NULL;
+    ValInfo *vi = info(E, r);
+    const char *name = vname(E, r);
+    DType d = r->type.dtype;
+    if (!r->type.rank) {
+        const char *p = ex(E, ptr, "0");
+        const char *val = op->iattr[2] ? fmt(E, "*(volatile %s *)%s", dtype_ctype(d), paren(E, p)) : fmt(E, "*%s", paren(E, p));
+        if (mask)
+            val = fmt(E, "%s ? %s : %s", paren(E, ex(E, mask, "0")), val, other ? ex(E, other, "0") : zero_of(E, d));
+        line(E, "%s%s = %s;", vi->declared ? "" : "const ", vi->declared ? name : decl(E, r->type, name, 0), val);
+        return;
+    }
+    int n = layout_elems_per_thread(r->layout);
+    int vec = memory_vec(op);
+    if (!vi->declared)
+        line(E, "%s;%s, %d-byte loads", decl(E, type_elem(r->type), name, n), shape_note(E, r),
+             vec * dtype_bits(d) / 8);
+    line(E, "#pragma unroll");
+    if (vec == n && n == 1)
+        line(E, "for (int e = 0; e < 1; ++e)");
+    else
+        line(E, "for (int e = 0; e < %d; e += %d)", n, vec);
+    E->indent++;
+    const char *p = ex(E, ptr, "e");
+    if (op->iattr[2])
+        line(E, "%s[e] = %s%s;", name, mask ? fmt(E, "%s ? ", paren(E, ex(E, mask, "e"))) : "",
+             fmt(E, "*(volatile %s *)%s%s", dtype_ctype(d), paren(E, p),
+                 mask ? fmt(E, " : %s", other ? ex(E, other, "e") : zero_of(E, d)) : ""));
+    else if (!mask)
+        line(E, "tilec::load<%d>(&%s[e], %s);", vec, name, p);
+    else
+        line(E, "tilec::load<%d>(&%s[e], %s, %s, %s);", vec, name, p, ex(E, mask, "e"),
+             other ? ex(E, other, "e") : zero_of(E, d));
+    E->indent--;
+}
+
+static void emit_store(Emitter *E, const Op *op)
+{
+    const Value *ptr = op->args[0], *val = op->args[1];
+    const Value *mask = op->iattr[0] ? op->args[2] : NULL;
+    if (!ptr->type.rank) {
+        const char *s = fmt(E, "*%s = %s;", paren(E, ex(E, ptr, "0")), ex(E, val, "0"));
+        if (mask)
+            line(E, "if (%s)", ex(E, mask, "0"));
+        if (mask)
+            E->indent++;
+        line(E, "%s", s);
+        if (mask)
+            E->indent--;
+        return;
+    }
+    const Layout *l = ptr->layout;
+    int n = layout_elems_per_thread(l);
+    int vec = memory_vec(op);
+    const char *owner = layout_replicated(l) ? fmt(E, "L%d_owner", l->id) : NULL;
+    line(E, "#pragma unroll");
+    line(E, "for (int e = 0; e < %d; e += %d)", n, vec);
+    E->indent++;
+    const char *p = ex(E, ptr, "e");
+    const char *pred = mask ? ex(E, mask, "e") : NULL;
+    if (owner)
+        pred = pred ? fmt(E, "%s && %s", owner, paren(E, pred)) : owner;
+    if (vec == 1) {
+        if (pred) {
+            line(E, "if (%s)", pred);
+            E->indent++;
+        }
+        line(E, "*%s = %s;", paren(E, p), ex(E, val, "e"));
+        if (pred)
+            E->indent--;
+    } else {
+        line(E, "tilec::store<%d>(%s, &%s[e]%s%s);", vec, p, vname(E, val), pred ? ", " : "", pred ? pred : "");
+    }
+    E->indent--;
+}
+
+static bool is_block_arg(const Block *b, const Value *v)
+{
+    for (int i = 0; i < b->args.len; i++)
+        if (b->args.data[i] == v)
+            return true;
+    return false;
+}
+
+/* Assign yielded values to the variables they feed (simultaneously). */
+static void emit_yield_into(Emitter *E, const Block *b, const Op *y, Value *const *targets)
+{
+    bool clash = false;
+    for (int i = 0; i < y->nargs; i++)
+        if (is_block_arg(b, y->args[i]) && strcmp(vname(E, y->args[i]), vname(E, targets[i])))
+            clash = true;
+    for (int pass = 0; pass < (clash ? 2 : 1); pass++) {
+        for (int i = 0; i < y->nargs; i++) {
+            const Value *v = y->args[i], *t = targets[i];
+            const char *dst = vname(E, t);
+            const char *src = vname(E, v);
+            if (!strcmp(dst, src))
+                continue;
+            if (clash && pass == 0) {
+                /* copy into a temporary first */
+                const char *tmp = fmt(E, "%s_next", dst);
+                if (t->type.rank) {
+                    int n = layout_elems_per_thread(t->layout);
+                    line(E, "%s;", decl(E, type_elem(t->type), tmp, n));
+                    line(E, "for (int e = 0; e < %d; ++e) %s[e] = %s;", n, tmp, ex(E, v, "e"));
+                } else {
+                    line(E, "const %s = %s;", decl(E, t->type, tmp, 0), ex(E, v, "0"));
+                }
+                continue;
+            }
+            const char *from = clash ? fmt(E, "%s_next", dst) : NULL;
+            if (t->type.rank) {
+                int n = layout_elems_per_thread(t->layout);
+                line(E, "#pragma unroll");
+                line(E, "for (int e = 0; e < %d; ++e)", n);
+                E->indent++;
+                line(E, "%s[e] = %s;", dst, from ? fmt(E, "%s[e]", from) : ex(E, v, "e"));
+                E->indent--;
+            } else {
+                line(E, "%s = %s;", dst, from ? from : ex(E, v, "0"));
+            }
+        }
+    }
+}
+
+static void declare_var(Emitter *E, const Value *v)
+{
+    if (v->type.rank)
+        line(E, "%s;%s", decl(E, type_elem(v->type), vname(E, v), layout_elems_per_thread(v->layout)), shape_note(E, v));
+    else
+        line(E, "%s;", decl(E, v->type, vname(E, v), 0));
+}
+
+static void assign_from(Emitter *E, const Value *dst, const Value *src)
+{
+    if (!strcmp(vname(E, dst), vname(E, src)) && !info(E, src)->inl)
+        return;
+    if (dst->type.rank) {
+        int n = layout_elems_per_thread(dst->layout);
+        line(E, "#pragma unroll");
+        line(E, "for (int e = 0; e < %d; ++e)", n);
+        E->indent++;
+        line(E, "%s[e] = %s;", vname(E, dst), ex(E, src, "e"));
+        E->indent--;
+    } else {
+        line(E, "%s = %s;", vname(E, dst), ex(E, src, "0"));
+    }
+}
+
+static void emit_for(Emitter *E, const Op *op)
+{
+    const Block *body = op->regions[0];
+    for (int i = 0; i < op->nres; i++) {
+        declare_var(E, op->results[i]);
+        assign_from(E, op->results[i], op->args[3 + i]);
+    }
+    const Value *iv = body->args.data[0];
+    const char *t = dtype_ctype(iv->type.dtype);
+    const char *ivn = vname(E, iv);
+    line(E, "for (%s %s = %s; %s < %s; %s += %s) {", t, ivn, ex(E, op->args[0], "0"), ivn,
+         paren(E, ex(E, op->args[1], "0")), ivn, paren(E, ex(E, op->args[2], "0")));
+    E->indent++;
+    emit_block(E, body);
+    const Op *y = body->ops.data[body->ops.len - 1];
+    emit_yield_into(E, body, y, op->results);
+    E->indent--;
+    line(E, "}");
+}
+
+static void emit_while(Emitter *E, const Op *op)
+{
+    for (int i = 0; i < op->nres; i++) {
+        declare_var(E, op->results[i]);
+        assign_from(E, op->results[i], op->args[i]);
+    }
+    line(E, "while (true) {");
+    E->indent++;
+    const Block *before = op->regions[0], *after = op->regions[1];
+    emit_block(E, before);
+    const Op *cond = before->ops.data[before->ops.len - 1];
+    line(E, "if (!%s)", paren(E, ex(E, cond->args[0], "0")));
+    line(E, "    break;");
+    emit_block(E, after);
+    const Op *y = after->ops.data[after->ops.len - 1];
+    emit_yield_into(E, after, y, op->results);
+    E->indent--;
+    line(E, "}");
+}
+
+static void emit_if(Emitter *E, const Op *op)
+{
+    for (int i = 0; i < op->nres; i++)
+        declare_var(E, op->results[i]);
+    line(E, "if (%s) {", ex(E, op->args[0], "0"));
+    for (int r = 0; r < 2; r++) {
+        const Block *b = op->regions[r];
+        if (r == 1) {
+            bool empty = b->ops.len == 1 && b->ops.data[0]->kind == OP_YIELD && !op->nres;
+            if (empty)
+                break;
+            line(E, "} else {");
+        }
+        E->indent++;
+        emit_block(E, b);
+        const Op *y = b->ops.data[b->ops.len - 1];
+        if (y->kind == OP_YIELD)
+            emit_yield_into(E, b, y, op->results);
+        E->indent--;
+    }
+    line(E, "}");
+}
+
+static void emit_op(Emitter *E, const Op *op)
+{
+    if (op->nres == 1 && info(E, op->results[0])->inl)
+        return;
+    if (op->kind == OP_YIELD || op->kind == OP_CONDITION)
+        return;
+    stmt_comment(E, op);
+    switch (op->kind) {
+    case OP_LOAD: emit_load(E, op); break;
+    case OP_STORE: emit_store(E, op); break;
+    case OP_FOR: emit_for(E, op); E->last_stmt = NULL; break;
+    case OP_WHILE: emit_while(E, op); E->last_stmt = NULL; break;
+    case OP_IF: emit_if(E, op); E->last_stmt = NULL; break;
+    case OP_RETURN: line(E, "return;"); break;
+    case OP_BARRIER: line(E, "__syncthreads();"); break;
+    default:
+        if (op->nres != 1)
+            BUG("emit: unexpected op %s", op_name(op->kind));
+        emit_assign(E, op->results[0], gen_op, op);
+        break;
+    }
+}
+
+static void emit_block(Emitter *E, const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++)
+        emit_op(E, b->ops.data[i]);
+}
+
+/* ---- grid expression (host) ------------------------------------------------------------- */
+
+typedef struct GridParser {
+    Emitter *E;
+    const char *s, *p;
+} GridParser;
+
+static NORETURN void grid_error(GridParser *g, const char *msg)
+{
+    Loc none = {0, 0};
+    diag_error(g->E->ctx, none, "--grid \"%s\": %s at column %d", g->s, msg, (int)(g->p - g->s) + 1);
+}
+
+static void gskip(GridParser *g)
+{
+    while (*g->p == ' ')
+        g->p++;
+}
+
+static const char *grid_expr(GridParser *g);
+
+static const char *grid_atom(GridParser *g)
+{
+    gskip(g);
+    const char *p = g->p;
+    if (*p == '(') {
+        g->p++;
+        const char *e = grid_expr(g);
+        gskip(g);
+        if (*g->p != ')')
+            grid_error(g, "expected ')'");
+        g->p++;
+        return fmt(g->E, "(%s)", e);
+    }
+    if (*p >= '0' && *p <= '9') {
+        long long v = 0;
+        while (*g->p >= '0' && *g->p <= '9')
+            v = v * 10 + (*g->p++ - '0');
+        return fmt(g->E, "%lldll", v);
+    }
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_') {
+        while ((*g->p >= 'a' && *g->p <= 'z') || (*g->p >= 'A' && *g->p <= 'Z') || *g->p == '_' ||
+               (*g->p >= '0' && *g->p <= '9') || *g->p == '.')
+            g->p++;
+        char *name = arena_strndup(g->E->a, p, (size_t)(g->p - p));
+        gskip(g);
+        if (*g->p == '(') {
+            const char *fn = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
+            const char *cfn = !strcmp(fn, "cdiv") ? "tilec_cdiv" : !strcmp(fn, "min") ? "tilec_min" :
+                              !strcmp(fn, "max") ? "tilec_max" : NULL;
+            if (!cfn)
+                grid_error(g, fmt(g->E, "unknown function '%s' (cdiv, min and max are available)", name));
+            g->p++;
+            const char *a = grid_expr(g);
+            gskip(g);
+            if (*g->p != ',')
+                grid_error(g, "expected ','");
+            g->p++;
+            const char *b = grid_expr(g);
+            gskip(g);
+            if (*g->p != ')')
+                grid_error(g, "expected ')'");
+            g->p++;
+            return fmt(g->E, "%s(%s, %s)", cfn, a, b);
+        }
+        const TirFunc *f = g->E->f;
+        for (int i = 0; i < f->params.len; i++) {
+            const KernelParam *kp = &f->params.data[i];
+            if (strcmp(kp->name, name))
+                continue;
+            if (kp->value) {
+                if (kp->value->type.dtype == DT_PTR || dtype_is_float(kp->value->type.dtype))
+                    grid_error(g, fmt(g->E, "'%s' is not an integer parameter", name));
+                return fmt(g->E, "(long long)%s", kp->name);
+            }
+            if (kp->spec_text && ((kp->spec_text[0] >= '0' && kp->spec_text[0] <= '9') || kp->spec_text[0] == '-'))
+                return fmt(g->E, "%sll", kp->spec_text);
+            grid_error(g, fmt(g->E, "constexpr '%s' is not an integer", name));
+        }
+        grid_error(g, fmt(g->E, "unknown name '%s' (use the kernel's parameter names)", name));
+    }
+    grid_error(g, "expected a number, a parameter name or '('");
+}
+
+static const char *grid_term(GridParser *g)
+{
+    const char *a = grid_atom(g);
+    for (;;) {
+        gskip(g);
+        if (g->p[0] == '/' && g->p[1] == '/') {
+            g->p += 2;
+            a = fmt(g->E, "%s / %s", a, grid_atom(g));
+        } else if (*g->p == '*' || *g->p == '/' || *g->p == '%') {
+            char c = *g->p++;
+            a = fmt(g->E, "%s %c %s", a, c, grid_atom(g));
+        } else
+            return a;
+    }
+}
+
+static const char *grid_expr(GridParser *g)
+{
+    const char *a = grid_term(g);
+    for (;;) {
+        gskip(g);
+        if (*g->p == '+' || *g->p == '-') {
+            char c = *g->p++;
+            a = fmt(g->E, "%s %c %s", a, c, grid_term(g));
+        } else
+            return a;
+    }
+}
+
+static int parse_grid(Emitter *E, const char *s, const char **dims)
+{
+    GridParser g = {E, s, s};
+    int n = 0;
+    gskip(&g);
+    if (*g.p == '(') {
+        /* allow a parenthesised tuple "(a, b)" */
+        const char *q = g.p + 1;
+        int depth = 1;
+        bool tuple = false;
+        for (; *q && depth; q++) {
+            if (*q == '(')
+                depth++;
+            else if (*q == ')')
+                depth--;
+            else if (*q == ',' && depth == 1)
+                tuple = true;
+        }
+        if (tuple) {
+            char *inner = arena_strndup(E->a, g.p + 1, (size_t)(q - g.p - 2));
+            return parse_grid(E, inner, dims);
+        }
+    }
+    for (;;) {
+        if (n == 3)
+            grid_error(&g, "a grid has at most 3 dimensions");
+        dims[n++] = grid_expr(&g);
+        gskip(&g);
+        if (*g.p == ',') {
+            g.p++;
+            gskip(&g);
+            if (!*g.p)
+                break;
+            continue;
+        }
+        if (*g.p)
+            grid_error(&g, "unexpected character");
+        break;
+    }
+    return n;
+}
+
+/* ---- header and launcher --------------------------------------------------------------- */
+
+static void emit_header(Emitter *E, int threads)
+{
+    const TirFunc *f = E->f;
+    const Source *src = E->ctx->src;
+    sb_printf(E->out, "// %s.cu — generated by tilec %s from %s:%d (kernel %s). Do not edit.\n", f->name,
+              TILEC_VERSION, src->path, f->loc.line, f->name);
+    if (E->opt->command)
+        sb_printf(E->out, "// Regenerate: %s\n", E->opt->command);
+    sb_puts(E->out, "//\n// Signature:\n");
+    for (int i = 0; i < f->params.len; i++) {
+        const KernelParam *kp = &f->params.data[i];
+        if (kp->value) {
+            Type t = kp->type;
+            sb_printf(E->out, "//   %-16s %s", kp->name,
+                      t.dtype == DT_PTR ? fmt(E, "*%s", dtype_name(t.pointee)) : dtype_name(t.dtype));
+            if (kp->div > 1)
+                sb_printf(E->out, t.dtype == DT_PTR ? " (%lld-byte aligned)" : " (multiple of %lld)", (long long)kp->div);
+            sb_putc(E->out, '\n');
+        } else {
+            sb_printf(E->out, "//   %-16s = %s (%s)\n", kp->name, kp->spec_text ? kp->spec_text : "?",
+                      kp->is_constexpr ? "constexpr" : "specialised");
+        }
+    }
+    sb_printf(E->out, "//\n// Launch: %d threads per block (%d warps), 0 bytes of shared memory, grid ", threads,
+              f->num_warps);
+    if (E->opt->grid)
+        sb_printf(E->out, "(%s)\n", E->opt->grid);
+    else
+        sb_puts(E->out, "chosen by the caller\n");
+    sb_puts(E->out, "//\n// Layouts: how each tile's elements are spread over the threads of a block.\n");
+    if (!f->layouts.len)
+        sb_puts(E->out, "//   (none: this kernel has no tiles)\n");
+    for (int i = 0; i < f->layouts.len; i++) {
+        StrBuf tmp = {0};
+        tir_print_layouts(&tmp, f);
+        (void)tmp;
+        sb_free(&tmp);
+        break;
+    }
+    StrBuf lay = {0};
+    tir_print_layouts(&lay, f);
+    for (char *p = lay.data, *nl; p && *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        sb_printf(E->out, "//   %.*s\n", (int)(nl - p), p);
+    }
+    sb_free(&lay);
+    sb_puts(E->out, "\n");
+}
+
+static void emit_includes(Emitter *E)
+{
+    bool half = false, bf16 = false;
+    const TirFunc *f = E->f;
+    (void)f;
+    /* scan value types */
+    for (int i = 0; i < E->f->params.len; i++) {
+        const KernelParam *kp = &E->f->params.data[i];
+        DType d = kp->type.dtype == DT_PTR ? kp->type.pointee : kp->type.dtype;
+        half |= d == DT_FP16;
+        bf16 |= d == DT_BF16;
+    }
+    half |= E->f->uses_fp16;
+    bf16 |= E->f->uses_bf16;
+    if (half)
+        sb_puts(E->out, "#include <cuda_fp16.h>\n");
+    if (bf16)
+        sb_puts(E->out, "#include <cuda_bf16.h>\n");
+    if (half || bf16)
+        sb_putc(E->out, '\n');
+    for (int i = 0; i < tilec_template_count; i++)
+        sb_puts(E->out, tilec_templates[i].text);
+    sb_putc(E->out, '\n');
+}
+
+static const char *param_decl(Emitter *E, const KernelParam *kp)
+{
+    Type t = kp->type;
+    if (t.dtype == DT_PTR)
+        return fmt(E, "%s *__restrict__ %s", dtype_ctype(t.pointee), kp->name);
+    return fmt(E, "%s %s", dtype_ctype(t.dtype), kp->name);
+}
+
+static void emit_kernel(Emitter *E, int threads)
+{
+    const TirFunc *f = E->f;
+    sb_printf(E->out, "extern \"C\" __global__ void __launch_bounds__(%d)\n%s(", threads, f->name);
+    int n = 0;
+    for (int i = 0; i < f->params.len; i++) {
+        const KernelParam *kp = &f->params.data[i];
+        if (!kp->value)
+            continue;
+        sb_printf(E->out, "%s%s", n++ ? ", " : "", param_decl(E, kp));
+    }
+    sb_puts(E->out, ")\n{\n");
+    E->indent = 1;
+    if (f->layouts.len) {
+        line(E, "const int tid = threadIdx.x;");
+        line(E, "const int lane = tid & 31;  // position in the warp");
+        line(E, "const int warp = tid >> 5;  // warp in the block");
+        for (int i = 0; i < f->layouts.len; i++) {
+            const Layout *l = f->layouts.data[i];
+            int nregs = layout_elems_per_thread(l);
+            line(E, "// L%d: this thread's first element; its element e (of %d) is at L%d_base + %s", l->id, nregs,
+                 l->id, layout_offset_expr(E, l, "e"));
+            line(E, "const int L%d_base = %s;", l->id, layout_base_expr(E, l));
+            if (layout_replicated(l))
+                line(E, "const bool L%d_owner = %s;  // L%d is replicated: one owner stores each element", l->id,
+                     layout_owner_expr(E, l), l->id);
+        }
+        sb_putc(E->out, '\n');
+    }
+    emit_block(E, f->body);
+    sb_puts(E->out, "}\n");
+}
+
+static void emit_launcher(Emitter *E, int threads)
+{
+    const TirFunc *f = E->f;
+    const char *dims[3] = {"1", "1", "1"};
+    int nd = 0;
+    if (E->opt->grid)
+        nd = parse_grid(E, E->opt->grid, dims);
+    (void)nd;
+    sb_puts(E->out, "\n#ifndef __CUDACC_RTC__\n");
+    sb_printf(E->out, "// Host launcher: %s_launch(stream, %sthe kernel's runtime arguments).\n", f->name,
+              E->opt->grid ? "" : "grid_x, grid_y, grid_z, ");
+    sb_printf(E->out, "extern \"C\" cudaError_t %s_launch(cudaStream_t stream", f->name);
+    if (!E->opt->grid)
+        sb_puts(E->out, ", unsigned grid_x, unsigned grid_y, unsigned grid_z");
+    for (int i = 0; i < f->params.len; i++) {
+        const KernelParam *kp = &f->params.data[i];
+        if (kp->value)
+            sb_printf(E->out, ", %s", param_decl(E, kp));
+    }
+    sb_puts(E->out, ")\n{\n");
+    if (E->opt->grid) {
+        sb_printf(E->out, "    // grid = (%s)\n", E->opt->grid);
+        sb_printf(E->out, "    const long long gx = %s, gy = %s, gz = %s;\n", dims[0], dims[1], dims[2]);
+        sb_puts(E->out, "    if (gx <= 0 || gy <= 0 || gz <= 0)\n        return cudaSuccess; // nothing to do\n");
+        sb_puts(E->out, "    const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);\n");
+    } else {
+        sb_puts(E->out, "    if (grid_x == 0 || grid_y == 0 || grid_z == 0)\n        return cudaSuccess; // nothing to do\n");
+        sb_puts(E->out, "    const dim3 grid(grid_x, grid_y, grid_z);\n");
+    }
+    sb_printf(E->out, "    %s<<<grid, %d, 0, stream>>>(", f->name, threads);
+    int n = 0;
+    for (int i = 0; i < f->params.len; i++) {
+        const KernelParam *kp = &f->params.data[i];
+        if (kp->value)
+            sb_printf(E->out, "%s%s", n++ ? ", " : "", kp->name);
+    }
+    sb_puts(E->out, ");\n    return cudaGetLastError();\n}\n#endif\n");
+}
+
+static void scan_types(TirFunc *f, const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        for (int k = 0; k < op->nres; k++) {
+            DType d = op->results[k]->type.dtype;
+            f->uses_fp16 |= d == DT_FP16;
+            f->uses_bf16 |= d == DT_BF16;
+        }
+        for (int r = 0; r < op->nregions; r++)
+            scan_types(f, op->regions[r]);
+    }
+}
+
+void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
+{
+    Emitter E = {0};
+    E.ctx = ctx;
+    E.a = &ctx->arena;
+    E.out = out;
+    E.f = f;
+    E.opt = opt;
+    E.vi = NEW_ARRAY(E.a, ValInfo, f->nvalues + 1);
+    scan_types((TirFunc *)f, f->body);
+    /* parameter names are the source's and come first */
+    for (int i = 0; i < f->params.len; i++) {
+        const KernelParam *kp = &f->params.data[i];
+        vec_push(E.a, &E.names, kp->name);
+        if (kp->value)
+            E.vi[kp->value->id].name = kp->name;
+    }
+    for (int i = 0; i < f->params.len; i++) {
+        const char *nm = f->params.data[i].name;
+        for (size_t k = 0; k < ARRAY_LEN(reserved); k++)
+            if (!strcmp(reserved[k], nm))
+                diag_error(ctx, f->loc, "parameter name '%s' is reserved in the generated CUDA; please rename it", nm);
+    }
+    record_users(&E, f->body);
+    plan_block(&E, f->body);
+    plan_regions(&E, f->body);
+    int threads = 32 * f->num_warps;
+    /* the grid is checked before anything is printed */
+    if (opt->grid) {
+        const char *dims[3];
+        parse_grid(&E, opt->grid, dims);
+    }
+    emit_header(&E, threads);
+    emit_includes(&E);
+    emit_kernel(&E, threads);
+    emit_launcher(&E, threads);
+}

@@ -1,0 +1,26 @@
+/*
+ * emit.h — tile IR with layouts → readable CUDA C (DESIGN.md §5).
+ *
+ * Contract: cuda_emit() prints one self-contained .cu for a TirFunc whose
+ * values carry layouts: a header comment (version, source, regenerate
+ * command, signature, constexprs, launch shape, every layout in words), the
+ * runtime helpers from templates/, the `extern "C"` kernel, and a host
+ * launcher guarded from NVRTC.  Each source statement appears as a comment
+ * above its code; per-thread work is register arrays filled by unrolled
+ * constant-bound loops.  The output depends only on its inputs (same input,
+ * same bytes).  It reports user errors (a bad --grid) through diag_error.
+ */
+#ifndef TILEC_EMIT_H
+#define TILEC_EMIT_H
+
+#include "../tileir/tir.h"
+
+typedef struct EmitOptions {
+    const char *command;   /* the regenerate command for the header */
+    const char *grid;      /* --grid expression or NULL */
+    int arch;              /* 80, 90 */
+} EmitOptions;
+
+void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt);
+
+#endif

@@ -1,0 +1,141 @@
+/*
+ * ast.h — the syntax tree of a kernel file.
+ *
+ * Contract: parse_module() reads the token array of a whole .py file and
+ * returns every function decorated with a jit decorator (`@triton.jit`,
+ * `@jit`, `@triton.jit(...)`, possibly under `@triton.autotune(...)` /
+ * `@triton.heuristics(...)`), plus module-level simple assignments
+ * (`NAME = expr`, `NAME: ann = expr`) as globals, plus `name = triton.jit(f)`
+ * wrappers.  All other top-level Python is skipped by indentation, never
+ * parsed.  Inside jit functions the parser accepts the statement and
+ * expression grammar below; anything else is a diagnostic naming the
+ * construct.  The tree is plain data in the Ctx arena; no semantic checks.
+ */
+#ifndef TILEC_AST_H
+#define TILEC_AST_H
+
+#include "../common.h"
+#include "../lexer.h"
+
+typedef struct Node Node;
+typedef Vec(Node *) NodeList;
+
+/* X(kind, name) — name is used by the AST dumper (parse_dump). */
+#define NODE_LIST(X)                                                           \
+    /* expressions */                                                          \
+    X(N_NAME, "Name")        /* name */                                        \
+    X(N_INT, "Int")          /* ival (big: fval holds the value) */            \
+    X(N_FLOAT, "Float")      /* fval */                                        \
+    X(N_STR, "Str")          /* str, str_len; fstring */                       \
+    X(N_TRUE, "True")                                                          \
+    X(N_FALSE, "False")                                                        \
+    X(N_NONE, "None")                                                          \
+    X(N_ELLIPSIS, "Ellipsis")                                                  \
+    X(N_BINOP, "BinOp")      /* op (TokenKind), lhs, rhs */                    \
+    X(N_UNARY, "Unary")      /* op (TOK_MINUS/PLUS/TILDE/NOT), lhs */          \
+    X(N_BOOLOP, "BoolOp")    /* op (TOK_AND/TOK_OR), lhs, rhs */               \
+    X(N_COMPARE, "Compare")  /* lhs, items = operands after lhs, ops[] */      \
+    X(N_TERNARY, "IfExp")    /* cond, lhs (then), rhs (else) */                \
+    X(N_CALL, "Call")        /* lhs = callee, items = positional, kwargs */    \
+    X(N_ATTR, "Attribute")   /* lhs, name */                                   \
+    X(N_SUBSCRIPT, "Subscript") /* lhs, items = indices (N_SLICE/None/expr) */ \
+    X(N_SLICE, "Slice")      /* lo, hi, step (each may be NULL) */             \
+    X(N_TUPLE, "Tuple")      /* items */                                       \
+    X(N_LIST, "List")        /* items */                                       \
+    X(N_DICT, "Dict")        /* items = keys, values */                        \
+    X(N_LAMBDA, "Lambda")    /* params, lhs = body */                          \
+    X(N_STARRED, "Starred")  /* lhs; `*args` in a call or target */            \
+    /* statements */                                                           \
+    X(N_EXPR_STMT, "Expr")   /* lhs */                                         \
+    X(N_ASSIGN, "Assign")    /* items = targets (a = b = v), rhs = value */    \
+    X(N_AUGASSIGN, "AugAssign") /* op (binary TokenKind), lhs target, rhs */   \
+    X(N_ANNASSIGN, "AnnAssign") /* lhs target, ann, rhs (may be NULL) */       \
+    X(N_IF, "If")            /* cond, body, orelse (elif = nested N_IF) */     \
+    X(N_FOR, "For")          /* lhs target, iter, body, orelse */              \
+    X(N_WHILE, "While")      /* cond, body, orelse */                          \
+    X(N_RETURN, "Return")    /* lhs (may be NULL) */                           \
+    X(N_PASS, "Pass")                                                          \
+    X(N_BREAK, "Break")                                                        \
+    X(N_CONTINUE, "Continue")                                                  \
+    X(N_ASSERT, "Assert")    /* cond, lhs = message (may be NULL) */           \
+    X(N_FUNCDEF, "FunctionDef") /* a nested def (unsupported in kernels) */
+
+typedef enum NodeKind {
+#define X(k, s) k,
+    NODE_LIST(X)
+#undef X
+    N__COUNT
+} NodeKind;
+
+typedef struct Keyword {
+    const char *name;    /* NULL for `**kwargs` */
+    Node *value;
+    Loc loc;
+} Keyword;
+
+typedef struct Param {
+    const char *name;
+    Node *annotation;    /* may be NULL; `tl.constexpr` marks a constexpr */
+    Node *default_value; /* may be NULL */
+    Loc loc;
+    bool star;           /* *args */
+    bool dstar;          /* **kwargs */
+} Param;
+
+struct Node {
+    NodeKind kind;
+    Loc loc;             /* first token; but binary, boolean and comparison
+                            operators: the (first) operator; IfExp: its 'if' */
+    int end_offset;      /* statements: byte offset just past the statement's
+                            last token; if/for/while: past the ':' of the
+                            header (elif: its own header) */
+    TokenKind op;
+    const char *name;
+    const char *str;
+    int str_len;
+    int64_t ival;
+    double fval;
+    bool big, fstring;
+    Node *lhs, *rhs, *cond, *ann, *iter;
+    Node *lo, *hi, *step;
+    NodeList items;      /* call args, tuple/list elements, dict keys, targets */
+    NodeList values;     /* dict values */
+    Vec(TokenKind) ops;  /* N_COMPARE: one per item (TOK_IN/TOK_IS with negated) */
+    Vec(bool) negated;   /* N_COMPARE: `not in` / `is not` */
+    Vec(Keyword) kwargs; /* N_CALL */
+    Vec(Param) params;   /* N_LAMBDA */
+    NodeList body, orelse;
+};
+
+typedef struct FuncDef {
+    const char *name;
+    Loc loc;             /* of the `def` keyword */
+    Vec(Param) params;
+    NodeList decorators; /* decorator expressions, outermost first */
+    NodeList body;
+    bool is_jit;
+} FuncDef;
+
+typedef struct Global {
+    const char *name;
+    Node *value;         /* parsed lazily? no: parsed eagerly, NULL if unparsable */
+    Node *annotation;
+    Loc loc;
+} Global;
+
+typedef struct Module {
+    Vec(FuncDef *) funcs;  /* jit functions in file order */
+    Vec(Global) globals;   /* module-level NAME = expr, later ones shadow */
+} Module;
+
+Module *parse_module(Ctx *ctx, TokenArray toks);
+
+/* Parse a lone expression (used by -s/-D/--grid values); src must be ctx->src. */
+Node *parse_expression_source(Ctx *ctx, TokenArray toks);
+
+/* Stable text dump of the tree, for tests and --dump ast. */
+void ast_dump_module(StrBuf *out, const Module *m);
+void ast_dump_node(StrBuf *out, const Node *n, int indent);
+const char *node_kind_name(NodeKind k);
+
+#endif

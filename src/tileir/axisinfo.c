@@ -1,0 +1,369 @@
+/*
+ * axisinfo.c — contiguity, divisibility and constancy of every integer and
+ * pointer value, per dimension (triton-internals §3).  A forward pass in
+ * program order; loop-carried values and induction variables take the
+ * pessimistic state (Triton gives scf.for induction variables contiguity 1
+ * and divisibility gcd(lb, step); we use that too).
+ */
+#include "tir.h"
+
+#include <string.h>
+
+#define MAX_DIV ((int64_t)1 << 62)
+
+static int64_t gcd_or(int64_t a, int64_t b) { return gcd64(a, b); }
+static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+static int rank_of(const Value *v) { return v->type.rank ? v->type.rank : 1; }
+static int64_t dim_of(const Value *v, int d) { return v->type.rank ? v->type.shape[d] : 1; }
+
+static void pessimistic(Value *v)
+{
+    AxisInfo *a = &v->ax;
+    memset(a, 0, sizeof *a);
+    a->rank = rank_of(v);
+    for (int d = 0; d < a->rank; d++) {
+        a->contiguity[d] = 1;
+        a->divisibility[d] = 1;
+        a->constancy[d] = 1;
+    }
+}
+
+static void constant_info(Value *v, int64_t c)
+{
+    AxisInfo *a = &v->ax;
+    a->rank = rank_of(v);
+    for (int d = 0; d < a->rank; d++) {
+        a->contiguity[d] = 1;
+        a->divisibility[d] = highest_pow2_divisor(c);
+        a->constancy[d] = dim_of(v, d);
+    }
+    a->has_const = true;
+    a->const_value = c;
+}
+
+static void apply_hints(Value *v)
+{
+    for (int d = 0; d < v->ax.rank; d++) {
+        if (v->hint_div[d])
+            v->ax.divisibility[d] = v->hint_div[d];
+        if (v->hint_contig[d])
+            v->ax.contiguity[d] = v->hint_contig[d];
+        if (v->hint_const[d])
+            v->ax.constancy[d] = v->hint_const[d];
+    }
+}
+
+static bool full_contig(const AxisInfo *a, const Value *v, int d) { return a->contiguity[d] == dim_of(v, d); }
+static bool full_const(const AxisInfo *a, const Value *v, int d) { return a->constancy[d] == dim_of(v, d); }
+
+static int elem_bytes(Type t)
+{
+    int b = dtype_bits(t.dtype == DT_PTR ? t.pointee : t.dtype) / 8;
+    return b ? b : 1;
+}
+
+static void visit_addsub(Op *op, bool is_sub)
+{
+    Value *r = op->results[0], *lv = op->args[0], *rv = op->args[1];
+    const AxisInfo *L = &lv->ax, *R = &rv->ax;
+    AxisInfo *o = &r->ax;
+    int64_t rdiv_scale = op->kind == OP_ADDPTR ? elem_bytes(lv->type) : 1;
+    for (int d = 0; d < o->rank; d++) {
+        int64_t c = is_sub ? gcd_or(L->contiguity[d], R->constancy[d])
+                           : imax(gcd_or(L->constancy[d], R->contiguity[d]), gcd_or(L->contiguity[d], R->constancy[d]));
+        int64_t ldiv = L->divisibility[d];
+        int64_t rdiv = R->divisibility[d] >= MAX_DIV / rdiv_scale ? MAX_DIV : R->divisibility[d] * rdiv_scale;
+        int64_t div;
+        if (L->contiguity[d] > 1 && R->contiguity[d] > 1) {
+            if (is_sub && L->contiguity[d] == R->contiguity[d])
+                div = gcd_or(ldiv, rdiv);
+            else
+                div = (ldiv % 2 == 0 && rdiv % 2 == 0) ? 2 : 1;
+        } else if (L->contiguity[d] > 1 || R->contiguity[d] > 1) {
+            div = gcd_or(gcd_or(ldiv, rdiv), c * elem_bytes(r->type));
+        } else {
+            div = gcd_or(ldiv, rdiv);
+        }
+        o->contiguity[d] = c;
+        o->divisibility[d] = div ? div : 1;
+        o->constancy[d] = gcd_or(L->constancy[d], R->constancy[d]);
+    }
+    if (L->has_const && R->has_const && op->kind != OP_ADDPTR) {
+        int64_t v = is_sub ? L->const_value - R->const_value : L->const_value + R->const_value;
+        constant_info(r, v);
+    }
+}
+
+static void visit_mul(Op *op)
+{
+    Value *r = op->results[0];
+    const AxisInfo *L = &op->args[0]->ax, *R = &op->args[1]->ax;
+    AxisInfo *o = &r->ax;
+    bool lone = L->has_const && L->const_value == 1, rone = R->has_const && R->const_value == 1;
+    for (int d = 0; d < o->rank; d++) {
+        o->contiguity[d] = lone ? R->contiguity[d] : rone ? L->contiguity[d] : 1;
+        int64_t ld = (L->contiguity[d] > 1 && !rone) ? 1 : L->divisibility[d];
+        int64_t rd = (R->contiguity[d] > 1 && !lone) ? 1 : R->divisibility[d];
+        int64_t p = (ld > 0 && rd > MAX_DIV / ld) ? MAX_DIV : ld * rd;
+        o->divisibility[d] = p > MAX_DIV ? MAX_DIV : p;
+        o->constancy[d] = gcd_or(L->constancy[d], R->constancy[d]);
+    }
+    if (L->has_const && R->has_const)
+        constant_info(r, L->const_value * R->const_value);
+    else if ((L->has_const && L->const_value == 0) || (R->has_const && R->const_value == 0))
+        constant_info(r, 0);
+}
+
+static void visit_div(Op *op)
+{
+    Value *r = op->results[0], *lv = op->args[0];
+    const AxisInfo *L = &lv->ax, *R = &op->args[1]->ax;
+    AxisInfo *o = &r->ax;
+    bool rone = R->has_const && R->const_value == 1;
+    for (int d = 0; d < o->rank; d++) {
+        o->contiguity[d] = rone ? L->contiguity[d] : 1;
+        int64_t k = gcd_or(L->constancy[d], R->constancy[d]);
+        if (full_contig(L, lv, d) && R->constancy[d] == dim_of(op->args[1], d))
+            k = imax(k, gcd_or(gcd_or(L->contiguity[d], L->divisibility[d]), R->divisibility[d]));
+        o->constancy[d] = k;
+        if ((L->has_const && L->const_value == 0) || rone)
+            o->divisibility[d] = L->divisibility[d];
+        else if (R->has_const && is_pow2(R->const_value) && L->contiguity[d] == 1)
+            o->divisibility[d] = imax(1, L->divisibility[d] / R->const_value);
+        else
+            o->divisibility[d] = 1;
+    }
+    if (L->has_const && R->has_const && R->const_value != 0)
+        constant_info(r, L->const_value / R->const_value);
+}
+
+static void visit_rem(Op *op)
+{
+    Value *r = op->results[0], *lv = op->args[0];
+    const AxisInfo *L = &lv->ax, *R = &op->args[1]->ax;
+    AxisInfo *o = &r->ax;
+    for (int d = 0; d < o->rank; d++) {
+        bool rconst = R->constancy[d] == dim_of(op->args[1], d);
+        o->contiguity[d] = (full_contig(L, lv, d) && rconst)
+                               ? gcd_or(gcd_or(L->contiguity[d], L->divisibility[d]), R->divisibility[d])
+                               : 1;
+        o->divisibility[d] = R->constancy[d] > 1 ? gcd_or(L->divisibility[d], R->divisibility[d]) : 1;
+        o->constancy[d] = (R->has_const && R->const_value == 1) ? dim_of(r, d) : gcd_or(L->constancy[d], R->constancy[d]);
+    }
+    if (L->has_const && R->has_const && R->const_value != 0)
+        constant_info(r, L->const_value % R->const_value);
+}
+
+static void visit_cmp(Op *op)
+{
+    Value *r = op->results[0], *lv = op->args[0], *rv = op->args[1];
+    const AxisInfo *L = &lv->ax, *R = &rv->ax;
+    AxisInfo *o = &r->ax;
+    CmpPred p = (CmpPred)op->iattr[0];
+    for (int d = 0; d < o->rank; d++) {
+        o->contiguity[d] = 1;
+        o->divisibility[d] = 1;
+        int64_t k = gcd_or(L->constancy[d], R->constancy[d]);
+        if ((p == CMP_GT || p == CMP_LE) && full_const(L, lv, d))
+            k = imax(k, gcd_or(gcd_or(R->contiguity[d], L->divisibility[d]), R->divisibility[d]));
+        if ((p == CMP_LT || p == CMP_GE) && full_const(R, rv, d))
+            k = imax(k, gcd_or(gcd_or(L->contiguity[d], L->divisibility[d]), R->divisibility[d]));
+        o->constancy[d] = k;
+    }
+    if (L->has_const && R->has_const) {
+        int64_t a = L->const_value, b = R->const_value, v = 0;
+        switch (p) {
+        case CMP_LT: v = a < b; break;
+        case CMP_LE: v = a <= b; break;
+        case CMP_GT: v = a > b; break;
+        case CMP_GE: v = a >= b; break;
+        case CMP_EQ: v = a == b; break;
+        case CMP_NE: v = a != b; break;
+        }
+        constant_info(r, v);
+    }
+}
+
+static void visit_op(Op *op);
+
+static void visit_block(Block *b)
+{
+    for (int i = 0; i < b->args.len; i++)
+        pessimistic(b->args.data[i]);
+    for (int i = 0; i < b->ops.len; i++)
+        visit_op(b->ops.data[i]);
+}
+
+static void visit_op(Op *op)
+{
+    for (int i = 0; i < op->nres; i++)
+        pessimistic(op->results[i]);
+    for (int r = 0; r < op->nregions; r++)
+        visit_block(op->regions[r]);
+    if (op->kind == OP_FOR) {
+        /* induction variable: divisibility gcd(lb, step) */
+        Value *iv = op->regions[0]->args.data[0];
+        iv->ax.divisibility[0] = gcd_or(op->args[0]->ax.divisibility[0], op->args[2]->ax.divisibility[0]);
+        if (!iv->ax.divisibility[0])
+            iv->ax.divisibility[0] = 1;
+        /* re-visit the body now that the induction variable is known */
+        Block *b = op->regions[0];
+        for (int i = 0; i < b->ops.len; i++)
+            visit_op(b->ops.data[i]);
+    }
+    if (op->nres != 1)
+        return;
+    Value *r = op->results[0];
+    AxisInfo *o = &r->ax;
+    Value *a0 = op->nargs > 0 ? op->args[0] : NULL;
+    switch (op->kind) {
+    case OP_CONST:
+        if (!dtype_is_float(r->type.dtype))
+            constant_info(r, op->iattr[0]);
+        break;
+    case OP_MAKE_RANGE:
+        o->contiguity[0] = op->iattr[1] - op->iattr[0];
+        o->divisibility[0] = highest_pow2_divisor(op->iattr[0]);
+        o->constancy[0] = 1;
+        break;
+    case OP_SPLAT:
+        for (int d = 0; d < o->rank; d++) {
+            o->contiguity[d] = 1;
+            o->divisibility[d] = a0->ax.divisibility[0];
+            o->constancy[d] = dim_of(r, d);
+        }
+        if (a0->ax.has_const) {
+            o->has_const = true;
+            o->const_value = a0->ax.const_value;
+        }
+        break;
+    case OP_BROADCAST:
+        for (int d = 0; d < o->rank; d++) {
+            bool expanded = a0->type.shape[d] == 1 && r->type.shape[d] != 1;
+            o->contiguity[d] = expanded ? 1 : a0->ax.contiguity[d];
+            o->divisibility[d] = a0->ax.divisibility[d];
+            o->constancy[d] = expanded ? r->type.shape[d] : a0->ax.constancy[d];
+        }
+        o->has_const = a0->ax.has_const;
+        o->const_value = a0->ax.const_value;
+        break;
+    case OP_EXPAND_DIMS: {
+        int axis = (int)op->iattr[0];
+        int64_t g = 0;
+        for (int d = 0; d < a0->ax.rank; d++)
+            g = gcd_or(g, a0->ax.contiguity[d] > 1 ? 1 : a0->ax.divisibility[d]);
+        for (int d = 0, s = 0; d < o->rank; d++) {
+            if (d == axis) {
+                o->contiguity[d] = 1;
+                o->constancy[d] = 1;
+                o->divisibility[d] = a0->ax.has_const ? highest_pow2_divisor(a0->ax.const_value) : (g ? g : 1);
+                continue;
+            }
+            o->contiguity[d] = a0->ax.contiguity[s];
+            o->divisibility[d] = a0->ax.divisibility[s];
+            o->constancy[d] = a0->ax.constancy[s];
+            s++;
+        }
+        break;
+    }
+    case OP_ADD:
+    case OP_ADDPTR: visit_addsub(op, false); break;
+    case OP_SUB: visit_addsub(op, true); break;
+    case OP_MUL: visit_mul(op); break;
+    case OP_DIV:
+        if (!dtype_is_float(r->type.dtype))
+            visit_div(op);
+        break;
+    case OP_REM:
+        if (!dtype_is_float(r->type.dtype))
+            visit_rem(op);
+        break;
+    case OP_CMP: visit_cmp(op); break;
+    case OP_AND:
+    case OP_OR:
+    case OP_XOR:
+    case OP_MAX:
+    case OP_MIN:
+        for (int d = 0; d < o->rank; d++)
+            o->constancy[d] = gcd_or(op->args[0]->ax.constancy[d], op->args[1]->ax.constancy[d]);
+        break;
+    case OP_SELECT:
+        for (int d = 0; d < o->rank; d++) {
+            const AxisInfo *c = &op->args[0]->ax, *x = &op->args[1]->ax, *y = &op->args[2]->ax;
+            o->contiguity[d] = gcd_or(gcd_or(x->contiguity[d], y->contiguity[d]), c->constancy[d]);
+            o->divisibility[d] = gcd_or(x->divisibility[d], y->divisibility[d]);
+            o->constancy[d] = gcd_or(gcd_or(x->constancy[d], y->constancy[d]), c->constancy[d]);
+        }
+        break;
+    case OP_CAST:
+    case OP_BITCAST:
+        if (dtype_is_int(r->type.dtype) || r->type.dtype == DT_PTR) {
+            if (dtype_is_int(a0->type.dtype) || a0->type.dtype == DT_PTR) {
+                *o = a0->ax;
+            } else {
+                for (int d = 0; d < o->rank; d++)
+                    o->constancy[d] = a0->ax.constancy[d];
+            }
+        }
+        break;
+    case OP_LOAD: {
+        for (int d = 0; d < o->rank; d++) {
+            int64_t k = a0->ax.constancy[d];
+            if (op->iattr[0])
+                k = gcd_or(k, op->args[1]->ax.constancy[d]);
+            o->constancy[d] = k;
+        }
+        break;
+    }
+    case OP_SHL:
+    case OP_SHR: {
+        const AxisInfo *L = &op->args[0]->ax, *R = &op->args[1]->ax;
+        if (R->has_const && R->const_value >= 0 && R->const_value < 62) {
+            int64_t k = R->const_value;
+            for (int d = 0; d < o->rank; d++) {
+                int64_t ld = (L->contiguity[d] > 1 && k) ? 1 : L->divisibility[d];
+                o->contiguity[d] = k == 0 ? L->contiguity[d] : 1;
+                o->divisibility[d] = op->kind == OP_SHL ? imin(MAX_DIV, ld << imin(k, 61)) : imax(1, ld >> k);
+                o->constancy[d] = L->constancy[d];
+            }
+        }
+        break;
+    }
+    default:
+        /* other elementwise ops keep constancy */
+        if (op_is_elementwise(op->kind) && op->nargs) {
+            for (int d = 0; d < o->rank; d++) {
+                int64_t k = 0;
+                for (int i = 0; i < op->nargs; i++)
+                    k = gcd_or(k, op->args[i]->ax.constancy[d]);
+                o->constancy[d] = k ? k : 1;
+            }
+        }
+        break;
+    }
+    for (int d = 0; d < o->rank; d++) {
+        if (o->contiguity[d] < 1)
+            o->contiguity[d] = 1;
+        if (o->divisibility[d] < 1)
+            o->divisibility[d] = 1;
+        if (o->constancy[d] < 1)
+            o->constancy[d] = 1;
+    }
+    apply_hints(r);
+}
+
+void tir_axisinfo(Ctx *ctx, TirFunc *f)
+{
+    (void)ctx;
+    for (int i = 0; i < f->params.len; i++) {
+        KernelParam *kp = &f->params.data[i];
+        if (!kp->value)
+            continue;
+        pessimistic(kp->value);
+        if (kp->div > 1)
+            kp->value->ax.divisibility[0] = kp->div;
+    }
+    visit_block(f->body);
+}

@@ -1,0 +1,1381 @@
+/*
+ * lower.c — AST → tile IR: kernel specialisation, names and scopes,
+ * statements and structured control flow, helper inlining.
+ */
+#include "lower_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- environment ------------------------------------------------------------ */
+
+static CVal *env_get(Env *e, const char *name)
+{
+    for (int i = e->b.len - 1; i >= 0; i--)
+        if (!strcmp(e->b.data[i].name, name))
+            return e->b.data[i].val;
+    return NULL;
+}
+
+static void env_set(Lower *L, Env *e, const char *name, CVal *v)
+{
+    for (int i = e->b.len - 1; i >= 0; i--)
+        if (!strcmp(e->b.data[i].name, name)) {
+            e->b.data[i].val = v;
+            return;
+        }
+    Binding b = {name, v};
+    vec_push(L->a, &e->b, b);
+}
+
+static Env *env_copy(Lower *L, const Env *e)
+{
+    Env *c = NEW(L->a, Env);
+    for (int i = 0; i < e->b.len; i++)
+        vec_push(L->a, &c->b, e->b.data[i]);
+    return c;
+}
+
+/* ---- statements' source ranges ------------------------------------------------ */
+
+static const SrcStmt *stmt_of(Lower *L, Node *n)
+{
+    SrcStmt *s = NEW(L->a, SrcStmt);
+    s->loc = n->loc;
+    int line = n->loc.line;
+    s->begin = (line >= 1 && line <= L->nlines) ? L->line_start[line] + n->loc.col - 1 : 0;
+    s->end = n->end_offset > s->begin ? n->end_offset : s->begin;
+    return s;
+}
+
+static void index_lines(Lower *L)
+{
+    const Source *src = L->ctx->src;
+    int n = 1;
+    for (size_t i = 0; i < src->len; i++)
+        n += src->text[i] == '\n';
+    L->line_start = NEW_ARRAY(L->a, int, n + 2);
+    L->nlines = n;
+    int line = 1;
+    L->line_start[1] = 0;
+    for (size_t i = 0; i < src->len; i++)
+        if (src->text[i] == '\n')
+            L->line_start[++line] = (int)i + 1;
+}
+
+/* ---- names --------------------------------------------------------------------- */
+
+static FuncDef *find_func(Lower *L, const char *name)
+{
+    for (int i = 0; i < L->m->funcs.len; i++)
+        if (!strcmp(L->m->funcs.data[i]->name, name))
+            return L->m->funcs.data[i];
+    return NULL;
+}
+
+static CVal *lookup_global(Lower *L, const char *name, Loc loc)
+{
+    for (int i = 0; i < L->global_cache.len; i++)
+        if (!strcmp(L->global_cache.data[i].name, name))
+            return L->global_cache.data[i].val;
+    for (int i = L->m->globals.len - 1; i >= 0; i--) {
+        Global *g = &L->m->globals.data[i];
+        if (strcmp(g->name, name))
+            continue;
+        if (!g->value)
+            lower_error(L, loc, "global '%s' (defined at line %d) cannot be evaluated at translation time; "
+                        "globals used in kernels must be tl.constexpr values", name, g->loc.line);
+        /* evaluate in an empty environment, with no IR allowed */
+        Env *saved = L->env;
+        L->env = NEW(L->a, Env);
+        Block *saved_cur = L->cur;
+        Block *scratch = tir_block_new(L->a, NULL);
+        L->cur = scratch;
+        CVal *v = lower_expr(L, g->value);
+        L->cur = saved_cur;
+        L->env = saved;
+        if (v->kind == CV_VALUE)
+            lower_error(L, loc, "global '%s' is not a translation-time constant", name);
+        Binding b = {name, v};
+        vec_push(L->a, &L->global_cache, b);
+        return v;
+    }
+    return NULL;
+}
+
+static CVal *lookup_name(Lower *L, const char *name, Loc loc)
+{
+    CVal *v = env_get(L->env, name);
+    if (v)
+        return v;
+    FuncDef *fd = find_func(L, name);
+    if (fd) {
+        CVal *c = NEW(L->a, CVal);
+        c->kind = CV_FUNC;
+        c->func = fd;
+        return c;
+    }
+    v = lookup_global(L, name, loc);
+    if (v)
+        return v;
+    static const char *const modules[][2] = {
+        {"tl", "tl"}, {"triton", "triton"}, {"libdevice", "libdevice"}, {"math", "math"},
+        {"language", "tl"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(modules); i++)
+        if (!strcmp(name, modules[i][0])) {
+            CVal *c = cv_builtin(L, modules[i][1]);
+            c->kind = CV_MODULE;
+            return c;
+        }
+    static const char *const builtins[] = {"range", "min", "max", "len", "int", "float", "bool",
+                                           "abs", "print", "isinstance"};
+    for (size_t i = 0; i < ARRAY_LEN(builtins); i++)
+        if (!strcmp(name, builtins[i]))
+            return cv_builtin(L, builtins[i]);
+    if (!strcmp(name, "constexpr"))
+        return cv_builtin(L, "tl.constexpr");
+    if (!strcmp(name, "jit"))
+        return cv_builtin(L, "triton.jit");
+    lower_error(L, loc, "name '%s' is not defined", name);
+}
+
+/* ---- expressions ------------------------------------------------------------- */
+
+static CVal *lower_call(Lower *L, Node *n);
+static CVal *inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nargs,
+                         const char **kwn, CVal **kwv, int nkw);
+
+static CVal *lower_subscript(Lower *L, Node *n)
+{
+    CVal *base = lower_expr(L, n->lhs);
+    if (base->kind == CV_TUPLE) {
+        if (n->items.len != 1)
+            lower_error(L, n->loc, "tuple index must be a single integer");
+        CVal *ix = lower_expr(L, n->items.data[0]);
+        if (ix->kind != CV_INT)
+            lower_error(L, n->items.data[0]->loc, "tuple index must be a constexpr integer");
+        int64_t i = ix->i < 0 ? ix->i + base->items.len : ix->i;
+        if (i < 0 || i >= base->items.len)
+            lower_error(L, n->loc, "tuple index %lld out of range", (long long)ix->i);
+        return base->items.data[i];
+    }
+    if (base->kind == CV_DICT) {
+        CVal *key = lower_expr(L, n->items.data[0]);
+        for (int i = 0; i < base->items.len; i++) {
+            CVal *k = base->items.data[i];
+            if (k->kind == CV_STR && key->kind == CV_STR && !strcmp(k->s, key->s))
+                return base->vals.data[i];
+        }
+        lower_error(L, n->loc, "key not found in dict");
+    }
+    if (base->kind == CV_VALUE) {
+        bool all_trivial = true;
+        for (int i = 0; i < n->items.len; i++) {
+            Node *it = n->items.data[i];
+            if (it->kind == N_NONE)
+                all_trivial = false;
+            else if (!(it->kind == N_SLICE && !it->lo && !it->hi && !it->step))
+                lower_error(L, it->loc, "tensor indexing supports only ':' and None");
+        }
+        if (all_trivial)
+            return base;
+        lower_error(L, n->loc, "2-D tiles are not supported yet (indexing with None makes a 2-D tile)");
+    }
+    lower_error(L, n->loc, "%s is not subscriptable", cv_describe(L, base));
+}
+
+CVal *lower_expr(Lower *L, Node *n)
+{
+    int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : 200;
+    if (++L->nest > limit)
+        lower_error(L, n->loc, "expression nested too deeply (limit %d)", limit);
+    CVal *r = NULL;
+    switch (n->kind) {
+    case N_NAME: r = lookup_name(L, n->name, n->loc); break;
+    case N_INT:
+        if (n->big)
+            lower_error(L, n->loc, "integer literal does not fit in 64 bits");
+        r = cv_int(L, n->ival);
+        break;
+    case N_FLOAT: r = cv_float(L, n->fval); break;
+    case N_STR:
+        if (n->fstring)
+            lower_error(L, n->loc, "f-strings are not supported in kernels");
+        r = cv_str(L, n->str, n->str_len);
+        break;
+    case N_TRUE: r = cv_bool(L, true); break;
+    case N_FALSE: r = cv_bool(L, false); break;
+    case N_NONE: r = cv_none(L); break;
+    case N_BINOP: {
+        CVal *a = lower_expr(L, n->lhs), *b = lower_expr(L, n->rhs);
+        r = lower_binop(L, n->op, a, b, n->loc);
+        break;
+    }
+    case N_UNARY: r = lower_unary(L, n->op, lower_expr(L, n->lhs), n->loc); break;
+    case N_BOOLOP: {
+        CVal *a = lower_expr(L, n->lhs);
+        if (a->kind != CV_VALUE) {
+            bool t = cv_truthy(L, a, n->lhs->loc);
+            if ((n->op == TOK_AND && !t) || (n->op == TOK_OR && t)) {
+                r = a;
+                break;
+            }
+            r = lower_expr(L, n->rhs);
+            break;
+        }
+        CVal *b = lower_expr(L, n->rhs);
+        Value *x = to_bool(L, a->v, n->loc), *y = to_bool(L, to_value(L, b, n->loc), n->loc);
+        broadcast_pair(L, &x, &y, n->loc);
+        Value *ab[2] = {x, y};
+        r = cv_value(L, emit1(L, n->op == TOK_AND ? OP_AND : OP_OR, n->loc, 2, ab, x->type));
+        break;
+    }
+    case N_COMPARE: {
+        CVal *left = lower_expr(L, n->lhs);
+        CVal *acc = NULL;
+        for (int i = 0; i < n->items.len; i++) {
+            CVal *right = lower_expr(L, n->items.data[i]);
+            TokenKind op = n->ops.data[i];
+            CVal *c;
+            if (op == TOK_IS)
+                c = lower_compare(L, n->negated.data[i] ? TOK_NE : TOK_EQ, left, right, n->loc);
+            else if (op == TOK_IN) {
+                if (right->kind != CV_TUPLE)
+                    lower_error(L, n->loc, "'in' needs a translation-time tuple");
+                bool found = false;
+                for (int k = 0; k < right->items.len && !found; k++)
+                    found = cv_truthy(L, lower_compare(L, TOK_EQ, left, right->items.data[k], n->loc), n->loc);
+                c = cv_bool(L, found != n->negated.data[i]);
+            } else
+                c = lower_compare(L, op, left, right, n->loc);
+            if (!acc)
+                acc = c;
+            else if (acc->kind != CV_VALUE && c->kind != CV_VALUE)
+                acc = cv_bool(L, cv_truthy(L, acc, n->loc) && cv_truthy(L, c, n->loc));
+            else {
+                Value *x = to_value(L, acc, n->loc), *y = to_value(L, c, n->loc);
+                broadcast_pair(L, &x, &y, n->loc);
+                Value *ab[2] = {x, y};
+                acc = cv_value(L, emit1(L, OP_AND, n->loc, 2, ab, x->type));
+            }
+            left = right;
+        }
+        r = acc;
+        break;
+    }
+    case N_TERNARY: {
+        CVal *c = lower_expr(L, n->cond);
+        if (c->kind != CV_VALUE) {
+            r = lower_expr(L, cv_truthy(L, c, n->cond->loc) ? n->lhs : n->rhs);
+            break;
+        }
+        CVal *a = lower_expr(L, n->lhs), *b = lower_expr(L, n->rhs);
+        r = cv_value(L, lower_where(L, c->v, a, b, n->loc));
+        break;
+    }
+    case N_CALL: r = lower_call(L, n); break;
+    case N_ATTR: r = lower_attribute(L, lower_expr(L, n->lhs), n->name, n->loc); break;
+    case N_SUBSCRIPT: r = lower_subscript(L, n); break;
+    case N_TUPLE:
+    case N_LIST: {
+        r = NEW(L->a, CVal);
+        r->kind = CV_TUPLE;
+        for (int i = 0; i < n->items.len; i++)
+            vec_push(L->a, &r->items, lower_expr(L, n->items.data[i]));
+        break;
+    }
+    case N_DICT: {
+        r = NEW(L->a, CVal);
+        r->kind = CV_DICT;
+        for (int i = 0; i < n->items.len; i++) {
+            vec_push(L->a, &r->items, lower_expr(L, n->items.data[i]));
+            vec_push(L->a, &r->vals, lower_expr(L, n->values.data[i]));
+        }
+        break;
+    }
+    case N_LAMBDA:
+        r = NEW(L->a, CVal);
+        r->kind = CV_LAMBDA;
+        r->node = n;
+        break;
+    case N_ELLIPSIS: lower_error(L, n->loc, "'...' is not supported in kernels");
+    case N_STARRED: lower_error(L, n->loc, "star-expressions are not supported in kernels");
+    case N_SLICE: lower_error(L, n->loc, "a slice is only allowed inside a subscript");
+    default: lower_error(L, n->loc, "unsupported expression (%s)", node_kind_name(n->kind));
+    }
+    L->nest--;
+    return r;
+}
+
+static CVal *call_lambda(Lower *L, CVal *lam, Node *call, CVal **args, int nargs)
+{
+    Node *ln = lam->node;
+    if (nargs != ln->params.len)
+        lower_error(L, call->loc, "lambda takes %d arguments, got %d", ln->params.len, nargs);
+    Env *saved = L->env;
+    L->env = env_copy(L, saved);
+    for (int i = 0; i < nargs; i++)
+        env_set(L, L->env, ln->params.data[i].name, args[i]);
+    CVal *r = lower_expr(L, ln->lhs);
+    L->env = saved;
+    return r;
+}
+
+static CVal *lower_call(Lower *L, Node *n)
+{
+    CVal *callee = lower_expr(L, n->lhs);
+    int nargs = n->items.len, nkw = n->kwargs.len;
+    CVal **args = NEW_ARRAY(L->a, CVal *, nargs + 1);
+    const char **kwn = NEW_ARRAY(L->a, const char *, nkw + 1);
+    CVal **kwv = NEW_ARRAY(L->a, CVal *, nkw + 1);
+    for (int i = 0; i < nargs; i++) {
+        if (n->items.data[i]->kind == N_STARRED)
+            lower_error(L, n->items.data[i]->loc, "*args in calls are not supported in kernels");
+        args[i] = lower_expr(L, n->items.data[i]);
+    }
+    for (int i = 0; i < nkw; i++) {
+        if (!n->kwargs.data[i].name)
+            lower_error(L, n->kwargs.data[i].loc, "**kwargs in calls are not supported in kernels");
+        kwn[i] = n->kwargs.data[i].name;
+        kwv[i] = lower_expr(L, n->kwargs.data[i].value);
+    }
+    switch (callee->kind) {
+    case CV_FUNC: return inline_call(L, callee->func, n, args, nargs, kwn, kwv, nkw);
+    case CV_BUILTIN: return lower_builtin_call(L, callee->s, n, args, nargs, kwn, kwv, nkw);
+    case CV_METHOD: return lower_method_call(L, callee, n, args, nargs, kwn, kwv, nkw);
+    case CV_LAMBDA: return call_lambda(L, callee, n, args, nargs);
+    case CV_DTYPE:
+        if (nargs == 1 && cv_is_python_scalar(args[0]))
+            return args[0]; /* tl.int32(3): a typed constant; keep Python value */
+        lower_error(L, n->loc, "calling a dtype is only supported on constants");
+    default: lower_error(L, n->loc, "%s is not callable", cv_describe(L, callee));
+    }
+}
+
+/* ---- statements ----------------------------------------------------------------- */
+
+static void lower_body(Lower *L, NodeList *body);
+
+static void assign_target(Lower *L, Node *t, CVal *v)
+{
+    if (t->kind == N_NAME) {
+        if (v->kind == CV_VALUE && v->v->def && !v->v->name)
+            v->v->name = t->name;
+        env_set(L, L->env, t->name, v);
+        return;
+    }
+    if (t->kind == N_TUPLE || t->kind == N_LIST) {
+        if (v->kind != CV_TUPLE)
+            lower_error(L, t->loc, "cannot unpack %s", cv_describe(L, v));
+        if (v->items.len != t->items.len)
+            lower_error(L, t->loc, "cannot unpack %d values into %d names", v->items.len, t->items.len);
+        for (int i = 0; i < t->items.len; i++)
+            assign_target(L, t->items.data[i], v->items.data[i]);
+        return;
+    }
+    if (t->kind == N_ATTR || t->kind == N_SUBSCRIPT)
+        lower_error(L, t->loc, "assignment to %s is not supported in kernels",
+                    t->kind == N_ATTR ? "an attribute" : "a subscript");
+    lower_error(L, t->loc, "cannot assign to this expression");
+}
+
+static bool is_constexpr_annotation(Lower *L, Node *ann)
+{
+    if (!ann)
+        return false;
+    if (ann->kind == N_NAME && !strcmp(ann->name, "constexpr"))
+        return true;
+    if (ann->kind == N_ATTR && !strcmp(ann->name, "constexpr"))
+        return true;
+    if (ann->kind == N_STR && ann->str && strstr(ann->str, "constexpr"))
+        return true;
+    (void)L;
+    return false;
+}
+
+typedef Vec(const char *) NameVec;
+
+/* Names assigned anywhere in a statement list (targets of =, op=, for). */
+static void collect_assigned(Lower *L, NodeList *body, NameVec *out);
+
+static void collect_target(Lower *L, Node *t, NameVec *out)
+{
+    if (t->kind == N_NAME)
+        vec_push(L->a, out, t->name);
+    else if (t->kind == N_TUPLE || t->kind == N_LIST)
+        for (int i = 0; i < t->items.len; i++)
+            collect_target(L, t->items.data[i], out);
+}
+
+static void collect_assigned(Lower *L, NodeList *body, NameVec *out)
+{
+    for (int i = 0; i < body->len; i++) {
+        Node *s = body->data[i];
+        switch (s->kind) {
+        case N_ASSIGN:
+            for (int k = 0; k < s->items.len; k++)
+                collect_target(L, s->items.data[k], out);
+            break;
+        case N_AUGASSIGN:
+        case N_ANNASSIGN: collect_target(L, s->lhs, out); break;
+        case N_FOR:
+            collect_target(L, s->lhs, out);
+            collect_assigned(L, &s->body, out);
+            break;
+        case N_IF:
+        case N_WHILE:
+            collect_assigned(L, &s->body, out);
+            collect_assigned(L, &s->orelse, out);
+            break;
+        default: break;
+        }
+    }
+}
+
+/* Loop-carried names: assigned in the body and defined before the loop. */
+static int carried_names(Lower *L, NodeList *body, const char ***names_out)
+{
+    NameVec assigned = {0};
+    collect_assigned(L, body, &assigned);
+    NameVec carried = {0};
+    for (int i = 0; i < assigned.len; i++) {
+        const char *nm = assigned.data[i];
+        CVal *v = env_get(L->env, nm);
+        if (!v)
+            continue;
+        bool dup = false;
+        for (int k = 0; k < carried.len; k++)
+            dup |= !strcmp(carried.data[k], nm);
+        if (dup)
+            continue;
+        if (v->kind != CV_VALUE && !cv_is_python_scalar(v))
+            continue; /* re-binding a non-value name: leave to the body */
+        vec_push(L->a, &carried, nm);
+    }
+    *names_out = carried.data;
+    return carried.len;
+}
+
+static Value *materialize_init(Lower *L, CVal *c, Loc loc)
+{
+    return to_value(L, c, loc);
+}
+
+static void check_carried_type(Lower *L, const char *name, Type init, Type now, Loc loc)
+{
+    if (!type_eq(init, now))
+        lower_error(L, loc, "loop-carried variable '%s' has initial type %s but is re-assigned to %s "
+                    "in the loop; make sure the type stays the same (e.g. initialise it with the "
+                    "right dtype)", name, type_str(L->a, init), type_str(L->a, now));
+}
+
+static Value *yield_value(Lower *L, const char *name, Type want, Loc loc)
+{
+    CVal *c = env_get(L->env, name);
+    if (!c)
+        lower_error(L, loc, "loop-carried variable '%s' is undefined at the end of the loop body", name);
+    Value *v;
+    if (cv_is_python_scalar(c)) {
+        v = to_value(L, c, loc);
+        if (!type_eq(v->type, want) && !dtype_is_float(want.dtype) == !dtype_is_float(v->type.dtype) && want.rank == 0)
+            v = cast_value(L, v, want, loc);
+    } else if (c->kind == CV_VALUE)
+        v = c->v;
+    else
+        lower_error(L, loc, "loop-carried variable '%s' became %s", name, cv_describe(L, c));
+    check_carried_type(L, name, want, v->type, loc);
+    return v;
+}
+
+static void emit_yield(Lower *L, Value **vals, int n, Loc loc)
+{
+    Op *y = tir_op_new(L->a, L->f, OP_YIELD, n, vals, 0, NULL);
+    y->loc = loc;
+    y->stmt = L->stmt;
+    tir_block_append(L->a, L->cur, y);
+}
+
+static bool body_returns(NodeList *body);
+
+static void lower_static_for(Lower *L, Node *s, CVal **a, int na)
+{
+    int64_t lb = 0, ub, step = 1;
+    for (int i = 0; i < na; i++)
+        if (a[i]->kind != CV_INT)
+            lower_error(L, s->iter->loc, "tl.static_range bounds must be constexpr integers");
+    if (na == 1)
+        ub = a[0]->i;
+    else {
+        lb = a[0]->i;
+        ub = a[1]->i;
+        if (na == 3)
+            step = a[2]->i;
+    }
+    if (step == 0)
+        lower_error(L, s->iter->loc, "tl.static_range step must not be zero");
+    int64_t trips = step > 0 ? (ub - lb + step - 1) / step : (lb - ub - step - 1) / -step;
+    if (trips > 4096)
+        lower_error(L, s->iter->loc, "tl.static_range with %lld iterations is too long to unroll (limit 4096)",
+                    (long long)trips);
+    for (int64_t i = lb; step > 0 ? i < ub : i > ub; i += step) {
+        assign_target(L, s->lhs, cv_int(L, i));
+        lower_body(L, &s->body);
+        if (L->returned)
+            lower_error(L, s->loc, "return inside a loop is not supported");
+    }
+}
+
+static void lower_for(Lower *L, Node *s)
+{
+    if (s->orelse.len)
+        lower_error(L, s->loc, "for ... else is not supported in kernels");
+    if (s->iter->kind != N_CALL)
+        lower_error(L, s->iter->loc, "for loops in kernels must iterate over range(), tl.range() or tl.static_range()");
+    CVal *fn = lower_expr(L, s->iter->lhs);
+    const char *fname = fn->kind == CV_BUILTIN ? fn->s : "";
+    bool is_static = !strcmp(fname, "tl.static_range");
+    if (strcmp(fname, "range") && strcmp(fname, "tl.range") && !is_static)
+        lower_error(L, s->iter->loc, "for loops in kernels must iterate over range(), tl.range() or tl.static_range()");
+    Node *call = s->iter;
+    int na = call->items.len;
+    if (na < 1 || na > 3)
+        lower_error(L, call->loc, "%s takes 1 to 3 positional arguments", fname);
+    for (int i = 0; i < call->kwargs.len; i++) {
+        const char *k = call->kwargs.data[i].name;
+        if (!k || (strcmp(k, "num_stages") && strcmp(k, "loop_unroll_factor") && strcmp(k, "flatten") &&
+                   strcmp(k, "warp_specialize") && strcmp(k, "disallow_acc_multi_buffer")))
+            lower_error(L, call->kwargs.data[i].loc, "%s got an unexpected keyword argument '%s'", fname, k ? k : "**");
+    }
+    CVal *a[3];
+    for (int i = 0; i < na; i++)
+        a[i] = lower_expr(L, call->items.data[i]);
+    if (is_static) {
+        lower_static_for(L, s, a, na);
+        return;
+    }
+    if (s->lhs->kind != N_NAME)
+        lower_error(L, s->lhs->loc, "the loop variable must be a single name");
+    CVal *clb = na == 1 ? cv_int(L, 0) : a[0], *cub = na == 1 ? a[0] : a[1], *cstep = na == 3 ? a[2] : cv_int(L, 1);
+    if (cstep->kind == CV_INT && cstep->i <= 0)
+        lower_error(L, call->loc, "range step must be positive in kernels, got %lld", (long long)cstep->i);
+    /* induction variable type: integer promotion of the bounds (int32 unless one is int64) */
+    DType ivt = DT_I32;
+    CVal *bounds[3] = {clb, cub, cstep};
+    for (int i = 0; i < 3; i++) {
+        Type t = value_type_of(L, bounds[i], call->loc);
+        if (!dtype_is_int(t.dtype) || t.rank)
+            lower_error(L, call->loc, "range bounds must be integer scalars, got %s", type_str(L->a, t));
+        if (t.dtype == DT_I64 || t.dtype == DT_U64)
+            ivt = DT_I64;
+    }
+    Value *bv[3];
+    for (int i = 0; i < 3; i++)
+        bv[i] = cast_value(L, to_value(L, bounds[i], call->loc), type_scalar(ivt), call->loc);
+
+    const char **names;
+    int nc = carried_names(L, &s->body, &names);
+    Value **inits = NEW_ARRAY(L->a, Value *, nc + 3);
+    inits[0] = bv[0], inits[1] = bv[1], inits[2] = bv[2];
+    for (int i = 0; i < nc; i++)
+        inits[3 + i] = materialize_init(L, env_get(L->env, names[i]), s->loc);
+    Type *rt = NEW_ARRAY(L->a, Type, nc + 1);
+    for (int i = 0; i < nc; i++)
+        rt[i] = inits[3 + i]->type;
+    Op *op = tir_op_new(L->a, L->f, OP_FOR, 3 + nc, inits, nc, rt);
+    op->loc = s->loc;
+    op->stmt = L->stmt;
+    Block *body = tir_block_new(L->a, op);
+    op->regions[0] = body;
+    op->nregions = 1;
+    Value *iv = tir_value_new(L->a, L->f, type_scalar(ivt));
+    iv->block = body;
+    iv->name = s->lhs->name;
+    vec_push(L->a, &body->args, iv);
+    Env *outer = L->env;
+    L->env = env_copy(L, outer);
+    env_set(L, L->env, s->lhs->name, cv_value(L, iv));
+    for (int i = 0; i < nc; i++) {
+        Value *arg = tir_value_new(L->a, L->f, rt[i]);
+        arg->block = body;
+        arg->arg_index = i + 1;
+        arg->name = names[i];
+        vec_push(L->a, &body->args, arg);
+        env_set(L, L->env, names[i], cv_value(L, arg));
+    }
+    Block *saved = L->cur;
+    L->cur = body;
+    lower_body(L, &s->body);
+    if (L->returned)
+        lower_error(L, s->loc, "return inside a loop is not supported");
+    Value **ys = NEW_ARRAY(L->a, Value *, nc + 1);
+    for (int i = 0; i < nc; i++)
+        ys[i] = yield_value(L, names[i], rt[i], s->loc);
+    emit_yield(L, ys, nc, s->loc);
+    L->cur = saved;
+    L->env = outer;
+    tir_block_append(L->a, L->cur, op);
+    for (int i = 0; i < nc; i++) {
+        op->results[i]->name = names[i];
+        env_set(L, L->env, names[i], cv_value(L, op->results[i]));
+    }
+}
+
+static void lower_while(Lower *L, Node *s)
+{
+    if (s->orelse.len)
+        lower_error(L, s->loc, "while ... else is not supported in kernels");
+    /* a translation-time condition that is false: nothing to do */
+    const char **names;
+    int nc = carried_names(L, &s->body, &names);
+    Value **inits = NEW_ARRAY(L->a, Value *, nc + 1);
+    Type *rt = NEW_ARRAY(L->a, Type, nc + 1);
+    for (int i = 0; i < nc; i++) {
+        inits[i] = materialize_init(L, env_get(L->env, names[i]), s->loc);
+        rt[i] = inits[i]->type;
+    }
+    Op *op = tir_op_new(L->a, L->f, OP_WHILE, nc, inits, nc, rt);
+    op->loc = s->loc;
+    op->stmt = L->stmt;
+    op->nregions = 2;
+    Env *outer = L->env;
+    Block *saved = L->cur;
+    for (int r = 0; r < 2; r++) {
+        Block *b = tir_block_new(L->a, op);
+        op->regions[r] = b;
+        L->env = env_copy(L, outer);
+        for (int i = 0; i < nc; i++) {
+            Value *arg = tir_value_new(L->a, L->f, rt[i]);
+            arg->block = b;
+            arg->arg_index = i;
+            arg->name = names[i];
+            vec_push(L->a, &b->args, arg);
+            env_set(L, L->env, names[i], cv_value(L, arg));
+        }
+        L->cur = b;
+        if (r == 0) {
+            CVal *c = lower_expr(L, s->cond);
+            Value *cv = to_value(L, c, s->cond->loc);
+            if (cv->type.rank)
+                lower_error(L, s->cond->loc, "a while condition must be a scalar, got %s", type_str(L->a, cv->type));
+            cv = to_bool(L, cv, s->cond->loc);
+            Value **cargs = NEW_ARRAY(L->a, Value *, nc + 1);
+            cargs[0] = cv;
+            for (int i = 0; i < nc; i++)
+                cargs[1 + i] = b->args.data[i];
+            Op *cond = tir_op_new(L->a, L->f, OP_CONDITION, nc + 1, cargs, 0, NULL);
+            cond->loc = s->cond->loc;
+            cond->stmt = L->stmt;
+            tir_block_append(L->a, b, cond);
+        } else {
+            lower_body(L, &s->body);
+            if (L->returned)
+                lower_error(L, s->loc, "return inside a loop is not supported");
+            Value **ys = NEW_ARRAY(L->a, Value *, nc + 1);
+            for (int i = 0; i < nc; i++)
+                ys[i] = yield_value(L, names[i], rt[i], s->loc);
+            emit_yield(L, ys, nc, s->loc);
+        }
+    }
+    L->cur = saved;
+    L->env = outer;
+    tir_block_append(L->a, L->cur, op);
+    for (int i = 0; i < nc; i++) {
+        op->results[i]->name = names[i];
+        env_set(L, L->env, names[i], cv_value(L, op->results[i]));
+    }
+}
+
+static void lower_if(Lower *L, Node *s)
+{
+    CVal *c = lower_expr(L, s->cond);
+    if (c->kind != CV_VALUE) {
+        /* translation-time condition: only the taken branch exists */
+        lower_body(L, cv_truthy(L, c, s->cond->loc) ? &s->body : &s->orelse);
+        return;
+    }
+    Value *cv = c->v;
+    if (cv->type.rank)
+        lower_error(L, s->cond->loc, "an if condition must be a scalar, got %s (use tl.where for tensors)",
+                    type_str(L->a, cv->type));
+    cv = to_bool(L, cv, s->cond->loc);
+    if (L->in_helper && (body_returns(&s->body) || body_returns(&s->orelse)))
+        lower_error(L, s->loc, "return inside a runtime 'if' of a helper function is not supported");
+
+    Env *outer = L->env;
+    Block *saved = L->cur;
+    Op *op = tir_op_new(L->a, L->f, OP_IF, 1, &cv, 0, NULL);
+    op->loc = s->loc;
+    op->stmt = L->stmt;
+    op->nregions = 2;
+    Env *envs[2];
+    bool ret[2];
+    for (int r = 0; r < 2; r++) {
+        op->regions[r] = tir_block_new(L->a, op);
+        L->cur = op->regions[r];
+        L->env = env_copy(L, outer);
+        L->returned = false;
+        lower_body(L, r == 0 ? &s->body : &s->orelse);
+        envs[r] = L->env;
+        ret[r] = L->returned;
+    }
+    L->returned = ret[0] && ret[1];
+    /* Names whose value differs after the branches become results of the
+     * if; a branch that returned contributes nothing. */
+    Vec(const char *) names = {0};
+    for (int r = 0; r < 2; r++) {
+        if (ret[r])
+            continue;
+        Env *e = envs[r];
+        for (int i = 0; i < e->b.len; i++) {
+            const char *nm = e->b.data[i].name;
+            CVal *before = env_get(outer, nm), *mine = e->b.data[i].val;
+            CVal *other = ret[1 - r] ? mine : env_get(envs[1 - r], nm);
+            if (!other)
+                continue; /* defined in one branch only: local to it */
+            if (mine == before && other == before)
+                continue;
+            bool dup = false;
+            for (int k = 0; k < names.len; k++)
+                dup |= !strcmp(names.data[k], nm);
+            if (dup)
+                continue;
+            if (mine == other && mine->kind != CV_VALUE) {
+                env_set(L, outer, nm, mine); /* the same Python object on both paths */
+                continue;
+            }
+            if (mine->kind != CV_VALUE && !cv_is_python_scalar(mine))
+                lower_error(L, s->loc, "'%s' is bound to %s in a runtime if; only values can differ between branches",
+                            nm, cv_describe(L, mine));
+            vec_push(L->a, &names, nm);
+        }
+    }
+    int n = names.len;
+    Type *rt = NEW_ARRAY(L->a, Type, n + 1);
+    Value **vals[2];
+    for (int r = 0; r < 2; r++) {
+        vals[r] = NEW_ARRAY(L->a, Value *, n + 1);
+        if (ret[r])
+            continue;
+        L->cur = op->regions[r];
+        for (int i = 0; i < n; i++)
+            vals[r][i] = to_value(L, env_get(envs[r], names.data[i]), s->loc);
+    }
+    for (int i = 0; i < n; i++) {
+        Value *a = vals[0][i], *b = vals[1][i];
+        if (a && b && !type_eq(a->type, b->type))
+            lower_error(L, s->loc, "variable '%s' has type %s after the then-branch but %s after the else-branch",
+                        names.data[i], type_str(L->a, a->type), type_str(L->a, b->type));
+        rt[i] = (a ? a : b)->type;
+    }
+    for (int r = 0; r < 2; r++) {
+        L->cur = op->regions[r];
+        if (!ret[r])
+            emit_yield(L, vals[r], n, s->loc);
+    }
+    op->nres = n;
+    op->results = NEW_ARRAY(L->a, Value *, n + 1);
+    for (int i = 0; i < n; i++) {
+        op->results[i] = tir_value_new(L->a, L->f, rt[i]);
+        op->results[i]->def = op;
+        op->results[i]->name = names.data[i];
+    }
+    L->cur = saved;
+    L->env = outer;
+    tir_block_append(L->a, L->cur, op);
+    for (int i = 0; i < n; i++)
+        env_set(L, L->env, names.data[i], cv_value(L, op->results[i]));
+}
+
+static bool body_returns(NodeList *body)
+{
+    for (int i = 0; i < body->len; i++) {
+        Node *s = body->data[i];
+        if (s->kind == N_RETURN)
+            return true;
+        if ((s->kind == N_IF) && (body_returns(&s->body) || body_returns(&s->orelse)))
+            return true;
+    }
+    return false;
+}
+
+static void lower_return(Lower *L, Node *s)
+{
+    if (L->in_helper) {
+        L->ret = s->lhs ? lower_expr(L, s->lhs) : cv_none(L);
+        L->returned = true;
+        return;
+    }
+    if (s->lhs)
+        lower_error(L, s->loc, "a kernel cannot return a value");
+    Op *op = tir_op_new(L->a, L->f, OP_RETURN, 0, NULL, 0, NULL);
+    op->loc = s->loc;
+    op->stmt = L->stmt;
+    tir_block_append(L->a, L->cur, op);
+    L->returned = true;
+}
+
+static void lower_stmt(Lower *L, Node *s)
+{
+    int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : 200;
+    if (++L->nest > limit)
+        lower_error(L, s->loc, "statements nested too deeply (limit %d)", limit);
+    const SrcStmt *saved_stmt = L->stmt;
+    L->stmt = stmt_of(L, s);
+    switch (s->kind) {
+    case N_EXPR_STMT: (void)lower_expr(L, s->lhs); break;
+    case N_ASSIGN: {
+        CVal *v = lower_expr(L, s->rhs);
+        for (int i = 0; i < s->items.len; i++)
+            assign_target(L, s->items.data[i], v);
+        break;
+    }
+    case N_ANNASSIGN:
+        if (s->rhs) {
+            CVal *v = lower_expr(L, s->rhs);
+            if (is_constexpr_annotation(L, s->ann) && v->kind == CV_VALUE)
+                lower_error(L, s->rhs->loc, "a tl.constexpr variable needs a translation-time value");
+            assign_target(L, s->lhs, v);
+        }
+        break;
+    case N_AUGASSIGN: {
+        if (s->lhs->kind != N_NAME)
+            lower_error(L, s->lhs->loc, "augmented assignment needs a plain name");
+        CVal *cur = lower_expr(L, s->lhs);
+        CVal *rhs = lower_expr(L, s->rhs);
+        assign_target(L, s->lhs, lower_binop(L, s->op, cur, rhs, s->loc));
+        break;
+    }
+    case N_IF: lower_if(L, s); break;
+    case N_FOR: lower_for(L, s); break;
+    case N_WHILE: lower_while(L, s); break;
+    case N_RETURN: lower_return(L, s); break;
+    case N_PASS: break;
+    case N_BREAK: lower_error(L, s->loc, "'break' is not supported in kernels (Triton does not support it)");
+    case N_CONTINUE: lower_error(L, s->loc, "'continue' is not supported in kernels (Triton does not support it)");
+    case N_ASSERT: {
+        CVal *c = lower_expr(L, s->cond);
+        if (c->kind != CV_VALUE && !cv_truthy(L, c, s->cond->loc))
+            lower_error(L, s->loc, "assertion failed at translation time");
+        break; /* a runtime assert is tl.device_assert: compiled out without debug */
+    }
+    case N_FUNCDEF: lower_error(L, s->loc, "nested function definitions are not supported in kernels");
+    default: lower_error(L, s->loc, "unsupported statement (%s)", node_kind_name(s->kind));
+    }
+    L->stmt = saved_stmt;
+    L->nest--;
+}
+
+static void lower_body(Lower *L, NodeList *body)
+{
+    for (int i = 0; i < body->len && !L->returned; i++)
+        lower_stmt(L, body->data[i]);
+}
+
+/* ---- helper inlining ------------------------------------------------------------- */
+
+static CVal *inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nargs,
+                         const char **kwn, CVal **kwv, int nkw)
+{
+    if (!fd->is_jit)
+        lower_error(L, call->loc, "'%s' is not a @triton.jit function", fd->name);
+    for (int i = 0; i < L->call_stack.len; i++)
+        if (!strcmp(L->call_stack.data[i], fd->name))
+            lower_error(L, call->loc, "recursive call of '%s' is not supported (helpers are inlined)", fd->name);
+    if (L->call_stack.len >= 64)
+        lower_error(L, call->loc, "helper calls nested too deeply (limit 64)");
+    Env *env = NEW(L->a, Env);
+    int np = fd->params.len;
+    CVal **bound = NEW_ARRAY(L->a, CVal *, np + 1);
+    if (nargs > np)
+        lower_error(L, call->loc, "%s() takes %d arguments but %d were given", fd->name, np, nargs);
+    for (int i = 0; i < nargs; i++)
+        bound[i] = args[i];
+    for (int k = 0; k < nkw; k++) {
+        int f = -1;
+        for (int i = 0; i < np; i++)
+            if (!strcmp(fd->params.data[i].name, kwn[k]))
+                f = i;
+        if (f < 0)
+            lower_error(L, call->kwargs.data[k].loc, "%s() got an unexpected keyword argument '%s'", fd->name, kwn[k]);
+        if (bound[f])
+            lower_error(L, call->kwargs.data[k].loc, "%s() got multiple values for argument '%s'", fd->name, kwn[k]);
+        bound[f] = kwv[k];
+    }
+    /* defaults are evaluated in the module scope */
+    Env *saved_env = L->env;
+    for (int i = 0; i < np; i++) {
+        Param *p = &fd->params.data[i];
+        if (!bound[i]) {
+            if (!p->default_value)
+                lower_error(L, call->loc, "%s() is missing the argument '%s'", fd->name, p->name);
+            L->env = NEW(L->a, Env);
+            bound[i] = lower_expr(L, p->default_value);
+            L->env = saved_env;
+        }
+        if (is_constexpr_annotation(L, p->annotation) && bound[i]->kind == CV_VALUE)
+            lower_error(L, call->loc, "argument '%s' of %s() is tl.constexpr but got a runtime value", p->name, fd->name);
+        env_set(L, env, p->name, bound[i]);
+    }
+    vec_push(L->a, &L->call_stack, fd->name);
+    bool saved_helper = L->in_helper, saved_returned = L->returned;
+    CVal *saved_ret = L->ret;
+    L->env = env;
+    L->in_helper = true;
+    L->returned = false;
+    L->ret = NULL;
+    lower_body(L, &fd->body);
+    CVal *r = L->ret ? L->ret : cv_none(L);
+    L->env = saved_env;
+    L->in_helper = saved_helper;
+    L->returned = saved_returned;
+    L->ret = saved_ret;
+    L->call_stack.len--;
+    return r;
+}
+
+/* ---- specialisation ----------------------------------------------------------------- */
+
+static int64_t parse_int_text(const char *s, bool *ok)
+{
+    char *end;
+    long long v = strtoll(s, &end, 0);
+    *ok = end != s && *end == 0;
+    return v;
+}
+
+static CVal *parse_value_text(Lower *L, const char *text, Loc loc)
+{
+    while (*text == ' ')
+        text++;
+    size_t n = strlen(text);
+    while (n && text[n - 1] == ' ')
+        n--;
+    char *s = arena_strndup(L->a, text, n);
+    if (!*s)
+        lower_error(L, loc, "empty value");
+    bool ok;
+    int64_t i = parse_int_text(s, &ok);
+    if (ok)
+        return cv_int(L, i);
+    char *end;
+    double f = strtod(s, &end);
+    if (end != s && *end == 0)
+        return cv_float(L, f);
+    if (!strcmp(s, "True") || !strcmp(s, "true"))
+        return cv_bool(L, true);
+    if (!strcmp(s, "False") || !strcmp(s, "false"))
+        return cv_bool(L, false);
+    if (!strcmp(s, "None"))
+        return cv_none(L);
+    if (n >= 2 && (s[0] == '"' || s[0] == '\'') && s[n - 1] == s[0])
+        return cv_str(L, s + 1, (int)n - 2);
+    const char *dt = !strncmp(s, "tl.", 3) ? s + 3 : s;
+    int d = dtype_from_name(dt);
+    if (d >= 0)
+        return cv_dtype(L, type_scalar((DType)d));
+    /* a bare word is a string constexpr (-D ACTIVATION=silu) */
+    for (const char *p = s; *p; p++)
+        if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+            lower_error(L, loc, "cannot parse the value '%s'", s);
+    return cv_str(L, s, (int)n);
+}
+
+/* "*fp32:16", "i32", "i64:16", "fp32", or a value.  Returns NULL for a value. */
+static bool parse_sig_type(Lower *L, const char *text, Type *t, int64_t *div, Loc loc)
+{
+    while (*text == ' ')
+        text++;
+    size_t n = strlen(text);
+    while (n && text[n - 1] == ' ')
+        n--;
+    char *s = arena_strndup(L->a, text, n);
+    *div = 1;
+    char *colon = strchr(s, ':');
+    if (colon) {
+        *colon = 0;
+        bool ok;
+        int64_t d = parse_int_text(colon + 1, &ok);
+        if (!ok || d <= 0 || !is_pow2(d))
+            lower_error(L, loc, "malformed signature entry '%s': the hint after ':' must be a power of two such as 16", text);
+        *div = d;
+    }
+    bool ptr = s[0] == '*';
+    int d = dtype_from_name(ptr ? s + 1 : s);
+    if (d < 0) {
+        if (ptr)
+            lower_error(L, loc, "malformed signature entry '%s': unknown pointee type '%s'", text, s + 1);
+        if (colon)
+            lower_error(L, loc, "malformed signature entry '%s': unknown type '%s'", text, s);
+        return false;
+    }
+    *t = ptr ? type_ptr((DType)d) : type_scalar((DType)d);
+    if (!ptr && dtype_is_float((DType)d) && colon)
+        lower_error(L, loc, "malformed signature entry '%s': ':%lld' applies to integers and pointers only",
+                    text, (long long)*div);
+    return true;
+}
+
+typedef struct Autotune {
+    Node *config;   /* the chosen triton.Config call, or NULL */
+    int count;
+} Autotune;
+
+static bool callee_is(Node *n, const char *last)
+{
+    Node *f = n->kind == N_CALL ? n->lhs : n;
+    if (f->kind == N_NAME)
+        return !strcmp(f->name, last);
+    if (f->kind == N_ATTR)
+        return !strcmp(f->name, last);
+    return false;
+}
+
+static Autotune find_autotune(Lower *L, FuncDef *fd)
+{
+    Autotune at = {0};
+    for (int i = 0; i < fd->decorators.len; i++) {
+        Node *d = fd->decorators.data[i];
+        if (d->kind != N_CALL || !callee_is(d, "autotune"))
+            continue;
+        Node *configs = d->items.len ? d->items.data[0] : NULL;
+        for (int k = 0; k < d->kwargs.len; k++)
+            if (d->kwargs.data[k].name && !strcmp(d->kwargs.data[k].name, "configs"))
+                configs = d->kwargs.data[k].value;
+        if (!configs || (configs->kind != N_LIST && configs->kind != N_TUPLE))
+            lower_error(L, d->loc, "@triton.autotune needs configs=[triton.Config(...), ...] written as a list");
+        at.count = configs->items.len;
+        int idx = L->opt->config_index;
+        if (idx < 0 || idx >= at.count)
+            lower_error(L, d->loc, "--config %d is out of range: the kernel has %d autotune configs", idx, at.count);
+        at.config = configs->items.data[idx];
+        if (at.config->kind != N_CALL || !callee_is(at.config, "Config"))
+            lower_error(L, at.config->loc, "autotune configs must be triton.Config(...) calls");
+    }
+    return at;
+}
+
+static CVal *config_value(Lower *L, Node *config, const char *name)
+{
+    if (!config || !config->items.len)
+        return NULL;
+    Node *dict = config->items.data[0];
+    if (dict->kind != N_DICT)
+        return NULL;
+    for (int i = 0; i < dict->items.len; i++) {
+        Node *k = dict->items.data[i];
+        if (k->kind == N_STR && !strcmp(k->str, name)) {
+            Env *saved = L->env;
+            L->env = NEW(L->a, Env);
+            CVal *v = lower_expr(L, dict->values.data[i]);
+            L->env = saved;
+            return v;
+        }
+    }
+    return NULL;
+}
+
+static int config_int(Lower *L, Node *config, const char *kw)
+{
+    if (!config)
+        return 0;
+    for (int i = 0; i < config->kwargs.len; i++)
+        if (config->kwargs.data[i].name && !strcmp(config->kwargs.data[i].name, kw)) {
+            CVal *v = lower_expr(L, config->kwargs.data[i].value);
+            if (v->kind != CV_INT)
+                lower_error(L, config->kwargs.data[i].loc, "%s must be an integer", kw);
+            return (int)v->i;
+        }
+    return 0;
+}
+
+static const char *cval_text(Lower *L, CVal *c)
+{
+    switch (c->kind) {
+    case CV_INT: return arena_printf(L->a, "%lld", (long long)c->i);
+    case CV_FLOAT: return arena_printf(L->a, "%.17g", c->f);
+    case CV_BOOL: return c->i ? "True" : "False";
+    case CV_STR: return arena_printf(L->a, "\"%s\"", c->s);
+    case CV_NONE: return "None";
+    case CV_DTYPE: return arena_printf(L->a, "tl.%s", dtype_triton_name(c->dt.dtype));
+    default: return cv_describe(L, c);
+    }
+}
+
+/* Evaluate a heuristic; NULL (and no diagnostic) if it needs runtime values. */
+static CVal *try_call_lambda(Lower *L, CVal *fn, Node *call, CVal **args)
+{
+    Ctx *ctx = L->ctx;
+    jmp_buf jb, *saved_jb = ctx->on_error;
+    int saved_n = ctx->diags.len, saved_err = ctx->nerrors, saved_nest = L->nest;
+    size_t saved_log = ctx->log.len;
+    CVal *volatile v = NULL;
+    ctx->on_error = &jb;
+    if (!setjmp(jb))
+        v = call_lambda(L, fn, call, args, 1);
+    ctx->on_error = saved_jb;
+    if (!v) {
+        ctx->diags.len = saved_n;
+        ctx->log.len = saved_log;
+        if (ctx->log.data)
+            ctx->log.data[saved_log] = 0;
+        ctx->nerrors = saved_err;
+        L->nest = saved_nest;
+    }
+    return v;
+}
+
+static void apply_heuristics(Lower *L, FuncDef *fd, Env *env)
+{
+    for (int i = fd->decorators.len - 1; i >= 0; i--) {
+        Node *d = fd->decorators.data[i];
+        if (d->kind != N_CALL || !callee_is(d, "heuristics"))
+            continue;
+        Node *dict = d->items.len ? d->items.data[0] : NULL;
+        for (int k = 0; k < d->kwargs.len; k++)
+            if (d->kwargs.data[k].name && !strcmp(d->kwargs.data[k].name, "values"))
+                dict = d->kwargs.data[k].value;
+        if (!dict || dict->kind != N_DICT)
+            lower_error(L, d->loc, "@triton.heuristics needs a dict of name: lambda args: ...");
+        for (int k = 0; k < dict->items.len; k++) {
+            Node *key = dict->items.data[k];
+            if (key->kind != N_STR)
+                lower_error(L, key->loc, "heuristics keys must be strings");
+            /* a value given explicitly wins */
+            CVal *cur = env_get(env, key->str);
+            if (cur && cur->kind != CV_UNKNOWN)
+                continue;
+            CVal *args = NEW(L->a, CVal);
+            args->kind = CV_DICT;
+            for (int b = 0; b < env->b.len; b++) {
+                vec_push(L->a, &args->items, cv_str(L, env->b.data[b].name, (int)strlen(env->b.data[b].name)));
+                vec_push(L->a, &args->vals, env->b.data[b].val);
+            }
+            Env *saved = L->env;
+            L->env = NEW(L->a, Env);
+            CVal *fn = lower_expr(L, dict->values.data[k]);
+            if (fn->kind != CV_LAMBDA)
+                lower_error(L, dict->values.data[k]->loc, "heuristics values must be lambdas");
+            Node fake = {0};
+            fake.loc = dict->values.data[k]->loc;
+            CVal *a1[1] = {args};
+            CVal *v = try_call_lambda(L, fn, &fake, a1);
+            L->env = saved;
+            if (!v || v->kind == CV_VALUE || v->kind == CV_UNKNOWN) {
+                lower_error(L, key->loc, "the heuristic for '%s' needs runtime argument values; give it with -D %s=...",
+                            key->str, key->str);
+            }
+            env_set(L, env, key->str, v);
+        }
+    }
+}
+
+static FuncDef *select_kernel(Lower *L)
+{
+    Module *m = L->m;
+    const char *want = L->opt->kernel;
+    if (want) {
+        for (int i = 0; i < m->funcs.len; i++)
+            if (!strcmp(m->funcs.data[i]->name, want))
+                return m->funcs.data[i];
+        StrBuf sb = {0};
+        for (int i = 0; i < m->funcs.len; i++)
+            sb_printf(&sb, "%s%s", i ? ", " : "", m->funcs.data[i]->name);
+        Loc none = {0, 0};
+        const char *list = arena_strdup(L->a, sb.data ? sb.data : "none");
+        sb_free(&sb);
+        lower_error(L, none, "no @triton.jit function named '%s' (found: %s)", want, list);
+    }
+    if (!m->funcs.len) {
+        Loc none = {0, 0};
+        lower_error(L, none, "no @triton.jit function in this file");
+    }
+    /* The kernel is the last jit function that no other jit function calls;
+     * with several candidates, ask for -k. */
+    FuncDef *k = NULL;
+    int candidates = 0;
+    for (int i = 0; i < m->funcs.len; i++) {
+        FuncDef *f = m->funcs.data[i];
+        bool has_ptr_or_constexpr = f->params.len > 0;
+        if (has_ptr_or_constexpr) {
+            k = f;
+            candidates++;
+        }
+    }
+    if (candidates > 1 && m->funcs.len > 1) {
+        StrBuf sb = {0};
+        for (int i = 0; i < m->funcs.len; i++)
+            sb_printf(&sb, "%s%s", i ? ", " : "", m->funcs.data[i]->name);
+        Loc none = {0, 0};
+        const char *list = arena_strdup(L->a, sb.data);
+        sb_free(&sb);
+        lower_error(L, none, "this file has several @triton.jit functions (%s); choose the kernel with -k NAME", list);
+    }
+    return k ? k : m->funcs.data[m->funcs.len - 1];
+}
+
+static const SpecEntry *find_named(const SpecVec *v, const char *name)
+{
+    for (int i = v->len - 1; i >= 0; i--)
+        if (v->data[i].name && !strcmp(v->data[i].name, name))
+            return &v->data[i];
+    return NULL;
+}
+
+TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
+{
+    Lower Ls = {0}, *L = &Ls;
+    L->ctx = ctx;
+    L->a = &ctx->arena;
+    L->m = m;
+    L->opt = opt;
+    index_lines(L);
+    FuncDef *fd = select_kernel(L);
+    TirFunc *f = NEW(L->a, TirFunc);
+    L->f = f;
+    f->name = fd->name;
+    f->loc = fd->loc;
+    f->body = tir_block_new(L->a, NULL);
+    L->cur = f->body;
+    L->env = NEW(L->a, Env);
+
+    Autotune at = find_autotune(L, fd);
+    int npos = 0;
+    for (int i = 0; i < opt->sig.len; i++)
+        npos += opt->sig.data[i].name == NULL;
+    if (npos && npos != fd->params.len)
+        lower_error(L, opt->sig.data[0].loc, "the signature has %d entries but kernel '%s' has %d parameters",
+                    npos, fd->name, fd->params.len);
+    for (int i = 0; i < opt->sig.len; i++) {
+        const SpecEntry *e = &opt->sig.data[i];
+        if (!e->name)
+            continue;
+        bool found = false;
+        for (int k = 0; k < fd->params.len; k++)
+            found |= !strcmp(fd->params.data[k].name, e->name);
+        if (!found)
+            lower_error(L, e->loc, "the signature names '%s', which is not a parameter of '%s'", e->name, fd->name);
+    }
+    for (int i = 0; i < opt->defines.len; i++) {
+        const SpecEntry *e = &opt->defines.data[i];
+        bool found = false;
+        for (int k = 0; k < fd->params.len; k++)
+            found |= !strcmp(fd->params.data[k].name, e->name);
+        bool in_heur = false;
+        for (int d = 0; d < fd->decorators.len; d++)
+            in_heur |= fd->decorators.data[d]->kind == N_CALL && callee_is(fd->decorators.data[d], "heuristics");
+        if (!found && !in_heur)
+            lower_error(L, e->loc, "-D %s: '%s' has no parameter of that name", e->name, fd->name);
+    }
+
+    int pos = 0;
+    for (int i = 0; i < fd->params.len; i++) {
+        Param *p = &fd->params.data[i];
+        if (p->star || p->dstar)
+            lower_error(L, p->loc, "*args and **kwargs are not supported in kernel signatures");
+        KernelParam kp = {0};
+        kp.name = p->name;
+        kp.is_constexpr = is_constexpr_annotation(L, p->annotation);
+        const SpecEntry *e = NULL;
+        for (int k = 0, seen = 0; k < opt->sig.len; k++)
+            if (!opt->sig.data[k].name && seen++ == pos) {
+                e = &opt->sig.data[k];
+                break;
+            }
+        pos++;
+        const SpecEntry *named = find_named(&opt->sig, p->name);
+        if (named)
+            e = named;
+        const SpecEntry *def = find_named(&opt->defines, p->name);
+        CVal *val = NULL;
+        if (kp.is_constexpr) {
+            if (def)
+                val = parse_value_text(L, def->text, def->loc);
+            else if (e)
+                val = parse_value_text(L, e->text, e->loc);
+            else if ((val = config_value(L, at.config, p->name)) != NULL)
+                ;
+            else if (p->default_value) {
+                Env *saved = L->env;
+                L->env = NEW(L->a, Env);
+                val = lower_expr(L, p->default_value);
+                L->env = saved;
+            }
+            if (!val) {
+                CVal *u = NEW(L->a, CVal);
+                u->kind = CV_UNKNOWN;
+                val = u; /* maybe filled by a heuristic below */
+            }
+            env_set(L, L->env, p->name, val);
+            vec_push(L->a, &f->params, kp);
+            continue;
+        }
+        if (def)
+            lower_error(L, def->loc, "-D %s: '%s' is not a tl.constexpr parameter; give its type in the signature", p->name, p->name);
+        if (!e)
+            lower_error(L, p->loc, "missing signature entry for parameter '%s' of '%s' (e.g. -s \"%s=*fp32:16\" or -s \"%s=i32\")",
+                        p->name, fd->name, p->name, p->name);
+        Type t;
+        int64_t div;
+        if (parse_sig_type(L, e->text, &t, &div, e->loc)) {
+            kp.type = t;
+            kp.div = div;
+            kp.value = tir_value_new(L->a, f, t);
+            kp.value->name = p->name;
+            for (int d = 0; d < TIR_MAX_RANK; d++)
+                kp.value->hint_div[d] = 0;
+            vec_push(L->a, &f->params, kp);
+            env_set(L, L->env, p->name, cv_value(L, kp.value));
+        } else {
+            val = parse_value_text(L, e->text, e->loc);
+            if (val->kind == CV_STR)
+                lower_error(L, e->loc, "malformed signature entry '%s' for parameter '%s': expected a type such as "
+                            "*fp32:16, i32 or fp32, or a number", e->text, p->name);
+            kp.specialised = true;
+            kp.spec_text = cval_text(L, val);
+            vec_push(L->a, &f->params, kp);
+            env_set(L, L->env, p->name, val);
+        }
+    }
+    /* runtime parameters are unknown to heuristics */
+    Env *heur = env_copy(L, L->env);
+    for (int i = 0; i < heur->b.len; i++)
+        if (heur->b.data[i].val->kind == CV_VALUE) {
+            CVal *u = NEW(L->a, CVal);
+            u->kind = CV_UNKNOWN;
+            heur->b.data[i].val = u;
+        }
+    for (int i = 0; i < opt->defines.len; i++) {
+        const SpecEntry *e = &opt->defines.data[i];
+        if (!env_get(heur, e->name))
+            env_set(L, heur, e->name, parse_value_text(L, e->text, e->loc));
+    }
+    apply_heuristics(L, fd, heur);
+    for (int i = 0; i < f->params.len; i++) {
+        KernelParam *kp = &f->params.data[i];
+        if (!kp->is_constexpr)
+            continue;
+        CVal *v = env_get(heur, kp->name);
+        if (!v || v->kind == CV_UNKNOWN)
+            lower_error(L, fd->params.data[i].loc, "no value for constexpr parameter '%s': give it with -D %s=VALUE "
+                        "or in the signature", kp->name, kp->name);
+        kp->spec_text = cval_text(L, v);
+        env_set(L, L->env, kp->name, v);
+    }
+    /* heuristic-only names (not parameters) are visible too */
+    for (int i = 0; i < heur->b.len; i++)
+        if (!env_get(L->env, heur->b.data[i].name))
+            env_set(L, L->env, heur->b.data[i].name, heur->b.data[i].val);
+
+    f->num_warps = opt->num_warps ? opt->num_warps : config_int(L, at.config, "num_warps");
+    if (!f->num_warps)
+        f->num_warps = 4;
+    f->num_stages = opt->num_stages ? opt->num_stages : config_int(L, at.config, "num_stages");
+    if (!f->num_stages)
+        f->num_stages = 3;
+    if (!is_pow2(f->num_warps) || f->num_warps > 32)
+        lower_error(L, fd->loc, "num_warps must be a power of two between 1 and 32, got %d", f->num_warps);
+
+    lower_body(L, &fd->body);
+    return f;
+}

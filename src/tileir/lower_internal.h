@@ -1,0 +1,126 @@
+/*
+ * lower_internal.h — shared state of the AST → tile IR lowering
+ * (lower.c: statements, names, calls; lower_ops.c: typed operations and
+ * Triton's promotion rules; lower_builtins.c: the tl.* library).
+ *
+ * During lowering every expression evaluates to a CVal: either a
+ * compile-time Python object (int, float, bool, str, None, dtype, tuple,
+ * function, module...) or an IR Value.  Python objects fold with Python
+ * semantics; as soon as an IR Value is involved, Triton's rules apply.
+ */
+#ifndef TILEC_LOWER_INTERNAL_H
+#define TILEC_LOWER_INTERNAL_H
+
+#include "tir.h"
+
+typedef enum CKind {
+    CV_UNKNOWN,   /* a runtime value seen from a heuristic: cannot fold */
+    CV_NONE,      /* None */
+    CV_INT,       /* i */
+    CV_FLOAT,     /* f */
+    CV_BOOL,      /* i (0/1) */
+    CV_STR,       /* s, slen */
+    CV_DTYPE,     /* dt (a scalar Type; DT_PTR with pointee for pointer types) */
+    CV_TUPLE,     /* items */
+    CV_DICT,      /* items = keys, vals */
+    CV_FUNC,      /* func: a jit function */
+    CV_LAMBDA,    /* node: an N_LAMBDA */
+    CV_MODULE,    /* s: canonical module name ("tl", "libdevice", "triton", "math") */
+    CV_BUILTIN,   /* s: canonical function name ("tl.load", "range", ...) */
+    CV_METHOD,    /* s: method name, self: receiver */
+    CV_CONSTEXPR_ANN, /* the tl.constexpr marker itself */
+    CV_VALUE,     /* v: an IR value */
+} CKind;
+
+typedef struct CVal CVal;
+struct CVal {
+    CKind kind;
+    int64_t i;
+    double f;
+    const char *s;
+    int slen;
+    Type dt;
+    Vec(CVal *) items;
+    Vec(CVal *) vals;
+    FuncDef *func;
+    Node *node;
+    CVal *self;
+    Value *v;
+};
+
+typedef struct Binding {
+    const char *name;
+    CVal *val;
+} Binding;
+
+typedef struct Env {
+    Vec(Binding) b;
+} Env;
+
+typedef struct Lower {
+    Ctx *ctx;
+    Arena *a;
+    Module *m;
+    TirFunc *f;
+    const LowerOptions *opt;
+    Block *cur;
+    const SrcStmt *stmt;
+    Env *env;
+    int depth;             /* helper inlining depth */
+    int nest;              /* expression/statement recursion depth */
+    bool in_helper;
+    CVal *ret;             /* helper return value */
+    bool returned;         /* the current straight-line path has returned */
+    Vec(Binding) global_cache;
+    Vec(const char *) call_stack; /* helper names, for recursion errors */
+    int *line_start;       /* byte offset of each line, 1-based index */
+    int nlines;
+    bool debug;
+} Lower;
+
+/* constructors */
+CVal *cv_int(Lower *L, int64_t i);
+CVal *cv_float(Lower *L, double f);
+CVal *cv_bool(Lower *L, bool b);
+CVal *cv_str(Lower *L, const char *s, int n);
+CVal *cv_none(Lower *L);
+CVal *cv_dtype(Lower *L, Type t);
+CVal *cv_value(Lower *L, Value *v);
+CVal *cv_builtin(Lower *L, const char *name);
+const char *cv_describe(Lower *L, const CVal *c);
+bool cv_is_python_scalar(const CVal *c);
+bool cv_truthy(Lower *L, const CVal *c, Loc loc);
+
+/* IR building */
+Op *emit_op(Lower *L, OpKind kind, Loc loc, int nargs, Value **args, Type res);
+Value *emit1(Lower *L, OpKind kind, Loc loc, int nargs, Value **args, Type res);
+Value *emit_const_int(Lower *L, DType d, int64_t v, Loc loc);
+Value *emit_const_float(Lower *L, DType d, double v, Loc loc);
+Value *to_value(Lower *L, CVal *c, Loc loc);                 /* Python scalar -> constant */
+Value *cast_value(Lower *L, Value *v, Type elem, Loc loc);   /* Triton's cast rules */
+Value *splat_to(Lower *L, Value *v, Type shaped, Loc loc);
+Value *broadcast_to_shape(Lower *L, Value *v, int rank, const int *shape, Loc loc);
+void broadcast_pair(Lower *L, Value **a, Value **b, Loc loc);
+CVal *lower_binop(Lower *L, TokenKind op, CVal *a, CVal *b, Loc loc);
+CVal *lower_compare(Lower *L, TokenKind op, CVal *a, CVal *b, Loc loc);
+CVal *lower_unary(Lower *L, TokenKind op, CVal *a, Loc loc);
+Value *lower_where(Lower *L, Value *c, CVal *x, CVal *y, Loc loc);
+Value *lower_minmax(Lower *L, bool is_max, CVal *x, CVal *y, Loc loc);
+Value *to_bool(Lower *L, Value *v, Loc loc);
+DType literal_dtype(Lower *L, const CVal *c, Loc loc);
+Type value_type_of(Lower *L, CVal *c, Loc loc);
+
+/* builtins */
+CVal *lower_builtin_call(Lower *L, const char *name, Node *call, CVal **args, int nargs,
+                         const char **kwnames, CVal **kwvals, int nkw);
+CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc);
+CVal *lower_method_call(Lower *L, CVal *method, Node *call, CVal **args, int nargs,
+                        const char **kwnames, CVal **kwvals, int nkw);
+
+/* shared with lower.c */
+CVal *lower_expr(Lower *L, Node *n);
+Type parse_dtype_cval(Lower *L, CVal *c, Loc loc);
+
+NORETURN void lower_error(Lower *L, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+
+#endif

@@ -1,0 +1,475 @@
+/* tir.c — types, construction, printing, verification and simplification of the tile IR. */
+#include "tir.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- dtypes ------------------------------------------------------------- */
+
+static const struct {
+    const char *name, *triton, *ctype;
+    int bits;
+    char cls;
+} dtype_info[] = {
+#define X(e, s, t, c, b, k) {s, t, c, b, k},
+    DTYPE_LIST(X)
+#undef X
+};
+
+const char *dtype_name(DType d) { return dtype_info[d].name; }
+const char *dtype_triton_name(DType d) { return dtype_info[d].triton; }
+const char *dtype_ctype(DType d) { return dtype_info[d].ctype; }
+int dtype_bits(DType d) { return dtype_info[d].bits; }
+bool dtype_is_float(DType d) { return dtype_info[d].cls == 'f'; }
+bool dtype_is_int(DType d) { return strchr("bsu", dtype_info[d].cls) != NULL; }
+bool dtype_is_signed(DType d) { return dtype_info[d].cls == 's'; }
+bool dtype_is_ptr(DType d) { return d == DT_PTR; }
+
+int dtype_from_name(const char *s)
+{
+    static const struct { const char *alias; DType d; } aliases[] = {
+        {"bool", DT_I1}, {"int1", DT_I1}, {"f16", DT_FP16}, {"f32", DT_FP32}, {"f64", DT_FP64},
+        {"half", DT_FP16}, {"float", DT_FP32}, {"double", DT_FP64}, {"b1", DT_I1},
+        {"fp8e4", DT_FP8E4NV}, {"float8_e4m3fn", DT_FP8E4NV}, {"float8_e5m2", DT_FP8E5},
+        {"float8e4nv", DT_FP8E4NV}, {"float8e5", DT_FP8E5},
+    };
+    for (int i = 0; i < DT__COUNT; i++)
+        if (i != DT_PTR && (!strcmp(s, dtype_info[i].name) || !strcmp(s, dtype_info[i].triton)))
+            return i;
+    for (size_t i = 0; i < ARRAY_LEN(aliases); i++)
+        if (!strcmp(s, aliases[i].alias))
+            return (int)aliases[i].d;
+    return -1;
+}
+
+/* ---- types -------------------------------------------------------------- */
+
+Type type_scalar(DType d)
+{
+    Type t = {0};
+    t.dtype = d;
+    return t;
+}
+
+Type type_ptr(DType pointee)
+{
+    Type t = {0};
+    t.dtype = DT_PTR;
+    t.pointee = pointee;
+    return t;
+}
+
+Type type_tensor(Type elem, int rank, const int *shape)
+{
+    Type t = elem;
+    t.rank = rank;
+    for (int i = 0; i < rank; i++)
+        t.shape[i] = shape[i];
+    return t;
+}
+
+Type type_elem(Type t)
+{
+    t.rank = 0;
+    memset(t.shape, 0, sizeof t.shape);
+    return t;
+}
+
+bool type_eq(Type a, Type b)
+{
+    if (a.dtype != b.dtype || a.rank != b.rank)
+        return false;
+    if (a.dtype == DT_PTR && a.pointee != b.pointee)
+        return false;
+    for (int i = 0; i < a.rank; i++)
+        if (a.shape[i] != b.shape[i])
+            return false;
+    return true;
+}
+
+int type_numel(Type t)
+{
+    int n = 1;
+    for (int i = 0; i < t.rank; i++)
+        n *= t.shape[i];
+    return n;
+}
+
+char *type_str(Arena *a, Type t)
+{
+    char elem[64];
+    if (t.dtype == DT_PTR)
+        snprintf(elem, sizeof elem, "ptr<%s>", dtype_name(t.pointee));
+    else
+        snprintf(elem, sizeof elem, "%s", dtype_name(t.dtype));
+    if (t.rank == 0)
+        return arena_strdup(a, elem);
+    char buf[160];
+    int n = snprintf(buf, sizeof buf, "tensor<");
+    for (int i = 0; i < t.rank; i++)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "%dx", t.shape[i]);
+    snprintf(buf + n, sizeof buf - (size_t)n, "%s>", elem);
+    return arena_strdup(a, buf);
+}
+
+/* ---- ops ---------------------------------------------------------------- */
+
+static const struct {
+    const char *name, *flags;
+} op_info[] = {
+#define X(e, s, f) {s, f},
+    OP_LIST(X)
+#undef X
+};
+
+const char *op_name(OpKind k) { return op_info[k].name; }
+bool op_is_elementwise(OpKind k) { return strchr(op_info[k].flags, 'E') != NULL; }
+bool op_is_pure(OpKind k) { return strchr(op_info[k].flags, 'P') != NULL; }
+
+Block *tir_block_new(Arena *a, Op *parent)
+{
+    Block *b = NEW(a, Block);
+    b->parent = parent;
+    return b;
+}
+
+Value *tir_value_new(Arena *a, TirFunc *f, Type t)
+{
+    Value *v = NEW(a, Value);
+    v->id = f->nvalues++;
+    v->type = t;
+    return v;
+}
+
+Op *tir_op_new(Arena *a, TirFunc *f, OpKind kind, int nargs, Value **args, int nres, const Type *res_types)
+{
+    Op *op = NEW(a, Op);
+    op->kind = kind;
+    op->nargs = nargs;
+    op->args = NEW_ARRAY(a, Value *, nargs ? nargs : 1);
+    for (int i = 0; i < nargs; i++)
+        op->args[i] = args[i];
+    op->nres = nres;
+    op->results = NEW_ARRAY(a, Value *, nres ? nres : 1);
+    for (int i = 0; i < nres; i++) {
+        op->results[i] = tir_value_new(a, f, res_types[i]);
+        op->results[i]->def = op;
+    }
+    return op;
+}
+
+void tir_block_append(Arena *a, Block *b, Op *op)
+{
+    op->parent = b;
+    vec_push(a, &b->ops, op);
+}
+
+/* ---- printing ----------------------------------------------------------- */
+
+typedef struct Printer {
+    StrBuf *out;
+    bool analyses;
+    Arena scratch;
+} Printer;
+
+static void print_value(Printer *p, const Value *v)
+{
+    sb_printf(p->out, "%%%d", v->id);
+}
+
+static void print_indent(Printer *p, int depth)
+{
+    for (int i = 0; i < depth; i++)
+        sb_puts(p->out, "  ");
+}
+
+static const char *const cmp_names[] = {"lt", "le", "gt", "ge", "eq", "ne"};
+static const char *const math_names[] = {
+#define X(e, n, f, d) n,
+    MATH_LIST(X)
+#undef X
+};
+static const char *const math2_names[] = {
+#define X(e, n, f, d) n,
+    MATH2_LIST(X)
+#undef X
+};
+
+static void print_block(Printer *p, const Block *b, int depth);
+
+static void print_op_attrs(Printer *p, const Op *op)
+{
+    switch (op->kind) {
+    case OP_CONST: {
+        Type t = op->results[0]->type;
+        if (dtype_is_float(t.dtype))
+            sb_printf(p->out, " %.17g", op->fattr);
+        else
+            sb_printf(p->out, " %lld", (long long)op->iattr[0]);
+        break;
+    }
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS:
+    case OP_EXPAND_DIMS: sb_printf(p->out, " {axis=%lld}", (long long)op->iattr[0]); break;
+    case OP_MAKE_RANGE:
+        sb_printf(p->out, " {start=%lld, end=%lld}", (long long)op->iattr[0], (long long)op->iattr[1]);
+        break;
+    case OP_CMP: sb_printf(p->out, " %s", cmp_names[op->iattr[0]]); break;
+    case OP_MATH: sb_printf(p->out, " %s", math_names[op->iattr[0]]); break;
+    case OP_MATH2: sb_printf(p->out, " %s", math2_names[op->iattr[0]]); break;
+    case OP_CAST:
+        if (op->iattr[0])
+            sb_puts(p->out, " {rounding=rtz}");
+        break;
+    case OP_LOAD:
+        if (op->iattr[2])
+            sb_puts(p->out, " {volatile}");
+        break;
+    default: break;
+    }
+}
+
+static void print_analyses(Printer *p, const Value *v)
+{
+    if (!p->analyses)
+        return;
+    if (v->ax.rank || dtype_is_int(v->type.dtype) || v->type.dtype == DT_PTR)
+        sb_printf(p->out, " %s", axisinfo_str(&p->scratch, &v->ax));
+    if (v->layout)
+        sb_printf(p->out, " #L%d", v->layout->id);
+}
+
+static void print_op(Printer *p, const Op *op, int depth)
+{
+    print_indent(p, depth);
+    for (int i = 0; i < op->nres; i++) {
+        if (i)
+            sb_puts(p->out, ", ");
+        print_value(p, op->results[i]);
+    }
+    if (op->nres)
+        sb_puts(p->out, " = ");
+    sb_puts(p->out, op_name(op->kind));
+    print_op_attrs(p, op);
+    for (int i = 0; i < op->nargs; i++) {
+        sb_puts(p->out, i ? ", " : " ");
+        print_value(p, op->args[i]);
+    }
+    if (op->nres) {
+        sb_puts(p->out, " : ");
+        for (int i = 0; i < op->nres; i++) {
+            if (i)
+                sb_puts(p->out, ", ");
+            sb_puts(p->out, type_str(&p->scratch, op->results[i]->type));
+        }
+    }
+    for (int i = 0; i < op->nres; i++)
+        if (op->results[i]->name)
+            sb_printf(p->out, "%s\"%s\"", i ? ", " : "  // ", op->results[i]->name);
+    if (op->nres == 1)
+        print_analyses(p, op->results[0]);
+    sb_putc(p->out, '\n');
+    for (int r = 0; r < op->nregions; r++) {
+        const Block *b = op->regions[r];
+        print_indent(p, depth);
+        sb_puts(p->out, r == 0 ? "{" : "} else {");
+        if (op->kind == OP_WHILE)
+            sb_puts(p->out, r == 0 ? "  // before" : "  // after");
+        sb_putc(p->out, '\n');
+        print_block(p, b, depth + 1);
+    }
+    if (op->nregions) {
+        print_indent(p, depth);
+        sb_puts(p->out, "}\n");
+    }
+}
+
+static void print_block(Printer *p, const Block *b, int depth)
+{
+    if (b->args.len) {
+        print_indent(p, depth);
+        sb_puts(p->out, "^args(");
+        for (int i = 0; i < b->args.len; i++) {
+            const Value *v = b->args.data[i];
+            if (i)
+                sb_puts(p->out, ", ");
+            print_value(p, v);
+            sb_printf(p->out, ": %s", type_str(&p->scratch, v->type));
+            if (v->name)
+                sb_printf(p->out, " \"%s\"", v->name);
+        }
+        sb_puts(p->out, ")\n");
+    }
+    for (int i = 0; i < b->ops.len; i++)
+        print_op(p, b->ops.data[i], depth);
+}
+
+void tir_print(StrBuf *out, const TirFunc *f, bool with_analyses)
+{
+    Printer p = {out, with_analyses, {0}};
+    sb_printf(out, "func @%s(", f->name);
+    int n = 0;
+    for (int i = 0; i < f->params.len; i++) {
+        const KernelParam *kp = &f->params.data[i];
+        if (!kp->value)
+            continue;
+        if (n++)
+            sb_puts(out, ", ");
+        print_value(&p, kp->value);
+        sb_printf(out, ": %s \"%s\"", type_str(&p.scratch, kp->type), kp->name);
+        if (kp->div > 1)
+            sb_printf(out, " {divisibility=%lld}", (long long)kp->div);
+        if (with_analyses)
+            print_analyses(&p, kp->value);
+    }
+    sb_printf(out, ") num_warps=%d {\n", f->num_warps);
+    for (int i = 0; i < f->params.len; i++) {
+        const KernelParam *kp = &f->params.data[i];
+        if (!kp->value)
+            sb_printf(out, "  // constexpr %s = %s\n", kp->name, kp->spec_text ? kp->spec_text : "?");
+    }
+    print_block(&p, f->body, 1);
+    sb_puts(out, "}\n");
+    arena_free(&p.scratch);
+}
+
+char *axisinfo_str(Arena *a, const AxisInfo *ax)
+{
+    StrBuf sb = {0};
+    const int64_t *vecs[3] = {ax->contiguity, ax->divisibility, ax->constancy};
+    const char *names[3] = {"contig", "div", "const"};
+    sb_puts(&sb, "{");
+    for (int k = 0; k < 3; k++) {
+        sb_printf(&sb, "%s%s=[", k ? ", " : "", names[k]);
+        for (int d = 0; d < (ax->rank ? ax->rank : 1); d++) {
+            int64_t x = ax->rank ? vecs[k][d] : 1;
+            if (x >= ((int64_t)1 << 62))
+                sb_printf(&sb, "%s2^62", d ? "," : "");
+            else
+                sb_printf(&sb, "%s%lld", d ? "," : "", (long long)x);
+        }
+        sb_puts(&sb, "]");
+    }
+    if (ax->has_const)
+        sb_printf(&sb, ", value=%lld", (long long)ax->const_value);
+    sb_puts(&sb, "}");
+    char *s = arena_strdup(a, sb.data);
+    sb_free(&sb);
+    return s;
+}
+
+/* ---- verifier ----------------------------------------------------------- */
+
+static void verify_block(TirFunc *f, const Block *b, unsigned char *defined);
+
+static void verify_op(TirFunc *f, const Op *op, const Block *b, unsigned char *defined)
+{
+    if (op->parent != b)
+        BUG("op %s has a wrong parent block", op_name(op->kind));
+    for (int i = 0; i < op->nargs; i++) {
+        const Value *v = op->args[i];
+        if (!v)
+            BUG("op %s has a null operand %d", op_name(op->kind), i);
+        if (!defined[v->id])
+            BUG("op %s uses %%%d before its definition", op_name(op->kind), v->id);
+    }
+    if (op_is_elementwise(op->kind) && op->kind != OP_SPLAT && op->kind != OP_CONST)
+        for (int i = 0; i < op->nargs; i++)
+            if (op->args[i]->type.rank != op->results[0]->type.rank)
+                BUG("elementwise op %s mixes ranks", op_name(op->kind));
+    for (int r = 0; r < op->nregions; r++) {
+        const Block *rb = op->regions[r];
+        if (rb->parent != op)
+            BUG("region of %s has a wrong parent", op_name(op->kind));
+        verify_block(f, rb, defined);
+        const Op *last = rb->ops.len ? rb->ops.data[rb->ops.len - 1] : NULL;
+        OpKind want = (op->kind == OP_WHILE && r == 0) ? OP_CONDITION : OP_YIELD;
+        if (!last || (last->kind != want && last->kind != OP_RETURN))
+            BUG("region %d of %s does not end in %s", r, op_name(op->kind), op_name(want));
+    }
+    for (int i = 0; i < op->nres; i++)
+        defined[op->results[i]->id] = 1;
+}
+
+static void verify_block(TirFunc *f, const Block *b, unsigned char *defined)
+{
+    for (int i = 0; i < b->args.len; i++)
+        defined[b->args.data[i]->id] = 1;
+    for (int i = 0; i < b->ops.len; i++)
+        verify_op(f, b->ops.data[i], b, defined);
+}
+
+void tir_verify(Ctx *ctx, TirFunc *f)
+{
+    unsigned char *defined = arena_alloc(&ctx->arena, (size_t)f->nvalues + 1);
+    for (int i = 0; i < f->params.len; i++)
+        if (f->params.data[i].value)
+            defined[f->params.data[i].value->id] = 1;
+    verify_block(f, f->body, defined);
+}
+
+/* ---- simplification: remove unused pure ops, count uses ----------------- */
+
+static void count_uses(Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int j = 0; j < op->nargs; j++)
+            op->args[j]->nuses++;
+        for (int r = 0; r < op->nregions; r++)
+            count_uses(op->regions[r]);
+    }
+}
+
+static void clear_uses(Block *b)
+{
+    for (int i = 0; i < b->args.len; i++)
+        b->args.data[i]->nuses = 0;
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int j = 0; j < op->nres; j++)
+            op->results[j]->nuses = 0;
+        for (int r = 0; r < op->nregions; r++)
+            clear_uses(op->regions[r]);
+    }
+}
+
+static bool op_unused(const Op *op)
+{
+    for (int i = 0; i < op->nres; i++)
+        if (op->results[i]->nuses)
+            return false;
+    return true;
+}
+
+static bool remove_dead(Block *b)
+{
+    bool changed = false;
+    int n = 0;
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            changed |= remove_dead(op->regions[r]);
+        if (op_is_pure(op->kind) && op_unused(op)) {
+            for (int j = 0; j < op->nargs; j++)
+                op->args[j]->nuses--;
+            changed = true;
+            continue;
+        }
+        b->ops.data[n++] = op;
+    }
+    b->ops.len = n;
+    return changed;
+}
+
+void tir_simplify(Ctx *ctx, TirFunc *f)
+{
+    (void)ctx;
+    for (int i = 0; i < f->params.len; i++)
+        if (f->params.data[i].value)
+            f->params.data[i].value->nuses = 0;
+    clear_uses(f->body);
+    count_uses(f->body);
+    while (remove_dead(f->body))
+        ;
+}

@@ -1,0 +1,335 @@
+/*
+ * tir.h — the tile IR: typed SSA values, ops with structured control flow.
+ *
+ * Contract: tir_lower() turns the AST of one kernel, specialised by a
+ * signature and constexpr values, into a TirFunc whose every value has a
+ * concrete type (scalar or power-of-two-shaped tensor).  Constexprs are
+ * folded away; helper jit functions are inlined; dead constexpr branches are
+ * gone.  Control flow stays structured (for / if / while regions whose
+ * blocks end in a yield) so the emitter prints real loops.  Later passes
+ * annotate values in place: axisinfo (tir_axisinfo) and layouts
+ * (tir_layouts).  No pass prints CUDA; no pass frees memory (arena).
+ */
+#ifndef TILEC_TIR_H
+#define TILEC_TIR_H
+
+#include "../common.h"
+#include "../parser/ast.h"
+
+#define TIR_MAX_RANK 4
+#define TIR_MAX_NUMEL (1 << 20)   /* Triton's TRITON_MAX_TENSOR_NUMEL */
+
+/* X(enum, short name (signature / IR), triton name, C type, bits, class)
+ * class: 'b' bool, 's' signed int, 'u' unsigned int, 'f' float, 'p' pointer */
+#define DTYPE_LIST(X)                                                          \
+    X(DT_I1, "i1", "int1", "bool", 1, 'b')                                     \
+    X(DT_I8, "i8", "int8", "int8_t", 8, 's')                                   \
+    X(DT_I16, "i16", "int16", "int16_t", 16, 's')                              \
+    X(DT_I32, "i32", "int32", "int32_t", 32, 's')                              \
+    X(DT_I64, "i64", "int64", "int64_t", 64, 's')                              \
+    X(DT_U8, "u8", "uint8", "uint8_t", 8, 'u')                                 \
+    X(DT_U16, "u16", "uint16", "uint16_t", 16, 'u')                            \
+    X(DT_U32, "u32", "uint32", "uint32_t", 32, 'u')                            \
+    X(DT_U64, "u64", "uint64", "uint64_t", 64, 'u')                            \
+    X(DT_FP8E4NV, "fp8e4nv", "float8e4nv", "__nv_fp8_e4m3", 8, 'f')            \
+    X(DT_FP8E5, "fp8e5", "float8e5", "__nv_fp8_e5m2", 8, 'f')                  \
+    X(DT_FP16, "fp16", "float16", "__half", 16, 'f')                           \
+    X(DT_BF16, "bf16", "bfloat16", "__nv_bfloat16", 16, 'f')                   \
+    X(DT_FP32, "fp32", "float32", "float", 32, 'f')                            \
+    X(DT_FP64, "fp64", "float64", "double", 64, 'f')                           \
+    X(DT_PTR, "ptr", "pointer", "void *", 64, 'p')
+
+typedef enum DType {
+#define X(e, s, t, c, b, k) e,
+    DTYPE_LIST(X)
+#undef X
+    DT__COUNT
+} DType;
+
+const char *dtype_name(DType d);        /* "fp32" */
+const char *dtype_triton_name(DType d); /* "float32" */
+const char *dtype_ctype(DType d);       /* "float" */
+int dtype_bits(DType d);
+bool dtype_is_float(DType d);
+bool dtype_is_int(DType d);             /* incl. i1 */
+bool dtype_is_signed(DType d);          /* signed ints only */
+bool dtype_is_ptr(DType d);
+int dtype_from_name(const char *s);     /* accepts fp32/float32/f32/i32/int32/bool...; -1 if none */
+
+typedef struct Type {
+    DType dtype;        /* element type; DT_PTR for pointers */
+    DType pointee;      /* when dtype == DT_PTR */
+    int rank;           /* 0: scalar */
+    int shape[TIR_MAX_RANK];
+} Type;
+
+Type type_scalar(DType d);
+Type type_ptr(DType pointee);
+Type type_tensor(Type elem, int rank, const int *shape);
+Type type_elem(Type t);                 /* the scalar type of a tensor */
+bool type_eq(Type a, Type b);
+int type_numel(Type t);
+char *type_str(Arena *a, Type t);       /* "tensor<1024xfp32>", "ptr<fp16>", "i32" */
+
+/* ---- analyses attached to values ---------------------------------------- */
+
+typedef struct AxisInfo {
+    int rank;
+    int64_t contiguity[TIR_MAX_RANK];
+    int64_t divisibility[TIR_MAX_RANK];
+    int64_t constancy[TIR_MAX_RANK];
+    bool has_const;
+    int64_t const_value;
+} AxisInfo;
+
+/* A blocked layout (DESIGN.md §4.2): how a tensor's elements map to the
+ * registers, lanes and warps of a block.  All fields are powers of two. */
+typedef struct Layout {
+    int id;             /* L0, L1, ... in the order first used */
+    int rank;
+    int shape[TIR_MAX_RANK];
+    int spt[TIR_MAX_RANK];   /* sizePerThread */
+    int tpw[TIR_MAX_RANK];   /* threadsPerWarp, product 32 */
+    int wpc[TIR_MAX_RANK];   /* warpsPerCTA, product num_warps */
+    int order[TIR_MAX_RANK]; /* fastest dimension first */
+} Layout;
+
+/* ---- values, ops, blocks ------------------------------------------------ */
+
+typedef struct Op Op;
+typedef struct Block Block;
+
+typedef struct SrcStmt {  /* the source statement an op came from */
+    Loc loc;
+    int begin, end;       /* byte range in the source */
+} SrcStmt;
+
+typedef struct Value {
+    int id;
+    Type type;
+    Op *def;            /* NULL for block and kernel arguments */
+    Block *block;       /* for block arguments */
+    int arg_index;
+    const char *name;   /* source-level name hint, may be NULL */
+    int nuses;
+    /* hints from tl.multiple_of / tl.max_contiguous / tl.max_constancy, 0 = none */
+    int64_t hint_div[TIR_MAX_RANK], hint_contig[TIR_MAX_RANK], hint_const[TIR_MAX_RANK];
+    AxisInfo ax;        /* filled by tir_axisinfo */
+    Layout *layout;     /* tensors, filled by tir_layouts */
+    const char *cname;  /* emitter's name */
+} Value;
+
+/* Comparison predicates (OP_CMP iattr[0]). */
+typedef enum CmpPred { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE } CmpPred;
+
+/* Math functions (OP_MATH iattr[0]): X(enum, tl name, C fp32 spelling, C fp64 spelling) */
+#define MATH_LIST(X)                                                           \
+    X(MATH_EXP, "exp", "tilec::exp_approx", "exp")                             \
+    X(MATH_EXP2, "exp2", "tilec::exp2_approx", "exp2")                         \
+    X(MATH_LOG, "log", "__logf", "log")                                        \
+    X(MATH_LOG2, "log2", "__log2f", "log2")                                    \
+    X(MATH_SQRT, "sqrt", "tilec::sqrt_approx", "sqrt")                         \
+    X(MATH_SQRT_RN, "sqrt_rn", "__fsqrt_rn", "sqrt")                           \
+    X(MATH_RSQRT, "rsqrt", "rsqrtf", "rsqrt")                                  \
+    X(MATH_SIN, "sin", "sinf", "sin")                                          \
+    X(MATH_COS, "cos", "cosf", "cos")                                          \
+    X(MATH_TAN, "tan", "tanf", "tan")                                          \
+    X(MATH_TANH, "tanh", "tanhf", "tanh")                                      \
+    X(MATH_ERF, "erf", "erff", "erf")                                          \
+    X(MATH_FLOOR, "floor", "floorf", "floor")                                  \
+    X(MATH_CEIL, "ceil", "ceilf", "ceil")                                      \
+    X(MATH_ABS, "abs", "fabsf", "fabs")                                        \
+    X(MATH_SIGMOID, "sigmoid", "tilec::sigmoid", "tilec::sigmoid")             \
+    X(MATH_LOG1P, "log1p", "log1pf", "log1p")                                  \
+    X(MATH_EXPM1, "expm1", "expm1f", "expm1")                                  \
+    X(MATH_ASIN, "asin", "asinf", "asin")                                      \
+    X(MATH_ACOS, "acos", "acosf", "acos")                                      \
+    X(MATH_ATAN, "atan", "atanf", "atan")                                      \
+    X(MATH_SINH, "sinh", "sinhf", "sinh")                                      \
+    X(MATH_COSH, "cosh", "coshf", "cosh")                                      \
+    X(MATH_TRUNC, "trunc", "truncf", "trunc")                                  \
+    X(MATH_ROUND, "round", "roundf", "round")                                  \
+    X(MATH_RINT, "rint", "rintf", "rint")                                      \
+    X(MATH_CBRT, "cbrt", "cbrtf", "cbrt")                                      \
+    X(MATH_ISNAN, "isnan", "isnan", "isnan")                                   \
+    X(MATH_ISINF, "isinf", "isinf", "isinf")
+
+typedef enum MathFn {
+#define X(e, n, f, d) e,
+    MATH_LIST(X)
+#undef X
+    MATH__COUNT
+} MathFn;
+
+/* Binary math functions (OP_MATH2 iattr[0]). */
+#define MATH2_LIST(X)                                                          \
+    X(MATH2_POW, "pow", "powf", "pow")                                         \
+    X(MATH2_ATAN2, "atan2", "atan2f", "atan2")                                 \
+    X(MATH2_FMOD, "fmod", "fmodf", "fmod")                                     \
+    X(MATH2_DIV_RN, "div_rn", "__fdiv_rn", "__ddiv_rn")                        \
+    X(MATH2_HYPOT, "hypot", "hypotf", "hypot")                                 \
+    X(MATH2_COPYSIGN, "copysign", "copysignf", "copysign")
+
+typedef enum Math2Fn {
+#define X(e, n, f, d) e,
+    MATH2_LIST(X)
+#undef X
+    MATH2__COUNT
+} Math2Fn;
+
+/* X(enum, printed name, property flags)
+ * flags: E = elementwise (result element i depends on operand elements i),
+ *        P = pure (no side effects; may be removed when unused) */
+#define OP_LIST(X)                                                             \
+    X(OP_CONST, "constant", "EP")      /* iattr[0]/fattr; result scalar */     \
+    X(OP_PROGRAM_ID, "program_id", "P") /* iattr[0] = axis */                  \
+    X(OP_NUM_PROGRAMS, "num_programs", "P") /* iattr[0] = axis */              \
+    X(OP_MAKE_RANGE, "make_range", "P") /* iattr[0] = start, iattr[1] = end */ \
+    X(OP_SPLAT, "splat", "EP")          /* args[0] scalar -> tensor */         \
+    X(OP_BROADCAST, "broadcast", "P")   /* args[0] -> larger shape */          \
+    X(OP_EXPAND_DIMS, "expand_dims", "P") /* iattr[0] = axis */                \
+    X(OP_ADDPTR, "addptr", "EP")        /* ptr, offset (elements) */           \
+    X(OP_ADD, "add", "EP")                                                     \
+    X(OP_SUB, "sub", "EP")                                                     \
+    X(OP_MUL, "mul", "EP")                                                     \
+    X(OP_DIV, "div", "EP")     /* ints: truncating; floats: Triton's div.full */\
+    X(OP_REM, "rem", "EP")     /* ints: C %; floats: fmod */                   \
+    X(OP_AND, "and", "EP")                                                     \
+    X(OP_OR, "or", "EP")                                                       \
+    X(OP_XOR, "xor", "EP")                                                     \
+    X(OP_SHL, "shl", "EP")                                                     \
+    X(OP_SHR, "shr", "EP")     /* arithmetic for signed, logical unsigned */   \
+    X(OP_MAX, "max", "EP")     /* floats: maxnum (NaN ignored) */              \
+    X(OP_MIN, "min", "EP")                                                     \
+    X(OP_UMULHI, "umulhi", "EP")                                               \
+    X(OP_NEG, "neg", "EP")                                                     \
+    X(OP_NOT, "not", "EP")     /* bitwise ~; logical not on i1 */              \
+    X(OP_CMP, "cmp", "EP")     /* iattr[0] = CmpPred; result i1 */             \
+    X(OP_SELECT, "select", "EP") /* cond, a, b */                              \
+    X(OP_MATH, "math", "EP")   /* iattr[0] = MathFn */                         \
+    X(OP_MATH2, "math2", "EP") /* iattr[0] = Math2Fn */                        \
+    X(OP_FMA, "fma", "EP")                                                     \
+    X(OP_CAST, "cast", "EP")   /* to result type; iattr[0] = 1 for rtz */      \
+    X(OP_BITCAST, "bitcast", "EP")                                             \
+    X(OP_LOAD, "load", "")     /* ptr [, mask [, other]]; iattr[0] = has mask, \
+                                  iattr[1] = has other, iattr[2] = volatile */ \
+    X(OP_STORE, "store", "")   /* ptr, value [, mask]; iattr[0] = has mask */  \
+    X(OP_FOR, "for", "")       /* lb, ub, step, inits...; region: iv, iters */ \
+    X(OP_IF, "if", "")         /* cond; regions then, else; results */         \
+    X(OP_WHILE, "while", "")   /* inits; region 0 before (ends in condition),  \
+                                  region 1 after (ends in yield) */            \
+    X(OP_CONDITION, "condition", "") /* cond, values passed to the after block */\
+    X(OP_YIELD, "yield", "")                                                   \
+    X(OP_RETURN, "return", "")                                                 \
+    X(OP_BARRIER, "debug_barrier", "")
+
+typedef enum OpKind {
+#define X(e, s, f) e,
+    OP_LIST(X)
+#undef X
+    OP__COUNT
+} OpKind;
+
+const char *op_name(OpKind k);
+bool op_is_elementwise(OpKind k);
+bool op_is_pure(OpKind k);
+
+struct Op {
+    OpKind kind;
+    const SrcStmt *stmt;  /* source statement it came from */
+    Loc loc;              /* the expression it came from */
+    Value **args;
+    int nargs;
+    Value **results;
+    int nres;
+    Block *regions[2];
+    int nregions;
+    Block *parent;
+    int64_t iattr[4];
+    double fattr;
+};
+
+struct Block {
+    Vec(Value *) args;
+    Vec(Op *) ops;
+    Op *parent;           /* NULL for the function body */
+};
+
+/* A kernel parameter after specialisation. */
+typedef struct KernelParam {
+    const char *name;
+    Type type;
+    bool is_constexpr;    /* removed from the CUDA signature */
+    bool specialised;     /* a value fixed by the signature (e.g. an int 1) */
+    const char *spec_text;/* the constexpr value as given, for the header */
+    int64_t div;          /* divisibility hint from ":16" (bytes for pointers) */
+    Value *value;         /* runtime parameters */
+} KernelParam;
+
+typedef struct TirFunc {
+    const char *name;
+    Loc loc;
+    Vec(KernelParam) params;
+    Block *body;
+    int num_warps;
+    int num_stages;
+    int nvalues;
+    Vec(Layout *) layouts;
+    bool uses_fp16, uses_bf16;
+} TirFunc;
+
+/* ---- building -------------------------------------------------------- */
+
+Block *tir_block_new(Arena *a, Op *parent);
+Value *tir_value_new(Arena *a, TirFunc *f, Type t);
+Op *tir_op_new(Arena *a, TirFunc *f, OpKind kind, int nargs, Value **args, int nres, const Type *res_types);
+void tir_block_append(Arena *a, Block *b, Op *op);
+
+/* ---- passes (driver order) ------------------------------------------- */
+
+typedef struct SpecEntry {    /* one signature entry, by parameter */
+    const char *name;         /* NULL: positional */
+    const char *text;         /* as written */
+    Loc loc;
+} SpecEntry;
+
+typedef Vec(SpecEntry) SpecVec;
+
+typedef struct LowerOptions {
+    const char *kernel;       /* NULL: the only / first jit function */
+    SpecVec sig;              /* positional and named entries */
+    SpecVec defines;          /* -D NAME=VALUE */
+    int num_warps;            /* 0: from config or 4 */
+    int num_stages;           /* 0: from config or 3 */
+    int config_index;         /* autotune config, default 0 */
+    int arch;                 /* 80, 90 */
+} LowerOptions;
+
+TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt);
+void tir_verify(Ctx *ctx, TirFunc *f);          /* BUG() on a broken invariant */
+void tir_simplify(Ctx *ctx, TirFunc *f);        /* dead code, use counts */
+void tir_axisinfo(Ctx *ctx, TirFunc *f);
+void tir_layouts(Ctx *ctx, TirFunc *f);
+
+/* ---- printing -------------------------------------------------------- */
+
+void tir_print(StrBuf *out, const TirFunc *f, bool with_analyses);
+void tir_print_layouts(StrBuf *out, const TirFunc *f);
+void layout_describe(StrBuf *out, const Layout *l);  /* in words */
+char *axisinfo_str(Arena *a, const AxisInfo *ax);
+
+/* Layout geometry shared by the emitter and the tests. */
+int layout_elems_per_thread(const Layout *l);
+int layout_reps(const Layout *l, int dim);
+/* Coordinate (along dim) of register element `reg` for the thread whose base
+ * coordinate is 0: the constant part of the owned-element formula. */
+int layout_reg_offset(const Layout *l, int reg, int dim);
+/* Contiguous elements per thread along the layout's fastest dimension. */
+int layout_contig_per_thread(const Layout *l);
+/* Default blocked encoding (triton-internals §2.2) for a shape. */
+void layout_build(Layout *l, int rank, const int *shape, const int *spt, const int *order, int num_warps);
+/* Coalesced elements per thread for one memory op (§2.3). */
+int coalesce_elems_per_thread(const AxisInfo *ptr_ax, Type ptr_type, int num_warps, const int *order);
+void order_from_contiguity(const AxisInfo *ax, int rank, int *order);
+
+#endif

@@ -1,0 +1,122 @@
+// ---- tilec runtime helpers (templates/tilec_runtime.cuh) -------------------
+// Small device helpers shared by every kernel tilec emits.  They exist so the
+// kernel body can say what it means ("load 4 elements if the mask is set")
+// while the exact PTX Triton would use stays in one readable place.
+#ifdef __CUDACC_RTC__
+typedef signed char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long long int64_t;
+typedef unsigned char uint8_t;
+typedef unsigned short uint16_t;
+typedef unsigned int uint32_t;
+typedef unsigned long long uint64_t;
+typedef unsigned long long uintptr_t;
+#else
+#include <stdint.h>
+#include <cuda_runtime.h>
+#endif
+
+namespace tilec {
+
+// V consecutive elements of type T, aligned so that one load or store of the
+// whole struct is a single V*sizeof(T)-byte memory instruction.
+template <typename T, int V>
+struct __align__(sizeof(T) * V) Vec {
+    T e[V];
+};
+
+// dst[0..V) = src[0..V) if pred, else `other`: one vector load, predicated.
+template <int V, typename T>
+__device__ __forceinline__ void load(T *dst, const T *src, bool pred, T other)
+{
+    if (pred) {
+        Vec<T, V> v = *reinterpret_cast<const Vec<T, V> *>(src);
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            dst[j] = v.e[j];
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            dst[j] = other;
+    }
+}
+
+// The same without a mask.
+template <int V, typename T>
+__device__ __forceinline__ void load(T *dst, const T *src)
+{
+    Vec<T, V> v = *reinterpret_cast<const Vec<T, V> *>(src);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        dst[j] = v.e[j];
+}
+
+// dst[0..V) = src[0..V) if pred: one vector store, predicated.
+template <int V, typename T>
+__device__ __forceinline__ void store(T *dst, const T *src, bool pred = true)
+{
+    if (pred) {
+        Vec<T, V> v;
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            v.e[j] = src[j];
+        *reinterpret_cast<Vec<T, V> *>(dst) = v;
+    }
+}
+
+// Reinterpret the bits of a value as another type of the same size.
+template <typename To, typename From>
+__device__ __forceinline__ To bitcast(From x)
+{
+    static_assert(sizeof(To) == sizeof(From), "bitcast needs equal sizes");
+    union { From from; To to; } u;
+    u.from = x;
+    return u.to;
+}
+
+// Triton's fp32 `/`: div.full.f32 (approximate, 2 ulp), not IEEE division.
+__device__ __forceinline__ float div_full(float x, float y)
+{
+    float r;
+    asm("div.full.f32 %0, %1, %2;" : "=f"(r) : "f"(x), "f"(y));
+    return r;
+}
+
+// Triton's tl.exp on fp32: ex2.approx.f32(x * log2(e)).
+__device__ __forceinline__ float exp_approx(float x)
+{
+    float r;
+    asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(x * 1.4426950408889634f));
+    return r;
+}
+
+// Triton's tl.exp2 on fp32: ex2.approx.f32.
+__device__ __forceinline__ float exp2_approx(float x)
+{
+    float r;
+    asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+// Triton's tl.sqrt on fp32: sqrt.approx.f32 (tl.sqrt_rn is the IEEE one).
+__device__ __forceinline__ float sqrt_approx(float x)
+{
+    float r;
+    asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+// tl.sigmoid: 1 / (1 + exp(-x)), with Triton's approximate exp and divide.
+__device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
+__device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+} // namespace tilec
+
+#ifndef __CUDACC_RTC__
+// Host side: ceil(a / b) for the launch grid.
+static inline long long tilec_cdiv(long long a, long long b) { return (a + b - 1) / b; }
+static inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
+static inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
+#endif
+// ---- end of tilec runtime helpers --------------------------------------------

@@ -1,0 +1,80 @@
+#!/bin/sh
+# Every golden .cu through nvcc (sm_80 and sm_90, warnings are errors) and through NVRTC
+# (tools/nvrtc_check, sm_80 and sm_90, any warning fails).  Called by `make cuda-check`:
+#
+#   NVCC=nvcc NVRTC_CHECK=build/release/tools/nvrtc_check sh tests/run_cuda_check.sh [FILE.cu...]
+#
+# With no FILE arguments it checks tests/golden/*.cu.  CUDA_HOME (for the NVRTC include
+# path) defaults to the toolkit that holds $NVCC.  Needs no GPU.
+
+NVCC=${NVCC:-nvcc}
+NVRTC_CHECK=${NVRTC_CHECK:-build/release/tools/nvrtc_check}
+ARCHS="sm_80 sm_90"
+
+if [ -z "${CUDA_HOME:-}" ]; then
+    nvcc_path=$(command -v "$NVCC" 2>/dev/null)
+    if [ -n "$nvcc_path" ]; then
+        CUDA_HOME=$(dirname "$(dirname "$nvcc_path")")
+        export CUDA_HOME
+    fi
+fi
+
+if ! command -v "$NVCC" >/dev/null 2>&1; then
+    echo "cuda-check: nvcc not found (NVCC=$NVCC)" >&2
+    exit 1
+fi
+if [ ! -x "$NVRTC_CHECK" ]; then
+    echo "cuda-check: $NVRTC_CHECK not built (make $NVRTC_CHECK)" >&2
+    exit 1
+fi
+
+if [ $# -eq 0 ]; then
+    set -- tests/golden/*.cu
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cuda-check.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+files=0
+passed=0
+failed=0
+failures=""
+
+for f in "$@"; do
+    [ -e "$f" ] || continue
+    files=$((files + 1))
+    for arch in $ARCHS; do
+        if "$NVCC" -std=c++17 -Werror all-warnings -arch="$arch" -c -o "$tmp/out.o" "$f" \
+                >"$tmp/log" 2>&1; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            failures="$failures
+  nvcc $arch  $f"
+            echo "FAIL nvcc -arch=$arch $f"
+            sed 's/^/    /' "$tmp/log"
+        fi
+        if "$NVRTC_CHECK" "$arch" "$f" >"$tmp/log" 2>&1; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            failures="$failures
+  nvrtc $arch $f"
+            echo "FAIL nvrtc $arch $f"
+            sed 's/^/    /' "$tmp/log"
+        fi
+    done
+done
+
+if [ "$files" -eq 0 ]; then
+    echo "cuda-check: no .cu files to check"
+    echo "0 passed, 0 failed"
+    exit 0
+fi
+
+echo "cuda-check: $files files x ($ARCHS) x (nvcc, nvrtc)"
+if [ "$failed" -ne 0 ]; then
+    echo "failed:$failures"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
