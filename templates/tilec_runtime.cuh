@@ -115,8 +115,8 @@ __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x
 
 #ifndef __CUDACC_RTC__
 // Host side: ceil(a / b) for the launch grid.
-static inline long long tilec_cdiv(long long a, long long b) { return (a + b - 1) / b; }
-static inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
-static inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
+inline long long tilec_cdiv(long long a, long long b) { return (a + b - 1) / b; }
+inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
+inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------

@@ -149,6 +149,14 @@ static const char *ctype(Emitter *E, Type t)
     return dtype_ctype(t.dtype);
 }
 
+/* "const T name" or "T *const name" */
+static const char *const_decl(Emitter *E, Type t, const char *name)
+{
+    if (t.dtype == DT_PTR)
+        return fmt(E, "%s *const %s", dtype_ctype(t.pointee), name);
+    return fmt(E, "const %s %s", dtype_ctype(t.dtype), name);
+}
+
 /* "T name[N]" or "T *name[N]" */
 static const char *decl(Emitter *E, Type t, const char *name, int n)
 {
@@ -701,7 +709,7 @@ static void emit_assign(Emitter *E, const Value *v, const char *(*gen)(Emitter *
         if (vi->declared)
             line(E, "%s = %s;", name, gen(E, op, "0"));
         else
-            line(E, "const %s = %s;", decl(E, v->type, name, 0), gen(E, op, "0"));
+            line(E, "%s = %s;", const_decl(E, v->type, name), gen(E, op, "0"));
         return;
     }
     int n = layout_elems_per_thread(v->layout);
@@ -732,7 +740,7 @@ static void emit_load(Emitter *E, const Op *op)
         const char *val = op->iattr[2] ? fmt(E, "*(volatile %s *)%s", dtype_ctype(d), paren(E, p)) : fmt(E, "*%s", paren(E, p));
         if (mask)
             val = fmt(E, "%s ? %s : %s", paren(E, ex(E, mask, "0")), val, other ? ex(E, other, "0") : zero_of(E, d));
-        line(E, "%s%s = %s;", vi->declared ? "" : "const ", vi->declared ? name : decl(E, r->type, name, 0), val);
+        line(E, "%s = %s;", vi->declared ? name : const_decl(E, r->type, name), val);
         return;
     }
     int n = layout_elems_per_thread(r->layout);
@@ -829,7 +837,7 @@ static void emit_yield_into(Emitter *E, const Block *b, const Op *y, Value *cons
                     line(E, "%s;", decl(E, type_elem(t->type), tmp, n));
                     line(E, "for (int e = 0; e < %d; ++e) %s[e] = %s;", n, tmp, ex(E, v, "e"));
                 } else {
-                    line(E, "const %s = %s;", decl(E, t->type, tmp, 0), ex(E, v, "0"));
+                    line(E, "%s = %s;", const_decl(E, t->type, tmp), ex(E, v, "0"));
                 }
                 continue;
             }
@@ -1219,9 +1227,10 @@ static void emit_kernel(Emitter *E, int threads)
     sb_puts(E->out, ")\n{\n");
     E->indent = 1;
     if (f->layouts.len) {
-        line(E, "const int tid = threadIdx.x;");
-        line(E, "const int lane = tid & 31;  // position in the warp");
-        line(E, "const int warp = tid >> 5;  // warp in the block");
+        /* the layouts' formulas first, so lane and warp are declared only if used */
+        StrBuf body = {0};
+        StrBuf *saved = E->out;
+        E->out = &body;
         for (int i = 0; i < f->layouts.len; i++) {
             const Layout *l = f->layouts.data[i];
             int nregs = layout_elems_per_thread(l);
@@ -1232,6 +1241,16 @@ static void emit_kernel(Emitter *E, int threads)
                 line(E, "const bool L%d_owner = %s;  // L%d is replicated: one owner stores each element", l->id,
                      layout_owner_expr(E, l), l->id);
         }
+        E->out = saved;
+        bool uses_lane = strstr(body.data, "lane") != NULL, uses_warp = strstr(body.data, "warp") != NULL;
+        if (uses_lane || uses_warp)
+            line(E, "const int tid = threadIdx.x;");
+        if (uses_lane)
+            line(E, "const int lane = tid & 31;  // position in the warp");
+        if (uses_warp)
+            line(E, "const int warp = tid >> 5;  // warp in the block");
+        sb_puts(E->out, body.data);
+        sb_free(&body);
         sb_putc(E->out, '\n');
     }
     emit_block(E, f->body);

@@ -1243,7 +1243,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
     int npos = 0;
     for (int i = 0; i < opt->sig.len; i++)
         npos += opt->sig.data[i].name == NULL;
-    if (npos && npos != fd->params.len)
+    if (npos > fd->params.len)
         lower_error(L, opt->sig.data[0].loc, "the signature has %d entries but kernel '%s' has %d parameters",
                     npos, fd->name, fd->params.len);
     for (int i = 0; i < opt->sig.len; i++) {
