@@ -456,6 +456,7 @@ static void plan_regions(Emitter *E, Block *b)
 /* ---- expressions ------------------------------------------------------------------------ */
 
 static const char *ex(Emitter *E, const Value *v, const char *idx);
+static const char *paren(Emitter *E, const char *s);
 
 static const char *small_int_wrap(Emitter *E, DType d, const char *s)
 {
@@ -510,6 +511,18 @@ static const char *math2_call(Emitter *E, const Op *op, const char *a, const cha
 static const char *cast_expr(Emitter *E, const Op *op, const char *a)
 {
     DType s = op->args[0]->type.dtype, d = op->results[0]->type.dtype;
+    const Op *src = op->args[0]->def;
+    /* a cast of a literal is the literal of the new type */
+    if (src && src->kind == OP_CONST && !info(E, op->args[0])->name && d != DT_PTR && s != DT_PTR) {
+        double x = dtype_is_float(s) ? src->fattr : (double)src->iattr[0];
+        if (dtype_is_float(d) && x == x)
+            return float_literal(E, x, d);
+        if (d == DT_I1)
+            return int_literal(E, x != 0, d);
+        if (dtype_is_int(d) && !dtype_is_float(s) && dtype_bits(d) >= dtype_bits(s) && dtype_is_signed(d) == dtype_is_signed(s))
+            return int_literal(E, src->iattr[0], d);
+    }
+    a = paren(E, a);
     Type rt = type_elem(op->results[0]->type);
     bool rtz = op->iattr[0] != 0;
     if (d == DT_I1) {

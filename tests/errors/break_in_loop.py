@@ -1,0 +1,13 @@
+# flags: -k k -s "*fp32:16, i32, 1024"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    acc = 0
+    for i in range(0, n):
+        if i > 4:
+            break
+        acc += i
+    tl.store(x_ptr, acc)

@@ -1,0 +1,12 @@
+# flags: -k k -s "*fp32:16, i32, 1024"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    if x > 0:
+        x = x * 2.0
+    tl.store(x_ptr + offs, x, mask=offs < n)

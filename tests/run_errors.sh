@@ -1,0 +1,73 @@
+#!/bin/sh
+# Error-message tests: every tests/errors/NAME.py must make tilec fail (exit 1 or 2,
+# never 0, never a signal) with exactly the stderr recorded in tests/errors/NAME.expected.
+# The first line of NAME.py is "# flags: ..." with the command-line flags to use.
+#
+#   TILEC=bin/tilec sh tests/run_errors.sh      (default TILEC is bin/tilec)
+#   REGEN=1 sh tests/run_errors.sh              rewrite the .expected files
+# Run from the repository root.
+
+TILEC=${TILEC:-bin/tilec}
+REGEN=${REGEN:-0}
+pass=0
+fail=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tilec-errors.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+if [ ! -x "$TILEC" ]; then
+    echo "run_errors.sh: $TILEC is not an executable (set TILEC)" >&2
+    exit 1
+fi
+
+for py in tests/errors/*.py; do
+    [ -f "$py" ] || continue
+    name=${py%.py}
+    base=${name##*/}
+    expected=$name.expected
+    first=$(sed -n '1p' "$py")
+    case $first in
+        "# flags:"*) flags=${first#"# flags:"} ;;
+        *)
+            echo "FAIL $base: first line is not '# flags: ...'"
+            fail=$((fail + 1))
+            continue ;;
+    esac
+
+    eval "set -- $flags"
+    "$TILEC" "$py" "$@" -o /dev/null >"$tmp/stdout" 2>"$tmp/stderr"
+    rc=$?
+
+    if [ "$REGEN" = 1 ]; then
+        cp "$tmp/stderr" "$expected"
+    fi
+
+    problem=
+    if [ "$rc" -eq 0 ]; then
+        problem="exit status 0 (expected 1 or 2)"
+    elif [ "$rc" -ge 128 ]; then
+        problem="exit status $rc (crash or signal)"
+    elif [ "$rc" -ne 1 ] && [ "$rc" -ne 2 ]; then
+        problem="exit status $rc (expected 1 or 2)"
+    fi
+
+    if [ ! -f "$expected" ]; then
+        problem="${problem:+$problem; }missing $expected"
+        diffout=
+    elif ! diffout=$(diff -u "$expected" "$tmp/stderr"); then
+        problem="${problem:+$problem; }stderr differs from $expected"
+    else
+        diffout=
+    fi
+
+    if [ -n "$problem" ]; then
+        echo "FAIL $base: $problem"
+        [ -n "$diffout" ] && printf '%s\n' "$diffout"
+        fail=$((fail + 1))
+    else
+        pass=$((pass + 1))
+    fi
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
