@@ -13,18 +13,17 @@ import triton.language as tl
 
 
 @triton.jit
-def add_kernel(x_ptr,  # *Pointer* to first input vector.
-               y_ptr,  # *Pointer* to second input vector.
-               output_ptr,  # *Pointer* to output vector.
-               n_elements,  # Size of the vector.
-               BLOCK_SIZE: tl.constexpr,  # Number of elements each program should process.
+def add_kernel(x_ptr,  # first input, n_elements values
+               y_ptr,  # second input, same length
+               output_ptr,  # result, same length
+               n_elements,  # how many values; need not be a multiple of BLOCK_SIZE
+               BLOCK_SIZE: tl.constexpr,  # values per program (a power of two)
                ):
-    # There are multiple 'programs' processing different data. We identify which program
-    # we are here:
-    pid = tl.program_id(axis=0)  # We use a 1D launch grid so axis is 0.
+    # Program pid handles values [pid * BLOCK_SIZE, (pid + 1) * BLOCK_SIZE).
+    pid = tl.program_id(axis=0)
     block_start = pid * BLOCK_SIZE
     offsets = block_start + tl.arange(0, BLOCK_SIZE)
-    # Create a mask to guard memory operations against out-of-bounds accesses.
+    # The last program may run past the end: mask off those lanes.
     mask = offsets < n_elements
     x = tl.load(x_ptr + offsets, mask=mask)
     y = tl.load(y_ptr + offsets, mask=mask)

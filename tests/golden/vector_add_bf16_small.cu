@@ -150,30 +150,30 @@ add_kernel(__nv_bfloat16 *__restrict__ x_ptr, __nv_bfloat16 *__restrict__ y_ptr,
     const int L0_base = lane + 32 * (warp & 1);
     const bool L0_owner = warp < 2;  // L0 is replicated: one owner stores each element
 
-    // vector_add.py:24  pid = tl.program_id(axis=0)
+    // vector_add.py:23  pid = tl.program_id(axis=0)
     const int32_t pid = (int32_t)blockIdx.x;
-    // vector_add.py:25  block_start = pid * BLOCK_SIZE
+    // vector_add.py:24  block_start = pid * BLOCK_SIZE
     const int32_t block_start = pid * 64;
-    // vector_add.py:26  offsets = block_start + tl.arange(0, BLOCK_SIZE)
+    // vector_add.py:25  offsets = block_start + tl.arange(0, BLOCK_SIZE)
     int32_t offsets[1];  // [64] i32, L0
     offsets[0] = block_start + L0_base;
-    // vector_add.py:28  mask = offsets < n_elements
+    // vector_add.py:27  mask = offsets < n_elements
     bool mask[1];  // [64] i1, L0
     mask[0] = offsets[0] < n_elements;
-    // vector_add.py:29  x = tl.load(x_ptr + offsets, mask=mask)
+    // vector_add.py:28  x = tl.load(x_ptr + offsets, mask=mask)
     __nv_bfloat16 x[1];  // [64] bf16, L0, 2-byte loads
     #pragma unroll
     for (int e = 0; e < 1; ++e)
         tilec::load<1>(&x[e], x_ptr + offsets[e], mask[e], __double2bfloat16(0.0));
-    // vector_add.py:30  y = tl.load(y_ptr + offsets, mask=mask)
+    // vector_add.py:29  y = tl.load(y_ptr + offsets, mask=mask)
     __nv_bfloat16 y[1];  // [64] bf16, L0, 2-byte loads
     #pragma unroll
     for (int e = 0; e < 1; ++e)
         tilec::load<1>(&y[e], y_ptr + offsets[e], mask[e], __double2bfloat16(0.0));
-    // vector_add.py:31  output = x + y
+    // vector_add.py:30  output = x + y
     __nv_bfloat16 output[1];  // [64] bf16, L0
     output[0] = x[0] + y[0];
-    // vector_add.py:32  tl.store(output_ptr + offsets, output, mask=mask)
+    // vector_add.py:31  tl.store(output_ptr + offsets, output, mask=mask)
     #pragma unroll
     for (int e = 0; e < 1; e += 1)
         if (L0_owner && mask[e])

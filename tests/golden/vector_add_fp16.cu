@@ -149,36 +149,36 @@ add_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, __half *__res
     // L0: this thread's first element; its element e (of 4) is at L0_base + e
     const int L0_base = 4 * (lane + 32 * warp);
 
-    // vector_add.py:24  pid = tl.program_id(axis=0)
+    // vector_add.py:23  pid = tl.program_id(axis=0)
     const int32_t pid = (int32_t)blockIdx.x;
-    // vector_add.py:25  block_start = pid * BLOCK_SIZE
+    // vector_add.py:24  block_start = pid * BLOCK_SIZE
     const int32_t block_start = pid * 1024;
-    // vector_add.py:26  offsets = block_start + tl.arange(0, BLOCK_SIZE)
+    // vector_add.py:25  offsets = block_start + tl.arange(0, BLOCK_SIZE)
     int32_t offsets[4];  // [1024] i32, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         offsets[e] = block_start + (L0_base + e);
-    // vector_add.py:28  mask = offsets < n_elements
+    // vector_add.py:27  mask = offsets < n_elements
     bool mask[4];  // [1024] i1, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         mask[e] = offsets[e] < n_elements;
-    // vector_add.py:29  x = tl.load(x_ptr + offsets, mask=mask)
+    // vector_add.py:28  x = tl.load(x_ptr + offsets, mask=mask)
     __half x[4];  // [1024] fp16, L0, 2-byte loads
     #pragma unroll
     for (int e = 0; e < 4; e += 1)
         tilec::load<1>(&x[e], x_ptr + offsets[e], mask[e], __double2half(0.0));
-    // vector_add.py:30  y = tl.load(y_ptr + offsets, mask=mask)
+    // vector_add.py:29  y = tl.load(y_ptr + offsets, mask=mask)
     __half y[4];  // [1024] fp16, L0, 2-byte loads
     #pragma unroll
     for (int e = 0; e < 4; e += 1)
         tilec::load<1>(&y[e], y_ptr + offsets[e], mask[e], __double2half(0.0));
-    // vector_add.py:31  output = x + y
+    // vector_add.py:30  output = x + y
     __half output[4];  // [1024] fp16, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         output[e] = x[e] + y[e];
-    // vector_add.py:32  tl.store(output_ptr + offsets, output, mask=mask)
+    // vector_add.py:31  tl.store(output_ptr + offsets, output, mask=mask)
     #pragma unroll
     for (int e = 0; e < 4; e += 1)
         if (mask[e])

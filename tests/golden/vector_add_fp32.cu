@@ -147,36 +147,36 @@ add_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, float *__restri
     // L0: this thread's first element; its element e (of 8) is at L0_base + (e >> 2) * 512 + (e & 3)
     const int L0_base = 4 * (lane + 32 * warp);
 
-    // vector_add.py:24  pid = tl.program_id(axis=0)
+    // vector_add.py:23  pid = tl.program_id(axis=0)
     const int32_t pid = (int32_t)blockIdx.x;
-    // vector_add.py:25  block_start = pid * BLOCK_SIZE
+    // vector_add.py:24  block_start = pid * BLOCK_SIZE
     const int32_t block_start = pid * 1024;
-    // vector_add.py:26  offsets = block_start + tl.arange(0, BLOCK_SIZE)
+    // vector_add.py:25  offsets = block_start + tl.arange(0, BLOCK_SIZE)
     int32_t offsets[8];  // [1024] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         offsets[e] = block_start + (L0_base + (e >> 2) * 512 + (e & 3));
-    // vector_add.py:28  mask = offsets < n_elements
+    // vector_add.py:27  mask = offsets < n_elements
     bool mask[8];  // [1024] i1, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         mask[e] = offsets[e] < n_elements;
-    // vector_add.py:29  x = tl.load(x_ptr + offsets, mask=mask)
+    // vector_add.py:28  x = tl.load(x_ptr + offsets, mask=mask)
     float x[8];  // [1024] fp32, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
         tilec::load<4>(&x[e], x_ptr + offsets[e], mask[e], 0.0f);
-    // vector_add.py:30  y = tl.load(y_ptr + offsets, mask=mask)
+    // vector_add.py:29  y = tl.load(y_ptr + offsets, mask=mask)
     float y[8];  // [1024] fp32, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
         tilec::load<4>(&y[e], y_ptr + offsets[e], mask[e], 0.0f);
-    // vector_add.py:31  output = x + y
+    // vector_add.py:30  output = x + y
     float output[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         output[e] = x[e] + y[e];
-    // vector_add.py:32  tl.store(output_ptr + offsets, output, mask=mask)
+    // vector_add.py:31  tl.store(output_ptr + offsets, output, mask=mask)
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
         tilec::store<4>(output_ptr + offsets[e], &output[e], mask[e]);
