@@ -1030,6 +1030,7 @@ static const char *grid_atom(GridParser *g)
                (*g->p >= '0' && *g->p <= '9') || *g->p == '.')
             g->p++;
         char *name = arena_strndup(g->E->a, p, (size_t)(g->p - p));
+        const char *name_end = g->p;
         gskip(g);
         if (*g->p == '(') {
             const char *fn = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
@@ -1064,6 +1065,8 @@ static const char *grid_atom(GridParser *g)
                 return fmt(g->E, "%sll", kp->spec_text);
             grid_error(g, fmt(g->E, "constexpr '%s' is not an integer", name));
         }
+        g->p = p;
+        (void)name_end;
         grid_error(g, fmt(g->E, "unknown name '%s' (use the kernel's parameter names)", name));
     }
     grid_error(g, "expected a number, a parameter name or '('");

@@ -312,7 +312,8 @@ static CVal *call_lambda(Lower *L, CVal *lam, Node *call, CVal **args, int nargs
 {
     Node *ln = lam->node;
     if (nargs != ln->params.len)
-        lower_error(L, call->loc, "lambda takes %d arguments, got %d", ln->params.len, nargs);
+        lower_error(L, call->loc, "lambda takes %d argument%s, got %d", ln->params.len,
+                    ln->params.len == 1 ? "" : "s", nargs);
     Env *saved = L->env;
     L->env = env_copy(L, saved);
     for (int i = 0; i < nargs; i++)

@@ -111,7 +111,7 @@ static const char *later_feature(const char *fn)
         {"sum", "reductions"}, {"max", "reductions"}, {"min", "reductions"}, {"argmax", "reductions"},
         {"argmin", "reductions"}, {"xor_sum", "reductions"}, {"reduce", "reductions"},
         {"cumsum", "scans"}, {"cumprod", "scans"}, {"associative_scan", "scans"},
-        {"dot", "tl.dot"}, {"dot_scaled", "tl.dot"}, {"trans", "transposes"}, {"permute", "transposes"},
+        {"dot", "matrix products on tensor cores"}, {"dot_scaled", "matrix products on tensor cores"}, {"trans", "transposes"}, {"permute", "transposes"},
         {"reshape", "reshapes"}, {"view", "reshapes"}, {"join", "join/split"}, {"split", "join/split"},
         {"interleave", "join/split"}, {"cat", "tl.cat"}, {"broadcast_to", "2-D tiles"},
         {"expand_dims", "2-D tiles"}, {"broadcast", "2-D tiles"},
