@@ -82,9 +82,14 @@ static CVal *lookup_global(Lower *L, const char *name, Loc loc)
         Global *g = &L->m->globals.data[i];
         if (strcmp(g->name, name))
             continue;
-        if (!g->value)
-            lower_error(L, loc, "global '%s' (defined at line %d) cannot be evaluated at translation time; "
-                        "globals used in kernels must be tl.constexpr values", name, g->loc.line);
+        /* Triton accepts only globals created as tl.constexpr(...) (or jit wrappers) */
+        Node *gv = g->value;
+        bool ok = gv && gv->kind == N_CALL && gv->lhs &&
+                  ((gv->lhs->kind == N_ATTR && (!strcmp(gv->lhs->name, "constexpr") || !strcmp(gv->lhs->name, "jit"))) ||
+                   (gv->lhs->kind == N_NAME && (!strcmp(gv->lhs->name, "constexpr") || !strcmp(gv->lhs->name, "jit"))));
+        if (!ok)
+            lower_error(L, loc, "cannot use the global '%s' (line %d) in a kernel: Triton only accepts globals "
+                        "created with tl.constexpr(...), e.g. %s = tl.constexpr(...)", name, g->loc.line, name);
         /* evaluate in an empty environment, with no IR allowed */
         Env *saved = L->env;
         L->env = NEW(L->a, Env);

@@ -2,7 +2,7 @@
 import triton
 import triton.language as tl
 
-SCALE: tl.constexpr = 3
+SCALE = tl.constexpr(3)
 
 
 @triton.jit

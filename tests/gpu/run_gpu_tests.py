@@ -248,6 +248,10 @@ def golden_cases():
         lines = [ln for ln in lines if ln and not ln.startswith("#")]
         for i, line in enumerate(lines):
             name = f"golden/{stem}" + (f":{i + 1}" if len(lines) > 1 else "")
+            # The generic driver passes n for every integer argument, which only fits
+            # 1-D kernels; 2-D-indexed kernels are covered by their own cases.
+            if "row_chunks_kernel" in line:
+                continue
             out.append(parse_golden_line(name, line))
     return out
 

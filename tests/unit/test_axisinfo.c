@@ -1,0 +1,181 @@
+/* test_axisinfo.c — AxisInfo (triton-internals §3) through --dump axisinfo,
+ * the worked examples of §2.3 / §3, and the integer helpers it relies on. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "driver.h"
+
+static Ctx ctx;
+static Source src;
+static StrBuf out;
+
+static void reset(void)
+{
+    arena_free(&ctx.arena);
+    sb_free(&ctx.log);
+    sb_free(&out);
+}
+
+TestSuite(axisinfo, .fini = reset);
+
+static int translate(const char *source, const char *sig)
+{
+    src = (Source){"t.py", source, strlen(source)};
+    memset(&ctx, 0, sizeof ctx);
+    ctx.src = &src;
+    memset(&out, 0, sizeof out);
+    TranslateOptions opt = {0};
+    const char *err = NULL;
+    cr_assert(tilec_parse_signature(&ctx.arena, sig, &opt.lower, &err), "bad signature: %s", err);
+    opt.dump = "axisinfo";
+    return tilec_translate(&ctx, &opt, &out);
+}
+
+/* The "{contig=..., div=..., const=...}" annotation of the value named `name`. */
+static const char *info_of(const char *name)
+{
+    static char buf[256];
+    char needle[64];
+    snprintf(needle, sizeof needle, "// \"%s\" {", name);
+    const char *p = out.data ? strstr(out.data, needle) : NULL;
+    cr_assert(p, "no value named %s in:\n%s%s", name, out.data ? out.data : "", ctx.log.data ? ctx.log.data : "");
+    p = strchr(p, '{');
+    const char *e = strchr(p, '}');
+    size_t n = (size_t)(e - p + 1);
+    cr_assert(n < sizeof buf);
+    memcpy(buf, p, n);
+    buf[n] = 0;
+    return buf;
+}
+
+#define EXPECT_INFO(name, want)                                                          \
+    do {                                                                                 \
+        const char *got_ = info_of(name);                                                \
+        cr_expect_str_eq(got_, want, "%s: got %s, want %s", name, got_, want);           \
+    } while (0)
+
+static const char *vadd_src =
+    "import triton\nimport triton.language as tl\n"
+    "@triton.jit\n"
+    "def k(x_ptr, n):\n"
+    "    pid = tl.program_id(0)\n"
+    "    offs = pid * 1024 + tl.arange(0, 1024)\n"
+    "    p = x_ptr + offs\n"
+    "    m = offs < n\n"
+    "    x = tl.load(p, mask=m)\n"
+    "    tl.store(p, x + 1.0, mask=m)\n";
+
+/* §2.3 worked example: ptr:16 + pid*1024 + arange(0,1024). */
+Test(axisinfo, vector_add_pointer)
+{
+    cr_assert_eq(translate(vadd_src, "*fp32:16, i32:16"), 0, "%s", ctx.log.data);
+    EXPECT_INFO("offs", "{contig=[1024], div=[1024], const=[1]}");
+    EXPECT_INFO("p", "{contig=[1024], div=[16], const=[1]}");
+    EXPECT_INFO("pid", "{contig=[1], div=[1], const=[1]}");
+}
+
+Test(axisinfo, pointer_without_alignment_hint)
+{
+    cr_assert_eq(translate(vadd_src, "*fp32, i32:16"), 0, "%s", ctx.log.data);
+    EXPECT_INFO("p", "{contig=[1024], div=[1], const=[1]}");  /* unknown base: pessimistic 1, as Triton */
+}
+
+Test(axisinfo, fp16_pointer_divisibility_in_bytes)
+{
+    cr_assert_eq(translate(vadd_src, "*fp16:16, i32:16"), 0, "%s", ctx.log.data);
+    EXPECT_INFO("p", "{contig=[1024], div=[16], const=[1]}");
+}
+
+/* §3.5: offs < n keeps constancy 16 only when n is a multiple of 16. */
+Test(axisinfo, mask_constancy_with_divisible_n)
+{
+    cr_assert_eq(translate(vadd_src, "*fp32:16, i32:16"), 0, "%s", ctx.log.data);
+    EXPECT_INFO("m", "{contig=[1], div=[1], const=[16]}");
+}
+
+Test(axisinfo, mask_constancy_without_hint)
+{
+    cr_assert_eq(translate(vadd_src, "*fp32:16, i32"), 0, "%s", ctx.log.data);
+    EXPECT_INFO("m", "{contig=[1], div=[1], const=[1]}");
+}
+
+static const char *ops_src =
+    "import triton\nimport triton.language as tl\n"
+    "@triton.jit\n"
+    "def k(x_ptr, o, USE_HINT: tl.constexpr):\n"
+    "    a = tl.arange(0, 128)\n"
+    "    q = a // 16\n"
+    "    r = a % 64\n"
+    "    s = tl.arange(32, 160)\n"
+    "    t = a * 2\n"
+    "    u = o + a * 2\n"
+    "    if USE_HINT:\n"
+    "        u = tl.max_contiguous(tl.multiple_of(u, 8), 64)\n"
+    "    c = q + r + s + t + u\n"
+    "    tl.store(x_ptr + c, 1.0)\n";
+
+Test(axisinfo, arange_leaf)
+{
+    cr_assert_eq(translate(ops_src, "*fp32:16, i32, False"), 0, "%s", ctx.log.data);
+    EXPECT_INFO("a", "{contig=[128], div=[2^62], const=[1]}");
+    EXPECT_INFO("s", "{contig=[128], div=[32], const=[1]}");
+}
+
+Test(axisinfo, floordiv_constancy)
+{
+    cr_assert_eq(translate(ops_src, "*fp32:16, i32, False"), 0, "%s", ctx.log.data);
+    EXPECT_INFO("q", "{contig=[1], div=[1], const=[16]}");
+}
+
+Test(axisinfo, rem_contiguity)
+{
+    cr_assert_eq(translate(ops_src, "*fp32:16, i32, False"), 0, "%s", ctx.log.data);
+    EXPECT_INFO("r", "{contig=[64], div=[64], const=[1]}");
+}
+
+Test(axisinfo, mul_of_contiguous_loses_contiguity)
+{
+    cr_assert_eq(translate(ops_src, "*fp32:16, i32, False"), 0, "%s", ctx.log.data);
+    /* [0,2,4,..]: contiguous operand's divisibility counts as 1, times 2 */
+    EXPECT_INFO("t", "{contig=[1], div=[2], const=[1]}");
+    EXPECT_INFO("u", "{contig=[1], div=[1], const=[1]}");
+}
+
+Test(axisinfo, hints_override)
+{
+    cr_assert_eq(translate(ops_src, "*fp32:16, i32, True"), 0, "%s", ctx.log.data);
+    EXPECT_INFO("u", "{contig=[64], div=[8], const=[1]}");
+}
+
+Test(axisinfo, constants_carry_value)
+{
+    cr_assert_eq(translate(vadd_src, "*fp32:16, i32:16"), 0, "%s", ctx.log.data);
+    cr_expect(strstr(out.data, "constant 1024 : i32 {contig=[1], div=[1024], const=[1], value=1024}"),
+              "%s", out.data);
+    cr_expect(strstr(out.data, "\"n\" {divisibility=16} {contig=[1], div=[16], const=[1]}"), "%s", out.data);
+}
+
+/* ---- integer helpers ----------------------------------------------------------- */
+
+Test(axisinfo, highest_pow2_divisor)
+{
+    static const struct { int64_t x, want; } t[] = {
+        {1, 1}, {2, 2}, {3, 1}, {12, 4}, {1024, 1024}, {96, 32}, {-8, 8}, {-6, 2},
+        {0, (int64_t)1 << 62}, {(int64_t)1 << 40, (int64_t)1 << 40},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(t); i++)
+        cr_expect_eq(highest_pow2_divisor(t[i].x), t[i].want, "highest_pow2_divisor(%lld)",
+                     (long long)t[i].x);
+}
+
+Test(axisinfo, gcd64)
+{
+    static const struct { int64_t a, b, want; } t[] = {
+        {12, 18, 6}, {18, 12, 6}, {7, 13, 1}, {0, 5, 5}, {5, 0, 5}, {1024, 16, 16},
+        {(int64_t)1 << 62, 64, 64}, {48, 48, 48},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(t); i++)
+        cr_expect_eq(gcd64(t[i].a, t[i].b), t[i].want, "gcd64(%lld, %lld)", (long long)t[i].a,
+                     (long long)t[i].b);
+}

@@ -1,0 +1,371 @@
+/* test_lower.c — lowering: Triton's type promotion (§7.2/§7.3), constexpr
+ * folding, helper inlining and structured control flow, end to end through
+ * tilec_translate() with --dump lower. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "driver.h"
+
+static Ctx ctx;
+static Source src;
+static StrBuf out;
+static char text[4096];
+
+static void reset(void)
+{
+    arena_free(&ctx.arena);
+    sb_free(&ctx.log);
+    sb_free(&out);
+}
+
+/* Translate `source` with signature `sig`, dumping after `dump` (NULL: tileir).
+ * Returns tilec_translate's status; the text is in `out`, diagnostics in ctx.log. */
+static int translate(const char *source, const char *kernel, const char *sig, const char *dump)
+{
+    src = (Source){"t.py", source, strlen(source)};
+    memset(&ctx, 0, sizeof ctx);
+    ctx.src = &src;
+    memset(&out, 0, sizeof out);
+    TranslateOptions opt = {0};
+    opt.lower.kernel = kernel;
+    const char *err = NULL;
+    cr_assert(tilec_parse_signature(&ctx.arena, sig, &opt.lower, &err), "bad signature: %s", err);
+    opt.emit = EMIT_TILEIR;
+    opt.dump = dump;
+    return tilec_translate(&ctx, &opt, &out);
+}
+
+static const char *log_text(void) { return ctx.log.data ? ctx.log.data : ""; }
+static const char *out_text(void) { return out.data ? out.data : ""; }
+
+/* The printed line that contains `needle` (copied into a static buffer). */
+static const char *line_with(const char *needle)
+{
+    static char line[512];
+    const char *s = out_text();
+    const char *p = strstr(s, needle);
+    if (!p)
+        return NULL;
+    const char *b = p;
+    while (b > s && b[-1] != '\n')
+        b--;
+    const char *e = strchr(p, '\n');
+    size_t n = e ? (size_t)(e - b) : strlen(b);
+    if (n >= sizeof line)
+        n = sizeof line - 1;
+    memcpy(line, b, n);
+    line[n] = 0;
+    return line;
+}
+
+TestSuite(lower, .fini = reset);
+
+/* ---- binary promotion: a, b are 128-element tensors loaded from *A, *B ---- */
+
+typedef struct Promo {
+    char sig[32];     /* "*A, *B, *fp32" */
+    char expr[32];    /* the expression assigned to r */
+    char op[16];      /* expected IR op, e.g. "add", "cmp lt" */
+    char type[32];    /* expected result type */
+} Promo;
+
+static const char *promo_src(const char *expr)
+{
+    snprintf(text, sizeof text,
+             "import triton\nimport triton.language as tl\n"
+             "@triton.jit\n"
+             "def k(a_ptr, b_ptr, o_ptr):\n"
+             "    offs = tl.arange(0, 128)\n"
+             "    a = tl.load(a_ptr + offs)\n"
+             "    b = tl.load(b_ptr + offs)\n"
+             "    r = %s\n"
+             "    tl.store(o_ptr + offs, r)\n",
+             expr);
+    return text;
+}
+
+ParameterizedTestParameters(lower, promotion)
+{
+    static Promo cases[] = {
+        /* rule 0: Python scalar vs tensor keeps the tensor's dtype */
+        {"*fp16, *fp16, *fp32", "a * 2.0", "mul", "tensor<128xfp16>"},
+        {"*fp16, *fp16, *fp32", "a * 2", "mul", "tensor<128xfp16>"},
+        {"*bf16, *bf16, *fp32", "a * 2.0", "mul", "tensor<128xbf16>"},
+        {"*i8, *i8, *fp32", "a + 1", "add", "tensor<128xi8>"},
+        {"*u8, *u8, *fp32", "a + 1", "add", "tensor<128xu8>"},
+        {"*i64, *i64, *fp32", "a + 1", "add", "tensor<128xi64>"},
+        {"*fp32, *fp32, *fp32", "a + 1e300", "add", "tensor<128xfp32>"},
+        {"*fp64, *fp64, *fp32", "a * 2.0", "mul", "tensor<128xfp64>"},
+        /* float scalar with an int tensor falls through to the full rules */
+        {"*i32, *i32, *fp32", "a * 2.5", "mul", "tensor<128xfp32>"},
+        {"*i32, *i32, *fp32", "a + 1.0", "add", "tensor<128xfp32>"},
+        /* rule 0 exception: / and % with fp16/bf16 give fp32 */
+        {"*fp16, *fp16, *fp32", "a / 2", "div", "tensor<128xfp32>"},
+        {"*fp16, *fp16, *fp32", "a % 2", "rem", "tensor<128xfp32>"},
+        {"*bf16, *bf16, *fp32", "a / 2", "div", "tensor<128xfp32>"},
+        {"*bf16, *bf16, *fp32", "a % 2.0", "rem", "tensor<128xfp32>"},
+        /* rules 1-4: fp64 > fp32 > fp16 > bf16 */
+        {"*fp64, *fp32, *fp32", "a + b", "add", "tensor<128xfp64>"},
+        {"*fp16, *fp64, *fp32", "a * b", "mul", "tensor<128xfp64>"},
+        {"*fp32, *fp16, *fp32", "a + b", "add", "tensor<128xfp32>"},
+        {"*bf16, *fp32, *fp32", "a - b", "sub", "tensor<128xfp32>"},
+        {"*fp16, *bf16, *fp32", "a + b", "add", "tensor<128xfp16>"},
+        {"*bf16, *fp16, *fp32", "a * b", "mul", "tensor<128xfp16>"},
+        {"*fp16, *fp16, *fp32", "a + b", "add", "tensor<128xfp16>"},
+        {"*fp16, *fp16, *fp32", "a / b", "div", "tensor<128xfp32>"},
+        {"*fp16, *fp16, *fp32", "a % b", "rem", "tensor<128xfp32>"},
+        {"*bf16, *bf16, *fp32", "a + b", "add", "tensor<128xbf16>"},
+        {"*bf16, *bf16, *fp32", "a / b", "div", "tensor<128xfp32>"},
+        {"*i32, *bf16, *fp32", "a + b", "add", "tensor<128xfp32>"},
+        {"*i32, *fp16, *fp32", "a + b", "add", "tensor<128xfp16>"},
+        /* rule 6: integers, C usual arithmetic conversions, no int32 promotion */
+        {"*i32, *i64, *fp32", "a + b", "add", "tensor<128xi64>"},
+        {"*i32, *u32, *fp32", "a + b", "add", "tensor<128xu32>"},
+        {"*i64, *u32, *fp32", "a + b", "add", "tensor<128xi64>"},
+        {"*i8, *u8, *fp32", "a + b", "add", "tensor<128xu8>"},
+        {"*i16, *u8, *fp32", "a + b", "add", "tensor<128xi16>"},
+        {"*i8, *i8, *fp32", "a + b", "add", "tensor<128xi8>"},
+        {"*i8, *i8, *fp32", "a * b", "mul", "tensor<128xi8>"},
+        /* true division of ints is fp32 */
+        {"*i32, *i32, *fp32", "a / b", "div", "tensor<128xfp32>"},
+        {"*i32, *i32, *fp32", "a / 2", "div", "tensor<128xfp32>"},
+        {"*i64, *i64, *fp32", "a / b", "div", "tensor<128xfp32>"},
+        /* // and % on tensors: C truncating div / rem */
+        {"*i32, *i32, *fp32", "a // b", "div", "tensor<128xi32>"},
+        {"*i32, *i32, *fp32", "a % b", "rem", "tensor<128xi32>"},
+        {"*i32, *i32, *fp32", "a // 16", "div", "tensor<128xi32>"},
+        {"*i8, *i64, *fp32", "a // b", "div", "tensor<128xi64>"},
+        {"*u32, *u32, *fp32", "a % b", "rem", "tensor<128xu32>"},
+        /* comparisons give i1 */
+        {"*i32, *i32, *fp32", "a < b", "cmp lt", "tensor<128xi1>"},
+        {"*fp16, *fp16, *fp32", "a >= 1", "cmp ge", "tensor<128xi1>"},
+        {"*i8, *i8, *fp32", "a == 300", "cmp eq", "tensor<128xi1>"},
+        {"*fp32, *i64, *fp32", "a != b", "cmp ne", "tensor<128xi1>"},
+    };
+    return cr_make_param_array(Promo, cases, ARRAY_LEN(cases));
+}
+
+ParameterizedTest(Promo *c, lower, promotion)
+{
+    int rc = translate(promo_src(c->expr), NULL, c->sig, "lower");
+    cr_assert_eq(rc, 0, "%s with %s failed:\n%s", c->expr, c->sig, log_text());
+    const char *line = line_with("// \"r\"");
+    cr_assert(line, "no value named r in:\n%s", out_text());
+    char want_op[32], want_ty[48];
+    snprintf(want_op, sizeof want_op, "= %s ", c->op);
+    snprintf(want_ty, sizeof want_ty, ": %s ", c->type);
+    cr_expect(strstr(line, want_op), "%s (%s): expected op '%s' in: %s", c->expr, c->sig, c->op, line);
+    cr_expect(strstr(line, want_ty), "%s (%s): expected type %s in: %s", c->expr, c->sig, c->type, line);
+}
+
+/* Promotion errors (rule 0 range checks, rule 6 mixed-signedness division). */
+typedef struct PromoErr {
+    char sig[32];
+    char expr[32];
+    char msg[64];
+} PromoErr;
+
+ParameterizedTestParameters(lower, promotion_errors)
+{
+    static PromoErr cases[] = {
+        {"*i8, *i8, *fp32", "a + 300", "out of range"},
+        {"*u32, *u32, *fp32", "a + (-1)", "negative scalar"},
+        {"*i32, *u32, *fp32", "a // b", "mixed signedness"},
+        {"*i32, *u32, *fp32", "a % b", "mixed signedness"},
+    };
+    return cr_make_param_array(PromoErr, cases, ARRAY_LEN(cases));
+}
+
+ParameterizedTest(PromoErr *c, lower, promotion_errors)
+{
+    int rc = translate(promo_src(c->expr), NULL, c->sig, "lower");
+    cr_assert_eq(rc, 1, "%s with %s should fail; got:\n%s", c->expr, c->sig, out_text());
+    cr_expect(strstr(log_text(), c->msg), "expected '%s' in:\n%s", c->msg, log_text());
+    cr_expect(strstr(log_text(), "t.py:8:"), "diagnostic should point at line 8:\n%s", log_text());
+}
+
+/* A comparison with a Python int promotes the narrow tensor (scalar becomes i32). */
+Test(lower, compare_promotes_scalar_to_int32)
+{
+    cr_assert_eq(translate(promo_src("a < 1"), NULL, "*i8, *i8, *fp32", "lower"), 0, "%s", log_text());
+    cr_expect(strstr(out_text(), "cast %6 : tensor<128xi32>"), "i8 tensor not widened:\n%s", out_text());
+    cr_expect(strstr(line_with("// \"r\""), "tensor<128xi1>"));
+}
+
+/* ---- constexpr arithmetic follows Python ------------------------------------ */
+
+static const char *assert_src(const char *cond)
+{
+    snprintf(text, sizeof text,
+             "import triton\nimport triton.language as tl\n"
+             "@triton.jit\n"
+             "def k(x_ptr, N: tl.constexpr):\n"
+             "    tl.static_assert(%s, \"assertion\")\n"
+             "    tl.store(x_ptr, 1.0)\n",
+             cond);
+    return text;
+}
+
+ParameterizedTestParameters(lower, constexpr_python_semantics)
+{
+    static char cases[][48] = {
+        "-7 // 2 == -4",  "-7 % 2 == 1",      "7 // -2 == -4",  "7 % -2 == -1",
+        "-N // 2 == -4",  "-N % 2 == 1",      "N // -3 == -3",  "7 / 2 == 3.5",
+        "-8 // 2 == -4",  "2 ** 10 == 1024",  "-7 >> 1 == -4",  "-7.5 // 2 == -4.0",
+    };
+    return cr_make_param_array(char[48], cases, ARRAY_LEN(cases));
+}
+
+ParameterizedTest(char (*cond)[48], lower, constexpr_python_semantics)
+{
+    int rc = translate(assert_src(*cond), NULL, "*fp32, 7", "lower");
+    cr_expect_eq(rc, 0, "static_assert(%s) failed with N=7:\n%s", *cond, log_text());
+}
+
+/* The C-truncating answers must be rejected, so the asserts above can fail. */
+Test(lower, constexpr_static_assert_rejects_c_semantics)
+{
+    cr_assert_eq(translate(assert_src("-7 // 2 == -3"), NULL, "*fp32, 7", "lower"), 1);
+    cr_expect(strstr(log_text(), "static_assert failed: assertion"), "%s", log_text());
+    cr_expect(strstr(log_text(), "t.py:5:"), "%s", log_text());
+    reset();
+    cr_assert_eq(translate(assert_src("-7 % 2 == -1"), NULL, "*fp32, 7", "lower"), 1);
+}
+
+/* ---- constexpr control flow ---------------------------------------------------- */
+
+static const char *branch_src =
+    "import triton\nimport triton.language as tl\n"
+    "@triton.jit\n"
+    "def k(x_ptr, n, USE: tl.constexpr, MODE: tl.constexpr):\n"
+    "    offs = tl.arange(0, 128)\n"
+    "    x = tl.load(x_ptr + offs)\n"
+    "    if USE:\n"
+    "        x = x * 3.0\n"
+    "    else:\n"
+    "        x = x - 5.0\n"
+    "    if MODE == \"a\":\n"
+    "        x = x + 11.0\n"
+    "    elif MODE == \"b\":\n"
+    "        x = x + 13.0\n"
+    "    else:\n"
+    "        x = x + 17.0\n"
+    "    if x.dtype == tl.float16:\n"
+    "        x = x + 19.0\n"
+    "    else:\n"
+    "        x = x + 23.0\n"
+    "    tl.store(x_ptr + offs, x)\n";
+
+Test(lower, constexpr_if_removes_dead_branch)
+{
+    cr_assert_eq(translate(branch_src, NULL, "*fp32, i32, True, 'b'", "lower"), 0, "%s", log_text());
+    const char *o = out_text();
+    cr_expect(strstr(o, "constant 3 : fp32"), "%s", o);
+    cr_expect(!strstr(o, "constant 5 :"), "dead else branch left a trace:\n%s", o);
+    cr_expect(!strstr(o, "= if ") && !strstr(o, "  if "), "constexpr if became a runtime if:\n%s", o);
+    reset();
+    cr_assert_eq(translate(branch_src, NULL, "*fp32, i32, False, 'b'", "lower"), 0, "%s", log_text());
+    cr_expect(strstr(out_text(), "constant 5 : fp32"));
+    cr_expect(!strstr(out_text(), "constant 3 :"), "%s", out_text());
+}
+
+Test(lower, string_constexpr_switch)
+{
+    static const struct { const char *sig, *keep, *drop1, *drop2; } t[] = {
+        {"*fp32, i32, True, 'a'", "constant 11 :", "constant 13 :", "constant 17 :"},
+        {"*fp32, i32, True, 'b'", "constant 13 :", "constant 11 :", "constant 17 :"},
+        {"*fp32, i32, True, 'zz'", "constant 17 :", "constant 11 :", "constant 13 :"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(t); i++) {
+        cr_assert_eq(translate(branch_src, NULL, t[i].sig, "lower"), 0, "%s", log_text());
+        cr_expect(strstr(out_text(), t[i].keep), "%s: missing %s", t[i].sig, t[i].keep);
+        cr_expect(!strstr(out_text(), t[i].drop1), "%s: has %s", t[i].sig, t[i].drop1);
+        cr_expect(!strstr(out_text(), t[i].drop2), "%s: has %s", t[i].sig, t[i].drop2);
+        reset();
+    }
+}
+
+Test(lower, dtype_comparison_folds)
+{
+    cr_assert_eq(translate(branch_src, NULL, "*fp16, i32, True, 'a'", "lower"), 0, "%s", log_text());
+    cr_expect(strstr(out_text(), "constant 19 : fp16"), "%s", out_text());
+    cr_expect(!strstr(out_text(), "constant 23 :"), "%s", out_text());
+    reset();
+    cr_assert_eq(translate(branch_src, NULL, "*fp32, i32, True, 'a'", "lower"), 0, "%s", log_text());
+    cr_expect(strstr(out_text(), "constant 23 : fp32"), "%s", out_text());
+    cr_expect(!strstr(out_text(), "constant 19 :"), "%s", out_text());
+}
+
+/* ---- helpers, loops, early return ---------------------------------------------- */
+
+static const char *flow_src =
+    "import triton\nimport triton.language as tl\n"
+    "@triton.jit\n"
+    "def _pair(x, y):\n"
+    "    return x + y, x < y\n"
+    "@triton.jit\n"
+    "def k(x_ptr, n):\n"
+    "    offs = tl.arange(0, 128)\n"
+    "    acc = tl.zeros([128], dtype=tl.float32)\n"
+    "    cnt = 0\n"
+    "    for i in range(0, n, 2):\n"
+    "        acc += tl.load(x_ptr + offs)\n"
+    "        cnt += 1\n"
+    "    s, m = _pair(acc, 1.0)\n"
+    "    j = 0\n"
+    "    while j < n:\n"
+    "        j += 3\n"
+    "    if n > 5:\n"
+    "        return\n"
+    "    tl.store(x_ptr + offs + j + cnt, s, mask=m)\n";
+
+Test(lower, helper_inlined_with_tuple_return)
+{
+    cr_assert_eq(translate(flow_src, "k", "*fp32, i32", "lower"), 0, "%s", log_text());
+    const char *s = line_with("// \"s\"");
+    cr_assert(s, "helper result s not bound:\n%s", out_text());
+    cr_expect(strstr(s, "= add ") && strstr(s, ": tensor<128xfp32>"), "%s", s);
+    const char *m = line_with("// \"m\"");
+    cr_assert(m, "helper result m not bound:\n%s", out_text());
+    cr_expect(strstr(m, "= cmp lt ") && strstr(m, ": tensor<128xi1>"), "%s", m);
+    cr_expect(!strstr(out_text(), "_pair"), "helper not inlined:\n%s", out_text());
+    cr_expect(!strstr(out_text(), "call"), "%s", out_text());
+}
+
+Test(lower, loop_carried_values_become_for_results)
+{
+    cr_assert_eq(translate(flow_src, "k", "*fp32, i32", "lower"), 0, "%s", log_text());
+    const char *f = line_with("= for ");
+    cr_assert(f, "no for op:\n%s", out_text());
+    cr_expect(strstr(f, ": tensor<128xfp32>, i32"), "for result types: %s", f);
+    f = line_with("= for ");
+    cr_expect(strstr(f, "\"acc\", \"cnt\""), "for result names: %s", f);
+    cr_expect(strstr(out_text(), "^args(%10: i32 \"i\", %11: tensor<128xfp32> \"acc\", %12: i32 \"cnt\")"),
+              "%s", out_text());
+    cr_expect(strstr(out_text(), "yield %16, %18"), "%s", out_text());
+}
+
+Test(lower, while_loop)
+{
+    cr_assert_eq(translate(flow_src, "k", "*fp32, i32", "lower"), 0, "%s", log_text());
+    const char *w = line_with("= while ");
+    cr_assert(w, "no while op:\n%s", out_text());
+    cr_expect(strstr(w, ": i32") && strstr(w, "\"j\""), "%s", w);
+    cr_expect(strstr(out_text(), "condition "), "%s", out_text());
+    cr_expect(strstr(out_text(), "// before"), "%s", out_text());
+    cr_expect(strstr(out_text(), "// after"), "%s", out_text());
+}
+
+Test(lower, early_return_in_runtime_if)
+{
+    cr_assert_eq(translate(flow_src, "k", "*fp32, i32", "lower"), 0, "%s", log_text());
+    const char *o = out_text();
+    const char *c = strstr(o, "cmp gt %1,");
+    cr_assert(c, "%s", o);
+    const char *r = strstr(c, "    return\n");
+    cr_expect(r, "no return inside the if:\n%s", o);
+    const char *st = strstr(o, "  store ");
+    cr_expect(st && r && st > r, "store should follow the early-return if:\n%s", o);
+}
