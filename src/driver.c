@@ -73,6 +73,7 @@ int tilec_translate(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
 {
     jmp_buf jb;
     jmp_buf *saved = ctx->on_error;
+    const Source *src = ctx->src; /* a pass may read a side source (--grid) */
     ctx->on_error = &jb;
     int rc;
     if (setjmp(jb))
@@ -80,6 +81,7 @@ int tilec_translate(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
     else
         rc = run(ctx, opt, out);
     ctx->on_error = saved;
+    ctx->src = src;
     return rc;
 }
 

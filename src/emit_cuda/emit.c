@@ -7,10 +7,12 @@
  */
 #include "emit.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../lexer.h"
 #include "templates.h"
 
 typedef struct ValInfo {
@@ -30,7 +32,7 @@ typedef struct Emitter {
     ValInfo *vi;
     Vec(const char *) names;
     const SrcStmt *last_stmt;
-    int *vec_of_op_id;  /* unused: vector widths are computed on demand */
+    const char *grid[3];   /* host C for the launch grid's dimensions */
 } Emitter;
 
 static ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }
@@ -713,111 +715,133 @@ static const char *shape_note(Emitter *E, const Value *v)
 
 static void emit_block(Emitter *E, const Block *b);
 
-/* Declare (unless already declared) and fill a tensor or scalar from an expression. */
-static void emit_assign(Emitter *E, const Value *v, const char *(*gen)(Emitter *, const Op *, const char *), const Op *op)
+/* ---- loops over a thread's elements ---------------------------------------------------- */
+
+static int nregs(const Value *v) { return layout_elems_per_thread(v->layout); }
+
+/* Opens the loop over a thread's `n` register elements in steps of `step` and
+ * returns the index to use inside it.  One step needs no loop: index 0. */
+static const char *elem_loop_open(Emitter *E, int n, int step)
 {
-    ValInfo *vi = info(E, v);
-    const char *name = vname(E, v);
-    if (!v->type.rank) {
-        if (vi->declared)
-            line(E, "%s = %s;", name, gen(E, op, "0"));
-        else
-            line(E, "%s = %s;", const_decl(E, v->type, name), gen(E, op, "0"));
-        return;
-    }
-    int n = layout_elems_per_thread(v->layout);
-    if (!vi->declared)
-        line(E, "%s;%s", decl(E, type_elem(v->type), name, n), shape_note(E, v));
-    if (n == 1) {
-        line(E, "%s[0] = %s;", name, gen(E, op, "0"));
-        return;
-    }
+    if (n == step)
+        return "0";
     line(E, "#pragma unroll");
-    line(E, "for (int e = 0; e < %d; ++e)", n);
+    if (step == 1)
+        line(E, "for (int e = 0; e < %d; ++e)", n);
+    else
+        line(E, "for (int e = 0; e < %d; e += %d)", n, step);
     E->indent++;
-    line(E, "%s[e] = %s;", name, gen(E, op, "e"));
-    E->indent--;
+    return "e";
 }
 
-static const char *gen_op(Emitter *E, const Op *op, const char *idx) { return op_expr(E, op, idx); }
+static void elem_loop_close(Emitter *E, int n, int step)
+{
+    if (n != step)
+        E->indent--;
+}
+
+/* Element `idx` of some source: a value, an op's expression, or an array. */
+typedef const char *(*ElemExpr)(Emitter *E, const void *src, const char *idx);
+static const char *value_elem(Emitter *E, const void *v, const char *idx) { return ex(E, v, idx); }
+static const char *op_elem(Emitter *E, const void *op, const char *idx) { return op_expr(E, op, idx); }
+static const char *array_elem(Emitter *E, const void *name, const char *idx)
+{
+    return fmt(E, "%s[%s]", (const char *)name, idx);
+}
+static const char *scalar_elem(Emitter *E, const void *name, const char *idx) { return name; }
+
+/* dst = src, element by element when `like` is a tensor. */
+static void fill(Emitter *E, const char *dst, const Value *like, ElemExpr src, const void *arg)
+{
+    if (!like->type.rank) {
+        line(E, "%s = %s;", dst, src(E, arg, "0"));
+        return;
+    }
+    int n = nregs(like);
+    const char *i = elem_loop_open(E, n, 1);
+    line(E, "%s[%s] = %s;", dst, i, src(E, arg, i));
+    elem_loop_close(E, n, 1);
+}
+
+static void declare_var(Emitter *E, const Value *v)
+{
+    if (v->type.rank)
+        line(E, "%s;%s", decl(E, type_elem(v->type), vname(E, v), nregs(v)), shape_note(E, v));
+    else
+        line(E, "%s;", decl(E, v->type, vname(E, v), 0));
+}
+
+/* Declare (unless already declared) and compute an op's single result. */
+static void emit_assign(Emitter *E, const Op *op)
+{
+    const Value *v = op->results[0];
+    const char *name = vname(E, v);
+    if (!info(E, v)->declared) {
+        if (!v->type.rank) {
+            line(E, "%s = %s;", const_decl(E, v->type, name), op_expr(E, op, "0"));
+            return;
+        }
+        declare_var(E, v);
+    }
+    fill(E, name, v, op_elem, op);
+}
 
 static void emit_load(Emitter *E, const Op *op)
 {
     const Value *r = op->results[0], *ptr = op->args[0];
     const Value *mask = op->iattr[0] ? op->args[1] : NULL, *other = op->iattr[1] ? op->args[2] : NULL;
-    ValInfo *vi = info(E, r);
+    bool is_volatile = op->iattr[2] != 0;
     const char *name = vname(E, r);
     DType d = r->type.dtype;
     if (!r->type.rank) {
-        const char *p = ex(E, ptr, "0");
-        const char *val = op->iattr[2] ? fmt(E, "*(volatile %s *)%s", dtype_ctype(d), paren(E, p)) : fmt(E, "*%s", paren(E, p));
+        const char *p = paren(E, ex(E, ptr, "0"));
+        const char *val = is_volatile ? fmt(E, "*(volatile %s *)%s", dtype_ctype(d), p) : fmt(E, "*%s", p);
         if (mask)
             val = fmt(E, "%s ? %s : %s", paren(E, ex(E, mask, "0")), val, other ? ex(E, other, "0") : zero_of(E, d));
-        line(E, "%s = %s;", vi->declared ? name : const_decl(E, r->type, name), val);
+        line(E, "%s = %s;", info(E, r)->declared ? name : const_decl(E, r->type, name), val);
         return;
     }
-    int n = layout_elems_per_thread(r->layout);
-    int vec = memory_vec(op);
-    if (!vi->declared)
+    int n = nregs(r), vec = memory_vec(op);
+    if (!info(E, r)->declared)
         line(E, "%s;%s, %d-byte loads", decl(E, type_elem(r->type), name, n), shape_note(E, r),
              vec * dtype_bits(d) / 8);
-    line(E, "#pragma unroll");
-    if (vec == n && n == 1)
-        line(E, "for (int e = 0; e < 1; ++e)");
-    else
-        line(E, "for (int e = 0; e < %d; e += %d)", n, vec);
-    E->indent++;
-    const char *p = ex(E, ptr, "e");
-    if (op->iattr[2])
-        line(E, "%s[e] = %s%s;", name, mask ? fmt(E, "%s ? ", paren(E, ex(E, mask, "e"))) : "",
-             fmt(E, "*(volatile %s *)%s%s", dtype_ctype(d), paren(E, p),
-                 mask ? fmt(E, " : %s", other ? ex(E, other, "e") : zero_of(E, d)) : ""));
+    const char *i = elem_loop_open(E, n, vec);
+    const char *p = ex(E, ptr, i);
+    const char *fallback = other ? ex(E, other, i) : zero_of(E, d);
+    if (is_volatile)
+        line(E, "%s[%s] = %s*(volatile %s *)%s%s;", name, i, mask ? fmt(E, "%s ? ", paren(E, ex(E, mask, i))) : "",
+             dtype_ctype(d), paren(E, p), mask ? fmt(E, " : %s", fallback) : "");
     else if (!mask)
-        line(E, "tilec::load<%d>(&%s[e], %s);", vec, name, p);
+        line(E, "tilec::load<%d>(&%s[%s], %s);", vec, name, i, p);
     else
-        line(E, "tilec::load<%d>(&%s[e], %s, %s, %s);", vec, name, p, ex(E, mask, "e"),
-             other ? ex(E, other, "e") : zero_of(E, d));
-    E->indent--;
+        line(E, "tilec::load<%d>(&%s[%s], %s, %s, %s);", vec, name, i, p, ex(E, mask, i), fallback);
+    elem_loop_close(E, n, vec);
 }
 
 static void emit_store(Emitter *E, const Op *op)
 {
     const Value *ptr = op->args[0], *val = op->args[1];
     const Value *mask = op->iattr[0] ? op->args[2] : NULL;
-    if (!ptr->type.rank) {
-        const char *s = fmt(E, "*%s = %s;", paren(E, ex(E, ptr, "0")), ex(E, val, "0"));
-        if (mask)
-            line(E, "if (%s)", ex(E, mask, "0"));
-        if (mask)
-            E->indent++;
-        line(E, "%s", s);
-        if (mask)
-            E->indent--;
-        return;
-    }
     const Layout *l = ptr->layout;
-    int n = layout_elems_per_thread(l);
-    int vec = memory_vec(op);
-    const char *owner = layout_replicated(l) ? fmt(E, "L%d_owner", l->id) : NULL;
-    line(E, "#pragma unroll");
-    line(E, "for (int e = 0; e < %d; e += %d)", n, vec);
-    E->indent++;
-    const char *p = ex(E, ptr, "e");
-    const char *pred = mask ? ex(E, mask, "e") : NULL;
-    if (owner)
+    int n = ptr->type.rank ? nregs(ptr) : 1;
+    int vec = ptr->type.rank ? memory_vec(op) : 1;
+    const char *i = elem_loop_open(E, n, vec);
+    const char *pred = mask ? ex(E, mask, i) : NULL;
+    if (l && layout_replicated(l)) {
+        const char *owner = fmt(E, "L%d_owner", l->id);
         pred = pred ? fmt(E, "%s && %s", owner, paren(E, pred)) : owner;
-    if (vec == 1) {
-        if (pred) {
-            line(E, "if (%s)", pred);
-            E->indent++;
-        }
-        line(E, "*%s = %s;", paren(E, p), ex(E, val, "e"));
-        if (pred)
-            E->indent--;
-    } else {
-        line(E, "tilec::store<%d>(%s, &%s[e]%s%s);", vec, p, vname(E, val), pred ? ", " : "", pred ? pred : "");
     }
-    E->indent--;
+    const char *p = ex(E, ptr, i);
+    if (vec > 1) {
+        line(E, "tilec::store<%d>(%s, &%s[%s]%s%s);", vec, p, vname(E, val), i, pred ? ", " : "", pred ? pred : "");
+    } else {
+        if (pred)
+            line(E, "if (%s)", pred);
+        E->indent += pred != NULL;
+        line(E, "*%s = %s;", paren(E, p), ex(E, val, i));
+        E->indent -= pred != NULL;
+    }
+    elem_loop_close(E, n, vec);
 }
 
 static bool is_block_arg(const Block *b, const Value *v)
@@ -828,69 +852,41 @@ static bool is_block_arg(const Block *b, const Value *v)
     return false;
 }
 
-/* Assign yielded values to the variables they feed (simultaneously). */
+/* Assign yielded values to the variables they feed.  The assignments are
+ * simultaneous: when one reads another's variable, go through temporaries. */
 static void emit_yield_into(Emitter *E, const Block *b, const Op *y, Value *const *targets)
 {
     bool clash = false;
     for (int i = 0; i < y->nargs; i++)
         if (is_block_arg(b, y->args[i]) && strcmp(vname(E, y->args[i]), vname(E, targets[i])))
             clash = true;
-    for (int pass = 0; pass < (clash ? 2 : 1); pass++) {
-        for (int i = 0; i < y->nargs; i++) {
-            const Value *v = y->args[i], *t = targets[i];
-            const char *dst = vname(E, t);
-            const char *src = vname(E, v);
-            if (!strcmp(dst, src))
-                continue;
-            if (clash && pass == 0) {
-                /* copy into a temporary first */
-                const char *tmp = fmt(E, "%s_next", dst);
-                if (t->type.rank) {
-                    int n = layout_elems_per_thread(t->layout);
-                    line(E, "%s;", decl(E, type_elem(t->type), tmp, n));
-                    line(E, "for (int e = 0; e < %d; ++e) %s[e] = %s;", n, tmp, ex(E, v, "e"));
-                } else {
-                    line(E, "%s = %s;", const_decl(E, t->type, tmp), ex(E, v, "0"));
-                }
-                continue;
-            }
-            const char *from = clash ? fmt(E, "%s_next", dst) : NULL;
-            if (t->type.rank) {
-                int n = layout_elems_per_thread(t->layout);
-                line(E, "#pragma unroll");
-                line(E, "for (int e = 0; e < %d; ++e)", n);
-                E->indent++;
-                line(E, "%s[e] = %s;", dst, from ? fmt(E, "%s[e]", from) : ex(E, v, "e"));
-                E->indent--;
-            } else {
-                line(E, "%s = %s;", dst, from ? from : ex(E, v, "0"));
-            }
-        }
+    for (int i = 0; i < y->nargs && clash; i++) {
+        const Value *t = targets[i];
+        const char *tmp = fmt(E, "%s_next", vname(E, t));
+        if (!strcmp(vname(E, t), vname(E, y->args[i])))
+            continue;
+        if (t->type.rank)
+            line(E, "%s;", decl(E, type_elem(t->type), tmp, nregs(t)));
+        else
+            line(E, "%s;", decl(E, t->type, tmp, 0));
+        fill(E, tmp, t, value_elem, y->args[i]);
     }
-}
-
-static void declare_var(Emitter *E, const Value *v)
-{
-    if (v->type.rank)
-        line(E, "%s;%s", decl(E, type_elem(v->type), vname(E, v), layout_elems_per_thread(v->layout)), shape_note(E, v));
-    else
-        line(E, "%s;", decl(E, v->type, vname(E, v), 0));
+    for (int i = 0; i < y->nargs; i++) {
+        const char *dst = vname(E, targets[i]);
+        if (!strcmp(dst, vname(E, y->args[i])))
+            continue;
+        if (clash)
+            fill(E, dst, targets[i], targets[i]->type.rank ? array_elem : scalar_elem, fmt(E, "%s_next", dst));
+        else
+            fill(E, dst, targets[i], value_elem, y->args[i]);
+    }
 }
 
 static void assign_from(Emitter *E, const Value *dst, const Value *src)
 {
     if (!strcmp(vname(E, dst), vname(E, src)) && !info(E, src)->inl)
         return;
-    if (dst->type.rank) {
-        int n = layout_elems_per_thread(dst->layout);
-        line(E, "#pragma unroll");
-        line(E, "for (int e = 0; e < %d; ++e)", n);
-        E->indent++;
-        line(E, "%s[e] = %s;", vname(E, dst), ex(E, src, "e"));
-        E->indent--;
-    } else {
-        line(E, "%s = %s;", vname(E, dst), ex(E, src, "0"));
-    }
+    fill(E, vname(E, dst), dst, value_elem, src);
 }
 
 static void emit_for(Emitter *E, const Op *op)
@@ -974,7 +970,7 @@ static void emit_op(Emitter *E, const Op *op)
     default:
         if (op->nres != 1)
             BUG("emit: unexpected op %s", op_name(op->kind));
-        emit_assign(E, op->results[0], gen_op, op);
+        emit_assign(E, op);
         break;
     }
 }
@@ -987,160 +983,72 @@ static void emit_block(Emitter *E, const Block *b)
 
 /* ---- grid expression (host) ------------------------------------------------------------- */
 
-typedef struct GridParser {
-    Emitter *E;
-    const char *s, *p;
-} GridParser;
+/* The --grid text is read by the project's own lexer and parser, with the
+ * grid as the current source so that errors point into it; the expression
+ * tree is then printed as host C over the launcher's arguments. */
 
-static NORETURN void grid_error(GridParser *g, const char *msg)
+static const char *grid_c(Emitter *E, const Node *n)
 {
-    Loc none = {0, 0};
-    diag_error(g->E->ctx, none, "--grid \"%s\": %s at column %d", g->s, msg, (int)(g->p - g->s) + 1);
-}
-
-static void gskip(GridParser *g)
-{
-    while (*g->p == ' ')
-        g->p++;
-}
-
-static const char *grid_expr(GridParser *g);
-
-static const char *grid_atom(GridParser *g)
-{
-    gskip(g);
-    const char *p = g->p;
-    if (*p == '(') {
-        g->p++;
-        const char *e = grid_expr(g);
-        gskip(g);
-        if (*g->p != ')')
-            grid_error(g, "expected ')'");
-        g->p++;
-        return fmt(g->E, "(%s)", e);
-    }
-    if (*p >= '0' && *p <= '9') {
-        long long v = 0;
-        while (*g->p >= '0' && *g->p <= '9')
-            v = v * 10 + (*g->p++ - '0');
-        return fmt(g->E, "%lldll", v);
-    }
-    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_') {
-        while ((*g->p >= 'a' && *g->p <= 'z') || (*g->p >= 'A' && *g->p <= 'Z') || *g->p == '_' ||
-               (*g->p >= '0' && *g->p <= '9') || *g->p == '.')
-            g->p++;
-        char *name = arena_strndup(g->E->a, p, (size_t)(g->p - p));
-        const char *name_end = g->p;
-        gskip(g);
-        if (*g->p == '(') {
-            const char *fn = strrchr(name, '.') ? strrchr(name, '.') + 1 : name;
-            const char *cfn = !strcmp(fn, "cdiv") ? "tilec_cdiv" : !strcmp(fn, "min") ? "tilec_min" :
-                              !strcmp(fn, "max") ? "tilec_max" : NULL;
-            if (!cfn)
-                grid_error(g, fmt(g->E, "unknown function '%s' (cdiv, min and max are available)", name));
-            g->p++;
-            const char *a = grid_expr(g);
-            gskip(g);
-            if (*g->p != ',')
-                grid_error(g, "expected ','");
-            g->p++;
-            const char *b = grid_expr(g);
-            gskip(g);
-            if (*g->p != ')')
-                grid_error(g, "expected ')'");
-            g->p++;
-            return fmt(g->E, "%s(%s, %s)", cfn, a, b);
-        }
-        const TirFunc *f = g->E->f;
+    Ctx *ctx = E->ctx;
+    switch (n->kind) {
+    case N_INT: return fmt(E, "%lldll", (long long)n->ival);
+    case N_NAME: {
+        const TirFunc *f = E->f;
         for (int i = 0; i < f->params.len; i++) {
             const KernelParam *kp = &f->params.data[i];
-            if (strcmp(kp->name, name))
+            if (strcmp(kp->name, n->name))
                 continue;
-            if (kp->value) {
-                if (kp->value->type.dtype == DT_PTR || dtype_is_float(kp->value->type.dtype))
-                    grid_error(g, fmt(g->E, "'%s' is not an integer parameter", name));
-                return fmt(g->E, "(long long)%s", kp->name);
-            }
-            if (kp->spec_text && ((kp->spec_text[0] >= '0' && kp->spec_text[0] <= '9') || kp->spec_text[0] == '-'))
-                return fmt(g->E, "%sll", kp->spec_text);
-            grid_error(g, fmt(g->E, "constexpr '%s' is not an integer", name));
+            if (kp->value && dtype_is_int(kp->type.dtype))
+                return fmt(E, "(long long)%s", kp->name);
+            if (!kp->value && kp->spec_text && (isdigit((unsigned char)kp->spec_text[0]) || kp->spec_text[0] == '-'))
+                return fmt(E, "%sll", kp->spec_text);
+            diag_error(ctx, n->loc, "'%s' is not an integer parameter", n->name);
         }
-        g->p = p;
-        (void)name_end;
-        grid_error(g, fmt(g->E, "unknown name '%s' (use the kernel's parameter names)", name));
+        diag_error(ctx, n->loc, "unknown name '%s' (use the kernel's parameter names)", n->name);
     }
-    grid_error(g, "expected a number, a parameter name or '('");
-}
-
-static const char *grid_term(GridParser *g)
-{
-    const char *a = grid_atom(g);
-    for (;;) {
-        gskip(g);
-        if (g->p[0] == '/' && g->p[1] == '/') {
-            g->p += 2;
-            a = fmt(g->E, "%s / %s", a, grid_atom(g));
-        } else if (*g->p == '*' || *g->p == '/' || *g->p == '%') {
-            char c = *g->p++;
-            a = fmt(g->E, "%s %c %s", a, c, grid_atom(g));
-        } else
-            return a;
+    case N_BINOP: {
+        const char *op = n->op == TOK_PLUS ? "+" : n->op == TOK_MINUS ? "-" : n->op == TOK_STAR ? "*" :
+                         n->op == TOK_DSLASH ? "/" : n->op == TOK_PERCENT ? "%" : NULL;
+        if (!op)
+            diag_error(ctx, n->loc, "the grid supports + - * // %% on integers, not %s", token_kind_name(n->op));
+        return fmt(E, "(%s %s %s)", grid_c(E, n->lhs), op, grid_c(E, n->rhs));
     }
-}
-
-static const char *grid_expr(GridParser *g)
-{
-    const char *a = grid_term(g);
-    for (;;) {
-        gskip(g);
-        if (*g->p == '+' || *g->p == '-') {
-            char c = *g->p++;
-            a = fmt(g->E, "%s %c %s", a, c, grid_term(g));
-        } else
-            return a;
+    case N_CALL: {
+        const Node *fn = n->lhs;
+        const char *name = fn->kind == N_NAME || fn->kind == N_ATTR ? fn->name : "";
+        const char *cfn = !strcmp(name, "cdiv") ? "tilec_cdiv" : !strcmp(name, "min") ? "tilec_min" :
+                          !strcmp(name, "max") ? "tilec_max" : NULL;
+        if (!cfn)
+            diag_error(ctx, n->loc, "unknown function in the grid (cdiv, min and max are available)");
+        if (n->items.len != 2 || n->kwargs.len)
+            diag_error(ctx, n->loc, "%s takes two arguments", name);
+        return fmt(E, "%s(%s, %s)", cfn, grid_c(E, n->items.data[0]), grid_c(E, n->items.data[1]));
+    }
+    default: diag_error(ctx, n->loc, "unsupported expression in the grid");
     }
 }
 
-static int parse_grid(Emitter *E, const char *s, const char **dims)
+/* Fills E->grid[0..3) from opt->grid; absent dimensions are 1. */
+static void parse_grid(Emitter *E)
 {
-    GridParser g = {E, s, s};
-    int n = 0;
-    gskip(&g);
-    if (*g.p == '(') {
-        /* allow a parenthesised tuple "(a, b)" */
-        const char *q = g.p + 1;
-        int depth = 1;
-        bool tuple = false;
-        for (; *q && depth; q++) {
-            if (*q == '(')
-                depth++;
-            else if (*q == ')')
-                depth--;
-            else if (*q == ',' && depth == 1)
-                tuple = true;
-        }
-        if (tuple) {
-            char *inner = arena_strndup(E->a, g.p + 1, (size_t)(q - g.p - 2));
-            return parse_grid(E, inner, dims);
-        }
-    }
-    for (;;) {
-        if (n == 3)
-            grid_error(&g, "a grid has at most 3 dimensions");
-        dims[n++] = grid_expr(&g);
-        gskip(&g);
-        if (*g.p == ',') {
-            g.p++;
-            gskip(&g);
-            if (!*g.p)
-                break;
-            continue;
-        }
-        if (*g.p)
-            grid_error(&g, "unexpected character");
-        break;
-    }
-    return n;
+    E->grid[0] = E->grid[1] = E->grid[2] = "1";
+    if (!E->opt->grid)
+        return;
+    Ctx *ctx = E->ctx;
+    const Source *kernel_src = ctx->src;
+    Source *gs = NEW(E->a, Source);
+    gs->path = "--grid";
+    gs->text = E->opt->grid;
+    gs->len = strlen(E->opt->grid);
+    ctx->src = gs;
+    Node *n = parse_expression_source(ctx, lex_source(ctx));
+    const NodeList *dims = n->kind == N_TUPLE ? &n->items : NULL;
+    int nd = dims ? dims->len : 1;
+    if (nd < 1 || nd > 3)
+        diag_error(ctx, n->loc, "a grid has one to three dimensions, got %d", nd);
+    for (int d = 0; d < nd; d++)
+        E->grid[d] = grid_c(E, dims ? dims->data[d] : n);
+    ctx->src = kernel_src;
 }
 
 /* ---- header and launcher --------------------------------------------------------------- */
@@ -1177,13 +1085,6 @@ static void emit_header(Emitter *E, int threads)
     sb_puts(E->out, "//\n// Layouts: how each tile's elements are spread over the threads of a block.\n");
     if (!f->layouts.len)
         sb_puts(E->out, "//   (none: this kernel has no tiles)\n");
-    for (int i = 0; i < f->layouts.len; i++) {
-        StrBuf tmp = {0};
-        tir_print_layouts(&tmp, f);
-        (void)tmp;
-        sb_free(&tmp);
-        break;
-    }
     StrBuf lay = {0};
     tir_print_layouts(&lay, f);
     for (char *p = lay.data, *nl; p && *p; p = nl + 1) {
@@ -1199,9 +1100,6 @@ static void emit_header(Emitter *E, int threads)
 static void emit_includes(Emitter *E)
 {
     bool half = false, bf16 = false;
-    const TirFunc *f = E->f;
-    (void)f;
-    /* scan value types */
     for (int i = 0; i < E->f->params.len; i++) {
         const KernelParam *kp = &E->f->params.data[i];
         DType d = kp->type.dtype == DT_PTR ? kp->type.pointee : kp->type.dtype;
@@ -1276,11 +1174,6 @@ static void emit_kernel(Emitter *E, int threads)
 static void emit_launcher(Emitter *E, int threads)
 {
     const TirFunc *f = E->f;
-    const char *dims[3] = {"1", "1", "1"};
-    int nd = 0;
-    if (E->opt->grid)
-        nd = parse_grid(E, E->opt->grid, dims);
-    (void)nd;
     sb_puts(E->out, "\n#ifndef __CUDACC_RTC__\n");
     sb_printf(E->out, "// Host launcher: %s_launch(stream, %sthe kernel's runtime arguments).\n", f->name,
               E->opt->grid ? "" : "grid_x, grid_y, grid_z, ");
@@ -1295,7 +1188,7 @@ static void emit_launcher(Emitter *E, int threads)
     sb_puts(E->out, ")\n{\n");
     if (E->opt->grid) {
         sb_printf(E->out, "    // grid = (%s)\n", E->opt->grid);
-        sb_printf(E->out, "    const long long gx = %s, gy = %s, gz = %s;\n", dims[0], dims[1], dims[2]);
+        sb_printf(E->out, "    const long long gx = %s, gy = %s, gz = %s;\n", E->grid[0], E->grid[1], E->grid[2]);
         sb_puts(E->out, "    if (gx <= 0 || gy <= 0 || gz <= 0)\n        return cudaSuccess; // nothing to do\n");
         sb_puts(E->out, "    const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);\n");
     } else {
@@ -1354,10 +1247,7 @@ void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
     plan_regions(&E, f->body);
     int threads = 32 * f->num_warps;
     /* the grid is checked before anything is printed */
-    if (opt->grid) {
-        const char *dims[3];
-        parse_grid(&E, opt->grid, dims);
-    }
+    parse_grid(&E);
     emit_header(&E, threads);
     emit_includes(&E);
     emit_kernel(&E, threads);

@@ -164,9 +164,7 @@ activation_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_
         mask[e] = offsets[e] < n_elements;
     // fused_activation.py:47  x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32)
     __half loaded[8];  // [1024] fp16, L0, 16-byte loads
-    #pragma unroll
-    for (int e = 0; e < 8; e += 8)
-        tilec::load<8>(&loaded[e], x_ptr + offsets[e], mask[e], __double2half(0.0));
+    tilec::load<8>(&loaded[0], x_ptr + offsets[0], mask[0], __double2half(0.0));
     float x[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
@@ -186,9 +184,7 @@ activation_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         cvt[e] = __float2half_rn(y[e]);
-    #pragma unroll
-    for (int e = 0; e < 8; e += 8)
-        tilec::store<8>(y_ptr + offsets[e], &cvt[e], mask[e]);
+    tilec::store<8>(y_ptr + offsets[0], &cvt[0], mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

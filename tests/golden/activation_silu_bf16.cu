@@ -165,7 +165,7 @@ activation_kernel(__nv_bfloat16 *__restrict__ x_ptr, __nv_bfloat16 *__restrict__
     // fused_activation.py:47  x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32)
     __nv_bfloat16 loaded[8];  // [512] bf16, L0, 2-byte loads
     #pragma unroll
-    for (int e = 0; e < 8; e += 1)
+    for (int e = 0; e < 8; ++e)
         tilec::load<1>(&loaded[e], x_ptr + offsets[e], mask[e], __double2bfloat16(0.0));
     float x[8];  // [512] fp32, L0
     #pragma unroll
@@ -178,7 +178,7 @@ activation_kernel(__nv_bfloat16 *__restrict__ x_ptr, __nv_bfloat16 *__restrict__
         y[e] = x[e] * tilec::sigmoid(x[e]);
     // fused_activation.py:56  tl.store(y_ptr + offsets, y.to(y_ptr.dtype.element_ty), mask=mask)
     #pragma unroll
-    for (int e = 0; e < 8; e += 1)
+    for (int e = 0; e < 8; ++e)
         if (mask[e])
             *(y_ptr + offsets[e]) = __float2bfloat16_rn(y[e]);
 }

@@ -160,18 +160,14 @@ scale_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_t n, fl
         mask[e] = offs[e] < n;
     // autotuned.py:18  x = tl.load(x_ptr + offs, mask=mask)
     float x[4];  // [512] fp32, L0, 16-byte loads
-    #pragma unroll
-    for (int e = 0; e < 4; e += 4)
-        tilec::load<4>(&x[e], x_ptr + offs[e], mask[e], 0.0f);
+    tilec::load<4>(&x[0], x_ptr + offs[0], mask[0], 0.0f);
     // autotuned.py:22  y = x * factor + 1.0
     float y[4];  // [512] fp32, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         y[e] = (x[e] * factor) + 1.0f;
     // autotuned.py:23  tl.store(y_ptr + offs, y, mask=mask)
-    #pragma unroll
-    for (int e = 0; e < 4; e += 4)
-        tilec::store<4>(y_ptr + offs[e], &y[e], mask[e]);
+    tilec::store<4>(y_ptr + offs[0], &y[0], mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -170,14 +170,10 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
         mask[e] = offs[e] < n;
     // features.py:24  x = tl.load(x_ptr + offs, mask=mask, other=1.0)
     float x[2];  // [256] fp32, L0, 8-byte loads
-    #pragma unroll
-    for (int e = 0; e < 2; e += 2)
-        tilec::load<2>(&x[e], x_ptr + offs[e], mask[e], 1.0f);
+    tilec::load<2>(&x[0], x_ptr + offs[0], mask[0], 1.0f);
     // features.py:25  k = tl.load(i_ptr + offs, mask=mask, other=0)
     int32_t k[2];  // [256] i32, L0, 8-byte loads
-    #pragma unroll
-    for (int e = 0; e < 2; e += 2)
-        tilec::load<2>(&k[e], i_ptr + offs[e], mask[e], 0);
+    tilec::load<2>(&k[0], i_ptr + offs[0], mask[0], 0);
     // features.py:11  return tl.maximum(x, lo), tl.minimum(x, lo)
     float hi[2];  // [256] fp32, L0
     #pragma unroll
@@ -257,17 +253,13 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         tmp_3[e] = (acc[e] + (float)total) + tilec::bitcast<float>(bits[e]);
-    #pragma unroll
-    for (int e = 0; e < 2; e += 2)
-        tilec::store<2>(out_ptr + offs[e], &tmp_3[e], mask[e]);
+    tilec::store<2>(out_ptr + offs[0], &tmp_3[0], mask[0]);
     // features.py:50  tl.store(idx_ptr + offs, q.to(tl.int64), mask=mask)
     int64_t cvt[2];  // [256] i64, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         cvt[e] = (int64_t)q[e];
-    #pragma unroll
-    for (int e = 0; e < 2; e += 2)
-        tilec::store<2>(idx_ptr + offs[e], &cvt[e], mask[e]);
+    tilec::store<2>(idx_ptr + offs[0], &cvt[0], mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -170,12 +170,12 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     // features.py:24  x = tl.load(x_ptr + offs, mask=mask, other=1.0)
     float x[4];  // [128] fp32, L0, 4-byte loads
     #pragma unroll
-    for (int e = 0; e < 4; e += 1)
+    for (int e = 0; e < 4; ++e)
         tilec::load<1>(&x[e], x_ptr + offs[e], mask[e], 1.0f);
     // features.py:25  k = tl.load(i_ptr + offs, mask=mask, other=0)
     int32_t k[4];  // [128] i32, L0, 4-byte loads
     #pragma unroll
-    for (int e = 0; e < 4; e += 1)
+    for (int e = 0; e < 4; ++e)
         tilec::load<1>(&k[e], i_ptr + offs[e], mask[e], 0);
     // features.py:11  return tl.maximum(x, lo), tl.minimum(x, lo)
     float hi[4];  // [128] fp32, L0
@@ -253,12 +253,12 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     }
     // features.py:49  tl.store(out_ptr + offs, acc + total.to(tl.float32) + bits.to(tl.float32, bitcast=True), mask=mask)
     #pragma unroll
-    for (int e = 0; e < 4; e += 1)
+    for (int e = 0; e < 4; ++e)
         if (mask[e])
             *(out_ptr + offs[e]) = (acc[e] + (float)total) + tilec::bitcast<float>(bits[e]);
     // features.py:50  tl.store(idx_ptr + offs, q.to(tl.int64), mask=mask)
     #pragma unroll
-    for (int e = 0; e < 4; e += 1)
+    for (int e = 0; e < 4; ++e)
         if (mask[e])
             *(idx_ptr + offs[e]) = (int64_t)q[e];
 }

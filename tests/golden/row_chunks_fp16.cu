@@ -172,7 +172,7 @@ row_chunks_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_
         // chunked_loop.py:40  x = tl.load(x_row + cols, mask=mask).to(tl.float32)
         __half loaded[4];  // [256] fp16, L0, 2-byte loads
         #pragma unroll
-        for (int e = 0; e < 4; e += 1)
+        for (int e = 0; e < 4; ++e)
             tilec::load<1>(&loaded[e], x_row + cols[e], mask[e], __double2half(0.0));
         float x[4];  // [256] fp32, L0
         #pragma unroll
@@ -185,7 +185,7 @@ row_chunks_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_
             y[e] = (x[e] * scale) + (float)row;
         // chunked_loop.py:42  tl.store(y_row + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
         #pragma unroll
-        for (int e = 0; e < 4; e += 1)
+        for (int e = 0; e < 4; ++e)
             if (mask[e])
                 *(y_row + cols[e]) = __float2half_rn(y[e]);
     }

@@ -162,22 +162,16 @@ add_kernel(__nv_bfloat16 *__restrict__ x_ptr, __nv_bfloat16 *__restrict__ y_ptr,
     mask[0] = offsets[0] < n_elements;
     // vector_add.py:28  x = tl.load(x_ptr + offsets, mask=mask)
     __nv_bfloat16 x[1];  // [64] bf16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 1; ++e)
-        tilec::load<1>(&x[e], x_ptr + offsets[e], mask[e], __double2bfloat16(0.0));
+    tilec::load<1>(&x[0], x_ptr + offsets[0], mask[0], __double2bfloat16(0.0));
     // vector_add.py:29  y = tl.load(y_ptr + offsets, mask=mask)
     __nv_bfloat16 y[1];  // [64] bf16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 1; ++e)
-        tilec::load<1>(&y[e], y_ptr + offsets[e], mask[e], __double2bfloat16(0.0));
+    tilec::load<1>(&y[0], y_ptr + offsets[0], mask[0], __double2bfloat16(0.0));
     // vector_add.py:30  output = x + y
     __nv_bfloat16 output[1];  // [64] bf16, L0
     output[0] = x[0] + y[0];
     // vector_add.py:31  tl.store(output_ptr + offsets, output, mask=mask)
-    #pragma unroll
-    for (int e = 0; e < 1; e += 1)
-        if (L0_owner && mask[e])
-            *(output_ptr + offsets[e]) = output[e];
+    if (L0_owner && mask[0])
+        *(output_ptr + offsets[0]) = output[0];
 }
 
 #ifndef __CUDACC_RTC__

@@ -166,12 +166,12 @@ add_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, __half *__res
     // vector_add.py:28  x = tl.load(x_ptr + offsets, mask=mask)
     __half x[4];  // [1024] fp16, L0, 2-byte loads
     #pragma unroll
-    for (int e = 0; e < 4; e += 1)
+    for (int e = 0; e < 4; ++e)
         tilec::load<1>(&x[e], x_ptr + offsets[e], mask[e], __double2half(0.0));
     // vector_add.py:29  y = tl.load(y_ptr + offsets, mask=mask)
     __half y[4];  // [1024] fp16, L0, 2-byte loads
     #pragma unroll
-    for (int e = 0; e < 4; e += 1)
+    for (int e = 0; e < 4; ++e)
         tilec::load<1>(&y[e], y_ptr + offsets[e], mask[e], __double2half(0.0));
     // vector_add.py:30  output = x + y
     __half output[4];  // [1024] fp16, L0
@@ -180,7 +180,7 @@ add_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, __half *__res
         output[e] = x[e] + y[e];
     // vector_add.py:31  tl.store(output_ptr + offsets, output, mask=mask)
     #pragma unroll
-    for (int e = 0; e < 4; e += 1)
+    for (int e = 0; e < 4; ++e)
         if (mask[e])
             *(output_ptr + offsets[e]) = output[e];
 }
