@@ -7,6 +7,13 @@
 #include "lexer.h"
 #include "parser/ast.h"
 
+/* The IR verifier runs after every pass that rewrites the IR, in debug builds. */
+#ifdef TILEC_DEBUG
+#define VERIFY(ctx, f) tir_verify((ctx), (f))
+#else
+#define VERIFY(ctx, f) ((void)0)
+#endif
+
 static bool dump_after(const TranslateOptions *opt, const char *pass)
 {
     return opt->dump && !strcmp(opt->dump, pass);
@@ -38,14 +45,12 @@ static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
         return ast_dump_module(out, m), 0;
 
     TirFunc *f = tir_lower(ctx, m, &opt->lower);
-#ifdef TILEC_DEBUG
-    tir_verify(ctx, f);
-#endif
+    VERIFY(ctx, f);
     if (dump_after(opt, "lower"))
         return tir_print(out, f, false), 0;
 
     tir_simplify(ctx, f);
-    tir_verify(ctx, f);
+    VERIFY(ctx, f);
     if (dump_after(opt, "simplify"))
         return tir_print(out, f, false), 0;
 
@@ -54,6 +59,7 @@ static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
         return tir_print(out, f, true), 0;
 
     tir_layouts(ctx, f);
+    VERIFY(ctx, f);
     if (dump_after(opt, "layouts"))
         return tir_print(out, f, true), 0;
 

@@ -701,7 +701,11 @@ static void stmt_comment(Emitter *E, const Op *op)
     }
     const char *file = strrchr(src->path, '/');
     file = file ? file + 1 : src->path;
-    line(E, "// %s:%d  %s", file, s->loc.line, text.data ? text.data : "");
+    if (s->helper)
+        line(E, "// %s:%d  %s    (in %s, inlined from line %d)", file, s->loc.line, text.data ? text.data : "",
+             s->helper, s->call_line);
+    else
+        line(E, "// %s:%d  %s", file, s->loc.line, text.data ? text.data : "");
     sb_free(&text);
 }
 

@@ -190,8 +190,6 @@ static void visit_op(Op *op);
 
 static void visit_block(Block *b)
 {
-    for (int i = 0; i < b->args.len; i++)
-        pessimistic(b->args.data[i]);
     for (int i = 0; i < b->ops.len; i++)
         visit_op(b->ops.data[i]);
 }
@@ -201,18 +199,16 @@ static void visit_op(Op *op)
     for (int i = 0; i < op->nres; i++)
         pessimistic(op->results[i]);
     for (int r = 0; r < op->nregions; r++)
-        visit_block(op->regions[r]);
+        for (int i = 0; i < op->regions[r]->args.len; i++)
+            pessimistic(op->regions[r]->args.data[i]);
     if (op->kind == OP_FOR) {
-        /* induction variable: divisibility gcd(lb, step) */
+        /* the induction variable is known before the body: divisibility gcd(lb, step) */
         Value *iv = op->regions[0]->args.data[0];
-        iv->ax.divisibility[0] = gcd_or(op->args[0]->ax.divisibility[0], op->args[2]->ax.divisibility[0]);
-        if (!iv->ax.divisibility[0])
-            iv->ax.divisibility[0] = 1;
-        /* re-visit the body now that the induction variable is known */
-        Block *b = op->regions[0];
-        for (int i = 0; i < b->ops.len; i++)
-            visit_op(b->ops.data[i]);
+        int64_t div = gcd_or(op->args[0]->ax.divisibility[0], op->args[2]->ax.divisibility[0]);
+        iv->ax.divisibility[0] = div ? div : 1;
     }
+    for (int r = 0; r < op->nregions; r++)
+        visit_block(op->regions[r]);
     if (op->nres != 1)
         return;
     Value *r = op->results[0];

@@ -119,11 +119,7 @@ int coalesce_elems_per_thread(const AxisInfo *ax, Type ptr_type, int num_warps, 
     int64_t max_contig = ax->contiguity[d] < shape ? ax->contiguity[d] : shape;
     int64_t align = max_multiple < max_contig ? max_multiple : max_contig;
     int64_t per = align < 128 / elem_bits ? align : 128 / elem_bits;
-    int numel = type_numel(ptr_type);
-    int fair = numel / (num_warps * 32);
-    if (fair < 1)
-        fair = 1;
-    (void)fair;
+    (void)num_warps; /* the numel/threads cap is applied per shape group (finish_group) */
     return (int)(per < 1 ? 1 : per);
 }
 
@@ -293,8 +289,7 @@ void layout_describe(StrBuf *out, const Layout *l)
 }
 
 /* "thread t owns elements 4t..4t+3 and 512+4t..512+4t+3" for 1-D layouts */
-void layout_ownership(StrBuf *out, const Layout *l);
-void layout_ownership(StrBuf *out, const Layout *l)
+static void layout_ownership(StrBuf *out, const Layout *l)
 {
     if (l->rank != 1) {
         sb_printf(out, "%d elements per thread", layout_elems_per_thread(l));
@@ -303,7 +298,6 @@ void layout_ownership(StrBuf *out, const Layout *l)
     int spt = layout_contig_per_thread(l);
     int tile = l->spt[0] * l->tpw[0] * l->wpc[0];
     int reps = layout_reps(l, 0);
-    int threads = l->tpw[0] * l->wpc[0];
     if (l->shape[0] < tile) {
         int owners = tile / l->shape[0];
         sb_printf(out, "thread t owns element%s ", spt > 1 ? "s" : "");
@@ -314,7 +308,6 @@ void layout_ownership(StrBuf *out, const Layout *l)
         sb_printf(out, " (replicated: %d threads hold each element)", owners);
         return;
     }
-    (void)threads;
     sb_puts(out, "thread t owns elements ");
     for (int r = 0; r < reps; r++) {
         if (r && r == reps - 1)

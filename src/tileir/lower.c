@@ -45,6 +45,8 @@ static const SrcStmt *stmt_of(Lower *L, Node *n)
     int line = n->loc.line;
     s->begin = (line >= 1 && line <= L->nlines) ? L->line_start[line] + n->loc.col - 1 : 0;
     s->end = n->end_offset > s->begin ? n->end_offset : s->begin;
+    s->helper = L->helper;
+    s->call_line = L->call_line;
     return s;
 }
 
@@ -463,11 +465,6 @@ static int carried_names(Lower *L, NodeList *body, const char ***names_out)
     return carried.len;
 }
 
-static Value *materialize_init(Lower *L, CVal *c, Loc loc)
-{
-    return to_value(L, c, loc);
-}
-
 static void check_carried_type(Lower *L, const char *name, Type init, Type now, Loc loc)
 {
     if (!type_eq(init, now))
@@ -584,7 +581,7 @@ static void lower_for(Lower *L, Node *s)
     Value **inits = NEW_ARRAY(L->a, Value *, nc + 3);
     inits[0] = bv[0], inits[1] = bv[1], inits[2] = bv[2];
     for (int i = 0; i < nc; i++)
-        inits[3 + i] = materialize_init(L, env_get(L->env, names[i]), s->loc);
+        inits[3 + i] = to_value(L, env_get(L->env, names[i]), s->loc);
     Type *rt = NEW_ARRAY(L->a, Type, nc + 1);
     for (int i = 0; i < nc; i++)
         rt[i] = inits[3 + i]->type;
@@ -637,7 +634,7 @@ static void lower_while(Lower *L, Node *s)
     Value **inits = NEW_ARRAY(L->a, Value *, nc + 1);
     Type *rt = NEW_ARRAY(L->a, Type, nc + 1);
     for (int i = 0; i < nc; i++) {
-        inits[i] = materialize_init(L, env_get(L->env, names[i]), s->loc);
+        inits[i] = to_value(L, env_get(L->env, names[i]), s->loc);
         rt[i] = inits[i]->type;
     }
     Op *op = tir_op_new(L->a, L->f, OP_WHILE, nc, inits, nc, rt);
@@ -926,6 +923,10 @@ static CVal *inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nar
     vec_push(L->a, &L->call_stack, fd->name);
     bool saved_helper = L->in_helper, saved_returned = L->returned;
     CVal *saved_ret = L->ret;
+    const char *saved_name = L->helper;
+    int saved_line = L->call_line;
+    L->helper = fd->name;
+    L->call_line = L->stmt ? L->stmt->loc.line : call->loc.line;
     L->env = env;
     L->in_helper = true;
     L->returned = false;
@@ -933,6 +934,8 @@ static CVal *inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nar
     lower_body(L, &fd->body);
     CVal *r = L->ret ? L->ret : cv_none(L);
     L->env = saved_env;
+    L->helper = saved_name;
+    L->call_line = saved_line;
     L->in_helper = saved_helper;
     L->returned = saved_returned;
     L->ret = saved_ret;
@@ -1176,6 +1179,36 @@ static void apply_heuristics(Lower *L, FuncDef *fd, Env *env)
     }
 }
 
+/* Does any expression in these statements call `name` directly? */
+static bool node_calls(const Node *n, const char *name);
+
+static bool list_calls(const NodeList *l, const char *name)
+{
+    for (int i = 0; i < l->len; i++)
+        if (node_calls(l->data[i], name))
+            return true;
+    return false;
+}
+
+static bool node_calls(const Node *n, const char *name)
+{
+    if (!n)
+        return false;
+    if (n->kind == N_CALL && n->lhs->kind == N_NAME && !strcmp(n->lhs->name, name))
+        return true;
+    const Node *kids[] = {n->lhs, n->rhs, n->cond, n->iter, n->lo, n->hi, n->step};
+    for (size_t i = 0; i < ARRAY_LEN(kids); i++)
+        if (node_calls(kids[i], name))
+            return true;
+    for (int i = 0; i < n->kwargs.len; i++)
+        if (node_calls(n->kwargs.data[i].value, name))
+            return true;
+    return list_calls(&n->items, name) || list_calls(&n->values, name) || list_calls(&n->body, name) ||
+           list_calls(&n->orelse, name);
+}
+
+static bool body_calls(const NodeList *body, const char *name) { return list_calls(body, name); }
+
 static FuncDef *select_kernel(Lower *L)
 {
     Module *m = L->m;
@@ -1196,28 +1229,28 @@ static FuncDef *select_kernel(Lower *L)
         Loc none = {0, 0};
         lower_error(L, none, "no @triton.jit function in this file");
     }
-    /* The kernel is the last jit function that no other jit function calls;
-     * with several candidates, ask for -k. */
+    /* The kernel is the jit function no other jit function calls. */
     FuncDef *k = NULL;
+    StrBuf list = {0};
     int candidates = 0;
     for (int i = 0; i < m->funcs.len; i++) {
         FuncDef *f = m->funcs.data[i];
-        bool has_ptr_or_constexpr = f->params.len > 0;
-        if (has_ptr_or_constexpr) {
-            k = f;
-            candidates++;
-        }
+        bool called = false;
+        for (int j = 0; j < m->funcs.len && !called; j++)
+            called = j != i && body_calls(&m->funcs.data[j]->body, f->name);
+        if (called)
+            continue;
+        k = f;
+        sb_printf(&list, "%s%s", candidates++ ? ", " : "", f->name);
     }
-    if (candidates > 1 && m->funcs.len > 1) {
-        StrBuf sb = {0};
-        for (int i = 0; i < m->funcs.len; i++)
-            sb_printf(&sb, "%s%s", i ? ", " : "", m->funcs.data[i]->name);
+    if (candidates > 1) {
         Loc none = {0, 0};
-        const char *list = arena_strdup(L->a, sb.data);
-        sb_free(&sb);
-        lower_error(L, none, "this file has several @triton.jit functions (%s); choose the kernel with -k NAME", list);
+        const char *names = arena_strdup(L->a, list.data);
+        sb_free(&list);
+        lower_error(L, none, "this file has several kernels (%s); choose one with -k NAME", names);
     }
-    return k ? k : m->funcs.data[m->funcs.len - 1];
+    sb_free(&list);
+    return k ? k : m->funcs.data[0]; /* every function is called: recursion, reported later */
 }
 
 static const SpecEntry *find_named(const SpecVec *v, const char *name)

@@ -69,6 +69,8 @@ typedef struct Lower {
     int depth;             /* helper inlining depth */
     int nest;              /* expression/statement recursion depth */
     bool in_helper;
+    const char *helper;    /* name of the helper being inlined */
+    int call_line;         /* line of the statement that called it */
     CVal *ret;             /* helper return value */
     bool returned;         /* the current straight-line path has returned */
     Vec(Binding) global_cache;

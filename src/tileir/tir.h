@@ -102,6 +102,8 @@ typedef struct Block Block;
 typedef struct SrcStmt {  /* the source statement an op came from */
     Loc loc;
     int begin, end;       /* byte range in the source */
+    const char *helper;   /* the inlined helper it belongs to, or NULL */
+    int call_line;        /* where that helper was called */
 } SrcStmt;
 
 typedef struct Value {
@@ -296,7 +298,7 @@ typedef struct SpecEntry {    /* one signature entry, by parameter */
 typedef Vec(SpecEntry) SpecVec;
 
 typedef struct LowerOptions {
-    const char *kernel;       /* NULL: the only / first jit function */
+    const char *kernel;       /* NULL: the one jit function no other jit function calls */
     SpecVec sig;              /* positional and named entries */
     SpecVec defines;          /* -D NAME=VALUE */
     int num_warps;            /* 0: from config or 4 */

@@ -169,12 +169,12 @@ activation_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         x[e] = __half2float(loaded[e]);
-    // fused_activation.py:27  inner = k0 * (x + k1 * x * x * x)
+    // fused_activation.py:27  inner = k0 * (x + k1 * x * x * x)    (in gelu_tanh, inlined from line 49)
     float inner[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         inner[e] = 0.797884583f * (x[e] + (((0.0447149985f * x[e]) * x[e]) * x[e]));
-    // fused_activation.py:28  return 0.5 * x * (1 + tanh(inner))
+    // fused_activation.py:28  return 0.5 * x * (1 + tanh(inner))    (in gelu_tanh, inlined from line 49)
     float y[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)

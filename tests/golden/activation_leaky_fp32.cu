@@ -165,7 +165,7 @@ activation_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_t 
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
         tilec::load<4>(&x[e], x_ptr + offsets[e], mask[e], 0.0f);
-    // fused_activation.py:38  return tl.where(x >= 0, x, alpha * x)
+    // fused_activation.py:38  return tl.where(x >= 0, x, alpha * x)    (in leaky_relu, inlined from line 53)
     float y[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)

@@ -171,7 +171,7 @@ activation_kernel(__nv_bfloat16 *__restrict__ x_ptr, __nv_bfloat16 *__restrict__
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         x[e] = __bfloat162float(loaded[e]);
-    // fused_activation.py:33  return x * tl.sigmoid(x)
+    // fused_activation.py:33  return x * tl.sigmoid(x)    (in silu, inlined from line 51)
     float y[8];  // [512] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)

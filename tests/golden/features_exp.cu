@@ -174,7 +174,7 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     // features.py:25  k = tl.load(i_ptr + offs, mask=mask, other=0)
     int32_t k[2];  // [256] i32, L0, 8-byte loads
     tilec::load<2>(&k[0], i_ptr + offs[0], mask[0], 0);
-    // features.py:11  return tl.maximum(x, lo), tl.minimum(x, lo)
+    // features.py:11  return tl.maximum(x, lo), tl.minimum(x, lo)    (in _split, inlined from line 26)
     float hi[2];  // [256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)

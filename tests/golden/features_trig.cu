@@ -177,7 +177,7 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         tilec::load<1>(&k[e], i_ptr + offs[e], mask[e], 0);
-    // features.py:11  return tl.maximum(x, lo), tl.minimum(x, lo)
+    // features.py:11  return tl.maximum(x, lo), tl.minimum(x, lo)    (in _split, inlined from line 26)
     float hi[4];  // [128] fp32, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
