@@ -65,7 +65,10 @@ static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
 
     switch (opt->emit) {
     case EMIT_TILEIR: tir_print(out, f, true); break;
-    case EMIT_LAYOUTS: tir_print_layouts(out, f); break;
+    case EMIT_LAYOUTS:
+        tir_print_layouts(out, f);
+        tir_print_values(out, f);
+        break;
     case EMIT_CUDA: {
         EmitOptions eo = {opt->command, opt->grid, opt->lower.arch};
         cuda_emit(ctx, out, f, &eo);

@@ -25,6 +25,7 @@ static const char usage[] =
     "      --num-stages N    pipeline stages (default: autotune config, else 3)\n"
     "      --config N        which @triton.autotune config supplies constexprs (default 0)\n"
     "      --arch ARCH       sm_80 or sm_90 (default sm_80; the output runs on both)\n"
+    "      --debug           compile tl.device_assert checks in (Triton's TRITON_DEBUG=1)\n"
     "      --grid EXPR       launch grid for the generated launcher, in parameter names:\n"
     "                          --grid \"cdiv(n_elements, BLOCK_SIZE)\"   --grid \"M, N\"\n"
     "                        without it, NAME_launch takes grid_x, grid_y, grid_z\n"
@@ -163,6 +164,8 @@ static int parse_args(Cli *c, int argc, char **argv)
                 sb_free(&cmd);
                 return usage_error("--arch must be sm_80 or sm_90, got '%s'", val);
             }
+        } else if (!strcmp(a, "--debug")) {
+            c->t.lower.debug = true;
         } else if (!strcmp(a, "--grid")) {
             TAKE();
             c->t.grid = val;

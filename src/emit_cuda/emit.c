@@ -33,6 +33,10 @@ typedef struct Emitter {
     Vec(const char *) names;
     const SrcStmt *last_stmt;
     const char *grid[3];   /* host C for the launch grid's dimensions */
+    Vec(struct Binding) binds; /* per-thread names bound at the kernel's top */
+    StrBuf helpers;        /* device helpers printed before the kernel */
+    Vec(const char *) helper_names;
+    int nbuf;              /* shared buffers named so far */
 } Emitter;
 
 static ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }
@@ -76,7 +80,7 @@ static const char *const reserved[] = {
     "false", "nullptr", "asm", "friend", "mutable", "explicit", "export", "constexpr", "decltype",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "tilec", "e", "tid", "lane", "warp",
     "min", "max", "abs", "exp", "log", "sqrt", "dim3", "grid", "stream", "main", "not", "and", "or",
-    "xor", "std", "printf", "assert",
+    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old",
 };
 
 static bool name_taken(Emitter *E, const char *s)
@@ -218,58 +222,144 @@ static const char *zero_of(Emitter *E, DType d)
     return dtype_is_float(d) ? float_literal(E, 0.0, d) : int_literal(E, 0, d);
 }
 
-/* ---- layouts ------------------------------------------------------------------------ */
+/* ---- thread coordinates ----------------------------------------------------------- */
 
-/* The per-thread base coordinate of a 1-D layout, as C. */
-static const char *layout_base_expr(Emitter *E, const Layout *l)
+/* Named per-thread quantities bound once at the top of the kernel: each
+ * layout's first coordinate along each dimension, and owner predicates of
+ * replicated layouts. */
+typedef struct Binding {
+    const char *name, *type, *expr, *comment;
+} Binding;
+
+static const char *bind_once(Emitter *E, const char *hint, const char *type, const char *expr, const char *comment)
 {
-    int spt = l->spt[0], tpw = l->tpw[0], wpc = l->wpc[0];
-    int chunks = l->shape[0] / spt;                 /* ceil(shape/spt), shape >= spt */
-    if (chunks < 1)
-        chunks = 1;
-    int wchunks = l->shape[0] / (spt * tpw);
-    if (wchunks < 1)
-        wchunks = 1;
-    const char *ln = chunks < tpw ? fmt(E, "(lane & %d)", chunks - 1) : "lane";
-    const char *wp = wchunks < wpc ? fmt(E, "(warp & %d)", wchunks - 1) : "warp";
-    const char *inner = wpc == 1 ? ln : fmt(E, "%s + %d * %s", ln, tpw, wp);
-    if (wchunks == 1 && wpc > 1)
-        inner = ln; /* every warp holds the same elements */
-    if (spt == 1)
-        return inner;
-    return fmt(E, "%d * (%s)", spt, inner);
+    for (int i = 0; i < E->binds.len; i++)
+        if (!strcmp(E->binds.data[i].expr, expr) && !strcmp(E->binds.data[i].type, type))
+            return E->binds.data[i].name;
+    const char *name = hint;
+    for (int i = 0; i < E->names.len && name == hint; i++)
+        if (!strcmp(E->names.data[i], hint))
+            name = NULL;
+    if (name)
+        vec_push(E->a, &E->names, name);
+    else
+        name = unique_name(E, hint);
+    Binding b = {name, type, arena_strdup(E->a, expr), comment};
+    vec_push(E->a, &E->binds, b);
+    return b.name;
 }
 
-static bool layout_replicated(const Layout *l)
+static const char *dim_suffix(int rank, int d)
 {
-    return l->shape[0] < l->spt[0] * l->tpw[0] * l->wpc[0];
+    static const char *const two[] = {"row", "col"};
+    static const char *const n[] = {"d0", "d1", "d2", "d3"};
+    return rank == 1 ? "base" : rank == 2 ? two[d] : n[d];
 }
 
-/* Threads that hold a copy of an element held by a lower thread must not store it. */
-static const char *layout_owner_expr(Emitter *E, const Layout *l)
+/* The blocked layout under a chain of slices, and dim d's index in it. */
+static const Layout *root_layout(const Layout *l, int *d)
 {
-    int spt = l->spt[0], tpw = l->tpw[0];
-    int chunks = l->shape[0] / spt, wchunks = l->shape[0] / (spt * tpw);
-    const char *c1 = chunks < tpw ? fmt(E, "lane < %d", chunks) : NULL;
-    const char *c2 = (wchunks < l->wpc[0]) ? fmt(E, "warp < %d", wchunks < 1 ? 1 : wchunks) : NULL;
-    if (c1 && c2)
-        return fmt(E, "%s && %s", c1, c2);
-    return c1 ? c1 : c2 ? c2 : "true";
+    while (l->kind == LAYOUT_SLICE) {
+        if (*d >= l->slice_dim)
+            (*d)++;
+        l = l->parent;
+    }
+    return l;
 }
 
-/* Offset of register element `idx` from the thread's base, as C in idx. */
-static const char *layout_offset_expr(Emitter *E, const Layout *l, const char *idx)
+/* The thread's first coordinate of `v` along dim d, as a name or "0". */
+static const char *thread_coord(Emitter *E, const Value *v, const LayoutMap *m, int d)
 {
-    int spt = layout_contig_per_thread(l);
-    int n = layout_elems_per_thread(l);
-    int tile = l->spt[0] * l->tpw[0] * l->wpc[0];
-    if (n == 1)
+    StrBuf t = {0};
+    lmap_base_expr(&t, m, d);
+    const char *expr = fmt(E, "%s", t.data);
+    sb_free(&t);
+    if (!strcmp(expr, "0"))
         return "0";
-    if (spt == n)
+    int rd = d;
+    const Layout *root = root_layout(v->layout, &rd);
+    return bind_once(E, fmt(E, "L%d_%s", root->id, dim_suffix(root->rank, rd)), "int", expr,
+                     fmt(E, "L%d: this thread's first %s", root->id, root->rank == 1 ? "element" : dim_suffix(root->rank, rd)));
+}
+
+/* Register `idx`'s coordinate along d: thread base + constant offset. */
+static const char *elem_coord(Emitter *E, const Value *v, const LayoutMap *m, int d, const char *idx)
+{
+    const char *base = thread_coord(E, v, m, d);
+    StrBuf t = {0};
+    lmap_reg_expr(&t, m, d, idx);
+    const char *off = fmt(E, "%s", t.data);
+    sb_free(&t);
+    if (!strcmp(off, "0"))
+        return base;
+    if (!strcmp(base, "0"))
+        return off;
+    return fmt(E, "%s + %s", base, strchr(off, ' ') && !strchr(off, '(') ? fmt(E, "(%s)", off) : off);
+}
+
+/* "lane & 24 == 0 && warp == 0" for the threads that own a replicated map's elements, or NULL */
+static const char *owner_pred(Emitter *E, const Value *v, const LayoutMap *m)
+{
+    unsigned lr = lmap_replicated_mask(m->lane, m->nlane), wr = lmap_replicated_mask(m->warp, m->nwarp);
+    if (!lr && !wr)
+        return NULL;
+    const char *c1 = lr ? (lr == 31 ? "lane == 0" : fmt(E, "(lane & %u) == 0", lr)) : NULL;
+    const char *c2 = wr ? (wr == (1u << m->nwarp) - 1 ? "warp == 0" : fmt(E, "(warp & %u) == 0", wr)) : NULL;
+    const char *expr = c1 && c2 ? fmt(E, "%s && %s", c1, c2) : c1 ? c1 : c2;
+    int d0 = 0;
+    const Layout *root = root_layout(v->layout, &d0);
+    return bind_once(E, v->layout->kind == LAYOUT_SLICE ? fmt(E, "L%d_owner", v->layout->id) : fmt(E, "L%d_owner", root->id),
+                     "bool", expr, fmt(E, "L%d is replicated: one owner writes each element", v->layout->id));
+}
+
+/* The register of `v` that register `idx` of `ctx` reads (same thread). */
+static const char *reg_index(Emitter *E, const Value *v, const Value *ctx, const char *idx)
+{
+    if (!v->type.rank)
+        return "0";
+    if (!ctx || ctx == v)
         return idx;
-    if (spt == 1)
-        return fmt(E, "%s * %d", idx, tile);
-    return fmt(E, "(%s >> %d) * %d + (%s & %d)", idx, log2_int(spt), tile, idx, spt - 1);
+    int insert = -1;
+    if (v->type.rank + 1 == ctx->type.rank && ctx->def && ctx->def->kind == OP_EXPAND_DIMS)
+        insert = (int)ctx->def->iattr[0];
+    LayoutMap sm, dm;
+    value_map(v, &sm);
+    value_map(ctx, &dm);
+    int rb[LMAP_MAX_REG_BITS];
+    if (!lmap_local(&sm, insert, &dm, rb))
+        BUG("value %%%d is read in another thread's layout without a conversion", v->id);
+    bool ident = sm.nreg == dm.nreg;
+    for (int i = 0; i < dm.nreg; i++)
+        ident &= rb[i] == i;
+    if (ident)
+        return idx;
+    const char *x = strchr(idx, ' ') ? fmt(E, "(%s)", idx) : idx;
+    StrBuf t = {0};
+    int nterms = 0;
+    for (int i = 0; i < dm.nreg;) {
+        if (rb[i] < 0) {
+            i++;
+            continue;
+        }
+        int len = 1;
+        while (i + len < dm.nreg && rb[i + len] == rb[i] + len)
+            len++;
+        const char *term;
+        if (rb[i] == i) {
+            term = fmt(E, "(%s & %d)", x, ((1 << len) - 1) << i);
+        } else {
+            term = i ? fmt(E, "(%s >> %d)", x, i) : x;
+            if (i + len < dm.nreg)
+                term = fmt(E, "(%s & %d)", term, (1 << len) - 1);
+            if (rb[i])
+                term = fmt(E, "(%s << %d)", term, rb[i]);
+        }
+        sb_printf(&t, "%s%s", nterms++ ? " | " : "", term);
+        i += len;
+    }
+    const char *r = nterms ? fmt(E, "%s", t.data) : "0";
+    sb_free(&t);
+    return r;
 }
 
 /* ---- planning ------------------------------------------------------------------------- */
@@ -299,17 +389,22 @@ static int memory_vec(const Op *op)
     const Value *ptr = op->args[0];
     if (!ptr->type.rank || !ptr->layout)
         return 1;
-    const Layout *l = ptr->layout;
+    LayoutMap m;
+    value_map(ptr, &m);
     int elem_bits = dtype_bits(ptr->type.pointee);
     if (elem_bits < 8)
         elem_bits = 8;
     int64_t vec = 128 / elem_bits;
-    int64_t contig = layout_contig_per_thread(l);
-    int64_t align = ptr->ax.divisibility[0] / (elem_bits / 8);
+    /* registers 0, 1, 2.. holding consecutive elements of one dimension */
+    int k = m.nreg ? m.reg[0].dim : 0, run = 0;
+    while (run < m.nreg && m.reg[run].dim == k && m.reg[run].bit == run)
+        run++;
+    int64_t contig = (int64_t)1 << run;
+    int64_t align = ptr->ax.divisibility[k] / (elem_bits / 8);
     if (align < 1)
         align = 1;
-    if (ptr->ax.contiguity[0] < align)
-        align = ptr->ax.contiguity[0];
+    if (ptr->ax.contiguity[k] < align)
+        align = ptr->ax.contiguity[k];
     if (contig < vec)
         vec = contig;
     if (align < vec)
@@ -325,8 +420,8 @@ static int memory_vec(const Op *op)
     } else if (op->iattr[0]) {
         mask = op->args[2];
     }
-    if (mask && mask->ax.constancy[0] < vec)
-        vec = mask->ax.constancy[0];
+    if (mask && mask->ax.constancy[k] < vec)
+        vec = mask->ax.constancy[k];
     if (other && !(other->def && other->def->kind == OP_SPLAT))
         vec = 1;
     if (vec < 1)
@@ -457,7 +552,7 @@ static void plan_regions(Emitter *E, Block *b)
 
 /* ---- expressions ------------------------------------------------------------------------ */
 
-static const char *ex(Emitter *E, const Value *v, const char *idx);
+static const char *ex(Emitter *E, const Value *v, const Value *ctx, const char *idx);
 static const char *paren(Emitter *E, const char *s);
 
 static const char *small_int_wrap(Emitter *E, DType d, const char *s)
@@ -621,8 +716,8 @@ static const char *paren(Emitter *E, const char *s)
 static const char *op_expr(Emitter *E, const Op *op, const char *idx)
 {
     const Value *r = op->results[0];
-    const char *a = op->nargs > 0 ? paren(E, ex(E, op->args[0], idx)) : NULL;
-    const char *b = op->nargs > 1 ? paren(E, ex(E, op->args[1], idx)) : NULL;
+    const char *a = op->nargs > 0 ? paren(E, ex(E, op->args[0], r, idx)) : NULL;
+    const char *b = op->nargs > 1 ? paren(E, ex(E, op->args[1], r, idx)) : NULL;
     switch (op->kind) {
     case OP_CONST:
         if (dtype_is_float(r->type.dtype))
@@ -630,14 +725,13 @@ static const char *op_expr(Emitter *E, const Op *op, const char *idx)
         return int_literal(E, op->iattr[0], r->type.dtype);
     case OP_SPLAT:
     case OP_BROADCAST:
-    case OP_EXPAND_DIMS: return ex(E, op->args[0], idx);
+    case OP_EXPAND_DIMS: return ex(E, op->args[0], r, idx);
     case OP_PROGRAM_ID: return fmt(E, "(int32_t)blockIdx.%c", "xyz"[op->iattr[0]]);
     case OP_NUM_PROGRAMS: return fmt(E, "(int32_t)gridDim.%c", "xyz"[op->iattr[0]]);
     case OP_MAKE_RANGE: {
-        const Layout *l = r->layout;
-        const char *off = layout_offset_expr(E, l, idx);
-        const char *base = fmt(E, "L%d_base", l->id);
-        const char *s = strcmp(off, "0") ? fmt(E, "%s + %s", base, off) : base;
+        LayoutMap m;
+        value_map(r, &m);
+        const char *s = elem_coord(E, r, &m, 0, idx);
         if (op->iattr[0])
             s = fmt(E, "%lld + %s", (long long)op->iattr[0], s);
         return s;
@@ -648,31 +742,32 @@ static const char *op_expr(Emitter *E, const Op *op, const char *idx)
             return fmt(E, "!%s", a);
         return small_int_wrap(E, r->type.dtype, fmt(E, "~%s", a));
     case OP_SELECT: {
-        const char *c = paren(E, ex(E, op->args[2], idx));
+        const char *c = paren(E, ex(E, op->args[2], r, idx));
         return fmt(E, "%s ? %s : %s", a, b, c);
     }
-    case OP_MATH: return math_call(E, op, ex(E, op->args[0], idx));
-    case OP_MATH2: return math2_call(E, op, ex(E, op->args[0], idx), ex(E, op->args[1], idx));
+    case OP_MATH: return math_call(E, op, ex(E, op->args[0], r, idx));
+    case OP_MATH2: return math2_call(E, op, ex(E, op->args[0], r, idx), ex(E, op->args[1], r, idx));
     case OP_FMA: {
         DType d = r->type.dtype;
         const char *fn = d == DT_FP32 ? "fmaf" : d == DT_FP64 ? "fma" : "__hfma";
-        return fmt(E, "%s(%s, %s, %s)", fn, ex(E, op->args[0], idx), ex(E, op->args[1], idx), ex(E, op->args[2], idx));
+        return fmt(E, "%s(%s, %s, %s)", fn, ex(E, op->args[0], r, idx), ex(E, op->args[1], r, idx), ex(E, op->args[2], r, idx));
     }
-    case OP_CAST: return cast_expr(E, op, ex(E, op->args[0], idx));
+    case OP_CAST: return cast_expr(E, op, ex(E, op->args[0], r, idx));
     case OP_BITCAST:
-        return fmt(E, "tilec::bitcast<%s>(%s)", ctype(E, type_elem(r->type)), ex(E, op->args[0], idx));
+        return fmt(E, "tilec::bitcast<%s>(%s)", ctype(E, type_elem(r->type)), ex(E, op->args[0], r, idx));
     default: return binop_expr(E, op, a, b);
     }
 }
 
-static const char *ex(Emitter *E, const Value *v, const char *idx)
+static const char *ex(Emitter *E, const Value *v, const Value *ctx, const char *idx)
 {
     ValInfo *vi = info(E, v);
+    const char *ri = reg_index(E, v, ctx, idx);
     if (vi->inl && v->def)
-        return op_expr(E, v->def, idx);
+        return op_expr(E, v->def, ri);
     if (v->type.rank == 0)
         return vname(E, v);
-    return fmt(E, "%s[%s]", vname(E, v), idx);
+    return fmt(E, "%s[%s]", vname(E, v), ri);
 }
 
 /* ---- statements -------------------------------------------------------------------------- */
@@ -713,15 +808,20 @@ static const char *shape_note(Emitter *E, const Value *v)
 {
     if (!v->type.rank)
         return "";
-    return fmt(E, "  // [%d] %s, L%d", v->type.shape[0], dtype_name(v->type.dtype == DT_PTR ? v->type.pointee : v->type.dtype),
-               v->layout ? v->layout->id : -1);
+    StrBuf t = {0};
+    for (int d = 0; d < v->type.rank; d++)
+        sb_printf(&t, "%s%d", d ? "x" : "", v->type.shape[d]);
+    const char *r = fmt(E, "  // [%s] %s, L%d", t.data, dtype_name(v->type.dtype == DT_PTR ? v->type.pointee : v->type.dtype),
+                        v->layout ? v->layout->id : -1);
+    sb_free(&t);
+    return r;
 }
 
 static void emit_block(Emitter *E, const Block *b);
 
 /* ---- loops over a thread's elements ---------------------------------------------------- */
 
-static int nregs(const Value *v) { return layout_elems_per_thread(v->layout); }
+static int nregs(const Value *v) { return value_regs(v); }
 
 /* Opens the loop over a thread's `n` register elements in steps of `step` and
  * returns the index to use inside it.  One step needs no loop: index 0. */
@@ -745,25 +845,25 @@ static void elem_loop_close(Emitter *E, int n, int step)
 }
 
 /* Element `idx` of some source: a value, an op's expression, or an array. */
-typedef const char *(*ElemExpr)(Emitter *E, const void *src, const char *idx);
-static const char *value_elem(Emitter *E, const void *v, const char *idx) { return ex(E, v, idx); }
-static const char *op_elem(Emitter *E, const void *op, const char *idx) { return op_expr(E, op, idx); }
-static const char *array_elem(Emitter *E, const void *name, const char *idx)
+typedef const char *(*ElemExpr)(Emitter *E, const void *src, const Value *ctx, const char *idx);
+static const char *value_elem(Emitter *E, const void *v, const Value *ctx, const char *idx) { return ex(E, v, ctx, idx); }
+static const char *op_elem(Emitter *E, const void *op, const Value *ctx, const char *idx) { return op_expr(E, op, idx); }
+static const char *array_elem(Emitter *E, const void *name, const Value *ctx, const char *idx)
 {
     return fmt(E, "%s[%s]", (const char *)name, idx);
 }
-static const char *scalar_elem(Emitter *E, const void *name, const char *idx) { return name; }
+static const char *scalar_elem(Emitter *E, const void *name, const Value *ctx, const char *idx) { return name; }
 
 /* dst = src, element by element when `like` is a tensor. */
 static void fill(Emitter *E, const char *dst, const Value *like, ElemExpr src, const void *arg)
 {
     if (!like->type.rank) {
-        line(E, "%s = %s;", dst, src(E, arg, "0"));
+        line(E, "%s = %s;", dst, src(E, arg, like, "0"));
         return;
     }
     int n = nregs(like);
     const char *i = elem_loop_open(E, n, 1);
-    line(E, "%s[%s] = %s;", dst, i, src(E, arg, i));
+    line(E, "%s[%s] = %s;", dst, i, src(E, arg, like, i));
     elem_loop_close(E, n, 1);
 }
 
@@ -790,6 +890,374 @@ static void emit_assign(Emitter *E, const Op *op)
     fill(E, name, v, op_elem, op);
 }
 
+/* ---- reductions and conversions ------------------------------------------------------- */
+
+/* Bit t of `src` moved to bit pos[t], as C ("(e & 3) | ((e >> 2) << 4)"). */
+static const char *deposit(Emitter *E, const int *pos, int n, const char *src)
+{
+    if (!n)
+        return "0";
+    const char *x = strchr(src, ' ') ? fmt(E, "(%s)", src) : src;
+    StrBuf t = {0};
+    int nt = 0;
+    for (int i = 0; i < n;) {
+        int len = 1;
+        while (i + len < n && pos[i + len] == pos[i] + len)
+            len++;
+        const char *term = i ? fmt(E, "(%s >> %d)", x, i) : x;
+        if (i + len < n)
+            term = fmt(E, "(%s & %d)", term, (1 << len) - 1);
+        if (pos[i])
+            term = fmt(E, "(%s << %d)", term, pos[i]);
+        sb_printf(&t, "%s%s", nt++ ? " | " : "", term);
+        i += len;
+    }
+    const char *r = fmt(E, "%s", t.data);
+    sb_free(&t);
+    return r;
+}
+
+/* Bits pos[t] of `src` gathered into bit t. */
+static const char *compress(Emitter *E, const int *pos, int n, const char *src)
+{
+    if (!n)
+        return "0";
+    StrBuf t = {0};
+    int nt = 0;
+    for (int i = 0; i < n;) {
+        int len = 1;
+        while (i + len < n && pos[i + len] == pos[i] + len)
+            len++;
+        const char *term = pos[i] ? fmt(E, "(%s >> %d)", src, pos[i]) : src;
+        term = fmt(E, "(%s & %d)", term, (1 << len) - 1);
+        if (i)
+            term = fmt(E, "(%s << %d)", term, i);
+        sb_printf(&t, "%s%s", nt++ ? " | " : "", term);
+        i += len;
+    }
+    const char *r = fmt(E, "%s", t.data);
+    sb_free(&t);
+    return r;
+}
+
+static const char *combine_expr(Emitter *E, ReduceKind k, DType d, const char *a, const char *b)
+{
+    bool half = d == DT_FP16 || d == DT_BF16;
+    switch (k) {
+    case RED_SUM:
+        if (half)
+            return fmt(E, "__hadd(%s, %s)", a, b);
+        return small_int_wrap(E, d, fmt(E, "%s + %s", a, b));
+    case RED_XOR: return small_int_wrap(E, d, fmt(E, "%s ^ %s", a, b));
+    case RED_MAX:
+    case RED_MIN: {
+        bool mx = k == RED_MAX;
+        if (d == DT_FP32)
+            return fmt(E, "%s(%s, %s)", mx ? "fmaxf" : "fminf", a, b);
+        if (d == DT_FP64)
+            return fmt(E, "%s(%s, %s)", mx ? "fmax" : "fmin", a, b);
+        if (half)
+            return fmt(E, "%s(%s, %s)", mx ? "__hmax" : "__hmin", a, b);
+        return fmt(E, "(%s %s %s ? %s : %s)", a, mx ? ">" : "<", b, a, b);
+    }
+    default: BUG("combine_expr %d", k);
+    }
+}
+
+/* Positions of the bits of `bits` that move dimension `dim`. */
+static int bits_along(const LBit *bits, int n, int dim, int *pos)
+{
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (bits[i].dim == dim)
+            pos[k++] = i;
+    return k;
+}
+
+/* Row-major index of register `idx` of v in a buffer of v's shape. */
+static const char *linear_index(Emitter *E, const Value *v, const LayoutMap *m, const char *idx)
+{
+    if (!v->type.rank)
+        return "0";
+    const char *lin = NULL;
+    for (int d = 0; d < v->type.rank; d++) {
+        const char *c = elem_coord(E, v, m, d, idx);
+        if (!lin)
+            lin = c;
+        else
+            lin = fmt(E, "(%s) * %d + %s", lin, v->type.shape[d], c);
+    }
+    return lin;
+}
+
+/* dst = better of (dst, v) for the index reductions; ties take the lower index */
+static void arg_combine(Emitter *E, bool mx, const char *dv, const char *di, const char *v, const char *i)
+{
+    line(E, "if (%s %s %s || (%s == %s && %s < %s)) {", v, mx ? ">" : "<", dv, v, dv, i, di);
+    line(E, "    %s = %s;", dv, v);
+    line(E, "    %s = %s;", di, i);
+    line(E, "}");
+}
+
+static void emit_reduce(Emitter *E, const Op *op)
+{
+    const Value *x = op->args[0], *r = op->results[0], *ri = op->nres > 1 ? op->results[1] : NULL;
+    ReduceKind k = (ReduceKind)op->iattr[0];
+    int axis = (int)op->iattr[1];
+    bool mx = k == RED_ARGMAX;
+    LayoutMap xm;
+    value_map(x, &xm);
+    int kept[LMAP_MAX_REG_BITS], red[LMAP_MAX_REG_BITS], nk = 0, nr = 0;
+    for (int i = 0; i < xm.nreg; i++) {
+        if (xm.reg[i].dim == axis)
+            red[nr++] = i;
+        else
+            kept[nk++] = i;
+    }
+    int NR = 1 << nk, K = 1 << nr;
+    DType d = r->type.dtype;
+    const char *T = dtype_ctype(d);
+    bool scalar = r->type.rank == 0;
+    const char *acc = vname(E, r), *acci = ri ? vname(E, ri) : NULL;
+    if (scalar) {
+        line(E, "%s %s;", T, acc);
+        if (ri)
+            line(E, "int32_t %s;", acci);
+    } else {
+        line(E, "%s;%s", decl(E, type_elem(r->type), acc, NR), shape_note(E, r));
+        if (ri)
+            line(E, "%s;", decl(E, type_elem(ri->type), acci, NR));
+    }
+    int lanes[5], warps[5];
+    int nl = bits_along(xm.lane, xm.nlane, axis, lanes), nw = bits_along(xm.warp, xm.nwarp, axis, warps);
+    line(E, "// %s along dim %d: %d value%s in each thread%s%s", reduce_name(k), axis, K, K > 1 ? "s" : "",
+         nl ? fmt(E, ", then across %d lanes", 1 << nl) : "", nw ? fmt(E, ", then across %d warps", 1 << nw) : "");
+    /* 1. within the thread */
+    bool block = K > 1 && NR > 1;
+    const char *j = "0";
+    if (block) {
+        line(E, "#pragma unroll");
+        line(E, "for (int e = 0; e < %d; ++e) {", NR);
+        E->indent++;
+        j = "e";
+    } else {
+        j = elem_loop_open(E, NR, 1);
+    }
+    const char *dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
+    const char *di = ri ? (scalar ? acci : fmt(E, "%s[%s]", acci, j)) : NULL;
+    const char *xk = deposit(E, kept, nk, j);
+    const char *x0 = xk;
+    line(E, "%s = %s;", dv, ex(E, x, NULL, x0));
+    if (ri)
+        line(E, "%s = %s;", di, elem_coord(E, x, &xm, axis, x0));
+    if (K > 1) {
+        const char *xr = fmt(E, "%s | %s", strcmp(xk, "0") ? xk : "0", deposit(E, red, nr, "kk"));
+        if (!strcmp(xk, "0"))
+            xr = deposit(E, red, nr, "kk");
+        line(E, "#pragma unroll");
+        line(E, "for (int kk = 1; kk < %d; ++kk)%s", K, ri ? " {" : "");
+        E->indent++;
+        if (ri) {
+            line(E, "const %s other = %s;", T, ex(E, x, NULL, xr));
+            line(E, "const int32_t other_i = %s;", elem_coord(E, x, &xm, axis, xr));
+            arg_combine(E, mx, dv, di, "other", "other_i");
+        } else {
+            line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, ex(E, x, NULL, xr)));
+        }
+        E->indent--;
+        if (ri)
+            line(E, "}");
+    }
+    if (block) {
+        E->indent--;
+        line(E, "}");
+    } else {
+        elem_loop_close(E, NR, 1);
+    }
+    /* 2. across lanes: butterfly, so every lane ends with the result */
+    for (int i = nl - 1; i >= 0;) {
+        int hi = lanes[i], len = 1;
+        while (i - len >= 0 && lanes[i - len] == hi - len)
+            len++;
+        int lo = hi - len + 1;
+        if (len > 1) {
+            line(E, "#pragma unroll");
+            line(E, "for (int lane_bit = %d; lane_bit >= %d; lane_bit >>= 1) {", 1 << hi, 1 << lo);
+        } else {
+            line(E, "{");
+        }
+        E->indent++;
+        const char *m = len > 1 ? "lane_bit" : fmt(E, "%d", 1 << hi);
+        j = elem_loop_open(E, NR, 1);
+        dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
+        di = ri ? (scalar ? acci : fmt(E, "%s[%s]", acci, j)) : NULL;
+        if (ri) {
+            if (NR > 1) {
+                E->indent--;
+                line(E, "for (int e = 0; e < %d; ++e) {", NR);
+                E->indent++;
+            } else {
+                line(E, "{");
+                E->indent++;
+            }
+            line(E, "const %s other = tilec::shfl_xor(%s, %s);", T, dv, m);
+            line(E, "const int32_t other_i = tilec::shfl_xor(%s, %s);", di, m);
+            arg_combine(E, mx, dv, di, "other", "other_i");
+            E->indent--;
+            line(E, "}");
+            if (NR > 1)
+                E->indent++;
+        } else {
+            line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, fmt(E, "tilec::shfl_xor(%s, %s)", dv, m)));
+        }
+        elem_loop_close(E, NR, 1);
+        E->indent--;
+        line(E, "}");
+        i -= len;
+    }
+    if (!nw)
+        return;
+    /* 3. across warps, through shared memory: one partial per warp along the axis */
+    LayoutMap rm;
+    if (!scalar)
+        value_map(r, &rm);
+    int numel = type_numel(r->type);
+    int W = 1 << nw;
+    unsigned lane_axis = 0;
+    for (int i = 0; i < nl; i++)
+        lane_axis |= 1u << lanes[i];
+    const char *wa = compress(E, warps, nw, "warp");
+    int bytes = dtype_bits(d) / 8;
+    int idx_off = op->smem_offset + (((numel * W * bytes) + 3) & ~3);
+    line(E, "{");
+    E->indent++;
+    line(E, "// %d partials per result, %d bytes at smem + %d", W, op->smem_bytes, op->smem_offset);
+    line(E, "%s *partial = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset);
+    if (ri)
+        line(E, "int32_t *partial_i = reinterpret_cast<int32_t *>(smem + %d);", idx_off);
+    const char *slot_base = numel > 1 ? fmt(E, "%s * %d", paren(E, wa), numel) : wa;
+    if (lane_axis)
+        line(E, lane_axis == 31 ? "if (lane == 0) {  // one lane per result writes its warp's partial"
+                                : "if ((lane & %u) == 0) {  // one lane per result writes its warp's partial", lane_axis);
+    else
+        line(E, "{");
+    E->indent++;
+    j = elem_loop_open(E, NR, 1);
+    const char *lin = scalar ? "0" : linear_index(E, r, &rm, j);
+    const char *slot = strcmp(lin, "0") ? fmt(E, "%s + %s", slot_base, lin) : slot_base;
+    line(E, "partial[%s] = %s;", slot, scalar ? acc : fmt(E, "%s[%s]", acc, j));
+    if (ri)
+        line(E, "partial_i[%s] = %s;", slot, scalar ? acci : fmt(E, "%s[%s]", acci, j));
+    elem_loop_close(E, NR, 1);
+    E->indent--;
+    line(E, "}");
+    line(E, "__syncthreads();");
+    if (NR > 1) {
+        line(E, "#pragma unroll");
+        line(E, "for (int e = 0; e < %d; ++e) {", NR);
+        j = "e";
+    } else {
+        line(E, "{");
+        j = "0";
+    }
+    E->indent++;
+    lin = scalar ? "0" : linear_index(E, r, &rm, j);
+    dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
+    di = ri ? (scalar ? acci : fmt(E, "%s[%s]", acci, j)) : NULL;
+    line(E, "%s = partial[%s];", dv, lin);
+    if (ri)
+        line(E, "%s = partial_i[%s];", di, lin);
+    const char *wslot = strcmp(lin, "0") ? fmt(E, "ww * %d + %s", numel, lin) : fmt(E, "ww * %d", numel);
+    if (numel == 1)
+        wslot = strcmp(lin, "0") ? fmt(E, "ww + %s", lin) : "ww";
+    line(E, "#pragma unroll");
+    line(E, "for (int ww = 1; ww < %d; ++ww)%s", W, ri ? " {" : "");
+    E->indent++;
+    if (ri)
+        arg_combine(E, mx, dv, di, fmt(E, "partial[%s]", wslot), fmt(E, "partial_i[%s]", wslot));
+    else
+        line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, fmt(E, "partial[%s]", wslot)));
+    E->indent--;
+    if (ri)
+        line(E, "}");
+    E->indent--;
+    line(E, "}");
+    line(E, "__syncthreads();  // the buffer is free again");
+    E->indent--;
+    line(E, "}");
+}
+
+/* A tile changes layout through a shared buffer, row-major with padding. */
+static void emit_convert(Emitter *E, const Op *op)
+{
+    const Value *x = op->args[0], *r = op->results[0];
+    LayoutMap sm, dm;
+    value_map(x, &sm);
+    value_map(r, &dm);
+    Type t = x->type;
+    int bufno = E->nbuf++;
+    const char *fn = fmt(E, "cvt%d_at", bufno);
+    /* the buffer's index helper */
+    StrBuf *h = &E->helpers;
+    StrBuf shape = {0};
+    for (int d = 0; d < t.rank; d++)
+        sb_printf(&shape, "%s%d", d ? "x" : "", t.shape[d]);
+    sb_printf(h, "// cvt%d: a %s %s tile changing layout (L%d -> L%d) in shared memory, row-major", bufno, shape.data,
+              dtype_name(t.dtype == DT_PTR ? DT_I64 : t.dtype), x->layout->id, r->layout->id);
+    if (op->smem_pad)
+        sb_printf(h, ", with %d padding element%s after every %d", op->smem_pad, op->smem_pad > 1 ? "s" : "",
+                  1 << op->smem_pad_log2);
+    sb_printf(h, ";\n// %d bytes; %s.\n", op->smem_bytes,
+              op->smem_conflicts ? fmt(E, "%d extra shared-memory wavefronts counted (bank conflicts)", op->smem_conflicts)
+                                 : "no bank conflicts on the write or the read (counted statically)");
+    sb_printf(h, "static __device__ __forceinline__ int %s(", fn);
+    for (int d = 0; d < t.rank; d++)
+        sb_printf(h, "%sint i%d", d ? ", " : "", d);
+    sb_puts(h, ")\n{\n    const int i = ");
+    StrBuf lin = {0};
+    for (int d = 0; d < t.rank; d++) {
+        int stride = 1;
+        for (int k = d + 1; k < t.rank; k++)
+            stride *= t.shape[k];
+        sb_printf(&lin, "%s%s", d ? " + " : "", stride > 1 ? fmt(E, "(i%d << %d)", d, log2_int(stride)) : fmt(E, "i%d", d));
+    }
+    sb_printf(h, "%s;\n", lin.data);
+    if (op->smem_pad)
+        sb_printf(h, "    return i + (i >> %d) * %d;\n}\n\n", op->smem_pad_log2, op->smem_pad);
+    else
+        sb_puts(h, "    return i;\n}\n\n");
+    sb_free(&lin);
+    sb_free(&shape);
+    const char *T = ctype(E, type_elem(t));
+    const char *name = vname(E, r);
+    if (!info(E, r)->declared)
+        line(E, "%s;%s", decl(E, type_elem(r->type), name, nregs(r)), shape_note(E, r));
+    line(E, "{  // L%d -> L%d through shared memory (cvt%d)", x->layout->id, r->layout->id, bufno);
+    E->indent++;
+    line(E, "%s%sbuf = reinterpret_cast<%s%s*>(smem + %d);", T, T[strlen(T) - 1] == '*' ? "" : " *", T,
+         T[strlen(T) - 1] == '*' ? "" : " *", op->smem_offset);
+    int n = nregs(x);
+    const char *e = elem_loop_open(E, n, 1);
+    StrBuf args = {0};
+    for (int d = 0; d < t.rank; d++)
+        sb_printf(&args, "%s%s", d ? ", " : "", elem_coord(E, x, &sm, d, e));
+    line(E, "buf[%s(%s)] = %s;", fn, args.data ? args.data : "", ex(E, x, NULL, e));
+    sb_free(&args);
+    elem_loop_close(E, n, 1);
+    line(E, "__syncthreads();");
+    n = nregs(r);
+    e = elem_loop_open(E, n, 1);
+    StrBuf args2 = {0};
+    for (int d = 0; d < t.rank; d++)
+        sb_printf(&args2, "%s%s", d ? ", " : "", elem_coord(E, r, &dm, d, e));
+    line(E, "%s[%s] = buf[%s(%s)];", name, e, fn, args2.data ? args2.data : "");
+    sb_free(&args2);
+    elem_loop_close(E, n, 1);
+    line(E, "__syncthreads();  // the buffer is free again");
+    E->indent--;
+    line(E, "}");
+}
+
 static void emit_load(Emitter *E, const Op *op)
 {
     const Value *r = op->results[0], *ptr = op->args[0];
@@ -798,10 +1266,10 @@ static void emit_load(Emitter *E, const Op *op)
     const char *name = vname(E, r);
     DType d = r->type.dtype;
     if (!r->type.rank) {
-        const char *p = paren(E, ex(E, ptr, "0"));
+        const char *p = paren(E, ex(E, ptr, NULL, "0"));
         const char *val = is_volatile ? fmt(E, "*(volatile %s *)%s", dtype_ctype(d), p) : fmt(E, "*%s", p);
         if (mask)
-            val = fmt(E, "%s ? %s : %s", paren(E, ex(E, mask, "0")), val, other ? ex(E, other, "0") : zero_of(E, d));
+            val = fmt(E, "%s ? %s : %s", paren(E, ex(E, mask, NULL, "0")), val, other ? ex(E, other, NULL, "0") : zero_of(E, d));
         line(E, "%s = %s;", info(E, r)->declared ? name : const_decl(E, r->type, name), val);
         return;
     }
@@ -810,15 +1278,15 @@ static void emit_load(Emitter *E, const Op *op)
         line(E, "%s;%s, %d-byte loads", decl(E, type_elem(r->type), name, n), shape_note(E, r),
              vec * dtype_bits(d) / 8);
     const char *i = elem_loop_open(E, n, vec);
-    const char *p = ex(E, ptr, i);
-    const char *fallback = other ? ex(E, other, i) : zero_of(E, d);
+    const char *p = ex(E, ptr, r, i);
+    const char *fallback = other ? ex(E, other, r, i) : zero_of(E, d);
     if (is_volatile)
-        line(E, "%s[%s] = %s*(volatile %s *)%s%s;", name, i, mask ? fmt(E, "%s ? ", paren(E, ex(E, mask, i))) : "",
+        line(E, "%s[%s] = %s*(volatile %s *)%s%s;", name, i, mask ? fmt(E, "%s ? ", paren(E, ex(E, mask, r, i))) : "",
              dtype_ctype(d), paren(E, p), mask ? fmt(E, " : %s", fallback) : "");
     else if (!mask)
         line(E, "tilec::load<%d>(&%s[%s], %s);", vec, name, i, p);
     else
-        line(E, "tilec::load<%d>(&%s[%s], %s, %s, %s);", vec, name, i, p, ex(E, mask, i), fallback);
+        line(E, "tilec::load<%d>(&%s[%s], %s, %s, %s);", vec, name, i, p, ex(E, mask, r, i), fallback);
     elem_loop_close(E, n, vec);
 }
 
@@ -826,23 +1294,25 @@ static void emit_store(Emitter *E, const Op *op)
 {
     const Value *ptr = op->args[0], *val = op->args[1];
     const Value *mask = op->iattr[0] ? op->args[2] : NULL;
-    const Layout *l = ptr->layout;
     int n = ptr->type.rank ? nregs(ptr) : 1;
     int vec = ptr->type.rank ? memory_vec(op) : 1;
     const char *i = elem_loop_open(E, n, vec);
-    const char *pred = mask ? ex(E, mask, i) : NULL;
-    if (l && layout_replicated(l)) {
-        const char *owner = fmt(E, "L%d_owner", l->id);
-        pred = pred ? fmt(E, "%s && %s", owner, paren(E, pred)) : owner;
+    const char *pred = mask ? ex(E, mask, ptr, i) : NULL;
+    if (ptr->type.rank) {
+        LayoutMap m;
+        value_map(ptr, &m);
+        const char *owner = owner_pred(E, ptr, &m);
+        if (owner)
+            pred = pred ? fmt(E, "%s && %s", owner, paren(E, pred)) : owner;
     }
-    const char *p = ex(E, ptr, i);
+    const char *p = ex(E, ptr, ptr, i);
     if (vec > 1) {
         line(E, "tilec::store<%d>(%s, &%s[%s]%s%s);", vec, p, vname(E, val), i, pred ? ", " : "", pred ? pred : "");
     } else {
         if (pred)
             line(E, "if (%s)", pred);
         E->indent += pred != NULL;
-        line(E, "*%s = %s;", paren(E, p), ex(E, val, i));
+        line(E, "*%s = %s;", paren(E, p), ex(E, val, ptr, i));
         E->indent -= pred != NULL;
     }
     elem_loop_close(E, n, vec);
@@ -903,8 +1373,8 @@ static void emit_for(Emitter *E, const Op *op)
     const Value *iv = body->args.data[0];
     const char *t = dtype_ctype(iv->type.dtype);
     const char *ivn = vname(E, iv);
-    line(E, "for (%s %s = %s; %s < %s; %s += %s) {", t, ivn, ex(E, op->args[0], "0"), ivn,
-         paren(E, ex(E, op->args[1], "0")), ivn, paren(E, ex(E, op->args[2], "0")));
+    line(E, "for (%s %s = %s; %s < %s; %s += %s) {", t, ivn, ex(E, op->args[0], NULL, "0"), ivn,
+         paren(E, ex(E, op->args[1], NULL, "0")), ivn, paren(E, ex(E, op->args[2], NULL, "0")));
     E->indent++;
     emit_block(E, body);
     const Op *y = body->ops.data[body->ops.len - 1];
@@ -924,7 +1394,7 @@ static void emit_while(Emitter *E, const Op *op)
     const Block *before = op->regions[0], *after = op->regions[1];
     emit_block(E, before);
     const Op *cond = before->ops.data[before->ops.len - 1];
-    line(E, "if (!%s)", paren(E, ex(E, cond->args[0], "0")));
+    line(E, "if (!%s)", paren(E, ex(E, cond->args[0], NULL, "0")));
     line(E, "    break;");
     emit_block(E, after);
     const Op *y = after->ops.data[after->ops.len - 1];
@@ -937,7 +1407,7 @@ static void emit_if(Emitter *E, const Op *op)
 {
     for (int i = 0; i < op->nres; i++)
         declare_var(E, op->results[i]);
-    line(E, "if (%s) {", ex(E, op->args[0], "0"));
+    line(E, "if (%s) {", ex(E, op->args[0], NULL, "0"));
     for (int r = 0; r < 2; r++) {
         const Block *b = op->regions[r];
         if (r == 1) {
@@ -971,6 +1441,8 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_IF: emit_if(E, op); E->last_stmt = NULL; break;
     case OP_RETURN: line(E, "return;"); break;
     case OP_BARRIER: line(E, "__syncthreads();"); break;
+    case OP_REDUCE: emit_reduce(E, op); break;
+    case OP_CONVERT: emit_convert(E, op); break;
     default:
         if (op->nres != 1)
             BUG("emit: unexpected op %s", op_name(op->kind));
@@ -1134,6 +1606,18 @@ static const char *param_decl(Emitter *E, const KernelParam *kp)
 static void emit_kernel(Emitter *E, int threads)
 {
     const TirFunc *f = E->f;
+    /* the body first: it binds the per-thread names the prologue declares
+     * and the device helpers printed above the kernel */
+    E->indent = 1;
+    StrBuf body = {0};
+    StrBuf *saved = E->out;
+    E->out = &body;
+    emit_block(E, f->body);
+    E->out = saved;
+    if (E->helpers.data) {
+        sb_puts(E->out, E->helpers.data);
+        sb_putc(E->out, '\n');
+    }
     sb_printf(E->out, "extern \"C\" __global__ void __launch_bounds__(%d)\n%s(", threads, f->name);
     int n = 0;
     for (int i = 0; i < f->params.len; i++) {
@@ -1143,35 +1627,35 @@ static void emit_kernel(Emitter *E, int threads)
         sb_printf(E->out, "%s%s", n++ ? ", " : "", param_decl(E, kp));
     }
     sb_puts(E->out, ")\n{\n");
-    E->indent = 1;
-    if (f->layouts.len) {
-        /* the layouts' formulas first, so lane and warp are declared only if used */
-        StrBuf body = {0};
-        StrBuf *saved = E->out;
-        E->out = &body;
-        for (int i = 0; i < f->layouts.len; i++) {
-            const Layout *l = f->layouts.data[i];
-            int nregs = layout_elems_per_thread(l);
-            line(E, "// L%d: this thread's first element; its element e (of %d) is at L%d_base + %s", l->id, nregs,
-                 l->id, layout_offset_expr(E, l, "e"));
-            line(E, "const int L%d_base = %s;", l->id, layout_base_expr(E, l));
-            if (layout_replicated(l))
-                line(E, "const bool L%d_owner = %s;  // L%d is replicated: one owner stores each element", l->id,
-                     layout_owner_expr(E, l), l->id);
-        }
-        E->out = saved;
-        bool uses_lane = strstr(body.data, "lane") != NULL, uses_warp = strstr(body.data, "warp") != NULL;
-        if (uses_lane || uses_warp)
-            line(E, "const int tid = threadIdx.x;");
-        if (uses_lane)
-            line(E, "const int lane = tid & 31;  // position in the warp");
-        if (uses_warp)
-            line(E, "const int warp = tid >> 5;  // warp in the block");
-        sb_puts(E->out, body.data);
-        sb_free(&body);
-        sb_putc(E->out, '\n');
+    StrBuf pro = {0};
+    for (int i = 0; i < E->binds.len; i++) {
+        const Binding *b = &E->binds.data[i];
+        sb_printf(&pro, "    const %s %s = %s;  // %s\n", b->type, b->name, b->expr, b->comment);
     }
-    emit_block(E, f->body);
+    bool uses_lane = pro.data && strstr(pro.data, "lane"), uses_warp = pro.data && strstr(pro.data, "warp");
+    bool uses_tid = (body.data && strstr(body.data, "tid")) || uses_lane || uses_warp;
+    bool uses_lane_body = body.data && strstr(body.data, "lane");
+    bool uses_warp_body = body.data && strstr(body.data, "warp");
+    if (f->smem_bytes) {
+        if (f->smem_bytes > 48 * 1024)
+            sb_puts(E->out, "    extern __shared__ __align__(16) unsigned char smem[];  // the arena (dynamic, see the header)\n");
+        else
+            sb_printf(E->out, "    __shared__ __align__(16) unsigned char smem[%d];  // the arena (see the header)\n", f->smem_bytes);
+    }
+    if (uses_tid)
+        line(E, "const int tid = threadIdx.x;");
+    if (uses_lane || uses_lane_body)
+        line(E, "const int lane = tid & 31;  // position in the warp");
+    if (uses_warp || uses_warp_body)
+        line(E, "const int warp = tid >> 5;  // warp in the block");
+    if (pro.data)
+        sb_puts(E->out, pro.data);
+    if (uses_tid || pro.data || f->smem_bytes)
+        sb_putc(E->out, '\n');
+    if (body.data)
+        sb_puts(E->out, body.data);
+    sb_free(&body);
+    sb_free(&pro);
     sb_puts(E->out, "}\n");
 }
 

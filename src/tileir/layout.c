@@ -123,7 +123,178 @@ int coalesce_elems_per_thread(const AxisInfo *ax, Type ptr_type, int num_warps, 
     return (int)(per < 1 ? 1 : per);
 }
 
-/* ---- assignment ----------------------------------------------------------- */
+/* ---- layout maps -------------------------------------------------------------- */
+
+static LBit lbit(int dim, int bit) { return (LBit){(int8_t)dim, (int8_t)bit}; }
+static const LBit NOBIT = {-1, 0};
+
+static void map_blocked(const Layout *l, int rank, const int *shape, LayoutMap *m)
+{
+    int lg[TIR_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+        lg[d] = log2_int(shape[d]);
+    /* the sizePerThread nano-tile, in `order` */
+    for (int k = 0; k < rank; k++) {
+        int d = l->order[k];
+        for (int j = 0; j < log2_int(l->spt[d]) && j < lg[d]; j++)
+            m->reg[m->nreg++] = lbit(d, j);
+    }
+    for (int k = 0; k < rank; k++) {
+        int d = l->order[k], base = log2_int(l->spt[d]);
+        for (int j = 0; j < log2_int(l->tpw[d]); j++)
+            m->lane[m->nlane++] = base + j < lg[d] ? lbit(d, base + j) : NOBIT;
+    }
+    for (int k = 0; k < rank; k++) {
+        int d = l->order[k], base = log2_int(l->spt[d] * l->tpw[d]);
+        for (int j = 0; j < log2_int(l->wpc[d]); j++)
+            m->warp[m->nwarp++] = base + j < lg[d] ? lbit(d, base + j) : NOBIT;
+    }
+    /* repetitions of the CTA tile, in `order` */
+    for (int k = 0; k < rank; k++) {
+        int d = l->order[k];
+        for (int b = log2_int(l->spt[d] * l->tpw[d] * l->wpc[d]); b < lg[d]; b++)
+            m->reg[m->nreg++] = lbit(d, b);
+    }
+}
+
+void layout_map(const Layout *l, int rank, const int *shape, LayoutMap *m)
+{
+    memset(m, 0, sizeof *m);
+    m->rank = rank;
+    for (int d = 0; d < rank; d++)
+        m->shape[d] = shape[d];
+    if (l->kind == LAYOUT_BLOCKED) {
+        if (rank != l->rank)
+            BUG("layout_map: rank %d for a rank-%d layout", rank, l->rank);
+        map_blocked(l, rank, shape, m);
+        return;
+    }
+    /* slice: the parent at the shape with a size-1 dimension re-inserted, so
+     * that every bit along it drops out; then renumber the dimensions */
+    int pshape[TIR_MAX_RANK], sd = l->slice_dim;
+    for (int d = 0, k = 0; d <= rank; d++)
+        pshape[d] = d == sd ? 1 : shape[k++];
+    LayoutMap pm;
+    layout_map(l->parent, rank + 1, pshape, &pm);
+    LBit *groups[3] = {pm.reg, pm.lane, pm.warp};
+    int counts[3] = {pm.nreg, pm.nlane, pm.nwarp};
+    for (int g = 0; g < 3; g++)
+        for (int i = 0; i < counts[g]; i++)
+            if (groups[g][i].dim > sd)
+                groups[g][i].dim--;
+    memcpy(m->reg, pm.reg, sizeof pm.reg);
+    memcpy(m->lane, pm.lane, sizeof pm.lane);
+    memcpy(m->warp, pm.warp, sizeof pm.warp);
+    m->nreg = pm.nreg, m->nlane = pm.nlane, m->nwarp = pm.nwarp;
+}
+
+void value_map(const Value *v, LayoutMap *m)
+{
+    if (!v->layout)
+        BUG("value_map: value %%%d has no layout", v->id);
+    layout_map(v->layout, v->type.rank, v->type.shape, m);
+}
+
+int value_regs(const Value *v)
+{
+    if (!v->type.rank)
+        return 1;
+    LayoutMap m;
+    value_map(v, &m);
+    return 1 << m.nreg;
+}
+
+/* dst's bit seen from src: the inserted dimension and src's size-1
+ * dimensions do not move src's coordinate */
+static LBit project(const LayoutMap *src, int insert_dim, LBit b)
+{
+    if (b.dim < 0 || b.dim == insert_dim)
+        return NOBIT;
+    int sd = insert_dim >= 0 && b.dim > insert_dim ? b.dim - 1 : b.dim;
+    if (src->shape[sd] == 1)
+        return NOBIT;
+    return lbit(sd, b.bit);
+}
+
+static bool lbit_eq(LBit a, LBit b) { return a.dim == b.dim && (a.dim < 0 || a.bit == b.bit); }
+
+bool lmap_local(const LayoutMap *src, int insert_dim, const LayoutMap *dst, int *regbit)
+{
+    if (src->nlane != dst->nlane || src->nwarp != dst->nwarp)
+        return false;
+    for (int i = 0; i < dst->nlane; i++)
+        if (!lbit_eq(project(src, insert_dim, dst->lane[i]), src->lane[i]))
+            return false;
+    for (int i = 0; i < dst->nwarp; i++)
+        if (!lbit_eq(project(src, insert_dim, dst->warp[i]), src->warp[i]))
+            return false;
+    for (int i = 0; i < dst->nreg; i++) {
+        LBit p = project(src, insert_dim, dst->reg[i]);
+        int found = -1;
+        for (int j = 0; j < src->nreg && p.dim >= 0 && found < 0; j++)
+            if (lbit_eq(src->reg[j], p))
+                found = j;
+        if (p.dim >= 0 && found < 0)
+            return false;
+        if (regbit)
+            regbit[i] = found;
+    }
+    return true;
+}
+
+bool layout_eq(const Layout *a, const Layout *b)
+{
+    if (a == b)
+        return true;
+    if (!a || !b || a->kind != b->kind || a->rank != b->rank)
+        return false;
+    if (a->kind == LAYOUT_SLICE)
+        return a->slice_dim == b->slice_dim && layout_eq(a->parent, b->parent);
+    for (int d = 0; d < a->rank; d++)
+        if (a->spt[d] != b->spt[d] || a->tpw[d] != b->tpw[d] || a->wpc[d] != b->wpc[d] || a->order[d] != b->order[d])
+            return false;
+    return true;
+}
+
+Layout *layout_slice(Arena *a, TirFunc *f, const Layout *parent, int dim)
+{
+    for (int i = 0; i < f->layouts.len; i++) {
+        Layout *l = f->layouts.data[i];
+        if (l->kind == LAYOUT_SLICE && l->slice_dim == dim && layout_eq(l->parent, parent))
+            return l;
+    }
+    Layout *l = NEW(a, Layout);
+    l->kind = LAYOUT_SLICE;
+    l->rank = parent->rank - 1;
+    l->slice_dim = dim;
+    l->parent = parent;
+    for (int d = 0, k = 0; d < parent->rank; d++)
+        if (d != dim)
+            l->shape[k++] = parent->shape[d];
+    l->id = f->layouts.len;
+    vec_push(a, &f->layouts, l);
+    return l;
+}
+
+/* ---- assignment ------------------------------------------------------------------
+ *
+ * 1. Home layouts: every tensor shape that a load or store touches gets one
+ *    blocked layout from the Coalesce rule (the maximum width over its
+ *    loads, capped by each store's own width), so that the elementwise
+ *    chains between them need no conversion.
+ * 2. Seeds: tensors of the kernel's highest rank take their shape's home
+ *    layout.
+ * 3. Propagation to a fixed point, forward (elementwise results follow their
+ *    operands; a reduction's result is the Slice of its input; expand_dims
+ *    of a Slice is its parent) and backward (operands follow their users;
+ *    the operand of expand_dims along d is the Slice along d of its user).
+ *    Loop-carried values, their inits, yields and results share one layout.
+ * 4. What is still unassigned takes its shape's home layout, one value at a
+ *    time, propagating after each.
+ * 5. Where an operand's layout cannot be read in its user's register order
+ *    without moving data between threads, a convert_layout is inserted; the
+ *    emitter stages it through shared memory.
+ */
 
 typedef struct ShapeGroup {
     int rank;
@@ -138,6 +309,8 @@ typedef struct Assign {
     Ctx *ctx;
     TirFunc *f;
     Vec(ShapeGroup) groups;
+    int max_rank;
+    bool changed;
 } Assign;
 
 static ShapeGroup *group_for(Assign *A, Type t)
@@ -162,13 +335,18 @@ static ShapeGroup *group_for(Assign *A, Type t)
     return &A->groups.data[A->groups.len - 1];
 }
 
+static bool is_memory_op(OpKind k) { return k == OP_LOAD || k == OP_STORE || k == OP_ATOMIC_RMW || k == OP_ATOMIC_CAS; }
+
 static void scan_memory_ops(Assign *A, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
         Op *op = b->ops.data[i];
         for (int r = 0; r < op->nregions; r++)
             scan_memory_ops(A, op->regions[r]);
-        if ((op->kind != OP_LOAD && op->kind != OP_STORE) || op->args[0]->type.rank == 0)
+        for (int k = 0; k < op->nres; k++)
+            if (op->results[k]->type.rank > A->max_rank)
+                A->max_rank = op->results[k]->type.rank;
+        if (!is_memory_op(op->kind) || op->args[0]->type.rank == 0)
             continue;
         Value *ptr = op->args[0];
         ShapeGroup *g = group_for(A, ptr->type);
@@ -179,6 +357,8 @@ static void scan_memory_ops(Assign *A, Block *b)
             g->has_order = true;
         }
         int per = coalesce_elems_per_thread(&ptr->ax, ptr->type, A->f->num_warps, g->order);
+        if (op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS)
+            per = 1; /* one element per atomic instruction */
         if (op->kind == OP_LOAD) {
             if (per > g->load_max)
                 g->load_max = per;
@@ -190,6 +370,8 @@ static void scan_memory_ops(Assign *A, Block *b)
 
 static void finish_group(Assign *A, ShapeGroup *g)
 {
+    if (g->layout)
+        return;
     if (!g->has_order)
         for (int k = 0; k < g->rank; k++)
             g->order[k] = g->rank - 1 - k;
@@ -213,54 +395,532 @@ static void finish_group(Assign *A, ShapeGroup *g)
     spt[fast] = per < g->shape[fast] ? per : g->shape[fast];
     Layout *l = NEW(&A->ctx->arena, Layout);
     layout_build(l, g->rank, g->shape, spt, g->order, A->f->num_warps);
+    /* an existing equal layout is reused (same encoding, another shape) */
+    for (int i = 0; i < A->f->layouts.len; i++)
+        if (layout_eq(A->f->layouts.data[i], l)) {
+            g->layout = A->f->layouts.data[i];
+            return;
+        }
     l->id = A->f->layouts.len;
     vec_push(&A->ctx->arena, &A->f->layouts, l);
     g->layout = l;
 }
 
-static void assign_values(Assign *A, Block *b)
+static Layout *home(Assign *A, Type t)
 {
-    for (int i = 0; i < b->args.len; i++) {
-        Value *v = b->args.data[i];
-        if (v->type.rank)
-            v->layout = group_for(A, v->type)->layout;
-    }
-    for (int i = 0; i < b->ops.len; i++) {
-        Op *op = b->ops.data[i];
-        for (int r = 0; r < op->nregions; r++)
-            assign_values(A, op->regions[r]);
+    ShapeGroup *g = group_for(A, t);
+    finish_group(A, g);
+    return g->layout;
+}
+
+static void set_layout(Assign *A, Value *v, Layout *l)
+{
+    if (!l || !v->type.rank || v->layout || l->rank != v->type.rank)
+        return;
+    v->layout = l;
+    A->changed = true;
+}
+
+/* all of vals share one layout */
+static void unify(Assign *A, Value **vals, int n)
+{
+    Layout *l = NULL;
+    for (int i = 0; i < n && !l; i++)
+        if (vals[i] && vals[i]->type.rank)
+            l = vals[i]->layout;
+    for (int i = 0; i < n && l; i++)
+        if (vals[i])
+            set_layout(A, vals[i], l);
+}
+
+static Op *block_terminator(Block *b) { return b->ops.len ? b->ops.data[b->ops.len - 1] : NULL; }
+
+/* values tied together by structured control flow, position k */
+static void unify_region_values(Assign *A, Op *op)
+{
+    Value *tie[6];
+    if (op->kind == OP_FOR) {
+        Block *body = op->regions[0];
+        Op *y = block_terminator(body);
         for (int k = 0; k < op->nres; k++) {
-            Value *v = op->results[k];
-            if (!v->type.rank)
-                continue;
-            ShapeGroup *g = group_for(A, v->type);
-            if (!g->layout)
-                finish_group(A, g);
-            v->layout = g->layout;
+            tie[0] = op->args[3 + k], tie[1] = body->args.data[k + 1], tie[2] = op->results[k];
+            tie[3] = y && y->kind == OP_YIELD ? y->args[k] : NULL;
+            unify(A, tie, 4);
+        }
+    } else if (op->kind == OP_IF) {
+        for (int k = 0; k < op->nres; k++) {
+            int n = 0;
+            tie[n++] = op->results[k];
+            for (int r = 0; r < op->nregions; r++) {
+                Op *y = block_terminator(op->regions[r]);
+                if (y && y->kind == OP_YIELD)
+                    tie[n++] = y->args[k];
+            }
+            unify(A, tie, n);
+        }
+    } else if (op->kind == OP_WHILE) {
+        Block *before = op->regions[0], *after = op->regions[1];
+        Op *c = block_terminator(before), *y = block_terminator(after);
+        for (int k = 0; k < op->nres; k++) {
+            tie[0] = op->args[k], tie[1] = before->args.data[k], tie[2] = after->args.data[k];
+            tie[3] = op->results[k], tie[4] = c->args[1 + k], tie[5] = y->args[k];
+            unify(A, tie, 6);
         }
     }
 }
 
-static void check_2d(Ctx *ctx, Block *b)
+static Value *first_operand_of_rank(Op *op, int rank, bool with_layout)
+{
+    for (int k = 0; k < op->nargs; k++)
+        if (op->args[k]->type.rank == rank && rank && (!with_layout || op->args[k]->layout))
+            return op->args[k];
+    return NULL;
+}
+
+static void forward(Assign *A, Block *b)
+{
+    Arena *a = &A->ctx->arena;
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        unify_region_values(A, op);
+        for (int r = 0; r < op->nregions; r++)
+            forward(A, op->regions[r]);
+        unify_region_values(A, op);
+        Value *res = op->nres ? op->results[0] : NULL;
+        switch (op->kind) {
+        case OP_REDUCE:
+            if (op->args[0]->layout && res->type.rank)
+                for (int k = 0; k < op->nres; k++)
+                    set_layout(A, op->results[k], layout_slice(a, A->f, op->args[0]->layout, (int)op->iattr[1]));
+            break;
+        case OP_EXPAND_DIMS: {
+            Layout *l = op->args[0]->layout;
+            if (l && l->kind == LAYOUT_SLICE && l->slice_dim == op->iattr[0])
+                set_layout(A, res, (Layout *)l->parent);
+            break;
+        }
+        case OP_LOAD:
+            unify(A, (Value *[]){op->args[0], op->iattr[0] ? op->args[1] : NULL, op->iattr[1] ? op->args[2] : NULL, res}, 4);
+            break;
+        case OP_STORE:
+        case OP_ATOMIC_RMW:
+        case OP_ATOMIC_CAS:
+            unify(A, op->args, op->nargs);
+            if (res && op->args[0]->type.rank)
+                set_layout(A, res, op->args[0]->layout);
+            break;
+        case OP_BROADCAST:
+        case OP_SCAN:
+        case OP_CONVERT:
+            set_layout(A, res, op->args[0]->layout);
+            break;
+        default:
+            if (op_is_elementwise(op->kind) && res && res->type.rank) {
+                Value *src = first_operand_of_rank(op, res->type.rank, true);
+                if (src)
+                    set_layout(A, res, src->layout);
+            }
+            break;
+        }
+    }
+}
+
+static void backward(Assign *A, Block *b)
+{
+    Arena *a = &A->ctx->arena;
+    for (int i = b->ops.len - 1; i >= 0; i--) {
+        Op *op = b->ops.data[i];
+        unify_region_values(A, op);
+        for (int r = op->nregions - 1; r >= 0; r--)
+            backward(A, op->regions[r]);
+        unify_region_values(A, op);
+        Value *res = op->nres ? op->results[0] : NULL;
+        Layout *rl = res ? res->layout : NULL;
+        switch (op->kind) {
+        case OP_EXPAND_DIMS:
+            if (rl && op->args[0]->type.rank)
+                set_layout(A, op->args[0], layout_slice(a, A->f, rl, (int)op->iattr[0]));
+            break;
+        case OP_LOAD:
+            unify(A, (Value *[]){op->args[0], op->iattr[0] ? op->args[1] : NULL, op->iattr[1] ? op->args[2] : NULL, res}, 4);
+            break;
+        case OP_STORE:
+        case OP_ATOMIC_RMW:
+        case OP_ATOMIC_CAS:
+            if (rl)
+                set_layout(A, op->args[0], rl);
+            unify(A, op->args, op->nargs);
+            break;
+        case OP_BROADCAST:
+        case OP_SCAN:
+        case OP_CONVERT:
+            set_layout(A, op->args[0], rl);
+            break;
+        default:
+            if (op_is_elementwise(op->kind) && rl)
+                for (int k = 0; k < op->nargs; k++)
+                    if (op->args[k]->type.rank == res->type.rank)
+                        set_layout(A, op->args[k], rl);
+            break;
+        }
+    }
+}
+
+static void propagate(Assign *A)
+{
+    do {
+        A->changed = false;
+        forward(A, A->f->body);
+        backward(A, A->f->body);
+    } while (A->changed);
+}
+
+static bool has_unit_dim(Type t)
+{
+    for (int d = 0; d < t.rank; d++)
+        if (t.shape[d] == 1)
+            return true;
+    return false;
+}
+
+static void seed(Assign *A, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
         Op *op = b->ops.data[i];
         for (int r = 0; r < op->nregions; r++)
-            check_2d(ctx, op->regions[r]);
-        for (int k = 0; k < op->nres; k++)
-            if (op->results[k]->type.rank > 1)
-                diag_error(ctx, op->loc, "2-D tiles are not supported yet (tilec currently schedules 1-D tiles)");
+            seed(A, op->regions[r]);
+        for (int k = 0; k < op->nres; k++) {
+            Value *v = op->results[k];
+            if (v->type.rank == A->max_rank && v->type.rank && !has_unit_dim(v->type))
+                set_layout(A, v, home(A, v->type));
+        }
     }
 }
 
+/* the first tensor value (program order) without a layout */
+static Value *first_unassigned(Block *b)
+{
+    for (int i = 0; i < b->args.len; i++)
+        if (b->args.data[i]->type.rank && !b->args.data[i]->layout)
+            return b->args.data[i];
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++) {
+            Value *v = first_unassigned(op->regions[r]);
+            if (v)
+                return v;
+        }
+        for (int k = 0; k < op->nres; k++)
+            if (op->results[k]->type.rank && !op->results[k]->layout)
+                return op->results[k];
+    }
+    return NULL;
+}
+
+/* ---- conversions ---------------------------------------------------------------- */
+
+static bool readable(const Value *src, int insert_dim, const Layout *dst_layout, Type dst_type)
+{
+    LayoutMap sm, dm;
+    value_map(src, &sm);
+    layout_map(dst_layout, dst_type.rank, dst_type.shape, &dm);
+    return lmap_local(&sm, insert_dim, &dm, NULL);
+}
+
+static void block_insert(Arena *a, Block *b, int at, Op *op)
+{
+    vec_push(a, &b->ops, op);
+    memmove(&b->ops.data[at + 1], &b->ops.data[at], (size_t)(b->ops.len - 1 - at) * sizeof(Op *));
+    b->ops.data[at] = op;
+    op->parent = b;
+}
+
+static Op *new_convert(Assign *A, Value *v, Layout *to, const Op *near)
+{
+    Op *c = tir_op_new(&A->ctx->arena, A->f, OP_CONVERT, 1, &v, 1, &v->type);
+    c->stmt = near->stmt;
+    c->loc = near->loc;
+    Value *r = c->results[0];
+    r->layout = to;
+    r->name = v->name;
+    r->ax = v->ax;
+    return c;
+}
+
+/* Makes op->args[k] readable in `to` (at op's result shape), converting it
+ * in front of op when it is not. */
+static void fix_operand(Assign *A, Block *b, int *at, Op *op, int k, Layout *to, Type dst_type, int insert_dim)
+{
+    Value *v = op->args[k];
+    if (!v->type.rank || !to || readable(v, insert_dim, to, dst_type))
+        return;
+    Layout *want = insert_dim >= 0 ? layout_slice(&A->ctx->arena, A->f, to, insert_dim) : to;
+    Op *c = new_convert(A, v, want, op);
+    block_insert(&A->ctx->arena, b, *at, c);
+    (*at)++;
+    op->args[k] = c->results[0];
+}
+
+static void fix_yield(Assign *A, Block *b, Op *y, Value **targets, int first)
+{
+    int at = b->ops.len - 1;
+    for (int k = first; k < y->nargs; k++)
+        fix_operand(A, b, &at, y, k, targets[k - first]->layout, targets[k - first]->type, -1);
+}
+
+static void insert_conversions(Assign *A, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            insert_conversions(A, op->regions[r]);
+        Value *res = op->nres ? op->results[0] : NULL;
+        switch (op->kind) {
+        case OP_FOR: {
+            for (int k = 0; k < op->nres; k++)
+                fix_operand(A, b, &i, op, 3 + k, op->results[k]->layout, op->results[k]->type, -1);
+            Block *body = op->regions[0];
+            fix_yield(A, body, block_terminator(body), op->results, 0);
+            break;
+        }
+        case OP_IF:
+            for (int r = 0; r < op->nregions; r++) {
+                Op *y = block_terminator(op->regions[r]);
+                if (y && y->kind == OP_YIELD)
+                    fix_yield(A, op->regions[r], y, op->results, 0);
+            }
+            break;
+        case OP_WHILE:
+            for (int k = 0; k < op->nres; k++)
+                fix_operand(A, b, &i, op, k, op->results[k]->layout, op->results[k]->type, -1);
+            fix_yield(A, op->regions[0], block_terminator(op->regions[0]), op->results, 1);
+            fix_yield(A, op->regions[1], block_terminator(op->regions[1]), op->results, 0);
+            break;
+        case OP_EXPAND_DIMS:
+            fix_operand(A, b, &i, op, 0, res->layout, res->type, (int)op->iattr[0]);
+            break;
+        case OP_REDUCE:
+            if (res->type.rank) {
+                /* the result must be the Slice of the input; convert after it if not */
+                Layout *nat = layout_slice(&A->ctx->arena, A->f, op->args[0]->layout, (int)op->iattr[1]);
+                for (int k = 0; k < op->nres; k++) {
+                    Value *r = op->results[k];
+                    if (layout_eq(r->layout, nat))
+                        continue;
+                    Value *tmp = tir_value_new(&A->ctx->arena, A->f, r->type);
+                    tmp->def = op;
+                    tmp->layout = nat;
+                    tmp->name = r->name;
+                    op->results[k] = tmp;
+                    Op *c = new_convert(A, tmp, r->layout, op);
+                    c->results[0] = r;
+                    r->def = c;
+                    block_insert(&A->ctx->arena, b, i + 1, c);
+                }
+            }
+            break;
+        case OP_STORE:
+        case OP_ATOMIC_RMW:
+        case OP_ATOMIC_CAS:
+            for (int k = 1; k < op->nargs; k++)
+                fix_operand(A, b, &i, op, k, op->args[0]->layout, op->args[0]->type, -1);
+            break;
+        case OP_LOAD:
+        case OP_BROADCAST:
+        case OP_SCAN:
+        case OP_CONVERT:
+            for (int k = 0; k < op->nargs; k++)
+                fix_operand(A, b, &i, op, k, res->layout, res->type, -1);
+            break;
+        default:
+            if (op_is_elementwise(op->kind) && res && res->type.rank)
+                for (int k = 0; k < op->nargs; k++)
+                    if (op->args[k]->type.rank == res->type.rank)
+                        fix_operand(A, b, &i, op, k, res->layout, res->type, -1);
+            break;
+        }
+    }
+}
+
+/* A convert whose source already reads as the target (equal layouts) is dropped. */
+
 void tir_layouts(Ctx *ctx, TirFunc *f)
 {
-    check_2d(ctx, f->body);
-    Assign A = {ctx, f, {0}};
+    Assign A = {ctx, f, {0}, 0, false};
     scan_memory_ops(&A, f->body);
     for (int i = 0; i < A.groups.len; i++)
         finish_group(&A, &A.groups.data[i]);
-    assign_values(&A, f->body);
+    seed(&A, f->body);
+    propagate(&A);
+    for (Value *v; (v = first_unassigned(f->body));) {
+        set_layout(&A, v, home(&A, v->type));
+        propagate(&A);
+    }
+    insert_conversions(&A, f->body);
+    tir_simplify(ctx, f);
+    tir_smem(ctx, f);
+}
+
+/* ---- expressions and descriptions of a map ------------------------------------------ */
+
+/* Runs of `src` bits (lane, warp or a register index) that set coordinate
+ * bits of `dim`, one term each: "(lane >> 3) & 3" shifted into place. */
+typedef struct Terms {
+    char t[24][48];
+    int n;
+} Terms;
+
+static void bits_terms(Terms *T, const LBit *bits, int nbits, int dim, const char *src)
+{
+    for (int i = 0; i < nbits;) {
+        if (bits[i].dim != dim) {
+            i++;
+            continue;
+        }
+        int len = 1;
+        while (i + len < nbits && bits[i + len].dim == dim && bits[i + len].bit == bits[i].bit + len)
+            len++;
+        char x[32];
+        if (i)
+            snprintf(x, sizeof x, "%s >> %d", src, i);
+        else
+            snprintf(x, sizeof x, "%s", src);
+        char y[40];
+        if (i + len < nbits)
+            snprintf(y, sizeof y, i ? "(%s) & %d" : "%s & %d", x, (1 << len) - 1);
+        else
+            snprintf(y, sizeof y, "%s", x);
+        if (bits[i].bit)
+            snprintf(T->t[T->n++], sizeof T->t[0], strchr(y, ' ') ? "(%s) << %d" : "%s << %d", y, bits[i].bit);
+        else
+            snprintf(T->t[T->n++], sizeof T->t[0], "%s", y);
+        i += len;
+    }
+}
+
+/* one term: as is; several: each operand of + parenthesised where needed */
+static void terms_join(StrBuf *out, const Terms *T)
+{
+    if (!T->n) {
+        sb_puts(out, "0");
+        return;
+    }
+    for (int i = 0; i < T->n; i++) {
+        bool paren = T->n > 1 && strchr(T->t[i], ' ');
+        sb_printf(out, paren ? "%s(%s)" : "%s%s", i ? " + " : "", T->t[i]);
+    }
+}
+
+void lmap_base_expr(StrBuf *out, const LayoutMap *m, int dim)
+{
+    Terms T = {.n = 0};
+    bits_terms(&T, m->lane, m->nlane, dim, "lane");
+    bits_terms(&T, m->warp, m->nwarp, dim, "warp");
+    terms_join(out, &T);
+}
+
+void lmap_reg_expr(StrBuf *out, const LayoutMap *m, int dim, const char *idx)
+{
+    Terms T = {.n = 0};
+    bits_terms(&T, m->reg, m->nreg, dim, idx);
+    terms_join(out, &T);
+}
+
+int lmap_reg_offset(const LayoutMap *m, int reg, int dim)
+{
+    int off = 0;
+    for (int i = 0; i < m->nreg; i++)
+        if ((reg >> i & 1) && m->reg[i].dim == dim)
+            off += 1 << m->reg[i].bit;
+    return off;
+}
+
+unsigned lmap_replicated_mask(const LBit *bits, int n)
+{
+    unsigned mask = 0;
+    for (int i = 0; i < n; i++)
+        if (bits[i].dim < 0)
+            mask |= 1u << i;
+    return mask;
+}
+
+static const char *dim_word(int rank, int d)
+{
+    static const char *const two[] = {"rows", "columns"};
+    static const char *const n[] = {"dim 0", "dim 1", "dim 2", "dim 3"};
+    return rank == 2 ? two[d] : n[d];
+}
+
+/* "rows (lane >> 3) + (warp << 2) + {0, 16, 32, 48}; columns ((lane & 7) << 3) + 0..7" */
+void lmap_describe(StrBuf *out, const LayoutMap *m)
+{
+    if (!m->rank) {
+        sb_puts(out, "a scalar, the same in every thread");
+        return;
+    }
+    for (int d = 0; d < m->rank; d++) {
+        if (d)
+            sb_puts(out, "; ");
+        if (m->rank > 1)
+            sb_printf(out, "%s ", dim_word(m->rank, d));
+        else
+            sb_puts(out, "elements ");
+        StrBuf base = {0};
+        lmap_base_expr(&base, m, d);
+        bool zero = !strcmp(base.data, "0");
+        StrBuf dimtext = {0};
+        sb_puts(&dimtext, base.data);
+        sb_free(&base);
+        int offs[64], n = 0, count = 0;
+        for (int r = 0; r < (1 << m->nreg); r++) {
+            bool low = true;
+            for (int i = 0; i < m->nreg; i++)
+                if ((r >> i & 1) && m->reg[i].dim != d)
+                    low = false;
+            if (!low)
+                continue;
+            if (n < 64)
+                offs[n++] = lmap_reg_offset(m, r, d);
+            count++;
+        }
+        if (count == 1) {
+            sb_puts(out, dimtext.data);
+            sb_free(&dimtext);
+            continue;
+        }
+        /* offsets are sums of distinct powers of two: sort them */
+        for (int i = 1; i < n; i++)
+            for (int j = i; j > 0 && offs[j] < offs[j - 1]; j--) {
+                int t = offs[j];
+                offs[j] = offs[j - 1];
+                offs[j - 1] = t;
+            }
+        int step = offs[1] - offs[0];
+        bool ap = true;
+        for (int i = 2; i < n; i++)
+            ap &= offs[i] - offs[i - 1] == step;
+        if (ap && step == 1)
+            sb_printf(&dimtext, " + 0..%d", count - 1);
+        else if (ap && count > 4)
+            sb_printf(&dimtext, " + %d*i for i < %d", step, count);
+        else {
+            sb_puts(&dimtext, " + {");
+            for (int i = 0; i < n && i < 8; i++)
+                sb_printf(&dimtext, "%s%d", i ? ", " : "", offs[i]);
+            sb_puts(&dimtext, count > 8 ? ", ...}" : "}");
+        }
+        sb_puts(out, zero && !strncmp(dimtext.data, "0 + ", 4) ? dimtext.data + 4 : dimtext.data);
+        sb_free(&dimtext);
+    }
+    unsigned lr = lmap_replicated_mask(m->lane, m->nlane), wr = lmap_replicated_mask(m->warp, m->nwarp);
+    if (lr || wr) {
+        int copies = 1;
+        for (int i = 0; i < m->nlane; i++)
+            copies <<= m->lane[i].dim < 0;
+        for (int i = 0; i < m->nwarp; i++)
+            copies <<= m->warp[i].dim < 0;
+        sb_printf(out, " (replicated: %d threads hold each element)", copies);
+    }
 }
 
 /* ---- description ------------------------------------------------------------ */
@@ -275,6 +935,11 @@ static void print_vec(StrBuf *out, const int *v, int n)
 
 void layout_describe(StrBuf *out, const Layout *l)
 {
+    if (l->kind == LAYOUT_SLICE) {
+        sb_printf(out, "L%d: slice of L%d along dim %d (a reduction's result: threads that differed only along dim %d hold the same elements)",
+                  l->id, l->parent->id, l->slice_dim, l->slice_dim);
+        return;
+    }
     sb_printf(out, "L%d: blocked ", l->id);
     for (int d = 0; d < l->rank; d++)
         sb_printf(out, "%s%d", d ? "x" : "", l->shape[d]);
@@ -330,13 +995,54 @@ static void layout_ownership(StrBuf *out, const Layout *l)
     }
 }
 
+static void list_values(StrBuf *out, const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        for (int k = 0; k < op->nres; k++) {
+            const Value *v = op->results[k];
+            if (!v->type.rank || !v->layout)
+                continue;
+            LayoutMap m;
+            value_map(v, &m);
+            sb_printf(out, "  %%%d%s%s = %s: ", v->id, v->name ? " " : "", v->name ? v->name : "", op_name(op->kind));
+            for (int d = 0; d < v->type.rank; d++)
+                sb_printf(out, "%s%d", d ? "x" : "", v->type.shape[d]);
+            sb_printf(out, " %s, L%d, %d register%s per thread: ",
+                      dtype_name(v->type.dtype == DT_PTR ? v->type.pointee : v->type.dtype), v->layout->id, 1 << m.nreg,
+                      m.nreg ? "s" : "");
+            lmap_describe(out, &m);
+            sb_putc(out, '\n');
+        }
+        for (int r = 0; r < op->nregions; r++)
+            list_values(out, op->regions[r]);
+    }
+}
+
 void tir_print_layouts(StrBuf *out, const TirFunc *f)
 {
     for (int i = 0; i < f->layouts.len; i++) {
         const Layout *l = f->layouts.data[i];
         layout_describe(out, l);
         sb_puts(out, "\n    ");
-        layout_ownership(out, l);
-        sb_printf(out, "\n    %d registers per thread per tile value\n", layout_elems_per_thread(l));
+        if (l->kind == LAYOUT_BLOCKED && l->rank == 1) {
+            layout_ownership(out, l);
+            sb_printf(out, "\n    %d registers per thread per tile value\n", layout_elems_per_thread(l));
+        } else {
+            LayoutMap m;
+            layout_map(l, l->rank, l->shape, &m);
+            sb_puts(out, "at ");
+            for (int d = 0; d < l->rank; d++)
+                sb_printf(out, "%s%d", d ? "x" : "", l->shape[d]);
+            sb_puts(out, ", a thread owns ");
+            lmap_describe(out, &m);
+            sb_printf(out, "\n    %d registers per thread per tile value\n", 1 << m.nreg);
+        }
     }
+}
+
+void tir_print_values(StrBuf *out, const TirFunc *f)
+{
+    sb_puts(out, "Tile values (pointer tiles by pointee type):\n");
+    list_values(out, f->body);
 }

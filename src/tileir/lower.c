@@ -177,17 +177,23 @@ static CVal *lower_subscript(Lower *L, Node *n)
         lower_error(L, n->loc, "key not found in dict");
     }
     if (base->kind == CV_VALUE) {
-        bool all_trivial = true;
+        /* x[:, None]: ':' keeps a dimension, None inserts one of size 1 */
+        Value *v = base->v;
+        int kept = 0;
         for (int i = 0; i < n->items.len; i++) {
             Node *it = n->items.data[i];
             if (it->kind == N_NONE)
-                all_trivial = false;
-            else if (!(it->kind == N_SLICE && !it->lo && !it->hi && !it->step))
+                continue;
+            if (!(it->kind == N_SLICE && !it->lo && !it->hi && !it->step))
                 lower_error(L, it->loc, "tensor indexing supports only ':' and None");
+            kept++;
         }
-        if (all_trivial)
-            return base;
-        lower_error(L, n->loc, "2-D tiles are not supported yet (indexing with None makes a 2-D tile)");
+        if (kept > v->type.rank)
+            lower_error(L, n->loc, "too many indices: %d for a tensor of rank %d", kept, v->type.rank);
+        for (int i = 0; i < n->items.len; i++)
+            if (n->items.data[i]->kind == N_NONE)
+                v = lower_expand_dims(L, v, i, n->items.data[i]->loc);
+        return cv_value(L, v);
     }
     lower_error(L, n->loc, "%s is not subscriptable", cv_describe(L, base));
 }
@@ -1268,6 +1274,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
     L->a = &ctx->arena;
     L->m = m;
     L->opt = opt;
+    L->debug = opt->debug;
     index_lines(L);
     FuncDef *fd = select_kernel(L);
     TirFunc *f = NEW(L->a, TirFunc);

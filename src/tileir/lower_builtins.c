@@ -8,17 +8,12 @@
 
 #include <math.h>
 #include <string.h>
+#include <strings.h>
+#include <stdlib.h>
 
 /* ---- argument binding ------------------------------------------------------ */
 
-typedef struct Args {
-    CVal *v[12];
-    Loc loc[12];
-} Args;
-
-/* Bind positional and keyword arguments to `params` ("name" or "name?" for
- * optional); missing optionals are NULL. */
-static void bind(Lower *L, Node *call, const char *fname, const char *const *params, int np,
+void lower_bind(Lower *L, Node *call, const char *fname, const char *const *params, int np,
                  CVal **args, int nargs, const char **kwn, CVal **kwv, int nkw, Args *out)
 {
     memset(out, 0, sizeof *out);
@@ -52,12 +47,7 @@ static void bind(Lower *L, Node *call, const char *fname, const char *const *par
     }
 }
 
-#define BIND(...)                                                              \
-    static const char *const params_[] = {__VA_ARGS__};                        \
-    Args A;                                                                    \
-    bind(L, call, name, params_, (int)ARRAY_LEN(params_), args, nargs, kwnames, kwvals, nkw, &A)
-
-static int64_t const_int(Lower *L, CVal *c, Loc loc, const char *what)
+int64_t const_int(Lower *L, CVal *c, Loc loc, const char *what)
 {
     if (c->kind == CV_INT || c->kind == CV_BOOL)
         return c->i;
@@ -108,21 +98,15 @@ static int tl_dtype(const char *name)
 static const char *later_feature(const char *fn)
 {
     static const struct { const char *name, *what; } t[] = {
-        {"sum", "reductions"}, {"max", "reductions"}, {"min", "reductions"}, {"argmax", "reductions"},
-        {"argmin", "reductions"}, {"xor_sum", "reductions"}, {"reduce", "reductions"},
-        {"cumsum", "scans"}, {"cumprod", "scans"}, {"associative_scan", "scans"},
+        {"reduce", "reductions"},
+        {"associative_scan", "scans"},
         {"dot", "matrix products on tensor cores"}, {"dot_scaled", "matrix products on tensor cores"}, {"trans", "transposes"}, {"permute", "transposes"},
         {"reshape", "reshapes"}, {"view", "reshapes"}, {"join", "join/split"}, {"split", "join/split"},
-        {"interleave", "join/split"}, {"cat", "tl.cat"}, {"broadcast_to", "2-D tiles"},
-        {"expand_dims", "2-D tiles"}, {"broadcast", "2-D tiles"},
-        {"atomic_add", "atomics"}, {"atomic_max", "atomics"}, {"atomic_min", "atomics"},
-        {"atomic_and", "atomics"}, {"atomic_or", "atomics"}, {"atomic_xor", "atomics"},
-        {"atomic_xchg", "atomics"}, {"atomic_cas", "atomics"}, {"rand", "random numbers"},
-        {"randn", "random numbers"}, {"randint", "random numbers"}, {"randint4x", "random numbers"},
+        {"interleave", "join/split"}, {"cat", "tl.cat"},
         {"make_block_ptr", "block pointers"}, {"advance", "block pointers"},
         {"make_tensor_descriptor", "tensor descriptors"}, {"sort", "sorting"}, {"gather", "gather"},
         {"histogram", "histograms"}, {"inline_asm_elementwise", "inline assembly"},
-        {"device_print", "device_print"}, {"softmax", "reductions"}, {"flip", "flip"},
+        {"softmax", "reductions"}, {"flip", "flip"},
         {"swizzle2d", "swizzle2d"}, {"ravel", "reshapes"}, {"topk", "topk"},
     };
     for (size_t i = 0; i < ARRAY_LEN(t); i++)
@@ -180,6 +164,7 @@ static const char *canonical_module(const char *path)
         {"triton.language.extra.cuda.libdevice", "libdevice"}, {"tl.extra.libdevice", "libdevice"},
         {"triton.language.extra.libdevice", "libdevice"}, {"math", "math"}, {"tl.core", "tl"},
         {"triton.language.core", "tl"}, {"tl.standard", "tl"}, {"triton.runtime", "triton.runtime"},
+        {"tl.random", "tl"},
     };
     for (size_t i = 0; i < ARRAY_LEN(t); i++)
         if (!strcmp(path, t[i].path))
@@ -308,6 +293,20 @@ CVal *lower_method_call(Lower *L, CVal *method, Node *call, CVal **args, int nar
         }
         return cv_value(L, lower_cast(L, v, to, bc, rtz, call->loc));
     }
+    {
+        CVal **all = NEW_ARRAY(L->a, CVal *, nargs + 1);
+        all[0] = self;
+        memcpy(all + 1, args, sizeof(CVal *) * (size_t)nargs);
+        Node shifted = *call; /* argument locations: the receiver stands in for item 0 */
+        shifted.items.data = NEW_ARRAY(L->a, Node *, nargs + 1);
+        shifted.items.data[0] = call;
+        memcpy(shifted.items.data + 1, call->items.data, sizeof(Node *) * (size_t)nargs);
+        shifted.items.len = nargs + 1;
+        CVal *r = lower_tile_builtin(L, name, arena_printf(L->a, ".%s()", name), &shifted, all, nargs + 1, kwnames,
+                                     kwvals, nkw);
+        if (r)
+            return r;
+    }
     const char *later = later_feature(name);
     if (later)
         lower_error(L, call->loc, "tensor method '.%s()' is not supported yet (%s)", name, later);
@@ -367,15 +366,8 @@ static int shape_from(Lower *L, CVal *c, Loc loc, int *shape)
     return c->items.len;
 }
 
-static void require_1d(Lower *L, int rank, Loc loc)
-{
-    if (rank > 1)
-        lower_error(L, loc, "2-D tiles are not supported yet (tilec currently schedules 1-D tiles)");
-}
-
 static Value *lower_full(Lower *L, int rank, const int *shape, CVal *value, Type dt, Loc loc)
 {
-    require_1d(L, rank, loc);
     Value *s;
     if (cv_is_python_scalar(value)) {
         if (dtype_is_float(dt.dtype))
@@ -403,8 +395,6 @@ static Value *memory_pointer(Lower *L, CVal *c, Loc loc, const char *fname)
     Value *p = to_value(L, c, loc);
     if (p->type.dtype != DT_PTR)
         lower_error(L, loc, "%s expects a pointer or a tensor of pointers, got %s", fname, type_str(L->a, p->type));
-    if (p->type.rank > 1)
-        require_1d(L, p->type.rank, loc);
     return p;
 }
 
@@ -574,6 +564,12 @@ static CVal *lower_tl(Lower *L, const char *fn, Node *call, CVal **args, int nar
 {
     const char *name = arena_printf(L->a, "tl.%s", fn);
     Loc loc = call->loc;
+    CVal *tile = lower_tile_builtin(L, fn, name, call, args, nargs, kwnames, kwvals, nkw);
+    if (tile)
+        return tile;
+    CVal *rnd = lower_random(L, fn, call, args, nargs, kwnames, kwvals, nkw);
+    if (rnd)
+        return rnd;
     if (!strcmp(fn, "program_id") || !strcmp(fn, "num_programs")) {
         BIND("axis");
         int64_t axis = const_int(L, A.v[0], A.loc[0], "the axis");
@@ -736,11 +732,6 @@ static CVal *lower_tl(Lower *L, const char *fn, Node *call, CVal **args, int nar
         sb_free(&sb);
         return cv_none(L);
     }
-    if (!strcmp(fn, "device_assert")) {
-        BIND("cond", "msg?", "mask?");
-        (void)A;
-        return cv_none(L); /* compiled out, as Triton does without TRITON_DEBUG */
-    }
     if (!strcmp(fn, "assume"))
         return cv_none(L);
     if (!strcmp(fn, "debug_barrier")) {
@@ -823,6 +814,21 @@ static CVal *lower_python_builtin(Lower *L, const char *fn, Node *call, CVal **a
         if (args[0]->kind == CV_VALUE && args[0]->v->type.rank)
             return cv_int(L, args[0]->v->type.shape[0]);
         lower_error(L, loc, "len() of %s", cv_describe(L, args[0]));
+    }
+    if (!strcmp(fn, "float") && nargs == 1 && args[0]->kind == CV_STR) {
+        /* float('inf'), float('-inf'), float('nan') */
+        const char *t = args[0]->s;
+        bool neg = t[0] == '-';
+        const char *u = (t[0] == '-' || t[0] == '+') ? t + 1 : t;
+        if (!strcasecmp(u, "inf") || !strcasecmp(u, "infinity"))
+            return cv_float(L, neg ? -INFINITY : INFINITY);
+        if (!strcasecmp(u, "nan"))
+            return cv_float(L, NAN);
+        char *end;
+        double f = strtod(t, &end);
+        if (*t && !*end)
+            return cv_float(L, f);
+        lower_error(L, loc, "could not convert string to float: '%s'", t);
     }
     if (!strcmp(fn, "int") || !strcmp(fn, "float") || !strcmp(fn, "bool")) {
         if (nargs != 1 || args[0]->kind == CV_VALUE || !cv_is_python_scalar(args[0]))

@@ -101,6 +101,7 @@ Value *emit_const_float(Lower *L, DType d, double v, Loc loc);
 Value *to_value(Lower *L, CVal *c, Loc loc);                 /* Python scalar -> constant */
 Value *cast_value(Lower *L, Value *v, Type elem, Loc loc);   /* Triton's cast rules */
 Value *splat_to(Lower *L, Value *v, Type shaped, Loc loc);
+Value *lower_expand_dims(Lower *L, Value *v, int axis, Loc loc);
 Value *broadcast_to_shape(Lower *L, Value *v, int rank, const int *shape, Loc loc);
 void broadcast_pair(Lower *L, Value **a, Value **b, Loc loc);
 CVal *lower_binop(Lower *L, TokenKind op, CVal *a, CVal *b, Loc loc);
@@ -118,6 +119,28 @@ CVal *lower_builtin_call(Lower *L, const char *name, Node *call, CVal **args, in
 CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc);
 CVal *lower_method_call(Lower *L, CVal *method, Node *call, CVal **args, int nargs,
                         const char **kwnames, CVal **kwvals, int nkw);
+/* lower_random.c: tl.rand/randn/randint/randint4x/philox...; NULL if fn is not one */
+CVal *lower_random(Lower *L, const char *fn, Node *call, CVal **args, int nargs,
+                   const char **kwnames, CVal **kwvals, int nkw);
+
+/* argument binding: positional and keyword arguments to `params` ("name",
+ * or "name?" for optional); missing optionals are NULL */
+typedef struct Args {
+    CVal *v[12];
+    Loc loc[12];
+} Args;
+void lower_bind(Lower *L, Node *call, const char *fname, const char *const *params, int np,
+                CVal **args, int nargs, const char **kwn, CVal **kwv, int nkw, Args *out);
+#define BIND(...)                                                              \
+    static const char *const params_[] = {__VA_ARGS__};                        \
+    Args A;                                                                    \
+    lower_bind(L, call, name, params_, (int)ARRAY_LEN(params_), args, nargs, kwnames, kwvals, nkw, &A)
+int64_t const_int(Lower *L, CVal *c, Loc loc, const char *what);
+
+/* 2-D tiles, reductions, scans, atomics, debugging ops (lower_tiles.c); NULL
+ * when `fn` is none of them.  `self` is the receiver of a tensor method. */
+CVal *lower_tile_builtin(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
+                         const char **kwnames, CVal **kwvals, int nkw);
 
 /* shared with lower.c */
 CVal *lower_expr(Lower *L, Node *n);

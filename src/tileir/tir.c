@@ -197,6 +197,20 @@ static const char *const math2_names[] = {
 
 static void print_block(Printer *p, const Block *b, int depth);
 
+static const char *const reduce_names[] = {
+#define X(e, n) n,
+    REDUCE_LIST(X)
+#undef X
+};
+
+static const char *const atomic_names[] = {
+#define X(e, n) n,
+    ATOMIC_LIST(X)
+#undef X
+};
+
+const char *reduce_name(ReduceKind k) { return reduce_names[k]; }
+
 static void print_op_attrs(Printer *p, const Op *op)
 {
     switch (op->kind) {
@@ -225,6 +239,14 @@ static void print_op_attrs(Printer *p, const Op *op)
         if (op->iattr[2])
             sb_puts(p->out, " {volatile}");
         break;
+    case OP_REDUCE: sb_printf(p->out, " %s {axis=%lld}", reduce_name((ReduceKind)op->iattr[0]), (long long)op->iattr[1]); break;
+    case OP_SCAN:
+        sb_printf(p->out, " %s {axis=%lld%s}", op->iattr[0] == SCAN_SUM ? "sum" : "prod", (long long)op->iattr[1],
+                  op->iattr[2] ? ", reverse" : "");
+        break;
+    case OP_ATOMIC_RMW: sb_printf(p->out, " %s", atomic_names[op->iattr[0]]); break;
+    case OP_PRINT:
+    case OP_ASSERT: sb_printf(p->out, " \"%s\"", op->sattr ? op->sattr : ""); break;
     default: break;
     }
 }

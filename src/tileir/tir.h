@@ -82,17 +82,48 @@ typedef struct AxisInfo {
     int64_t const_value;
 } AxisInfo;
 
-/* A blocked layout (DESIGN.md §4.2): how a tensor's elements map to the
- * registers, lanes and warps of a block.  All fields are powers of two. */
-typedef struct Layout {
-    int id;             /* L0, L1, ... in the order first used */
+/* A layout (DESIGN.md §4): how a tensor's elements map to the registers,
+ * lanes and warps of a block.  Like Triton's encodings it does not fix the
+ * tensor's shape; layout_map() gives the concrete map for one shape.
+ *   blocked: sizePerThread / threadsPerWarp / warpsPerCTA / order, all
+ *            powers of two (triton-internals §2.1);
+ *   slice:   the parent with dimension `slice_dim` removed — the layout of a
+ *            reduction's result; threads that differed only along that
+ *            dimension now hold the same elements (§5.1). */
+typedef enum LayoutKind { LAYOUT_BLOCKED, LAYOUT_SLICE } LayoutKind;
+
+typedef struct Layout Layout;
+struct Layout {
+    int id;             /* L0, L1, ... */
+    LayoutKind kind;
+    int rank;
+    int shape[TIR_MAX_RANK]; /* the shape it was made for (descriptions, geometry helpers) */
+    int spt[TIR_MAX_RANK];   /* blocked: sizePerThread */
+    int tpw[TIR_MAX_RANK];   /* blocked: threadsPerWarp, product 32 */
+    int wpc[TIR_MAX_RANK];   /* blocked: warpsPerCTA, product num_warps */
+    int order[TIR_MAX_RANK]; /* blocked: fastest dimension first */
+    int slice_dim;           /* slice: the removed dimension of the parent */
+    const Layout *parent;    /* slice */
+};
+
+/* A layout applied to one shape, as a linear map over bits (Triton's
+ * LinearLayout restricted to what blocked and slice layouts need): each bit
+ * of the register index, the lane and the warp sets one coordinate bit,
+ * or none (dim < 0: threads differing in that bit hold the same element).
+ * Bit fields never overlap, so an element's coordinate is the sum. */
+typedef struct LBit {
+    int8_t dim, bit;
+} LBit;
+
+#define LMAP_MAX_REG_BITS 20
+typedef struct LayoutMap {
     int rank;
     int shape[TIR_MAX_RANK];
-    int spt[TIR_MAX_RANK];   /* sizePerThread */
-    int tpw[TIR_MAX_RANK];   /* threadsPerWarp, product 32 */
-    int wpc[TIR_MAX_RANK];   /* warpsPerCTA, product num_warps */
-    int order[TIR_MAX_RANK]; /* fastest dimension first */
-} Layout;
+    int nreg, nlane, nwarp;          /* bit counts: registers = 1 << nreg */
+    LBit reg[LMAP_MAX_REG_BITS];
+    LBit lane[5];
+    LBit warp[5];
+} LayoutMap;
 
 /* ---- values, ops, blocks ------------------------------------------------ */
 
@@ -223,7 +254,54 @@ typedef enum Math2Fn {
     X(OP_CONDITION, "condition", "") /* cond, values passed to the after block */\
     X(OP_YIELD, "yield", "")                                                   \
     X(OP_RETURN, "return", "")                                                 \
-    X(OP_BARRIER, "debug_barrier", "")
+    X(OP_BARRIER, "debug_barrier", "")                                         \
+    X(OP_REDUCE, "reduce", "P") /* iattr[0] = ReduceKind, [1] = axis; arg    \
+                                   variants have results (value, index) */    \
+    X(OP_SCAN, "scan", "P")     /* iattr[0] = ScanKind, [1] = axis, [2] = reverse */\
+    X(OP_CONVERT, "convert_layout", "P") /* same tensor, another layout */   \
+    X(OP_ATOMIC_RMW, "atomic_rmw", "") /* ptr, val [, mask]; iattr[0] =      \
+                                   AtomicKind, [1] = has mask, [2] = sem, [3] = scope */\
+    X(OP_ATOMIC_CAS, "atomic_cas", "") /* ptr, cmp, val; iattr[2] = sem, [3] = scope */\
+    X(OP_PRINT, "device_print", "") /* args printed; iattr[0] = hex */        \
+    X(OP_ASSERT, "device_assert", "") /* cond; iattr[0] = message string index */
+
+/* OP_REDUCE kinds; the arg variants carry (value, index) pairs, ties going
+ * to the lowest index. */
+#define REDUCE_LIST(X)                                                         \
+    X(RED_SUM, "sum")                                                          \
+    X(RED_MAX, "max")                                                          \
+    X(RED_MIN, "min")                                                          \
+    X(RED_XOR, "xor_sum")                                                      \
+    X(RED_ARGMAX, "argmax")                                                    \
+    X(RED_ARGMIN, "argmin")
+
+typedef enum ReduceKind {
+#define X(e, n) e,
+    REDUCE_LIST(X)
+#undef X
+} ReduceKind;
+const char *reduce_name(ReduceKind k);
+
+typedef enum ScanKind { SCAN_SUM, SCAN_PROD } ScanKind;
+
+#define ATOMIC_LIST(X)                                                         \
+    X(ATOM_ADD, "add")                                                         \
+    X(ATOM_MAX, "max")                                                         \
+    X(ATOM_MIN, "min")                                                         \
+    X(ATOM_AND, "and")                                                         \
+    X(ATOM_OR, "or")                                                           \
+    X(ATOM_XOR, "xor")                                                         \
+    X(ATOM_XCHG, "xchg")
+
+typedef enum AtomicKind {
+#define X(e, n) e,
+    ATOMIC_LIST(X)
+#undef X
+} AtomicKind;
+
+/* memory semantics and scope of atomics (Triton's defaults: acq_rel, gpu) */
+typedef enum MemSem { SEM_ACQ_REL, SEM_ACQUIRE, SEM_RELEASE, SEM_RELAXED } MemSem;
+typedef enum MemScope { SCOPE_GPU, SCOPE_CTA, SCOPE_SYS } MemScope;
 
 typedef enum OpKind {
 #define X(e, s, f) e,
@@ -249,6 +327,12 @@ struct Op {
     Block *parent;
     int64_t iattr[4];
     double fattr;
+    const char *sattr;    /* OP_PRINT prefix, OP_ASSERT message */
+    int smem_offset;      /* bytes into the shared arena (ops that use it) */
+    int smem_bytes;
+    int smem_pad_log2;    /* conversion buffers: `smem_pad` elements after every 2^k */
+    int smem_pad;
+    int smem_conflicts;   /* extra wavefronts counted statically (0: conflict-free) */
 };
 
 struct Block {
@@ -277,7 +361,9 @@ typedef struct TirFunc {
     int num_stages;
     int nvalues;
     Vec(Layout *) layouts;
+    int smem_bytes;       /* the shared-memory arena, after tir_layouts */
     bool uses_fp16, uses_bf16;
+    bool debug;           /* device_assert compiled in */
 } TirFunc;
 
 /* ---- building -------------------------------------------------------- */
@@ -305,6 +391,7 @@ typedef struct LowerOptions {
     int num_stages;           /* 0: from config or 3 */
     int config_index;         /* autotune config, default 0 */
     int arch;                 /* 80, 90 */
+    bool debug;               /* compile tl.device_assert in (Triton's TRITON_DEBUG) */
 } LowerOptions;
 
 TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt);
@@ -317,10 +404,39 @@ void tir_layouts(Ctx *ctx, TirFunc *f);
 
 void tir_print(StrBuf *out, const TirFunc *f, bool with_analyses);
 void tir_print_layouts(StrBuf *out, const TirFunc *f);
+void tir_print_values(StrBuf *out, const TirFunc *f);   /* every tile value: layout, ownership */
 void layout_describe(StrBuf *out, const Layout *l);  /* in words */
 char *axisinfo_str(Arena *a, const AxisInfo *ax);
 
-/* Layout geometry shared by the emitter and the tests. */
+/* Layout maps (linear bit maps) for one shape. */
+void layout_map(const Layout *l, int rank, const int *shape, LayoutMap *m);
+void value_map(const Value *v, LayoutMap *m);
+int value_regs(const Value *v);          /* registers per thread for a tensor value */
+/* Can `src` (at its shape) be read in `dst`'s register order without moving
+ * data between threads?  dst has src's rank, or one more when `insert_dim`
+ * >= 0 (expand_dims); src dimensions of size 1 broadcast.  On success
+ * regbit[i] is the src register bit that dst register bit i reads (-1: none). */
+bool lmap_local(const LayoutMap *src, int insert_dim, const LayoutMap *dst, int *regbit);
+/* the slice layout, interned in f->layouts */
+Layout *layout_slice(Arena *a, TirFunc *f, const Layout *parent, int dim);
+bool layout_eq(const Layout *a, const Layout *b);
+/* C for the thread's first coordinate along dim ("(lane >> 3) + (warp << 2)"),
+ * for register `idx`'s offset from it, and the registers' constant offsets. */
+void lmap_base_expr(StrBuf *out, const LayoutMap *m, int dim);
+void lmap_reg_expr(StrBuf *out, const LayoutMap *m, int dim, const char *idx);
+int lmap_reg_offset(const LayoutMap *m, int reg, int dim);
+unsigned lmap_replicated_mask(const LBit *bits, int n); /* bits that do not move the coordinate */
+void lmap_describe(StrBuf *out, const LayoutMap *m);
+/* Shared memory: sizes of the buffers each exchange needs, their padding,
+ * offsets in the kernel's one arena (tir_layouts calls it). */
+void tir_smem(Ctx *ctx, TirFunc *f);
+int smem_row_major(const int *shape, int rank, const int *coord);
+int smem_padded(int lin, int pad_log2, int pad);
+int smem_wavefronts_extra(const int *addr, int bytes); /* one warp-wide access, addr -1: inactive lane */
+int smem_convert_conflicts(const Op *op, int pad_log2, int pad);
+int reduce_warp_bits(const Op *op);   /* log2 of the warps along a reduction's axis */
+
+/* Layout geometry of blocked layouts, shared by the emitter and the tests. */
 int layout_elems_per_thread(const Layout *l);
 int layout_reps(const Layout *l, int dim);
 /* Coordinate (along dim) of register element `reg` for the thread whose base

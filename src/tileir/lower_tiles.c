@@ -1,0 +1,437 @@
+/*
+ * lower_tiles.c — the tl.* functions that change a tile's shape or combine
+ * its elements: expand_dims and broadcasting, reductions (Triton's result
+ * dtypes, axis / keep_dims / return_indices), scans, atomics, and the
+ * debugging ops device_print and device_assert.
+ */
+#include "lower_internal.h"
+
+#include <string.h>
+
+/* ---- shapes ------------------------------------------------------------------- */
+
+static int norm_axis(Lower *L, int64_t axis, int rank, Loc loc)
+{
+    if (axis < -rank || axis >= rank)
+        lower_error(L, loc, "axis %lld is out of range for a tensor of rank %d", (long long)axis, rank);
+    return (int)(axis < 0 ? axis + rank : axis);
+}
+
+Value *lower_expand_dims(Lower *L, Value *v, int axis, Loc loc)
+{
+    Type t = v->type;
+    if (t.rank + 1 > TIR_MAX_RANK)
+        lower_error(L, loc, "tensors of rank %d are not supported (at most %d)", t.rank + 1, TIR_MAX_RANK);
+    if (!t.rank) /* a scalar becomes a 1-element tile */
+        return emit1(L, OP_SPLAT, loc, 1, &v, type_tensor(t, 1, (int[]){1}));
+    memmove(t.shape + axis + 1, t.shape + axis, sizeof(int) * (size_t)(t.rank - axis));
+    t.shape[axis] = 1;
+    t.rank++;
+    Op *op = emit_op(L, OP_EXPAND_DIMS, loc, 1, &v, t);
+    op->iattr[0] = axis;
+    return op->results[0];
+}
+
+static Value *tensor_arg(Lower *L, CVal *c, Loc loc, const char *fname)
+{
+    if (c->kind != CV_VALUE && !cv_is_python_scalar(c))
+        lower_error(L, loc, "%s expects a tensor, got %s", fname, cv_describe(L, c));
+    return to_value(L, c, loc);
+}
+
+static CVal *do_expand_dims(Lower *L, const char *name, Node *call, CVal **args, int nargs, const char **kwnames,
+                            CVal **kwvals, int nkw)
+{
+    BIND("input", "axis");
+    Value *v = tensor_arg(L, A.v[0], A.loc[0], name);
+    int naxes = A.v[1]->kind == CV_TUPLE ? A.v[1]->items.len : 1;
+    int axes[TIR_MAX_RANK];
+    int new_rank = v->type.rank + naxes;
+    if (new_rank > TIR_MAX_RANK)
+        lower_error(L, call->loc, "tensors of rank %d are not supported (at most %d)", new_rank, TIR_MAX_RANK);
+    for (int i = 0; i < naxes; i++) {
+        CVal *c = A.v[1]->kind == CV_TUPLE ? A.v[1]->items.data[i] : A.v[1];
+        axes[i] = norm_axis(L, const_int(L, c, A.loc[1], "the axis"), new_rank, A.loc[1]);
+    }
+    for (int i = 1; i < naxes; i++) /* insert in increasing order */
+        for (int j = i; j > 0 && axes[j] < axes[j - 1]; j--) {
+            int t = axes[j];
+            axes[j] = axes[j - 1];
+            axes[j - 1] = t;
+        }
+    for (int i = 0; i < naxes; i++)
+        v = lower_expand_dims(L, v, axes[i], call->loc);
+    return cv_value(L, v);
+}
+
+static int shape_list(Lower *L, CVal **items, int n, Loc loc, int *shape)
+{
+    if (n == 1 && items[0]->kind == CV_TUPLE)
+        return shape_list(L, items[0]->items.data, items[0]->items.len, loc, shape);
+    if (n > TIR_MAX_RANK)
+        lower_error(L, loc, "tensors of rank %d are not supported (at most %d)", n, TIR_MAX_RANK);
+    for (int i = 0; i < n; i++) {
+        int64_t d = const_int(L, items[i], loc, "a shape dimension");
+        if (!is_pow2(d) || d > TIR_MAX_NUMEL)
+            lower_error(L, loc, "shape dimensions must be powers of two, got %lld", (long long)d);
+        shape[i] = (int)d;
+    }
+    return n;
+}
+
+/* ---- reductions ------------------------------------------------------------------ */
+
+static Value *cast_to(Lower *L, Value *v, DType d, Loc loc)
+{
+    return v->type.dtype == d ? v : cast_value(L, v, type_scalar(d), loc);
+}
+
+/* Triton's input promotion for each reduction (standard.py, §5.3). */
+static Value *promote_for(Lower *L, ReduceKind k, bool with_index, Value *v, Loc loc)
+{
+    DType d = v->type.dtype;
+    if (d == DT_PTR)
+        lower_error(L, loc, "cannot reduce a tensor of pointers");
+    if (d == DT_BF16 && k != RED_SUM && k != RED_XOR)
+        return cast_to(L, v, DT_FP32, loc);
+    switch (k) {
+    case RED_SUM:
+        if (dtype_is_int(d) && dtype_bits(d) < 32)
+            return cast_to(L, v, dtype_is_signed(d) ? DT_I32 : DT_U32, loc);
+        return v;
+    case RED_MAX:
+    case RED_MIN:
+        if (!with_index && dtype_bits(d) < 32)
+            return cast_to(L, v, dtype_is_float(d) ? DT_FP32 : DT_I32, loc);
+        return v;
+    case RED_XOR:
+        if (!dtype_is_int(d))
+            lower_error(L, loc, "tl.xor_sum needs an integer tensor, got %s", dtype_triton_name(d));
+        return v;
+    default: return v;
+    }
+}
+
+/* One reduction along one axis; `idx` receives the index result of the arg kinds. */
+static Value *reduce_axis(Lower *L, ReduceKind k, Value *v, int axis, Loc loc, Value **idx)
+{
+    Type t = v->type;
+    Type r = type_elem(t);
+    r.rank = t.rank - 1;
+    for (int d = 0, j = 0; d < t.rank; d++)
+        if (d != axis)
+            r.shape[j++] = t.shape[d];
+    bool arg = k == RED_ARGMAX || k == RED_ARGMIN;
+    Type it = r;
+    it.dtype = DT_I32;
+    Type res[2] = {r, it};
+    Op *op = tir_op_new(L->a, L->f, OP_REDUCE, 1, &v, arg ? 2 : 1, res);
+    op->loc = loc;
+    op->stmt = L->stmt;
+    op->iattr[0] = k;
+    op->iattr[1] = axis;
+    tir_block_append(L->a, L->cur, op);
+    if (idx)
+        *idx = arg ? op->results[1] : NULL;
+    return op->results[0];
+}
+
+static CVal *reduce(Lower *L, ReduceKind k, Value *v, CVal *axis_c, Loc axis_loc, bool keep_dims, bool want_index,
+                    Loc loc)
+{
+    if (!v->type.rank)
+        lower_error(L, loc, "cannot reduce a scalar: tl.%s needs a tensor", reduce_name(k));
+    int rank = v->type.rank;
+    bool arg = k == RED_ARGMAX || k == RED_ARGMIN;
+    Value *res, *idx = NULL;
+    if (!axis_c) {
+        if (arg && rank > 1)
+            lower_error(L, loc, "an index reduction over all axes of a %d-D tensor is not supported yet (give axis=)", rank);
+        res = v;
+        for (int d = rank - 1; d >= 0; d--)
+            res = reduce_axis(L, k, res, d, loc, &idx);
+        if (keep_dims)
+            for (int d = 0; d < rank; d++) {
+                res = lower_expand_dims(L, res, d, loc);
+                if (idx)
+                    idx = lower_expand_dims(L, idx, d, loc);
+            }
+    } else {
+        int axis = norm_axis(L, const_int(L, axis_c, axis_loc, "the axis"), rank, axis_loc);
+        res = reduce_axis(L, k, v, axis, loc, &idx);
+        if (keep_dims) {
+            res = lower_expand_dims(L, res, axis, loc);
+            if (idx)
+                idx = lower_expand_dims(L, idx, axis, loc);
+        }
+    }
+    if (!want_index)
+        return cv_value(L, arg ? idx : res);
+    CVal *t = NEW(L->a, CVal);
+    t->kind = CV_TUPLE;
+    vec_push(L->a, &t->items, cv_value(L, res));
+    vec_push(L->a, &t->items, cv_value(L, idx));
+    return t;
+}
+
+static CVal *do_reduction(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
+                          const char **kwnames, CVal **kwvals, int nkw)
+{
+    Loc loc = call->loc;
+    if (!strcmp(fn, "sum")) {
+        BIND("input", "axis?", "keep_dims?", "dtype?");
+        Value *v = tensor_arg(L, A.v[0], A.loc[0], name);
+        if (A.v[3])
+            v = cast_value(L, v, parse_dtype_cval(L, A.v[3], A.loc[3]), A.loc[3]);
+        v = promote_for(L, RED_SUM, false, v, loc);
+        return reduce(L, RED_SUM, v, A.v[1], A.loc[1], A.v[2] && cv_truthy(L, A.v[2], A.loc[2]), false, loc);
+    }
+    if (!strcmp(fn, "xor_sum")) {
+        BIND("input", "axis?", "keep_dims?");
+        Value *v = promote_for(L, RED_XOR, false, tensor_arg(L, A.v[0], A.loc[0], name), loc);
+        return reduce(L, RED_XOR, v, A.v[1], A.loc[1], A.v[2] && cv_truthy(L, A.v[2], A.loc[2]), false, loc);
+    }
+    if (!strcmp(fn, "max") || !strcmp(fn, "min")) {
+        BIND("input", "axis?", "return_indices?", "return_indices_tie_break_left?", "keep_dims?");
+        bool mx = fn[1] == 'a';
+        bool ri = A.v[2] && cv_truthy(L, A.v[2], A.loc[2]);
+        if (A.v[3] && !cv_truthy(L, A.v[3], A.loc[3]))
+            lower_error(L, A.loc[3], "return_indices_tie_break_left=False is not supported yet (ties go to the lowest index)");
+        bool kd = A.v[4] && cv_truthy(L, A.v[4], A.loc[4]);
+        Value *v = promote_for(L, mx ? RED_MAX : RED_MIN, ri, tensor_arg(L, A.v[0], A.loc[0], name), loc);
+        if (ri)
+            return reduce(L, mx ? RED_ARGMAX : RED_ARGMIN, v, A.v[1], A.loc[1], kd, true, loc);
+        return reduce(L, mx ? RED_MAX : RED_MIN, v, A.v[1], A.loc[1], kd, false, loc);
+    }
+    if (!strcmp(fn, "argmax") || !strcmp(fn, "argmin")) {
+        BIND("input", "axis", "tie_break_left?", "keep_dims?");
+        bool mx = fn[4] == 'a';
+        if (A.v[2] && !cv_truthy(L, A.v[2], A.loc[2]))
+            lower_error(L, A.loc[2], "tie_break_left=False is not supported yet (ties go to the lowest index)");
+        Value *v = promote_for(L, mx ? RED_ARGMAX : RED_ARGMIN, true, tensor_arg(L, A.v[0], A.loc[0], name), loc);
+        return reduce(L, mx ? RED_ARGMAX : RED_ARGMIN, v, A.v[1], A.loc[1], A.v[3] && cv_truthy(L, A.v[3], A.loc[3]),
+                      false, loc);
+    }
+    return NULL;
+}
+
+static CVal *do_scan(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
+                     const char **kwnames, CVal **kwvals, int nkw)
+{
+    BIND("input", "axis?", "reverse?", "dtype?");
+    Value *v = tensor_arg(L, A.v[0], A.loc[0], name);
+    if (!v->type.rank)
+        lower_error(L, call->loc, "%s needs a tensor, got a scalar", name);
+    if (A.v[3])
+        v = cast_value(L, v, parse_dtype_cval(L, A.v[3], A.loc[3]), A.loc[3]);
+    DType d = v->type.dtype;
+    if (d == DT_PTR)
+        lower_error(L, A.loc[0], "cannot scan a tensor of pointers");
+    if (d == DT_BF16)
+        v = cast_to(L, v, DT_FP32, call->loc);
+    else if (fn[3] == 's' && dtype_is_int(d) && dtype_bits(d) < 32)
+        v = cast_to(L, v, dtype_is_signed(d) ? DT_I32 : DT_U32, call->loc);
+    int axis = norm_axis(L, A.v[1] ? const_int(L, A.v[1], A.loc[1], "the axis") : 0, v->type.rank, A.loc[1]);
+    Op *op = emit_op(L, OP_SCAN, call->loc, 1, &v, v->type);
+    op->iattr[0] = fn[3] == 's' ? SCAN_SUM : SCAN_PROD;
+    op->iattr[1] = axis;
+    op->iattr[2] = A.v[2] && cv_truthy(L, A.v[2], A.loc[2]);
+    return cv_value(L, op->results[0]);
+}
+
+/* ---- atomics ---------------------------------------------------------------------- */
+
+static int parse_choice(Lower *L, CVal *c, Loc loc, const char *what, const char *const *names, int n, int dflt)
+{
+    if (!c)
+        return dflt;
+    if (c->kind != CV_STR)
+        lower_error(L, loc, "%s must be a string", what);
+    for (int i = 0; i < n; i++)
+        if (!strcmp(c->s, names[i]))
+            return i;
+    lower_error(L, loc, "unknown %s \"%s\"", what, c->s);
+}
+
+static CVal *do_atomic(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
+                       const char **kwnames, CVal **kwvals, int nkw)
+{
+    static const char *const ops[] = {
+#define X(e, n) n,
+        ATOMIC_LIST(X)
+#undef X
+    };
+    static const char *const sems[] = {"acq_rel", "acquire", "release", "relaxed"};
+    static const char *const scopes[] = {"gpu", "cta", "sys"};
+    bool cas = !strcmp(fn, "atomic_cas");
+    int kind = -1;
+    for (int i = 0; i < (int)ARRAY_LEN(ops) && !cas; i++)
+        if (!strcmp(fn + 7, ops[i]))
+            kind = i;
+    if (!cas && kind < 0)
+        return NULL;
+    Args A;
+    if (cas) {
+        static const char *const p[] = {"pointer", "cmp", "val", "sem?", "scope?"};
+        lower_bind(L, call, name, p, 5, args, nargs, kwnames, kwvals, nkw, &A);
+    } else {
+        static const char *const p[] = {"pointer", "val", "mask?", "sem?", "scope?"};
+        lower_bind(L, call, name, p, 5, args, nargs, kwnames, kwvals, nkw, &A);
+    }
+    Value *ptr = to_value(L, A.v[0], A.loc[0]);
+    if (ptr->type.dtype != DT_PTR)
+        lower_error(L, A.loc[0], "%s expects a pointer or a tensor of pointers, got %s", name, type_str(L->a, ptr->type));
+    DType pt = ptr->type.pointee;
+    int sem = parse_choice(L, A.v[3], A.loc[3], "memory semantics (sem)", sems, 4, SEM_ACQ_REL);
+    int scope = parse_choice(L, A.v[4], A.loc[4], "scope", scopes, 3, SCOPE_GPU);
+    bool fp = dtype_is_float(pt);
+    int bits = dtype_bits(pt);
+    if (cas || kind != ATOM_ADD) {
+        if (bits < 32 || (fp && kind != ATOM_MAX && kind != ATOM_MIN && kind != ATOM_XCHG && !cas) ||
+            (fp && bits != 32 && bits != 64))
+            lower_error(L, call->loc, "%s on %s is not supported (32- and 64-bit elements%s)", name,
+                        dtype_triton_name(pt), fp ? "; floats only with add, max, min, xchg, cas" : "");
+    } else if (bits < 16 || (!fp && bits < 32) || pt == DT_FP8E4NV || pt == DT_FP8E5) {
+        lower_error(L, call->loc, "%s on %s is not supported", name, dtype_triton_name(pt));
+    } else if (pt == DT_BF16 && L->opt->arch < 90) {
+        lower_error(L, call->loc, "%s on bfloat16 needs sm_90 (--arch 90)", name);
+    }
+    Type et = type_scalar(pt);
+    Value *val = cast_value(L, to_value(L, A.v[cas ? 2 : 1], A.loc[cas ? 2 : 1]), et, A.loc[1]);
+    Value *cmp = cas ? cast_value(L, to_value(L, A.v[1], A.loc[1]), et, A.loc[1]) : NULL;
+    Value *mask = !cas && A.v[2] ? to_bool(L, to_value(L, A.v[2], A.loc[2]), A.loc[2]) : NULL;
+    /* broadcast everything to the pointer's shape (or the pointer up to the values') */
+    Value *all[3] = {ptr, val, cmp ? cmp : mask};
+    for (int i = 1; i < 3; i++)
+        if (all[i])
+            broadcast_pair(L, &all[0], &all[i], call->loc);
+    for (int i = 1; i < 3; i++)
+        if (all[i])
+            broadcast_pair(L, &all[0], &all[i], call->loc);
+    ptr = all[0];
+    Type rt = type_tensor(et, ptr->type.rank, ptr->type.shape);
+    if (!ptr->type.rank)
+        rt = et;
+    Op *op;
+    if (cas) {
+        Value *ops3[3] = {ptr, all[2], all[1]};
+        op = emit_op(L, OP_ATOMIC_CAS, call->loc, 3, ops3, rt);
+    } else {
+        Value *ops3[3] = {ptr, all[1], all[2]};
+        op = emit_op(L, OP_ATOMIC_RMW, call->loc, mask ? 3 : 2, ops3, rt);
+        op->iattr[0] = kind;
+        op->iattr[1] = mask != NULL;
+    }
+    op->iattr[2] = sem;
+    op->iattr[3] = scope;
+    return cv_value(L, op->results[0]);
+}
+
+/* ---- debugging ---------------------------------------------------------------------- */
+
+static CVal *do_print(Lower *L, const char *name, Node *call, CVal **args, int nargs, const char **kwnames,
+                      CVal **kwvals, int nkw)
+{
+    if (nargs < 1 || args[0]->kind != CV_STR)
+        lower_error(L, call->loc, "%s needs a string prefix as its first argument", name);
+    bool hex = false;
+    for (int k = 0; k < nkw; k++) {
+        if (strcmp(kwnames[k], "hex"))
+            lower_error(L, call->kwargs.data[k].loc, "%s got an unexpected keyword argument '%s'", name, kwnames[k]);
+        hex = cv_truthy(L, kwvals[k], call->kwargs.data[k].loc);
+    }
+    Value **vals = NEW_ARRAY(L->a, Value *, nargs);
+    int n = 0, rank = 0, shape[TIR_MAX_RANK] = {0};
+    for (int i = 1; i < nargs; i++) {
+        vals[n] = to_value(L, args[i], call->items.data[i]->loc);
+        if (vals[n]->type.rank > rank) {
+            rank = vals[n]->type.rank;
+            memcpy(shape, vals[n]->type.shape, sizeof shape);
+        }
+        n++;
+    }
+    for (int i = 0; i < n; i++)
+        if (rank && vals[i]->type.rank != rank)
+            vals[i] = broadcast_to_shape(L, vals[i], rank, shape, call->loc);
+        else if (rank) {
+            for (int d = 0; d < rank; d++)
+                if (vals[i]->type.shape[d] != shape[d])
+                    lower_error(L, call->loc, "%s: all tensors must have the same shape", name);
+        }
+    Op *op = emit_op(L, OP_PRINT, call->loc, n, vals, type_scalar(DT_I1));
+    op->nres = 0;
+    op->iattr[0] = hex;
+    op->sattr = args[0]->s;
+    return cv_none(L);
+}
+
+static CVal *do_assert(Lower *L, const char *name, Node *call, CVal **args, int nargs, const char **kwnames,
+                       CVal **kwvals, int nkw)
+{
+    BIND("cond", "msg?", "mask?");
+    if (A.v[1] && A.v[1]->kind != CV_STR)
+        lower_error(L, A.loc[1], "%s message must be a string", name);
+    if (!L->debug)
+        return cv_none(L); /* compiled in only with --debug, as Triton does without TRITON_DEBUG */
+    if (cv_is_python_scalar(A.v[0]) || A.v[0]->kind == CV_NONE) {
+        if (!cv_truthy(L, A.v[0], A.loc[0]))
+            lower_error(L, A.loc[0], "%s fails at translation time: the condition is false", name);
+        return cv_none(L);
+    }
+    Value *c = to_bool(L, to_value(L, A.v[0], A.loc[0]), A.loc[0]);
+    if (A.v[2]) {
+        Value *m = to_bool(L, to_value(L, A.v[2], A.loc[2]), A.loc[2]);
+        broadcast_pair(L, &c, &m, call->loc);
+        Value *nm = emit1(L, OP_NOT, call->loc, 1, &m, m->type);
+        Value *o[2] = {c, nm};
+        c = emit1(L, OP_OR, call->loc, 2, o, c->type);
+    }
+    Op *op = emit_op(L, OP_ASSERT, call->loc, 1, &c, type_scalar(DT_I1));
+    op->nres = 0;
+    op->sattr = A.v[1] ? A.v[1]->s : "";
+    return cv_none(L);
+}
+
+/* ---- entry ---------------------------------------------------------------------------- */
+
+CVal *lower_tile_builtin(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
+                         const char **kwnames, CVal **kwvals, int nkw)
+{
+    if (!strcmp(fn, "expand_dims"))
+        return do_expand_dims(L, name, call, args, nargs, kwnames, kwvals, nkw);
+    if (!strcmp(fn, "broadcast_to")) {
+        if (nargs < 1)
+            lower_error(L, call->loc, "%s needs a tensor and a shape", name);
+        Value *v = tensor_arg(L, args[0], call->loc, name);
+        int shape[TIR_MAX_RANK];
+        int rank = shape_list(L, args + 1, nargs - 1, call->loc, shape);
+        for (int k = 0; k < nkw; k++)
+            if (strcmp(kwnames[k], "shape") || rank)
+                lower_error(L, call->kwargs.data[k].loc, "%s got an unexpected keyword argument '%s'", name, kwnames[k]);
+            else
+                rank = shape_list(L, &kwvals[k], 1, call->loc, shape);
+        return cv_value(L, broadcast_to_shape(L, v, rank, shape, call->loc));
+    }
+    if (!strcmp(fn, "broadcast")) {
+        BIND("input", "other");
+        Value *a = to_value(L, A.v[0], A.loc[0]), *b = to_value(L, A.v[1], A.loc[1]);
+        broadcast_pair(L, &a, &b, call->loc);
+        CVal *t = NEW(L->a, CVal);
+        t->kind = CV_TUPLE;
+        vec_push(L->a, &t->items, cv_value(L, a));
+        vec_push(L->a, &t->items, cv_value(L, b));
+        return t;
+    }
+    CVal *r = do_reduction(L, fn, name, call, args, nargs, kwnames, kwvals, nkw);
+    if (r)
+        return r;
+    if (!strcmp(fn, "cumsum") || !strcmp(fn, "cumprod"))
+        return do_scan(L, fn, name, call, args, nargs, kwnames, kwvals, nkw);
+    if (!strncmp(fn, "atomic_", 7))
+        return do_atomic(L, fn, name, call, args, nargs, kwnames, kwvals, nkw);
+    if (!strcmp(fn, "device_print"))
+        return do_print(L, name, call, args, nargs, kwnames, kwvals, nkw);
+    if (!strcmp(fn, "device_assert"))
+        return do_assert(L, name, call, args, nargs, kwnames, kwvals, nkw);
+    return NULL;
+}

@@ -1,0 +1,223 @@
+/*
+ * smem.c — the kernel's shared memory: which exchanges need a buffer, how
+ * large, with what padding, and where each lives in the one arena.
+ *
+ * Exchanges: a layout conversion writes the tile in row-major order and
+ * reads it back in the new layout; a reduction across warps writes one
+ * partial per warp along the axis; a scan across warps writes each warp's
+ * total; a scalar atomic broadcasts the old value.  Every exchange ends with
+ * a barrier, so each buffer is live only during its own op: the arena's
+ * first-fit allocation over those live ranges puts them all at offset 0 and
+ * the arena is the largest of them.
+ *
+ * Padding: a conversion buffer inserts `pad` elements after every 2^k; the
+ * static bank-conflict counter below tries the candidates and keeps the
+ * first with the fewest extra shared-memory wavefronts (zero where one
+ * exists).
+ */
+#include "tir.h"
+
+#include <string.h>
+
+static int elem_bytes(Type t) { return t.dtype == DT_PTR ? 8 : (dtype_bits(t.dtype) + 7) / 8 < 1 ? 1 : (dtype_bits(t.dtype) + 7) / 8; }
+
+static int numel_of(const int *shape, int rank)
+{
+    int n = 1;
+    for (int d = 0; d < rank; d++)
+        n *= shape[d];
+    return n;
+}
+
+/* coordinate of register r of thread (lane, warp) */
+static void coords(const LayoutMap *m, int r, int lane, int warp, int *c)
+{
+    for (int d = 0; d < m->rank; d++)
+        c[d] = 0;
+    for (int i = 0; i < m->nreg; i++)
+        if ((r >> i & 1) && m->reg[i].dim >= 0)
+            c[m->reg[i].dim] += 1 << m->reg[i].bit;
+    for (int i = 0; i < m->nlane; i++)
+        if ((lane >> i & 1) && m->lane[i].dim >= 0)
+            c[m->lane[i].dim] += 1 << m->lane[i].bit;
+    for (int i = 0; i < m->nwarp; i++)
+        if ((warp >> i & 1) && m->warp[i].dim >= 0)
+            c[m->warp[i].dim] += 1 << m->warp[i].bit;
+}
+
+int smem_row_major(const int *shape, int rank, const int *c)
+{
+    int lin = 0;
+    for (int d = 0; d < rank; d++)
+        lin = lin * shape[d] + c[d];
+    return lin;
+}
+
+int smem_padded(int lin, int pad_log2, int pad) { return pad ? lin + (lin >> pad_log2) * pad : lin; }
+
+/* Extra wavefronts of one warp-wide access: `addr[l]` is lane l's element
+ * index (-1: inactive).  Lanes reading the same 4-byte word share it; 8-byte
+ * accesses go in two half-warp phases. */
+int smem_wavefronts_extra(const int *addr, int bytes)
+{
+    int phase = bytes >= 8 ? 16 : 32, extra = 0;
+    for (int p0 = 0; p0 < 32; p0 += phase) {
+        int words[32][64];
+        int nw[32] = {0};
+        int worst = 0;
+        for (int l = p0; l < p0 + phase; l++) {
+            if (addr[l] < 0)
+                continue;
+            long byte = (long)addr[l] * bytes;
+            for (int k = 0; k < (bytes + 3) / 4; k++) {
+                int word = (int)(byte / 4) + k, bank = word & 31;
+                bool seen = false;
+                for (int j = 0; j < nw[bank]; j++)
+                    seen |= words[bank][j] == word;
+                if (!seen && nw[bank] < 64)
+                    words[bank][nw[bank]++] = word;
+            }
+        }
+        for (int b = 0; b < 32; b++)
+            if (nw[b] > worst)
+                worst = nw[b];
+        if (worst > 1)
+            extra += worst - 1;
+    }
+    return extra;
+}
+
+/* Extra wavefronts over every register and warp of a write or read of a
+ * tile in layout m to a row-major buffer of `shape` padded as given. */
+static int count_tile_access(const LayoutMap *m, int bytes, int pad_log2, int pad)
+{
+    int total = 0, c[TIR_MAX_RANK];
+    for (int w = 0; w < (1 << m->nwarp); w++)
+        for (int r = 0; r < (1 << m->nreg); r++) {
+            int addr[32];
+            for (int l = 0; l < 32; l++) {
+                coords(m, r, l, w, c);
+                addr[l] = smem_padded(smem_row_major(m->shape, m->rank, c), pad_log2, pad);
+            }
+            total += smem_wavefronts_extra(addr, bytes);
+        }
+    return total;
+}
+
+int smem_convert_conflicts(const Op *op, int pad_log2, int pad)
+{
+    LayoutMap s, d;
+    value_map(op->args[0], &s);
+    value_map(op->results[0], &d);
+    int bytes = elem_bytes(op->args[0]->type);
+    return count_tile_access(&s, bytes, pad_log2, pad) + count_tile_access(&d, bytes, pad_log2, pad);
+}
+
+static void plan_convert(Op *op)
+{
+    Type t = op->args[0]->type;
+    int n = type_numel(t), bytes = elem_bytes(t);
+    int best = -1, best_log2 = 0, best_pad = 0;
+    int unit = bytes >= 4 ? 1 : 4 / bytes; /* pad by whole words */
+    int pads[] = {0, 1, 2, 4, 8};
+    for (int k = 5; (1 << k) <= n || k == 5; k++) {
+        for (size_t p = 0; p < ARRAY_LEN(pads); p++) {
+            int pad = pads[p] * unit;
+            if (!pad && k > 5)
+                continue;
+            int c = smem_convert_conflicts(op, k, pad);
+            if (best < 0 || c < best) {
+                best = c, best_log2 = k, best_pad = pad;
+            }
+            if (!best)
+                break;
+        }
+        if (!best || (1 << k) >= n)
+            break;
+    }
+    op->smem_pad_log2 = best_log2;
+    op->smem_pad = best_pad;
+    op->smem_conflicts = best;
+    int last = smem_padded(n - 1, best_log2, best_pad);
+    op->smem_bytes = (last + 1) * bytes;
+}
+
+/* warps along the reduced axis: 2^k of them exchange partials */
+int reduce_warp_bits(const Op *op)
+{
+    LayoutMap m;
+    value_map(op->args[0], &m);
+    int k = 0;
+    for (int i = 0; i < m.nwarp; i++)
+        k += m.warp[i].dim == op->iattr[1];
+    return k;
+}
+
+static void plan_reduce(Op *op)
+{
+    int k = reduce_warp_bits(op);
+    if (!k)
+        return;
+    Type r = op->results[0]->type;
+    int n = numel_of(r.shape, r.rank) << k;
+    int bytes = elem_bytes(r);
+    op->smem_bytes = n * bytes;
+    if (op->nres == 2) /* indices after the values, 4-byte aligned */
+        op->smem_bytes = ((op->smem_bytes + 3) & ~3) + n * 4;
+}
+
+static int scan_warp_bits(const Op *op)
+{
+    LayoutMap m;
+    value_map(op->args[0], &m);
+    int k = 0;
+    for (int i = 0; i < m.nwarp; i++)
+        k += m.warp[i].dim == op->iattr[1];
+    return k;
+}
+
+static void plan_scan(Op *op)
+{
+    int k = scan_warp_bits(op);
+    if (!k)
+        return;
+    /* one total per warp along the axis, for every other coordinate */
+    Type t = op->args[0]->type;
+    int axis = (int)op->iattr[1];
+    int n = type_numel(t) / t.shape[axis];
+    op->smem_bytes = (n << k) * elem_bytes(t);
+}
+
+static void plan_block(TirFunc *f, Block *b, int *order, int *max_bytes)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            plan_block(f, op->regions[r], order, max_bytes);
+        op->smem_bytes = 0;
+        switch (op->kind) {
+        case OP_CONVERT: plan_convert(op); break;
+        case OP_REDUCE: plan_reduce(op); break;
+        case OP_SCAN: plan_scan(op); break;
+        case OP_ATOMIC_RMW:
+        case OP_ATOMIC_CAS:
+            if (!op->args[0]->type.rank && op->results[0]->nuses)
+                op->smem_bytes = 8;
+            break;
+        default: break;
+        }
+        (*order)++;
+        /* every exchange is live only during its op: all start at 0 */
+        op->smem_offset = 0;
+        if (op->smem_bytes > *max_bytes)
+            *max_bytes = op->smem_bytes;
+    }
+}
+
+void tir_smem(Ctx *ctx, TirFunc *f)
+{
+    (void)ctx;
+    int order = 0, max_bytes = 0;
+    plan_block(f, f->body, &order, &max_bytes);
+    f->smem_bytes = (max_bytes + 15) & ~15;
+}
