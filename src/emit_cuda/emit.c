@@ -80,7 +80,7 @@ static const char *const reserved[] = {
     "false", "nullptr", "asm", "friend", "mutable", "explicit", "export", "constexpr", "decltype",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "tilec", "e", "tid", "lane", "warp",
     "min", "max", "abs", "exp", "log", "sqrt", "dim3", "grid", "stream", "main", "not", "and", "or",
-    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old",
+    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old", "before", "total", "incl", "prev", "sum", "rr", "s", "v",
 };
 
 static bool name_taken(Emitter *E, const char *s)
@@ -1088,29 +1088,28 @@ static void emit_reduce(Emitter *E, const Op *op)
         }
         E->indent++;
         const char *m = len > 1 ? "lane_bit" : fmt(E, "%d", 1 << hi);
-        j = elem_loop_open(E, NR, 1);
-        dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
-        di = ri ? (scalar ? acci : fmt(E, "%s[%s]", acci, j)) : NULL;
         if (ri) {
             if (NR > 1) {
-                E->indent--;
+                line(E, "#pragma unroll");
                 line(E, "for (int e = 0; e < %d; ++e) {", NR);
-                E->indent++;
             } else {
                 line(E, "{");
-                E->indent++;
             }
+            E->indent++;
+            j = NR > 1 ? "e" : "0";
+            dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
+            di = scalar ? acci : fmt(E, "%s[%s]", acci, j);
             line(E, "const %s other = tilec::shfl_xor(%s, %s);", T, dv, m);
             line(E, "const int32_t other_i = tilec::shfl_xor(%s, %s);", di, m);
             arg_combine(E, mx, dv, di, "other", "other_i");
             E->indent--;
             line(E, "}");
-            if (NR > 1)
-                E->indent++;
         } else {
+            j = elem_loop_open(E, NR, 1);
+            dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
             line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, fmt(E, "tilec::shfl_xor(%s, %s)", dv, m)));
+            elem_loop_close(E, NR, 1);
         }
-        elem_loop_close(E, NR, 1);
         E->indent--;
         line(E, "}");
         i -= len;
@@ -1142,13 +1141,25 @@ static void emit_reduce(Emitter *E, const Op *op)
     else
         line(E, "{");
     E->indent++;
-    j = elem_loop_open(E, NR, 1);
+    if (ri && NR > 1) {
+        line(E, "#pragma unroll");
+        line(E, "for (int e = 0; e < %d; ++e) {", NR);
+        E->indent++;
+        j = "e";
+    } else {
+        j = elem_loop_open(E, NR, 1);
+    }
     const char *lin = scalar ? "0" : linear_index(E, r, &rm, j);
     const char *slot = strcmp(lin, "0") ? fmt(E, "%s + %s", slot_base, lin) : slot_base;
     line(E, "partial[%s] = %s;", slot, scalar ? acc : fmt(E, "%s[%s]", acc, j));
     if (ri)
         line(E, "partial_i[%s] = %s;", slot, scalar ? acci : fmt(E, "%s[%s]", acci, j));
-    elem_loop_close(E, NR, 1);
+    if (ri && NR > 1) {
+        E->indent--;
+        line(E, "}");
+    } else {
+        elem_loop_close(E, NR, 1);
+    }
     E->indent--;
     line(E, "}");
     line(E, "__syncthreads();");
@@ -1185,6 +1196,196 @@ static void emit_reduce(Emitter *E, const Op *op)
     line(E, "__syncthreads();  // the buffer is free again");
     E->indent--;
     line(E, "}");
+}
+
+/* `s` with every "WW" replaced by `w`. */
+static const char *strrep_ww(Emitter *E, const char *s, const char *w)
+{
+    StrBuf t = {0};
+    for (const char *p = s; *p;) {
+        if (p[0] == 'W' && p[1] == 'W') {
+            sb_puts(&t, w);
+            p += 2;
+        } else {
+            sb_putc(&t, *p++);
+        }
+    }
+    const char *r = fmt(E, "%s", t.data);
+    sb_free(&t);
+    return r;
+}
+
+/* A scan along one axis: in-thread runs, a Hillis-Steele scan over the
+ * lanes along the axis, warp totals through shared memory, and carries
+ * between the CTA tile's repetitions (which hold later coordinates). */
+static void emit_scan(Emitter *E, const Op *op)
+{
+    const Value *x = op->args[0], *r = op->results[0];
+    int axis = (int)op->iattr[1];
+    bool rev = op->iattr[2] != 0, prod = op->iattr[0] == SCAN_PROD;
+    DType d = r->type.dtype;
+    const char *T = dtype_ctype(d);
+    const char *ident = prod ? (dtype_is_float(d) ? float_literal(E, 1.0, d) : int_literal(E, 1, d)) : zero_of(E, d);
+#define COMBINE(a, b) (prod ? small_int_wrap(E, d, fmt(E, "%s * %s", a, b)) : combine_expr(E, RED_SUM, d, a, b))
+    LayoutMap m;
+    value_map(x, &m);
+    int lanes[5], warps[5];
+    int nl = bits_along(m.lane, m.nlane, axis, lanes), nw = bits_along(m.warp, m.nwarp, axis, warps);
+    int lowest_thread_bit = 64;
+    for (int i = 0; i < m.nlane; i++)
+        if (m.lane[i].dim == axis && m.lane[i].bit < lowest_thread_bit)
+            lowest_thread_bit = m.lane[i].bit;
+    for (int i = 0; i < m.nwarp; i++)
+        if (m.warp[i].dim == axis && m.warp[i].bit < lowest_thread_bit)
+            lowest_thread_bit = m.warp[i].bit;
+    int nano[LMAP_MAX_REG_BITS], rep[LMAP_MAX_REG_BITS], kept[LMAP_MAX_REG_BITS], nn = 0, nr = 0, nk = 0;
+    for (int i = 0; i < m.nreg; i++) {
+        if (m.reg[i].dim != axis)
+            kept[nk++] = i;
+        else if (m.reg[i].bit < lowest_thread_bit)
+            nano[nn++] = i;
+        else
+            rep[nr++] = i;
+    }
+    int NK = 1 << nk, NR = 1 << nr, NN = 1 << nn, NO = NK * NR;
+    const char *y = vname(E, r);
+    if (!info(E, r)->declared)
+        line(E, "%s;%s", decl(E, type_elem(r->type), y, nregs(r)), shape_note(E, r));
+    line(E, "// %s%s along dim %d: runs of %d in each thread%s%s%s", prod ? "cumprod" : "cumsum", rev ? " (reversed)" : "",
+         axis, NN, nl ? fmt(E, ", across %d lanes", 1 << nl) : "", nw ? fmt(E, ", across %d warps", 1 << nw) : "",
+         NR > 1 ? fmt(E, ", carried over %d repetitions", NR) : "");
+    line(E, "{");
+    E->indent++;
+    /* register of (outer e = rep * NK + kept, inner kk) */
+    const char *ej = nk ? fmt(E, "(e & %d)", NK - 1) : "0";
+    const char *er = nk ? fmt(E, "(e >> %d)", nk) : "e";
+    StrBuf t = {0};
+    sb_puts(&t, "");
+    const char *outer_bits = fmt(E, "%s%s%s", nk ? deposit(E, kept, nk, ej) : "", nk && nr ? " | " : "",
+                                 nr ? deposit(E, rep, nr, er) : "");
+    sb_free(&t);
+    if (!*outer_bits)
+        outer_bits = "0";
+#define REG(kkexpr)                                                                                               \
+    (nn ? (strcmp(outer_bits, "0") ? fmt(E, "%s | %s", outer_bits, deposit(E, nano, nn, kkexpr)) : deposit(E, nano, nn, kkexpr)) \
+        : outer_bits)
+    const char *first = rev ? fmt(E, "%d", NN - 1) : "0";
+    const char *last = rev ? "0" : fmt(E, "%d", NN - 1);
+    /* 1. runs within the thread */
+    line(E, "#pragma unroll");
+    line(E, "for (int e = 0; e < %d; ++e) {", NO);
+    E->indent++;
+    line(E, "%s[%s] = %s;", y, REG(first), ex(E, x, NULL, REG(first)));
+    if (NN > 1) {
+        line(E, "#pragma unroll");
+        if (rev)
+            line(E, "for (int kk = %d; kk >= 0; --kk)", NN - 2);
+        else
+            line(E, "for (int kk = 1; kk < %d; ++kk)", NN);
+        const char *prev = rev ? "kk + 1" : "kk - 1";
+        line(E, "    %s[%s] = %s;", y, REG("kk"), COMBINE(fmt(E, "%s[%s]", y, REG(prev)), ex(E, x, NULL, REG("kk"))));
+    }
+    E->indent--;
+    line(E, "}");
+    /* 2. the thread's run totals, scanned over the lanes along the axis */
+    line(E, "%s before[%d];  // everything ahead of this thread's run, within its repetition", T, NO);
+    line(E, "%s total[%d];   // each repetition's total over the whole block", T, NO);
+    unsigned lmask = 0;
+    for (int i = 0; i < nl; i++)
+        lmask |= 1u << lanes[i];
+    const char *lane_a = nl ? compress(E, lanes, nl, "lane") : "0";
+    line(E, "#pragma unroll");
+    line(E, "for (int e = 0; e < %d; ++e) {", NO);
+    E->indent++;
+    line(E, "%s incl = %s[%s];", T, y, REG(last));
+    if (nl) {
+        line(E, "#pragma unroll");
+        line(E, "for (int s = 1; s < %d; s <<= 1) {", 1 << nl);
+        line(E, "    const %s other = tilec::%s(incl, %s);", T, rev ? "shfl_down" : "shfl_up",
+             lanes[0] ? fmt(E, "s << %d", lanes[0]) : "s");
+        line(E, rev ? "    if (%s + s < %d)" : "    if (%s >= s)", lane_a, 1 << nl);
+        line(E, "        incl = %s;", COMBINE("other", "incl"));
+        line(E, "}");
+        line(E, "const %s prev = tilec::%s(incl, %d);", T, rev ? "shfl_down" : "shfl_up", 1 << lanes[0]);
+        line(E, "before[e] = %s == %d ? %s : prev;", lane_a, rev ? (1 << nl) - 1 : 0, ident);
+        line(E, "total[e] = tilec::shfl_idx(incl, %s);", rev ? fmt(E, "lane & %u", ~lmask & 31u) : fmt(E, "lane | %u", lmask));
+    } else {
+        line(E, "before[e] = %s;", ident);
+        line(E, "total[e] = incl;");
+    }
+    E->indent--;
+    line(E, "}");
+    /* 3. warp totals through shared memory */
+    if (nw) {
+        int W = 1 << nw;
+        int other = type_numel(x->type) / x->type.shape[axis];
+        const char *wa = compress(E, warps, nw, "warp");
+        line(E, "%s *partial = reinterpret_cast<%s *>(smem + %d);  // [%d warps][%d repetitions][%d]", T, T,
+             op->smem_offset, W, NR, other);
+        StrBuf olin = {0};
+        const char *reg0 = REG("0");
+        bool any = false;
+        for (int dd = 0; dd < x->type.rank; dd++) {
+            if (dd == axis)
+                continue;
+            const char *c = elem_coord(E, x, &m, dd, reg0);
+            if (any)
+                sb_printf(&olin, " * %d + %s", x->type.shape[dd], paren(E, c));
+            else
+                sb_puts(&olin, paren(E, c));
+            any = true;
+        }
+        const char *olin_s = any ? fmt(E, "%s", olin.data) : "0";
+        sb_free(&olin);
+        const char *slot = fmt(E, "(%s * %d + %s) * %d + %s", "WW", NR, er, other, olin_s);
+        if (nl)
+            line(E, rev ? "if (%s == 0) {" : "if (%s == %d) {", lane_a, (1 << nl) - 1);
+        else
+            line(E, "{");
+        line(E, "    #pragma unroll");
+        line(E, "    for (int e = 0; e < %d; ++e)", NO);
+        line(E, "        partial[%s] = total[e];", strrep_ww(E, slot, paren(E, wa)));
+        line(E, "}");
+        line(E, "__syncthreads();");
+        line(E, "#pragma unroll");
+        line(E, "for (int e = 0; e < %d; ++e) {", NO);
+        E->indent++;
+        line(E, "%s sum = %s;", T, ident);
+        line(E, "#pragma unroll");
+        line(E, "for (int ww = 0; ww < %d; ++ww) {", W);
+        line(E, "    const %s v = partial[%s];", T, strrep_ww(E, slot, "ww"));
+        line(E, rev ? "    if (ww > %s)" : "    if (ww < %s)", wa);
+        line(E, "        before[e] = %s;", COMBINE("before[e]", "v"));
+        line(E, "    sum = %s;", COMBINE("sum", "v"));
+        line(E, "}");
+        line(E, "total[e] = sum;");
+        E->indent--;
+        line(E, "}");
+        line(E, "__syncthreads();  // the buffer is free again");
+    }
+    /* 4. carries between repetitions, then everything ahead added to the runs */
+    if (NR > 1) {
+        line(E, "#pragma unroll");
+        line(E, "for (int e = 0; e < %d; ++e) {", NO);
+        line(E, "    #pragma unroll");
+        line(E, "    for (int rr = 0; rr < %d; ++rr)", NR);
+        line(E, rev ? "        if (rr > %s)" : "        if (rr < %s)", er);
+        line(E, "            before[e] = %s;", COMBINE("before[e]", nk ? fmt(E, "total[rr * %d + %s]", NK, ej) : "total[rr]"));
+        line(E, "}");
+    }
+    line(E, "#pragma unroll");
+    line(E, "for (int e = 0; e < %d; ++e)", NO);
+    if (NN > 1) {
+        line(E, "    #pragma unroll");
+        line(E, "    for (int kk = 0; kk < %d; ++kk)", NN);
+        line(E, "        %s[%s] = %s;", y, REG("kk"), COMBINE("before[e]", fmt(E, "%s[%s]", y, REG("kk"))));
+    } else {
+        line(E, "    %s[%s] = %s;", y, REG("0"), COMBINE("before[e]", fmt(E, "%s[%s]", y, REG("0"))));
+    }
+    E->indent--;
+    line(E, "}");
+#undef REG
+#undef COMBINE
 }
 
 /* A tile changes layout through a shared buffer, row-major with padding. */
@@ -1256,6 +1457,285 @@ static void emit_convert(Emitter *E, const Op *op)
     line(E, "__syncthreads();  // the buffer is free again");
     E->indent--;
     line(E, "}");
+}
+
+/* ---- atomics and debugging ops ---------------------------------------------------------- */
+
+static bool helper_known(Emitter *E, const char *name)
+{
+    for (int i = 0; i < E->helper_names.len; i++)
+        if (!strcmp(E->helper_names.data[i], name))
+            return true;
+    vec_push(E->a, &E->helper_names, name);
+    return false;
+}
+
+/* PTX operand type and constraint of an atomic on d: ".s32", "r" */
+static void atom_ptx_type(DType d, const char *kind, const char **ptx, const char **cons, const char **reg_t)
+{
+    bool bitwise = !strcmp(kind, "and") || !strcmp(kind, "or") || !strcmp(kind, "xor") || !strcmp(kind, "exch") ||
+                   !strcmp(kind, "cas");
+    int bits = dtype_bits(d);
+    *cons = bits == 64 ? "l" : bits == 16 ? "h" : d == DT_FP32 ? "f" : "r";
+    if (d == DT_FP64 && !bitwise)
+        *cons = "d";
+    if (bitwise) {
+        *ptx = bits == 64 ? ".b64" : ".b32";
+        *cons = bits == 64 ? "l" : "r";
+        *reg_t = bits == 64 ? "unsigned long long" : "unsigned";
+        return;
+    }
+    switch (d) {
+    case DT_FP32: *ptx = ".f32", *reg_t = "float"; break;
+    case DT_FP64: *ptx = ".f64", *reg_t = "double"; break;
+    case DT_FP16: *ptx = ".noftz.f16", *reg_t = "unsigned short"; break;
+    case DT_BF16: *ptx = ".noftz.bf16", *reg_t = "unsigned short"; break;
+    case DT_I32: *ptx = ".s32", *reg_t = "int"; break;
+    case DT_U32: *ptx = ".u32", *reg_t = "unsigned"; break;
+    case DT_I64: *ptx = !strcmp(kind, "add") ? ".u64" : ".s64", *reg_t = "long long"; break;
+    default: *ptx = ".u64", *reg_t = "unsigned long long"; break;
+    }
+}
+
+static const char *const sem_names[] = {"acq_rel", "acquire", "release", "relaxed"};
+static const char *const scope_names[] = {"gpu", "cta", "sys"};
+
+/* A device helper doing one `atom` instruction; returns its name. */
+static const char *atom_helper(Emitter *E, const char *kind, DType d, int sem, int scope)
+{
+    const char *suffix = sem == SEM_ACQ_REL && scope == SCOPE_GPU ? "" : fmt(E, "_%s_%s", sem_names[sem], scope_names[scope]);
+    const char *name = fmt(E, "atom_%s_%s%s", kind, dtype_name(d), suffix);
+    if (helper_known(E, name))
+        return name;
+    const char *ptx, *cons, *rt;
+    atom_ptx_type(d, kind, &ptx, &cons, &rt);
+    const char *T = dtype_ctype(d);
+    bool cas = !strcmp(kind, "cas");
+    StrBuf *h = &E->helpers;
+    sb_printf(h, "// atom.%s: %s on a %s in global memory, %s ordering at %s scope; returns the old value\n", kind,
+              kind, dtype_triton_name(d), sem_names[sem], scope_names[scope]);
+    sb_printf(h, "static __device__ __forceinline__ %s %s(%s *p, %s%s v)\n{\n", T, name, T, cas ? fmt(E, "%s cmp, ", T) : "", T);
+    bool same = !strcmp(rt, T) || (!strcmp(rt, "int") && d == DT_I32) || (!strcmp(rt, "long long") && d == DT_I64);
+    const char *conv_in = "v", *conv_cmp = "cmp";
+    if (!same) {
+        if (d == DT_FP16)
+            conv_in = "__half_as_ushort(v)";
+        else if (d == DT_BF16)
+            conv_in = "__bfloat16_as_ushort(v)";
+        else {
+            conv_in = fmt(E, "tilec::bitcast<%s>(v)", rt);
+            conv_cmp = fmt(E, "tilec::bitcast<%s>(cmp)", rt);
+        }
+    }
+    sb_printf(h, "    %s old;\n", rt);
+    sb_printf(h, "    asm volatile(\"atom.%s.%s.global.%s%s %%0, [%%1], %%2%s;\"\n", sem_names[sem], scope_names[scope], kind,
+              ptx, cas ? ", %3" : "");
+    sb_printf(h, "                 : \"=%s\"(old) : \"l\"(p), \"%s\"(%s)%s : \"memory\");\n", cons, cons,
+              cas ? conv_cmp : conv_in, cas ? fmt(E, ", \"%s\"(%s)", cons, conv_in) : "");
+    if (same)
+        sb_puts(h, "    return old;\n}\n\n");
+    else if (d == DT_FP16)
+        sb_puts(h, "    return __ushort_as_half(old);\n}\n\n");
+    else if (d == DT_BF16)
+        sb_puts(h, "    return __ushort_as_bfloat16(old);\n}\n\n");
+    else
+        sb_printf(h, "    return tilec::bitcast<%s>(old);\n}\n\n", T);
+    return name;
+}
+
+/* Float max/min from integer atomics: non-negative floats order like signed
+ * ints, negative ones in reverse like unsigned ints (what Triton does). */
+static const char *atom_float_minmax(Emitter *E, bool mx, DType d, int sem, int scope)
+{
+    const char *suffix = sem == SEM_ACQ_REL && scope == SCOPE_GPU ? "" : fmt(E, "_%s_%s", sem_names[sem], scope_names[scope]);
+    const char *name = fmt(E, "atom_%s_%s%s", mx ? "max" : "min", dtype_name(d), suffix);
+    if (helper_known(E, name))
+        return name;
+    bool f64 = d == DT_FP64;
+    const char *si = atom_helper(E, mx ? "max" : "min", f64 ? DT_I64 : DT_I32, sem, scope);
+    const char *ui = atom_helper(E, mx ? "min" : "max", f64 ? DT_U64 : DT_U32, sem, scope);
+    const char *T = dtype_ctype(d), *S = f64 ? "int64_t" : "int32_t", *U = f64 ? "uint64_t" : "uint32_t";
+    StrBuf *h = &E->helpers;
+    sb_printf(h, "// atomic %s of a %s through integer atomics: non-negative values compare like signed\n"
+                 "// integers, negative ones in reverse like unsigned integers\n", mx ? "max" : "min", dtype_triton_name(d));
+    sb_printf(h, "static __device__ __forceinline__ %s %s(%s *p, %s v)\n{\n", T, name, T, T);
+    sb_printf(h, "    if (!signbit(v))\n        return tilec::bitcast<%s>(%s((%s *)p, tilec::bitcast<%s>(v)));\n", T, si, S, S);
+    sb_printf(h, "    return tilec::bitcast<%s>(%s((%s *)p, tilec::bitcast<%s>(v)));\n}\n\n", T, ui, U, U);
+    return name;
+}
+
+static void emit_atomic(Emitter *E, const Op *op)
+{
+    bool cas = op->kind == OP_ATOMIC_CAS;
+    const Value *ptr = op->args[0], *r = op->results[0];
+    DType d = ptr->type.pointee;
+    int sem = (int)op->iattr[2], scope = (int)op->iattr[3];
+    static const char *const kinds[] = {
+#define X(e, n) n,
+        ATOMIC_LIST(X)
+#undef X
+    };
+    const char *fn;
+    if (cas)
+        fn = atom_helper(E, "cas", d, sem, scope);
+    else {
+        int k = (int)op->iattr[0];
+        if ((k == ATOM_MAX || k == ATOM_MIN) && dtype_is_float(d))
+            fn = atom_float_minmax(E, k == ATOM_MAX, d, sem, scope);
+        else
+            fn = atom_helper(E, k == ATOM_XCHG ? "exch" : kinds[k], d, sem, scope);
+    }
+    const Value *val = cas ? op->args[2] : op->args[1];
+    const Value *cmp = cas ? op->args[1] : NULL;
+    const Value *mask = !cas && op->iattr[1] ? op->args[2] : NULL;
+    bool used = r->nuses > 0;
+    const char *name = used ? vname(E, r) : NULL;
+    if (!ptr->type.rank) {
+        /* one thread does a scalar atomic; the old value reaches the others through shared memory */
+        if (used)
+            line(E, "%s;", decl(E, r->type, name, 0));
+        const char *pred = mask ? fmt(E, "tid == 0 && %s", paren(E, ex(E, mask, NULL, "0"))) : "tid == 0";
+        line(E, "if (%s)", pred);
+        const char *call = cas ? fmt(E, "%s(%s, %s, %s)", fn, ex(E, ptr, NULL, "0"), ex(E, cmp, NULL, "0"), ex(E, val, NULL, "0"))
+                               : fmt(E, "%s(%s, %s)", fn, ex(E, ptr, NULL, "0"), ex(E, val, NULL, "0"));
+        if (used) {
+            const char *T = ctype(E, r->type);
+            line(E, "    *reinterpret_cast<%s *>(smem + %d) = %s;", T, op->smem_offset, call);
+            line(E, "__syncthreads();");
+            line(E, "%s = *reinterpret_cast<%s *>(smem + %d);", name, T, op->smem_offset);
+            line(E, "__syncthreads();");
+        } else {
+            line(E, "    %s;", call);
+        }
+        return;
+    }
+    LayoutMap m;
+    value_map(ptr, &m);
+    const char *owner = owner_pred(E, ptr, &m);
+    if (used) {
+        if (owner)
+            diag_error(E->ctx, op->loc, "the old values of an atomic on a tile with replicated elements are not supported yet (use a tile of at least %d elements, or ignore the result)", 32 * E->f->num_warps);
+        line(E, "%s;%s", decl(E, type_elem(r->type), name, nregs(r)), shape_note(E, r));
+    }
+    int n = nregs(ptr);
+    const char *i = elem_loop_open(E, n, 1);
+    const char *pred = mask ? ex(E, mask, ptr, i) : NULL;
+    if (owner)
+        pred = pred ? fmt(E, "%s && %s", owner, paren(E, pred)) : owner;
+    const char *call = cas ? fmt(E, "%s(%s, %s, %s)", fn, ex(E, ptr, ptr, i), ex(E, cmp, ptr, i), ex(E, val, ptr, i))
+                           : fmt(E, "%s(%s, %s)", fn, ex(E, ptr, ptr, i), ex(E, val, ptr, i));
+    if (used)
+        line(E, pred ? "%s[%s] = %s ? %s : %s;" : "%s[%s] = %s%s", name, i, pred ? pred : call, pred ? call : ";",
+             pred ? zero_of(E, d) : "");
+    else if (pred)
+        line(E, "if (%s)\n%*s    %s;", pred, E->indent * 4, "", call);
+    else
+        line(E, "%s;", call);
+    elem_loop_close(E, n, 1);
+}
+
+/* tl.device_print: one line per element, "pid (x, y, z) idx (i, j) prefix value" as Triton prints */
+static void emit_print(Emitter *E, const Op *op)
+{
+    const char *prefix = op->sattr ? op->sattr : "";
+    StrBuf esc = {0};
+    for (const char *p = prefix; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            sb_putc(&esc, '\\');
+        if (*p == '%')
+            sb_putc(&esc, '%');
+        sb_putc(&esc, *p);
+    }
+    const char *pf = esc.data ? fmt(E, "%s", esc.data) : "";
+    sb_free(&esc);
+    if (!op->nargs) {
+        line(E, "printf(\"pid (%%u, %%u, %%u) %s\\n\", blockIdx.x, blockIdx.y, blockIdx.z);", pf);
+        return;
+    }
+    for (int a = 0; a < op->nargs; a++) {
+        const Value *v = op->args[a];
+        DType d = v->type.dtype;
+        const char *vf, *vv = NULL;
+        const char *val = ex(E, v, v->type.rank ? v : NULL, v->type.rank ? "e" : "0");
+        if (op->iattr[0]) {
+            vf = dtype_bits(d) == 64 ? "0x%llx" : "0x%x";
+            vv = dtype_bits(d) == 64 ? fmt(E, "(unsigned long long)tilec::bitcast<uint64_t>(%s)", val)
+                                     : fmt(E, "(unsigned)%s", dtype_is_float(d) ? fmt(E, "__float_as_uint((float)%s)", val) : val);
+        } else if (dtype_is_float(d)) {
+            vf = "%f";
+            vv = d == DT_FP16 ? fmt(E, "(double)__half2float(%s)", val) : d == DT_BF16 ? fmt(E, "(double)__bfloat162float(%s)", val)
+                                                                         : fmt(E, "(double)%s", val);
+        } else if (d == DT_PTR) {
+            vf = "%p";
+            vv = fmt(E, "(const void *)%s", val);
+        } else if (dtype_bits(d) == 64) {
+            vf = dtype_is_signed(d) ? "%lld" : "%llu";
+            vv = fmt(E, dtype_is_signed(d) ? "(long long)%s" : "(unsigned long long)%s", val);
+        } else {
+            vf = dtype_is_signed(d) || d == DT_I1 ? "%d" : "%u";
+            vv = fmt(E, dtype_is_signed(d) || d == DT_I1 ? "(int)%s" : "(unsigned)%s", val);
+        }
+        const char *argpart = op->nargs > 1 ? fmt(E, "(operand %d) ", a) : "";
+        if (!v->type.rank) {
+            line(E, "printf(\"pid (%%u, %%u, %%u) idx () %s%s%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z, %s);", pf, argpart, vf, vv);
+            continue;
+        }
+        LayoutMap m;
+        value_map(v, &m);
+        const char *owner = owner_pred(E, v, &m);
+        int n = nregs(v);
+        line(E, "#pragma unroll");
+        line(E, "for (int e = 0; e < %d; ++e)", n);
+        E->indent++;
+        if (owner)
+            line(E, "if (%s)", owner);
+        StrBuf idxf = {0}, idxv = {0};
+        for (int d2 = 0; d2 < v->type.rank; d2++) {
+            sb_printf(&idxf, "%s%%d", d2 ? ", " : "");
+            sb_printf(&idxv, ", %s", elem_coord(E, v, &m, d2, "e"));
+        }
+        line(E, "%sprintf(\"pid (%%u, %%u, %%u) idx (%s) %s%s%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z%s, %s);",
+             owner ? "    " : "", idxf.data, pf, argpart, vf, idxv.data, vv);
+        sb_free(&idxf);
+        sb_free(&idxv);
+        E->indent--;
+    }
+}
+
+/* tl.device_assert (with --debug): report file, line and the failing program, then trap */
+static void emit_assert(Emitter *E, const Op *op)
+{
+    const Value *c = op->args[0];
+    const Source *src = E->ctx->src;
+    const char *file = strrchr(src->path, '/');
+    file = file ? file + 1 : src->path;
+    StrBuf esc = {0};
+    for (const char *p = op->sattr ? op->sattr : ""; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            sb_putc(&esc, '\\');
+        if (*p == '%')
+            sb_putc(&esc, '%');
+        sb_putc(&esc, *p);
+    }
+    const char *msg = esc.data ? fmt(E, "%s", esc.data) : "";
+    sb_free(&esc);
+    const char *report = fmt(E, "printf(\"%s:%d: %s: block: [%%u, %%u, %%u], thread: [%%u, 0, 0] Assertion `%s` failed.\\n\", "
+                                "blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x);",
+                             file, op->loc.line, E->f->name, msg);
+    if (!c->type.rank) {
+        line(E, "if (!%s) {", paren(E, ex(E, c, NULL, "0")));
+        line(E, "    %s", report);
+        line(E, "    __trap();");
+        line(E, "}");
+        return;
+    }
+    int n = nregs(c);
+    line(E, "#pragma unroll");
+    line(E, "for (int e = 0; e < %d; ++e)", n);
+    line(E, "    if (!%s) {", paren(E, ex(E, c, c, "e")));
+    line(E, "        %s", report);
+    line(E, "        __trap();");
+    line(E, "    }");
 }
 
 static void emit_load(Emitter *E, const Op *op)
@@ -1443,6 +1923,11 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_BARRIER: line(E, "__syncthreads();"); break;
     case OP_REDUCE: emit_reduce(E, op); break;
     case OP_CONVERT: emit_convert(E, op); break;
+    case OP_SCAN: emit_scan(E, op); break;
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: emit_atomic(E, op); break;
+    case OP_PRINT: emit_print(E, op); break;
+    case OP_ASSERT: emit_assert(E, op); break;
     default:
         if (op->nres != 1)
             BUG("emit: unexpected op %s", op_name(op->kind));
@@ -1529,6 +2014,36 @@ static void parse_grid(Emitter *E)
 
 /* ---- header and launcher --------------------------------------------------------------- */
 
+static void describe_smem(Emitter *E, const Block *b)
+{
+    const char *file = strrchr(E->ctx->src->path, '/');
+    file = file ? file + 1 : E->ctx->src->path;
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            describe_smem(E, op->regions[r]);
+        if (!op->smem_bytes)
+            continue;
+        sb_printf(E->out, "//   %s:%d  %s, %d bytes at %d: ", file, op->loc.line, op_name(op->kind), op->smem_bytes,
+                  op->smem_offset);
+        switch (op->kind) {
+        case OP_REDUCE:
+            sb_printf(E->out, "%d partial %ss per result, one from each warp along the axis\n", 1 << reduce_warp_bits(op),
+                      reduce_name((ReduceKind)op->iattr[0]));
+            break;
+        case OP_SCAN: sb_puts(E->out, "each warp's running total, per repetition along the axis\n"); break;
+        case OP_CONVERT:
+            sb_printf(E->out, "the tile row-major%s; %s\n",
+                      op->smem_pad ? fmt(E, ", %d padding element%s after every %d", op->smem_pad, op->smem_pad > 1 ? "s" : "",
+                                         1 << op->smem_pad_log2) : "",
+                      op->smem_conflicts ? fmt(E, "%d extra wavefronts from bank conflicts", op->smem_conflicts)
+                                         : "no bank conflicts (counted statically)");
+            break;
+        default: sb_puts(E->out, "the old value, from the thread that did the atomic to all\n"); break;
+        }
+    }
+}
+
 static void emit_header(Emitter *E, int threads)
 {
     const TirFunc *f = E->f;
@@ -1552,12 +2067,17 @@ static void emit_header(Emitter *E, int threads)
                       kp->is_constexpr ? "constexpr" : "specialised");
         }
     }
-    sb_printf(E->out, "//\n// Launch: %d threads per block (%d warps), 0 bytes of shared memory, grid ", threads,
-              f->num_warps);
+    sb_printf(E->out, "//\n// Launch: %d threads per block (%d warps), %d bytes of shared memory%s, grid ", threads,
+              f->num_warps, f->smem_bytes, f->smem_bytes > 48 * 1024 ? " (dynamic; the launcher raises the limit)" : "");
     if (E->opt->grid)
         sb_printf(E->out, "(%s)\n", E->opt->grid);
     else
         sb_puts(E->out, "chosen by the caller\n");
+    if (f->smem_bytes) {
+        sb_puts(E->out, "//\n// Shared memory: one arena; every exchange ends with a barrier, so each buffer lives\n"
+                        "// only during its own op and all of them start at offset 0.\n");
+        describe_smem(E, f->body);
+    }
     sb_puts(E->out, "//\n// Layouts: how each tile's elements are spread over the threads of a block.\n");
     if (!f->layouts.len)
         sb_puts(E->out, "//   (none: this kernel has no tiles)\n");
@@ -1683,7 +2203,14 @@ static void emit_launcher(Emitter *E, int threads)
         sb_puts(E->out, "    if (grid_x == 0 || grid_y == 0 || grid_z == 0)\n        return cudaSuccess; // nothing to do\n");
         sb_puts(E->out, "    const dim3 grid(grid_x, grid_y, grid_z);\n");
     }
-    sb_printf(E->out, "    %s<<<grid, %d, 0, stream>>>(", f->name, threads);
+    int dyn = f->smem_bytes > 48 * 1024 ? f->smem_bytes : 0;
+    if (dyn) {
+        sb_printf(E->out, "    // %d bytes of shared memory: above the default 48 KB, so raise the limit first\n", dyn);
+        sb_printf(E->out, "    const cudaError_t attr = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d);\n",
+                  f->name, dyn);
+        sb_puts(E->out, "    if (attr != cudaSuccess)\n        return attr;\n");
+    }
+    sb_printf(E->out, "    %s<<<grid, %d, %d, stream>>>(", f->name, threads, dyn);
     int n = 0;
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];

@@ -766,7 +766,7 @@ void tir_layouts(Ctx *ctx, TirFunc *f)
 /* Runs of `src` bits (lane, warp or a register index) that set coordinate
  * bits of `dim`, one term each: "(lane >> 3) & 3" shifted into place. */
 typedef struct Terms {
-    char t[24][48];
+    char t[24][256];
     int n;
 } Terms;
 
@@ -780,12 +780,12 @@ static void bits_terms(Terms *T, const LBit *bits, int nbits, int dim, const cha
         int len = 1;
         while (i + len < nbits && bits[i + len].dim == dim && bits[i + len].bit == bits[i].bit + len)
             len++;
-        char x[32];
+        char x[200];
         if (i)
             snprintf(x, sizeof x, "%s >> %d", src, i);
         else
             snprintf(x, sizeof x, "%s", src);
-        char y[40];
+        char y[220];
         if (i + len < nbits)
             snprintf(y, sizeof y, i ? "(%s) & %d" : "%s & %d", x, (1 << len) - 1);
         else

@@ -181,11 +181,24 @@ static void plan_scan(Op *op)
     int k = scan_warp_bits(op);
     if (!k)
         return;
-    /* one total per warp along the axis, for every other coordinate */
+    /* one total per warp along the axis, per repetition of the CTA tile
+     * along it, for every other coordinate */
     Type t = op->args[0]->type;
     int axis = (int)op->iattr[1];
+    LayoutMap m;
+    value_map(op->args[0], &m);
+    int lowest = 64, reps = 1;
+    for (int i = 0; i < m.nlane; i++)
+        if (m.lane[i].dim == axis && m.lane[i].bit < lowest)
+            lowest = m.lane[i].bit;
+    for (int i = 0; i < m.nwarp; i++)
+        if (m.warp[i].dim == axis && m.warp[i].bit < lowest)
+            lowest = m.warp[i].bit;
+    for (int i = 0; i < m.nreg; i++)
+        if (m.reg[i].dim == axis && m.reg[i].bit > lowest)
+            reps *= 2;
     int n = type_numel(t) / t.shape[axis];
-    op->smem_bytes = (n << k) * elem_bytes(t);
+    op->smem_bytes = (n << k) * reps * elem_bytes(t);
 }
 
 static void plan_block(TirFunc *f, Block *b, int *order, int *max_bytes)
