@@ -278,8 +278,14 @@ static const char *thread_coord(Emitter *E, const Value *v, const LayoutMap *m, 
         return "0";
     int rd = d;
     const Layout *root = root_layout(v->layout, &rd);
-    return bind_once(E, fmt(E, "L%d_%s", root->id, dim_suffix(root->rank, rd)), "int", expr,
-                     fmt(E, "L%d: this thread's first %s", root->id, root->rank == 1 ? "element" : dim_suffix(root->rank, rd)));
+    StrBuf off = {0};
+    lmap_reg_expr(&off, m, d, "e");
+    const char *name = fmt(E, "L%d_%s", root->id, dim_suffix(root->rank, rd));
+    const char *comment = fmt(E, "L%d: this thread's first %s", root->id, root->rank == 1 ? "element" : dim_suffix(root->rank, rd));
+    if (strcmp(off.data, "0"))
+        comment = fmt(E, "%s; register e is at +%s", comment, off.data);
+    sb_free(&off);
+    return bind_once(E, name, "int", expr, comment);
 }
 
 /* Register `idx`'s coordinate along d: thread base + constant offset. */
@@ -942,6 +948,8 @@ static const char *compress(Emitter *E, const int *pos, int n, const char *src)
 
 static const char *combine_expr(Emitter *E, ReduceKind k, DType d, const char *a, const char *b)
 {
+    a = paren(E, a);
+    b = paren(E, b);
     bool half = d == DT_FP16 || d == DT_BF16;
     switch (k) {
     case RED_SUM:
@@ -1226,7 +1234,7 @@ static void emit_scan(Emitter *E, const Op *op)
     DType d = r->type.dtype;
     const char *T = dtype_ctype(d);
     const char *ident = prod ? (dtype_is_float(d) ? float_literal(E, 1.0, d) : int_literal(E, 1, d)) : zero_of(E, d);
-#define COMBINE(a, b) (prod ? small_int_wrap(E, d, fmt(E, "%s * %s", a, b)) : combine_expr(E, RED_SUM, d, a, b))
+#define COMBINE(a, b) (prod ? small_int_wrap(E, d, fmt(E, "%s * %s", paren(E, a), paren(E, b))) : combine_expr(E, RED_SUM, d, a, b))
     LayoutMap m;
     value_map(x, &m);
     int lanes[5], warps[5];

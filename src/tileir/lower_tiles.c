@@ -6,6 +6,7 @@
  */
 #include "lower_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ---- shapes ------------------------------------------------------------------- */
@@ -250,7 +251,10 @@ static int parse_choice(Lower *L, CVal *c, Loc loc, const char *what, const char
     for (int i = 0; i < n; i++)
         if (!strcmp(c->s, names[i]))
             return i;
-    lower_error(L, loc, "unknown %s \"%s\"", what, c->s);
+    char list[128] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
+    lower_error(L, loc, "unknown %s \"%s\" (expected one of: %s)", what, c->s, list);
 }
 
 static CVal *do_atomic(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,

@@ -131,6 +131,25 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
+// native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
+// types); 8- and 16-bit integers travel as an int.
+template <typename T> __device__ __forceinline__ T shfl_xor(T v, int m) { return __shfl_xor_sync(0xffffffffu, v, m); }
+template <typename T> __device__ __forceinline__ T shfl_up(T v, int d) { return __shfl_up_sync(0xffffffffu, v, d); }
+template <typename T> __device__ __forceinline__ T shfl_down(T v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
+template <typename T> __device__ __forceinline__ T shfl_idx(T v, int l) { return __shfl_sync(0xffffffffu, v, l); }
+#define TILEC_NARROW_SHUFFLES(T)                                                                            \
+    __device__ __forceinline__ T shfl_xor(T v, int m) { return (T)__shfl_xor_sync(0xffffffffu, (int)v, m); } \
+    __device__ __forceinline__ T shfl_up(T v, int d) { return (T)__shfl_up_sync(0xffffffffu, (int)v, d); }   \
+    __device__ __forceinline__ T shfl_down(T v, int d) { return (T)__shfl_down_sync(0xffffffffu, (int)v, d); } \
+    __device__ __forceinline__ T shfl_idx(T v, int l) { return (T)__shfl_sync(0xffffffffu, (int)v, l); }
+TILEC_NARROW_SHUFFLES(int8_t)
+TILEC_NARROW_SHUFFLES(uint8_t)
+TILEC_NARROW_SHUFFLES(int16_t)
+TILEC_NARROW_SHUFFLES(uint16_t)
+TILEC_NARROW_SHUFFLES(bool)
+#undef TILEC_NARROW_SHUFFLES
+
 } // namespace tilec
 
 #ifndef __CUDACC_RTC__
@@ -147,8 +166,7 @@ activation_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
-    // L0: this thread's first element; its element e (of 8) is at L0_base + e
-    const int L0_base = 8 * (lane + 32 * warp);
+    const int L0_base = (lane << 3) + (warp << 8);  // L0: this thread's first element; register e is at +e
 
     // fused_activation.py:44  pid = tl.program_id(axis=0)
     const int32_t pid = (int32_t)blockIdx.x;

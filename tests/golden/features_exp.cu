@@ -132,6 +132,25 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
+// native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
+// types); 8- and 16-bit integers travel as an int.
+template <typename T> __device__ __forceinline__ T shfl_xor(T v, int m) { return __shfl_xor_sync(0xffffffffu, v, m); }
+template <typename T> __device__ __forceinline__ T shfl_up(T v, int d) { return __shfl_up_sync(0xffffffffu, v, d); }
+template <typename T> __device__ __forceinline__ T shfl_down(T v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
+template <typename T> __device__ __forceinline__ T shfl_idx(T v, int l) { return __shfl_sync(0xffffffffu, v, l); }
+#define TILEC_NARROW_SHUFFLES(T)                                                                            \
+    __device__ __forceinline__ T shfl_xor(T v, int m) { return (T)__shfl_xor_sync(0xffffffffu, (int)v, m); } \
+    __device__ __forceinline__ T shfl_up(T v, int d) { return (T)__shfl_up_sync(0xffffffffu, (int)v, d); }   \
+    __device__ __forceinline__ T shfl_down(T v, int d) { return (T)__shfl_down_sync(0xffffffffu, (int)v, d); } \
+    __device__ __forceinline__ T shfl_idx(T v, int l) { return (T)__shfl_sync(0xffffffffu, (int)v, l); }
+TILEC_NARROW_SHUFFLES(int8_t)
+TILEC_NARROW_SHUFFLES(uint8_t)
+TILEC_NARROW_SHUFFLES(int16_t)
+TILEC_NARROW_SHUFFLES(uint16_t)
+TILEC_NARROW_SHUFFLES(bool)
+#undef TILEC_NARROW_SHUFFLES
+
 } // namespace tilec
 
 #ifndef __CUDACC_RTC__
@@ -148,8 +167,7 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
-    // L0: this thread's first element; its element e (of 2) is at L0_base + e
-    const int L0_base = 2 * (lane + 32 * warp);
+    const int L0_base = (lane << 1) + (warp << 6);  // L0: this thread's first element; register e is at +e
 
     // features.py:17  pid = tl.program_id(0)
     const int32_t pid = (int32_t)blockIdx.x;
@@ -222,8 +240,8 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     for (int e = 0; e < 2; ++e)
         acc_4[e] = acc_3[e] + (y_3[e] * 3.0f);
     // features.py:42  while i < n:
-    int32_t total;
-    total = 0;
+    int32_t total_2;
+    total_2 = 0;
     int32_t i;
     i = 0;
     while (true) {
@@ -231,7 +249,7 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
         if (!cond)
             break;
         // features.py:43  total += i
-        total = total + i;
+        total_2 = total_2 + i;
         // features.py:44  i += BLOCK * 4
         i = i + 1024;
     }
@@ -252,7 +270,7 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     float tmp_3[2];  // [256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        tmp_3[e] = (acc[e] + (float)total) + tilec::bitcast<float>(bits[e]);
+        tmp_3[e] = (acc[e] + (float)total_2) + tilec::bitcast<float>(bits[e]);
     tilec::store<2>(out_ptr + offs[0], &tmp_3[0], mask[0]);
     // features.py:50  tl.store(idx_ptr + offs, q.to(tl.int64), mask=mask)
     int64_t cvt[2];  // [256] i64, L0

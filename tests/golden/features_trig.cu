@@ -132,6 +132,25 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
+// native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
+// types); 8- and 16-bit integers travel as an int.
+template <typename T> __device__ __forceinline__ T shfl_xor(T v, int m) { return __shfl_xor_sync(0xffffffffu, v, m); }
+template <typename T> __device__ __forceinline__ T shfl_up(T v, int d) { return __shfl_up_sync(0xffffffffu, v, d); }
+template <typename T> __device__ __forceinline__ T shfl_down(T v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
+template <typename T> __device__ __forceinline__ T shfl_idx(T v, int l) { return __shfl_sync(0xffffffffu, v, l); }
+#define TILEC_NARROW_SHUFFLES(T)                                                                            \
+    __device__ __forceinline__ T shfl_xor(T v, int m) { return (T)__shfl_xor_sync(0xffffffffu, (int)v, m); } \
+    __device__ __forceinline__ T shfl_up(T v, int d) { return (T)__shfl_up_sync(0xffffffffu, (int)v, d); }   \
+    __device__ __forceinline__ T shfl_down(T v, int d) { return (T)__shfl_down_sync(0xffffffffu, (int)v, d); } \
+    __device__ __forceinline__ T shfl_idx(T v, int l) { return (T)__shfl_sync(0xffffffffu, (int)v, l); }
+TILEC_NARROW_SHUFFLES(int8_t)
+TILEC_NARROW_SHUFFLES(uint8_t)
+TILEC_NARROW_SHUFFLES(int16_t)
+TILEC_NARROW_SHUFFLES(uint16_t)
+TILEC_NARROW_SHUFFLES(bool)
+#undef TILEC_NARROW_SHUFFLES
+
 } // namespace tilec
 
 #ifndef __CUDACC_RTC__
@@ -147,8 +166,7 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
 {
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
-    // L0: this thread's first element; its element e (of 4) is at L0_base + e * 32
-    const int L0_base = lane;
+    const int L0_base = lane;  // L0: this thread's first element; register e is at +e << 5
 
     // features.py:17  pid = tl.program_id(0)
     const int32_t pid = (int32_t)blockIdx.x;
@@ -161,7 +179,7 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     int32_t offs[4];  // [128] i32, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        offs[e] = (pid * 128) + (L0_base + e * 32);
+        offs[e] = (pid * 128) + (L0_base + (e << 5));
     // features.py:23  mask = offs < n
     bool mask[4];  // [128] i1, L0
     #pragma unroll
@@ -225,8 +243,8 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     for (int e = 0; e < 4; ++e)
         acc_4[e] = acc_3[e] + (y_3[e] * 3.0f);
     // features.py:42  while i < n:
-    int32_t total;
-    total = 0;
+    int32_t total_2;
+    total_2 = 0;
     int32_t i;
     i = 0;
     while (true) {
@@ -234,7 +252,7 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
         if (!cond)
             break;
         // features.py:43  total += i
-        total = total + i;
+        total_2 = total_2 + i;
         // features.py:44  i += BLOCK * 4
         i = i + 512;
     }
@@ -255,7 +273,7 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         if (mask[e])
-            *(out_ptr + offs[e]) = (acc[e] + (float)total) + tilec::bitcast<float>(bits[e]);
+            *(out_ptr + offs[e]) = (acc[e] + (float)total_2) + tilec::bitcast<float>(bits[e]);
     // features.py:50  tl.store(idx_ptr + offs, q.to(tl.int64), mask=mask)
     #pragma unroll
     for (int e = 0; e < 4; ++e)

@@ -128,6 +128,25 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
+// native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
+// types); 8- and 16-bit integers travel as an int.
+template <typename T> __device__ __forceinline__ T shfl_xor(T v, int m) { return __shfl_xor_sync(0xffffffffu, v, m); }
+template <typename T> __device__ __forceinline__ T shfl_up(T v, int d) { return __shfl_up_sync(0xffffffffu, v, d); }
+template <typename T> __device__ __forceinline__ T shfl_down(T v, int d) { return __shfl_down_sync(0xffffffffu, v, d); }
+template <typename T> __device__ __forceinline__ T shfl_idx(T v, int l) { return __shfl_sync(0xffffffffu, v, l); }
+#define TILEC_NARROW_SHUFFLES(T)                                                                            \
+    __device__ __forceinline__ T shfl_xor(T v, int m) { return (T)__shfl_xor_sync(0xffffffffu, (int)v, m); } \
+    __device__ __forceinline__ T shfl_up(T v, int d) { return (T)__shfl_up_sync(0xffffffffu, (int)v, d); }   \
+    __device__ __forceinline__ T shfl_down(T v, int d) { return (T)__shfl_down_sync(0xffffffffu, (int)v, d); } \
+    __device__ __forceinline__ T shfl_idx(T v, int l) { return (T)__shfl_sync(0xffffffffu, (int)v, l); }
+TILEC_NARROW_SHUFFLES(int8_t)
+TILEC_NARROW_SHUFFLES(uint8_t)
+TILEC_NARROW_SHUFFLES(int16_t)
+TILEC_NARROW_SHUFFLES(uint16_t)
+TILEC_NARROW_SHUFFLES(bool)
+#undef TILEC_NARROW_SHUFFLES
+
 } // namespace tilec
 
 #ifndef __CUDACC_RTC__
@@ -144,8 +163,7 @@ add_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, float *__restri
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
-    // L0: this thread's first element; its element e (of 8) is at L0_base + (e >> 2) * 512 + (e & 3)
-    const int L0_base = 4 * (lane + 32 * warp);
+    const int L0_base = (lane << 2) + (warp << 7);  // L0: this thread's first element; register e is at +(e & 3) + ((e >> 2) << 9)
 
     // vector_add.py:23  pid = tl.program_id(axis=0)
     const int32_t pid = (int32_t)blockIdx.x;
@@ -155,7 +173,7 @@ add_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, float *__restri
     int32_t offsets[8];  // [1024] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        offsets[e] = block_start + (L0_base + (e >> 2) * 512 + (e & 3));
+        offsets[e] = block_start + (L0_base + (e & 3) + ((e >> 2) << 9));
     // vector_add.py:27  mask = offsets < n_elements
     bool mask[8];  // [1024] i1, L0
     #pragma unroll

@@ -1,0 +1,11 @@
+# flags: -k k -s "*fp32:16, i32, 16"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs[:, None] * BLOCK + offs[None, :])
+    s = tl.sum(x, axis=2)
+    tl.store(x_ptr + offs, s)
