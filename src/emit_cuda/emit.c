@@ -176,12 +176,17 @@ static const char *decl(Emitter *E, Type t, const char *name, int n)
 
 static const char *float_literal(Emitter *E, double x, DType d)
 {
-    if (isnan(x))
-        return d == DT_FP64 ? "__longlong_as_double(0x7ff8000000000000ll)" : "__int_as_float(0x7fc00000)";
-    if (isinf(x)) {
-        if (d == DT_FP64)
-            return x > 0 ? "__longlong_as_double(0x7ff0000000000000ll)" : "__longlong_as_double(0xfff0000000000000ll)";
-        return x > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+    if (isnan(x) || isinf(x)) {
+        const char *f32 = isnan(x) ? "__int_as_float(0x7fc00000)" : x > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
+        switch (d) {
+        case DT_FP64:
+            return isnan(x) ? "__longlong_as_double(0x7ff8000000000000ll)"
+                   : x > 0  ? "__longlong_as_double(0x7ff0000000000000ll)"
+                            : "__longlong_as_double(0xfff0000000000000ll)";
+        case DT_FP16: return fmt(E, "__float2half(%s)", f32);
+        case DT_BF16: return fmt(E, "__float2bfloat16(%s)", f32);
+        default: return f32;
+        }
     }
     char buf[64];
     if (d == DT_FP32)
@@ -1041,7 +1046,7 @@ static void emit_reduce(Emitter *E, const Op *op)
     line(E, "// %s along dim %d: %d value%s in each thread%s%s", reduce_name(k), axis, K, K > 1 ? "s" : "",
          nl ? fmt(E, ", then across %d lanes", 1 << nl) : "", nw ? fmt(E, ", then across %d warps", 1 << nw) : "");
     /* 1. within the thread */
-    bool block = K > 1 && NR > 1;
+    bool block = (K > 1 || ri) && NR > 1;
     const char *j = "0";
     if (block) {
         line(E, "#pragma unroll");
@@ -1443,8 +1448,8 @@ static void emit_convert(Emitter *E, const Op *op)
         line(E, "%s;%s", decl(E, type_elem(r->type), name, nregs(r)), shape_note(E, r));
     line(E, "{  // L%d -> L%d through shared memory (cvt%d)", x->layout->id, r->layout->id, bufno);
     E->indent++;
-    line(E, "%s%sbuf = reinterpret_cast<%s%s*>(smem + %d);", T, T[strlen(T) - 1] == '*' ? "" : " *", T,
-         T[strlen(T) - 1] == '*' ? "" : " *", op->smem_offset);
+    const char *BT = T[strlen(T) - 1] == '*' ? fmt(E, "%s*", T) : fmt(E, "%s *", T);
+    line(E, "%sbuf = reinterpret_cast<%s>(smem + %d);", BT, BT, op->smem_offset);
     int n = nregs(x);
     const char *e = elem_loop_open(E, n, 1);
     StrBuf args = {0};

@@ -583,6 +583,19 @@ static bool has_unit_dim(Type t)
     return false;
 }
 
+static bool has_memory_group(Assign *A, Type t)
+{
+    for (int i = 0; i < A->groups.len; i++) {
+        const ShapeGroup *g = &A->groups.data[i];
+        bool same = g->rank == t.rank && g->has_order;
+        for (int d = 0; d < t.rank && same; d++)
+            same = g->shape[d] == t.shape[d];
+        if (same)
+            return true;
+    }
+    return false;
+}
+
 static void seed(Assign *A, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -591,30 +604,37 @@ static void seed(Assign *A, Block *b)
             seed(A, op->regions[r]);
         for (int k = 0; k < op->nres; k++) {
             Value *v = op->results[k];
-            if (v->type.rank == A->max_rank && v->type.rank && !has_unit_dim(v->type))
+            if (v->type.rank == A->max_rank && v->type.rank && (!has_unit_dim(v->type) || has_memory_group(A, v->type)))
                 set_layout(A, v, home(A, v->type));
         }
     }
 }
 
-/* the first tensor value (program order) without a layout */
-static Value *first_unassigned(Block *b)
+/* The unassigned tensor value of the highest rank, first in program order. */
+static void find_unassigned(Block *b, Value **best)
 {
-    for (int i = 0; i < b->args.len; i++)
-        if (b->args.data[i]->type.rank && !b->args.data[i]->layout)
-            return b->args.data[i];
+    for (int i = 0; i < b->args.len; i++) {
+        Value *v = b->args.data[i];
+        if (v->type.rank && !v->layout && (!*best || v->type.rank > (*best)->type.rank))
+            *best = v;
+    }
     for (int i = 0; i < b->ops.len; i++) {
         Op *op = b->ops.data[i];
-        for (int r = 0; r < op->nregions; r++) {
-            Value *v = first_unassigned(op->regions[r]);
-            if (v)
-                return v;
+        for (int r = 0; r < op->nregions; r++)
+            find_unassigned(op->regions[r], best);
+        for (int k = 0; k < op->nres; k++) {
+            Value *v = op->results[k];
+            if (v->type.rank && !v->layout && (!*best || v->type.rank > (*best)->type.rank))
+                *best = v;
         }
-        for (int k = 0; k < op->nres; k++)
-            if (op->results[k]->type.rank && !op->results[k]->layout)
-                return op->results[k];
     }
-    return NULL;
+}
+
+static Value *first_unassigned(Block *b)
+{
+    Value *best = NULL;
+    find_unassigned(b, &best);
+    return best;
 }
 
 /* ---- conversions ---------------------------------------------------------------- */
@@ -822,6 +842,11 @@ void lmap_base_expr(StrBuf *out, const LayoutMap *m, int dim)
 void lmap_reg_expr(StrBuf *out, const LayoutMap *m, int dim, const char *idx)
 {
     Terms T = {.n = 0};
+    char wrapped[220];
+    if (strchr(idx, ' ')) { /* an expression: keep it whole under >> and & */
+        snprintf(wrapped, sizeof wrapped, "(%s)", idx);
+        idx = wrapped;
+    }
     bits_terms(&T, m->reg, m->nreg, dim, idx);
     terms_join(out, &T);
 }

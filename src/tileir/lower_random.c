@@ -15,8 +15,10 @@
  *                                    key (seed & 0xffffffff, seed >> 32),
  *                                    64-bit counters the key (seed, 0); the
  *                                    counters are bitcast to uint32/uint64.
- *   randint4x(seed, offset, n)       philox(seed, offset, 0, 0, 0) with the
- *                                    zeros made as `offset * 0`.
+ *   randint4x(seed, offset, n)       philox(seed, lo, hi, 0, 0): lo is
+ *                                    offset.to(uint32), hi the upper half of a
+ *                                    64-bit offset (else 0), the zeros made as
+ *                                    `lo * 0`.
  *   randint / rand / rand4x / randn / randn4x, uint_to_uniform_float,
  *   pair_uniform_to_normal           built from the above.
  *
@@ -159,7 +161,7 @@ static void philox(Lower *L, CVal *seed_c, CVal **c, int n, Loc loc, const char 
         cv[i] = to_value(L, c[i], loc);
         all_scalar = all_scalar && cv[i]->type.rank == 0;
     }
-    if (seed->type.dtype == DT_PTR)
+    if (!dtype_is_int(seed->type.dtype)) /* tl.static_assert(seed.dtype.is_int()) */
         lower_error(L, loc, "%s: the seed must be an integer, got %s", fname, type_str(L->a, seed->type));
     seed = cast_value(L, seed, type_scalar(DT_U64), loc);
     DType c0d = cv[0]->type.dtype;
@@ -198,12 +200,28 @@ static void philox(Lower *L, CVal *seed_c, CVal **c, int n, Loc loc, const char 
     philox_impl(L, c, k, n, loc, fname);
 }
 
-/* randint4x(seed, offset, n) */
+/* randint4x(seed, offset, n): the counter is (offset_lo, offset_hi, 0, 0)
+ * with offset_lo = offset.to(uint32) (a cast, not a bitcast), offset_hi the
+ * upper 32 bits of a 64-bit offset or zero, and the zeros made as
+ * `offset_lo * 0`; so every offset width uses Philox4x32. */
 static void randint4x(Lower *L, CVal *seed, CVal *offset, int n, CVal **out, Loc loc, const char *fname)
 {
-    CVal *zero = lower_binop(L, TOK_STAR, offset, cv_int(L, 0), loc); /* _0 = offset * 0 */
-    out[0] = offset;
-    out[1] = out[2] = out[3] = zero;
+    if (offset->kind != CV_VALUE)
+        lower_error(L, loc, "%s: the offset must be a tensor or a runtime scalar, got %s (Triton calls "
+                    "offset.to(tl.uint32) on it)", fname, cv_describe(L, offset));
+    Value *off = offset->v;
+    if (off->type.dtype == DT_PTR)
+        lower_error(L, loc, "%s: the offsets must be integers, got %s", fname, type_str(L->a, off->type));
+    CVal *lo = cv_value(L, cast_value(L, off, type_scalar(DT_U32), loc));
+    CVal *zero = lower_binop(L, TOK_STAR, lo, cv_int(L, 0), loc);
+    CVal *hi = zero;
+    if (dtype_bits(off->type.dtype) > 32) {
+        CVal *sh = lower_binop(L, TOK_RSHIFT, offset, cv_int(L, 32), loc);
+        hi = cv_value(L, cast_value(L, sh->v, type_scalar(DT_U32), loc));
+    }
+    out[0] = lo;
+    out[1] = hi;
+    out[2] = out[3] = zero;
     philox(L, seed, out, n, loc, fname);
 }
 

@@ -244,7 +244,7 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
             if ((lane & 31) == 31) {
                 #pragma unroll
                 for (int e = 0; e < 8; ++e)
-                    partial[((warp & 3) * 2 + (e >> 2)) * 4 + ((((e & 3)) << 1) | ((e >> 2)) >> 1)] = total[e];
+                    partial[((warp & 3) * 2 + (e >> 2)) * 4 + (((((e & 3)) << 1) | ((e >> 2))) >> 1)] = total[e];
             }
             __syncthreads();
             #pragma unroll
@@ -252,7 +252,7 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
                 int32_t sum = 0;
                 #pragma unroll
                 for (int ww = 0; ww < 4; ++ww) {
-                    const int32_t v = partial[(ww * 2 + (e >> 2)) * 4 + ((((e & 3)) << 1) | ((e >> 2)) >> 1)];
+                    const int32_t v = partial[(ww * 2 + (e >> 2)) * 4 + (((((e & 3)) << 1) | ((e >> 2))) >> 1)];
                     if (ww < (warp & 3))
                         before[e] = before[e] + v;
                     sum = sum + v;

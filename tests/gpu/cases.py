@@ -4,7 +4,11 @@ Each Case names a Triton source file and one specialisation of one kernel in it 
 tilec -s/-D/-w/--grid flags), the driver in run_gpu_tests.py that makes its inputs and its
 float64 reference, and the sizes it runs at.  Golden cases (tests/golden/*.flags, one line
 `INPUT.py flags...`) are added at run time by run_gpu_tests.py with the "generic" driver,
-which compares tilec with Triton on random inputs, since no reference is known for them.
+which compares tilec with Triton on random inputs, since no reference is known for them;
+goldens of kernels whose cases use a 2-D driver (not in ONE_D_DRIVERS) are left to those.
+
+A case whose kernel tilec rejects (exit status 1, e.g. "not supported yet") is skipped, and
+its Triton run is still checked against the reference, so that the test itself is known good.
 """
 
 from dataclasses import dataclass, field
@@ -18,9 +22,33 @@ SIZES_DIV16 = [16, 4096, 98432, 1 << 20]
 ROW_SHAPES = [(1, 1, 1), (3, 17, 20), (7, 1000, 1000), (16, 4096, 4099), (5, 98432, 98432),
               (2, (1 << 19) + 3, (1 << 19) + 3)]
 
+# Row-wise kernels (softmax, norms, cross-entropy, scans, column reductions): shapes are
+# (rows, cols, row stride[, ...]) in elements; a stride larger than cols leaves a gap that the
+# kernel must not write.  They include one row, three rows of 17, 127 rows, ragged widths
+# (781, 1000, 300) and many rows (4096).
+SOFTMAX_1K = [(1, 1, 1, 1), (3, 17, 20, 24), (127, 781, 781, 800), (4096, 781, 781, 781),
+              (64, 1000, 1024, 1000), (5, 1024, 1024, 1024)]    # (rows, cols, in stride, out stride)
+NORM_1K = [(1, 1, 1), (3, 17, 24), (127, 781, 781), (4096, 1024, 1024), (64, 1000, 1008)]
+NORM_8K = [(3, 5000, 5000), (127, 8192, 8192), (17, 7001, 7008)]
+DWDB_SHAPES = [(1, 1, 1), (3, 17, 24), (1000, 300, 300), (127, 781, 781), (4096, 1024, 1024)]
+XENT_SHAPES = [(1, 1, 1), (3, 17, 20), (127, 1000, 1000), (64, 32000, 32000),
+               (1, 65536, 65536), (7, 50257, 50264)]            # (rows, V, stride)
+COL_SHAPES = [(1, 1, 1, "randn"), (3, 17, 20, "ties"), (1000, 300, 300, "randn"),
+              (1000, 300, 300, "ties"), (127, 781, 781, "ties"), (4096, 128, 136, "randn")]
+CUMSUM_SIZES = [1, 17, 1000, 4096, 65536, 98432 + 5]
+CUMSUM_ROWS = [(1, 1, 1), (3, 17, 20), (127, 781, 781), (1000, 300, 300), (1, 65536, 65536),
+               (64, 1000, 1024)]
+
+# Drivers whose kernels take 1-D tiles and one size n, which the generic driver can also run
+# (for golden files of the same kernels); goldens of kernels driven otherwise are skipped.
+ONE_D_DRIVERS = {"vector_add", "activation", "scaled_add", "dropout", "rand", "randint",
+                 "cumsum", "generic"}
+
 ACTIVATIONS = ["gelu_tanh", "silu", "leaky_relu"]
 ALPHA = 0.01          # leaky_relu slope, passed as the fp32 runtime argument `alpha`
 SCALE = 0.7071        # `scale` argument of the chunked-loop kernels
+EPS = 1e-5            # `eps` argument of the norm kernels
+DROPOUT_P = 0.3       # `p` argument of dropout_kernel
 
 
 @dataclass
@@ -32,10 +60,11 @@ class Case:
     defines: dict = field(default_factory=dict)   # -D NAME=VALUE
     num_warps: int = 4            # -w
     grid: str = None              # --grid; None: the launcher takes grid_x, grid_y, grid_z
-    driver: str = "generic"       # vector_add | activation | scaled_add | row_chunks | generic
+    driver: str = "generic"       # a key of run_gpu_tests.DRIVERS
     dtype: str = "fp32"           # element type of the tensors
     sizes: list = field(default_factory=lambda: list(SIZES))
     extra_flags: list = field(default_factory=list)  # further tilec flags (golden cases)
+    skip: str = None              # set at run time: why tilec could not translate it
 
     def tilec_args(self):
         args = [self.source, "-k", self.kernel, "-s", self.sig, "-w", str(self.num_warps)]
@@ -103,4 +132,132 @@ def example_cases():
     cases.append(Case("row_chunks/fp32/B1024/w4/host-grid", "examples/chunked_loop.py", "row_chunks_kernel",
                       "*fp32:16, *fp32:16, i32, i32, i32, fp32, 1024", num_warps=4,
                       driver="row_chunks", dtype="fp32", sizes=list(ROW_SHAPES)))
+    return cases + rowwise_cases() + random_and_scan_cases()
+
+
+def rowwise_cases():
+    """Reductions along rows or columns: softmax, layer/RMS norm, cross-entropy, max/min."""
+    cases = []
+    F32, F16 = "*fp32:16", "*fp16:16"
+
+    # softmax_kernel: one row per program, grid (n_rows,) from the caller; the block must
+    # cover the row.  Warps as in the tutorials: 4 up to 2048 columns, 8 up to 8192, then 16.
+    for dt, block, warps, shapes in [
+            ("fp32", 1024, 4, SOFTMAX_1K),
+            ("fp32", 4096, 8, [(1, 4096, 4096, 4096), (33, 3000, 3000, 3001), (256, 4096, 4096, 4096)]),
+            ("fp32", 16384, 16, [(3, 16384, 16384, 16384), (17, 9000, 9001, 9000), (2, 12345, 12352, 12345)]),
+            ("fp16", 1024, 4, [(3, 17, 20, 24), (127, 781, 781, 800), (4096, 1000, 1000, 1000)]),
+            ("bf16", 256, 2, [(1, 1, 1, 1), (127, 200, 256, 200)])]:
+        cases.append(Case(f"softmax/{dt}/B{block}/w{warps}", "examples/softmax.py", "softmax_kernel",
+                          f"*{dt}:16, *{dt}:16, i32, i32, i32, {block}", num_warps=warps,
+                          driver="softmax", dtype=dt, sizes=list(shapes)))
+    # Strides promised to be multiples of 16 (vector loads along the row at any row).
+    cases.append(Case("softmax/fp32/B1024/w4/stride16", "examples/softmax.py", "softmax_kernel",
+                      f"{F32}, {F32}, i32:16, i32:16, i32, 1024", num_warps=4, driver="softmax",
+                      sizes=[(3, 17, 32, 48), (127, 781, 784, 784), (4096, 1024, 1024, 1024)]))
+
+    # softmax_rows_kernel: ROWS rows per program as a [ROWS, BLOCK_SIZE] tile.
+    for dt, rows, block, warps, shapes in [
+            ("fp32", 4, 1024, 4, SOFTMAX_1K),
+            ("fp32", 16, 32, 2, [(3, 17, 20, 24), (1000, 32, 32, 32), (127, 5, 7, 5)]),
+            ("fp16", 8, 128, 4, [(127, 100, 128, 100), (4096, 128, 128, 128)])]:
+        cases.append(Case(f"softmax_rows/{dt}/R{rows}/B{block}/w{warps}", "examples/softmax.py",
+                          "softmax_rows_kernel", f"*{dt}:16, *{dt}:16, i32, i32, i32, i32, {rows}, {block}",
+                          num_warps=warps, grid="cdiv(n_rows, ROWS)", driver="softmax", dtype=dt,
+                          sizes=list(shapes)))
+
+    # layer_norm_fwd / rms_norm_fwd: one row per program, grid (M,) from the caller.
+    for dt, block, warps, shapes in [("fp16", 1024, 4, NORM_1K), ("fp16", 8192, 8, NORM_8K),
+                                     ("bf16", 1024, 4, [(3, 17, 24), (127, 781, 800)]),
+                                     ("fp32", 256, 2, [(3, 17, 20), (127, 200, 256)])]:
+        p = f"*{dt}:16"
+        cases.append(Case(f"layer_norm_fwd/{dt}/B{block}/w{warps}", "examples/layer_norm.py",
+                          "layer_norm_fwd", f"{p}, {p}, {p}, {p}, {F32}, {F32}, i32, i32, fp32, {block}",
+                          num_warps=warps, driver="layer_norm_fwd", dtype=dt, sizes=list(shapes)))
+        cases.append(Case(f"rms_norm_fwd/{dt}/B{block}/w{warps}", "examples/rms_norm.py",
+                          "rms_norm_fwd", f"{p}, {p}, {p}, i32, i32, fp32, {block}",
+                          num_warps=warps, driver="rms_norm_fwd", dtype=dt, sizes=list(shapes)))
+    cases.append(Case("rms_norm_fwd/fp32/B16384/w16", "examples/rms_norm.py", "rms_norm_fwd",
+                      f"{F32}, {F32}, {F32}, i32, i32, fp32, 16384", num_warps=16,
+                      driver="rms_norm_fwd", sizes=[(2, 12345, 12345), (17, 16384, 16384)]))
+
+    # layer_norm_bwd_dx: one row per program.
+    for dt, block, warps, shapes in [("fp16", 1024, 4, NORM_1K),
+                                     ("fp32", 4096, 8, [(17, 3000, 3000), (64, 4096, 4096)])]:
+        p = f"*{dt}:16"
+        cases.append(Case(f"layer_norm_bwd_dx/{dt}/B{block}/w{warps}", "examples/layer_norm.py",
+                          "layer_norm_bwd_dx", f"{p}, {p}, {p}, {p}, {F32}, {F32}, i32, i32, {block}",
+                          num_warps=warps, driver="layer_norm_bwd_dx", dtype=dt, sizes=list(shapes)))
+
+    # dw/db: a loop over row chunks reduced over axis 0, or atomics from row chunks.
+    for dt, bm, bn, warps in [("fp16", 32, 64, 4), ("fp32", 16, 128, 4)]:
+        p = f"*{dt}:16"
+        cases.append(Case(f"layer_norm_bwd_dwdb/{dt}/BM{bm}/BN{bn}/w{warps}", "examples/layer_norm.py",
+                          "layer_norm_bwd_dwdb", f"{F32}, {F32}, {p}, {p}, {F32}, {F32}, i32, i32, i32, {bm}, {bn}",
+                          num_warps=warps, grid="cdiv(N, BLOCK_N)", driver="layer_norm_dwdb",
+                          dtype=dt, sizes=list(DWDB_SHAPES)))
+    for dt, bm, bn, warps in [("fp16", 32, 128, 4), ("fp32", 8, 256, 2)]:
+        p = f"*{dt}:16"
+        cases.append(Case(f"layer_norm_bwd_dwdb_atomic/{dt}/BM{bm}/BN{bn}/w{warps}",
+                          "examples/layer_norm.py", "layer_norm_bwd_dwdb_atomic",
+                          f"{F32}, {F32}, {p}, {p}, {F32}, {F32}, i32, i32, i32, {bm}, {bn}",
+                          num_warps=warps, grid="cdiv(M, BLOCK_M)", driver="layer_norm_dwdb",
+                          dtype=dt, sizes=list(DWDB_SHAPES)))
+
+    # cross_entropy_fwd: a loop over the vocabulary with loop-carried scalars; labels int64.
+    for dt, block, warps, shapes in [("fp32", 1024, 4, XENT_SHAPES), ("fp32", 4096, 8, XENT_SHAPES),
+                                     ("fp16", 2048, 8, [(3, 17, 24), (64, 32000, 32000), (1, 65536, 65536)])]:
+        cases.append(Case(f"cross_entropy/{dt}/B{block}/w{warps}", "examples/cross_entropy.py",
+                          "cross_entropy_fwd", f"*{dt}:16, *i64:16, {F32}, i32, i32, {block}",
+                          num_warps=warps, driver="cross_entropy", dtype=dt, sizes=list(shapes)))
+
+    # col_max_kernel (max + argmax per column, running over row chunks) and row_min_kernel
+    # (min + argmin per row, keep_dims).  Values and indices must be exact.
+    for dt, bm, bn, warps in [("fp32", 32, 64, 4), ("fp16", 64, 32, 4), ("fp32", 8, 256, 8)]:
+        cases.append(Case(f"col_max/{dt}/BM{bm}/BN{bn}/w{warps}", "examples/col_max.py", "col_max_kernel",
+                          f"*{dt}:16, {F32}, *i32:16, i32, i32, i32, {bm}, {bn}", num_warps=warps,
+                          grid="cdiv(N, BLOCK_N)", driver="col_max", dtype=dt, sizes=list(COL_SHAPES)))
+    for dt, bm, bn, warps, shapes in [
+            ("fp32", 4, 1024, 4, [(3, 17, 20, "ties"), (127, 781, 781, "ties"), (1000, 300, 300, "randn"),
+                                  (4096, 1000, 1000, "randn")]),
+            ("fp32", 16, 32, 2, [(1, 1, 1, "randn"), (1000, 30, 32, "ties")])]:
+        cases.append(Case(f"row_min/{dt}/BM{bm}/BN{bn}/w{warps}", "examples/col_max.py", "row_min_kernel",
+                          f"*{dt}:16, {F32}, *i32:16, i32, i32, i32, {bm}, {bn}", num_warps=warps,
+                          grid="cdiv(M, BLOCK_M)", driver="row_min", dtype=dt, sizes=list(shapes)))
+    return cases
+
+
+def random_and_scan_cases():
+    """Philox streams (exact against a torch re-implementation and Triton) and prefix sums."""
+    cases = []
+    for dt, block, warps in [("fp32", 1024, 4), ("fp16", 2048, 8)]:
+        cases.append(Case(f"dropout/{dt}/B{block}/w{warps}", "examples/dropout.py", "dropout_kernel",
+                          f"*{dt}:16, *{dt}:16, i32, fp32, i32, {block}", num_warps=warps,
+                          grid="cdiv(n, BLOCK_SIZE)", driver="dropout", dtype=dt))
+    cases.append(Case("rand/fp32/B1024/w4", "examples/dropout.py", "rand_kernel",
+                      "*fp32:16, i32, i32, 1024", num_warps=4, grid="cdiv(n, BLOCK_SIZE)",
+                      driver="rand"))
+    # A 64-bit seed above 2**32 also exercises the high key word.
+    cases.append(Case("rand/fp32/B512/w2/seed64", "examples/dropout.py", "rand_kernel",
+                      "*fp32:16, i32, i64, 512", num_warps=2, grid="cdiv(n, BLOCK_SIZE)",
+                      driver="rand"))
+    cases.append(Case("randint/i32/B1024/w4", "examples/dropout.py", "randint_kernel",
+                      "*i32:16, i32, i32, 1024", num_warps=4, grid="cdiv(n, BLOCK_SIZE)",
+                      driver="randint", dtype="i32"))
+    cases.append(Case("randint/i32/B256/w1/seed64", "examples/dropout.py", "randint_kernel",
+                      "*i32:16, i32, i64, 256", num_warps=1, grid="cdiv(n, BLOCK_SIZE)",
+                      driver="randint", dtype="i32"))
+
+    # cumsum_kernel: one independent scan per block.
+    for dt, block, warps in [("fp32", 1024, 4), ("i32", 256, 2), ("i32", 4096, 8), ("fp32", 32, 1)]:
+        cases.append(Case(f"cumsum/{dt}/B{block}/w{warps}", "examples/cumsum.py", "cumsum_kernel",
+                          f"*{dt}:16, *{dt}:16, i32, {block}", num_warps=warps,
+                          grid="cdiv(N, BLOCK_SIZE)", driver="cumsum", dtype=dt,
+                          sizes=list(CUMSUM_SIZES)))
+    # cumsum_rows_kernel: scans along axis 1 with a carry between column chunks.
+    for dt, bm, bn, warps in [("fp32", 4, 256, 4), ("i32", 16, 64, 4), ("i32", 1, 1024, 4)]:
+        cases.append(Case(f"cumsum_rows/{dt}/BM{bm}/BN{bn}/w{warps}", "examples/cumsum.py",
+                          "cumsum_rows_kernel", f"*{dt}:16, *{dt}:16, i32, i32, i32, {bm}, {bn}",
+                          num_warps=warps, grid="cdiv(M, BLOCK_M)", driver="cumsum_rows", dtype=dt,
+                          sizes=list(CUMSUM_ROWS)))
     return cases
