@@ -227,6 +227,8 @@ static const char *zero_of(Emitter *E, DType d)
     return dtype_is_float(d) ? float_literal(E, 0.0, d) : int_literal(E, 0, d);
 }
 
+static const char *paren(Emitter *E, const char *s);
+
 /* ---- thread coordinates ----------------------------------------------------------- */
 
 /* Named per-thread quantities bound once at the top of the kernel: each
@@ -304,8 +306,8 @@ static const char *elem_coord(Emitter *E, const Value *v, const LayoutMap *m, in
     if (!strcmp(off, "0"))
         return base;
     if (!strcmp(base, "0"))
-        return off;
-    return fmt(E, "%s + %s", base, strchr(off, ' ') && !strchr(off, '(') ? fmt(E, "(%s)", off) : off);
+        return paren(E, off);
+    return fmt(E, "%s + %s", base, paren(E, off));
 }
 
 /* "lane & 24 == 0 && warp == 0" for the threads that own a replicated map's elements, or NULL */

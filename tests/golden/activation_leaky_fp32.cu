@@ -172,7 +172,7 @@ activation_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_t 
     int32_t offsets[8];  // [1024] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        offsets[e] = (pid * 1024) + (L0_base + (e & 3) + ((e >> 2) << 9));
+        offsets[e] = (pid * 1024) + (L0_base + ((e & 3) + ((e >> 2) << 9)));
     // fused_activation.py:46  mask = offsets < n_elements
     bool mask[8];  // [1024] i1, L0
     #pragma unroll

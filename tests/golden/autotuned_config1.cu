@@ -170,7 +170,7 @@ scale_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_t n, fl
     int32_t offs[8];  // [2048] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        offs[e] = ((int32_t)blockIdx.x * 2048) + (L0_base + (e & 3) + ((e >> 2) << 10));
+        offs[e] = ((int32_t)blockIdx.x * 2048) + (L0_base + ((e & 3) + ((e >> 2) << 10)));
     // autotuned.py:17  mask = offs < n
     bool mask[8];  // [2048] i1, L0
     #pragma unroll

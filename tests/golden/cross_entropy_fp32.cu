@@ -186,7 +186,7 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
         int32_t cols[8];  // [2048] i32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            cols[e] = start + (L0_base + (e & 3) + ((e >> 2) << 10));
+            cols[e] = start + (L0_base + ((e & 3) + ((e >> 2) << 10)));
         // cross_entropy.py:24  x = tl.load(row_ptr + cols, mask=cols < V, other=-float('inf')).to(tl.float32)
         float x[8];  // [2048] fp32, L0, 4-byte loads
         #pragma unroll

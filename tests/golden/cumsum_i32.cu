@@ -175,7 +175,7 @@ cumsum_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t N)
     int32_t offsets[8];  // [1024] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        offsets[e] = (pid * 1024) + (L0_base + (e & 3) + ((e >> 2) << 9));
+        offsets[e] = (pid * 1024) + (L0_base + ((e & 3) + ((e >> 2) << 9)));
     // cumsum.py:24  mask = offsets < N
     bool mask[8];  // [1024] i1, L0
     #pragma unroll

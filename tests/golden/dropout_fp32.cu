@@ -172,7 +172,7 @@ dropout_kernel(float *__restrict__ X, float *__restrict__ Out, int32_t n, float 
     int32_t offsets[8];  // [1024] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        offsets[e] = (pid * 1024) + (L0_base + (e & 3) + ((e >> 2) << 9));
+        offsets[e] = (pid * 1024) + (L0_base + ((e & 3) + ((e >> 2) << 9)));
     // dropout.py:22  mask = offsets < n
     bool mask[8];  // [1024] i1, L0
     #pragma unroll
@@ -184,95 +184,91 @@ dropout_kernel(float *__restrict__ X, float *__restrict__ Out, int32_t n, float 
     for (int e = 0; e < 8; ++e)
         tilec::load<1>(&x[e], X + offsets[e], mask[e], 0.0f);
     // dropout.py:25  r = tl.rand(seed, offsets)
-    int32_t tmp[8];  // [1024] i32, L0
+    uint32_t cvt[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp[e] = offsets[e] * 0;
-    const uint64_t cvt = (uint64_t)seed;
-    const uint32_t cvt_2 = (uint32_t)((cvt >> 32ull) & 4294967295ull);
-    const uint32_t cvt_3 = (uint32_t)(cvt & 4294967295ull);
+        cvt[e] = (uint32_t)offsets[e];
+    uint32_t tmp[8];  // [1024] u32, L0
+    #pragma unroll
+    for (int e = 0; e < 8; ++e)
+        tmp[e] = cvt[e] * 0u;
+    const uint64_t cvt_2 = (uint64_t)seed;
+    const uint32_t cvt_3 = (uint32_t)((cvt_2 >> 32ull) & 4294967295ull);
+    const uint32_t cvt_4 = (uint32_t)(cvt_2 & 4294967295ull);
     uint32_t tmp_2[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_2[e] = tilec::bitcast<uint32_t>(offsets[e]);
+        tmp_2[e] = (__umulhi(3449720151u, tmp[e]) ^ tmp[e]) ^ cvt_4;
     uint32_t tmp_3[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_3[e] = tilec::bitcast<uint32_t>(tmp[e]);
-    uint32_t tmp_4[8];  // [1024] u32, L0
+        tmp_3[e] = (__umulhi(3528531795u, cvt[e]) ^ tmp[e]) ^ cvt_3;
+    const uint32_t tmp_4 = cvt_4 + 2654435769u;
+    const uint32_t tmp_5 = cvt_3 + 3144134277u;
+    uint32_t tmp_6[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_4[e] = (__umulhi(3449720151u, tmp_3[e]) ^ tilec::bitcast<uint32_t>(tmp[e])) ^ cvt_3;
-    uint32_t tmp_5[8];  // [1024] u32, L0
+        tmp_6[e] = (__umulhi(3449720151u, tmp_3[e]) ^ (3449720151u * tmp[e])) ^ tmp_4;
+    uint32_t tmp_7[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_5[e] = (__umulhi(3528531795u, tmp_2[e]) ^ tilec::bitcast<uint32_t>(tmp[e])) ^ cvt_2;
-    const uint32_t tmp_6 = cvt_3 + 2654435769u;
-    const uint32_t tmp_7 = cvt_2 + 3144134277u;
-    uint32_t tmp_8[8];  // [1024] u32, L0
+        tmp_7[e] = (__umulhi(3528531795u, tmp_2[e]) ^ (3528531795u * cvt[e])) ^ tmp_5;
+    const uint32_t tmp_8 = tmp_4 + 2654435769u;
+    const uint32_t tmp_9 = tmp_5 + 3144134277u;
+    uint32_t tmp_10[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_8[e] = (__umulhi(3449720151u, tmp_5[e]) ^ (3449720151u * tmp_3[e])) ^ tmp_6;
-    uint32_t tmp_9[8];  // [1024] u32, L0
+        tmp_10[e] = (__umulhi(3449720151u, tmp_7[e]) ^ (3449720151u * tmp_3[e])) ^ tmp_8;
+    uint32_t tmp_11[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_9[e] = (__umulhi(3528531795u, tmp_4[e]) ^ (3528531795u * tmp_2[e])) ^ tmp_7;
-    const uint32_t tmp_10 = tmp_6 + 2654435769u;
-    const uint32_t tmp_11 = tmp_7 + 3144134277u;
-    uint32_t tmp_12[8];  // [1024] u32, L0
+        tmp_11[e] = (__umulhi(3528531795u, tmp_6[e]) ^ (3528531795u * tmp_2[e])) ^ tmp_9;
+    const uint32_t tmp_12 = tmp_8 + 2654435769u;
+    const uint32_t tmp_13 = tmp_9 + 3144134277u;
+    uint32_t tmp_14[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_12[e] = (__umulhi(3449720151u, tmp_9[e]) ^ (3449720151u * tmp_5[e])) ^ tmp_10;
-    uint32_t tmp_13[8];  // [1024] u32, L0
+        tmp_14[e] = (__umulhi(3449720151u, tmp_11[e]) ^ (3449720151u * tmp_7[e])) ^ tmp_12;
+    uint32_t tmp_15[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_13[e] = (__umulhi(3528531795u, tmp_8[e]) ^ (3528531795u * tmp_4[e])) ^ tmp_11;
-    const uint32_t tmp_14 = tmp_10 + 2654435769u;
-    const uint32_t tmp_15 = tmp_11 + 3144134277u;
-    uint32_t tmp_16[8];  // [1024] u32, L0
+        tmp_15[e] = (__umulhi(3528531795u, tmp_10[e]) ^ (3528531795u * tmp_6[e])) ^ tmp_13;
+    const uint32_t tmp_16 = tmp_12 + 2654435769u;
+    const uint32_t tmp_17 = tmp_13 + 3144134277u;
+    uint32_t tmp_18[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_16[e] = (__umulhi(3449720151u, tmp_13[e]) ^ (3449720151u * tmp_9[e])) ^ tmp_14;
-    uint32_t tmp_17[8];  // [1024] u32, L0
+        tmp_18[e] = (__umulhi(3449720151u, tmp_15[e]) ^ (3449720151u * tmp_11[e])) ^ tmp_16;
+    uint32_t tmp_19[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_17[e] = (__umulhi(3528531795u, tmp_12[e]) ^ (3528531795u * tmp_8[e])) ^ tmp_15;
-    const uint32_t tmp_18 = tmp_14 + 2654435769u;
-    const uint32_t tmp_19 = tmp_15 + 3144134277u;
-    uint32_t tmp_20[8];  // [1024] u32, L0
+        tmp_19[e] = (__umulhi(3528531795u, tmp_14[e]) ^ (3528531795u * tmp_10[e])) ^ tmp_17;
+    const uint32_t tmp_20 = tmp_16 + 2654435769u;
+    const uint32_t tmp_21 = tmp_17 + 3144134277u;
+    uint32_t tmp_22[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_20[e] = (__umulhi(3449720151u, tmp_17[e]) ^ (3449720151u * tmp_13[e])) ^ tmp_18;
-    uint32_t tmp_21[8];  // [1024] u32, L0
+        tmp_22[e] = (__umulhi(3449720151u, tmp_19[e]) ^ (3449720151u * tmp_15[e])) ^ tmp_20;
+    uint32_t tmp_23[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_21[e] = (__umulhi(3528531795u, tmp_16[e]) ^ (3528531795u * tmp_12[e])) ^ tmp_19;
-    const uint32_t tmp_22 = tmp_18 + 2654435769u;
-    const uint32_t tmp_23 = tmp_19 + 3144134277u;
-    uint32_t tmp_24[8];  // [1024] u32, L0
+        tmp_23[e] = (__umulhi(3528531795u, tmp_18[e]) ^ (3528531795u * tmp_14[e])) ^ tmp_21;
+    const uint32_t tmp_24 = tmp_20 + 2654435769u;
+    const uint32_t tmp_25 = tmp_21 + 3144134277u;
+    uint32_t tmp_26[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_24[e] = (__umulhi(3449720151u, tmp_21[e]) ^ (3449720151u * tmp_17[e])) ^ tmp_22;
-    uint32_t tmp_25[8];  // [1024] u32, L0
+        tmp_26[e] = (__umulhi(3449720151u, tmp_23[e]) ^ (3449720151u * tmp_19[e])) ^ tmp_24;
+    const uint32_t tmp_27 = tmp_24 + 2654435769u;
+    const uint32_t tmp_28 = tmp_25 + 3144134277u;
+    int32_t tmp_29[8];  // [1024] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_25[e] = (__umulhi(3528531795u, tmp_20[e]) ^ (3528531795u * tmp_16[e])) ^ tmp_23;
-    const uint32_t tmp_26 = tmp_22 + 2654435769u;
-    const uint32_t tmp_27 = tmp_23 + 3144134277u;
-    uint32_t tmp_28[8];  // [1024] u32, L0
-    #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tmp_28[e] = (__umulhi(3449720151u, tmp_25[e]) ^ (3449720151u * tmp_21[e])) ^ tmp_26;
-    const uint32_t tmp_29 = tmp_26 + 2654435769u;
-    const uint32_t tmp_30 = tmp_27 + 3144134277u;
-    int32_t tmp_31[8];  // [1024] i32, L0
-    #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tmp_31[e] = tilec::bitcast<int32_t>((__umulhi(3449720151u, ((__umulhi(3528531795u, ((__umulhi(3449720151u, ((__umulhi(3528531795u, tmp_24[e]) ^ (3528531795u * tmp_20[e])) ^ tmp_27)) ^ (3449720151u * tmp_25[e])) ^ tmp_29)) ^ (3528531795u * tmp_28[e])) ^ (tmp_30 + 3144134277u))) ^ (3449720151u * ((__umulhi(3528531795u, tmp_28[e]) ^ (3528531795u * tmp_24[e])) ^ tmp_30))) ^ ((tmp_29 + 2654435769u) + 2654435769u));
+        tmp_29[e] = tilec::bitcast<int32_t>((__umulhi(3449720151u, ((__umulhi(3528531795u, ((__umulhi(3449720151u, ((__umulhi(3528531795u, tmp_22[e]) ^ (3528531795u * tmp_18[e])) ^ tmp_25)) ^ (3449720151u * tmp_23[e])) ^ tmp_27)) ^ (3528531795u * tmp_26[e])) ^ (tmp_28 + 3144134277u))) ^ (3449720151u * ((__umulhi(3528531795u, tmp_26[e]) ^ (3528531795u * tmp_22[e])) ^ tmp_28))) ^ ((tmp_27 + 2654435769u) + 2654435769u));
     float r[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        r[e] = (float)((tmp_31[e] < 0) ? ((-tmp_31[e]) - 1) : tmp_31[e]) * 4.6566126e-10f;
+        r[e] = (float)((tmp_29[e] < 0) ? ((-tmp_29[e]) - 1) : tmp_29[e]) * 4.6566126e-10f;
     // dropout.py:26  keep = r > p
     bool keep[8];  // [1024] i1, L0
     #pragma unroll

@@ -320,11 +320,11 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
     #pragma unroll
     for (int e = 0; e < 2; ++e) {
         tmp_4[e] = x[(e << 2)];
-        tmp_5[e] = L0_col + ((e << 2)) & 3;
+        tmp_5[e] = L0_col + (((e << 2)) & 3);
         #pragma unroll
         for (int kk = 1; kk < 4; ++kk) {
             const float other = x[(e << 2) | kk];
-            const int32_t other_i = L0_col + ((e << 2) | kk) & 3;
+            const int32_t other_i = L0_col + (((e << 2) | kk) & 3);
             if (other < tmp_4[e] || (other == tmp_4[e] && other_i < tmp_5[e])) {
                 tmp_4[e] = other;
                 tmp_5[e] = other_i;

@@ -174,7 +174,7 @@ scaled_add_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, float *_
         int32_t offsets[8];  // [1024] i32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            offsets[e] = start + (L0_base + (e & 3) + ((e >> 2) << 9));
+            offsets[e] = start + (L0_base + ((e & 3) + ((e >> 2) << 9)));
         // chunked_loop.py:25  mask = offsets < n_elements
         bool mask[8];  // [1024] i1, L0
         #pragma unroll

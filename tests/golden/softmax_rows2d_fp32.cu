@@ -191,7 +191,7 @@ softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int
     int32_t cols[8];  // [1024] i32, L2
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        cols[e] = L0_col + (e & 3) + ((e >> 2) << 9);
+        cols[e] = L0_col + ((e & 3) + ((e >> 2) << 9));
     // softmax.py:46  mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
     bool mask[32];  // [4x1024] i1, L0
     #pragma unroll

@@ -173,7 +173,7 @@ add_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, float *__restri
     int32_t offsets[8];  // [1024] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        offsets[e] = block_start + (L0_base + (e & 3) + ((e >> 2) << 9));
+        offsets[e] = block_start + (L0_base + ((e & 3) + ((e >> 2) << 9)));
     // vector_add.py:27  mask = offsets < n_elements
     bool mask[8];  // [1024] i1, L0
     #pragma unroll
