@@ -80,7 +80,7 @@ static const char *const reserved[] = {
     "false", "nullptr", "asm", "friend", "mutable", "explicit", "export", "constexpr", "decltype",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "tilec", "e", "tid", "lane", "warp",
     "min", "max", "abs", "exp", "log", "sqrt", "dim3", "grid", "stream", "main", "not", "and", "or",
-    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old", "before", "total", "incl", "prev", "sum", "rr", "s", "v",
+    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old", "part", "half", "before", "total", "incl", "prev", "sum", "rr", "s", "v",
 };
 
 static bool name_taken(Emitter *E, const char *s)
@@ -694,6 +694,9 @@ static const char *binop_expr(Emitter *E, const Op *op, const char *a, const cha
         return fmt(E, "(%s %s %s ? %s : %s)", a, mx ? ">" : "<", b, a, b);
     }
     case OP_UMULHI:
+        if (dtype_bits(ad) == 64)
+            return dtype_is_signed(ad) ? fmt(E, "(int64_t)__umul64hi((uint64_t)%s, (uint64_t)%s)", a, b)
+                                       : fmt(E, "__umul64hi(%s, %s)", a, b);
         if (dtype_is_signed(ad))
             return fmt(E, "(int32_t)__umulhi((uint32_t)%s, (uint32_t)%s)", a, b);
         return fmt(E, "__umulhi(%s, %s)", a, b);
@@ -903,6 +906,15 @@ static void emit_assign(Emitter *E, const Op *op)
     fill(E, name, v, op_elem, op);
 }
 
+/* The barrier after an exchange's reads, unless the next exchange's barrier does its job (tir_smem). */
+static void trailing_sync(Emitter *E, const Op *op)
+{
+    if (op->smem_keep_sync)
+        line(E, "__syncthreads();  // the buffer is free again");
+    else
+        line(E, "// no barrier here: the next exchange uses the other buffer, and its barrier frees this one");
+}
+
 /* ---- reductions and conversions ------------------------------------------------------- */
 
 /* Bit t of `src` moved to bit pos[t], as C ("(e & 3) | ((e >> 2) << 4)"). */
@@ -1062,10 +1074,32 @@ static void emit_reduce(Emitter *E, const Op *op)
     const char *di = ri ? (scalar ? acci : fmt(E, "%s[%s]", acci, j)) : NULL;
     const char *xk = deposit(E, kept, nk, j);
     const char *x0 = xk;
-    line(E, "%s = %s;", dv, ex(E, x, NULL, x0));
+    if (K < 4 || ri)
+        line(E, "%s = %s;", dv, ex(E, x, NULL, x0));
     if (ri)
         line(E, "%s = %s;", di, elem_coord(E, x, &xm, axis, x0));
-    if (K > 1) {
+    if (K >= 4 && !ri) {
+        /* a tree, not a chain: log2(K) dependent steps instead of K - 1 */
+        const char *xr = strcmp(xk, "0") ? fmt(E, "%s | %s", xk, deposit(E, red, nr, "kk")) : deposit(E, red, nr, "kk");
+        if (!block) {
+            line(E, "{");
+            E->indent++;
+        }
+        line(E, "%s part[%d];  // this thread's %d values, combined pairwise", T, K, K);
+        line(E, "#pragma unroll");
+        line(E, "for (int kk = 0; kk < %d; ++kk)", K);
+        line(E, "    part[kk] = %s;", ex(E, x, NULL, xr));
+        line(E, "#pragma unroll");
+        line(E, "for (int half = %d; half >= 1; half >>= 1)", K / 2);
+        line(E, "    #pragma unroll");
+        line(E, "    for (int kk = 0; kk < half; ++kk)");
+        line(E, "        part[kk] = %s;", combine_expr(E, k, d, "part[kk]", "part[kk + half]"));
+        line(E, "%s = part[0];", dv);
+        if (!block) {
+            E->indent--;
+            line(E, "}");
+        }
+    } else if (K > 1) {
         const char *xr = fmt(E, "%s | %s", strcmp(xk, "0") ? xk : "0", deposit(E, red, nr, "kk"));
         if (!strcmp(xk, "0"))
             xr = deposit(E, red, nr, "kk");
@@ -1208,7 +1242,7 @@ static void emit_reduce(Emitter *E, const Op *op)
         line(E, "}");
     E->indent--;
     line(E, "}");
-    line(E, "__syncthreads();  // the buffer is free again");
+    trailing_sync(E, op);
     E->indent--;
     line(E, "}");
 }
@@ -1376,7 +1410,7 @@ static void emit_scan(Emitter *E, const Op *op)
         line(E, "total[e] = sum;");
         E->indent--;
         line(E, "}");
-        line(E, "__syncthreads();  // the buffer is free again");
+        trailing_sync(E, op);
     }
     /* 4. carries between repetitions, then everything ahead added to the runs */
     if (NR > 1) {
@@ -1469,7 +1503,7 @@ static void emit_convert(Emitter *E, const Op *op)
     line(E, "%s[%s] = buf[%s(%s)];", name, e, fn, args2.data ? args2.data : "");
     sb_free(&args2);
     elem_loop_close(E, n, 1);
-    line(E, "__syncthreads();  // the buffer is free again");
+    trailing_sync(E, op);
     E->indent--;
     line(E, "}");
 }
@@ -1618,7 +1652,7 @@ static void emit_atomic(Emitter *E, const Op *op)
             line(E, "    *reinterpret_cast<%s *>(smem + %d) = %s;", T, op->smem_offset, call);
             line(E, "__syncthreads();");
             line(E, "%s = *reinterpret_cast<%s *>(smem + %d);", name, T, op->smem_offset);
-            line(E, "__syncthreads();");
+            trailing_sync(E, op);
         } else {
             line(E, "    %s;", call);
         }
@@ -2089,8 +2123,8 @@ static void emit_header(Emitter *E, int threads)
     else
         sb_puts(E->out, "chosen by the caller\n");
     if (f->smem_bytes) {
-        sb_puts(E->out, "//\n// Shared memory: one arena; every exchange ends with a barrier, so each buffer lives\n"
-                        "// only during its own op and all of them start at offset 0.\n");
+        sb_puts(E->out, "//\n// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so\n"
+                        "// one exchange's barrier also frees the buffer the exchange before it read.\n");
         describe_smem(E, f->body);
     }
     sb_puts(E->out, "//\n// Layouts: how each tile's elements are spread over the threads of a block.\n");

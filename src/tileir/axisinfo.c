@@ -64,6 +64,19 @@ static int elem_bytes(Type t)
     return b ? b : 1;
 }
 
+/* A folded constant wrapped to its type's width (two's complement). */
+static int64_t wrap_to_type(const Value *r, uint64_t v)
+{
+    int bits = dtype_bits(r->type.dtype);
+    if (r->type.dtype == DT_PTR || bits >= 64)
+        return (int64_t)v;
+    uint64_t m = ((uint64_t)1 << bits) - 1;
+    v &= m;
+    if (dtype_is_signed(r->type.dtype) && (v >> (bits - 1)) & 1)
+        v |= ~m;
+    return (int64_t)v;
+}
+
 static void visit_addsub(Op *op, bool is_sub)
 {
     Value *r = op->results[0], *lv = op->args[0], *rv = op->args[1];
@@ -91,8 +104,8 @@ static void visit_addsub(Op *op, bool is_sub)
         o->constancy[d] = gcd_or(L->constancy[d], R->constancy[d]);
     }
     if (L->has_const && R->has_const && op->kind != OP_ADDPTR) {
-        int64_t v = is_sub ? L->const_value - R->const_value : L->const_value + R->const_value;
-        constant_info(r, v);
+        uint64_t a = (uint64_t)L->const_value, b = (uint64_t)R->const_value; /* wraps like the hardware */
+        constant_info(r, wrap_to_type(r, is_sub ? a - b : a + b));
     }
 }
 
@@ -111,7 +124,7 @@ static void visit_mul(Op *op)
         o->constancy[d] = gcd_or(L->constancy[d], R->constancy[d]);
     }
     if (L->has_const && R->has_const)
-        constant_info(r, L->const_value * R->const_value);
+        constant_info(r, wrap_to_type(r, (uint64_t)L->const_value * (uint64_t)R->const_value));
     else if ((L->has_const && L->const_value == 0) || (R->has_const && R->const_value == 0))
         constant_info(r, 0);
 }

@@ -5,10 +5,11 @@
  * Exchanges: a layout conversion writes the tile in row-major order and
  * reads it back in the new layout; a reduction across warps writes one
  * partial per warp along the axis; a scan across warps writes each warp's
- * total; a scalar atomic broadcasts the old value.  Every exchange ends with
- * a barrier, so each buffer is live only during its own op: the arena's
- * first-fit allocation over those live ranges puts them all at offset 0 and
- * the arena is the largest of them.
+ * total; a scalar atomic broadcasts the old value.  A buffer is live from
+ * an exchange's writes until every warp has read it, which the barrier of
+ * the following exchange guarantees; so consecutive exchanges alternate
+ * between two buffers (tir_smem below) and the arena holds the largest of
+ * each parity.
  *
  * Padding: a conversion buffer inserts `pad` elements after every 2^k; the
  * static bank-conflict counter below tries the candidates and keeps the
@@ -201,13 +202,21 @@ static void plan_scan(Op *op)
     op->smem_bytes = (n << k) * reps * elem_bytes(t);
 }
 
-static void plan_block(TirFunc *f, Block *b, int *order, int *max_bytes)
+typedef struct Exchange {
+    Op *op;
+    bool top;   /* straight-line code of the kernel body, not inside a loop or branch */
+} Exchange;
+
+typedef Vec(Exchange) ExchangeVec;
+
+static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
 {
     for (int i = 0; i < b->ops.len; i++) {
         Op *op = b->ops.data[i];
         for (int r = 0; r < op->nregions; r++)
-            plan_block(f, op->regions[r], order, max_bytes);
+            plan_block(a, op->regions[r], false, ex);
         op->smem_bytes = 0;
+        op->smem_keep_sync = true;
         switch (op->kind) {
         case OP_CONVERT: plan_convert(op); break;
         case OP_REDUCE: plan_reduce(op); break;
@@ -219,18 +228,33 @@ static void plan_block(TirFunc *f, Block *b, int *order, int *max_bytes)
             break;
         default: break;
         }
-        (*order)++;
-        /* every exchange is live only during its op: all start at 0 */
-        op->smem_offset = 0;
-        if (op->smem_bytes > *max_bytes)
-            *max_bytes = op->smem_bytes;
+        if (op->smem_bytes)
+            vec_push(a, ex, ((Exchange){op, top}));
     }
 }
 
+/* Exchanges alternate between two buffers.  Each one has a barrier between
+ * its writes and its reads; a warp can only write the buffer again two
+ * exchanges later, after passing the next exchange's barrier, which every
+ * warp reaches only once it has finished reading.  So in straight-line code
+ * an exchange needs no barrier of its own after its reads when the next
+ * exchange is also in straight-line code.  Inside loops and branches, and
+ * before them, the trailing barrier stays. */
 void tir_smem(Ctx *ctx, TirFunc *f)
 {
-    (void)ctx;
-    int order = 0, max_bytes = 0;
-    plan_block(f, f->body, &order, &max_bytes);
-    f->smem_bytes = (max_bytes + 15) & ~15;
+    ExchangeVec ex = {0};
+    plan_block(&ctx->arena, f->body, true, &ex);
+    int max0 = 0, max1 = 0;
+    for (int i = 0; i < ex.len; i++) {
+        int *m = i % 2 ? &max1 : &max0;
+        if (ex.data[i].op->smem_bytes > *m)
+            *m = ex.data[i].op->smem_bytes;
+    }
+    int off1 = ex.len > 1 ? (max0 + 15) & ~15 : 0;
+    for (int i = 0; i < ex.len; i++) {
+        Op *op = ex.data[i].op;
+        op->smem_offset = i % 2 ? off1 : 0;
+        op->smem_keep_sync = !(ex.data[i].top && (i + 1 == ex.len || ex.data[i + 1].top));
+    }
+    f->smem_bytes = ex.len ? ((ex.len > 1 ? off1 + max1 : max0) + 15) & ~15 : 0;
 }

@@ -159,8 +159,8 @@ typedef enum CmpPred { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE } CmpPred;
 #define MATH_LIST(X)                                                           \
     X(MATH_EXP, "exp", "tilec::exp_approx", "exp")                             \
     X(MATH_EXP2, "exp2", "tilec::exp2_approx", "exp2")                         \
-    X(MATH_LOG, "log", "__logf", "log")                                        \
-    X(MATH_LOG2, "log2", "__log2f", "log2")                                    \
+    X(MATH_LOG, "log", "logf", "log")  /* Triton: libdevice __nv_logf */                                        \
+    X(MATH_LOG2, "log2", "log2f", "log2")                                    \
     X(MATH_SQRT, "sqrt", "tilec::sqrt_approx", "sqrt")                         \
     X(MATH_SQRT_RN, "sqrt_rn", "__fsqrt_rn", "sqrt")                           \
     X(MATH_RSQRT, "rsqrt", "rsqrtf", "rsqrt")                                  \
@@ -333,6 +333,7 @@ struct Op {
     int smem_pad_log2;    /* conversion buffers: `smem_pad` elements after every 2^k */
     int smem_pad;
     int smem_conflicts;   /* extra wavefronts counted statically (0: conflict-free) */
+    bool smem_keep_sync;  /* a barrier after the reads (see tir_smem) */
 };
 
 struct Block {

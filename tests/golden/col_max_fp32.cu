@@ -13,8 +13,8 @@
 //
 // Launch: 128 threads per block (4 warps), 2048 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena; every exchange ends with a barrier, so each buffer lives
-// only during its own op and all of them start at offset 0.
+// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
+// one exchange's barrier also frees the buffer the exchange before it read.
 //   col_max.py:34  reduce, 2048 bytes at 0: 4 partial argmaxs per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.

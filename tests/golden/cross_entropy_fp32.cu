@@ -9,12 +9,12 @@
 //   V                i32
 //   BLOCK_SIZE       = 2048 (constexpr)
 //
-// Launch: 256 threads per block (8 warps), 32 bytes of shared memory, grid chosen by the caller
+// Launch: 256 threads per block (8 warps), 64 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena; every exchange ends with a barrier, so each buffer lives
-// only during its own op and all of them start at offset 0.
+// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
+// one exchange's barrier also frees the buffer the exchange before it read.
 //   cross_entropy.py:25  reduce, 32 bytes at 0: 8 partial maxs per result, one from each warp along the axis
-//   cross_entropy.py:28  reduce, 32 bytes at 0: 8 partial sums per result, one from each warp along the axis
+//   cross_entropy.py:28  reduce, 32 bytes at 32: 8 partial sums per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 2048, sizePerThread [4], threadsPerWarp [32], warpsPerCTA [8], order [0]
@@ -166,7 +166,7 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 extern "C" __global__ void __launch_bounds__(256)
 cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_ptr, float *__restrict__ loss_ptr, int32_t stride, int32_t V)
 {
-    __shared__ __align__(16) unsigned char smem[32];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[64];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -195,10 +195,18 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
         // cross_entropy.py:25  m_new = tl.maximum(m, tl.max(x, axis=0))
         float tmp_3;
         // max along dim 0: 8 values in each thread, then across 32 lanes, then across 8 warps
-        tmp_3 = x[0];
-        #pragma unroll
-        for (int kk = 1; kk < 8; ++kk)
-            tmp_3 = fmaxf(tmp_3, x[kk]);
+        {
+            float part[8];  // this thread's 8 values, combined pairwise
+            #pragma unroll
+            for (int kk = 0; kk < 8; ++kk)
+                part[kk] = x[kk];
+            #pragma unroll
+            for (int half = 4; half >= 1; half >>= 1)
+                #pragma unroll
+                for (int kk = 0; kk < half; ++kk)
+                    part[kk] = fmaxf(part[kk], part[kk + half]);
+            tmp_3 = part[0];
+        }
         #pragma unroll
         for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
             tmp_3 = fmaxf(tmp_3, tilec::shfl_xor(tmp_3, lane_bit));
@@ -222,17 +230,25 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
         // cross_entropy.py:28  s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
         float tmp_4;
         // sum along dim 0: 8 values in each thread, then across 32 lanes, then across 8 warps
-        tmp_4 = tilec::exp_approx(x[0] - m_new);
-        #pragma unroll
-        for (int kk = 1; kk < 8; ++kk)
-            tmp_4 = tmp_4 + tilec::exp_approx(x[kk] - m_new);
+        {
+            float part[8];  // this thread's 8 values, combined pairwise
+            #pragma unroll
+            for (int kk = 0; kk < 8; ++kk)
+                part[kk] = tilec::exp_approx(x[kk] - m_new);
+            #pragma unroll
+            for (int half = 4; half >= 1; half >>= 1)
+                #pragma unroll
+                for (int kk = 0; kk < half; ++kk)
+                    part[kk] = part[kk] + part[kk + half];
+            tmp_4 = part[0];
+        }
         #pragma unroll
         for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
             tmp_4 = tmp_4 + tilec::shfl_xor(tmp_4, lane_bit);
         }
         {
-            // 8 partials per result, 32 bytes at smem + 0
-            float *partial = reinterpret_cast<float *>(smem + 0);
+            // 8 partials per result, 32 bytes at smem + 32
+            float *partial = reinterpret_cast<float *>(smem + 32);
             if (lane == 0) {  // one lane per result writes its warp's partial
                 partial[(warp & 7)] = tmp_4;
             }
@@ -253,7 +269,7 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
     // cross_entropy.py:31  x_label = tl.load(row_ptr + label).to(tl.float32)
     const float x_label = *(row_ptr + label);
     // cross_entropy.py:32  loss = tl.log(s) + m - x_label
-    const float loss = (__logf(s_2) + m) - x_label;
+    const float loss = (logf(s_2) + m) - x_label;
     // cross_entropy.py:33  tl.store(loss_ptr + row, loss)
     *(loss_ptr + row) = loss;
 }

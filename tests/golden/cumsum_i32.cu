@@ -9,8 +9,8 @@
 //
 // Launch: 128 threads per block (4 warps), 32 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena; every exchange ends with a barrier, so each buffer lives
-// only during its own op and all of them start at offset 0.
+// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
+// one exchange's barrier also frees the buffer the exchange before it read.
 //   cumsum.py:26  scan, 32 bytes at 0: each warp's running total, per repetition along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
@@ -231,7 +231,7 @@ cumsum_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t N)
             }
             total[e] = sum;
         }
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
             #pragma unroll

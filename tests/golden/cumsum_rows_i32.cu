@@ -10,12 +10,12 @@
 //   BLOCK_M          = 4 (constexpr)
 //   BLOCK_N          = 256 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 128 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 192 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena; every exchange ends with a barrier, so each buffer lives
-// only during its own op and all of them start at offset 0.
+// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
+// one exchange's barrier also frees the buffer the exchange before it read.
 //   cumsum.py:41  scan, 128 bytes at 0: each warp's running total, per repetition along the axis
-//   cumsum.py:47  reduce, 64 bytes at 0: 4 partial sums per result, one from each warp along the axis
+//   cumsum.py:47  reduce, 64 bytes at 128: 4 partial sums per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 4x256, sizePerThread [1, 1], threadsPerWarp [1, 32], warpsPerCTA [1, 4], order [1, 0]
@@ -173,7 +173,7 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 extern "C" __global__ void __launch_bounds__(128)
 cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, int32_t N, int32_t stride)
 {
-    __shared__ __align__(16) unsigned char smem[128];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[192];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -297,8 +297,8 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
                 carry_4[e] = carry_4[e] + tilec::shfl_xor(carry_4[e], lane_bit);
         }
         {
-            // 4 partials per result, 64 bytes at smem + 0
-            int32_t *partial = reinterpret_cast<int32_t *>(smem + 0);
+            // 4 partials per result, 64 bytes at smem + 128
+            int32_t *partial = reinterpret_cast<int32_t *>(smem + 128);
             if (lane == 0) {  // one lane per result writes its warp's partial
                 #pragma unroll
                 for (int e = 0; e < 4; ++e)

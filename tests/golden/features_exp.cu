@@ -205,7 +205,7 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     float y[2];  // [256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        y[e] = tilec::exp_approx(hi[e]) - __logf(fabsf(low[e]) + 1.0f);
+        y[e] = tilec::exp_approx(hi[e]) - logf(fabsf(low[e]) + 1.0f);
     // features.py:33  y = tl.where(k % 2 == 0, y, -y)
     float y_2[2];  // [256] fp32, L0
     #pragma unroll

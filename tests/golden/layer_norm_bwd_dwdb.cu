@@ -14,12 +14,12 @@
 //   BLOCK_M          = 32 (constexpr)
 //   BLOCK_N          = 64 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 512 bytes of shared memory, grid (cdiv(N, BLOCK_N))
+// Launch: 128 threads per block (4 warps), 1024 bytes of shared memory, grid (cdiv(N, BLOCK_N))
 //
-// Shared memory: one arena; every exchange ends with a barrier, so each buffer lives
-// only during its own op and all of them start at offset 0.
+// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
+// one exchange's barrier also frees the buffer the exchange before it read.
 //   layer_norm.py:85  reduce, 512 bytes at 0: 2 partial sums per result, one from each warp along the axis
-//   layer_norm.py:86  reduce, 512 bytes at 0: 2 partial sums per result, one from each warp along the axis
+//   layer_norm.py:86  reduce, 512 bytes at 512: 2 partial sums per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 32x64, sizePerThread [1, 1], threadsPerWarp [1, 32], warpsPerCTA [2, 2], order [1, 0]
@@ -182,7 +182,7 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 extern "C" __global__ void __launch_bounds__(128)
 layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__restrict__ X, __half *__restrict__ DY, float *__restrict__ Mean, float *__restrict__ Rstd, int32_t M, int32_t N, int32_t stride)
 {
-    __shared__ __align__(16) unsigned char smem[512];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[1024];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -273,10 +273,18 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
     // layer_norm.py:85  tl.store(DW + cols, tl.sum(dw, axis=0).to(DW.dtype.element_ty), mask=col_mask)
     float tmp[1];  // [64] fp32, L2
     // sum along dim 0: 16 values in each thread, then across 2 warps
-    tmp[0] = dw[0];
-    #pragma unroll
-    for (int kk = 1; kk < 16; ++kk)
-        tmp[0] = tmp[0] + dw[kk];
+    {
+        float part[16];  // this thread's 16 values, combined pairwise
+        #pragma unroll
+        for (int kk = 0; kk < 16; ++kk)
+            part[kk] = dw[kk];
+        #pragma unroll
+        for (int half = 8; half >= 1; half >>= 1)
+            #pragma unroll
+            for (int kk = 0; kk < half; ++kk)
+                part[kk] = part[kk] + part[kk + half];
+        tmp[0] = part[0];
+    }
     {
         // 2 partials per result, 512 bytes at smem + 0
         float *partial = reinterpret_cast<float *>(smem + 0);
@@ -290,20 +298,28 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
             for (int ww = 1; ww < 2; ++ww)
                 tmp[0] = tmp[0] + partial[ww * 64 + L0_col];
         }
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     if (L2_owner && col_mask[0])
         *(DW + cols[0]) = tmp[0];
     // layer_norm.py:86  tl.store(DB + cols, tl.sum(db, axis=0).to(DB.dtype.element_ty), mask=col_mask)
     float tmp_2[1];  // [64] fp32, L2
     // sum along dim 0: 16 values in each thread, then across 2 warps
-    tmp_2[0] = db[0];
-    #pragma unroll
-    for (int kk = 1; kk < 16; ++kk)
-        tmp_2[0] = tmp_2[0] + db[kk];
     {
-        // 2 partials per result, 512 bytes at smem + 0
-        float *partial = reinterpret_cast<float *>(smem + 0);
+        float part[16];  // this thread's 16 values, combined pairwise
+        #pragma unroll
+        for (int kk = 0; kk < 16; ++kk)
+            part[kk] = db[kk];
+        #pragma unroll
+        for (int half = 8; half >= 1; half >>= 1)
+            #pragma unroll
+            for (int kk = 0; kk < half; ++kk)
+                part[kk] = part[kk] + part[kk + half];
+        tmp_2[0] = part[0];
+    }
+    {
+        // 2 partials per result, 512 bytes at smem + 512
+        float *partial = reinterpret_cast<float *>(smem + 512);
         {
             partial[((warp >> 1) & 1) * 64 + L0_col] = tmp_2[0];
         }
@@ -314,7 +330,7 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
             for (int ww = 1; ww < 2; ++ww)
                 tmp_2[0] = tmp_2[0] + partial[ww * 64 + L0_col];
         }
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     if (L2_owner && col_mask[0])
         *(DB + cols[0]) = tmp_2[0];

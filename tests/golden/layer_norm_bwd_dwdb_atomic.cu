@@ -258,19 +258,35 @@ layer_norm_bwd_dwdb_atomic(float *__restrict__ DW, float *__restrict__ DB, __hal
         // layer_norm.py:109  tl.atomic_add(DW + cols, tl.sum(dy * xhat, axis=0), mask=col_mask)
         float tmp[1];  // [128] fp32, L2
         // sum along dim 0: 32 values in each thread
-        tmp[0] = dy[0] * xhat[0];
-        #pragma unroll
-        for (int kk = 1; kk < 32; ++kk)
-            tmp[0] = tmp[0] + (dy[kk] * xhat[kk]);
+        {
+            float part[32];  // this thread's 32 values, combined pairwise
+            #pragma unroll
+            for (int kk = 0; kk < 32; ++kk)
+                part[kk] = dy[kk] * xhat[kk];
+            #pragma unroll
+            for (int half = 16; half >= 1; half >>= 1)
+                #pragma unroll
+                for (int kk = 0; kk < half; ++kk)
+                    part[kk] = part[kk] + part[kk + half];
+            tmp[0] = part[0];
+        }
         if (col_mask[0])
             atom_add_fp32(DW + cols[0], tmp[0]);
         // layer_norm.py:110  tl.atomic_add(DB + cols, tl.sum(dy, axis=0), mask=col_mask)
         float tmp_2[1];  // [128] fp32, L2
         // sum along dim 0: 32 values in each thread
-        tmp_2[0] = dy[0];
-        #pragma unroll
-        for (int kk = 1; kk < 32; ++kk)
-            tmp_2[0] = tmp_2[0] + dy[kk];
+        {
+            float part[32];  // this thread's 32 values, combined pairwise
+            #pragma unroll
+            for (int kk = 0; kk < 32; ++kk)
+                part[kk] = dy[kk];
+            #pragma unroll
+            for (int half = 16; half >= 1; half >>= 1)
+                #pragma unroll
+                for (int kk = 0; kk < half; ++kk)
+                    part[kk] = part[kk] + part[kk + half];
+            tmp_2[0] = part[0];
+        }
         if (col_mask[0])
             atom_add_fp32(DB + cols[0], tmp_2[0]);
     }

@@ -13,12 +13,12 @@
 //   eps              fp32
 //   BLOCK_SIZE       = 1024 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 16 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 32 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena; every exchange ends with a barrier, so each buffer lives
-// only during its own op and all of them start at offset 0.
+// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
+// one exchange's barrier also frees the buffer the exchange before it read.
 //   layer_norm.py:28  reduce, 16 bytes at 0: 4 partial sums per result, one from each warp along the axis
-//   layer_norm.py:31  reduce, 16 bytes at 0: 4 partial sums per result, one from each warp along the axis
+//   layer_norm.py:31  reduce, 16 bytes at 16: 4 partial sums per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 1024, sizePerThread [8], threadsPerWarp [32], warpsPerCTA [4], order [0]
@@ -172,7 +172,7 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 extern "C" __global__ void __launch_bounds__(128)
 layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict__ W, __half *__restrict__ B, float *__restrict__ Mean, float *__restrict__ Rstd, int32_t stride, int32_t N, float eps)
 {
-    __shared__ __align__(16) unsigned char smem[16];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[32];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -202,10 +202,18 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
     // layer_norm.py:28  mean = tl.sum(x, axis=0) / N
     float tmp;
     // sum along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
-    tmp = x[0];
-    #pragma unroll
-    for (int kk = 1; kk < 8; ++kk)
-        tmp = tmp + x[kk];
+    {
+        float part[8];  // this thread's 8 values, combined pairwise
+        #pragma unroll
+        for (int kk = 0; kk < 8; ++kk)
+            part[kk] = x[kk];
+        #pragma unroll
+        for (int half = 4; half >= 1; half >>= 1)
+            #pragma unroll
+            for (int kk = 0; kk < half; ++kk)
+                part[kk] = part[kk] + part[kk + half];
+        tmp = part[0];
+    }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
         tmp = tmp + tilec::shfl_xor(tmp, lane_bit);
@@ -223,7 +231,7 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
             for (int ww = 1; ww < 4; ++ww)
                 tmp = tmp + partial[ww];
         }
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     const float mean = tilec::div_full(tmp, (float)N);
     // layer_norm.py:30  xc = tl.where(mask, x - mean, 0.)
@@ -234,17 +242,25 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
     // layer_norm.py:31  var = tl.sum(xc * xc, axis=0) / N
     float tmp_2;
     // sum along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
-    tmp_2 = xc[0] * xc[0];
-    #pragma unroll
-    for (int kk = 1; kk < 8; ++kk)
-        tmp_2 = tmp_2 + (xc[kk] * xc[kk]);
+    {
+        float part[8];  // this thread's 8 values, combined pairwise
+        #pragma unroll
+        for (int kk = 0; kk < 8; ++kk)
+            part[kk] = xc[kk] * xc[kk];
+        #pragma unroll
+        for (int half = 4; half >= 1; half >>= 1)
+            #pragma unroll
+            for (int kk = 0; kk < half; ++kk)
+                part[kk] = part[kk] + part[kk + half];
+        tmp_2 = part[0];
+    }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
         tmp_2 = tmp_2 + tilec::shfl_xor(tmp_2, lane_bit);
     }
     {
-        // 4 partials per result, 16 bytes at smem + 0
-        float *partial = reinterpret_cast<float *>(smem + 0);
+        // 4 partials per result, 16 bytes at smem + 16
+        float *partial = reinterpret_cast<float *>(smem + 16);
         if (lane == 0) {  // one lane per result writes its warp's partial
             partial[(warp & 3)] = tmp_2;
         }
@@ -255,7 +271,7 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
             for (int ww = 1; ww < 4; ++ww)
                 tmp_2 = tmp_2 + partial[ww];
         }
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     const float var = tilec::div_full(tmp_2, (float)N);
     // layer_norm.py:32  rstd = 1 / tl.sqrt(var + eps)

@@ -12,8 +12,8 @@
 //
 // Launch: 128 threads per block (4 warps), 16 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena; every exchange ends with a barrier, so each buffer lives
-// only during its own op and all of them start at offset 0.
+// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
+// one exchange's barrier also frees the buffer the exchange before it read.
 //   rms_norm.py:19  reduce, 16 bytes at 0: 4 partial sums per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
@@ -198,10 +198,18 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     // rms_norm.py:19  mean_sq = tl.sum(x * x, axis=0) / N
     float tmp;
     // sum along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
-    tmp = x[0] * x[0];
-    #pragma unroll
-    for (int kk = 1; kk < 8; ++kk)
-        tmp = tmp + (x[kk] * x[kk]);
+    {
+        float part[8];  // this thread's 8 values, combined pairwise
+        #pragma unroll
+        for (int kk = 0; kk < 8; ++kk)
+            part[kk] = x[kk] * x[kk];
+        #pragma unroll
+        for (int half = 4; half >= 1; half >>= 1)
+            #pragma unroll
+            for (int kk = 0; kk < half; ++kk)
+                part[kk] = part[kk] + part[kk + half];
+        tmp = part[0];
+    }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
         tmp = tmp + tilec::shfl_xor(tmp, lane_bit);
@@ -219,7 +227,7 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
             for (int ww = 1; ww < 4; ++ww)
                 tmp = tmp + partial[ww];
         }
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     const float mean_sq = tilec::div_full(tmp, (float)N);
     // rms_norm.py:20  rstd = tl.rsqrt(mean_sq + eps)

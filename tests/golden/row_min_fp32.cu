@@ -11,16 +11,16 @@
 //   BLOCK_M          = 4 (constexpr)
 //   BLOCK_N          = 256 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 64 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 96 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena; every exchange ends with a barrier, so each buffer lives
-// only during its own op and all of them start at offset 0.
+// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
+// one exchange's barrier also frees the buffer the exchange before it read.
 //   col_max.py:49  convert_layout, 4 bytes at 0: the tile row-major; no bank conflicts (counted statically)
-//   col_max.py:50  convert_layout, 32 bytes at 0: the tile row-major; no bank conflicts (counted statically)
+//   col_max.py:50  convert_layout, 32 bytes at 64: the tile row-major; no bank conflicts (counted statically)
 //   col_max.py:51  reduce, 32 bytes at 0: 2 partial mins per result, one from each warp along the axis
-//   col_max.py:51  convert_layout, 16 bytes at 0: the tile row-major; no bank conflicts (counted statically)
+//   col_max.py:51  convert_layout, 16 bytes at 64: the tile row-major; no bank conflicts (counted statically)
 //   col_max.py:52  reduce, 64 bytes at 0: 2 partial argmins per result, one from each warp along the axis
-//   col_max.py:52  convert_layout, 16 bytes at 0: the tile row-major; no bank conflicts (counted statically)
+//   col_max.py:52  convert_layout, 16 bytes at 64: the tile row-major; no bank conflicts (counted statically)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 4x256, sizePerThread [1, 4], threadsPerWarp [1, 32], warpsPerCTA [2, 2], order [1, 0]
@@ -217,7 +217,7 @@ static __device__ __forceinline__ int cvt3_at(int i0)
 extern "C" __global__ void __launch_bounds__(128)
 row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__restrict__ OutIdx, int32_t M, int32_t N, int32_t stride)
 {
-    __shared__ __align__(16) unsigned char smem[64];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[96];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -246,7 +246,7 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             row_mask_2[e] = buf[cvt0_at(L0_row + (e << 1), 0)];
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     bool mask[8];  // [4x256] i1, L0
     #pragma unroll
@@ -255,13 +255,13 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
     // col_max.py:50  x = tl.load(X + rows[:, None] * stride + cols[None, :], mask=mask, other=float('inf'))
     float *tmp[2];  // [4x1] fp32, L0
     {  // L1 -> L0 through shared memory (cvt1)
-        float **buf = reinterpret_cast<float **>(smem + 0);
+        float **buf = reinterpret_cast<float **>(smem + 64);
         buf[cvt1_at(L1_row, 0)] = X + (rows[0] * stride);
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             tmp[e] = buf[cvt1_at(L0_row + (e << 1), 0)];
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     float x[8];  // [4x256] fp32, L0, 4-byte loads
     #pragma unroll
@@ -272,10 +272,16 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
     // min along dim 1: 4 values in each thread, then across 32 lanes, then across 2 warps
     #pragma unroll
     for (int e = 0; e < 2; ++e) {
-        tmp_2[e] = x[(e << 2)];
+        float part[4];  // this thread's 4 values, combined pairwise
         #pragma unroll
-        for (int kk = 1; kk < 4; ++kk)
-            tmp_2[e] = fminf(tmp_2[e], x[(e << 2) | kk]);
+        for (int kk = 0; kk < 4; ++kk)
+            part[kk] = x[(e << 2) | kk];
+        #pragma unroll
+        for (int half = 2; half >= 1; half >>= 1)
+            #pragma unroll
+            for (int kk = 0; kk < half; ++kk)
+                part[kk] = fminf(part[kk], part[kk + half]);
+        tmp_2[e] = part[0];
     }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
@@ -299,17 +305,17 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
             for (int ww = 1; ww < 2; ++ww)
                 tmp_2[e] = fminf(tmp_2[e], partial[ww * 4 + L0_row + (e << 1)]);
         }
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     float tmp_3[1];  // [4] fp32, L3
     {  // L2 -> L3 through shared memory (cvt2)
-        float *buf = reinterpret_cast<float *>(smem + 0);
+        float *buf = reinterpret_cast<float *>(smem + 64);
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             buf[cvt2_at(L0_row + (e << 1))] = tmp_2[e];
         __syncthreads();
         tmp_3[0] = buf[cvt2_at(L1_row)];
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     float lo[1];  // [4x1] fp32, L1
     lo[0] = tmp_3[0];
@@ -367,17 +373,17 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
                 }
             }
         }
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     int32_t tmp_6[1];  // [4] i32, L3
     {  // L2 -> L3 through shared memory (cvt3)
-        int32_t *buf = reinterpret_cast<int32_t *>(smem + 0);
+        int32_t *buf = reinterpret_cast<int32_t *>(smem + 64);
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             buf[cvt3_at(L0_row + (e << 1))] = tmp_5[e];
         __syncthreads();
         tmp_6[0] = buf[cvt3_at(L1_row)];
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     int32_t lo_col[1];  // [4x1] i32, L1
     lo_col[0] = tmp_6[0];

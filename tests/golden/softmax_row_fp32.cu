@@ -9,12 +9,12 @@
 //   n_cols           i32
 //   BLOCK_SIZE       = 1024 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 16 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 32 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena; every exchange ends with a barrier, so each buffer lives
-// only during its own op and all of them start at offset 0.
+// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
+// one exchange's barrier also frees the buffer the exchange before it read.
 //   softmax.py:31  reduce, 16 bytes at 0: 4 partial maxs per result, one from each warp along the axis
-//   softmax.py:33  reduce, 16 bytes at 0: 4 partial sums per result, one from each warp along the axis
+//   softmax.py:33  reduce, 16 bytes at 16: 4 partial sums per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 1024, sizePerThread [1], threadsPerWarp [32], warpsPerCTA [4], order [0]
@@ -166,7 +166,7 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 extern "C" __global__ void __launch_bounds__(128)
 softmax_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int32_t in_row_stride, int32_t out_row_stride, int32_t n_cols)
 {
-    __shared__ __align__(16) unsigned char smem[16];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[32];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -192,10 +192,18 @@ softmax_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int32_t 
     // softmax.py:31  z = x - tl.max(x, axis=0)
     float tmp;
     // max along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
-    tmp = x[0];
-    #pragma unroll
-    for (int kk = 1; kk < 8; ++kk)
-        tmp = fmaxf(tmp, x[kk]);
+    {
+        float part[8];  // this thread's 8 values, combined pairwise
+        #pragma unroll
+        for (int kk = 0; kk < 8; ++kk)
+            part[kk] = x[kk];
+        #pragma unroll
+        for (int half = 4; half >= 1; half >>= 1)
+            #pragma unroll
+            for (int kk = 0; kk < half; ++kk)
+                part[kk] = fmaxf(part[kk], part[kk + half]);
+        tmp = part[0];
+    }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
         tmp = fmaxf(tmp, tilec::shfl_xor(tmp, lane_bit));
@@ -213,7 +221,7 @@ softmax_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int32_t 
             for (int ww = 1; ww < 4; ++ww)
                 tmp = fmaxf(tmp, partial[ww]);
         }
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     float z[8];  // [1024] fp32, L0
     #pragma unroll
@@ -227,17 +235,25 @@ softmax_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int32_t 
     // softmax.py:33  den = tl.sum(num, axis=0)
     float den;
     // sum along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
-    den = num[0];
-    #pragma unroll
-    for (int kk = 1; kk < 8; ++kk)
-        den = den + num[kk];
+    {
+        float part[8];  // this thread's 8 values, combined pairwise
+        #pragma unroll
+        for (int kk = 0; kk < 8; ++kk)
+            part[kk] = num[kk];
+        #pragma unroll
+        for (int half = 4; half >= 1; half >>= 1)
+            #pragma unroll
+            for (int kk = 0; kk < half; ++kk)
+                part[kk] = part[kk] + part[kk + half];
+        den = part[0];
+    }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
         den = den + tilec::shfl_xor(den, lane_bit);
     }
     {
-        // 4 partials per result, 16 bytes at smem + 0
-        float *partial = reinterpret_cast<float *>(smem + 0);
+        // 4 partials per result, 16 bytes at smem + 16
+        float *partial = reinterpret_cast<float *>(smem + 16);
         if (lane == 0) {  // one lane per result writes its warp's partial
             partial[(warp & 3)] = den;
         }
@@ -248,7 +264,7 @@ softmax_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int32_t 
             for (int ww = 1; ww < 4; ++ww)
                 den = den + partial[ww];
         }
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     // softmax.py:34  y = num / den
     float y[8];  // [1024] fp32, L0

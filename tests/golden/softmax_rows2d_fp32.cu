@@ -11,12 +11,12 @@
 //   ROWS             = 4 (constexpr)
 //   BLOCK_SIZE       = 1024 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 64 bytes of shared memory, grid (cdiv(n_rows, ROWS))
+// Launch: 128 threads per block (4 warps), 128 bytes of shared memory, grid (cdiv(n_rows, ROWS))
 //
-// Shared memory: one arena; every exchange ends with a barrier, so each buffer lives
-// only during its own op and all of them start at offset 0.
+// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
+// one exchange's barrier also frees the buffer the exchange before it read.
 //   softmax.py:52  reduce, 64 bytes at 0: 4 partial maxs per result, one from each warp along the axis
-//   softmax.py:54  reduce, 64 bytes at 0: 4 partial sums per result, one from each warp along the axis
+//   softmax.py:54  reduce, 64 bytes at 64: 4 partial sums per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 4x1024, sizePerThread [1, 4], threadsPerWarp [1, 32], warpsPerCTA [1, 4], order [1, 0]
@@ -174,7 +174,7 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 extern "C" __global__ void __launch_bounds__(128)
 softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int32_t n_rows, int32_t n_cols, int32_t in_row_stride, int32_t out_row_stride)
 {
-    __shared__ __align__(16) unsigned char smem[64];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[128];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -207,10 +207,16 @@ softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int
     // max along dim 1: 8 values in each thread, then across 32 lanes, then across 4 warps
     #pragma unroll
     for (int e = 0; e < 4; ++e) {
-        m[e] = x[(e << 3)];
+        float part[8];  // this thread's 8 values, combined pairwise
         #pragma unroll
-        for (int kk = 1; kk < 8; ++kk)
-            m[e] = fmaxf(m[e], x[(e << 3) | kk]);
+        for (int kk = 0; kk < 8; ++kk)
+            part[kk] = x[(e << 3) | kk];
+        #pragma unroll
+        for (int half = 4; half >= 1; half >>= 1)
+            #pragma unroll
+            for (int kk = 0; kk < half; ++kk)
+                part[kk] = fmaxf(part[kk], part[kk + half]);
+        m[e] = part[0];
     }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
@@ -234,7 +240,7 @@ softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int
             for (int ww = 1; ww < 4; ++ww)
                 m[e] = fmaxf(m[e], partial[ww * 4 + e]);
         }
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     // softmax.py:53  num = tl.exp(x - m[:, None])
     float num[32];  // [4x1024] fp32, L0
@@ -246,10 +252,16 @@ softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int
     // sum along dim 1: 8 values in each thread, then across 32 lanes, then across 4 warps
     #pragma unroll
     for (int e = 0; e < 4; ++e) {
-        den[e] = num[(e << 3)];
+        float part[8];  // this thread's 8 values, combined pairwise
         #pragma unroll
-        for (int kk = 1; kk < 8; ++kk)
-            den[e] = den[e] + num[(e << 3) | kk];
+        for (int kk = 0; kk < 8; ++kk)
+            part[kk] = num[(e << 3) | kk];
+        #pragma unroll
+        for (int half = 4; half >= 1; half >>= 1)
+            #pragma unroll
+            for (int kk = 0; kk < half; ++kk)
+                part[kk] = part[kk] + part[kk + half];
+        den[e] = part[0];
     }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
@@ -258,8 +270,8 @@ softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int
             den[e] = den[e] + tilec::shfl_xor(den[e], lane_bit);
     }
     {
-        // 4 partials per result, 64 bytes at smem + 0
-        float *partial = reinterpret_cast<float *>(smem + 0);
+        // 4 partials per result, 64 bytes at smem + 64
+        float *partial = reinterpret_cast<float *>(smem + 64);
         if (lane == 0) {  // one lane per result writes its warp's partial
             #pragma unroll
             for (int e = 0; e < 4; ++e)
@@ -273,7 +285,7 @@ softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int
             for (int ww = 1; ww < 4; ++ww)
                 den[e] = den[e] + partial[ww * 4 + e];
         }
-        __syncthreads();  // the buffer is free again
+        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
     // softmax.py:55  y = num / den[:, None]
     float y[32];  // [4x1024] fp32, L0

@@ -1,4 +1,4 @@
-# flags: -k k -s "*fp32:16, i32, 1024"
+# flags: -k k -s "*fp32:16, fp32, 1024"
 import triton
 import triton.language as tl
 
@@ -6,5 +6,5 @@ import triton.language as tl
 @triton.jit
 def k(out_ptr, seed, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
-    r = tl.randn(seed, offs.to(tl.int16))
+    r = tl.randn(seed, offs)
     tl.store(out_ptr + offs, r)
