@@ -1,5 +1,6 @@
 #!/bin/sh
-# Every golden .cu through nvcc (sm_80 and sm_90, warnings are errors) and through NVRTC
+# Every golden .cu through nvcc (sm_80 and sm_90, warnings are errors, and ptxas must report
+# no stack frame and no spills: per-thread register arrays stay in registers) and through NVRTC
 # (tools/nvrtc_check, sm_80 and sm_90, any warning fails).  Called by `make cuda-check`:
 #
 #   NVCC=nvcc NVRTC_CHECK=build/release/tools/nvrtc_check sh tests/run_cuda_check.sh [FILE.cu...]
@@ -44,8 +45,11 @@ for f in "$@"; do
     [ -e "$f" ] || continue
     files=$((files + 1))
     for arch in $ARCHS; do
-        if "$NVCC" -std=c++17 -Werror all-warnings -arch="$arch" -c -o "$tmp/out.o" "$f" \
-                >"$tmp/log" 2>&1; then
+        if "$NVCC" -std=c++17 -Werror all-warnings -O3 -Xptxas -v -arch="$arch" -c -o "$tmp/out.o" "$f" \
+                >"$tmp/log" 2>&1 && ! grep -q '[1-9][0-9]* bytes spill' "$tmp/log" &&
+                { grep -q 'sinf(\|cosf(\|tanf(' "$f" || ! grep -q '[1-9][0-9]* bytes stack frame' "$tmp/log"; }; then
+            # register arrays must stay in registers: a stack frame means local memory
+            # (except the slow range reduction of full-precision sinf/cosf/tanf, as in Triton)
             passed=$((passed + 1))
         else
             failed=$((failed + 1))

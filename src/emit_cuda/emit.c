@@ -80,7 +80,7 @@ static const char *const reserved[] = {
     "false", "nullptr", "asm", "friend", "mutable", "explicit", "export", "constexpr", "decltype",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "tilec", "e", "tid", "lane", "warp",
     "min", "max", "abs", "exp", "log", "sqrt", "dim3", "grid", "stream", "main", "not", "and", "or",
-    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old", "part", "half", "before", "total", "incl", "prev", "sum", "rr", "s", "v",
+    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old", "part", "before", "total", "incl", "prev", "sum", "rr", "s", "v",
 };
 
 static bool name_taken(Emitter *E, const char *s)
@@ -1089,11 +1089,15 @@ static void emit_reduce(Emitter *E, const Op *op)
         line(E, "#pragma unroll");
         line(E, "for (int kk = 0; kk < %d; ++kk)", K);
         line(E, "    part[kk] = %s;", ex(E, x, NULL, xr));
-        line(E, "#pragma unroll");
-        line(E, "for (int half = %d; half >= 1; half >>= 1)", K / 2);
-        line(E, "    #pragma unroll");
-        line(E, "    for (int kk = 0; kk < half; ++kk)");
-        line(E, "        part[kk] = %s;", combine_expr(E, k, d, "part[kk]", "part[kk + half]"));
+        for (int half = K / 2; half >= 1; half /= 2) { /* constant bounds: fully unrolled, registers only */
+            if (half > 1) {
+                line(E, "#pragma unroll");
+                line(E, "for (int kk = 0; kk < %d; ++kk)", half);
+                line(E, "    part[kk] = %s;", combine_expr(E, k, d, "part[kk]", fmt(E, "part[kk + %d]", half)));
+            } else {
+                line(E, "part[0] = %s;", combine_expr(E, k, d, "part[0]", "part[1]"));
+            }
+        }
         line(E, "%s = part[0];", dv);
         if (!block) {
             E->indent--;
@@ -1175,7 +1179,7 @@ static void emit_reduce(Emitter *E, const Op *op)
     for (int i = 0; i < nl; i++)
         lane_axis |= 1u << lanes[i];
     const char *wa = compress(E, warps, nw, "warp");
-    int bytes = dtype_bits(d) / 8;
+    int bytes = dtype_bits(d) < 8 ? 1 : dtype_bits(d) / 8;
     int idx_off = op->smem_offset + (((numel * W * bytes) + 3) & ~3);
     line(E, "{");
     E->indent++;
@@ -2187,6 +2191,7 @@ static void emit_kernel(Emitter *E, int threads)
         sb_puts(E->out, E->helpers.data);
         sb_putc(E->out, '\n');
     }
+    sb_free(&E->helpers);
     sb_printf(E->out, "extern \"C\" __global__ void __launch_bounds__(%d)\n%s(", threads, f->name);
     int n = 0;
     for (int i = 0; i < f->params.len; i++) {

@@ -894,7 +894,8 @@ void lmap_describe(StrBuf *out, const LayoutMap *m)
         lmap_base_expr(&base, m, d);
         bool zero = !strcmp(base.data, "0");
         StrBuf dimtext = {0};
-        sb_puts(&dimtext, base.data);
+        bool wrap = strchr(base.data, ' ') && !strstr(base.data, " + "); /* "(lane & 7) << 3" then " + 0..7" */
+        sb_printf(&dimtext, wrap ? "(%s)" : "%s", base.data);
         sb_free(&base);
         int offs[64], n = 0, count = 0;
         for (int r = 0; r < (1 << m->nreg); r++) {
@@ -909,7 +910,10 @@ void lmap_describe(StrBuf *out, const LayoutMap *m)
             count++;
         }
         if (count == 1) {
-            sb_puts(out, dimtext.data);
+            if (wrap) /* no offsets follow: drop the parentheses again */
+                sb_printf(out, "%.*s", (int)dimtext.len - 2, dimtext.data + 1);
+            else
+                sb_puts(out, dimtext.data);
             sb_free(&dimtext);
             continue;
         }
@@ -1031,6 +1035,7 @@ static void list_values(StrBuf *out, const Block *b)
             LayoutMap m;
             value_map(v, &m);
             sb_printf(out, "  %%%d%s%s = %s: ", v->id, v->name ? " " : "", v->name ? v->name : "", op_name(op->kind));
+            /* (below) "1 register", "8 registers" */
             for (int d = 0; d < v->type.rank; d++)
                 sb_printf(out, "%s%d", d ? "x" : "", v->type.shape[d]);
             sb_printf(out, " %s, L%d, %d register%s per thread: ",
@@ -1052,7 +1057,8 @@ void tir_print_layouts(StrBuf *out, const TirFunc *f)
         sb_puts(out, "\n    ");
         if (l->kind == LAYOUT_BLOCKED && l->rank == 1) {
             layout_ownership(out, l);
-            sb_printf(out, "\n    %d registers per thread per tile value\n", layout_elems_per_thread(l));
+            sb_printf(out, "\n    %d register%s per thread per tile value\n", layout_elems_per_thread(l),
+                      layout_elems_per_thread(l) > 1 ? "s" : "");
         } else {
             LayoutMap m;
             layout_map(l, l->rank, l->shape, &m);
@@ -1061,7 +1067,7 @@ void tir_print_layouts(StrBuf *out, const TirFunc *f)
                 sb_printf(out, "%s%d", d ? "x" : "", l->shape[d]);
             sb_puts(out, ", a thread owns ");
             lmap_describe(out, &m);
-            sb_printf(out, "\n    %d registers per thread per tile value\n", 1 << m.nreg);
+            sb_printf(out, "\n    %d register%s per thread per tile value\n", 1 << m.nreg, m.nreg ? "s" : "");
         }
     }
 }

@@ -201,10 +201,12 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
             for (int kk = 0; kk < 8; ++kk)
                 part[kk] = x[kk];
             #pragma unroll
-            for (int half = 4; half >= 1; half >>= 1)
-                #pragma unroll
-                for (int kk = 0; kk < half; ++kk)
-                    part[kk] = fmaxf(part[kk], part[kk + half]);
+            for (int kk = 0; kk < 4; ++kk)
+                part[kk] = fmaxf(part[kk], part[kk + 4]);
+            #pragma unroll
+            for (int kk = 0; kk < 2; ++kk)
+                part[kk] = fmaxf(part[kk], part[kk + 2]);
+            part[0] = fmaxf(part[0], part[1]);
             tmp_3 = part[0];
         }
         #pragma unroll
@@ -236,10 +238,12 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
             for (int kk = 0; kk < 8; ++kk)
                 part[kk] = tilec::exp_approx(x[kk] - m_new);
             #pragma unroll
-            for (int half = 4; half >= 1; half >>= 1)
-                #pragma unroll
-                for (int kk = 0; kk < half; ++kk)
-                    part[kk] = part[kk] + part[kk + half];
+            for (int kk = 0; kk < 4; ++kk)
+                part[kk] = part[kk] + part[kk + 4];
+            #pragma unroll
+            for (int kk = 0; kk < 2; ++kk)
+                part[kk] = part[kk] + part[kk + 2];
+            part[0] = part[0] + part[1];
             tmp_4 = part[0];
         }
         #pragma unroll

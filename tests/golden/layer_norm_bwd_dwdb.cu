@@ -23,16 +23,16 @@
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 32x64, sizePerThread [1, 1], threadsPerWarp [1, 32], warpsPerCTA [2, 2], order [1, 0]
-//       at 32x64, a thread owns rows warp >> 1 + 2*i for i < 16; columns lane + ((warp & 1) << 5)
+//       at 32x64, a thread owns rows (warp >> 1) + 2*i for i < 16; columns lane + ((warp & 1) << 5)
 //       16 registers per thread per tile value
 //   L1: blocked 32, sizePerThread [1], threadsPerWarp [32], warpsPerCTA [4], order [0]
 //       thread t owns element t % 32 (replicated: 4 threads hold each element)
-//       1 registers per thread per tile value
+//       1 register per thread per tile value
 //   L2: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
 //       at 64, a thread owns elements lane + ((warp & 1) << 5) (replicated: 2 threads hold each element)
-//       1 registers per thread per tile value
+//       1 register per thread per tile value
 //   L3: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
-//       at 32, a thread owns elements warp >> 1 + 2*i for i < 16 (replicated: 64 threads hold each element)
+//       at 32, a thread owns elements (warp >> 1) + 2*i for i < 16 (replicated: 64 threads hold each element)
 //       16 registers per thread per tile value
 
 #include <cuda_fp16.h>
@@ -279,10 +279,15 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         for (int kk = 0; kk < 16; ++kk)
             part[kk] = dw[kk];
         #pragma unroll
-        for (int half = 8; half >= 1; half >>= 1)
-            #pragma unroll
-            for (int kk = 0; kk < half; ++kk)
-                part[kk] = part[kk] + part[kk + half];
+        for (int kk = 0; kk < 8; ++kk)
+            part[kk] = part[kk] + part[kk + 8];
+        #pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+            part[kk] = part[kk] + part[kk + 4];
+        #pragma unroll
+        for (int kk = 0; kk < 2; ++kk)
+            part[kk] = part[kk] + part[kk + 2];
+        part[0] = part[0] + part[1];
         tmp[0] = part[0];
     }
     {
@@ -311,10 +316,15 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         for (int kk = 0; kk < 16; ++kk)
             part[kk] = db[kk];
         #pragma unroll
-        for (int half = 8; half >= 1; half >>= 1)
-            #pragma unroll
-            for (int kk = 0; kk < half; ++kk)
-                part[kk] = part[kk] + part[kk + half];
+        for (int kk = 0; kk < 8; ++kk)
+            part[kk] = part[kk] + part[kk + 8];
+        #pragma unroll
+        for (int kk = 0; kk < 4; ++kk)
+            part[kk] = part[kk] + part[kk + 4];
+        #pragma unroll
+        for (int kk = 0; kk < 2; ++kk)
+            part[kk] = part[kk] + part[kk + 2];
+        part[0] = part[0] + part[1];
         tmp_2[0] = part[0];
     }
     {

@@ -19,13 +19,13 @@
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 32, sizePerThread [1], threadsPerWarp [32], warpsPerCTA [4], order [0]
 //       thread t owns element t % 32 (replicated: 4 threads hold each element)
-//       1 registers per thread per tile value
+//       1 register per thread per tile value
 //   L1: blocked 32x128, sizePerThread [1, 1], threadsPerWarp [1, 32], warpsPerCTA [1, 4], order [1, 0]
 //       at 32x128, a thread owns rows 0..31; columns lane + (warp << 5)
 //       32 registers per thread per tile value
 //   L2: slice of L1 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
 //       at 128, a thread owns elements lane + (warp << 5)
-//       1 registers per thread per tile value
+//       1 register per thread per tile value
 //   L3: slice of L1 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
 //       at 32, a thread owns elements 0..31 (replicated: 128 threads hold each element)
 //       32 registers per thread per tile value
@@ -264,10 +264,18 @@ layer_norm_bwd_dwdb_atomic(float *__restrict__ DW, float *__restrict__ DB, __hal
             for (int kk = 0; kk < 32; ++kk)
                 part[kk] = dy[kk] * xhat[kk];
             #pragma unroll
-            for (int half = 16; half >= 1; half >>= 1)
-                #pragma unroll
-                for (int kk = 0; kk < half; ++kk)
-                    part[kk] = part[kk] + part[kk + half];
+            for (int kk = 0; kk < 16; ++kk)
+                part[kk] = part[kk] + part[kk + 16];
+            #pragma unroll
+            for (int kk = 0; kk < 8; ++kk)
+                part[kk] = part[kk] + part[kk + 8];
+            #pragma unroll
+            for (int kk = 0; kk < 4; ++kk)
+                part[kk] = part[kk] + part[kk + 4];
+            #pragma unroll
+            for (int kk = 0; kk < 2; ++kk)
+                part[kk] = part[kk] + part[kk + 2];
+            part[0] = part[0] + part[1];
             tmp[0] = part[0];
         }
         if (col_mask[0])
@@ -281,10 +289,18 @@ layer_norm_bwd_dwdb_atomic(float *__restrict__ DW, float *__restrict__ DB, __hal
             for (int kk = 0; kk < 32; ++kk)
                 part[kk] = dy[kk];
             #pragma unroll
-            for (int half = 16; half >= 1; half >>= 1)
-                #pragma unroll
-                for (int kk = 0; kk < half; ++kk)
-                    part[kk] = part[kk] + part[kk + half];
+            for (int kk = 0; kk < 16; ++kk)
+                part[kk] = part[kk] + part[kk + 16];
+            #pragma unroll
+            for (int kk = 0; kk < 8; ++kk)
+                part[kk] = part[kk] + part[kk + 8];
+            #pragma unroll
+            for (int kk = 0; kk < 4; ++kk)
+                part[kk] = part[kk] + part[kk + 4];
+            #pragma unroll
+            for (int kk = 0; kk < 2; ++kk)
+                part[kk] = part[kk] + part[kk + 2];
+            part[0] = part[0] + part[1];
             tmp_2[0] = part[0];
         }
         if (col_mask[0])

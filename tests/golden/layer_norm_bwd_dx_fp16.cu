@@ -239,10 +239,12 @@ layer_norm_bwd_dx(__half *__restrict__ DX, __half *__restrict__ DY, __half *__re
         for (int kk = 0; kk < 8; ++kk)
             part[kk] = xhat[kk] * g[kk];
         #pragma unroll
-        for (int half = 4; half >= 1; half >>= 1)
-            #pragma unroll
-            for (int kk = 0; kk < half; ++kk)
-                part[kk] = part[kk] + part[kk + half];
+        for (int kk = 0; kk < 4; ++kk)
+            part[kk] = part[kk] + part[kk + 4];
+        #pragma unroll
+        for (int kk = 0; kk < 2; ++kk)
+            part[kk] = part[kk] + part[kk + 2];
+        part[0] = part[0] + part[1];
         tmp = part[0];
     }
     #pragma unroll
@@ -274,10 +276,12 @@ layer_norm_bwd_dx(__half *__restrict__ DX, __half *__restrict__ DY, __half *__re
         for (int kk = 0; kk < 8; ++kk)
             part[kk] = g[kk];
         #pragma unroll
-        for (int half = 4; half >= 1; half >>= 1)
-            #pragma unroll
-            for (int kk = 0; kk < half; ++kk)
-                part[kk] = part[kk] + part[kk + half];
+        for (int kk = 0; kk < 4; ++kk)
+            part[kk] = part[kk] + part[kk + 4];
+        #pragma unroll
+        for (int kk = 0; kk < 2; ++kk)
+            part[kk] = part[kk] + part[kk + 2];
+        part[0] = part[0] + part[1];
         tmp_2 = part[0];
     }
     #pragma unroll

@@ -208,10 +208,12 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
         for (int kk = 0; kk < 8; ++kk)
             part[kk] = x[kk];
         #pragma unroll
-        for (int half = 4; half >= 1; half >>= 1)
-            #pragma unroll
-            for (int kk = 0; kk < half; ++kk)
-                part[kk] = part[kk] + part[kk + half];
+        for (int kk = 0; kk < 4; ++kk)
+            part[kk] = part[kk] + part[kk + 4];
+        #pragma unroll
+        for (int kk = 0; kk < 2; ++kk)
+            part[kk] = part[kk] + part[kk + 2];
+        part[0] = part[0] + part[1];
         tmp = part[0];
     }
     #pragma unroll
@@ -248,10 +250,12 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
         for (int kk = 0; kk < 8; ++kk)
             part[kk] = xc[kk] * xc[kk];
         #pragma unroll
-        for (int half = 4; half >= 1; half >>= 1)
-            #pragma unroll
-            for (int kk = 0; kk < half; ++kk)
-                part[kk] = part[kk] + part[kk + half];
+        for (int kk = 0; kk < 4; ++kk)
+            part[kk] = part[kk] + part[kk + 4];
+        #pragma unroll
+        for (int kk = 0; kk < 2; ++kk)
+            part[kk] = part[kk] + part[kk + 2];
+        part[0] = part[0] + part[1];
         tmp_2 = part[0];
     }
     #pragma unroll

@@ -24,17 +24,17 @@
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 4x256, sizePerThread [1, 4], threadsPerWarp [1, 32], warpsPerCTA [2, 2], order [1, 0]
-//       at 4x256, a thread owns rows warp >> 1 + {0, 2}; columns (lane << 2) + ((warp & 1) << 7) + 0..3
+//       at 4x256, a thread owns rows (warp >> 1) + {0, 2}; columns (lane << 2) + ((warp & 1) << 7) + 0..3
 //       8 registers per thread per tile value
 //   L1: blocked 4x1, sizePerThread [1, 1], threadsPerWarp [4, 8], warpsPerCTA [1, 4], order [0, 1]
 //       at 4x1, a thread owns rows lane & 3; columns 0 (replicated: 32 threads hold each element)
-//       1 registers per thread per tile value
+//       1 register per thread per tile value
 //   L2: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
-//       at 4, a thread owns elements warp >> 1 + {0, 2} (replicated: 64 threads hold each element)
+//       at 4, a thread owns elements (warp >> 1) + {0, 2} (replicated: 64 threads hold each element)
 //       2 registers per thread per tile value
 //   L3: slice of L1 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
 //       at 4, a thread owns elements lane & 3 (replicated: 32 threads hold each element)
-//       1 registers per thread per tile value
+//       1 register per thread per tile value
 //   L4: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
 //       at 256, a thread owns elements (lane << 2) + ((warp & 1) << 7) + 0..3 (replicated: 2 threads hold each element)
 //       4 registers per thread per tile value
@@ -277,10 +277,9 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
         for (int kk = 0; kk < 4; ++kk)
             part[kk] = x[(e << 2) | kk];
         #pragma unroll
-        for (int half = 2; half >= 1; half >>= 1)
-            #pragma unroll
-            for (int kk = 0; kk < half; ++kk)
-                part[kk] = fminf(part[kk], part[kk + half]);
+        for (int kk = 0; kk < 2; ++kk)
+            part[kk] = fminf(part[kk], part[kk + 2]);
+        part[0] = fminf(part[0], part[1]);
         tmp_2[e] = part[0];
     }
     #pragma unroll

@@ -198,10 +198,12 @@ softmax_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int32_t 
         for (int kk = 0; kk < 8; ++kk)
             part[kk] = x[kk];
         #pragma unroll
-        for (int half = 4; half >= 1; half >>= 1)
-            #pragma unroll
-            for (int kk = 0; kk < half; ++kk)
-                part[kk] = fmaxf(part[kk], part[kk + half]);
+        for (int kk = 0; kk < 4; ++kk)
+            part[kk] = fmaxf(part[kk], part[kk + 4]);
+        #pragma unroll
+        for (int kk = 0; kk < 2; ++kk)
+            part[kk] = fmaxf(part[kk], part[kk + 2]);
+        part[0] = fmaxf(part[0], part[1]);
         tmp = part[0];
     }
     #pragma unroll
@@ -241,10 +243,12 @@ softmax_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int32_t 
         for (int kk = 0; kk < 8; ++kk)
             part[kk] = num[kk];
         #pragma unroll
-        for (int half = 4; half >= 1; half >>= 1)
-            #pragma unroll
-            for (int kk = 0; kk < half; ++kk)
-                part[kk] = part[kk] + part[kk + half];
+        for (int kk = 0; kk < 4; ++kk)
+            part[kk] = part[kk] + part[kk + 4];
+        #pragma unroll
+        for (int kk = 0; kk < 2; ++kk)
+            part[kk] = part[kk] + part[kk + 2];
+        part[0] = part[0] + part[1];
         den = part[0];
     }
     #pragma unroll

@@ -13,7 +13,7 @@
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 64, sizePerThread [1], threadsPerWarp [32], warpsPerCTA [4], order [0]
 //       thread t owns element t % 64 (replicated: 2 threads hold each element)
-//       1 registers per thread per tile value
+//       1 register per thread per tile value
 
 #include <cuda_bf16.h>
 
