@@ -1831,6 +1831,8 @@ static void emit_store(Emitter *E, const Op *op)
     int vec = ptr->type.rank ? memory_vec(op) : 1;
     const char *i = elem_loop_open(E, n, vec);
     const char *pred = mask ? ex(E, mask, ptr, i) : NULL;
+    if (!ptr->type.rank) /* a scalar: every thread has it, one stores it */
+        pred = pred ? fmt(E, "tid == 0 && %s", paren(E, pred)) : "tid == 0";
     if (ptr->type.rank) {
         LayoutMap m;
         value_map(ptr, &m);

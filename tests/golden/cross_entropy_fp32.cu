@@ -275,7 +275,8 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
     // cross_entropy.py:32  loss = tl.log(s) + m - x_label
     const float loss = (logf(s_2) + m) - x_label;
     // cross_entropy.py:33  tl.store(loss_ptr + row, loss)
-    *(loss_ptr + row) = loss;
+    if (tid == 0)
+        *(loss_ptr + row) = loss;
 }
 
 #ifndef __CUDACC_RTC__

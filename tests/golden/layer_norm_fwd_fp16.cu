@@ -281,9 +281,11 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
     // layer_norm.py:32  rstd = 1 / tl.sqrt(var + eps)
     const float rstd = tilec::div_full(1.0f, tilec::sqrt_approx(var + eps));
     // layer_norm.py:34  tl.store(Mean + row, mean)
-    *(Mean + row) = mean;
+    if (tid == 0)
+        *(Mean + row) = mean;
     // layer_norm.py:35  tl.store(Rstd + row, rstd)
-    *(Rstd + row) = rstd;
+    if (tid == 0)
+        *(Rstd + row) = rstd;
     // layer_norm.py:36  w = tl.load(W + cols, mask=mask).to(tl.float32)
     __half loaded_2[8];  // [1024] fp16, L0, 2-byte loads
     #pragma unroll
