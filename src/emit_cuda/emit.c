@@ -2163,7 +2163,9 @@ static void emit_includes(Emitter *E)
         sb_puts(E->out, "#include <cuda_fp16.h>\n");
     if (bf16)
         sb_puts(E->out, "#include <cuda_bf16.h>\n");
-    if (half || bf16)
+    if (E->f->uses_printf) /* device printf: declared by stdio.h under nvcc, built into NVRTC */
+        sb_puts(E->out, "#ifndef __CUDACC_RTC__\n#include <stdio.h>\n#endif\n");
+    if (half || bf16 || E->f->uses_printf)
         sb_putc(E->out, '\n');
     for (int i = 0; i < tilec_template_count; i++)
         sb_puts(E->out, tilec_templates[i].text);
@@ -2280,6 +2282,7 @@ static void scan_types(TirFunc *f, const Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
         const Op *op = b->ops.data[i];
+        f->uses_printf |= op->kind == OP_PRINT || op->kind == OP_ASSERT;
         for (int k = 0; k < op->nres; k++) {
             DType d = op->results[k]->type.dtype;
             f->uses_fp16 |= d == DT_FP16;

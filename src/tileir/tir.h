@@ -364,6 +364,7 @@ typedef struct TirFunc {
     Vec(Layout *) layouts;
     int smem_bytes;       /* the shared-memory arena, after tir_layouts */
     bool uses_fp16, uses_bf16;
+    bool uses_printf;     /* device_print / device_assert */
     bool debug;           /* device_assert compiled in */
 } TirFunc;
 
