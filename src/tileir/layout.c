@@ -762,7 +762,41 @@ static void insert_conversions(Assign *A, Block *b)
     }
 }
 
-/* A convert whose source already reads as the target (equal layouts) is dropped. */
+static void mark_used(const Block *b, bool *used)
+{
+    for (int i = 0; i < b->args.len; i++)
+        for (const Layout *l = b->args.data[i]->layout; l; l = l->kind == LAYOUT_SLICE ? l->parent : NULL)
+            used[l->id] = true;
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        for (int k = 0; k < op->nres; k++)
+            for (const Layout *l = op->results[k]->layout; l; l = l->kind == LAYOUT_SLICE ? l->parent : NULL)
+                used[l->id] = true;
+        for (int r = 0; r < op->nregions; r++)
+            mark_used(op->regions[r], used);
+    }
+}
+
+/* Home layouts of shapes whose values all ended up in other layouts are
+ * dropped; the rest are renumbered L0, L1... in order. */
+static void drop_unused_layouts(TirFunc *f)
+{
+    bool used[256] = {false};
+    if (f->layouts.len > 256)
+        return;
+    mark_used(f->body, used);
+    int n = 0;
+    for (int i = 0; i < f->layouts.len; i++) {
+        Layout *l = f->layouts.data[i];
+        if (!used[l->id])
+            continue;
+        f->layouts.data[n++] = l;
+    }
+    f->layouts.len = n;
+    for (int i = 0; i < n; i++)
+        f->layouts.data[i]->id = i;
+}
+
 
 void tir_layouts(Ctx *ctx, TirFunc *f)
 {
@@ -778,6 +812,7 @@ void tir_layouts(Ctx *ctx, TirFunc *f)
     }
     insert_conversions(&A, f->body);
     tir_simplify(ctx, f);
+    drop_unused_layouts(f);
     tir_smem(ctx, f);
 }
 

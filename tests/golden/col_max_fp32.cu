@@ -21,13 +21,10 @@
 //   L0: blocked 32x64, sizePerThread [1, 4], threadsPerWarp [2, 16], warpsPerCTA [4, 1], order [1, 0]
 //       at 32x64, a thread owns rows (lane >> 4) + (warp << 1) + {0, 8, 16, 24}; columns ((lane & 15) << 2) + 0..3
 //       16 registers per thread per tile value
-//   L1: blocked 64, sizePerThread [1], threadsPerWarp [32], warpsPerCTA [4], order [0]
-//       thread t owns element t % 64 (replicated: 2 threads hold each element)
-//       1 register per thread per tile value
-//   L2: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
+//   L1: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
 //       at 64, a thread owns elements ((lane & 15) << 2) + 0..3 (replicated: 8 threads hold each element)
 //       4 registers per thread per tile value
-//   L3: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
+//   L2: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
 //       at 32, a thread owns elements (lane >> 4) + (warp << 1) + {0, 8, 16, 24} (replicated: 16 threads hold each element)
 //       4 registers per thread per tile value
 
@@ -182,32 +179,32 @@ col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__res
     const int warp = tid >> 5;  // warp in the block
     const int L0_col = (lane & 15) << 2;  // L0: this thread's first col; register e is at +e
     const int L0_row = (lane >> 4) + (warp << 1);  // L0: this thread's first row; register e is at +e << 3
-    const bool L2_owner = (lane & 16) == 0 && warp == 0;  // L2 is replicated: one owner writes each element
+    const bool L1_owner = (lane & 16) == 0 && warp == 0;  // L1 is replicated: one owner writes each element
 
     // col_max.py:22  pid = tl.program_id(axis=0)
     const int32_t pid = (int32_t)blockIdx.x;
     // col_max.py:23  cols = pid * BLOCK_N + tl.arange(0, BLOCK_N)
-    int32_t cols[4];  // [64] i32, L2
+    int32_t cols[4];  // [64] i32, L1
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         cols[e] = (pid * 64) + (L0_col + e);
     // col_max.py:24  col_mask = cols < N
-    bool col_mask[4];  // [64] i1, L2
+    bool col_mask[4];  // [64] i1, L1
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         col_mask[e] = cols[e] < N;
     // col_max.py:27  for start in range(0, M, BLOCK_M):
-    int32_t best_row[4];  // [64] i32, L2
+    int32_t best_row[4];  // [64] i32, L1
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         best_row[e] = 0;
-    float best[4];  // [64] fp32, L2
+    float best[4];  // [64] fp32, L1
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         best[e] = __int_as_float(0xff800000);
     for (int32_t start = 0; start < M; start += 32) {
         // col_max.py:28  rows = start + tl.arange(0, BLOCK_M)
-        int32_t rows[4];  // [32] i32, L3
+        int32_t rows[4];  // [32] i32, L2
         #pragma unroll
         for (int e = 0; e < 4; ++e)
             rows[e] = start + (L0_row + (e << 3));
@@ -222,7 +219,7 @@ col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__res
         for (int e = 0; e < 16; ++e)
             tilec::load<1>(&x[e], (X + (rows[(e >> 2)] * stride)) + cols[(e & 3)], mask[e], __int_as_float(0xff800000));
         // col_max.py:34  chunk_max, chunk_row = tl.max(x, axis=0, return_indices=True)
-        float chunk_max[4];  // [64] fp32, L2
+        float chunk_max[4];  // [64] fp32, L1
         int32_t chunk_row[4];
         // argmax along dim 0: 4 values in each thread, then across 2 lanes, then across 4 warps
         #pragma unroll
@@ -277,7 +274,7 @@ col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__res
             __syncthreads();  // the buffer is free again
         }
         // col_max.py:36  better = chunk_max > best
-        bool better[4];  // [64] i1, L2
+        bool better[4];  // [64] i1, L1
         #pragma unroll
         for (int e = 0; e < 4; ++e)
             better[e] = chunk_max[e] > best[e];
@@ -293,12 +290,12 @@ col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__res
     // col_max.py:39  tl.store(OutMax + cols, best, mask=col_mask)
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        if (L2_owner && col_mask[e])
+        if (L1_owner && col_mask[e])
             *(OutMax + cols[e]) = best[e];
     // col_max.py:40  tl.store(OutIdx + cols, best_row, mask=col_mask)
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        if (L2_owner && col_mask[e])
+        if (L1_owner && col_mask[e])
             *(OutIdx + cols[e]) = best_row[e];
 }
 

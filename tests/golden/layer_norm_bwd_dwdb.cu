@@ -25,13 +25,10 @@
 //   L0: blocked 32x64, sizePerThread [1, 1], threadsPerWarp [1, 32], warpsPerCTA [2, 2], order [1, 0]
 //       at 32x64, a thread owns rows (warp >> 1) + 2*i for i < 16; columns lane + ((warp & 1) << 5)
 //       16 registers per thread per tile value
-//   L1: blocked 32, sizePerThread [1], threadsPerWarp [32], warpsPerCTA [4], order [0]
-//       thread t owns element t % 32 (replicated: 4 threads hold each element)
-//       1 register per thread per tile value
-//   L2: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
+//   L1: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
 //       at 64, a thread owns elements lane + ((warp & 1) << 5) (replicated: 2 threads hold each element)
 //       1 register per thread per tile value
-//   L3: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
+//   L2: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
 //       at 32, a thread owns elements (warp >> 1) + 2*i for i < 16 (replicated: 64 threads hold each element)
 //       16 registers per thread per tile value
 
@@ -188,15 +185,15 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
     const int warp = tid >> 5;  // warp in the block
     const int L0_col = lane + ((warp & 1) << 5);  // L0: this thread's first col
     const int L0_row = warp >> 1;  // L0: this thread's first row; register e is at +e << 1
-    const bool L2_owner = (warp & 2) == 0;  // L2 is replicated: one owner writes each element
+    const bool L1_owner = (warp & 2) == 0;  // L1 is replicated: one owner writes each element
 
     // layer_norm.py:68  pid = tl.program_id(axis=0)
     const int32_t pid = (int32_t)blockIdx.x;
     // layer_norm.py:69  cols = pid * BLOCK_N + tl.arange(0, BLOCK_N)
-    int32_t cols[1];  // [64] i32, L2
+    int32_t cols[1];  // [64] i32, L1
     cols[0] = (pid * 64) + L0_col;
     // layer_norm.py:70  col_mask = cols < N
-    bool col_mask[1];  // [64] i1, L2
+    bool col_mask[1];  // [64] i1, L1
     col_mask[0] = cols[0] < N;
     // layer_norm.py:73  for start in range(0, M, BLOCK_M):
     float dw[16];  // [32x64] fp32, L0
@@ -209,12 +206,12 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         db[e] = 0.0f;
     for (int32_t start = 0; start < M; start += 32) {
         // layer_norm.py:74  rows = start + tl.arange(0, BLOCK_M)
-        int32_t rows[16];  // [32] i32, L3
+        int32_t rows[16];  // [32] i32, L2
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             rows[e] = start + (L0_row + (e << 1));
         // layer_norm.py:75  row_mask = rows < M
-        bool row_mask[16];  // [32] i1, L3
+        bool row_mask[16];  // [32] i1, L2
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             row_mask[e] = rows[e] < M;
@@ -247,12 +244,12 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         for (int e = 0; e < 16; ++e)
             dy[e] = __half2float(loaded_2[e]);
         // layer_norm.py:80  mean = tl.load(Mean + rows, mask=row_mask, other=0.)
-        float mean[16];  // [32] fp32, L3, 4-byte loads
+        float mean[16];  // [32] fp32, L2, 4-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             tilec::load<1>(&mean[e], Mean + rows[e], row_mask[e], 0.0f);
         // layer_norm.py:81  rstd = tl.load(Rstd + rows, mask=row_mask, other=0.)
-        float rstd[16];  // [32] fp32, L3, 4-byte loads
+        float rstd[16];  // [32] fp32, L2, 4-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             tilec::load<1>(&rstd[e], Rstd + rows[e], row_mask[e], 0.0f);
@@ -271,7 +268,7 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
             db[e] = db[e] + dy[e];
     }
     // layer_norm.py:85  tl.store(DW + cols, tl.sum(dw, axis=0).to(DW.dtype.element_ty), mask=col_mask)
-    float tmp[1];  // [64] fp32, L2
+    float tmp[1];  // [64] fp32, L1
     // sum along dim 0: 16 values in each thread, then across 2 warps
     {
         float part[16];  // this thread's 16 values, combined pairwise
@@ -305,10 +302,10 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         }
         // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
-    if (L2_owner && col_mask[0])
+    if (L1_owner && col_mask[0])
         *(DW + cols[0]) = tmp[0];
     // layer_norm.py:86  tl.store(DB + cols, tl.sum(db, axis=0).to(DB.dtype.element_ty), mask=col_mask)
-    float tmp_2[1];  // [64] fp32, L2
+    float tmp_2[1];  // [64] fp32, L1
     // sum along dim 0: 16 values in each thread, then across 2 warps
     {
         float part[16];  // this thread's 16 values, combined pairwise
@@ -342,7 +339,7 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         }
         // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
-    if (L2_owner && col_mask[0])
+    if (L1_owner && col_mask[0])
         *(DB + cols[0]) = tmp_2[0];
 }
 

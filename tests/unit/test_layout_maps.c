@@ -848,15 +848,15 @@ static const char *two_reductions_src =
 Test(layout_maps, pipeline_conversion, .fini = reset)
 {
     cr_assert_eq(translate(two_reductions_src, "*fp32:16, *fp32:16, 64", EMIT_LAYOUTS), 0, "%s", log_text());
-    EXPECT_OUT("L2: slice of L0 along dim 1");
-    EXPECT_OUT("L3: slice of L0 along dim 0");
+    EXPECT_OUT("L1: slice of L0 along dim 1");
+    EXPECT_OUT("L2: slice of L0 along dim 0");
     EXPECT_OUT("at 64, a thread owns elements (lane >> 4) + (warp << 1) + 8*i for i < 8 (replicated: 16 threads hold each element)");
     reset();
     cr_assert_eq(translate(two_reductions_src, "*fp32:16, *fp32:16, 64", EMIT_CUDA), 0, "%s", log_text());
     EXPECT_OUT("t.py:10  convert_layout, 260 bytes at 1024: the tile row-major, 1 padding element after every 32; "
                "no bank conflicts (counted statically)");
     EXPECT_OUT("t.py:9  reduce, 1024 bytes at 0: 4 partial maxs per result");
-    EXPECT_OUT("// cvt0: a 64 fp32 tile changing layout (L3 -> L2) in shared memory, row-major, with 1 padding element after every 32;\n"
+    EXPECT_OUT("// cvt0: a 64 fp32 tile changing layout (L2 -> L1) in shared memory, row-major, with 1 padding element after every 32;\n"
                "// 260 bytes; no bank conflicts on the write or the read (counted statically).");
     EXPECT_OUT("static __device__ __forceinline__ int cvt0_at(int i0)");
     EXPECT_OUT("    return i + (i >> 5) * 1;");
@@ -887,7 +887,7 @@ static const char *no_conversion_src =
 Test(layout_maps, pipeline_load_follows_slice, .fini = reset)
 {
     cr_assert_eq(translate(no_conversion_src, "*fp32:16, *fp32:16, *fp32:16, 64", EMIT_LAYOUTS), 0, "%s", log_text());
-    EXPECT_OUT("%20 b = load: 64 fp32, L2,");
+    EXPECT_OUT("%20 b = load: 64 fp32, L1,");
     reset();
     cr_assert_eq(translate(no_conversion_src, "*fp32:16, *fp32:16, *fp32:16, 64", EMIT_CUDA), 0, "%s", log_text());
     EXPECT_NOT_OUT("cvt0");
