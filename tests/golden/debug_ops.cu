@@ -281,11 +281,11 @@ k(float *__restrict__ X, float *__restrict__ Y, int32_t stride, int32_t N)
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         printf("pid (%u, %u, %u) idx (%d) c%f\n", blockIdx.x, blockIdx.y, blockIdx.z, L0_base + (e << 6), (double)c[e]);
-    // debug_ops.py:16  tl.device_assert(c >= 0, "negative")
+    // debug_ops.py:16  tl.device_assert(c == c, "c is NaN")
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        if (!(c[e] >= 0.0f)) {
-            printf("debug_ops.py:16: k: block: [%u, %u, %u], thread: [%u, 0, 0] Assertion `negative` failed.\n", blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x);
+        if (!(c[e] == c[e])) {
+            printf("debug_ops.py:16: k: block: [%u, %u, %u], thread: [%u, 0, 0] Assertion `c is NaN` failed.\n", blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x);
             __trap();
         }
 }

@@ -13,4 +13,4 @@ def k(X, Y, stride, N, BLOCK: tl.constexpr):
     c = tl.cumsum(x, axis=0, reverse=True)
     tl.atomic_max(Y + cols, c, mask=cols < N)
     tl.device_print("c", c)
-    tl.device_assert(c >= 0, "negative")
+    tl.device_assert(c == c, "c is NaN")
