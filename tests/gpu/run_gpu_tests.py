@@ -267,6 +267,11 @@ def golden_cases():
             if "autotuned.py" in line:
                 print(f"-- skipping {name} on the GPU (autotuned: no single Triton config)")
                 continue
+            # debug_ops moves its pointers by a row stride, which the generic driver (n for
+            # every integer) cannot size, and prints every element; make test compiles it.
+            if "debug_ops.py" in line:
+                print(f"-- skipping {name} on the GPU (row-strided pointers and device_print)")
+                continue
             case = parse_golden_line(name, line)
             # The generic driver passes n for every integer argument, which only fits
             # 1-D kernels; kernels with rows and columns are covered by their own cases.
