@@ -325,6 +325,55 @@ static const char *owner_pred(Emitter *E, const Value *v, const LayoutMap *m)
                      "bool", expr, fmt(E, "L%d is replicated: one owner writes each element", v->layout->id));
 }
 
+/* Bits from[t] of `src` moved to bits to[t], as C ("(e & 3) | ((e >> 2) << 4)").
+ * Runs of consecutive bits move together.  `src_bits` is how many low bits
+ * src can have set (-1: unknown); a run that ends there needs no mask. */
+static const char *move_bits(Emitter *E, const char *src, const int *from, const int *to, int n, int src_bits)
+{
+    if (!n)
+        return "0";
+    const char *x = strchr(src, ' ') ? fmt(E, "(%s)", src) : src;
+    StrBuf t = {0};
+    for (int i = 0; i < n;) {
+        int len = 1;
+        while (i + len < n && from[i + len] == from[i] + len && to[i + len] == to[i] + len)
+            len++;
+        int f = from[i], d = to[i], mask = (1 << len) - 1;
+        bool top = src_bits >= 0 && f + len >= src_bits;
+        const char *term;
+        if (f == d) {
+            term = !f && top ? x : fmt(E, "(%s & %d)", x, mask << f);
+        } else {
+            term = f ? fmt(E, "(%s >> %d)", x, f) : x;
+            if (!top)
+                term = fmt(E, "(%s & %d)", term, mask);
+            if (d)
+                term = fmt(E, "(%s << %d)", term, d);
+        }
+        sb_printf(&t, "%s%s", i ? " | " : "", term);
+        i += len;
+    }
+    const char *r = fmt(E, "%s", t.data);
+    sb_free(&t);
+    return r;
+}
+
+static const int identity_bits[LMAP_MAX_REG_BITS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
+
+/* Bit t of `src` (t < n) moved to bit pos[t]. */
+static const char *deposit(Emitter *E, const int *pos, int n, const char *src)
+{
+    if (!strcmp(src, "0"))
+        return "0";
+    return move_bits(E, src, identity_bits, pos, n, n);
+}
+
+/* Bits pos[t] of `src` (which has src_bits bits) gathered into bit t. */
+static const char *compress(Emitter *E, const int *pos, int n, const char *src, int src_bits)
+{
+    return move_bits(E, src, pos, identity_bits, n, src_bits);
+}
+
 /* The register of `v` that register `idx` of `ctx` reads (same thread). */
 static const char *reg_index(Emitter *E, const Value *v, const Value *ctx, const char *idx)
 {
@@ -346,33 +395,11 @@ static const char *reg_index(Emitter *E, const Value *v, const Value *ctx, const
         ident &= rb[i] == i;
     if (ident)
         return idx;
-    const char *x = strchr(idx, ' ') ? fmt(E, "(%s)", idx) : idx;
-    StrBuf t = {0};
-    int nterms = 0;
-    for (int i = 0; i < dm.nreg;) {
-        if (rb[i] < 0) {
-            i++;
-            continue;
-        }
-        int len = 1;
-        while (i + len < dm.nreg && rb[i + len] == rb[i] + len)
-            len++;
-        const char *term;
-        if (rb[i] == i) {
-            term = fmt(E, "(%s & %d)", x, ((1 << len) - 1) << i);
-        } else {
-            term = i ? fmt(E, "(%s >> %d)", x, i) : x;
-            if (i + len < dm.nreg)
-                term = fmt(E, "(%s & %d)", term, (1 << len) - 1);
-            if (rb[i])
-                term = fmt(E, "(%s << %d)", term, rb[i]);
-        }
-        sb_printf(&t, "%s%s", nterms++ ? " | " : "", term);
-        i += len;
-    }
-    const char *r = nterms ? fmt(E, "%s", t.data) : "0";
-    sb_free(&t);
-    return r;
+    int from[LMAP_MAX_REG_BITS], to[LMAP_MAX_REG_BITS], n = 0;
+    for (int i = 0; i < dm.nreg; i++)
+        if (rb[i] >= 0)
+            from[n] = i, to[n++] = rb[i];
+    return move_bits(E, idx, from, to, n, dm.nreg);
 }
 
 /* ---- planning ------------------------------------------------------------------------- */
@@ -860,6 +887,32 @@ static void elem_loop_close(Emitter *E, int n, int step)
         E->indent--;
 }
 
+/* The same for a body of several statements (`multi`): in braces, which
+ * also scope its temporaries; a single register gets braces and no loop. */
+static const char *elem_open(Emitter *E, int n, bool multi)
+{
+    if (!multi)
+        return elem_loop_open(E, n, 1);
+    if (n > 1) {
+        line(E, "#pragma unroll");
+        line(E, "for (int e = 0; e < %d; ++e) {", n);
+    } else {
+        line(E, "{");
+    }
+    E->indent++;
+    return n > 1 ? "e" : "0";
+}
+
+static void elem_close(Emitter *E, int n, bool multi)
+{
+    if (!multi) {
+        elem_loop_close(E, n, 1);
+        return;
+    }
+    E->indent--;
+    line(E, "}");
+}
+
 /* Element `idx` of some source: a value, an op's expression, or an array. */
 typedef const char *(*ElemExpr)(Emitter *E, const void *src, const Value *ctx, const char *idx);
 static const char *value_elem(Emitter *E, const void *v, const Value *ctx, const char *idx) { return ex(E, v, ctx, idx); }
@@ -917,54 +970,6 @@ static void trailing_sync(Emitter *E, const Op *op)
 
 /* ---- reductions and conversions ------------------------------------------------------- */
 
-/* Bit t of `src` moved to bit pos[t], as C ("(e & 3) | ((e >> 2) << 4)"). */
-static const char *deposit(Emitter *E, const int *pos, int n, const char *src)
-{
-    if (!n)
-        return "0";
-    const char *x = strchr(src, ' ') ? fmt(E, "(%s)", src) : src;
-    StrBuf t = {0};
-    int nt = 0;
-    for (int i = 0; i < n;) {
-        int len = 1;
-        while (i + len < n && pos[i + len] == pos[i] + len)
-            len++;
-        const char *term = i ? fmt(E, "(%s >> %d)", x, i) : x;
-        if (i + len < n)
-            term = fmt(E, "(%s & %d)", term, (1 << len) - 1);
-        if (pos[i])
-            term = fmt(E, "(%s << %d)", term, pos[i]);
-        sb_printf(&t, "%s%s", nt++ ? " | " : "", term);
-        i += len;
-    }
-    const char *r = fmt(E, "%s", t.data);
-    sb_free(&t);
-    return r;
-}
-
-/* Bits pos[t] of `src` gathered into bit t. */
-static const char *compress(Emitter *E, const int *pos, int n, const char *src)
-{
-    if (!n)
-        return "0";
-    StrBuf t = {0};
-    int nt = 0;
-    for (int i = 0; i < n;) {
-        int len = 1;
-        while (i + len < n && pos[i + len] == pos[i] + len)
-            len++;
-        const char *term = pos[i] ? fmt(E, "(%s >> %d)", src, pos[i]) : src;
-        term = fmt(E, "(%s & %d)", term, (1 << len) - 1);
-        if (i)
-            term = fmt(E, "(%s << %d)", term, i);
-        sb_printf(&t, "%s%s", nt++ ? " | " : "", term);
-        i += len;
-    }
-    const char *r = fmt(E, "%s", t.data);
-    sb_free(&t);
-    return r;
-}
-
 static const char *combine_expr(Emitter *E, ReduceKind k, DType d, const char *a, const char *b)
 {
     a = paren(E, a);
@@ -989,16 +994,6 @@ static const char *combine_expr(Emitter *E, ReduceKind k, DType d, const char *a
     }
     default: BUG("combine_expr %d", k);
     }
-}
-
-/* Positions of the bits of `bits` that move dimension `dim`. */
-static int bits_along(const LBit *bits, int n, int dim, int *pos)
-{
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (bits[i].dim == dim)
-            pos[k++] = i;
-    return k;
 }
 
 /* Row-major index of register `idx` of v in a buffer of v's shape. */
@@ -1034,13 +1029,11 @@ static void emit_reduce(Emitter *E, const Op *op)
     bool mx = k == RED_ARGMAX;
     LayoutMap xm;
     value_map(x, &xm);
-    int kept[LMAP_MAX_REG_BITS], red[LMAP_MAX_REG_BITS], nk = 0, nr = 0;
-    for (int i = 0; i < xm.nreg; i++) {
-        if (xm.reg[i].dim == axis)
-            red[nr++] = i;
-        else
-            kept[nk++] = i;
-    }
+    AxisBits ab;
+    axis_bits(&xm, axis, &ab);
+    int xm_nwarp = xm.nwarp;
+    const int *kept = ab.kept, *red = ab.axis_reg, *lanes = ab.lane, *warps = ab.warp;
+    int nk = ab.nkept, nr = ab.naxis_reg, nl = ab.nlane, nw = ab.nwarp;
     int NR = 1 << nk, K = 1 << nr;
     DType d = r->type.dtype;
     const char *T = dtype_ctype(d);
@@ -1055,36 +1048,17 @@ static void emit_reduce(Emitter *E, const Op *op)
         if (ri)
             line(E, "%s;", decl(E, type_elem(ri->type), acci, NR));
     }
-    int lanes[5], warps[5];
-    int nl = bits_along(xm.lane, xm.nlane, axis, lanes), nw = bits_along(xm.warp, xm.nwarp, axis, warps);
     line(E, "// %s along dim %d: %d value%s in each thread%s%s", reduce_name(k), axis, K, K > 1 ? "s" : "",
          nl ? fmt(E, ", then across %d lanes", 1 << nl) : "", nw ? fmt(E, ", then across %d warps", 1 << nw) : "");
     /* 1. within the thread */
-    bool block = (K > 1 || ri) && NR > 1;
-    const char *j = "0";
-    if (block) {
-        line(E, "#pragma unroll");
-        line(E, "for (int e = 0; e < %d; ++e) {", NR);
-        E->indent++;
-        j = "e";
-    } else {
-        j = elem_loop_open(E, NR, 1);
-    }
+    bool multi = K > 1 || ri;
+    const char *j = elem_open(E, NR, multi);
     const char *dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
     const char *di = ri ? (scalar ? acci : fmt(E, "%s[%s]", acci, j)) : NULL;
     const char *xk = deposit(E, kept, nk, j);
-    const char *x0 = xk;
-    if (K < 4 || ri)
-        line(E, "%s = %s;", dv, ex(E, x, NULL, x0));
-    if (ri)
-        line(E, "%s = %s;", di, elem_coord(E, x, &xm, axis, x0));
+    const char *xr = strcmp(xk, "0") ? fmt(E, "%s | %s", xk, deposit(E, red, nr, "kk")) : deposit(E, red, nr, "kk");
     if (K >= 4 && !ri) {
         /* a tree, not a chain: log2(K) dependent steps instead of K - 1 */
-        const char *xr = strcmp(xk, "0") ? fmt(E, "%s | %s", xk, deposit(E, red, nr, "kk")) : deposit(E, red, nr, "kk");
-        if (!block) {
-            line(E, "{");
-            E->indent++;
-        }
         line(E, "%s part[%d];  // this thread's %d values, combined pairwise", T, K, K);
         line(E, "#pragma unroll");
         line(E, "for (int kk = 0; kk < %d; ++kk)", K);
@@ -1099,34 +1073,27 @@ static void emit_reduce(Emitter *E, const Op *op)
             }
         }
         line(E, "%s = part[0];", dv);
-        if (!block) {
-            E->indent--;
-            line(E, "}");
-        }
-    } else if (K > 1) {
-        const char *xr = fmt(E, "%s | %s", strcmp(xk, "0") ? xk : "0", deposit(E, red, nr, "kk"));
-        if (!strcmp(xk, "0"))
-            xr = deposit(E, red, nr, "kk");
-        line(E, "#pragma unroll");
-        line(E, "for (int kk = 1; kk < %d; ++kk)%s", K, ri ? " {" : "");
-        E->indent++;
-        if (ri) {
-            line(E, "const %s other = %s;", T, ex(E, x, NULL, xr));
-            line(E, "const int32_t other_i = %s;", elem_coord(E, x, &xm, axis, xr));
-            arg_combine(E, mx, dv, di, "other", "other_i");
-        } else {
-            line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, ex(E, x, NULL, xr)));
-        }
-        E->indent--;
-        if (ri)
-            line(E, "}");
-    }
-    if (block) {
-        E->indent--;
-        line(E, "}");
     } else {
-        elem_loop_close(E, NR, 1);
+        line(E, "%s = %s;", dv, ex(E, x, NULL, xk));
+        if (ri)
+            line(E, "%s = %s;", di, elem_coord(E, x, &xm, axis, xk));
+        if (K > 1) {
+            line(E, "#pragma unroll");
+            line(E, "for (int kk = 1; kk < %d; ++kk)%s", K, ri ? " {" : "");
+            E->indent++;
+            if (ri) {
+                line(E, "const %s other = %s;", T, ex(E, x, NULL, xr));
+                line(E, "const int32_t other_i = %s;", elem_coord(E, x, &xm, axis, xr));
+                arg_combine(E, mx, dv, di, "other", "other_i");
+            } else {
+                line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, ex(E, x, NULL, xr)));
+            }
+            E->indent--;
+            if (ri)
+                line(E, "}");
+        }
     }
+    elem_close(E, NR, multi);
     /* 2. across lanes: butterfly, so every lane ends with the result */
     for (int i = nl - 1; i >= 0;) {
         int hi = lanes[i], len = 1;
@@ -1141,28 +1108,17 @@ static void emit_reduce(Emitter *E, const Op *op)
         }
         E->indent++;
         const char *m = len > 1 ? "lane_bit" : fmt(E, "%d", 1 << hi);
+        j = elem_open(E, NR, ri != NULL);
+        dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
         if (ri) {
-            if (NR > 1) {
-                line(E, "#pragma unroll");
-                line(E, "for (int e = 0; e < %d; ++e) {", NR);
-            } else {
-                line(E, "{");
-            }
-            E->indent++;
-            j = NR > 1 ? "e" : "0";
-            dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
             di = scalar ? acci : fmt(E, "%s[%s]", acci, j);
             line(E, "const %s other = tilec::shfl_xor(%s, %s);", T, dv, m);
             line(E, "const int32_t other_i = tilec::shfl_xor(%s, %s);", di, m);
             arg_combine(E, mx, dv, di, "other", "other_i");
-            E->indent--;
-            line(E, "}");
         } else {
-            j = elem_loop_open(E, NR, 1);
-            dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
             line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, fmt(E, "tilec::shfl_xor(%s, %s)", dv, m)));
-            elem_loop_close(E, NR, 1);
         }
+        elem_close(E, NR, ri != NULL);
         E->indent--;
         line(E, "}");
         i -= len;
@@ -1178,8 +1134,8 @@ static void emit_reduce(Emitter *E, const Op *op)
     unsigned lane_axis = 0;
     for (int i = 0; i < nl; i++)
         lane_axis |= 1u << lanes[i];
-    const char *wa = compress(E, warps, nw, "warp");
-    int bytes = dtype_bits(d) < 8 ? 1 : dtype_bits(d) / 8;
+    const char *wa = compress(E, warps, nw, "warp", xm_nwarp);
+    int bytes = smem_elem_bytes(r->type);
     int idx_off = op->smem_offset + (((numel * W * bytes) + 3) & ~3);
     line(E, "{");
     E->indent++;
@@ -1194,37 +1150,17 @@ static void emit_reduce(Emitter *E, const Op *op)
     else
         line(E, "{");
     E->indent++;
-    if (ri && NR > 1) {
-        line(E, "#pragma unroll");
-        line(E, "for (int e = 0; e < %d; ++e) {", NR);
-        E->indent++;
-        j = "e";
-    } else {
-        j = elem_loop_open(E, NR, 1);
-    }
+    j = elem_open(E, NR, ri != NULL);
     const char *lin = scalar ? "0" : linear_index(E, r, &rm, j);
     const char *slot = strcmp(lin, "0") ? fmt(E, "%s + %s", slot_base, lin) : slot_base;
     line(E, "partial[%s] = %s;", slot, scalar ? acc : fmt(E, "%s[%s]", acc, j));
     if (ri)
         line(E, "partial_i[%s] = %s;", slot, scalar ? acci : fmt(E, "%s[%s]", acci, j));
-    if (ri && NR > 1) {
-        E->indent--;
-        line(E, "}");
-    } else {
-        elem_loop_close(E, NR, 1);
-    }
+    elem_close(E, NR, ri != NULL);
     E->indent--;
     line(E, "}");
     line(E, "__syncthreads();");
-    if (NR > 1) {
-        line(E, "#pragma unroll");
-        line(E, "for (int e = 0; e < %d; ++e) {", NR);
-        j = "e";
-    } else {
-        line(E, "{");
-        j = "0";
-    }
-    E->indent++;
+    j = elem_open(E, NR, true);
     lin = scalar ? "0" : linear_index(E, r, &rm, j);
     dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
     di = ri ? (scalar ? acci : fmt(E, "%s[%s]", acci, j)) : NULL;
@@ -1244,8 +1180,7 @@ static void emit_reduce(Emitter *E, const Op *op)
     E->indent--;
     if (ri)
         line(E, "}");
-    E->indent--;
-    line(E, "}");
+    elem_close(E, NR, true);
     trailing_sync(E, op);
     E->indent--;
     line(E, "}");
@@ -1268,6 +1203,16 @@ static const char *strrep_ww(Emitter *E, const char *s, const char *w)
     return r;
 }
 
+/* a | b for register-index parts, either of which may be "0" */
+static const char *or_bits(Emitter *E, const char *a, const char *b)
+{
+    if (!strcmp(a, "0"))
+        return b;
+    if (!strcmp(b, "0"))
+        return a;
+    return fmt(E, "%s | %s", a, b);
+}
+
 /* A scan along one axis: in-thread runs, a Hillis-Steele scan over the
  * lanes along the axis, warp totals through shared memory, and carries
  * between the CTA tile's repetitions (which hold later coordinates). */
@@ -1282,24 +1227,11 @@ static void emit_scan(Emitter *E, const Op *op)
 #define COMBINE(a, b) (prod ? small_int_wrap(E, d, fmt(E, "%s * %s", paren(E, a), paren(E, b))) : combine_expr(E, RED_SUM, d, a, b))
     LayoutMap m;
     value_map(x, &m);
-    int lanes[5], warps[5];
-    int nl = bits_along(m.lane, m.nlane, axis, lanes), nw = bits_along(m.warp, m.nwarp, axis, warps);
-    int lowest_thread_bit = 64;
-    for (int i = 0; i < m.nlane; i++)
-        if (m.lane[i].dim == axis && m.lane[i].bit < lowest_thread_bit)
-            lowest_thread_bit = m.lane[i].bit;
-    for (int i = 0; i < m.nwarp; i++)
-        if (m.warp[i].dim == axis && m.warp[i].bit < lowest_thread_bit)
-            lowest_thread_bit = m.warp[i].bit;
-    int nano[LMAP_MAX_REG_BITS], rep[LMAP_MAX_REG_BITS], kept[LMAP_MAX_REG_BITS], nn = 0, nr = 0, nk = 0;
-    for (int i = 0; i < m.nreg; i++) {
-        if (m.reg[i].dim != axis)
-            kept[nk++] = i;
-        else if (m.reg[i].bit < lowest_thread_bit)
-            nano[nn++] = i;
-        else
-            rep[nr++] = i;
-    }
+    AxisBits ab;
+    axis_bits(&m, axis, &ab);
+    int xm_nwarp = m.nwarp;
+    const int *nano = ab.nano, *rep = ab.rep, *kept = ab.kept, *lanes = ab.lane, *warps = ab.warp;
+    int nn = ab.nnano, nr = ab.nrep, nk = ab.nkept, nl = ab.nlane, nw = ab.nwarp;
     int NK = 1 << nk, NR = 1 << nr, NN = 1 << nn, NO = NK * NR;
     const char *y = vname(E, r);
     if (!info(E, r)->declared)
@@ -1312,16 +1244,11 @@ static void emit_scan(Emitter *E, const Op *op)
     /* register of (outer e = rep * NK + kept, inner kk) */
     const char *ej = nk ? fmt(E, "(e & %d)", NK - 1) : "0";
     const char *er = nk ? fmt(E, "(e >> %d)", nk) : "e";
-    StrBuf t = {0};
-    sb_puts(&t, "");
     const char *outer_bits = fmt(E, "%s%s%s", nk ? deposit(E, kept, nk, ej) : "", nk && nr ? " | " : "",
                                  nr ? deposit(E, rep, nr, er) : "");
-    sb_free(&t);
     if (!*outer_bits)
         outer_bits = "0";
-#define REG(kkexpr)                                                                                               \
-    (nn ? (strcmp(outer_bits, "0") ? fmt(E, "%s | %s", outer_bits, deposit(E, nano, nn, kkexpr)) : deposit(E, nano, nn, kkexpr)) \
-        : outer_bits)
+#define REG(kkexpr) or_bits(E, outer_bits, deposit(E, nano, nn, kkexpr))
     const char *first = rev ? fmt(E, "%d", NN - 1) : "0";
     const char *last = rev ? "0" : fmt(E, "%d", NN - 1);
     /* 1. runs within the thread */
@@ -1346,7 +1273,7 @@ static void emit_scan(Emitter *E, const Op *op)
     unsigned lmask = 0;
     for (int i = 0; i < nl; i++)
         lmask |= 1u << lanes[i];
-    const char *lane_a = nl ? compress(E, lanes, nl, "lane") : "0";
+    const char *lane_a = nl ? compress(E, lanes, nl, "lane", 5) : "0";
     line(E, "#pragma unroll");
     line(E, "for (int e = 0; e < %d; ++e) {", NO);
     E->indent++;
@@ -1372,7 +1299,7 @@ static void emit_scan(Emitter *E, const Op *op)
     if (nw) {
         int W = 1 << nw;
         int other = type_numel(x->type) / x->type.shape[axis];
-        const char *wa = compress(E, warps, nw, "warp");
+        const char *wa = compress(E, warps, nw, "warp", xm_nwarp);
         line(E, "%s *partial = reinterpret_cast<%s *>(smem + %d);  // [%d warps][%d repetitions][%d]", T, T,
              op->smem_offset, W, NR, other);
         StrBuf olin = {0};
@@ -1390,7 +1317,9 @@ static void emit_scan(Emitter *E, const Op *op)
         }
         const char *olin_s = any ? fmt(E, "%s", olin.data) : "0";
         sb_free(&olin);
-        const char *slot = fmt(E, "(%s * %d + %s) * %d + %s", "WW", NR, er, other, olin_s);
+        /* [warp][repetition][other coordinates] */
+        const char *wr = NR > 1 ? fmt(E, "WW * %d + %s", NR, er) : "WW";
+        const char *slot = other > 1 ? fmt(E, "%s * %d + %s", paren(E, wr), other, olin_s) : wr;
         if (nl)
             line(E, rev ? "if (%s == 0) {" : "if (%s == %d) {", lane_a, (1 << nl) - 1);
         else

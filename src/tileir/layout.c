@@ -242,6 +242,33 @@ bool lmap_local(const LayoutMap *src, int insert_dim, const LayoutMap *dst, int 
     return true;
 }
 
+void axis_bits(const LayoutMap *m, int axis, AxisBits *ab)
+{
+    memset(ab, 0, sizeof *ab);
+    int lowest = 64;
+    for (int i = 0; i < m->nlane; i++)
+        if (m->lane[i].dim == axis) {
+            ab->lane[ab->nlane++] = i;
+            lowest = m->lane[i].bit < lowest ? m->lane[i].bit : lowest;
+        }
+    for (int i = 0; i < m->nwarp; i++)
+        if (m->warp[i].dim == axis) {
+            ab->warp[ab->nwarp++] = i;
+            lowest = m->warp[i].bit < lowest ? m->warp[i].bit : lowest;
+        }
+    for (int i = 0; i < m->nreg; i++) {
+        if (m->reg[i].dim != axis) {
+            ab->kept[ab->nkept++] = i;
+            continue;
+        }
+        ab->axis_reg[ab->naxis_reg++] = i;
+        if (m->reg[i].bit < lowest)
+            ab->nano[ab->nnano++] = i;
+        else
+            ab->rep[ab->nrep++] = i;
+    }
+}
+
 bool layout_eq(const Layout *a, const Layout *b)
 {
     if (a == b)
@@ -313,18 +340,24 @@ typedef struct Assign {
     bool changed;
 } Assign;
 
-static ShapeGroup *group_for(Assign *A, Type t)
+static ShapeGroup *find_group(Assign *A, Type t)
 {
     for (int i = 0; i < A->groups.len; i++) {
         ShapeGroup *g = &A->groups.data[i];
-        if (g->rank != t.rank)
-            continue;
-        bool same = true;
-        for (int d = 0; d < t.rank; d++)
-            same &= g->shape[d] == t.shape[d];
+        bool same = g->rank == t.rank;
+        for (int d = 0; d < t.rank && same; d++)
+            same = g->shape[d] == t.shape[d];
         if (same)
             return g;
     }
+    return NULL;
+}
+
+static ShapeGroup *group_for(Assign *A, Type t)
+{
+    ShapeGroup *found = find_group(A, t);
+    if (found)
+        return found;
     ShapeGroup g = {0};
     g.rank = t.rank;
     for (int d = 0; d < t.rank; d++)
@@ -583,17 +616,11 @@ static bool has_unit_dim(Type t)
     return false;
 }
 
+/* a shape that loads or stores touch (its group has an order from them) */
 static bool has_memory_group(Assign *A, Type t)
 {
-    for (int i = 0; i < A->groups.len; i++) {
-        const ShapeGroup *g = &A->groups.data[i];
-        bool same = g->rank == t.rank && g->has_order;
-        for (int d = 0; d < t.rank && same; d++)
-            same = g->shape[d] == t.shape[d];
-        if (same)
-            return true;
-    }
-    return false;
+    const ShapeGroup *g = find_group(A, t);
+    return g && g->has_order;
 }
 
 static void seed(Assign *A, Block *b)
@@ -813,7 +840,6 @@ void tir_layouts(Ctx *ctx, TirFunc *f)
     insert_conversions(&A, f->body);
     tir_simplify(ctx, f);
     drop_unused_layouts(f);
-    tir_smem(ctx, f);
 }
 
 /* ---- expressions and descriptions of a map ------------------------------------------ */

@@ -20,7 +20,7 @@
 
 #include <string.h>
 
-static int elem_bytes(Type t) { return t.dtype == DT_PTR ? 8 : (dtype_bits(t.dtype) + 7) / 8 < 1 ? 1 : (dtype_bits(t.dtype) + 7) / 8; }
+int smem_elem_bytes(Type t) { return t.dtype == DT_PTR ? 8 : (dtype_bits(t.dtype) + 7) / 8; }
 
 static int numel_of(const int *shape, int rank)
 {
@@ -110,14 +110,14 @@ int smem_convert_conflicts(const Op *op, int pad_log2, int pad)
     LayoutMap s, d;
     value_map(op->args[0], &s);
     value_map(op->results[0], &d);
-    int bytes = elem_bytes(op->args[0]->type);
+    int bytes = smem_elem_bytes(op->args[0]->type);
     return count_tile_access(&s, bytes, pad_log2, pad) + count_tile_access(&d, bytes, pad_log2, pad);
 }
 
 static void plan_convert(Op *op)
 {
     Type t = op->args[0]->type;
-    int n = type_numel(t), bytes = elem_bytes(t);
+    int n = type_numel(t), bytes = smem_elem_bytes(t);
     int best = -1, best_log2 = 0, best_pad = 0;
     int unit = bytes >= 4 ? 1 : 4 / bytes; /* pad by whole words */
     int pads[] = {0, 1, 2, 4, 8};
@@ -143,15 +143,19 @@ static void plan_convert(Op *op)
     op->smem_bytes = (last + 1) * bytes;
 }
 
-/* warps along the reduced axis: 2^k of them exchange partials */
-int reduce_warp_bits(const Op *op)
+static void op_axis_bits(const Op *op, AxisBits *ab)
 {
     LayoutMap m;
     value_map(op->args[0], &m);
-    int k = 0;
-    for (int i = 0; i < m.nwarp; i++)
-        k += m.warp[i].dim == op->iattr[1];
-    return k;
+    axis_bits(&m, (int)op->iattr[1], ab);
+}
+
+/* warps along the reduced axis: 2^k of them exchange partials */
+int reduce_warp_bits(const Op *op)
+{
+    AxisBits ab;
+    op_axis_bits(op, &ab);
+    return ab.nwarp;
 }
 
 static void plan_reduce(Op *op)
@@ -161,45 +165,23 @@ static void plan_reduce(Op *op)
         return;
     Type r = op->results[0]->type;
     int n = numel_of(r.shape, r.rank) << k;
-    int bytes = elem_bytes(r);
+    int bytes = smem_elem_bytes(r);
     op->smem_bytes = n * bytes;
     if (op->nres == 2) /* indices after the values, 4-byte aligned */
         op->smem_bytes = ((op->smem_bytes + 3) & ~3) + n * 4;
 }
 
-static int scan_warp_bits(const Op *op)
-{
-    LayoutMap m;
-    value_map(op->args[0], &m);
-    int k = 0;
-    for (int i = 0; i < m.nwarp; i++)
-        k += m.warp[i].dim == op->iattr[1];
-    return k;
-}
-
+/* one total per warp along the axis, per repetition of the CTA tile along
+ * it, for every other coordinate */
 static void plan_scan(Op *op)
 {
-    int k = scan_warp_bits(op);
-    if (!k)
+    AxisBits ab;
+    op_axis_bits(op, &ab);
+    if (!ab.nwarp)
         return;
-    /* one total per warp along the axis, per repetition of the CTA tile
-     * along it, for every other coordinate */
     Type t = op->args[0]->type;
-    int axis = (int)op->iattr[1];
-    LayoutMap m;
-    value_map(op->args[0], &m);
-    int lowest = 64, reps = 1;
-    for (int i = 0; i < m.nlane; i++)
-        if (m.lane[i].dim == axis && m.lane[i].bit < lowest)
-            lowest = m.lane[i].bit;
-    for (int i = 0; i < m.nwarp; i++)
-        if (m.warp[i].dim == axis && m.warp[i].bit < lowest)
-            lowest = m.warp[i].bit;
-    for (int i = 0; i < m.nreg; i++)
-        if (m.reg[i].dim == axis && m.reg[i].bit > lowest)
-            reps *= 2;
-    int n = type_numel(t) / t.shape[axis];
-    op->smem_bytes = (n << k) * reps * elem_bytes(t);
+    int n = type_numel(t) / t.shape[op->iattr[1]];
+    op->smem_bytes = (n << ab.nwarp << ab.nrep) * smem_elem_bytes(t);
 }
 
 typedef struct Exchange {

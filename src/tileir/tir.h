@@ -429,9 +429,24 @@ void lmap_reg_expr(StrBuf *out, const LayoutMap *m, int dim, const char *idx);
 int lmap_reg_offset(const LayoutMap *m, int reg, int dim);
 unsigned lmap_replicated_mask(const LBit *bits, int n); /* bits that do not move the coordinate */
 void lmap_describe(StrBuf *out, const LayoutMap *m);
+/* How one axis of a map spreads over a thread's registers, the lanes and
+ * the warps (bit positions).  Register bits along the axis below every lane
+ * and warp bit of it are the thread's contiguous run ("nano"); those above
+ * are repetitions of the CTA tile.  Used by reductions and scans. */
+typedef struct AxisBits {
+    int axis_reg[LMAP_MAX_REG_BITS], naxis_reg; /* all register bits along the axis, in order */
+    int nano[LMAP_MAX_REG_BITS], nnano;
+    int rep[LMAP_MAX_REG_BITS], nrep;
+    int kept[LMAP_MAX_REG_BITS], nkept;        /* register bits of the other dimensions */
+    int lane[5], nlane;
+    int warp[5], nwarp;
+} AxisBits;
+void axis_bits(const LayoutMap *m, int axis, AxisBits *ab);
+
 /* Shared memory: sizes of the buffers each exchange needs, their padding,
- * offsets in the kernel's one arena (tir_layouts calls it). */
+ * offsets in the kernel's one arena (the pass after tir_layouts). */
 void tir_smem(Ctx *ctx, TirFunc *f);
+int smem_elem_bytes(Type t);          /* bytes of one element in shared memory (bool: 1) */
 int smem_row_major(const int *shape, int rank, const int *coord);
 int smem_padded(int lin, int pad_log2, int pad);
 int smem_wavefronts_extra(const int *addr, int bytes); /* one warp-wide access, addr -1: inactive lane */

@@ -254,8 +254,8 @@ col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__res
             if ((lane & 16) == 0) {  // one lane per result writes its warp's partial
                 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                    partial[(warp & 3) * 64 + L0_col + e] = chunk_max[e];
-                    partial_i[(warp & 3) * 64 + L0_col + e] = chunk_row[e];
+                    partial[warp * 64 + L0_col + e] = chunk_max[e];
+                    partial_i[warp * 64 + L0_col + e] = chunk_row[e];
                 }
             }
             __syncthreads();

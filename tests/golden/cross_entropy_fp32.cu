@@ -217,7 +217,7 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
             // 8 partials per result, 32 bytes at smem + 0
             float *partial = reinterpret_cast<float *>(smem + 0);
             if (lane == 0) {  // one lane per result writes its warp's partial
-                partial[(warp & 7)] = tmp_3;
+                partial[warp] = tmp_3;
             }
             __syncthreads();
             {
@@ -254,7 +254,7 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
             // 8 partials per result, 32 bytes at smem + 32
             float *partial = reinterpret_cast<float *>(smem + 32);
             if (lane == 0) {  // one lane per result writes its warp's partial
-                partial[(warp & 7)] = tmp_4;
+                partial[warp] = tmp_4;
             }
             __syncthreads();
             {

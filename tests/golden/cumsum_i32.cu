@@ -192,7 +192,7 @@ cumsum_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t N)
     {
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            y[(e << 2) | 0] = x[(e << 2) | 0];
+            y[(e << 2)] = x[(e << 2)];
             #pragma unroll
             for (int kk = 1; kk < 4; ++kk)
                 y[(e << 2) | kk] = y[(e << 2) | (kk - 1)] + x[(e << 2) | kk];
@@ -205,18 +205,18 @@ cumsum_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t N)
             #pragma unroll
             for (int s = 1; s < 32; s <<= 1) {
                 const int32_t other = tilec::shfl_up(incl, s);
-                if ((lane & 31) >= s)
+                if (lane >= s)
                     incl = other + incl;
             }
             const int32_t prev = tilec::shfl_up(incl, 1);
-            before[e] = (lane & 31) == 0 ? 0 : prev;
+            before[e] = lane == 0 ? 0 : prev;
             total[e] = tilec::shfl_idx(incl, lane | 31);
         }
         int32_t *partial = reinterpret_cast<int32_t *>(smem + 0);  // [4 warps][2 repetitions][1]
-        if ((lane & 31) == 31) {
+        if (lane == 31) {
             #pragma unroll
             for (int e = 0; e < 2; ++e)
-                partial[((warp & 3) * 2 + e) * 1 + 0] = total[e];
+                partial[warp * 2 + e] = total[e];
         }
         __syncthreads();
         #pragma unroll
@@ -224,8 +224,8 @@ cumsum_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t N)
             int32_t sum = 0;
             #pragma unroll
             for (int ww = 0; ww < 4; ++ww) {
-                const int32_t v = partial[(ww * 2 + e) * 1 + 0];
-                if (ww < (warp & 3))
+                const int32_t v = partial[ww * 2 + e];
+                if (ww < warp)
                     before[e] = before[e] + v;
                 sum = sum + v;
             }

@@ -233,18 +233,18 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
                 #pragma unroll
                 for (int s = 1; s < 32; s <<= 1) {
                     const int32_t other = tilec::shfl_up(incl, s);
-                    if ((lane & 31) >= s)
+                    if (lane >= s)
                         incl = other + incl;
                 }
                 const int32_t prev = tilec::shfl_up(incl, 1);
-                before[e] = (lane & 31) == 0 ? 0 : prev;
+                before[e] = lane == 0 ? 0 : prev;
                 total[e] = tilec::shfl_idx(incl, lane | 31);
             }
             int32_t *partial = reinterpret_cast<int32_t *>(smem + 0);  // [4 warps][2 repetitions][4]
-            if ((lane & 31) == 31) {
+            if (lane == 31) {
                 #pragma unroll
                 for (int e = 0; e < 8; ++e)
-                    partial[((warp & 3) * 2 + (e >> 2)) * 4 + (((((e & 3)) << 1) | ((e >> 2))) >> 1)] = total[e];
+                    partial[(warp * 2 + (e >> 2)) * 4 + (((((e & 3)) << 1) | ((e >> 2))) >> 1)] = total[e];
             }
             __syncthreads();
             #pragma unroll
@@ -253,7 +253,7 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
                 #pragma unroll
                 for (int ww = 0; ww < 4; ++ww) {
                     const int32_t v = partial[(ww * 2 + (e >> 2)) * 4 + (((((e & 3)) << 1) | ((e >> 2))) >> 1)];
-                    if (ww < (warp & 3))
+                    if (ww < warp)
                         before[e] = before[e] + v;
                     sum = sum + v;
                 }
@@ -302,7 +302,7 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
             if (lane == 0) {  // one lane per result writes its warp's partial
                 #pragma unroll
                 for (int e = 0; e < 4; ++e)
-                    partial[(warp & 3) * 4 + e] = carry_4[e];
+                    partial[warp * 4 + e] = carry_4[e];
             }
             __syncthreads();
             #pragma unroll

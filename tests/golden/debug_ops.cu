@@ -234,18 +234,18 @@ k(float *__restrict__ X, float *__restrict__ Y, int32_t stride, int32_t N)
             #pragma unroll
             for (int s = 1; s < 32; s <<= 1) {
                 const float other = tilec::shfl_down(incl, s);
-                if ((lane & 31) + s < 32)
+                if (lane + s < 32)
                     incl = other + incl;
             }
             const float prev = tilec::shfl_down(incl, 1);
-            before[e] = (lane & 31) == 31 ? 0.0f : prev;
+            before[e] = lane == 31 ? 0.0f : prev;
             total[e] = tilec::shfl_idx(incl, lane & 0);
         }
         float *partial = reinterpret_cast<float *>(smem + 0);  // [2 warps][4 repetitions][1]
-        if ((lane & 31) == 0) {
+        if (lane == 0) {
             #pragma unroll
             for (int e = 0; e < 4; ++e)
-                partial[((warp & 1) * 4 + e) * 1 + 0] = total[e];
+                partial[warp * 4 + e] = total[e];
         }
         __syncthreads();
         #pragma unroll
@@ -253,8 +253,8 @@ k(float *__restrict__ X, float *__restrict__ Y, int32_t stride, int32_t N)
             float sum = 0.0f;
             #pragma unroll
             for (int ww = 0; ww < 2; ++ww) {
-                const float v = partial[(ww * 4 + e) * 1 + 0];
-                if (ww > (warp & 1))
+                const float v = partial[ww * 4 + e];
+                if (ww > warp)
                     before[e] = before[e] + v;
                 sum = sum + v;
             }

@@ -291,7 +291,7 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         // 2 partials per result, 512 bytes at smem + 0
         float *partial = reinterpret_cast<float *>(smem + 0);
         {
-            partial[((warp >> 1) & 1) * 64 + L0_col] = tmp[0];
+            partial[(warp >> 1) * 64 + L0_col] = tmp[0];
         }
         __syncthreads();
         {
@@ -328,7 +328,7 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         // 2 partials per result, 512 bytes at smem + 512
         float *partial = reinterpret_cast<float *>(smem + 512);
         {
-            partial[((warp >> 1) & 1) * 64 + L0_col] = tmp_2[0];
+            partial[(warp >> 1) * 64 + L0_col] = tmp_2[0];
         }
         __syncthreads();
         {

@@ -255,7 +255,7 @@ layer_norm_bwd_dx(__half *__restrict__ DX, __half *__restrict__ DY, __half *__re
         // 4 partials per result, 16 bytes at smem + 0
         float *partial = reinterpret_cast<float *>(smem + 0);
         if (lane == 0) {  // one lane per result writes its warp's partial
-            partial[(warp & 3)] = tmp;
+            partial[warp] = tmp;
         }
         __syncthreads();
         {
@@ -292,7 +292,7 @@ layer_norm_bwd_dx(__half *__restrict__ DX, __half *__restrict__ DY, __half *__re
         // 4 partials per result, 16 bytes at smem + 16
         float *partial = reinterpret_cast<float *>(smem + 16);
         if (lane == 0) {  // one lane per result writes its warp's partial
-            partial[(warp & 3)] = tmp_2;
+            partial[warp] = tmp_2;
         }
         __syncthreads();
         {

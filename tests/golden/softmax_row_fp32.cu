@@ -214,7 +214,7 @@ softmax_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int32_t 
         // 4 partials per result, 16 bytes at smem + 0
         float *partial = reinterpret_cast<float *>(smem + 0);
         if (lane == 0) {  // one lane per result writes its warp's partial
-            partial[(warp & 3)] = tmp;
+            partial[warp] = tmp;
         }
         __syncthreads();
         {
@@ -259,7 +259,7 @@ softmax_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int32_t 
         // 4 partials per result, 16 bytes at smem + 16
         float *partial = reinterpret_cast<float *>(smem + 16);
         if (lane == 0) {  // one lane per result writes its warp's partial
-            partial[(warp & 3)] = den;
+            partial[warp] = den;
         }
         __syncthreads();
         {

@@ -232,7 +232,7 @@ softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int
         if (lane == 0) {  // one lane per result writes its warp's partial
             #pragma unroll
             for (int e = 0; e < 4; ++e)
-                partial[(warp & 3) * 4 + e] = m[e];
+                partial[warp * 4 + e] = m[e];
         }
         __syncthreads();
         #pragma unroll
@@ -279,7 +279,7 @@ softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int
         if (lane == 0) {  // one lane per result writes its warp's partial
             #pragma unroll
             for (int e = 0; e < 4; ++e)
-                partial[(warp & 3) * 4 + e] = den[e];
+                partial[warp * 4 + e] = den[e];
         }
         __syncthreads();
         #pragma unroll
