@@ -80,7 +80,7 @@ static const char *const reserved[] = {
     "false", "nullptr", "asm", "friend", "mutable", "explicit", "export", "constexpr", "decltype",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "tilec", "e", "tid", "lane", "warp",
     "min", "max", "abs", "exp", "log", "sqrt", "dim3", "grid", "stream", "main", "not", "and", "or",
-    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old", "part", "before", "total", "incl", "prev", "sum", "rr", "s", "v",
+    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old", "part", "before", "total", "incl", "prev", "sum", "rr", "s", "v", "same", "j",
 };
 
 static bool name_taken(Emitter *E, const char *s)
@@ -944,6 +944,28 @@ static void declare_var(Emitter *E, const Value *v)
         line(E, "%s;", decl(E, v->type, vname(E, v), 0));
 }
 
+/* How many consecutive registers of v hold the same value: the thread's
+ * contiguous run along its fastest dimension (the low register bits), cut to
+ * the constancy AxisInfo proves along that dimension.  Triton computes such
+ * values once per run too; for a mask `cols < N` with N a multiple of 16 it
+ * turns one predicate per element into one per vector. */
+static int const_run(const Value *v)
+{
+    if (!v->type.rank || !v->layout)
+        return 1;
+    LayoutMap m;
+    value_map(v, &m);
+    if (!m.nreg || m.reg[0].dim < 0)
+        return 1;
+    int d = m.reg[0].dim, k = 0;
+    while (k < m.nreg && m.reg[k].dim == d && m.reg[k].bit == k)
+        k++;
+    int run = 1;
+    while (run < (1 << k) && run * 2 <= v->ax.constancy[d])
+        run *= 2;
+    return run;
+}
+
 /* Declare (unless already declared) and compute an op's single result. */
 static void emit_assign(Emitter *E, const Op *op)
 {
@@ -956,7 +978,31 @@ static void emit_assign(Emitter *E, const Op *op)
         }
         declare_var(E, v);
     }
-    fill(E, name, v, op_elem, op);
+    int run = const_run(v), n = nregs(v);
+    if (run < 2 || op->kind == OP_MAKE_RANGE) {
+        fill(E, name, v, op_elem, op);
+        return;
+    }
+    LayoutMap m;
+    value_map(v, &m);
+    line(E, "// the same value in each run of %d registers (constancy %lld along dim %d): computed once per run",
+         run, (long long)v->ax.constancy[m.reg[0].dim], m.reg[0].dim);
+    const char *i = "0";
+    if (n > run) {
+        line(E, "#pragma unroll");
+        line(E, "for (int e = 0; e < %d; e += %d) {", n, run);
+        E->indent++;
+        i = "e";
+    } else {
+        line(E, "{");
+        E->indent++;
+    }
+    line(E, "%s = %s;", const_decl(E, type_elem(v->type), "same"), op_expr(E, op, i));
+    line(E, "#pragma unroll");
+    line(E, "for (int j = 0; j < %d; ++j)", run);
+    line(E, "    %s[%s] = same;", name, n > run ? "e + j" : "j");
+    E->indent--;
+    line(E, "}");
 }
 
 /* The barrier after an exchange's reads, unless the next exchange's barrier does its job (tir_smem). */

@@ -46,20 +46,29 @@ struct __align__(sizeof(T) * V) Vec {
     T e[V];
 };
 
-// dst[0..V) = src[0..V) if pred, else `other`: one vector load, predicated.
+// The unsigned integer of B bytes: the unit in which a masked vector load
+// moves its data, so that the fallback value and the loaded one merge as
+// whole registers (never as 8- or 16-bit pieces that must be repacked).
+template <int B> struct Word { typedef uint32_t T; };
+template <> struct Word<2> { typedef uint16_t T; };
+template <> struct Word<1> { typedef uint8_t T; };
+
+// dst[0..V) = src[0..V) if pred, else `other`: one vector load, predicated,
+// into registers that hold `other` beforehand (what Triton's PTX does).
 template <int V, typename T>
 __device__ __forceinline__ void load(T *dst, const T *src, bool pred, T other)
 {
-    if (pred) {
-        Vec<T, V> v = *reinterpret_cast<const Vec<T, V> *>(src);
+    constexpr int B = sizeof(T) * V < 4 ? sizeof(T) * V : 4;
+    typedef typename Word<B>::T W;
+    union { Vec<T, V> v; Vec<W, sizeof(T) * V / B> w; } u;
 #pragma unroll
-        for (int j = 0; j < V; ++j)
-            dst[j] = v.e[j];
-    } else {
+    for (int j = 0; j < V; ++j)
+        u.v.e[j] = other;
+    if (pred)
+        u.w = *reinterpret_cast<const Vec<W, sizeof(T) * V / B> *>(src);
 #pragma unroll
-        for (int j = 0; j < V; ++j)
-            dst[j] = other;
-    }
+    for (int j = 0; j < V; ++j)
+        dst[j] = u.v.e[j];
 }
 
 // The same without a mask.
@@ -177,9 +186,13 @@ activation_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_
         offsets[e] = (pid * 1024) + (L0_base + e);
     // fused_activation.py:46  mask = offsets < n_elements
     bool mask[8];  // [1024] i1, L0
-    #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        mask[e] = offsets[e] < n_elements;
+    // the same value in each run of 8 registers (constancy 16 along dim 0): computed once per run
+    {
+        const bool same = offsets[0] < n_elements;
+        #pragma unroll
+        for (int j = 0; j < 8; ++j)
+            mask[j] = same;
+    }
     // fused_activation.py:47  x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32)
     __half loaded[8];  // [1024] fp16, L0, 16-byte loads
     tilec::load<8>(&loaded[0], x_ptr + offsets[0], mask[0], __double2half(0.0));

@@ -44,20 +44,29 @@ struct __align__(sizeof(T) * V) Vec {
     T e[V];
 };
 
-// dst[0..V) = src[0..V) if pred, else `other`: one vector load, predicated.
+// The unsigned integer of B bytes: the unit in which a masked vector load
+// moves its data, so that the fallback value and the loaded one merge as
+// whole registers (never as 8- or 16-bit pieces that must be repacked).
+template <int B> struct Word { typedef uint32_t T; };
+template <> struct Word<2> { typedef uint16_t T; };
+template <> struct Word<1> { typedef uint8_t T; };
+
+// dst[0..V) = src[0..V) if pred, else `other`: one vector load, predicated,
+// into registers that hold `other` beforehand (what Triton's PTX does).
 template <int V, typename T>
 __device__ __forceinline__ void load(T *dst, const T *src, bool pred, T other)
 {
-    if (pred) {
-        Vec<T, V> v = *reinterpret_cast<const Vec<T, V> *>(src);
+    constexpr int B = sizeof(T) * V < 4 ? sizeof(T) * V : 4;
+    typedef typename Word<B>::T W;
+    union { Vec<T, V> v; Vec<W, sizeof(T) * V / B> w; } u;
 #pragma unroll
-        for (int j = 0; j < V; ++j)
-            dst[j] = v.e[j];
-    } else {
+    for (int j = 0; j < V; ++j)
+        u.v.e[j] = other;
+    if (pred)
+        u.w = *reinterpret_cast<const Vec<W, sizeof(T) * V / B> *>(src);
 #pragma unroll
-        for (int j = 0; j < V; ++j)
-            dst[j] = other;
-    }
+    for (int j = 0; j < V; ++j)
+        dst[j] = u.v.e[j];
 }
 
 // The same without a mask.
@@ -173,9 +182,14 @@ scale_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_t n, fl
         offs[e] = ((int32_t)blockIdx.x * 2048) + (L0_base + ((e & 3) + ((e >> 2) << 10)));
     // autotuned.py:17  mask = offs < n
     bool mask[8];  // [2048] i1, L0
+    // the same value in each run of 4 registers (constancy 16 along dim 0): computed once per run
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        mask[e] = offs[e] < n;
+    for (int e = 0; e < 8; e += 4) {
+        const bool same = offs[e] < n;
+        #pragma unroll
+        for (int j = 0; j < 4; ++j)
+            mask[e + j] = same;
+    }
     // autotuned.py:18  x = tl.load(x_ptr + offs, mask=mask)
     float x[8];  // [2048] fp32, L0, 16-byte loads
     #pragma unroll

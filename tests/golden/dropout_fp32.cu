@@ -44,20 +44,29 @@ struct __align__(sizeof(T) * V) Vec {
     T e[V];
 };
 
-// dst[0..V) = src[0..V) if pred, else `other`: one vector load, predicated.
+// The unsigned integer of B bytes: the unit in which a masked vector load
+// moves its data, so that the fallback value and the loaded one merge as
+// whole registers (never as 8- or 16-bit pieces that must be repacked).
+template <int B> struct Word { typedef uint32_t T; };
+template <> struct Word<2> { typedef uint16_t T; };
+template <> struct Word<1> { typedef uint8_t T; };
+
+// dst[0..V) = src[0..V) if pred, else `other`: one vector load, predicated,
+// into registers that hold `other` beforehand (what Triton's PTX does).
 template <int V, typename T>
 __device__ __forceinline__ void load(T *dst, const T *src, bool pred, T other)
 {
-    if (pred) {
-        Vec<T, V> v = *reinterpret_cast<const Vec<T, V> *>(src);
+    constexpr int B = sizeof(T) * V < 4 ? sizeof(T) * V : 4;
+    typedef typename Word<B>::T W;
+    union { Vec<T, V> v; Vec<W, sizeof(T) * V / B> w; } u;
 #pragma unroll
-        for (int j = 0; j < V; ++j)
-            dst[j] = v.e[j];
-    } else {
+    for (int j = 0; j < V; ++j)
+        u.v.e[j] = other;
+    if (pred)
+        u.w = *reinterpret_cast<const Vec<W, sizeof(T) * V / B> *>(src);
 #pragma unroll
-        for (int j = 0; j < V; ++j)
-            dst[j] = other;
-    }
+    for (int j = 0; j < V; ++j)
+        dst[j] = u.v.e[j];
 }
 
 // The same without a mask.
@@ -189,16 +198,26 @@ dropout_kernel(float *__restrict__ X, float *__restrict__ Out, int32_t n, float 
     for (int e = 0; e < 8; ++e)
         cvt[e] = (uint32_t)offsets[e];
     uint32_t tmp[8];  // [1024] u32, L0
+    // the same value in each run of 4 registers (constancy 1024 along dim 0): computed once per run
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tmp[e] = cvt[e] * 0u;
+    for (int e = 0; e < 8; e += 4) {
+        const uint32_t same = cvt[e] * 0u;
+        #pragma unroll
+        for (int j = 0; j < 4; ++j)
+            tmp[e + j] = same;
+    }
     const uint64_t cvt_2 = (uint64_t)seed;
     const uint32_t cvt_3 = (uint32_t)((cvt_2 >> 32ull) & 4294967295ull);
     const uint32_t cvt_4 = (uint32_t)(cvt_2 & 4294967295ull);
     uint32_t tmp_2[8];  // [1024] u32, L0
+    // the same value in each run of 4 registers (constancy 1024 along dim 0): computed once per run
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tmp_2[e] = (__umulhi(3449720151u, tmp[e]) ^ tmp[e]) ^ cvt_4;
+    for (int e = 0; e < 8; e += 4) {
+        const uint32_t same = (__umulhi(3449720151u, tmp[e]) ^ tmp[e]) ^ cvt_4;
+        #pragma unroll
+        for (int j = 0; j < 4; ++j)
+            tmp_2[e + j] = same;
+    }
     uint32_t tmp_3[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)

@@ -44,20 +44,29 @@ struct __align__(sizeof(T) * V) Vec {
     T e[V];
 };
 
-// dst[0..V) = src[0..V) if pred, else `other`: one vector load, predicated.
+// The unsigned integer of B bytes: the unit in which a masked vector load
+// moves its data, so that the fallback value and the loaded one merge as
+// whole registers (never as 8- or 16-bit pieces that must be repacked).
+template <int B> struct Word { typedef uint32_t T; };
+template <> struct Word<2> { typedef uint16_t T; };
+template <> struct Word<1> { typedef uint8_t T; };
+
+// dst[0..V) = src[0..V) if pred, else `other`: one vector load, predicated,
+// into registers that hold `other` beforehand (what Triton's PTX does).
 template <int V, typename T>
 __device__ __forceinline__ void load(T *dst, const T *src, bool pred, T other)
 {
-    if (pred) {
-        Vec<T, V> v = *reinterpret_cast<const Vec<T, V> *>(src);
+    constexpr int B = sizeof(T) * V < 4 ? sizeof(T) * V : 4;
+    typedef typename Word<B>::T W;
+    union { Vec<T, V> v; Vec<W, sizeof(T) * V / B> w; } u;
 #pragma unroll
-        for (int j = 0; j < V; ++j)
-            dst[j] = v.e[j];
-    } else {
+    for (int j = 0; j < V; ++j)
+        u.v.e[j] = other;
+    if (pred)
+        u.w = *reinterpret_cast<const Vec<W, sizeof(T) * V / B> *>(src);
 #pragma unroll
-        for (int j = 0; j < V; ++j)
-            dst[j] = other;
-    }
+    for (int j = 0; j < V; ++j)
+        dst[j] = u.v.e[j];
 }
 
 // The same without a mask.
@@ -177,9 +186,14 @@ scaled_add_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, float *_
             offsets[e] = start + (L0_base + ((e & 3) + ((e >> 2) << 9)));
         // chunked_loop.py:25  mask = offsets < n_elements
         bool mask[8];  // [1024] i1, L0
+        // the same value in each run of 4 registers (constancy 16 along dim 0): computed once per run
         #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            mask[e] = offsets[e] < n_elements;
+        for (int e = 0; e < 8; e += 4) {
+            const bool same = offsets[e] < n_elements;
+            #pragma unroll
+            for (int j = 0; j < 4; ++j)
+                mask[e + j] = same;
+        }
         // chunked_loop.py:26  x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32)
         float x[8];  // [1024] fp32, L0, 16-byte loads
         #pragma unroll
