@@ -616,11 +616,15 @@ static bool has_unit_dim(Type t)
     return false;
 }
 
-/* a shape that loads or stores touch (its group has an order from them) */
+/* A shape whose loads or stores set its layout: one that memory ops touch
+ * (its group has an order from them) with at least one element per thread.
+ * Smaller ones, such as the [BLOCK_M, 1] column of a row reduction kept
+ * with keep_dims, take the layout of what they compute or store, as in
+ * Triton, where such a memory op is not a layout anchor (isExpensiveLoadOrStore). */
 static bool has_memory_group(Assign *A, Type t)
 {
     const ShapeGroup *g = find_group(A, t);
-    return g && g->has_order;
+    return g && g->has_order && type_numel(t) >= 32 * A->f->num_warps;
 }
 
 static void seed(Assign *A, Block *b)

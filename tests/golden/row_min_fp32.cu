@@ -15,27 +15,17 @@
 //
 // Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
 // one exchange's barrier also frees the buffer the exchange before it read.
-//   col_max.py:49  convert_layout, 4 bytes at 0: the tile row-major; no bank conflicts (counted statically)
-//   col_max.py:50  convert_layout, 32 bytes at 64: the tile row-major; no bank conflicts (counted statically)
 //   col_max.py:51  reduce, 32 bytes at 0: 2 partial mins per result, one from each warp along the axis
-//   col_max.py:51  convert_layout, 16 bytes at 64: the tile row-major; no bank conflicts (counted statically)
-//   col_max.py:52  reduce, 64 bytes at 0: 2 partial argmins per result, one from each warp along the axis
-//   col_max.py:52  convert_layout, 16 bytes at 64: the tile row-major; no bank conflicts (counted statically)
+//   col_max.py:52  reduce, 64 bytes at 32: 2 partial argmins per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 4x256, sizePerThread [1, 4], threadsPerWarp [1, 32], warpsPerCTA [2, 2], order [1, 0]
 //       at 4x256, a thread owns rows (warp >> 1) + {0, 2}; columns (lane << 2) + ((warp & 1) << 7) + 0..3
 //       8 registers per thread per tile value
-//   L1: blocked 4x1, sizePerThread [1, 1], threadsPerWarp [4, 8], warpsPerCTA [1, 4], order [0, 1]
-//       at 4x1, a thread owns rows lane & 3; columns 0 (replicated: 32 threads hold each element)
-//       1 register per thread per tile value
-//   L2: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
+//   L1: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
 //       at 4, a thread owns elements (warp >> 1) + {0, 2} (replicated: 64 threads hold each element)
 //       2 registers per thread per tile value
-//   L3: slice of L1 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
-//       at 4, a thread owns elements lane & 3 (replicated: 32 threads hold each element)
-//       1 register per thread per tile value
-//   L4: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
+//   L2: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
 //       at 256, a thread owns elements (lane << 2) + ((warp & 1) << 7) + 0..3 (replicated: 2 threads hold each element)
 //       4 registers per thread per tile value
 
@@ -190,39 +180,6 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
 
-// cvt0: a 4x1 i1 tile changing layout (L1 -> L0) in shared memory, row-major;
-// 4 bytes; no bank conflicts on the write or the read (counted statically).
-static __device__ __forceinline__ int cvt0_at(int i0, int i1)
-{
-    const int i = i0 + i1;
-    return i;
-}
-
-// cvt1: a 4x1 i64 tile changing layout (L1 -> L0) in shared memory, row-major;
-// 32 bytes; no bank conflicts on the write or the read (counted statically).
-static __device__ __forceinline__ int cvt1_at(int i0, int i1)
-{
-    const int i = i0 + i1;
-    return i;
-}
-
-// cvt2: a 4 fp32 tile changing layout (L2 -> L3) in shared memory, row-major;
-// 16 bytes; no bank conflicts on the write or the read (counted statically).
-static __device__ __forceinline__ int cvt2_at(int i0)
-{
-    const int i = i0;
-    return i;
-}
-
-// cvt3: a 4 i32 tile changing layout (L2 -> L3) in shared memory, row-major;
-// 16 bytes; no bank conflicts on the write or the read (counted statically).
-static __device__ __forceinline__ int cvt3_at(int i0)
-{
-    const int i = i0;
-    return i;
-}
-
-
 extern "C" __global__ void __launch_bounds__(128)
 row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__restrict__ OutIdx, int32_t M, int32_t N, int32_t stride)
 {
@@ -230,54 +187,37 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
-    const int L1_row = lane & 3;  // L1: this thread's first row
-    const int L0_col = (lane << 2) + ((warp & 1) << 7);  // L0: this thread's first col; register e is at +e
     const int L0_row = warp >> 1;  // L0: this thread's first row; register e is at +e << 1
-    const bool L1_owner = (lane & 28) == 0 && warp == 0;  // L1 is replicated: one owner writes each element
+    const int L0_col = (lane << 2) + ((warp & 1) << 7);  // L0: this thread's first col; register e is at +e
+    const bool L0_owner = lane == 0 && (warp & 1) == 0;  // L0 is replicated: one owner writes each element
 
     // col_max.py:46  rows = tl.program_id(axis=0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    int32_t rows[1];  // [4] i32, L3
-    rows[0] = ((int32_t)blockIdx.x * 4) + L1_row;
+    int32_t rows[2];  // [4] i32, L1
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        rows[e] = ((int32_t)blockIdx.x * 4) + (L0_row + (e << 1));
     // col_max.py:47  cols = tl.arange(0, BLOCK_N)
-    int32_t cols[4];  // [256] i32, L4
+    int32_t cols[4];  // [256] i32, L2
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         cols[e] = L0_col + e;
     // col_max.py:48  row_mask = rows[:, None] < M
-    bool row_mask[1];  // [4x1] i1, L1
-    row_mask[0] = rows[0] < M;
+    bool row_mask[2];  // [4x1] i1, L0
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        row_mask[e] = rows[e] < M;
     // col_max.py:49  mask = row_mask & (cols[None, :] < N)
-    bool row_mask_2[2];  // [4x1] i1, L0
-    {  // L1 -> L0 through shared memory (cvt0)
-        bool *buf = reinterpret_cast<bool *>(smem + 0);
-        buf[cvt0_at(L1_row, 0)] = row_mask[0];
-        __syncthreads();
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            row_mask_2[e] = buf[cvt0_at(L0_row + (e << 1), 0)];
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
-    }
     bool mask[8];  // [4x256] i1, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        mask[e] = row_mask_2[(e >> 2)] & (cols[(e & 3)] < N);
+        mask[e] = row_mask[(e >> 2)] & (cols[(e & 3)] < N);
     // col_max.py:50  x = tl.load(X + rows[:, None] * stride + cols[None, :], mask=mask, other=float('inf'))
-    float *tmp[2];  // [4x1] fp32, L0
-    {  // L1 -> L0 through shared memory (cvt1)
-        float **buf = reinterpret_cast<float **>(smem + 64);
-        buf[cvt1_at(L1_row, 0)] = X + (rows[0] * stride);
-        __syncthreads();
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            tmp[e] = buf[cvt1_at(L0_row + (e << 1), 0)];
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
-    }
     float x[8];  // [4x256] fp32, L0, 4-byte loads
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&x[e], tmp[(e >> 2)] + cols[(e & 3)], mask[e], __int_as_float(0x7f800000));
+        tilec::load<1>(&x[e], (X + (rows[(e >> 2)] * stride)) + cols[(e & 3)], mask[e], __int_as_float(0x7f800000));
     // col_max.py:51  lo = tl.min(x, axis=1, keep_dims=True)
-    float tmp_2[2];  // [4] fp32, L2
+    float tmp[2];  // [4] fp32, L1
     // min along dim 1: 4 values in each thread, then across 32 lanes, then across 2 warps
     #pragma unroll
     for (int e = 0; e < 2; ++e) {
@@ -289,13 +229,13 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
         for (int kk = 0; kk < 2; ++kk)
             part[kk] = fminf(part[kk], part[kk + 2]);
         part[0] = fminf(part[0], part[1]);
-        tmp_2[e] = part[0];
+        tmp[e] = part[0];
     }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            tmp_2[e] = fminf(tmp_2[e], tilec::shfl_xor(tmp_2[e], lane_bit));
+            tmp[e] = fminf(tmp[e], tilec::shfl_xor(tmp[e], lane_bit));
     }
     {
         // 2 partials per result, 32 bytes at smem + 0
@@ -303,45 +243,37 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
         if (lane == 0) {  // one lane per result writes its warp's partial
             #pragma unroll
             for (int e = 0; e < 2; ++e)
-                partial[(warp & 1) * 4 + L0_row + (e << 1)] = tmp_2[e];
+                partial[(warp & 1) * 4 + L0_row + (e << 1)] = tmp[e];
         }
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            tmp_2[e] = partial[L0_row + (e << 1)];
+            tmp[e] = partial[L0_row + (e << 1)];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww)
-                tmp_2[e] = fminf(tmp_2[e], partial[ww * 4 + L0_row + (e << 1)]);
+                tmp[e] = fminf(tmp[e], partial[ww * 4 + L0_row + (e << 1)]);
         }
         // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
-    float tmp_3[1];  // [4] fp32, L3
-    {  // L2 -> L3 through shared memory (cvt2)
-        float *buf = reinterpret_cast<float *>(smem + 64);
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            buf[cvt2_at(L0_row + (e << 1))] = tmp_2[e];
-        __syncthreads();
-        tmp_3[0] = buf[cvt2_at(L1_row)];
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
-    }
-    float lo[1];  // [4x1] fp32, L1
-    lo[0] = tmp_3[0];
+    float lo[2];  // [4x1] fp32, L0
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        lo[e] = tmp[e];
     // col_max.py:52  lo_col = tl.argmin(x, axis=1, keep_dims=True)
-    float tmp_4[2];  // [4] fp32, L2
-    int32_t tmp_5[2];
+    float tmp_2[2];  // [4] fp32, L1
+    int32_t tmp_3[2];
     // argmin along dim 1: 4 values in each thread, then across 32 lanes, then across 2 warps
     #pragma unroll
     for (int e = 0; e < 2; ++e) {
-        tmp_4[e] = x[(e << 2)];
-        tmp_5[e] = L0_col + (((e << 2)) & 3);
+        tmp_2[e] = x[(e << 2)];
+        tmp_3[e] = L0_col + (((e << 2)) & 3);
         #pragma unroll
         for (int kk = 1; kk < 4; ++kk) {
             const float other = x[(e << 2) | kk];
             const int32_t other_i = L0_col + (((e << 2) | kk) & 3);
-            if (other < tmp_4[e] || (other == tmp_4[e] && other_i < tmp_5[e])) {
-                tmp_4[e] = other;
-                tmp_5[e] = other_i;
+            if (other < tmp_2[e] || (other == tmp_2[e] && other_i < tmp_3[e])) {
+                tmp_2[e] = other;
+                tmp_3[e] = other_i;
             }
         }
     }
@@ -349,58 +281,54 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            const float other = tilec::shfl_xor(tmp_4[e], lane_bit);
-            const int32_t other_i = tilec::shfl_xor(tmp_5[e], lane_bit);
-            if (other < tmp_4[e] || (other == tmp_4[e] && other_i < tmp_5[e])) {
-                tmp_4[e] = other;
-                tmp_5[e] = other_i;
+            const float other = tilec::shfl_xor(tmp_2[e], lane_bit);
+            const int32_t other_i = tilec::shfl_xor(tmp_3[e], lane_bit);
+            if (other < tmp_2[e] || (other == tmp_2[e] && other_i < tmp_3[e])) {
+                tmp_2[e] = other;
+                tmp_3[e] = other_i;
             }
         }
     }
     {
-        // 2 partials per result, 64 bytes at smem + 0
-        float *partial = reinterpret_cast<float *>(smem + 0);
-        int32_t *partial_i = reinterpret_cast<int32_t *>(smem + 32);
+        // 2 partials per result, 64 bytes at smem + 32
+        float *partial = reinterpret_cast<float *>(smem + 32);
+        int32_t *partial_i = reinterpret_cast<int32_t *>(smem + 64);
         if (lane == 0) {  // one lane per result writes its warp's partial
             #pragma unroll
             for (int e = 0; e < 2; ++e) {
-                partial[(warp & 1) * 4 + L0_row + (e << 1)] = tmp_4[e];
-                partial_i[(warp & 1) * 4 + L0_row + (e << 1)] = tmp_5[e];
+                partial[(warp & 1) * 4 + L0_row + (e << 1)] = tmp_2[e];
+                partial_i[(warp & 1) * 4 + L0_row + (e << 1)] = tmp_3[e];
             }
         }
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            tmp_4[e] = partial[L0_row + (e << 1)];
-            tmp_5[e] = partial_i[L0_row + (e << 1)];
+            tmp_2[e] = partial[L0_row + (e << 1)];
+            tmp_3[e] = partial_i[L0_row + (e << 1)];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww) {
-                if (partial[ww * 4 + L0_row + (e << 1)] < tmp_4[e] || (partial[ww * 4 + L0_row + (e << 1)] == tmp_4[e] && partial_i[ww * 4 + L0_row + (e << 1)] < tmp_5[e])) {
-                    tmp_4[e] = partial[ww * 4 + L0_row + (e << 1)];
-                    tmp_5[e] = partial_i[ww * 4 + L0_row + (e << 1)];
+                if (partial[ww * 4 + L0_row + (e << 1)] < tmp_2[e] || (partial[ww * 4 + L0_row + (e << 1)] == tmp_2[e] && partial_i[ww * 4 + L0_row + (e << 1)] < tmp_3[e])) {
+                    tmp_2[e] = partial[ww * 4 + L0_row + (e << 1)];
+                    tmp_3[e] = partial_i[ww * 4 + L0_row + (e << 1)];
                 }
             }
         }
         // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
-    int32_t tmp_6[1];  // [4] i32, L3
-    {  // L2 -> L3 through shared memory (cvt3)
-        int32_t *buf = reinterpret_cast<int32_t *>(smem + 64);
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            buf[cvt3_at(L0_row + (e << 1))] = tmp_5[e];
-        __syncthreads();
-        tmp_6[0] = buf[cvt3_at(L1_row)];
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
-    }
-    int32_t lo_col[1];  // [4x1] i32, L1
-    lo_col[0] = tmp_6[0];
+    int32_t lo_col[2];  // [4x1] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        lo_col[e] = tmp_3[e];
     // col_max.py:53  tl.store(OutMin + rows[:, None], lo, mask=row_mask)
-    if (L1_owner && row_mask[0])
-        *(OutMin + rows[0]) = lo[0];
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        if (L0_owner && row_mask[e])
+            *(OutMin + rows[e]) = lo[e];
     // col_max.py:54  tl.store(OutIdx + rows[:, None], lo_col, mask=row_mask)
-    if (L1_owner && row_mask[0])
-        *(OutIdx + rows[0]) = lo_col[0];
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        if (L0_owner && row_mask[e])
+            *(OutIdx + rows[e]) = lo_col[e];
 }
 
 #ifndef __CUDACC_RTC__
