@@ -6,6 +6,10 @@
 #   bin/tilec examples/cumsum.py -k cumsum_kernel -s "*fp32:16, *fp32:16, i32, 1024" --grid "cdiv(N, BLOCK_SIZE)" -w 4 -o cumsum.cu
 #   bin/tilec examples/cumsum.py -k cumsum_kernel -s "*i32:16, *i32:16, i32, 256" --grid "cdiv(N, BLOCK_SIZE)" -w 2 -o cumsum_i32.cu
 #
+# cumprod_rev_kernel: y[i] = x[i] * x[i + 1] * ... * x[last] within each block (a reverse
+# tl.cumprod: products of the suffix):
+#   bin/tilec examples/cumsum.py -k cumprod_rev_kernel -s "*fp32:16, *fp32:16, i32, 1024" --grid "cdiv(N, BLOCK_SIZE)" -w 4 -o cumprod_rev.cu
+#
 # cumsum_rows_kernel: prefix sums along each row of a row-major [M, N] matrix (row stride
 # `stride`). A program owns BLOCK_M rows and walks along them BLOCK_N columns at a time,
 # carrying each row's running total from one chunk to the next. Grid cdiv(M, BLOCK_M):
@@ -24,6 +28,15 @@ def cumsum_kernel(X, Y, N, BLOCK_SIZE: tl.constexpr):
     mask = offsets < N
     x = tl.load(X + offsets, mask=mask, other=0)
     y = tl.cumsum(x, axis=0)            # y[i] = x[0] + ... + x[i] within this block
+    tl.store(Y + offsets, y, mask=mask)
+
+
+@triton.jit
+def cumprod_rev_kernel(X, Y, N, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < N
+    x = tl.load(X + offsets, mask=mask, other=1)    # 1 past the end leaves the products alone
+    y = tl.cumprod(x, axis=0, reverse=True)
     tl.store(Y + offsets, y, mask=mask)
 
 

@@ -8,6 +8,8 @@
 # integers stored through an int32 or uint32 pointer), to compare generators bit for bit.
 #   bin/tilec examples/dropout.py -k rand_kernel -s "*fp32:16, i32, i32, 1024" --grid "cdiv(n, BLOCK_SIZE)" -o rand.cu
 #   bin/tilec examples/dropout.py -k randint_kernel -s "*i32:16, i32, i64, 1024" --grid "cdiv(n, BLOCK_SIZE)" -o randint.cu
+# randn_kernel: standard normal fp32 (Box-Muller on two uniforms from one Philox call):
+#   bin/tilec examples/dropout.py -k randn_kernel -s "*fp32:16, i32, i32, 1024" --grid "cdiv(n, BLOCK_SIZE)" -o randn.cu
 
 import torch
 
@@ -40,6 +42,12 @@ def randint_kernel(Out, n, seed, BLOCK_SIZE: tl.constexpr):
     offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
     # tl.randint gives uint32; storing through an int32 pointer keeps the bits.
     tl.store(Out + offsets, tl.randint(seed, offsets), mask=offsets < n)
+
+
+@triton.jit
+def randn_kernel(Out, n, seed, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.program_id(axis=0) * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    tl.store(Out + offsets, tl.randn(seed, offsets), mask=offsets < n)
 
 
 def dropout(x: torch.Tensor, p: float, seed: int, block_size: int = 1024):

@@ -1540,8 +1540,9 @@ static const char *atom_helper(Emitter *E, const char *kind, DType d, int sem, i
     const char *T = dtype_ctype(d);
     bool cas = !strcmp(kind, "cas");
     StrBuf *h = &E->helpers;
-    sb_printf(h, "// atom.%s: %s on a %s in global memory, %s ordering at %s scope; returns the old value\n", kind,
-              kind, dtype_triton_name(d), sem_names[sem], scope_names[scope]);
+    const char *tn = dtype_triton_name(d);
+    sb_printf(h, "// atom.%s: %s on %s %s in global memory, %s ordering at %s scope; returns the old value\n", kind,
+              kind, tn[0] == 'i' ? "an" : "a", tn, sem_names[sem], scope_names[scope]);
     sb_printf(h, "static __device__ __forceinline__ %s %s(%s *p, %s%s v)\n{\n", T, name, T, cas ? fmt(E, "%s cmp, ", T) : "", T);
     bool same = !strcmp(rt, T) || (!strcmp(rt, "int") && d == DT_I32) || (!strcmp(rt, "long long") && d == DT_I64);
     const char *conv_in = "v", *conv_cmp = "cmp";

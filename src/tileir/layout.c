@@ -305,12 +305,15 @@ Layout *layout_slice(Arena *a, TirFunc *f, const Layout *parent, int dim)
 
 /* ---- assignment ------------------------------------------------------------------
  *
- * 1. Home layouts: every tensor shape that a load or store touches gets one
- *    blocked layout from the Coalesce rule (the maximum width over its
- *    loads, capped by each store's own width), so that the elementwise
- *    chains between them need no conversion.
- * 2. Seeds: tensors of the kernel's highest rank take their shape's home
- *    layout.
+ * 1. Home layouts: the loads and stores of one tensor shape whose pointers
+ *    are contiguous along the same dimensions (one order) share one blocked
+ *    layout from the Coalesce rule (the maximum width over the loads, capped
+ *    by each store's own width), so that the elementwise chains between
+ *    them need no conversion.  A shape read row by row and written column
+ *    by column (a transpose) has two.
+ * 2. Seeds: the pointers (and loaded values) of memory ops with at least
+ *    one element per thread take their group's layout; then the other
+ *    tensors of the kernel's highest rank take their shape's first home.
  * 3. Propagation to a fixed point, forward (elementwise results follow their
  *    operands; a reduction's result is the Slice of its input; expand_dims
  *    of a Slice is its parent) and backward (operands follow their users;
@@ -319,8 +322,11 @@ Layout *layout_slice(Arena *a, TirFunc *f, const Layout *parent, int dim)
  * 4. What is still unassigned takes its shape's home layout, one value at a
  *    time, propagating after each.
  * 5. Where an operand's layout cannot be read in its user's register order
- *    without moving data between threads, a convert_layout is inserted; the
- *    emitter stages it through shared memory.
+ *    without moving data between threads, it is recomputed in the user's
+ *    layout when it is a cheap chain of index arithmetic (ranges, splats,
+ *    broadcasts, elementwise ops: a mask or a pointer tile), as Triton's
+ *    rematerialization does; otherwise a convert_layout is inserted, which
+ *    the emitter stages through shared memory.
  */
 
 typedef struct ShapeGroup {
@@ -332,36 +338,55 @@ typedef struct ShapeGroup {
     Layout *layout;
 } ShapeGroup;
 
+typedef struct MemAnchor {
+    Op *op;
+    int group;            /* index into Assign.groups */
+} MemAnchor;
+
+typedef struct Recomputed {
+    Value *v;             /* recomputed ... */
+    const Layout *to;     /* ... in this layout ... */
+    Block *block;         /* ... at a point of this block, before the users that follow */
+    Value *copy;
+} Recomputed;
+
 typedef struct Assign {
     Ctx *ctx;
     TirFunc *f;
     Vec(ShapeGroup) groups;
+    Vec(MemAnchor) anchors;
+    Vec(Recomputed) recomputed;
     int max_rank;
     bool changed;
 } Assign;
 
-static ShapeGroup *find_group(Assign *A, Type t)
+/* The group of shape t and order `order` (NULL: the first group of the shape). */
+static ShapeGroup *find_group(Assign *A, Type t, const int *order)
 {
     for (int i = 0; i < A->groups.len; i++) {
         ShapeGroup *g = &A->groups.data[i];
         bool same = g->rank == t.rank;
         for (int d = 0; d < t.rank && same; d++)
-            same = g->shape[d] == t.shape[d];
+            same = g->shape[d] == t.shape[d] && (!order || g->order[d] == order[d]);
         if (same)
             return g;
     }
     return NULL;
 }
 
-static ShapeGroup *group_for(Assign *A, Type t)
+static ShapeGroup *group_for(Assign *A, Type t, const int *order)
 {
-    ShapeGroup *found = find_group(A, t);
+    ShapeGroup *found = find_group(A, t, order);
     if (found)
         return found;
     ShapeGroup g = {0};
     g.rank = t.rank;
     for (int d = 0; d < t.rank; d++)
         g.shape[d] = t.shape[d];
+    if (order) {
+        memcpy(g.order, order, sizeof g.order);
+        g.has_order = true;
+    }
     g.load_max = 1;
     g.store_min = 0;
     vec_push(&A->ctx->arena, &A->groups, g);
@@ -382,13 +407,10 @@ static void scan_memory_ops(Assign *A, Block *b)
         if (!is_memory_op(op->kind) || op->args[0]->type.rank == 0)
             continue;
         Value *ptr = op->args[0];
-        ShapeGroup *g = group_for(A, ptr->type);
-        int order[TIR_MAX_RANK];
+        int order[TIR_MAX_RANK] = {0};
         order_from_contiguity(&ptr->ax, ptr->type.rank, order);
-        if (!g->has_order) {
-            memcpy(g->order, order, sizeof order);
-            g->has_order = true;
-        }
+        ShapeGroup *g = group_for(A, ptr->type, order);
+        vec_push(&A->ctx->arena, &A->anchors, ((MemAnchor){op, (int)(g - A->groups.data)}));
         int per = coalesce_elems_per_thread(&ptr->ax, ptr->type, A->f->num_warps, g->order);
         if (op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS)
             per = 1; /* one element per atomic instruction */
@@ -428,12 +450,20 @@ static void finish_group(Assign *A, ShapeGroup *g)
     spt[fast] = per < g->shape[fast] ? per : g->shape[fast];
     Layout *l = NEW(&A->ctx->arena, Layout);
     layout_build(l, g->rank, g->shape, spt, g->order, A->f->num_warps);
-    /* an existing equal layout is reused (same encoding, another shape) */
-    for (int i = 0; i < A->f->layouts.len; i++)
-        if (layout_eq(A->f->layouts.data[i], l)) {
-            g->layout = A->f->layouts.data[i];
-            return;
-        }
+    /* an existing equal layout is reused (same encoding, another shape); it
+     * is described at the larger of the two shapes */
+    for (int i = 0; i < A->f->layouts.len; i++) {
+        Layout *same = A->f->layouts.data[i];
+        if (!layout_eq(same, l))
+            continue;
+        int had = 1;
+        for (int d = 0; d < same->rank; d++)
+            had *= same->shape[d];
+        if (numel > had)
+            memcpy(same->shape, l->shape, sizeof same->shape);
+        g->layout = same;
+        return;
+    }
     l->id = A->f->layouts.len;
     vec_push(&A->ctx->arena, &A->f->layouts, l);
     g->layout = l;
@@ -441,7 +471,7 @@ static void finish_group(Assign *A, ShapeGroup *g)
 
 static Layout *home(Assign *A, Type t)
 {
-    ShapeGroup *g = group_for(A, t);
+    ShapeGroup *g = group_for(A, t, NULL);
     finish_group(A, g);
     return g->layout;
 }
@@ -623,8 +653,22 @@ static bool has_unit_dim(Type t)
  * Triton, where such a memory op is not a layout anchor (isExpensiveLoadOrStore). */
 static bool has_memory_group(Assign *A, Type t)
 {
-    const ShapeGroup *g = find_group(A, t);
+    const ShapeGroup *g = find_group(A, t, NULL);
     return g && g->has_order && type_numel(t) >= 32 * A->f->num_warps;
+}
+
+/* Memory ops fix the layouts of their pointers and loaded values first. */
+static void seed_memory_ops(Assign *A)
+{
+    for (int i = 0; i < A->anchors.len; i++) {
+        Op *op = A->anchors.data[i].op;
+        ShapeGroup *g = &A->groups.data[A->anchors.data[i].group];
+        if (!has_memory_group(A, op->args[0]->type))
+            continue;
+        set_layout(A, op->args[0], g->layout);
+        if (op->kind == OP_LOAD)
+            set_layout(A, op->results[0], g->layout);
+    }
 }
 
 static void seed(Assign *A, Block *b)
@@ -698,14 +742,78 @@ static Op *new_convert(Assign *A, Value *v, Layout *to, const Op *near)
     return c;
 }
 
-/* Makes op->args[k] readable in `to` (at op's result shape), converting it
- * in front of op when it is not. */
+/* Can v be recomputed in another layout instead of moved through shared
+ * memory: index arithmetic of at most `budget` ops from scalars and ranges? */
+static bool cheap_to_recompute(const Value *v, int *budget)
+{
+    if (!v->type.rank)
+        return true;
+    const Op *d = v->def;
+    if (!d)
+        return false;
+    if (d->kind != OP_SPLAT && d->kind != OP_MAKE_RANGE && d->kind != OP_CONST && --*budget < 0)
+        return false;
+    bool kind_ok = d->kind == OP_MAKE_RANGE || d->kind == OP_SPLAT || d->kind == OP_BROADCAST ||
+                   d->kind == OP_EXPAND_DIMS ||
+                   (op_is_elementwise(d->kind) && op_is_pure(d->kind) && d->kind != OP_MATH && d->kind != OP_MATH2);
+    if (!kind_ok || d->nres != 1 || d->nargs > 4)
+        return false;
+    for (int k = 0; k < d->nargs; k++)
+        if (!cheap_to_recompute(d->args[k], budget))
+            return false;
+    return true;
+}
+
+/* A copy of v's definition in layout `to`, its tensor operands recomputed
+ * the same way (or reused where they are readable in place), inserted in b
+ * before position *at. */
+static Value *recompute(Assign *A, Block *b, int *at, Value *v, Layout *to)
+{
+    if (!v->type.rank || readable(v, -1, to, v->type))
+        return v;
+    for (int i = 0; i < A->recomputed.len; i++) {
+        Recomputed *r = &A->recomputed.data[i];
+        if (r->v == v && r->block == b && layout_eq(r->to, to))
+            return r->copy;
+    }
+    Arena *a = &A->ctx->arena;
+    const Op *d = v->def;
+    Value *args[4];
+    for (int k = 0; k < d->nargs; k++) {
+        Value *x = d->args[k];
+        Layout *want = to;
+        if (d->kind == OP_EXPAND_DIMS)
+            want = layout_slice(a, A->f, to, (int)d->iattr[0]);
+        args[k] = x->type.rank ? recompute(A, b, at, x, want) : x;
+    }
+    Op *c = tir_op_new(a, A->f, d->kind, d->nargs, args, 1, &v->type);
+    memcpy(c->iattr, d->iattr, sizeof c->iattr);
+    c->fattr = d->fattr;
+    c->stmt = d->stmt;
+    c->loc = d->loc;
+    Value *r = c->results[0];
+    r->layout = to;
+    r->name = v->name;
+    r->ax = v->ax;
+    block_insert(a, b, *at, c);
+    (*at)++;
+    vec_push(a, &A->recomputed, ((Recomputed){v, to, b, r}));
+    return r;
+}
+
+/* Makes op->args[k] readable in `to` (at op's result shape): recomputed
+ * there when cheap, else converted in front of op. */
 static void fix_operand(Assign *A, Block *b, int *at, Op *op, int k, Layout *to, Type dst_type, int insert_dim)
 {
     Value *v = op->args[k];
     if (!v->type.rank || !to || readable(v, insert_dim, to, dst_type))
         return;
     Layout *want = insert_dim >= 0 ? layout_slice(&A->ctx->arena, A->f, to, insert_dim) : to;
+    int budget = 16;
+    if (op->kind != OP_YIELD && cheap_to_recompute(v, &budget)) {
+        op->args[k] = recompute(A, b, at, v, want);
+        return;
+    }
     Op *c = new_convert(A, v, want, op);
     block_insert(&A->ctx->arena, b, *at, c);
     (*at)++;
@@ -831,10 +939,11 @@ static void drop_unused_layouts(TirFunc *f)
 
 void tir_layouts(Ctx *ctx, TirFunc *f)
 {
-    Assign A = {ctx, f, {0}, 0, false};
+    Assign A = {ctx, f, {0}, {0}, {0}, 0, false};
     scan_memory_ops(&A, f->body);
     for (int i = 0; i < A.groups.len; i++)
         finish_group(&A, &A.groups.data[i]);
+    seed_memory_ops(&A);
     seed(&A, f->body);
     propagate(&A);
     for (Value *v; (v = first_unassigned(f->body));) {
@@ -1067,7 +1176,7 @@ static void layout_ownership(StrBuf *out, const Layout *l)
         sb_printf(out, " (replicated: %d threads hold each element)", owners);
         return;
     }
-    sb_puts(out, "thread t owns elements ");
+    sb_printf(out, "thread t owns element%s ", reps * spt > 1 ? "s" : "");
     for (int r = 0; r < reps; r++) {
         if (r && r == reps - 1)
             sb_puts(out, " and ");

@@ -174,7 +174,7 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
 
-// atom.max: max on a int32 in global memory, acq_rel ordering at gpu scope; returns the old value
+// atom.max: max on an int32 in global memory, acq_rel ordering at gpu scope; returns the old value
 static __device__ __forceinline__ int32_t atom_max_i32(int32_t *p, int32_t v)
 {
     int old;

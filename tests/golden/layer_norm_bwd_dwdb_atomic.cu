@@ -17,13 +17,16 @@
 // Launch: 128 threads per block (4 warps), 0 bytes of shared memory, grid (cdiv(M, BLOCK_M))
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
-//   L0: blocked 32x128, sizePerThread [1, 1], threadsPerWarp [1, 32], warpsPerCTA [1, 4], order [1, 0]
+//   L0: blocked 128, sizePerThread [1], threadsPerWarp [32], warpsPerCTA [4], order [0]
+//       thread t owns element t
+//       1 register per thread per tile value
+//   L1: blocked 32x128, sizePerThread [1, 1], threadsPerWarp [1, 32], warpsPerCTA [1, 4], order [1, 0]
 //       at 32x128, a thread owns rows 0..31; columns lane + (warp << 5)
 //       32 registers per thread per tile value
-//   L1: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
+//   L2: slice of L1 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
 //       at 128, a thread owns elements lane + (warp << 5)
 //       1 register per thread per tile value
-//   L2: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
+//   L3: slice of L1 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
 //       at 32, a thread owns elements 0..31 (replicated: 128 threads hold each element)
 //       32 registers per thread per tile value
 
@@ -196,73 +199,73 @@ layer_norm_bwd_dwdb_atomic(float *__restrict__ DW, float *__restrict__ DB, __hal
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
-    const int L0_col = lane + (warp << 5);  // L0: this thread's first col
+    const int L0_base = lane + (warp << 5);  // L0: this thread's first element
 
     // layer_norm.py:96  pid = tl.program_id(axis=0)
     const int32_t pid = (int32_t)blockIdx.x;
     // layer_norm.py:97  rows = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    int32_t rows[32];  // [32] i32, L2
+    int32_t rows[32];  // [32] i32, L3
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         rows[e] = (pid * 32) + e;
     // layer_norm.py:98  row_mask = rows < M
-    bool row_mask[32];  // [32] i1, L2
+    bool row_mask[32];  // [32] i1, L3
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         row_mask[e] = rows[e] < M;
     // layer_norm.py:99  mean = tl.load(Mean + rows, mask=row_mask, other=0.)
-    float mean[32];  // [32] fp32, L2, 4-byte loads
+    float mean[32];  // [32] fp32, L3, 4-byte loads
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         tilec::load<1>(&mean[e], Mean + rows[e], row_mask[e], 0.0f);
     // layer_norm.py:100  rstd = tl.load(Rstd + rows, mask=row_mask, other=0.)
-    float rstd[32];  // [32] fp32, L2, 4-byte loads
+    float rstd[32];  // [32] fp32, L3, 4-byte loads
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         tilec::load<1>(&rstd[e], Rstd + rows[e], row_mask[e], 0.0f);
     // layer_norm.py:101  for start in range(0, N, BLOCK_N):
     for (int32_t start = 0; start < N; start += 128) {
         // layer_norm.py:102  cols = start + tl.arange(0, BLOCK_N)
-        int32_t cols[1];  // [128] i32, L1
-        cols[0] = start + L0_col;
+        int32_t cols[1];  // [128] i32, L0
+        cols[0] = start + L0_base;
         // layer_norm.py:103  col_mask = cols < N
-        bool col_mask[1];  // [128] i1, L1
+        bool col_mask[1];  // [128] i1, L0
         col_mask[0] = cols[0] < N;
         // layer_norm.py:104  mask = row_mask[:, None] & col_mask[None, :]
-        bool mask[32];  // [32x128] i1, L0
+        bool mask[32];  // [32x128] i1, L1
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             mask[e] = row_mask[e] & col_mask[0];
         // layer_norm.py:105  offs = rows[:, None] * stride + cols[None, :]
-        int32_t offs[32];  // [32x128] i32, L0
+        int32_t offs[32];  // [32x128] i32, L1
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             offs[e] = (rows[e] * stride) + cols[0];
         // layer_norm.py:106  x = tl.load(X + offs, mask=mask, other=0.).to(tl.float32)
-        __half loaded[32];  // [32x128] fp16, L0, 2-byte loads
+        __half loaded[32];  // [32x128] fp16, L1, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             tilec::load<1>(&loaded[e], X + offs[e], mask[e], __double2half(0.0));
-        float x[32];  // [32x128] fp32, L0
+        float x[32];  // [32x128] fp32, L1
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             x[e] = __half2float(loaded[e]);
         // layer_norm.py:107  dy = tl.load(DY + offs, mask=mask, other=0.).to(tl.float32)
-        __half loaded_2[32];  // [32x128] fp16, L0, 2-byte loads
+        __half loaded_2[32];  // [32x128] fp16, L1, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             tilec::load<1>(&loaded_2[e], DY + offs[e], mask[e], __double2half(0.0));
-        float dy[32];  // [32x128] fp32, L0
+        float dy[32];  // [32x128] fp32, L1
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             dy[e] = __half2float(loaded_2[e]);
         // layer_norm.py:108  xhat = (x - mean[:, None]) * rstd[:, None]
-        float xhat[32];  // [32x128] fp32, L0
+        float xhat[32];  // [32x128] fp32, L1
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             xhat[e] = (x[e] - mean[e]) * rstd[e];
         // layer_norm.py:109  tl.atomic_add(DW + cols, tl.sum(dy * xhat, axis=0), mask=col_mask)
-        float tmp[1];  // [128] fp32, L1
+        float tmp[1];  // [128] fp32, L2
         // sum along dim 0: 32 values in each thread
         {
             float part[32];  // this thread's 32 values, combined pairwise
@@ -287,7 +290,7 @@ layer_norm_bwd_dwdb_atomic(float *__restrict__ DW, float *__restrict__ DB, __hal
         if (col_mask[0])
             atom_add_fp32(DW + cols[0], tmp[0]);
         // layer_norm.py:110  tl.atomic_add(DB + cols, tl.sum(dy, axis=0), mask=col_mask)
-        float tmp_2[1];  // [128] fp32, L1
+        float tmp_2[1];  // [128] fp32, L2
         // sum along dim 0: 32 values in each thread
         {
             float part[32];  // this thread's 32 values, combined pairwise

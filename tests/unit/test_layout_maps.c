@@ -954,3 +954,76 @@ Test(layout_maps, bug_argmax_bool_index_buffer_overlaps_values, .fini = reset)
     EXPECT_OUT("t.py:8  reduce, 1280 bytes at 0");
     EXPECT_OUT("int32_t *partial_i = reinterpret_cast<int32_t *>(smem + 256);");
 }
+
+/* ---- 7c. layouts per memory op: transposes, small anchors, recomputed masks ---- */
+
+/* A tile read along rows and written along columns: the load and the store
+ * each get a coalesced layout of their own (opposite orders), the data moves
+ * once through shared memory, and the mask and index tiles are recomputed in
+ * the store's layout instead of being moved. */
+static const char *transpose_src =
+    KERNEL_HEAD
+    "def k(X, Y, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
+    "    rows = tl.arange(0, BM)\n"
+    "    cols = tl.arange(0, BN)\n"
+    "    mask = (rows[:, None] < M) & (cols[None, :] < N)\n"
+    "    x = tl.load(X + rows[:, None] * N + cols[None, :], mask=mask)\n"
+    "    tl.store(Y + cols[None, :] * M + rows[:, None], x, mask=mask)\n";
+
+Test(layout_maps, transpose_one_layout_per_memory_order, .fini = reset)
+{
+    cr_assert_eq(translate(transpose_src, "*fp32:16, *fp32:16, i32:16, i32:16, 32, 32", EMIT_CUDA), 0, "%s", log_text());
+    EXPECT_OUT("order [1, 0]");
+    EXPECT_OUT("order [0, 1]");
+    /* exactly one exchange: the loaded tile; the bool mask is recomputed */
+    const char *first = strstr(out_text(), "convert_layout, ");
+    cr_assert(first, "no conversion in:\n%s", out_text());
+    cr_expect(!strstr(first + 1, "convert_layout, "), "more than one conversion:\n%s", out_text());
+    EXPECT_NOT_OUT("bool *buf");
+    EXPECT_OUT("bool mask_2[");
+}
+
+Test(layout_maps, transpose_above_48k_uses_dynamic_smem, .fini = reset)
+{
+    cr_assert_eq(translate(transpose_src, "*fp32:16, *fp32:16, i32:16, i32:16, 128, 128", EMIT_CUDA), 0, "%s", log_text());
+    EXPECT_OUT("extern __shared__ __align__(16) unsigned char smem[];");
+    EXPECT_OUT("(dynamic; the launcher raises the limit)");
+    EXPECT_OUT("cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, ");
+}
+
+/* A [4, 1] result stored with keep_dims has fewer elements than threads: its
+ * store is no layout anchor, so the reduction's own (slice) layout is stored
+ * and no shared-memory conversion appears after the reduction. */
+Test(layout_maps, small_store_is_not_an_anchor, .fini = reset)
+{
+    static const char *s =
+        KERNEL_HEAD
+        "def k(X, O, BM: tl.constexpr, BN: tl.constexpr):\n"
+        "    rows = tl.arange(0, BM)\n"
+        "    cols = tl.arange(0, BN)\n"
+        "    x = tl.load(X + rows[:, None] * BN + cols[None, :])\n"
+        "    lo = tl.min(x, axis=1, keep_dims=True)\n"
+        "    tl.store(O + rows[:, None], lo)\n";
+    cr_assert_eq(translate(s, "*fp32:16, *fp32:16, 4, 256", EMIT_CUDA), 0, "%s", log_text());
+    EXPECT_NOT_OUT("convert_layout");
+    EXPECT_NOT_OUT("through shared memory");
+}
+
+/* cols < N with N a multiple of 16 is constant over each thread's run of 4
+ * fp32 elements: computed once per run (one predicate per vector). */
+Test(layout_maps, mask_computed_once_per_run, .fini = reset)
+{
+    static const char *s =
+        KERNEL_HEAD
+        "def k(X, Y, N, B: tl.constexpr):\n"
+        "    offs = tl.arange(0, B)\n"
+        "    mask = offs < N\n"
+        "    tl.store(Y + offs, tl.load(X + offs, mask=mask) + 1, mask=mask)\n";
+    cr_assert_eq(translate(s, "*fp32:16, *fp32:16, i32:16, 1024", EMIT_CUDA), 0, "%s", log_text());
+    EXPECT_OUT("the same value in each run of 4 registers (constancy 16 along dim 0): computed once per run");
+    EXPECT_OUT("const bool same = offs[e] < N;");
+    reset();
+    /* without the divisibility there is nothing to share */
+    cr_assert_eq(translate(s, "*fp32:16, *fp32:16, i32, 1024", EMIT_CUDA), 0, "%s", log_text());
+    EXPECT_NOT_OUT("computed once per run");
+}
