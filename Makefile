@@ -114,6 +114,7 @@ regen-golden: $(TILEC)
 
 gpu-test: $(TILEC)
 	python3 tests/gpu/run_gpu_tests.py --tilec $(TILEC)
+	python3 tests/gpu/check_debug_ops.py --tilec $(TILEC)
 
 # ---- install ---------------------------------------------------------------
 

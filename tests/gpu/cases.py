@@ -132,7 +132,7 @@ def example_cases():
     cases.append(Case("row_chunks/fp32/B1024/w4/host-grid", "examples/chunked_loop.py", "row_chunks_kernel",
                       "*fp32:16, *fp32:16, i32, i32, i32, fp32, 1024", num_warps=4,
                       driver="row_chunks", dtype="fp32", sizes=list(ROW_SHAPES)))
-    return cases + rowwise_cases() + random_and_scan_cases()
+    return cases + rowwise_cases() + random_and_scan_cases() + atomic_and_misc_cases()
 
 
 def rowwise_cases():
@@ -260,4 +260,40 @@ def random_and_scan_cases():
                           "cumsum_rows_kernel", f"*{dt}:16, *{dt}:16, i32, i32, i32, {bm}, {bn}",
                           num_warps=warps, grid="cdiv(M, BLOCK_M)", driver="cumsum_rows", dtype=dt,
                           sizes=list(CUMSUM_ROWS)))
+    return cases
+
+
+def atomic_and_misc_cases():
+    """Atomics (exact results), tl.randn, reverse tl.cumprod, and a transpose through shared
+    memory (64 KB of it at 128x128 fp32: dynamic shared memory above the 48 KB default)."""
+    cases = []
+    big = [1, 17, 1000, 98432, (1 << 20) + 3]
+    cases.append(Case("histogram/i32/B1024/w4", "examples/atomics.py", "histogram_kernel",
+                      "*i32:16, *i32:16, i32, 64, 1024", num_warps=4, grid="cdiv(n, BLOCK_SIZE)",
+                      driver="histogram", dtype="i32", sizes=big))
+    cases.append(Case("atomic_bits/B512/w4", "examples/atomics.py", "bits_kernel",
+                      "*i32:16, *fp32:16, *i32:16, *fp32:16, i32, 512", num_warps=4,
+                      grid="cdiv(n, BLOCK_SIZE)", driver="bits", sizes=[1, 17, 1000, 98432]))
+    cases.append(Case("ticket/scalar_atomic_result/w1", "examples/atomics.py", "ticket_kernel",
+                      "*i32, *i32", num_warps=1, driver="ticket", sizes=[1, 7, 1000, 65536]))
+    cases.append(Case("ticket/scalar_atomic_result/w4", "examples/atomics.py", "ticket_kernel",
+                      "*i32, *i32", num_warps=4, driver="ticket", sizes=[1000]))
+    cases.append(Case("atomic_xchg/B1024/w4", "examples/atomics.py", "swap_kernel",
+                      "*i32:16, *i32:16, *i32:16, i32, 1024", num_warps=4, grid="cdiv(n, BLOCK_SIZE)",
+                      driver="swap", dtype="i32", sizes=big))
+    cases.append(Case("atomic_cas/B1024/w4", "examples/atomics.py", "cas_kernel",
+                      "*i32:16, *i32:16, *i32:16, *i32:16, i32, 1024", num_warps=4,
+                      grid="cdiv(n, BLOCK_SIZE)", driver="cas", dtype="i32", sizes=big))
+    cases.append(Case("randn/fp32/B1024/w4", "examples/dropout.py", "randn_kernel",
+                      "*fp32:16, i32, i32, 1024", num_warps=4, grid="cdiv(n, BLOCK_SIZE)",
+                      driver="randn", sizes=[1, 17, 1000, 98432]))
+    cases.append(Case("cumprod_rev/fp32/B1024/w4", "examples/cumsum.py", "cumprod_rev_kernel",
+                      "*fp32:16, *fp32:16, i32, 1024", num_warps=4, grid="cdiv(N, BLOCK_SIZE)",
+                      driver="cumprod_rev", sizes=list(CUMSUM_SIZES)))
+    shapes = [(1, 1), (3, 17), (1000, 300), (64, 64), (781, 1029)]
+    for block, warps in [(64, 4), (128, 8)]:
+        cases.append(Case(f"transpose/fp32/B{block}/w{warps}", "examples/transpose.py", "transpose_kernel",
+                          f"*fp32:16, *fp32:16, i32, i32, i32:16, i32:16, {block}, {block}",
+                          num_warps=warps, grid="cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+                          driver="transpose", sizes=list(shapes)))
     return cases

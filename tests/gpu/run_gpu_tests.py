@@ -43,6 +43,7 @@ import dataclasses
 import glob
 import importlib.util
 import json
+import math
 import os
 import random
 import re
@@ -1408,6 +1409,144 @@ def drive_cumsum_rows(kernel, case, shape, use_triton, gen):
                          use_triton, {"x": xs})
 
 
+# ---- atomics, the normal generator, reverse products, transposes ---------------------------
+
+def drive_histogram(kernel, case, n, use_triton, gen):
+    """histogram_kernel: exact counts (integer atomics with heavy contention)."""
+    bins = kernel.constexprs["NUM_BINS"]
+    check = Check(case, f"n={n}")
+    x = torch.randint(0, 1000, (n + GUARD,), generator=gen, device="cuda", dtype=torch.int32)
+    hist = torch.empty(bins + GUARD, device="cuda", dtype=torch.int32)
+    values = {"X": x, "Hist": hist, "n": n}
+    ref = torch.bincount((x[:n] % bins).long(), minlength=bins).to(torch.int32)
+    out = Expect("Hist", lambda t: t[:bins], ref, exact=True, rest=lambda t: t[bins:],
+                 init=lambda t: t[:bins].zero_())
+    return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
+
+
+def drive_bits(kernel, case, n, use_triton, gen):
+    """bits_kernel: atomic max/min/and/or/xor (int32) and max/min (fp32) into 8 slots each;
+    the results do not depend on the order of the updates, so they are exact."""
+    check = Check(case, f"n={n}")
+    xi = torch.randint(-(1 << 30), 1 << 30, (n + GUARD,), generator=gen, device="cuda", dtype=torch.int32)
+    xf = rand_float(n + GUARD, torch.float32, gen, spread=20)
+    slots = torch.arange(n, device="cuda") % 8
+    init_i = torch.tensor([-(1 << 31)] * 8 + [(1 << 31) - 1] * 8 + [-1] * 8 + [0] * 16,
+                          device="cuda", dtype=torch.int64).to(torch.int32)
+    init_f = torch.tensor([float("-inf")] * 8 + [float("inf")] * 8, device="cuda")
+    ref_i, ref_f = init_i.clone().long(), init_f.clone().double()
+    v, w = xi[:n].long(), xf[:n].double()
+    for k in range(8):
+        sel = slots == k
+        if bool(sel.any()):
+            vi, vf = v[sel], w[sel]
+            ref_i[k] = max(int(ref_i[k]), int(vi.max()))
+            ref_i[8 + k] = min(int(ref_i[8 + k]), int(vi.min()))
+            a, o, x_ = -1, 0, 0
+            for b in vi.tolist():
+                a, o, x_ = a & b, o | b, x_ ^ b
+            ref_i[16 + k], ref_i[24 + k], ref_i[32 + k] = a, o, x_
+            ref_f[k] = max(float(ref_f[k]), float(vf.max()))
+            ref_f[8 + k] = min(float(ref_f[8 + k]), float(vf.min()))
+    values = {"XI": xi, "XF": xf, "AccI": torch.empty(40 + GUARD, device="cuda", dtype=torch.int32),
+              "AccF": torch.empty(16 + GUARD, device="cuda"), "n": n}
+    outs = [Expect("AccI", lambda t: t[:40], ref_i.to(torch.int32), exact=True, rest=lambda t: t[40:],
+                   init=lambda t: t[:40].copy_(init_i)),
+            Expect("AccF", lambda t: t[:16], ref_f.float(), exact=True, rest=lambda t: t[16:],
+                   init=lambda t: t[:16].copy_(init_f))]
+    return run_and_check(kernel, check, values, outs, grid_for(kernel, case, values, None), use_triton)
+
+
+def drive_ticket(kernel, case, n, use_triton, gen):
+    """ticket_kernel: n programs each take a ticket (a scalar atomic_add whose old value is
+    used); the tickets are a permutation of 0..n-1 and the counter ends at n."""
+    check = Check(case, f"{n} programs")
+    values = {"Counter": torch.empty(1 + GUARD, device="cuda", dtype=torch.int32),
+              "Tickets": torch.empty(n + GUARD, device="cuda", dtype=torch.int32)}
+    results = run_impls(kernel, check, values, ["Counter", "Tickets"], (n,), use_triton,
+                        {"Counter": lambda t: t[:1].zero_()})
+    want = torch.arange(n, device="cuda", dtype=torch.int32)
+    for impl, res in results.items():
+        got = res["Tickets"][:n].sort().values
+        if not torch.equal(got, want):
+            check.fail(f"{impl}: tickets are not a permutation of 0..{n - 1}")
+        if int(res["Counter"][0]) != n:
+            check.fail(f"{impl}: counter ends at {int(res['Counter'][0])}, not {n}")
+        if not guard_intact(res["Tickets"], n) or not guard_intact(res["Counter"], 1):
+            check.fail(f"{impl} wrote past the end")
+    if not check.problems:
+        check.note("tickets 0..n-1 each taken once" + (" (tilec and Triton)" if len(results) > 1 else ""))
+    return check.print()
+
+
+def drive_swap(kernel, case, n, use_triton, gen):
+    """swap_kernel (atomic_xchg) and cas_kernel (atomic_cas): old values are returned."""
+    check = Check(case, f"n={n}")
+    block = kernel.constexprs["BLOCK_SIZE"]
+    padded = n + (-n) % block + GUARD
+    init = torch.randint(-5, 5, (padded,), generator=gen, device="cuda", dtype=torch.int32)
+    vals = torch.randint(-5, 5, (padded,), generator=gen, device="cuda", dtype=torch.int32)
+    values = {"Slots": torch.empty(padded, device="cuda", dtype=torch.int32), "Vals": vals, "n": n,
+              "Old": torch.empty(n + GUARD, device="cuda", dtype=torch.int32)}
+    if case.driver == "cas":
+        cmp = torch.randint(-5, 5, (padded,), generator=gen, device="cuda", dtype=torch.int32)
+        values["Cmp"] = cmp
+        final = torch.where(init == cmp, vals, init)[:n]
+    else:
+        final = vals[:n]
+    outs = [Expect("Old", lambda t: t[:n], init[:n], exact=True, rest=lambda t: t[n:]),
+            Expect("Slots", lambda t: t[:n], final, exact=True, init=lambda t: t.copy_(init))]
+    return run_and_check(kernel, check, values, outs, grid_for(kernel, case, values, None), use_triton)
+
+
+def drive_randn(kernel, case, n, use_triton, gen):
+    """randn_kernel: Box-Muller on Philox words 0 and 1, as tl.randn; bit-identical to
+    Triton, and within the approximate log/sqrt/cos of a float64 evaluation."""
+    check = Check(case, f"n={n}")
+    seed = random_seed(kernel, gen)
+    c0, c1, _, _ = philox_words(seed, n)
+
+    def uniform(words):
+        x = as_int32(words).to(torch.int64)
+        x = torch.where(x < 0, -x - 1, x)
+        return x.double() * UNIFORM_SCALE
+    u1, u2 = uniform(c0).clamp(min=1e-7), uniform(c1)
+    ref = torch.sqrt(-2.0 * torch.log(u1)) * torch.cos(2 * math.pi * u2)
+    values = {"Out": torch.empty(n + GUARD, device="cuda"), "n": n, "seed": seed}
+    out = Expect("Out", lambda t: t[:n], ref, rtol=1e-4, atol=1e-4, same_as_triton=True,
+                 rest=lambda t: t[n:])
+    check.note(f"seed {seed}")
+    return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
+
+
+def drive_cumprod_rev(kernel, case, n, use_triton, gen):
+    """cumprod_rev_kernel: suffix products within each block, against float64."""
+    block = kernel.constexprs["BLOCK_SIZE"]
+    check = Check(case, f"n={n}")
+    x = (1 + 0.01 * torch.randn(n + GUARD, generator=gen, device="cuda")).float()
+    values = {"X": x, "Y": torch.empty_like(x), "N": n}
+    blocks = torch.ones(n + (-n) % block, device="cuda", dtype=torch.float64)
+    blocks[:n] = x[:n].double()
+    blocks = blocks.view(-1, block)
+    ref = blocks.flip(1).cumprod(1).flip(1).reshape(-1)[:n]
+    out = Expect("Y", lambda t: t[:n], ref, rtol=block * 1.2e-7, rest=lambda t: t[n:])
+    return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton,
+                         {"x": x[:n]})
+
+
+def drive_transpose(kernel, case, shape, use_triton, gen):
+    """transpose_kernel: exact, gaps between output rows untouched."""
+    M, N = shape
+    check = Check(case, f"{M}x{N}")
+    sx, sy = N + (-N) % 16, M + (-M) % 16 + 16
+    x = rand_float(M * sx + GUARD, torch.float32, gen)
+    values = {"X": x, "Y": torch.empty(N * sy + GUARD, device="cuda"), "M": M, "N": N,
+              "stride_x": sx, "stride_y": sy}
+    ref = matrix(x, M, N, sx).t()
+    out = Expect("Y", lambda t: matrix(t, N, M, sy), ref, exact=True, rest=lambda t: outside_matrix(t, N, M, sy))
+    return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
+
+
 DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "scaled_add": drive_scaled_add, "row_chunks": drive_row_chunks,
            "generic": drive_generic,
@@ -1416,7 +1555,9 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "layer_norm_dwdb": drive_layer_norm_dwdb, "cross_entropy": drive_cross_entropy,
            "col_max": drive_col_max, "row_min": drive_row_min, "dropout": drive_dropout,
            "rand": drive_rand, "randint": drive_rand, "cumsum": drive_cumsum,
-           "cumsum_rows": drive_cumsum_rows}
+           "cumsum_rows": drive_cumsum_rows, "histogram": drive_histogram, "bits": drive_bits,
+           "ticket": drive_ticket, "swap": drive_swap, "cas": drive_swap, "randn": drive_randn,
+           "cumprod_rev": drive_cumprod_rev, "transpose": drive_transpose}
 
 
 def run_case(case, so, use_triton, seed):
