@@ -1664,32 +1664,63 @@ static void emit_atomic(Emitter *E, const Op *op)
 }
 
 /* tl.device_print: one line per element, "pid (x, y, z) idx (i, j) prefix value" as Triton prints */
+/* Triton's device_print prefix: ends in ": " when there are values, and
+ * starts with a space when longer than two characters. */
+static const char *print_prefix(Emitter *E, const char *prefix, bool has_args)
+{
+    StrBuf p = {0};
+    sb_puts(&p, prefix);
+    if (has_args && (!p.len || p.data[p.len - 1] != ' '))
+        sb_putc(&p, ' ');
+    if (has_args && (p.len < 2 || p.data[p.len - 2] != ':')) {
+        p.data[--p.len] = 0;
+        sb_puts(&p, ": ");
+    }
+    StrBuf esc = {0};
+    if (p.len > 2 && p.data[0] != ' ')
+        sb_putc(&esc, ' ');
+    for (size_t i = 0; i < p.len; i++) {
+        char c = p.data[i];
+        if (c == '"' || c == '\\')
+            sb_putc(&esc, '\\');
+        if (c == '%')
+            sb_putc(&esc, '%');
+        sb_putc(&esc, c);
+    }
+    const char *r = fmt(E, "%s", esc.data ? esc.data : "");
+    sb_free(&p);
+    sb_free(&esc);
+    return r;
+}
+
+/* tl.device_print, in Triton's format: "pid (x, y, z) idx (i, j) prefix: value", the
+ * indices padded to the width of the largest one, hex as 0x and all the type's digits. */
 static void emit_print(Emitter *E, const Op *op)
 {
-    const char *prefix = op->sattr ? op->sattr : "";
-    StrBuf esc = {0};
-    for (const char *p = prefix; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            sb_putc(&esc, '\\');
-        if (*p == '%')
-            sb_putc(&esc, '%');
-        sb_putc(&esc, *p);
-    }
-    const char *pf = esc.data ? fmt(E, "%s", esc.data) : "";
-    sb_free(&esc);
+    const char *pf = print_prefix(E, op->sattr ? op->sattr : "", op->nargs > 0);
     if (!op->nargs) {
-        line(E, "printf(\"pid (%%u, %%u, %%u) %s\\n\", blockIdx.x, blockIdx.y, blockIdx.z);", pf);
+        line(E, "printf(\"pid (%%u, %%u, %%u)%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z);", pf);
         return;
     }
     for (int a = 0; a < op->nargs; a++) {
         const Value *v = op->args[a];
         DType d = v->type.dtype;
+        int bits = dtype_bits(d);
         const char *vf, *vv = NULL;
         const char *val = ex(E, v, v->type.rank ? v : NULL, v->type.rank ? "e" : "0");
-        if (op->iattr[0]) {
-            vf = dtype_bits(d) == 64 ? "0x%llx" : "0x%x";
-            vv = dtype_bits(d) == 64 ? fmt(E, "(unsigned long long)tilec::bitcast<uint64_t>(%s)", val)
-                                     : fmt(E, "(unsigned)%s", dtype_is_float(d) ? fmt(E, "__float_as_uint((float)%s)", val) : val);
+        if (op->iattr[0] && d != DT_PTR) {
+            int w = bits < 8 ? 2 : bits / 4;
+            vf = bits == 64 ? "0x%016llx" : fmt(E, "0x%%0%dx", w);
+            if (bits == 64)
+                vv = fmt(E, "(unsigned long long)tilec::bitcast<uint64_t>(%s)", val);
+            else if (d == DT_FP32)
+                vv = fmt(E, "__float_as_uint(%s)", val);
+            else if (bits == 16)
+                vv = fmt(E, "(unsigned)tilec::bitcast<uint16_t>(%s)", val);
+            else if (bits <= 8)
+                vv = fmt(E, "(unsigned)(uint8_t)%s", val);
+            else
+                vv = fmt(E, "(unsigned)%s", val);
         } else if (dtype_is_float(d)) {
             vf = "%f";
             vv = d == DT_FP16 ? fmt(E, "(double)__half2float(%s)", val) : d == DT_BF16 ? fmt(E, "(double)__bfloat162float(%s)", val)
@@ -1697,7 +1728,7 @@ static void emit_print(Emitter *E, const Op *op)
         } else if (d == DT_PTR) {
             vf = "%p";
             vv = fmt(E, "(const void *)%s", val);
-        } else if (dtype_bits(d) == 64) {
+        } else if (bits == 64) {
             vf = dtype_is_signed(d) ? "%lld" : "%llu";
             vv = fmt(E, dtype_is_signed(d) ? "(long long)%s" : "(unsigned long long)%s", val);
         } else {
@@ -1706,7 +1737,7 @@ static void emit_print(Emitter *E, const Op *op)
         }
         const char *argpart = op->nargs > 1 ? fmt(E, "(operand %d) ", a) : "";
         if (!v->type.rank) {
-            line(E, "printf(\"pid (%%u, %%u, %%u) idx () %s%s%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z, %s);", pf, argpart, vf, vv);
+            line(E, "printf(\"pid (%%u, %%u, %%u)%s%s%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z, %s);", pf, argpart, vf, vv);
             continue;
         }
         LayoutMap m;
@@ -1720,10 +1751,13 @@ static void emit_print(Emitter *E, const Op *op)
             line(E, "if (%s)", owner);
         StrBuf idxf = {0}, idxv = {0};
         for (int d2 = 0; d2 < v->type.rank; d2++) {
-            sb_printf(&idxf, "%s%%d", d2 ? ", " : "");
+            int width = 1;
+            for (int top = v->type.shape[d2] - 1; top >= 10; top /= 10)
+                width++;
+            sb_printf(&idxf, "%s%%%dd", d2 ? ", " : "", width);
             sb_printf(&idxv, ", %s", elem_coord(E, v, &m, d2, "e"));
         }
-        line(E, "%sprintf(\"pid (%%u, %%u, %%u) idx (%s) %s%s%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z%s, %s);",
+        line(E, "%sprintf(\"pid (%%u, %%u, %%u) idx (%s)%s%s%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z%s, %s);",
              owner ? "    " : "", idxf.data, pf, argpart, vf, idxv.data, vv);
         sb_free(&idxf);
         sb_free(&idxv);

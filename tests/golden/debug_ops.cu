@@ -289,7 +289,7 @@ k(float *__restrict__ X, float *__restrict__ Y, int32_t stride, int32_t N)
     // debug_ops.py:15  tl.device_print("c", c)
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        printf("pid (%u, %u, %u) idx (%d) c%f\n", blockIdx.x, blockIdx.y, blockIdx.z, L0_base + (e << 6), (double)c[e]);
+        printf("pid (%u, %u, %u) idx (%3d) c: %f\n", blockIdx.x, blockIdx.y, blockIdx.z, L0_base + (e << 6), (double)c[e]);
     // debug_ops.py:16  tl.device_assert(c == c, "c is NaN")
     #pragma unroll
     for (int e = 0; e < 4; ++e)
