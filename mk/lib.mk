@@ -32,9 +32,9 @@ $(B)/libtilec.so: $(LIB_OBJS) $(RT_OBJS)
 
 # ---- test programs (plain C: they also run on the GPU machine) ------------------------------
 
-LIBTEST_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(OPT) -Iinclude
+LIBTEST_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(OPT) -Iinclude -Itests/lib
 
-$(B)/tests/lib/%: tests/lib/%.c include/tilec.h $(B)/libtilec.a
+$(B)/tests/lib/%: tests/lib/%.c tests/lib/golden_flags.h include/tilec.h $(B)/libtilec.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtilec.a $(LDLIBS)
 
@@ -42,7 +42,7 @@ $(B)/examples/host/host_example: examples/host/host.c include/tilec.h $(B)/libti
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtilec.a $(LDLIBS)
 
-$(B)/bench/bench_library: bench/bench_library.c include/tilec.h $(B)/libtilec.a
+$(B)/bench/bench_library: bench/bench_library.c tests/lib/golden_flags.h include/tilec.h $(B)/libtilec.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtilec.a $(LDLIBS)
 
@@ -50,7 +50,10 @@ LIB_TEST_PROGS := $(B)/tests/lib/api_errors $(B)/tests/lib/lib_golden $(B)/examp
                   $(B)/bench/bench_library
 
 lib-test: $(TILEC) $(LIB_TEST_PROGS) $(B)/libtilec.so
-	TILEC=$(TILEC) B=$(B) CC="$(CC)" NVCC=$(NVCC) CUDA_HOME=$(CUDA_HOME) sh tests/lib/run_lib_tests.sh
+	TILEC=$(TILEC) B=$(B) BUILD=$(BUILD) CC="$(CC)" NVCC=$(NVCC) CUDA_HOME=$(CUDA_HOME) sh tests/lib/run_lib_tests.sh
+	$(MAKE) --no-print-directory BUILD=asan build/asan/tests/lib/api_errors
+	build/asan/tests/lib/api_errors >/dev/null
+	@echo "ok   api_errors under ASan+UBSan (no errors, no leaks)"
 
 # Runs on the GPU machine without make's dependency checks (no re2c there): the script
 # builds what is missing from the carried libtilec.a with cc alone.
@@ -58,7 +61,7 @@ gpu-lib-test:
 	TILEC=$(TILEC) B=$(B) CC="$(CC)" CUDA_HOME=$(CUDA_HOME) sh tests/gpu/run_lib_gpu.sh
 
 bench-lib: $(B)/bench/bench_library
-	$(B)/bench/bench_library
+	$(B)/bench/bench_library tests/golden/*.flags
 
 # ---- install -------------------------------------------------------------------------------
 
@@ -71,3 +74,6 @@ install-lib: $(B)/libtilec.a $(B)/libtilec.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(LIB_VERSION)|' mk/tilec.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tilec.pc
 	chmod 644 $(DESTDIR)$(PREFIX)/lib/pkgconfig/tilec.pc
+
+# `make gpu-test` also runs the library path.
+gpu-test: gpu-lib-test

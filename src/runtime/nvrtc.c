@@ -1,6 +1,6 @@
 /* nvrtc.c — NVRTC loaded at run time: finding the library and cuda_fp16.h, compiling
  * CUDA C to PTX or a cubin, ptxas's report.  Results go through the cache (cache.c). */
-#define _GNU_SOURCE /* dladdr */
+#define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
 #include "runtime.h"
 
 #include <dlfcn.h>
@@ -13,10 +13,14 @@ static const char *const nvrtc_names[] = {"libnvrtc.so", "libnvrtc.so.13", "libn
 
 static bool file_exists(const char *path) { return access(path, R_OK) == 0; }
 
+/* NVRTC stays mapped after dlclose (RTLD_NODELETE): it is a C++ library whose static
+ * state (exception pools, atexit handlers) does not survive being unmapped. */
+#define NVRTC_DLOPEN_FLAGS (RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)
+
 /* dlopen `name`; on failure appends dlerror() to `tried`. */
 static void *try_open(const char *name, StrBuf *tried)
 {
-    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(name, NVRTC_DLOPEN_FLAGS);
     if (!h) {
         const char *e = dlerror();
         sb_printf(tried, "\n  %s: %s", name, e ? e : "not found");
@@ -31,7 +35,7 @@ static void *open_nvrtc(tilec_context *ctx, StrBuf *tried, char **path)
         return try_open(ctx->nvrtc_library, tried);
     }
     for (size_t i = 0; i < ARRAY_LEN(nvrtc_names); i++) {
-        void *h = dlopen(nvrtc_names[i], RTLD_NOW | RTLD_LOCAL);
+        void *h = dlopen(nvrtc_names[i], NVRTC_DLOPEN_FLAGS);
         if (h) {
             *path = rt_strdup(nvrtc_names[i]);
             return h;

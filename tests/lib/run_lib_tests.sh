@@ -40,8 +40,7 @@ check() { # NAME COMMAND...: runs it, output to $tmp/log
 check "api_errors" "$B/tests/lib/api_errors"
 if command -v valgrind >/dev/null 2>&1; then
     check "api_errors under valgrind (no errors, no leaks)" valgrind -q --leak-check=full \
-        --errors-for-leak-kinds=definite,indirect --error-exitcode=3 \
-        --suppressions=tests/lib/valgrind.supp "$B/tests/lib/api_errors"
+        --errors-for-leak-kinds=definite,indirect --error-exitcode=3 "$B/tests/lib/api_errors"
 else
     echo "skip api_errors under valgrind (valgrind not installed)"
 fi
