@@ -128,10 +128,13 @@ static tilec_status function_here(tilec_kernel *k, void **func)
     int rc = cu->ModuleLoadData(&l.module, k->image);
     if (rc) {
         rt_cuda_fail(ctx, rc, "cuModuleLoadData");
-        return rt_fail(ctx, rc == 209 ? TILEC_ERROR_COMPILE : TILEC_ERROR_DRIVER,
-                       "%s (kernel %s, %s for %s_%d)", tilec_context_error(ctx), k->info.name,
-                       k->kind == TILEC_BINARY_CUBIN ? "a cubin" : "PTX", k->kind == TILEC_BINARY_CUBIN ? "sm" : "compute",
-                       k->arch);
+        char *why = rt_strdup(tilec_context_error(ctx)); /* rt_fail rewrites the buffer */
+        tilec_status s2 = rt_fail(ctx, rc == 209 ? TILEC_ERROR_COMPILE : TILEC_ERROR_DRIVER,
+                                  "%s (kernel %s, %s for %s_%d)", why ? why : "cuModuleLoadData failed", k->info.name,
+                                  k->kind == TILEC_BINARY_CUBIN ? "a cubin" : "PTX",
+                                  k->kind == TILEC_BINARY_CUBIN ? "sm" : "compute", k->arch);
+        free(why);
+        return s2;
     }
     if ((rc = cu->ModuleGetFunction(&l.func, l.module, k->info.name))) {
         cu->ModuleUnload(l.module);
