@@ -106,7 +106,7 @@ asan-check:
 	TILEC=bin/tilec-asan sh tests/run_golden.sh
 	TILEC=bin/tilec-asan sh tests/run_errors.sh
 
-test: all unit golden errors cuda-check asan-check
+test: all unit golden errors cuda-check asan-check lib-test
 	@echo "make test: all suites passed"
 
 regen-golden: $(TILEC)
@@ -118,10 +118,12 @@ gpu-test: $(TILEC)
 
 # ---- install ---------------------------------------------------------------
 
-install: $(TILEC) $(B)/libtilec.a
+install: $(TILEC) $(B)/libtilec.a install-lib
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(TILEC) $(DESTDIR)$(PREFIX)/bin/tilec
 	install -m 644 $(B)/libtilec.a $(DESTDIR)$(PREFIX)/lib/libtilec.a
+
+include mk/lib.mk
 
 clean:
 	rm -rf build bin/tilec bin/tilec-debug bin/tilec-asan

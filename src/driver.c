@@ -61,6 +61,8 @@ static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
     tir_layouts(ctx, f);
     VERIFY(ctx, f);
     tir_smem(ctx, f);
+    if (opt->result)
+        *opt->result = f;
     if (dump_after(opt, "layouts"))
         return tir_print(out, f, true), 0;
 

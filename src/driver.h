@@ -24,6 +24,7 @@ typedef struct TranslateOptions {
     const char *dump;     /* pass name: tokens, ast, lower, simplify, axisinfo, layouts; NULL */
     const char *grid;
     const char *command;  /* regenerate command for the .cu header */
+    TirFunc **result;     /* if set, receives the translated kernel (in ctx->arena); the library reads its metadata */
 } TranslateOptions;
 
 int tilec_translate(Ctx *ctx, const TranslateOptions *opt, StrBuf *out);

@@ -1,10 +1,12 @@
-/* main.c — the tilec command line: parse flags, read the file, translate, write. */
+/* main.c — the tilec command line, a client of the library (include/tilec.h): parse
+ * flags, read the file, translate, optionally compile with NVRTC, write. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "common.h"
+#include "tilec.h"
 
 static const char usage[] =
     "usage: tilec FILE.py [options]\n"
@@ -30,19 +32,44 @@ static const char usage[] =
     "                          --grid \"cdiv(n_elements, BLOCK_SIZE)\"   --grid \"M, N\"\n"
     "                        without it, NAME_launch takes grid_x, grid_y, grid_z\n"
     "  -o FILE               write the output to FILE (default: standard output)\n"
-    "      --emit KIND       cuda (default), tileir (typed IR with analyses), layouts\n"
+    "      --emit KIND       cuda (default), tileir (typed IR with analyses), layouts, or\n"
+    "                        ptx / cubin (compiled in-process by NVRTC for --arch):\n"
     "                          tilec add.py -s ... --emit layouts\n"
+    "                          tilec add.py -k add_kernel -s ... --emit cubin -o add.cubin\n"
+    "      --report          compile a cubin with NVRTC and print to stderr what ptxas reports:\n"
+    "                        registers, spills, stack, shared memory, threads per block; with a\n"
+    "                        GPU and its driver also the driver's view (cuFuncGetAttribute)\n"
+    "                          tilec add.py -k add_kernel -s ... --report -o add.cu\n"
+    "      --header          also write the launcher's declarations next to -o FILE, as FILE\n"
+    "                        with its extension replaced by .h (with --embed-cubin: the\n"
+    "                        declarations of NAME_load/NAME_unload/NAME_launch)\n"
+    "                          tilec add.py -k add_kernel -s ... --grid ... -o add.cu --header\n"
+    "      --embed-cubin ARCHS\n"
+    "                        instead of the .cu, write a C file that embeds the kernel compiled\n"
+    "                        by NVRTC for each of ARCHS (sm_XY: cubin, compute_XY: PTX) with\n"
+    "                        NAME_load/NAME_unload/NAME_launch returning CUresult; compile it\n"
+    "                        with any C compiler against cuda.h and link with -lcuda:\n"
+    "                          tilec add.py -k add_kernel -s ... --grid ... \\\n"
+    "                                --embed-cubin sm_80,sm_90,compute_90 -o add.c --header\n"
     "      --dump PASS       print the program after PASS and stop: tokens, ast, lower,\n"
     "                        simplify, axisinfo, layouts\n"
     "  -h, --help            show this help\n"
     "      --version         print the version\n"
     "\n"
     "Errors are printed as file:line:col: error: message.  Exit status: 0 success,\n"
-    "1 error in the input, 2 bad command line.\n";
+    "1 error in the input (or NVRTC missing or failing), 2 bad command line.\n"
+    "NVRTC is loaded at run time (libnvrtc.so; set CUDA_HOME if it is not on the library\n"
+    "path); only --emit ptx/cubin, --report and --embed-cubin need it.\n";
+
+typedef enum CliEmit { CLI_CUDA, CLI_TILEIR, CLI_LAYOUTS, CLI_PTX, CLI_CUBIN } CliEmit;
 
 typedef struct Cli {
     const char *input, *output;
-    TranslateOptions t;
+    tilec_translate_options t;
+    Vec(tilec_define) defines;
+    CliEmit emit;
+    bool report, header;
+    const char *embed;    /* --embed-cubin ARCHS */
     Arena arena;
 } Cli;
 
@@ -113,15 +140,10 @@ static int parse_args(Cli *c, int argc, char **argv)
         bool record = true;
         if (!strcmp(a, "-k") || !strcmp(a, "--kernel")) {
             TAKE();
-            c->t.lower.kernel = val;
+            c->t.kernel = val;
         } else if (!strcmp(a, "-s") || !strcmp(a, "--signature")) {
             TAKE();
-            const char *err;
-            if (!tilec_parse_signature(&c->arena, val, &c->t.lower, &err)) {
-                sb_free(&cmd);
-                fprintf(stderr, "tilec: error: -s \"%s\": %s\n", val, err);
-                return 2;
-            }
+            c->t.signature = val; /* checked by the library */
         } else if (!strncmp(a, "-D", 2)) {
             const char *d = a + 2;
             if (!*d) {
@@ -133,39 +155,39 @@ static int parse_args(Cli *c, int argc, char **argv)
                 sb_free(&cmd);
                 return usage_error("-D needs NAME=VALUE, got '%s'", d);
             }
-            SpecEntry e = {arena_strndup(&c->arena, d, (size_t)(eq - d)), eq + 1, {0, 0}};
-            vec_push(&c->arena, &c->t.lower.defines, e);
+            tilec_define e = {arena_strndup(&c->arena, d, (size_t)(eq - d)), eq + 1};
+            vec_push(&c->arena, &c->defines, e);
         } else if (!strcmp(a, "-w") || !strcmp(a, "--num-warps")) {
             TAKE();
-            if (!parse_int(val, &c->t.lower.num_warps) || !c->t.lower.num_warps || (c->t.lower.num_warps & (c->t.lower.num_warps - 1)) ||
-                c->t.lower.num_warps > 32) {
+            if (!parse_int(val, &c->t.num_warps) || !c->t.num_warps || (c->t.num_warps & (c->t.num_warps - 1)) ||
+                c->t.num_warps > 32) {
                 sb_free(&cmd);
                 return usage_error("-w needs a power of two from 1 to 32, got '%s'", val);
             }
         } else if (!strcmp(a, "--num-stages")) {
             TAKE();
-            if (!parse_int(val, &c->t.lower.num_stages) || c->t.lower.num_stages < 1 || c->t.lower.num_stages > 8) {
+            if (!parse_int(val, &c->t.num_stages) || c->t.num_stages < 1 || c->t.num_stages > 8) {
                 sb_free(&cmd);
                 return usage_error("--num-stages needs a number from 1 to 8, got '%s'", val);
             }
         } else if (!strcmp(a, "--config")) {
             TAKE();
-            if (!parse_int(val, &c->t.lower.config_index)) {
+            if (!parse_int(val, &c->t.config)) {
                 sb_free(&cmd);
                 return usage_error("--config needs a non-negative number, got '%s'", val);
             }
         } else if (!strcmp(a, "--arch")) {
             TAKE();
             if (!strcmp(val, "sm_80") || !strcmp(val, "80"))
-                c->t.lower.arch = 80;
+                c->t.arch = 80;
             else if (!strcmp(val, "sm_90") || !strcmp(val, "90") || !strcmp(val, "sm_90a"))
-                c->t.lower.arch = 90;
+                c->t.arch = 90;
             else {
                 sb_free(&cmd);
                 return usage_error("--arch must be sm_80 or sm_90, got '%s'", val);
             }
         } else if (!strcmp(a, "--debug")) {
-            c->t.lower.debug = true;
+            c->t.debug = 1;
         } else if (!strcmp(a, "--grid")) {
             TAKE();
             c->t.grid = val;
@@ -175,16 +197,22 @@ static int parse_args(Cli *c, int argc, char **argv)
             record = false;
         } else if (!strcmp(a, "--emit")) {
             TAKE();
-            if (!strcmp(val, "cuda"))
-                c->t.emit = EMIT_CUDA;
-            else if (!strcmp(val, "tileir"))
-                c->t.emit = EMIT_TILEIR;
-            else if (!strcmp(val, "layouts"))
-                c->t.emit = EMIT_LAYOUTS;
-            else {
+            static const char *const kinds[] = {"cuda", "tileir", "layouts", "ptx", "cubin"};
+            size_t k = 0;
+            while (k < ARRAY_LEN(kinds) && strcmp(val, kinds[k]))
+                k++;
+            if (k == ARRAY_LEN(kinds)) {
                 sb_free(&cmd);
-                return usage_error("--emit must be cuda, tileir or layouts, got '%s'", val);
+                return usage_error("--emit must be cuda, tileir, layouts, ptx or cubin, got '%s'", val);
             }
+            c->emit = (CliEmit)k;
+        } else if (!strcmp(a, "--report")) {
+            c->report = true;
+        } else if (!strcmp(a, "--header")) {
+            c->header = true;
+        } else if (!strcmp(a, "--embed-cubin")) {
+            TAKE();
+            c->embed = val;
         } else if (!strcmp(a, "--dump")) {
             TAKE();
             static const char *const passes[] = {"tokens", "ast", "lower", "simplify", "axisinfo", "layouts"};
@@ -224,9 +252,52 @@ static int parse_args(Cli *c, int argc, char **argv)
     sb_free(&cmd);
     if (!c->input)
         return usage_error("%s", "no input file (run 'tilec --help' for usage)");
-    if (!c->t.lower.arch)
-        c->t.lower.arch = 80;
+    if (!c->t.arch)
+        c->t.arch = 80;
+    bool cuda_out = c->emit != CLI_TILEIR && c->emit != CLI_LAYOUTS && !c->t.dump;
+    if (c->header && !c->output)
+        return usage_error("%s", "--header writes next to the output: give -o FILE");
+    if (c->header && c->emit != CLI_CUDA)
+        return usage_error("%s", "--header goes with CUDA output or --embed-cubin, not --emit ptx/cubin/tileir/layouts");
+    if (c->embed && (c->emit != CLI_CUDA || c->t.dump))
+        return usage_error("%s", "--embed-cubin writes a C file: it does not combine with --emit or --dump");
+    if (c->report && !cuda_out)
+        return usage_error("%s", "--report needs CUDA output (not --emit tileir/layouts or --dump)");
+    c->t.defines = c->defines.data;
+    c->t.num_defines = c->defines.len;
+    c->t.output = c->emit == CLI_TILEIR ? TILEC_OUTPUT_TILEIR : c->emit == CLI_LAYOUTS ? TILEC_OUTPUT_LAYOUTS
+                                                                                         : TILEC_OUTPUT_CUDA;
     return 0;
+}
+
+/* "sm_80,sm_90,compute_90" (or "80,90") into compile options; false on a bad entry. */
+static bool parse_archs(Arena *a, const char *list, tilec_compile_options **out, int *n)
+{
+    int cap = 1;
+    for (const char *p = list; *p; p++)
+        cap += *p == ',';
+    tilec_compile_options *o = NEW_ARRAY(a, tilec_compile_options, cap);
+    *n = 0;
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char *item = arena_strndup(a, p, len);
+        const char *digits = item;
+        tilec_binary_kind kind = TILEC_BINARY_CUBIN;
+        if (!strncmp(item, "sm_", 3))
+            digits = item + 3;
+        else if (!strncmp(item, "compute_", 8))
+            digits = item + 8, kind = TILEC_BINARY_PTX;
+        int arch;
+        if (!parse_int(digits, &arch) || arch < 10 || arch > 9999)
+            return false;
+        o[*n].arch = arch;
+        o[*n].kind = kind;
+        (*n)++;
+        p = e ? e + 1 : p + len;
+    }
+    *out = o;
+    return *n > 0;
 }
 
 static char *read_file(const char *path, size_t *len)
@@ -258,6 +329,138 @@ static char *read_file(const char *path, size_t *len)
     return buf;
 }
 
+static bool write_file(const char *path, const void *data, size_t size)
+{
+    FILE *o = path ? fopen(path, "wb") : stdout;
+    if (!o) {
+        fprintf(stderr, "tilec: error: cannot write '%s': %s\n", path, strerror(errno));
+        return false;
+    }
+    bool ok = fwrite(data, 1, size, o) == size;
+    if (o != stdout)
+        ok = fclose(o) == 0 && ok;
+    else
+        ok = fflush(o) == 0 && ok;
+    if (!ok)
+        fprintf(stderr, "tilec: error: cannot write '%s': %s\n", path ? path : "standard output", strerror(errno));
+    return ok;
+}
+
+/* FILE.cu -> FILE.h (the extension replaced, or .h appended). */
+static char *header_path(Arena *a, const char *out)
+{
+    const char *slash = strrchr(out, '/'), *dot = strrchr(out, '.');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - out) : strlen(out);
+    return arena_printf(a, "%.*s.h", (int)stem, out);
+}
+
+static int env_error(tilec_context *ctx)
+{
+    fprintf(stderr, "tilec: error: %s\n", tilec_context_error(ctx));
+    return 1;
+}
+
+static void print_report(tilec_context *ctx, const tilec_translation *t, const tilec_binary *b)
+{
+    const tilec_kernel_info *in = &t->info;
+    int major = 0, minor = 0;
+    tilec_nvrtc_version(ctx, &major, &minor);
+    fprintf(stderr, "tilec: report for %s (sm_%d cubin from NVRTC %d.%d, ptxas -v):\n", in->name, b->arch, major, minor);
+    fprintf(stderr, "  threads per block    %d (%d warps, __launch_bounds__)\n", in->threads_per_block, in->num_warps);
+    fprintf(stderr, "  shared memory        %d bytes planned by tilec%s; ptxas: %d bytes static\n", in->shared_bytes,
+            in->dynamic_shared ? " (dynamic)" : "", b->static_shared_bytes);
+    fprintf(stderr, "  registers            %d per thread\n", b->registers);
+    fprintf(stderr, "  spills               %d bytes stored, %d bytes loaded\n", b->spill_store_bytes, b->spill_load_bytes);
+    fprintf(stderr, "  stack frame          %d bytes per thread\n", b->stack_bytes);
+    tilec_kernel *k = NULL;
+    tilec_kernel_attributes at;
+    if (tilec_kernel_load(ctx, t, b, &k) == TILEC_OK && tilec_kernel_get_attributes(k, &at) == TILEC_OK) {
+        fprintf(stderr, "  driver               %d registers, %d bytes local, %d bytes static shared, "
+                        "at most %d threads per block\n",
+                at.registers, at.local_bytes, at.static_shared_bytes, at.max_threads_per_block);
+    } else {
+        const char *why = tilec_context_error(ctx), *nl = strchr(why, ';');
+        fprintf(stderr, "  driver               not available (%.*s): the limits the GPU sets (max threads per "
+                        "block at this register use, occupancy) need a GPU\n",
+                nl ? (int)(nl - why) : (int)strlen(why), why);
+    }
+    tilec_kernel_destroy(k);
+}
+
+/* --embed-cubin: one binary per architecture, then the C file (and its .h). */
+static int write_embed(Cli *c, tilec_context *ctx, const tilec_translation *t)
+{
+    tilec_compile_options *archs;
+    int n;
+    if (!parse_archs(&c->arena, c->embed, &archs, &n))
+        return usage_error("--embed-cubin needs a comma-separated list like sm_80,sm_90,compute_90; got '%s'", c->embed);
+    tilec_binary **bins = NEW_ARRAY(&c->arena, tilec_binary *, n);
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++)
+        if (tilec_compile(ctx, t->code, &archs[i], &bins[i]))
+            rc = env_error(ctx);
+    char *cf = NULL, *hf = NULL;
+    if (!rc && tilec_generate_embed(ctx, t, (const tilec_binary *const *)bins, n, &cf, &hf))
+        rc = env_error(ctx);
+    if (!rc && !write_file(c->output, cf, strlen(cf)))
+        rc = 1;
+    if (!rc && c->header && !write_file(header_path(&c->arena, c->output), hf, strlen(hf)))
+        rc = 1;
+    if (!rc && c->report)
+        for (int i = 0; i < n; i++)
+            if (bins[i]->kind == TILEC_BINARY_CUBIN)
+                print_report(ctx, t, bins[i]);
+    for (int i = 0; i < n; i++)
+        tilec_binary_free(bins[i]);
+    tilec_free(cf);
+    tilec_free(hf);
+    return rc;
+}
+
+/* Everything after a successful translation. */
+static int produce(Cli *c, const tilec_translation *t)
+{
+    bool compiled = c->emit == CLI_PTX || c->emit == CLI_CUBIN;
+    if (!compiled && !c->report && !c->embed) {
+        if (!write_file(c->output, t->code, t->code_size))
+            return 1;
+        if (c->header && !write_file(header_path(&c->arena, c->output), t->header, strlen(t->header)))
+            return 1;
+        return 0;
+    }
+    tilec_context *ctx;
+    if (tilec_context_create(NULL, &ctx)) {
+        fprintf(stderr, "tilec: error: out of memory\n");
+        return 1;
+    }
+    int rc = 0;
+    if (c->embed) {
+        rc = write_embed(c, ctx, t);
+    } else {
+        tilec_compile_options o = {.arch = c->t.arch, .kind = c->emit == CLI_PTX ? TILEC_BINARY_PTX : TILEC_BINARY_CUBIN};
+        tilec_binary *b = NULL, *rb = NULL;
+        if (tilec_compile(ctx, t->code, &o, &b))
+            rc = env_error(ctx);
+        else if (!write_file(c->output, compiled ? b->data : t->code, compiled ? b->size : t->code_size))
+            rc = 1;
+        else if (c->header && !write_file(header_path(&c->arena, c->output), t->header, strlen(t->header)))
+            rc = 1;
+        if (!rc && c->report) {
+            o.kind = TILEC_BINARY_CUBIN;
+            if (b->kind == TILEC_BINARY_CUBIN)
+                print_report(ctx, t, b);
+            else if (tilec_compile(ctx, t->code, &o, &rb))
+                rc = env_error(ctx);
+            else
+                print_report(ctx, t, rb);
+        }
+        tilec_binary_free(b);
+        tilec_binary_free(rb);
+    }
+    tilec_context_destroy(ctx);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     Cli c = {0};
@@ -273,29 +476,23 @@ int main(int argc, char **argv)
         arena_free(&c.arena);
         return 1;
     }
-    Source src = {c.input, text, len};
-    Ctx ctx = {0};
-    ctx.src = &src;
-    StrBuf out = {0};
-    rc = tilec_translate(&ctx, &c.t, &out);
-    if (ctx.log.len)
-        fputs(ctx.log.data, stderr);
-    if (rc == 0) {
-        FILE *o = stdout;
-        if (c.output && !(o = fopen(c.output, "wb"))) {
-            fprintf(stderr, "tilec: error: cannot write '%s': %s\n", c.output, strerror(errno));
+    c.t.filename = c.input;
+    c.t.source_size = len;
+    tilec_translation *t = NULL;
+    tilec_status s = tilec_translate_source(text, &c.t, &t);
+    if (!t) {
+        fprintf(stderr, "tilec: error: %s\n", tilec_status_name(s));
+        rc = 1;
+    } else {
+        fputs(t->diagnostic_text, stderr);
+        if (s == TILEC_ERROR_INVALID_ARGUMENT)
+            rc = usage_error("%s", t->error);
+        else if (s)
             rc = 1;
-        } else {
-            fwrite(out.data ? out.data : "", 1, out.len, o);
-            if (o != stdout && fclose(o) != 0) {
-                fprintf(stderr, "tilec: error: cannot write '%s': %s\n", c.output, strerror(errno));
-                rc = 1;
-            }
-        }
+        else
+            rc = produce(&c, t);
     }
-    sb_free(&out);
-    sb_free(&ctx.log);
-    arena_free(&ctx.arena);
+    tilec_translation_free(t);
     arena_free(&c.arena);
     free(text);
     return rc;

@@ -1,0 +1,470 @@
+/* api.c — the public API's front half: contexts, status names, and translation with
+ * metadata (parameters, launch shape, the grid compiled for the host). */
+#include "runtime.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lexer.h"
+#include "../parser/ast.h"
+
+const char *tilec_version(void) { return TILEC_VERSION; }
+
+void tilec_free(void *p) { free(p); }
+
+const char *tilec_status_name(tilec_status s)
+{
+    switch (s) {
+    case TILEC_OK: return "TILEC_OK";
+    case TILEC_ERROR_INVALID_ARGUMENT: return "TILEC_ERROR_INVALID_ARGUMENT";
+    case TILEC_ERROR_INPUT: return "TILEC_ERROR_INPUT";
+    case TILEC_ERROR_NVRTC_NOT_FOUND: return "TILEC_ERROR_NVRTC_NOT_FOUND";
+    case TILEC_ERROR_COMPILE: return "TILEC_ERROR_COMPILE";
+    case TILEC_ERROR_DRIVER_NOT_FOUND: return "TILEC_ERROR_DRIVER_NOT_FOUND";
+    case TILEC_ERROR_NO_DEVICE: return "TILEC_ERROR_NO_DEVICE";
+    case TILEC_ERROR_DRIVER: return "TILEC_ERROR_DRIVER";
+    case TILEC_ERROR_LAUNCH_ARGS: return "TILEC_ERROR_LAUNCH_ARGS";
+    case TILEC_ERROR_IO: return "TILEC_ERROR_IO";
+    case TILEC_ERROR_OUT_OF_MEMORY: return "TILEC_ERROR_OUT_OF_MEMORY";
+    }
+    return "TILEC_ERROR_UNKNOWN";
+}
+
+char *rt_strdup(const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t n = strlen(s) + 1;
+    char *p = malloc(n);
+    if (p)
+        memcpy(p, s, n);
+    return p;
+}
+
+tilec_status rt_fail(tilec_context *ctx, tilec_status s, const char *fmt, ...)
+{
+    rt_ok(ctx);
+    if (s == TILEC_OK)
+        return s;
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&ctx->error, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+tilec_status rt_ok(tilec_context *ctx)
+{
+    ctx->error.len = 0;
+    if (ctx->error.data)
+        ctx->error.data[0] = 0;
+    return TILEC_OK;
+}
+
+/* ---- context ------------------------------------------------------------------------- */
+
+tilec_status tilec_context_create(const tilec_context_options *opt, tilec_context **out)
+{
+    if (!out)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    tilec_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return TILEC_ERROR_OUT_OF_MEMORY;
+    if (opt) {
+        ctx->nvrtc_library = rt_strdup(opt->nvrtc_library);
+        ctx->cuda_library = rt_strdup(opt->cuda_library);
+        ctx->cuda_include = rt_strdup(opt->cuda_include);
+        ctx->cache_dir = rt_strdup(opt->cache_dir);
+        ctx->device = opt->device;
+    }
+    *out = ctx;
+    return TILEC_OK;
+}
+
+void tilec_context_destroy(tilec_context *ctx)
+{
+    if (!ctx)
+        return;
+    rt_cache_free(&ctx->cache);
+    rt_cuda_unload(&ctx->cu);
+    rt_nvrtc_unload(&ctx->nvrtc);
+    free(ctx->nvrtc_library);
+    free(ctx->cuda_library);
+    free(ctx->cuda_include);
+    free(ctx->cache_dir);
+    sb_free(&ctx->error);
+    free(ctx);
+}
+
+const char *tilec_context_error(const tilec_context *ctx)
+{
+    return ctx && ctx->error.data ? ctx->error.data : "";
+}
+
+/* ---- options ------------------------------------------------------------------------- */
+
+static const char *const dump_passes[] = {"tokens", "ast", "lower", "simplify", "axisinfo", "layouts"};
+
+/* Fills `to` from the public options; returns an error message or NULL. */
+static const char *convert_options(Arena *a, const tilec_translate_options *o, TranslateOptions *to)
+{
+    LowerOptions *lo = &to->lower;
+    lo->kernel = o->kernel ? arena_strdup(a, o->kernel) : NULL;
+    if (o->signature) {
+        const char *err;
+        if (!tilec_parse_signature(a, arena_strdup(a, o->signature), lo, &err))
+            return arena_printf(a, "signature \"%s\": %s", o->signature, err);
+    }
+    if (o->num_defines < 0 || (o->num_defines && !o->defines))
+        return "num_defines is negative, or defines is NULL";
+    for (int i = 0; i < o->num_defines; i++) {
+        const tilec_define *d = &o->defines[i];
+        if (!d->name || !*d->name || !d->value || !*d->value)
+            return arena_printf(a, "define %d needs a name and a value", i);
+        SpecEntry e = {arena_strdup(a, d->name), arena_strdup(a, d->value), {0, 0}};
+        vec_push(a, &lo->defines, e);
+    }
+    if (o->num_warps && (o->num_warps < 1 || o->num_warps > 32 || !is_pow2(o->num_warps)))
+        return arena_printf(a, "num_warps must be a power of two from 1 to 32, got %d", o->num_warps);
+    if (o->num_stages < 0 || o->num_stages > 8)
+        return arena_printf(a, "num_stages must be from 1 to 8, got %d", o->num_stages);
+    if (o->config < 0)
+        return arena_printf(a, "config must not be negative, got %d", o->config);
+    if (o->arch && o->arch != 80 && o->arch != 90)
+        return arena_printf(a, "arch must be 80 or 90 (the output runs on both; compile for another GPU with "
+                               "tilec_compile_options.arch), got %d", o->arch);
+    if (o->output != TILEC_OUTPUT_CUDA && o->output != TILEC_OUTPUT_TILEIR && o->output != TILEC_OUTPUT_LAYOUTS)
+        return arena_printf(a, "unknown output kind %d", (int)o->output);
+    if (o->dump) {
+        bool ok = false;
+        for (size_t k = 0; k < ARRAY_LEN(dump_passes); k++)
+            ok |= !strcmp(o->dump, dump_passes[k]);
+        if (!ok)
+            return arena_printf(a, "dump must be one of tokens, ast, lower, simplify, axisinfo, layouts; got '%s'",
+                                o->dump);
+    }
+    lo->num_warps = o->num_warps;
+    lo->num_stages = o->num_stages;
+    lo->config_index = o->config;
+    lo->arch = o->arch ? o->arch : 80;
+    lo->debug = o->debug != 0;
+    to->emit = o->output == TILEC_OUTPUT_TILEIR ? EMIT_TILEIR : o->output == TILEC_OUTPUT_LAYOUTS ? EMIT_LAYOUTS : EMIT_CUDA;
+    to->dump = o->dump ? arena_strdup(a, o->dump) : NULL;
+    to->grid = o->grid ? arena_strdup(a, o->grid) : NULL;
+    to->command = o->command ? arena_strdup(a, o->command) : NULL;
+    return NULL;
+}
+
+/* ---- metadata ------------------------------------------------------------------------ */
+
+static tilec_type_kind kind_of(DType d)
+{
+    if (d == DT_PTR)
+        return TILEC_TYPE_POINTER;
+    if (d == DT_I1)
+        return TILEC_TYPE_BOOL;
+    if (dtype_is_float(d))
+        return TILEC_TYPE_FLOAT;
+    return dtype_is_signed(d) ? TILEC_TYPE_INT : TILEC_TYPE_UINT;
+}
+
+static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *to)
+{
+    Arena *a = &t->ctx.arena;
+    tilec_kernel_info *info = &t->pub.info;
+    tilec_param *ps = NEW_ARRAY(a, tilec_param, f->params.len + 1);
+    t->arg_param = NEW_ARRAY(a, int, f->params.len + 1);
+    const char **ctypes = NEW_ARRAY(a, const char *, f->params.len + 1);
+    int nargs = 0;
+    for (int i = 0; i < f->params.len; i++) {
+        const KernelParam *kp = &f->params.data[i];
+        tilec_param *p = &ps[i];
+        Type ty = kp->type;
+        p->name = kp->name;
+        p->is_constexpr = !kp->value;
+        p->value = kp->spec_text;
+        p->divisibility = kp->div > 1 ? kp->div : 1;
+        if (kp->is_constexpr) {
+            p->type = "constexpr";
+            p->kind = TILEC_TYPE_INT;
+            p->bits = 64;
+        } else {
+            p->type = ty.dtype == DT_PTR ? arena_printf(a, "*%s", dtype_name(ty.pointee)) : dtype_name(ty.dtype);
+            p->kind = kind_of(ty.dtype);
+            p->bits = dtype_bits(ty.dtype);
+        }
+        if (kp->value) {
+            ctypes[nargs] = ty.dtype == DT_PTR ? arena_printf(a, "%s *", dtype_ctype(ty.pointee)) : dtype_ctype(ty.dtype);
+            t->arg_param[nargs++] = i;
+        }
+    }
+    t->arg_ctype = ctypes;
+    info->name = f->name;
+    info->params = ps;
+    info->num_params = f->params.len;
+    info->num_args = nargs;
+    info->num_warps = f->num_warps;
+    info->threads_per_block = 32 * f->num_warps;
+    info->shared_bytes = f->smem_bytes;
+    info->dynamic_shared = f->smem_bytes > 48 * 1024;
+    info->grid = to->grid;
+    info->arch = to->lower.arch;
+}
+
+/* ---- the grid, compiled to postfix code ---------------------------------------------- */
+
+typedef Vec(GridOp) GridOps;
+
+/* Mirrors the emitter's grid_c(): the same names, functions and operators. */
+static void grid_node(Translation *t, const tilec_kernel_info *info, const Node *n, GridOps *ops)
+{
+    Ctx *ctx = &t->ctx;
+    Arena *a = &ctx->arena;
+    switch (n->kind) {
+    case N_INT: vec_push(a, ops, ((GridOp){GRID_CONST, (long long)n->ival})); return;
+    case N_NAME:
+        for (int i = 0, arg = 0; i < info->num_params; i++) {
+            const tilec_param *p = &info->params[i];
+            if (strcmp(p->name, n->name)) {
+                arg += !p->is_constexpr;
+                continue;
+            }
+            if (!p->is_constexpr && p->kind != TILEC_TYPE_FLOAT && p->kind != TILEC_TYPE_POINTER) {
+                vec_push(a, ops, ((GridOp){GRID_ARG, arg}));
+                return;
+            }
+            char *end;
+            errno = 0;
+            long long v = p->value ? strtoll(p->value, &end, 10) : 0;
+            if (p->is_constexpr && p->value && !errno && end != p->value && !*end) {
+                vec_push(a, ops, ((GridOp){GRID_CONST, v}));
+                return;
+            }
+            diag_error(ctx, n->loc, "'%s' is not an integer parameter", n->name);
+        }
+        diag_error(ctx, n->loc, "unknown name '%s' (use the kernel's parameter names)", n->name);
+    case N_BINOP: {
+        GridOpKind k = n->op == TOK_PLUS ? GRID_ADD : n->op == TOK_MINUS ? GRID_SUB : n->op == TOK_STAR ? GRID_MUL :
+                       n->op == TOK_DSLASH ? GRID_DIV : n->op == TOK_PERCENT ? GRID_MOD : GRID_CONST;
+        if (k == GRID_CONST)
+            diag_error(ctx, n->loc, "the grid supports + - * // %% on integers");
+        grid_node(t, info, n->lhs, ops);
+        grid_node(t, info, n->rhs, ops);
+        vec_push(a, ops, ((GridOp){k, 0}));
+        return;
+    }
+    case N_CALL: {
+        const Node *fn = n->lhs;
+        const char *name = fn->kind == N_NAME || fn->kind == N_ATTR ? fn->name : "";
+        GridOpKind k = !strcmp(name, "cdiv") ? GRID_CDIV : !strcmp(name, "min") ? GRID_MIN :
+                       !strcmp(name, "max") ? GRID_MAX : GRID_CONST;
+        if (k == GRID_CONST || n->items.len != 2 || n->kwargs.len)
+            diag_error(ctx, n->loc, "the grid calls cdiv, min and max with two arguments");
+        grid_node(t, info, n->items.data[0], ops);
+        grid_node(t, info, n->items.data[1], ops);
+        vec_push(a, ops, ((GridOp){k, 0}));
+        return;
+    }
+    default: diag_error(ctx, n->loc, "unsupported expression in the grid");
+    }
+}
+
+static bool compile_grid(Translation *t)
+{
+    const char *grid = t->pub.info.grid;
+    if (!grid)
+        return true;
+    Ctx *ctx = &t->ctx;
+    Source *gs = NEW(&ctx->arena, Source);
+    gs->path = "--grid";
+    gs->text = grid;
+    gs->len = strlen(grid);
+    jmp_buf jb;
+    ctx->on_error = &jb;
+    ctx->src = gs;
+    bool ok = true;
+    if (setjmp(jb)) {
+        ok = false;
+    } else {
+        Node *n = parse_expression_source(ctx, lex_source(ctx));
+        const NodeList *dims = n->kind == N_TUPLE ? &n->items : NULL;
+        t->grid.ndims = dims ? dims->len : 1;
+        for (int d = 0; d < t->grid.ndims && d < 3; d++) {
+            GridOps ops = {0};
+            grid_node(t, &t->pub.info, dims ? dims->data[d] : n, &ops);
+            t->grid.ops[d] = ops.data;
+            t->grid.nops[d] = ops.len;
+        }
+    }
+    ctx->on_error = NULL;
+    ctx->src = &t->src;
+    return ok;
+}
+
+bool rt_grid_eval(const GridProg *g, const long long *argv, long long dims[3], const char **err)
+{
+    dims[0] = dims[1] = dims[2] = 1;
+    for (int d = 0; d < g->ndims; d++) {
+        long long st[GRID_MAX_STACK];
+        int sp = 0;
+        for (int i = 0; i < g->nops[d]; i++) {
+            GridOp op = g->ops[d][i];
+            if (op.kind == GRID_CONST || op.kind == GRID_ARG) {
+                if (sp == GRID_MAX_STACK) {
+                    *err = "the grid expression is too deeply nested";
+                    return false;
+                }
+                st[sp++] = op.kind == GRID_CONST ? op.v : argv[op.v];
+                continue;
+            }
+            long long r = st[--sp], l = st[--sp], v = 0;
+            if ((op.kind == GRID_DIV || op.kind == GRID_MOD || op.kind == GRID_CDIV) && r == 0) {
+                *err = "the grid expression divides by zero";
+                return false;
+            }
+            switch (op.kind) {
+            case GRID_ADD: v = l + r; break;
+            case GRID_SUB: v = l - r; break;
+            case GRID_MUL: v = l * r; break;
+            case GRID_DIV: v = l / r; break;
+            case GRID_MOD: v = l % r; break;
+            case GRID_CDIV: v = (l + r - 1) / r; break;
+            case GRID_MIN: v = l < r ? l : r; break;
+            case GRID_MAX: v = l > r ? l : r; break;
+            default: BUG("grid op %d", (int)op.kind);
+            }
+            st[sp++] = v;
+        }
+        dims[d] = st[0];
+        if (dims[d] > 0x7fffffffLL) {
+            *err = "a grid dimension is larger than 2^31 - 1";
+            return false;
+        }
+    }
+    return true;
+}
+
+char *rt_grid_c(Arena *a, const GridProg *g, int dim, const char *const *names)
+{
+    if (dim >= g->ndims)
+        return "1";
+    char *st[GRID_MAX_STACK];
+    int sp = 0;
+    for (int i = 0; i < g->nops[dim]; i++) {
+        GridOp op = g->ops[dim][i];
+        if (op.kind == GRID_CONST || op.kind == GRID_ARG) {
+            if (sp < GRID_MAX_STACK)
+                st[sp++] = op.kind == GRID_CONST ? arena_printf(a, "%lldLL", op.v)
+                                                 : arena_printf(a, "(long long)%s", names[op.v]);
+            continue;
+        }
+        char *r = st[--sp], *l = st[--sp];
+        static const char *const infix[] = {[GRID_ADD] = "+", [GRID_SUB] = "-", [GRID_MUL] = "*", [GRID_DIV] = "/",
+                                            [GRID_MOD] = "%"};
+        switch (op.kind) {
+        case GRID_CDIV: st[sp++] = arena_printf(a, "((%s + %s - 1) / %s)", l, r, r); break;
+        case GRID_MIN: st[sp++] = arena_printf(a, "(%s < %s ? %s : %s)", l, r, l, r); break;
+        case GRID_MAX: st[sp++] = arena_printf(a, "(%s > %s ? %s : %s)", l, r, l, r); break;
+        default: st[sp++] = arena_printf(a, "(%s %s %s)", l, infix[op.kind], r); break;
+        }
+    }
+    return sp ? st[0] : "1";
+}
+
+/* ---- translation ---------------------------------------------------------------------- */
+
+static void collect_diagnostics(Translation *t)
+{
+    Ctx *ctx = &t->ctx;
+    tilec_diagnostic *ds = NEW_ARRAY(&ctx->arena, tilec_diagnostic, ctx->diags.len + 1);
+    for (int i = 0; i < ctx->diags.len; i++) {
+        const Diagnostic *d = &ctx->diags.data[i];
+        ds[i].severity = d->kind == DIAG_ERROR ? TILEC_SEVERITY_ERROR :
+                         d->kind == DIAG_WARNING ? TILEC_SEVERITY_WARNING : TILEC_SEVERITY_NOTE;
+        ds[i].file = d->file;
+        ds[i].line = d->loc.line;
+        ds[i].column = d->loc.col;
+        ds[i].message = d->message;
+    }
+    t->pub.diagnostics = ds;
+    t->pub.num_diagnostics = ctx->diags.len;
+    t->pub.diagnostic_text = ctx->log.data ? ctx->log.data : "";
+}
+
+static tilec_status finish(Translation *t, tilec_status s, const char *error)
+{
+    t->pub.status = s;
+    t->pub.error = error;
+    if (s != TILEC_OK) {
+        t->pub.code = NULL;
+        t->pub.code_size = 0;
+        t->pub.header = NULL;
+    }
+    return s;
+}
+
+tilec_status tilec_translate_source(const char *source, const tilec_translate_options *opt, tilec_translation **out)
+{
+    if (!out)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    *out = NULL;
+    if (!source)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    Translation *t = calloc(1, sizeof *t);
+    if (!t)
+        return TILEC_ERROR_OUT_OF_MEMORY;
+    *out = &t->pub;
+    static const tilec_translate_options defaults = {0};
+    if (!opt)
+        opt = &defaults;
+    Arena *a = &t->ctx.arena;
+    t->src.path = arena_strdup(a, opt->filename ? opt->filename : "<source>");
+    t->src.len = opt->source_size ? opt->source_size : strlen(source);
+    t->src.text = arena_strndup(a, source, t->src.len);
+    t->ctx.src = &t->src;
+    t->pub.diagnostic_text = "";
+
+    TranslateOptions to = {0};
+    const char *err = convert_options(a, opt, &to);
+    if (err)
+        return finish(t, TILEC_ERROR_INVALID_ARGUMENT, err);
+    TirFunc *f = NULL;
+    to.result = &f;
+    int rc = tilec_translate(&t->ctx, &to, &t->out);
+    collect_diagnostics(t);
+    if (rc) {
+        const tilec_diagnostic *d = NULL;
+        for (int i = 0; i < t->pub.num_diagnostics && !d; i++)
+            if (t->pub.diagnostics[i].severity == TILEC_SEVERITY_ERROR)
+                d = &t->pub.diagnostics[i];
+        const char *msg = !d ? "the translation failed" :
+                          d->line ? arena_printf(a, "%s:%d:%d: %s", d->file, d->line, d->column, d->message) :
+                                    arena_printf(a, "%s: %s", d->file, d->message);
+        return finish(t, TILEC_ERROR_INPUT, msg);
+    }
+    t->pub.code = t->out.data ? t->out.data : "";
+    t->pub.code_size = t->out.len;
+    if (to.emit == EMIT_CUDA && !to.dump && f) {
+        fill_info(t, f, &to);
+        if (!compile_grid(t)) {
+            collect_diagnostics(t);
+            return finish(t, TILEC_ERROR_INPUT, "the grid expression could not be compiled for the host");
+        }
+        t->pub.header = rt_launcher_header(a, t);
+    }
+    return finish(t, TILEC_OK, NULL);
+}
+
+void tilec_translation_free(tilec_translation *pub)
+{
+    if (!pub)
+        return;
+    Translation *t = (Translation *)pub;
+    sb_free(&t->out);
+    sb_free(&t->ctx.log);
+    arena_free(&t->ctx.arena);
+    free(t);
+}

@@ -1,0 +1,387 @@
+/* kernel.c — kernels: metadata and binary copied from a translation, modules loaded per
+ * CUDA context on first use, launch arguments checked and converted, the grid computed
+ * from the --grid expression. */
+#include "runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Loaded {
+    void *cuctx, *module, *func;
+} Loaded;
+
+struct tilec_kernel {
+    tilec_context *ctx;
+    Arena arena;              /* metadata */
+    tilec_kernel_info info;
+    GridProg grid;
+    int *arg_param;           /* runtime argument i is info.params[arg_param[i]] */
+    tilec_binary_kind kind;
+    char *image;              /* the cubin or PTX, NUL-terminated */
+    size_t image_size;
+    int arch;
+    Loaded *loaded;           /* one module per CUDA context it ran in */
+    int nloaded, cap, last;
+};
+
+#define MAX_ARGS 256
+
+/* ---- making kernels ------------------------------------------------------------------- */
+
+static const char *dup(Arena *a, const char *s) { return s ? arena_strdup(a, s) : NULL; }
+
+static void copy_info(tilec_kernel *k, const Translation *t)
+{
+    Arena *a = &k->arena;
+    const tilec_kernel_info *src = &t->pub.info;
+    k->info = *src;
+    k->info.name = dup(a, src->name);
+    k->info.grid = dup(a, src->grid);
+    tilec_param *ps = NEW_ARRAY(a, tilec_param, src->num_params + 1);
+    for (int i = 0; i < src->num_params; i++) {
+        ps[i] = src->params[i];
+        ps[i].name = dup(a, ps[i].name);
+        ps[i].type = dup(a, ps[i].type);
+        ps[i].value = dup(a, ps[i].value);
+    }
+    k->info.params = ps;
+    k->arg_param = NEW_ARRAY(a, int, src->num_args + 1);
+    memcpy(k->arg_param, t->arg_param, sizeof(int) * (size_t)src->num_args);
+    k->grid.ndims = t->grid.ndims;
+    for (int d = 0; d < 3; d++) {
+        k->grid.nops[d] = t->grid.nops[d];
+        k->grid.ops[d] = NEW_ARRAY(a, GridOp, t->grid.nops[d] + 1);
+        if (t->grid.nops[d])
+            memcpy(k->grid.ops[d], t->grid.ops[d], sizeof(GridOp) * (size_t)t->grid.nops[d]);
+    }
+}
+
+tilec_status tilec_kernel_load(tilec_context *ctx, const tilec_translation *t, const tilec_binary *bin,
+                               tilec_kernel **out)
+{
+    if (!ctx)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (!t || !bin || !out || !bin->data)
+        return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT, "tilec_kernel_load: a NULL argument");
+    *out = NULL;
+    if (t->status != TILEC_OK || !t->info.name)
+        return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT,
+                       "tilec_kernel_load needs a successful translation to CUDA (this one has no kernel)");
+    if (t->info.num_args > MAX_ARGS)
+        return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT, "kernel %s has more than %d arguments", t->info.name, MAX_ARGS);
+    tilec_kernel *k = calloc(1, sizeof *k);
+    char *image = malloc(bin->size + 1);
+    if (!k || !image) {
+        free(k);
+        free(image);
+        return rt_fail(ctx, TILEC_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    memcpy(image, bin->data, bin->size);
+    image[bin->size] = 0;
+    k->ctx = ctx;
+    k->image = image;
+    k->image_size = bin->size;
+    k->kind = bin->kind;
+    k->arch = bin->arch;
+    copy_info(k, (const Translation *)t);
+    *out = k;
+    return rt_ok(ctx);
+}
+
+void tilec_kernel_destroy(tilec_kernel *k)
+{
+    if (!k)
+        return;
+    RtCuda *cu = &k->ctx->cu;
+    for (int i = 0; i < k->nloaded; i++)
+        if (cu->ModuleUnload)
+            cu->ModuleUnload(k->loaded[i].module); /* fails harmlessly if its context is gone */
+    free(k->loaded);
+    free(k->image);
+    arena_free(&k->arena);
+    free(k);
+}
+
+const tilec_kernel_info *tilec_kernel_get_info(const tilec_kernel *k) { return k ? &k->info : NULL; }
+
+/* The function in the current CUDA context, loading the module there the first time. */
+static tilec_status function_here(tilec_kernel *k, void **func)
+{
+    tilec_context *ctx = k->ctx;
+    void *cur;
+    tilec_status s = rt_cuda_current(ctx, &cur);
+    if (s)
+        return s;
+    if (k->nloaded && k->loaded[k->last].cuctx == cur) {
+        *func = k->loaded[k->last].func;
+        return TILEC_OK;
+    }
+    for (int i = 0; i < k->nloaded; i++) {
+        if (k->loaded[i].cuctx == cur) {
+            k->last = i;
+            *func = k->loaded[i].func;
+            return TILEC_OK;
+        }
+    }
+    RtCuda *cu = &ctx->cu;
+    Loaded l = {cur, NULL, NULL};
+    int rc = cu->ModuleLoadData(&l.module, k->image);
+    if (rc) {
+        rt_cuda_fail(ctx, rc, "cuModuleLoadData");
+        char *why = rt_strdup(tilec_context_error(ctx)); /* rt_fail rewrites the buffer */
+        tilec_status s2 = rt_fail(ctx, rc == 209 ? TILEC_ERROR_COMPILE : TILEC_ERROR_DRIVER,
+                                  "%s (kernel %s, %s for %s_%d)", why ? why : "cuModuleLoadData failed", k->info.name,
+                                  k->kind == TILEC_BINARY_CUBIN ? "a cubin" : "PTX",
+                                  k->kind == TILEC_BINARY_CUBIN ? "sm" : "compute", k->arch);
+        free(why);
+        return s2;
+    }
+    if ((rc = cu->ModuleGetFunction(&l.func, l.module, k->info.name))) {
+        cu->ModuleUnload(l.module);
+        return rt_cuda_fail(ctx, rc, "cuModuleGetFunction");
+    }
+    if (k->info.dynamic_shared &&
+        (rc = cu->FuncSetAttribute(l.func, CU_FATTR_MAX_DYN_SHARED, k->info.shared_bytes))) {
+        cu->ModuleUnload(l.module);
+        return rt_cuda_fail(ctx, rc, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    }
+    if (k->nloaded == k->cap) {
+        int ncap = k->cap ? 2 * k->cap : 2;
+        Loaded *p = realloc(k->loaded, sizeof *p * (size_t)ncap);
+        if (!p) {
+            cu->ModuleUnload(l.module);
+            return rt_fail(ctx, TILEC_ERROR_OUT_OF_MEMORY, "out of memory");
+        }
+        k->loaded = p;
+        k->cap = ncap;
+    }
+    k->last = k->nloaded;
+    k->loaded[k->nloaded++] = l;
+    *func = l.func;
+    return TILEC_OK;
+}
+
+tilec_status tilec_kernel_create(tilec_context *ctx, const char *source, const tilec_translate_options *topt,
+                                 const tilec_compile_options *copt, tilec_kernel **out)
+{
+    if (!ctx)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (!source || !out)
+        return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT, "tilec_kernel_create: source and out must not be NULL");
+    *out = NULL;
+    tilec_compile_options co = copt ? *copt : (tilec_compile_options){0};
+    tilec_translate_options to = topt ? *topt : (tilec_translate_options){0};
+    tilec_status s;
+    if (!co.arch && (s = tilec_device_arch(ctx, &co.arch)))
+        return s;
+    if (!to.arch)
+        to.arch = co.arch == 90 ? 90 : 80;
+    to.output = TILEC_OUTPUT_CUDA;
+    to.dump = NULL;
+    tilec_translation *t;
+    s = tilec_translate_source(source, &to, &t);
+    if (s) {
+        s = !t ? rt_fail(ctx, s, "tilec_translate_source: %s", tilec_status_name(s))
+               : rt_fail(ctx, s, "%s", *t->diagnostic_text ? t->diagnostic_text : t->error);
+        tilec_translation_free(t);
+        return s;
+    }
+    tilec_binary *b;
+    s = tilec_compile(ctx, t->code, &co, &b);
+    if (!s) {
+        s = tilec_kernel_load(ctx, t, b, out);
+        tilec_binary_free(b);
+    }
+    tilec_translation_free(t);
+    void *func;
+    if (!s && (s = function_here(*out, &func))) {
+        tilec_kernel_destroy(*out);
+        *out = NULL;
+    }
+    return s;
+}
+
+tilec_status tilec_kernel_get_attributes(tilec_kernel *k, tilec_kernel_attributes *out)
+{
+    if (!k || !out)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    void *f;
+    tilec_status s = function_here(k, &f);
+    if (s)
+        return s;
+    RtCuda *cu = &k->ctx->cu;
+    static const int attrs[] = {CU_FATTR_REGS, CU_FATTR_LOCAL, CU_FATTR_SHARED, CU_FATTR_MAX_THREADS,
+                                CU_FATTR_PTX_VERSION, CU_FATTR_BINARY_VERSION};
+    int *fields[] = {&out->registers, &out->local_bytes, &out->static_shared_bytes, &out->max_threads_per_block,
+                     &out->ptx_version, &out->binary_version};
+    for (size_t i = 0; i < ARRAY_LEN(attrs); i++) {
+        int rc = cu->FuncGetAttribute(fields[i], attrs[i], f);
+        if (rc)
+            return rt_cuda_fail(k->ctx, rc, "cuFuncGetAttribute");
+    }
+    return rt_ok(k->ctx);
+}
+
+/* ---- arguments ------------------------------------------------------------------------ */
+
+static const char *kind_word(tilec_type_kind k)
+{
+    switch (k) {
+    case TILEC_TYPE_POINTER: return "a pointer";
+    case TILEC_TYPE_INT: return "a signed integer";
+    case TILEC_TYPE_UINT: return "an unsigned integer";
+    case TILEC_TYPE_FLOAT: return "a float";
+    case TILEC_TYPE_BOOL: return "a bool";
+    }
+    return "?";
+}
+
+/* fp32 -> fp16 bits, rounding to nearest even (as __float2half_rn) */
+static uint16_t f32_to_f16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000, mant = x & 0x7fffff;
+    int exp = (int)((x >> 23) & 0xff);
+    if (exp == 0xff)
+        return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
+    exp = exp - 127 + 15;
+    if (exp >= 31)
+        return (uint16_t)(sign | 0x7c00);
+    if (exp <= 0) {
+        if (exp < -10)
+            return (uint16_t)sign;
+        mant |= 0x800000;
+        int shift = 14 - exp;
+        uint32_t h = mant >> shift, rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        if (rem > mid || (rem == mid && (h & 1)))
+            h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = sign | ((uint32_t)exp << 10) | (mant >> 13), rem = mant & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+        h++;
+    return (uint16_t)h;
+}
+
+/* fp32 -> bf16 bits, rounding to nearest even */
+static uint16_t f32_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7fffffff) > 0x7f800000)
+        return (uint16_t)((x >> 16) | 0x40);
+    return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+/* Converts args[i] into its parameter's bytes in *slot; grid_value gets its integer value. */
+static tilec_status convert_arg(tilec_kernel *k, int i, const tilec_arg *arg, uint64_t *slot, long long *grid_value)
+{
+    const tilec_param *p = &k->info.params[k->arg_param[i]];
+    *slot = 0;
+    *grid_value = 0;
+    if (p->kind == TILEC_TYPE_POINTER) {
+        if (arg->kind != TILEC_TYPE_POINTER)
+            goto kind_mismatch;
+        *slot = arg->v.ptr;
+        return TILEC_OK;
+    }
+    if (p->kind == TILEC_TYPE_FLOAT) {
+        if (arg->kind != TILEC_TYPE_FLOAT)
+            goto kind_mismatch;
+        if (p->bits == 64) {
+            memcpy(slot, &arg->v.f, 8);
+        } else {
+            float f = (float)arg->v.f;
+            if (p->bits == 32)
+                memcpy(slot, &f, 4);
+            else if (!strcmp(p->type, "fp16"))
+                *slot = f32_to_f16(f);
+            else if (!strcmp(p->type, "bf16"))
+                *slot = f32_to_bf16(f);
+            else
+                return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: argument %d (%s) is %s; scalars of that type "
+                               "cannot be passed yet", k->info.name, i + 1, p->name, p->type);
+        }
+        return TILEC_OK;
+    }
+    if (arg->kind == TILEC_TYPE_POINTER || arg->kind == TILEC_TYPE_FLOAT)
+        goto kind_mismatch;
+    /* integers and bools: the value must fit the parameter's type */
+    bool neg = arg->kind != TILEC_TYPE_UINT && arg->v.i < 0;
+    unsigned long long mag = arg->kind == TILEC_TYPE_UINT ? arg->v.u : neg ? 0ULL - (unsigned long long)arg->v.i
+                                                                           : (unsigned long long)arg->v.i;
+    int bits = p->kind == TILEC_TYPE_BOOL ? 1 : p->bits;
+    unsigned long long max = p->kind == TILEC_TYPE_INT ? (1ULL << (bits - 1)) - 1 :
+                             bits == 64 ? ~0ULL : (1ULL << bits) - 1;
+    bool fits = neg ? p->kind == TILEC_TYPE_INT && mag <= max + 1 : mag <= max;
+    if (!fits) {
+        if (arg->kind == TILEC_TYPE_UINT)
+            return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: argument %d (%s) is %s; %llu does not fit",
+                           k->info.name, i + 1, p->name, p->type, arg->v.u);
+        return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: argument %d (%s) is %s; %lld does not fit",
+                       k->info.name, i + 1, p->name, p->type, arg->v.i);
+    }
+    uint64_t v = arg->kind == TILEC_TYPE_UINT ? arg->v.u : (uint64_t)arg->v.i;
+    memcpy(slot, &v, 8); /* little-endian: the low bytes are the parameter's */
+    *grid_value = (long long)v;
+    return TILEC_OK;
+
+kind_mismatch:
+    return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: argument %d (%s) is %s, got %s", k->info.name, i + 1, p->name,
+                   p->type, kind_word(arg->kind));
+}
+
+static tilec_status wrong_count(tilec_kernel *k, int got)
+{
+    StrBuf names = {0};
+    for (int i = 0; i < k->info.num_args; i++)
+        sb_printf(&names, "%s%s", i ? ", " : "", k->info.params[k->arg_param[i]].name);
+    tilec_status s = rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s takes %d runtime argument%s (%s), got %d", k->info.name,
+                             k->info.num_args, k->info.num_args == 1 ? "" : "s", names.data ? names.data : "none", got);
+    sb_free(&names);
+    return s;
+}
+
+tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args, int num_args)
+{
+    if (!k)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (num_args != k->info.num_args)
+        return wrong_count(k, num_args);
+    if (num_args && !args)
+        return rt_fail(k->ctx, TILEC_ERROR_INVALID_ARGUMENT, "%s: args is NULL", k->info.name);
+    uint64_t slots[MAX_ARGS];
+    void *params[MAX_ARGS];
+    long long values[MAX_ARGS];
+    for (int i = 0; i < num_args; i++) {
+        tilec_status s = convert_arg(k, i, &args[i], &slots[i], &values[i]);
+        if (s)
+            return s;
+        params[i] = &slots[i];
+    }
+    long long dims[3];
+    if (grid) {
+        dims[0] = grid[0], dims[1] = grid[1], dims[2] = grid[2];
+    } else if (!k->grid.ndims) {
+        return rt_fail(k->ctx, TILEC_ERROR_INVALID_ARGUMENT,
+                       "%s has no grid expression (translate with options.grid): pass the grid to tilec_launch",
+                       k->info.name);
+    } else {
+        const char *err;
+        if (!rt_grid_eval(&k->grid, values, dims, &err))
+            return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: grid (%s): %s", k->info.name, k->info.grid, err);
+    }
+    if (dims[0] <= 0 || dims[1] <= 0 || dims[2] <= 0)
+        return TILEC_OK; /* nothing to do, as the .cu launcher */
+    void *f;
+    tilec_status s = function_here(k, &f);
+    if (s)
+        return s;
+    unsigned dyn = k->info.dynamic_shared ? (unsigned)k->info.shared_bytes : 0;
+    int rc = k->ctx->cu.LaunchKernel(f, (unsigned)dims[0], (unsigned)dims[1], (unsigned)dims[2],
+                                     (unsigned)k->info.threads_per_block, 1, 1, dyn, stream, params, NULL);
+    if (rc)
+        return rt_cuda_fail(k->ctx, rc, "cuLaunchKernel");
+    return TILEC_OK;
+}

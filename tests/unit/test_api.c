@@ -1,0 +1,476 @@
+/* test_api.c — the public API (include/tilec.h): translation with metadata and
+ * structured diagnostics, option checking, NVRTC compilation and its errors, the cache,
+ * and the launch-argument checks that come before the driver.  No GPU is needed: the
+ * driver is pointed at a library that does not exist, so the tests behave the same on a
+ * machine that has one.  NVRTC must be installed (CI has the CUDA toolkit). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tilec.h"
+
+static const char add_py[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def add_kernel(x_ptr, y_ptr, output_ptr, n_elements, BLOCK_SIZE: tl.constexpr):\n"
+    "    pid = tl.program_id(axis=0)\n"
+    "    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)\n"
+    "    mask = offsets < n_elements\n"
+    "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+    "    y = tl.load(y_ptr + offsets, mask=mask)\n"
+    "    tl.store(output_ptr + offsets, x + y, mask=mask)\n";
+
+static const char scale_py[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def scale_kernel(x_ptr, n, alpha, h, BLOCK: tl.constexpr):\n"
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+    "    x = tl.load(x_ptr + offs, mask=offs < n)\n"
+    "    tl.store(x_ptr + offs, x * alpha + h, mask=offs < n)\n";
+
+static tilec_translate_options add_options(void)
+{
+    return (tilec_translate_options){.filename = "add.py",
+                                     .kernel = "add_kernel",
+                                     .signature = "*fp32:16, *fp32:16, *fp32:16, i32, 1024",
+                                     .grid = "cdiv(n_elements, BLOCK_SIZE)"};
+}
+
+/* A context whose driver cannot be found: launches stop there, on any machine. */
+static tilec_context *no_driver_context(void)
+{
+    tilec_context *ctx;
+    tilec_context_options co = {.cuda_library = "/nonexistent/libcuda.so.1"};
+    cr_assert_eq(tilec_context_create(&co, &ctx), TILEC_OK);
+    return ctx;
+}
+
+/* ---- translation ------------------------------------------------------------------------ */
+
+Test(api_translate, metadata)
+{
+    tilec_translate_options o = add_options();
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_OK);
+    cr_assert_eq(t->status, TILEC_OK);
+    cr_assert_null(t->error);
+    cr_assert_not_null(strstr(t->code, "extern \"C\" __global__"));
+    cr_assert_eq(t->code_size, strlen(t->code));
+    const tilec_kernel_info *in = &t->info;
+    cr_assert_str_eq(in->name, "add_kernel");
+    cr_assert_eq(in->num_params, 5);
+    cr_assert_eq(in->num_args, 4);
+    cr_assert_eq(in->num_warps, 4);
+    cr_assert_eq(in->threads_per_block, 128);
+    cr_assert_eq(in->shared_bytes, 0);
+    cr_assert_eq(in->dynamic_shared, 0);
+    cr_assert_str_eq(in->grid, "cdiv(n_elements, BLOCK_SIZE)");
+    cr_assert_eq(in->arch, 80);
+    cr_assert_str_eq(in->params[0].name, "x_ptr");
+    cr_assert_str_eq(in->params[0].type, "*fp32");
+    cr_assert_eq(in->params[0].kind, TILEC_TYPE_POINTER);
+    cr_assert_eq(in->params[0].divisibility, 16);
+    cr_assert_eq(in->params[0].is_constexpr, 0);
+    cr_assert_str_eq(in->params[3].type, "i32");
+    cr_assert_eq(in->params[3].kind, TILEC_TYPE_INT);
+    cr_assert_eq(in->params[3].bits, 32);
+    cr_assert_eq(in->params[3].divisibility, 1);
+    cr_assert_str_eq(in->params[4].name, "BLOCK_SIZE");
+    cr_assert_eq(in->params[4].is_constexpr, 1);
+    cr_assert_str_eq(in->params[4].value, "1024");
+    cr_assert_not_null(strstr(t->header, "cudaError_t add_kernel_launch(cudaStream_t stream, float *x_ptr, float *y_ptr, "
+                                         "float *output_ptr, int32_t n_elements);"));
+    cr_assert_eq(t->num_diagnostics, 0);
+    cr_assert_str_eq(t->diagnostic_text, "");
+    tilec_translation_free(t);
+}
+
+Test(api_translate, shared_memory_and_defines)
+{
+    FILE *f = fopen("examples/softmax.py", "rb");
+    cr_assert_not_null(f, "run from the repository root");
+    static char src[1 << 16];
+    size_t n = fread(src, 1, sizeof src - 1, f);
+    fclose(f);
+    src[n] = 0;
+    tilec_define d[] = {{"ROWS", "4"}, {"BLOCK_SIZE", "1024"}};
+    tilec_translate_options o = {.kernel = "softmax_rows_kernel",
+                                 .signature = "*fp32:16, *fp32:16, i32, i32, i32:16, i32:16",
+                                 .defines = d,
+                                 .num_defines = 2,
+                                 .num_warps = 8,
+                                 .grid = "cdiv(n_rows, ROWS)"};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(src, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    cr_assert_eq(t->info.threads_per_block, 256);
+    cr_assert_eq(t->info.num_args, 6);
+    cr_assert_str_eq(t->info.params[6].value, "4");
+    cr_assert_gt(t->info.shared_bytes, 0, "a reduction over warps exchanges partials");
+    cr_assert_str_eq(t->info.params[4].name, "in_row_stride");
+    cr_assert_eq(t->info.params[4].divisibility, 16);
+    tilec_translation_free(t);
+}
+
+Test(api_translate, other_outputs_have_no_kernel_metadata)
+{
+    tilec_translate_options o = add_options();
+    o.output = TILEC_OUTPUT_TILEIR;
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_OK);
+    cr_assert_not_null(strstr(t->code, "make_range"));
+    cr_assert_null(t->header);
+    cr_assert_null(t->info.name);
+    tilec_translation_free(t);
+    o.output = TILEC_OUTPUT_CUDA;
+    o.dump = "tokens";
+    cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_OK);
+    cr_assert_null(t->info.name);
+    tilec_translation_free(t);
+}
+
+Test(api_translate, malformed_source_gives_structured_diagnostics)
+{
+    tilec_translate_options o = {.filename = "bad.py"};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source("import triton\n@triton.jit\ndef k(x:\n", &o, &t), TILEC_ERROR_INPUT);
+    cr_assert_eq(t->status, TILEC_ERROR_INPUT);
+    cr_assert_null(t->code);
+    cr_assert_null(t->info.name);
+    cr_assert_geq(t->num_diagnostics, 1);
+    const tilec_diagnostic *d = &t->diagnostics[0];
+    cr_assert_eq(d->severity, TILEC_SEVERITY_ERROR);
+    cr_assert_str_eq(d->file, "bad.py");
+    cr_assert_eq(d->line, 3);
+    cr_assert_eq(d->column, 6);
+    cr_assert_str_eq(d->message, "'(' was never closed");
+    cr_assert_str_eq(t->diagnostic_text, "bad.py:3:6: error: '(' was never closed\n  def k(x:\n       ^\n");
+    cr_assert_str_eq(t->error, "bad.py:3:6: '(' was never closed");
+    tilec_translation_free(t);
+}
+
+Test(api_translate, nul_inside_the_source_is_an_input_error)
+{
+    static const char src[] = "import triton\n\0junk\n";
+    tilec_translate_options o = {.source_size = sizeof src - 1};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(src, &o, &t), TILEC_ERROR_INPUT);
+    cr_assert_geq(t->num_diagnostics, 1);
+    tilec_translation_free(t);
+}
+
+Test(api_translate, unknown_kernel_name)
+{
+    tilec_translate_options o = add_options();
+    o.kernel = "mul_kernel";
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_ERROR_INPUT);
+    cr_assert_eq(t->num_diagnostics, 1);
+    cr_assert_str_eq(t->diagnostics[0].message, "no @triton.jit function named 'mul_kernel' (found: add_kernel)");
+    cr_assert_eq(t->diagnostics[0].line, 0);
+    cr_assert_str_eq(t->error, "add.py: no @triton.jit function named 'mul_kernel' (found: add_kernel)");
+    tilec_translation_free(t);
+}
+
+Test(api_translate, bad_grid_points_into_the_grid)
+{
+    tilec_translate_options o = add_options();
+    o.grid = "cdiv(n_elements, BLOCK)";
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_ERROR_INPUT);
+    cr_assert_str_eq(t->diagnostics[0].file, "--grid");
+    cr_assert_eq(t->diagnostics[0].column, 18);
+    cr_assert_not_null(strstr(t->diagnostics[0].message, "unknown name 'BLOCK'"));
+    tilec_translation_free(t);
+}
+
+/* Bad options are TILEC_ERROR_INVALID_ARGUMENT with a message naming the option. */
+Test(api_translate, bad_options)
+{
+    static const tilec_define no_value[] = {{"BLOCK_SIZE", NULL}};
+    tilec_translate_options base = add_options(), o;
+    const char *expect[] = {"num_warps must be a power of two from 1 to 32, got 3",
+                            "num_stages must be from 1 to 8, got 9",
+                            "arch must be 80 or 90",
+                            "signature \"*fp32, 'x\": unterminated quote in the signature",
+                            "define 0 needs a name and a value",
+                            "dump must be one of tokens",
+                            "config must not be negative"};
+    for (int i = 0; i < 7; i++) {
+        o = base;
+        switch (i) {
+        case 0: o.num_warps = 3; break;
+        case 1: o.num_stages = 9; break;
+        case 2: o.arch = 70; break;
+        case 3: o.signature = "*fp32, 'x"; break;
+        case 4: o.defines = no_value, o.num_defines = 1; break;
+        case 5: o.dump = "emit"; break;
+        case 6: o.config = -1; break;
+        }
+        tilec_translation *t;
+        cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_ERROR_INVALID_ARGUMENT, "case %d", i);
+        cr_assert_not_null(strstr(t->error, expect[i]), "case %d: %s", i, t->error);
+        cr_assert_null(t->code);
+        tilec_translation_free(t);
+    }
+}
+
+Test(api_translate, null_arguments)
+{
+    tilec_translation *t = (tilec_translation *)1;
+    cr_assert_eq(tilec_translate_source(NULL, NULL, &t), TILEC_ERROR_INVALID_ARGUMENT);
+    cr_assert_null(t);
+    cr_assert_eq(tilec_translate_source(add_py, NULL, NULL), TILEC_ERROR_INVALID_ARGUMENT);
+    tilec_translation_free(NULL);
+    cr_assert_str_eq(tilec_status_name(TILEC_ERROR_COMPILE), "TILEC_ERROR_COMPILE");
+    cr_assert_str_eq(tilec_version(), TILEC_VERSION_STRING);
+}
+
+/* ---- NVRTC -------------------------------------------------------------------------------- */
+
+static tilec_translation *translate_add(void)
+{
+    tilec_translate_options o = add_options();
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_OK);
+    return t;
+}
+
+Test(api_compile, missing_nvrtc_is_a_clean_error)
+{
+    tilec_context_options co = {.nvrtc_library = "/nonexistent/libnvrtc.so.99"};
+    tilec_context *ctx;
+    cr_assert_eq(tilec_context_create(&co, &ctx), TILEC_OK);
+    tilec_translation *t = translate_add();
+    tilec_compile_options o = {.arch = 80};
+    tilec_binary *b = (tilec_binary *)1;
+    cr_assert_eq(tilec_compile(ctx, t->code, &o, &b), TILEC_ERROR_NVRTC_NOT_FOUND);
+    cr_assert_null(b);
+    cr_assert_not_null(strstr(tilec_context_error(ctx), "cannot load NVRTC"));
+    cr_assert_not_null(strstr(tilec_context_error(ctx), "/nonexistent/libnvrtc.so.99"));
+    int major, minor;
+    cr_assert_eq(tilec_nvrtc_version(ctx, &major, &minor), TILEC_ERROR_NVRTC_NOT_FOUND);
+    tilec_translation_free(t);
+    tilec_context_destroy(ctx);
+}
+
+Test(api_compile, unsupported_arch_returns_the_nvrtc_log)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_translation *t = translate_add();
+    tilec_compile_options o = {.arch = 52};
+    tilec_binary *b;
+    cr_assert_eq(tilec_compile(ctx, t->code, &o, &b), TILEC_ERROR_COMPILE);
+    const char *e = tilec_context_error(ctx);
+    cr_assert_not_null(strstr(e, "could not compile for sm_52"), "%s", e);
+    cr_assert_not_null(strstr(e, "--gpu-architecture"), "the log is part of the message: %s", e);
+    tilec_translation_free(t);
+    tilec_context_destroy(ctx);
+}
+
+Test(api_compile, bad_cuda_returns_the_nvrtc_log)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_compile_options o = {.arch = 80, .kind = TILEC_BINARY_PTX};
+    tilec_binary *b;
+    cr_assert_eq(tilec_compile(ctx, "extern \"C\" __global__ void k() { undeclared(); }", &o, &b), TILEC_ERROR_COMPILE);
+    cr_assert_not_null(strstr(tilec_context_error(ctx), "undeclared"), "%s", tilec_context_error(ctx));
+    tilec_context_destroy(ctx);
+}
+
+Test(api_compile, device_arch_needs_the_driver)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_translation *t = translate_add();
+    tilec_binary *b;
+    cr_assert_eq(tilec_compile(ctx, t->code, NULL, &b), TILEC_ERROR_DRIVER_NOT_FOUND);
+    cr_assert_not_null(strstr(tilec_context_error(ctx), "/nonexistent/libcuda.so.1"));
+    tilec_translation_free(t);
+    tilec_context_destroy(ctx);
+}
+
+Test(api_compile, cubin_ptx_report_and_memory_cache)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_translation *t = translate_add();
+    tilec_compile_options o = {.arch = 80};
+    tilec_binary *b1, *b2, *p;
+    cr_assert_eq(tilec_compile(ctx, t->code, &o, &b1), TILEC_OK, "%s", tilec_context_error(ctx));
+    cr_assert_eq(b1->kind, TILEC_BINARY_CUBIN);
+    cr_assert_eq(b1->arch, 80);
+    cr_assert_eq(memcmp(b1->data, "\177ELF", 4), 0);
+    cr_assert_eq(b1->from_cache, 0);
+    cr_assert_gt(b1->registers, 0);
+    cr_assert_eq(b1->spill_store_bytes, 0);
+    cr_assert_eq(b1->stack_bytes, 0);
+    cr_assert_eq(tilec_compile(ctx, t->code, &o, &b2), TILEC_OK);
+    cr_assert_eq(b2->from_cache, 1);
+    cr_assert_eq(b2->size, b1->size);
+    cr_assert_eq(memcmp(b1->data, b2->data, b1->size), 0);
+    cr_assert_eq(b2->registers, b1->registers);
+    o.kind = TILEC_BINARY_PTX;
+    cr_assert_eq(tilec_compile(ctx, t->code, &o, &p), TILEC_OK);
+    cr_assert_eq(p->from_cache, 0, "another kind is another key");
+    cr_assert_not_null(strstr(p->data, ".entry add_kernel"));
+    cr_assert_eq(strlen(p->data), p->size);
+    cr_assert_eq(p->registers, -1);
+    long hits, misses;
+    tilec_cache_stats(ctx, &hits, &misses);
+    cr_assert_eq(hits, 1);
+    cr_assert_eq(misses, 2);
+    tilec_binary_free(b1);
+    tilec_binary_free(b2);
+    tilec_binary_free(p);
+    tilec_translation_free(t);
+    tilec_context_destroy(ctx);
+}
+
+Test(api_compile, disk_cache_survives_the_context)
+{
+    char dir[] = "/tmp/tilec-cache-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char sub[64];
+    snprintf(sub, sizeof sub, "%s/c", dir); /* created on first store */
+    tilec_context_options co = {.cache_dir = sub, .cuda_library = "/nonexistent/libcuda.so.1"};
+    tilec_translation *t = translate_add();
+    tilec_compile_options o = {.arch = 80, .kind = TILEC_BINARY_PTX};
+    tilec_binary *b1, *b2;
+    tilec_context *ctx;
+    cr_assert_eq(tilec_context_create(&co, &ctx), TILEC_OK);
+    cr_assert_eq(tilec_compile(ctx, t->code, &o, &b1), TILEC_OK);
+    tilec_context_destroy(ctx);
+    cr_assert_eq(tilec_context_create(&co, &ctx), TILEC_OK);
+    cr_assert_eq(tilec_compile(ctx, t->code, &o, &b2), TILEC_OK);
+    cr_assert_eq(b2->from_cache, 1);
+    cr_assert_eq(b2->size, b1->size);
+    cr_assert_str_eq(b2->data, b1->data);
+    tilec_context_destroy(ctx);
+    tilec_binary_free(b1);
+    tilec_binary_free(b2);
+    tilec_translation_free(t);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+/* ---- kernels: the checks before the driver ------------------------------------------------ */
+
+static tilec_kernel *load(tilec_context *ctx, const char *src, const char *kernel, const char *sig, const char *grid)
+{
+    tilec_translate_options o = {.kernel = kernel, .signature = sig, .grid = grid};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(src, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    tilec_compile_options co = {.arch = 80, .kind = TILEC_BINARY_PTX};
+    tilec_binary *b;
+    cr_assert_eq(tilec_compile(ctx, t->code, &co, &b), TILEC_OK, "%s", tilec_context_error(ctx));
+    tilec_kernel *k;
+    cr_assert_eq(tilec_kernel_load(ctx, t, b, &k), TILEC_OK);
+    tilec_binary_free(b);
+    tilec_translation_free(t);
+    cr_assert_str_eq(tilec_kernel_get_info(k)->name, kernel);
+    return k;
+}
+
+Test(api_launch, wrong_argument_count)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_kernel *k = load(ctx, add_py, "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 1024",
+                           "cdiv(n_elements, BLOCK_SIZE)");
+    tilec_arg args[] = {tilec_devptr(256), tilec_devptr(512), tilec_devptr(1024), tilec_int(10)};
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 3), TILEC_ERROR_LAUNCH_ARGS);
+    cr_assert_str_eq(tilec_context_error(ctx),
+                     "add_kernel takes 4 runtime arguments (x_ptr, y_ptr, output_ptr, n_elements), got 3");
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 5), TILEC_ERROR_LAUNCH_ARGS);
+    tilec_kernel_destroy(k);
+    tilec_context_destroy(ctx);
+}
+
+Test(api_launch, argument_kinds_and_ranges)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_kernel *k = load(ctx, add_py, "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 1024",
+                           "cdiv(n_elements, BLOCK_SIZE)");
+    tilec_arg args[] = {tilec_devptr(256), tilec_float(1.0), tilec_devptr(1024), tilec_int(10)};
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
+    cr_assert_str_eq(tilec_context_error(ctx), "add_kernel: argument 2 (y_ptr) is *fp32, got a float");
+    args[1] = tilec_devptr(512);
+    args[3] = tilec_int(1LL << 40);
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
+    cr_assert_str_eq(tilec_context_error(ctx), "add_kernel: argument 4 (n_elements) is i32; 1099511627776 does not fit");
+    args[3] = tilec_uint(1u << 31);
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
+    args[3] = tilec_int(-(1LL << 31)); /* fits; the grid is then empty: nothing to launch */
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_OK);
+    args[3] = tilec_int(0);
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_OK, "cdiv(0, 1024) = 0 programs: no driver needed");
+    args[3] = tilec_int(10);
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_DRIVER_NOT_FOUND, "one program: needs the driver");
+    const unsigned zero[3] = {0, 1, 1};
+    cr_assert_eq(tilec_launch(k, NULL, zero, args, 4), TILEC_OK);
+    tilec_kernel_destroy(k);
+    tilec_context_destroy(ctx);
+}
+
+Test(api_launch, float_and_half_scalars_and_no_grid)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_kernel *k = load(ctx, scale_py, "scale_kernel", "*fp32:16, i32, fp32, fp16, 256", NULL);
+    const tilec_kernel_info *in = tilec_kernel_get_info(k);
+    cr_assert_eq(in->num_args, 4);
+    cr_assert_eq(in->params[2].kind, TILEC_TYPE_FLOAT);
+    cr_assert_eq(in->params[2].bits, 32);
+    cr_assert_eq(in->params[3].bits, 16);
+    tilec_arg args[] = {tilec_devptr(256), tilec_int(100), tilec_float(0.5), tilec_float(1.5)};
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_INVALID_ARGUMENT);
+    cr_assert_not_null(strstr(tilec_context_error(ctx), "has no grid expression"));
+    args[2] = tilec_int(1);
+    const unsigned grid[3] = {1, 1, 1};
+    cr_assert_eq(tilec_launch(k, NULL, grid, args, 4), TILEC_ERROR_LAUNCH_ARGS);
+    cr_assert_str_eq(tilec_context_error(ctx), "scale_kernel: argument 3 (alpha) is fp32, got a signed integer");
+    args[2] = tilec_float(0.5);
+    cr_assert_eq(tilec_launch(k, NULL, grid, args, 4), TILEC_ERROR_DRIVER_NOT_FOUND);
+    tilec_kernel_destroy(k);
+    tilec_context_destroy(ctx);
+}
+
+Test(api_launch, kernel_create_without_a_driver)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_translate_options o = add_options();
+    tilec_kernel *k = (tilec_kernel *)1;
+    cr_assert_eq(tilec_kernel_create(ctx, add_py, &o, NULL, &k), TILEC_ERROR_DRIVER_NOT_FOUND);
+    cr_assert_null(k);
+    tilec_compile_options co = {.arch = 80, .kind = TILEC_BINARY_PTX};
+    cr_assert_eq(tilec_kernel_create(ctx, add_py, &o, &co, &k), TILEC_ERROR_DRIVER_NOT_FOUND);
+    o.kernel = "nope";
+    cr_assert_eq(tilec_kernel_create(ctx, add_py, &o, &co, &k), TILEC_ERROR_INPUT);
+    cr_assert_not_null(strstr(tilec_context_error(ctx), "no @triton.jit function named 'nope'"));
+    tilec_deviceptr p;
+    cr_assert_eq(tilec_mem_alloc(ctx, 16, &p), TILEC_ERROR_DRIVER_NOT_FOUND);
+    tilec_context_destroy(ctx);
+}
+
+Test(api_embed, generated_c_has_the_launchers)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_translation *t = translate_add();
+    tilec_compile_options o = {.arch = 80, .kind = TILEC_BINARY_PTX};
+    tilec_binary *b;
+    cr_assert_eq(tilec_compile(ctx, t->code, &o, &b), TILEC_OK);
+    char *c, *h;
+    cr_assert_eq(tilec_generate_embed(ctx, t, (const tilec_binary *const *)&b, 1, &c, &h), TILEC_OK);
+    cr_assert_not_null(strstr(h, "CUresult add_kernel_launch(const add_kernel_module *m, CUstream stream, CUdeviceptr "
+                                 "x_ptr, CUdeviceptr y_ptr, CUdeviceptr output_ptr, int32_t n_elements);"));
+    cr_assert_not_null(strstr(c, "const long long gx = (((long long)n_elements + 1024LL - 1) / 1024LL), gy = 1, gz = 1;"));
+    cr_assert_not_null(strstr(c, "{80, 1, add_kernel_image0}"));
+    tilec_free(c);
+    tilec_free(h);
+    tilec_binary_free(b);
+    tilec_translation_free(t);
+    tilec_context_destroy(ctx);
+}
