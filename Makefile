@@ -124,3 +124,4 @@ install: $(TILEC) $(B)/libtilec.a
 
 clean:
 	rm -rf build bin/tilec bin/tilec-debug bin/tilec-asan
+include mk/fuzz.mk

@@ -375,6 +375,8 @@ static Value *lower_full(Lower *L, int rank, const int *shape, CVal *value, Type
         else if (dt.dtype == DT_PTR)
             lower_error(L, loc, "tl.full of pointers is not supported");
         else {
+            if (value->kind == CV_FLOAT && !(value->f > -9.2e18 && value->f < 9.2e18))
+                lower_error(L, loc, "tl.full: %g does not fit in %s", value->f, dtype_name(dt.dtype));
             if (value->kind == CV_FLOAT)
                 s = emit_const_int(L, dt.dtype, (int64_t)value->f, loc);
             else
@@ -864,6 +866,8 @@ static CVal *lower_python_builtin(Lower *L, const char *fn, Node *call, CVal **a
         if (nargs != 1 || args[0]->kind != CV_INT)
             lower_error(L, loc, "triton.next_power_of_2 needs a constexpr integer");
         int64_t n = args[0]->i, p = 1;
+        if (n > (int64_t)1 << 62)
+            lower_error(L, loc, "triton.next_power_of_2(%lld) does not fit in 64 bits", (long long)n);
         while (p < n)
             p <<= 1;
         return cv_int(L, p);
@@ -894,6 +898,8 @@ CVal *lower_builtin_call(Lower *L, const char *name, Node *call, CVal **args, in
         if (!strcmp(fn, "log")) return cv_float(L, log(x));
         if (!strcmp(fn, "sqrt")) return cv_float(L, sqrt(x));
         if (!strcmp(fn, "exp")) return cv_float(L, exp(x));
+        if ((!strcmp(fn, "ceil") || !strcmp(fn, "floor")) && !(x > -9.2e18 && x < 9.2e18))
+            lower_error(L, call->loc, "%s(%g) does not fit in a 64-bit integer", name, x);
         if (!strcmp(fn, "ceil")) return cv_int(L, (int64_t)ceil(x));
         if (!strcmp(fn, "floor")) return cv_int(L, (int64_t)floor(x));
         lower_error(L, call->loc, "unsupported function %s", name);

@@ -115,7 +115,7 @@ Value *emit_const_float(Lower *L, DType d, double v, Loc loc)
 {
     Op *op = emit_op(L, OP_CONST, loc, 0, NULL, type_scalar(d));
     op->fattr = v;
-    op->iattr[0] = (int64_t)v;
+    op->iattr[0] = v > -9.2e18 && v < 9.2e18 ? (int64_t)v : 0; /* inf and nan have no integer */
     return op->results[0];
 }
 
