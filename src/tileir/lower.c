@@ -200,7 +200,7 @@ static CVal *lower_subscript(Lower *L, Node *n)
 
 CVal *lower_expr(Lower *L, Node *n)
 {
-    int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : 200;
+    int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
     if (++L->nest > limit)
         lower_error(L, n->loc, "expression nested too deeply (limit %d)", limit);
     CVal *r = NULL;
@@ -826,7 +826,7 @@ static void lower_return(Lower *L, Node *s)
 
 static void lower_stmt(Lower *L, Node *s)
 {
-    int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : 200;
+    int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
     if (++L->nest > limit)
         lower_error(L, s->loc, "statements nested too deeply (limit %d)", limit);
     const SrcStmt *saved_stmt = L->stmt;

@@ -446,6 +446,9 @@ void axis_bits(const LayoutMap *m, int axis, AxisBits *ab);
 /* Shared memory: sizes of the buffers each exchange needs, their padding,
  * offsets in the kernel's one arena (the pass after tir_layouts). */
 void tir_smem(Ctx *ctx, TirFunc *f);
+/* Per-thread registers of every tile and the shared arena against what a
+ * block can hold on `arch` (limits.c): errors and a spill warning. */
+void tir_check_limits(Ctx *ctx, TirFunc *f, int arch);
 int smem_elem_bytes(Type t);          /* bytes of one element in shared memory (bool: 1) */
 int smem_row_major(const int *shape, int rank, const int *coord);
 int smem_padded(int lin, int pad_log2, int pad);
