@@ -108,6 +108,20 @@ static const char *later_feature(const char *fn)
         {"histogram", "histograms"}, {"inline_asm_elementwise", "inline assembly"},
         {"softmax", "reductions"}, {"flip", "flip"},
         {"swizzle2d", "swizzle2d"}, {"ravel", "reshapes"}, {"topk", "topk"},
+        {"_experimental_descriptor_load", "tensor descriptors"},
+        {"_experimental_descriptor_store", "tensor descriptors"},
+        {"_experimental_make_tensor_descriptor", "tensor descriptors"},
+        {"load_tensor_descriptor", "tensor descriptors"}, {"store_tensor_descriptor", "tensor descriptors"},
+        {"pointer_type", "pointers to pointers"}, {"map_elementwise", "custom elementwise functions"},
+        {"tuple", "tuples of tensors"}, {"async_task", "warp specialization"},
+        {"dot_scaled", "matrix products on tensor cores"}, {"fdot", "matrix products on tensor cores"},
+        {"extra.cuda.globaltimer", "CUDA-specific extras"}, {"extra.cuda.smid", "CUDA-specific extras"},
+        {"extra.cuda.num_threads", "CUDA-specific extras"}, {"extra.cuda.num_warps", "CUDA-specific extras"},
+        {"extra.cuda.convert_custom_float8_sm80", "fp8 conversions"},
+        {"extra.cuda.convert_custom_float8_sm70", "fp8 conversions"},
+        {"extra.cuda.experimental_device_tensormap_create1d", "tensor descriptors"},
+        {"extra.cuda.experimental_device_tensormap_create2d", "tensor descriptors"},
+        {"extra.cuda.experimental_tensormap_fenceproxy_acquire", "tensor descriptors"},
     };
     for (size_t i = 0; i < ARRAY_LEN(t); i++)
         if (!strcmp(fn, t[i].name))
@@ -159,8 +173,8 @@ static const char *canonical_module(const char *path)
     static const struct { const char *path, *canon; } t[] = {
         {"tl", "tl"}, {"triton.language", "tl"}, {"language", "tl"}, {"triton", "triton"},
         {"tl.math", "libdevice"}, {"triton.language.math", "libdevice"}, {"libdevice", "libdevice"},
-        {"tl.extra", "tl.extra"}, {"triton.language.extra", "tl.extra"}, {"tl.extra.cuda", "tl.extra"},
-        {"triton.language.extra.cuda", "tl.extra"}, {"tl.extra.cuda.libdevice", "libdevice"},
+        {"tl.extra", "tl.extra"}, {"triton.language.extra", "tl.extra"}, {"tl.extra.cuda", "tl.extra.cuda"},
+        {"triton.language.extra.cuda", "tl.extra.cuda"}, {"tl.extra.cuda.libdevice", "libdevice"},
         {"triton.language.extra.cuda.libdevice", "libdevice"}, {"tl.extra.libdevice", "libdevice"},
         {"triton.language.extra.libdevice", "libdevice"}, {"math", "math"}, {"tl.core", "tl"},
         {"triton.language.core", "tl"}, {"tl.standard", "tl"}, {"triton.runtime", "triton.runtime"},
@@ -191,6 +205,9 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
                 return cv_dtype(L, type_scalar((DType)d));
             if (!strcmp(attr, "constexpr"))
                 return cv_builtin(L, "tl.constexpr");
+            if (!strncmp(attr, "float8", 6))
+                lower_error(L, loc, "tl.%s is not supported yet (of the fp8 types tilec knows only float8e4nv and "
+                            "float8e5, and not their arithmetic)", attr);
         }
         if (!strcmp(base->s, "math")) {
             if (!strcmp(attr, "pi"))
@@ -219,6 +236,8 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
             return cv_int(L, type_numel(v->type));
         if (!strcmp(attr, "type"))
             return cv_dtype(L, type_elem(v->type));
+        if (!strcmp(attr, "T"))
+            lower_error(L, loc, "tensor attribute '.T' is not supported yet (transposes)");
         CVal *m = NEW(L->a, CVal);
         m->kind = CV_METHOD;
         m->s = attr;
@@ -423,6 +442,8 @@ static CVal *lower_load(Lower *L, Node *call, const char *name, CVal **args, int
     Value *p = memory_pointer(L, A.v[0], A.loc[0], "tl.load");
     if (A.v[3] && !(A.v[3]->kind == CV_TUPLE && A.v[3]->items.len == 0))
         lower_error(L, A.loc[3], "boundary_check is only for block pointers, which are not supported yet");
+    if (A.v[4] && !(A.v[4]->kind == CV_STR && A.v[4]->slen == 0))
+        lower_error(L, A.loc[4], "padding_option is only for block pointers, which are not supported yet");
     if (A.v[2] && !A.v[1])
         lower_error(L, A.loc[2], "tl.load: `other` cannot be given without `mask`");
     check_cache_modifier(L, A.v[5], A.loc[5], false);
@@ -747,6 +768,25 @@ static CVal *lower_tl(Lower *L, const char *fn, Node *call, CVal **args, int nar
         if (nargs != 1)
             lower_error(L, loc, "tl.constexpr takes one value");
         return args[0];
+    }
+    if (!strcmp(fn, "get_int_dtype")) {
+        BIND("bitwidth", "signed");
+        int64_t bits = const_int(L, A.v[0], A.loc[0], "tl.get_int_dtype's bitwidth");
+        bool is_signed = cv_truthy(L, A.v[1], A.loc[1]);
+        static const DType s_of[] = {DT_I8, DT_I16, DT_I32, DT_I64}, u_of[] = {DT_U8, DT_U16, DT_U32, DT_U64};
+        if (bits == 1 && is_signed)
+            return cv_dtype(L, type_scalar(DT_I1));
+        for (int i = 0; i < 4; i++)
+            if (bits == 8 << i)
+                return cv_dtype(L, type_scalar(is_signed ? s_of[i] : u_of[i]));
+        lower_error(L, A.loc[0], "tl.get_int_dtype: no %ssigned integer type of %lld bits", is_signed ? "" : "un",
+                    (long long)bits);
+    }
+    if (!strcmp(fn, "_log2")) {
+        /* tl.standard._log2: floor(log2(i)) of a constexpr integer, 0 below 2 */
+        BIND("i");
+        int64_t n = const_int(L, A.v[0], A.loc[0], "tl._log2's argument");
+        return cv_int(L, n > 1 ? log2_int(n) : 0);
     }
     if (!strcmp(fn, "range") || !strcmp(fn, "static_range"))
         lower_error(L, loc, "%s can only be used as the iterable of a for loop", name);
