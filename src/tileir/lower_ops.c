@@ -467,7 +467,7 @@ static DType binary_operands(Lower *L, TokenKind op, CVal *ca, CVal *cb, Value *
     DType d;
     if (!compare && cv_is_python_scalar(ca) != cv_is_python_scalar(cb)) {
         CVal *scal = cv_is_python_scalar(ca) ? ca : cb;
-        Value *ten = cv_is_python_scalar(ca) ? cb->v : ca->v;
+        Value *ten = to_value(L, cv_is_python_scalar(ca) ? cb : ca, loc); /* or an error: not a tensor */
         DType td = ten->type.dtype;
         if (td == DT_PTR)
             goto full;
