@@ -1742,6 +1742,8 @@ static void emit_load(Emitter *E, const Op *op)
     const char *i = elem_loop_open(E, n, vec);
     const char *p = ex(E, ptr, r, i);
     const char *fallback = other ? ex(E, other, r, i) : zero_of(E, d);
+    if (d == DT_I64 || d == DT_U64) /* 1ll is long long, int64_t is long: tilec::load<V, T> must see one T */
+        fallback = fmt(E, "(%s)%s", dtype_ctype(d), paren(E, fallback));
     if (is_volatile)
         line(E, "%s[%s] = %s*(volatile %s *)%s%s;", name, i, mask ? fmt(E, "%s ? ", paren(E, ex(E, mask, r, i))) : "",
              dtype_ctype(d), paren(E, p), mask ? fmt(E, " : %s", fallback) : "");
