@@ -98,11 +98,11 @@ static int tl_dtype(const char *name)
 static const char *later_feature(const char *fn)
 {
     static const struct { const char *name, *what; } t[] = {
-        {"reduce", "reductions"},
-        {"associative_scan", "scans"},
+        {"reduce", "reductions with a combine function"},
+        {"associative_scan", "scans with a combine function"},
         {"dot", "matrix products on tensor cores"}, {"dot_scaled", "matrix products on tensor cores"}, {"trans", "transposes"}, {"permute", "transposes"},
         {"reshape", "reshapes"}, {"view", "reshapes"}, {"join", "join/split"}, {"split", "join/split"},
-        {"interleave", "join/split"}, {"cat", "tl.cat"},
+        {"interleave", "join/split"}, {"cat", "concatenation"},
         {"make_block_ptr", "block pointers"}, {"advance", "block pointers"},
         {"make_tensor_descriptor", "tensor descriptors"}, {"sort", "sorting"}, {"gather", "gather"},
         {"histogram", "histograms"}, {"inline_asm_elementwise", "inline assembly"},
