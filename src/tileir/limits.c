@@ -7,7 +7,9 @@
  * ptxas spills to local memory (slow but correct, as with Triton: a warning);
  * past TIR_MAX_ELEMS_PER_THREAD elements the unrolled code is too large to
  * compile at all (an error).  Shared memory beyond the architecture's
- * per-block limit cannot be launched (an error).  Each message points at
+ * per-block limit cannot be launched (an error).  Atomics whose results the
+ * emitter cannot hand to every thread are refused here, before any CUDA is
+ * printed.  Each message points at
  * the source of the offending value and suggests the fix.
  */
 #include "tir.h"
@@ -33,10 +35,28 @@ static void value_cost(const Value *v, int *elems, int *regs)
     *regs = *elems * (bits > 32 ? 2 : 1);
 }
 
-static void scan_block(const Block *b, Worst *w, const Op **smem_op)
+/* An atomic whose old values are used, on a tile some of whose elements
+ * several threads hold: only one thread may do each atomic, and the others
+ * would need its result (the emitter does not exchange it yet). */
+static void check_atomic(Ctx *ctx, const TirFunc *f, const Op *op)
+{
+    if ((op->kind != OP_ATOMIC_RMW && op->kind != OP_ATOMIC_CAS) || !op->nres || !op->results[0]->nuses)
+        return;
+    const Value *ptr = op->args[0];
+    if (!ptr->type.rank)
+        return;
+    LayoutMap m;
+    value_map(ptr, &m);
+    if (lmap_replicated_mask(m.lane, m.nlane) || lmap_replicated_mask(m.warp, m.nwarp))
+        diag_error(ctx, op->loc, "the old values of an atomic on a tile with replicated elements are not "
+                   "supported yet (use a tile of at least %d elements, or ignore the result)", 32 * f->num_warps);
+}
+
+static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst *w, const Op **smem_op)
 {
     for (int i = 0; i < b->ops.len; i++) {
         const Op *op = b->ops.data[i];
+        check_atomic(ctx, f, op);
         if (op->smem_bytes && (!*smem_op || op->smem_bytes > (*smem_op)->smem_bytes))
             *smem_op = op;
         for (int r = 0; r < op->nres; r++) {
@@ -49,7 +69,7 @@ static void scan_block(const Block *b, Worst *w, const Op **smem_op)
                 *w = (Worst){v, op, elems, regs};
         }
         for (int k = 0; k < op->nregions; k++)
-            scan_block(op->regions[k], w, smem_op);
+            scan_block(ctx, f, op->regions[k], w, smem_op);
     }
 }
 
@@ -57,7 +77,7 @@ void tir_check_limits(Ctx *ctx, TirFunc *f, int arch)
 {
     Worst w = {0};
     const Op *smem_op = NULL;
-    scan_block(f->body, &w, &smem_op);
+    scan_block(ctx, f, f->body, &w, &smem_op);
     int threads = 32 * f->num_warps;
     if (w.v && w.elems > TIR_MAX_ELEMS_PER_THREAD)
         diag_error(ctx, w.op->loc,

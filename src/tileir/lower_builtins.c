@@ -315,11 +315,13 @@ CVal *lower_method_call(Lower *L, CVal *method, Node *call, CVal **args, int nar
     {
         CVal **all = NEW_ARRAY(L->a, CVal *, nargs + 1);
         all[0] = self;
-        memcpy(all + 1, args, sizeof(CVal *) * (size_t)nargs);
         Node shifted = *call; /* argument locations: the receiver stands in for item 0 */
         shifted.items.data = NEW_ARRAY(L->a, Node *, nargs + 1);
         shifted.items.data[0] = call;
-        memcpy(shifted.items.data + 1, call->items.data, sizeof(Node *) * (size_t)nargs);
+        if (nargs) { /* memcpy from NULL is undefined even for 0 bytes */
+            memcpy(all + 1, args, sizeof(CVal *) * (size_t)nargs);
+            memcpy(shifted.items.data + 1, call->items.data, sizeof(Node *) * (size_t)nargs);
+        }
         shifted.items.len = nargs + 1;
         CVal *r = lower_tile_builtin(L, name, arena_printf(L->a, ".%s()", name), &shifted, all, nargs + 1, kwnames,
                                      kwvals, nkw);
