@@ -13,6 +13,7 @@
 #include "fuzz_common.h"
 
 #ifdef __AFL_FUZZ_TESTCASE_LEN
+#include <unistd.h> /* read(), used by __AFL_FUZZ_INIT */
 __AFL_FUZZ_INIT();
 #endif
 
