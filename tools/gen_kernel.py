@@ -229,6 +229,19 @@ class Gen:
             e.scalar = inner.scalar
         elif r < 0.85:
             e = self.binary(self.expr(depth - 1), self.expr(depth - 1))
+        elif r < 0.92 and self.rank == 2:
+            inner = self.shrink(self.expr(depth - 1), 100 if True else 0)
+            if not inner.scalar:     # a prefix sum along an axis: the same shape
+                inner = Expr(f"tl.minimum(tl.maximum({inner.text}, -8.0), 8.0)", inner.dtype, 8,
+                             inner.exact) if is_float(inner.dtype) else inner
+                if inner.dtype in ("fp16", "bf16"):
+                    inner = Expr(f"({inner.text}).to(tl.float32)", "fp32", inner.mag, inner.exact)
+                axis = self.pick(0, 1)
+                n = self.bm if axis == 0 else self.bn
+                e = Expr(f"tl.cumsum({inner.text}, axis={axis})", inner.dtype, inner.mag * n,
+                         inner.exact and not is_float(inner.dtype))
+            else:
+                e = inner
         else:
             inner = self.expr(depth - 1)
             if is_float(inner.dtype) and inner.dtype != "fp32":
@@ -348,17 +361,20 @@ class Gen:
             self.lines.append("    tl.store(out0_ptr + offs, res, mask=mask)")
         else:
             self.lines.append("    tl.store(out0_ptr + rows[:, None] * stride + cols[None, :], res, mask=mask)")
-        red = self.pick(None, "sum", "max", "min")
-        if red:
-            src = "res"
+        red = self.pick(None, "sum", "max", "min", "argmax" if e.exact else "max", "argmin" if e.exact else "min")
+        if red:   # masked lanes must not count; tl.where also makes a tile of a scalar result
             rd = res_dtype
+            big = red in ("max", "argmax")
             if red == "sum" and is_float(res_dtype):
                 src, rd = "tl.where(mask, res.to(tl.float32), 0.0)", "fp32"
             elif red == "sum":
                 src = "tl.where(mask, res, 0)"
             elif is_float(res_dtype):
-                fill = "float('-inf')" if red == "max" else "float('inf')"
-                src = f"tl.where(mask, res, {fill})"
+                src = f"tl.where(mask, res, float('{'-' if big else ''}inf'))"
+            else:
+                src = f"tl.where(mask, res, {'-' if big else ''}1000000)"
+            if red in ("argmax", "argmin"):
+                rd = "i32"
             if self.rank == 1:
                 self.lines.append(f"    tl.store(out1_ptr + pid, tl.{red}({src}, axis=0))")
                 outs.append(("out1_ptr", rd, out_numel["red"]))
