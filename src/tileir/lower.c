@@ -829,6 +829,9 @@ static void lower_stmt(Lower *L, Node *s)
     int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
     if (++L->nest > limit)
         lower_error(L, s->loc, "statements nested too deeply (limit %d)", limit);
+    if (++L->stmts > TIR_MAX_STMTS)
+        lower_error(L, s->loc, "the kernel is too large: more than %d statements after unrolling "
+                    "(tl.static_range loops and helper calls repeat their bodies)", TIR_MAX_STMTS);
     const SrcStmt *saved_stmt = L->stmt;
     L->stmt = stmt_of(L, s);
     switch (s->kind) {

@@ -91,6 +91,9 @@ bool cv_truthy(Lower *L, const CVal *c, Loc loc)
 
 Op *emit_op(Lower *L, OpKind kind, Loc loc, int nargs, Value **args, Type res)
 {
+    if (L->f->nvalues > TIR_MAX_VALUES) /* unrolled loops multiply their bodies */
+        lower_error(L, loc, "the kernel is too large: more than %d values after unrolling "
+                    "(tl.static_range loops and helper calls repeat their bodies)", TIR_MAX_VALUES);
     Op *op = tir_op_new(L->a, L->f, kind, nargs, args, 1, &res);
     op->loc = loc;
     op->stmt = L->stmt;

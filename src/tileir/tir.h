@@ -18,6 +18,8 @@
 
 #define TIR_MAX_RANK 4
 #define TIR_MAX_NUMEL (1 << 20)   /* Triton's TRITON_MAX_TENSOR_NUMEL */
+#define TIR_MAX_VALUES 250000     /* IR values of one kernel: real kernels have thousands */
+#define TIR_MAX_STMTS 200000      /* statements lowered, each unrolled trip counted */
 
 /* X(enum, short name (signature / IR), triton name, C type, bits, class)
  * class: 'b' bool, 's' signed int, 'u' unsigned int, 'f' float, 'p' pointer */
