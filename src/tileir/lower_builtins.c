@@ -893,6 +893,8 @@ static CVal *lower_python_builtin(Lower *L, const char *fn, Node *call, CVal **a
     if (!strcmp(fn, "abs")) {
         if (nargs != 1)
             lower_error(L, loc, "abs() takes one argument");
+        if (args[0]->kind == CV_INT && args[0]->i == INT64_MIN)
+            lower_error(L, loc, "integer overflow in a constexpr expression (tilec folds constexprs in 64 bits)");
         if (args[0]->kind == CV_INT)
             return cv_int(L, args[0]->i < 0 ? -args[0]->i : args[0]->i);
         if (args[0]->kind == CV_FLOAT)

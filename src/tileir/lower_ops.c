@@ -308,13 +308,23 @@ static CVal *fold_int(Lower *L, TokenKind op, int64_t a, int64_t b, Loc loc)
         else
             r = op == TOK_DSLASH ? py_floordiv(a, b) : py_mod(a, b);
         break;
-    case TOK_DSTAR:
+    case TOK_DSTAR: {
+        if (b < 0 && a == 0)
+            lower_error(L, loc, "0 cannot be raised to a negative power in a constexpr expression");
         if (b < 0)
             return cv_float(L, pow((double)a, (double)b));
+        /* by squaring: 1 ** (1 << 62) must not take 2^62 steps */
+        int64_t base = a;
         r = 1;
-        for (int64_t i = 0; i < b && !ovf; i++)
-            ovf = __builtin_mul_overflow(r, a, &r);
+        for (uint64_t e = (uint64_t)b; e && !ovf;) {
+            if (e & 1)
+                ovf = __builtin_mul_overflow(r, base, &r);
+            e >>= 1;
+            if (e && !ovf)
+                ovf = __builtin_mul_overflow(base, base, &base);
+        }
         break;
+    }
     case TOK_LSHIFT:
         if (b < 0)
             lower_error(L, loc, "negative shift count in a constexpr expression");
@@ -360,7 +370,12 @@ static CVal *fold_float(Lower *L, TokenKind op, double a, double b, Loc loc)
             r += b;
         return cv_float(L, r);
     }
-    case TOK_DSTAR: return cv_float(L, pow(a, b));
+    case TOK_DSTAR:
+        if (a == 0 && b < 0)
+            lower_error(L, loc, "0 cannot be raised to a negative power in a constexpr expression");
+        if (a < 0 && b != floor(b))
+            lower_error(L, loc, "a negative number raised to a fractional power is complex");
+        return cv_float(L, pow(a, b));
     default: lower_error(L, loc, "unsupported operator %s on floats", token_kind_name(op));
     }
 }
