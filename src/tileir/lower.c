@@ -523,7 +523,11 @@ static void lower_static_for(Lower *L, Node *s, CVal **a, int na)
     }
     if (step == 0)
         lower_error(L, s->iter->loc, "tl.static_range step must not be zero");
-    int64_t trips = step > 0 ? (ub - lb + step - 1) / step : (lb - ub - step - 1) / -step;
+    __int128 span = step > 0 ? (__int128)ub - lb + step - 1 : (__int128)lb - ub - step - 1; /* no overflow */
+    __int128 trips128 = span / (step > 0 ? step : -(__int128)step);
+    if (trips128 > INT64_MAX)
+        lower_error(L, s->iter->loc, "tl.static_range with more than 2^63 iterations is too long to unroll (limit 4096)");
+    int64_t trips = (int64_t)trips128;
     if (trips > 4096)
         lower_error(L, s->iter->loc, "tl.static_range with %lld iterations is too long to unroll (limit 4096)",
                     (long long)trips);
