@@ -382,6 +382,10 @@ static CVal *fold_float(Lower *L, TokenKind op, double a, double b, Loc loc)
 
 static CVal *fold_python(Lower *L, TokenKind op, CVal *a, CVal *b, Loc loc)
 {
+    if ((a->kind == CV_STR && b->kind == CV_STR && op == TOK_PLUS && a->slen + (int64_t)b->slen > 65536) ||
+        (a->kind == CV_TUPLE && b->kind == CV_TUPLE && op == TOK_PLUS && a->items.len + b->items.len > 4096))
+        lower_error(L, loc, "a translation-time %s longer than %d is not supported (limit on constexpr values)",
+                    a->kind == CV_STR ? "string" : "tuple", a->kind == CV_STR ? 65536 : 4096);
     if (a->kind == CV_STR && b->kind == CV_STR && op == TOK_PLUS) {
         char *s = arena_alloc(L->a, (size_t)(a->slen + b->slen) + 1);
         memcpy(s, a->s, (size_t)a->slen);
