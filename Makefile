@@ -4,6 +4,7 @@
 #   make BUILD=debug        -O0 -g, IR verifier after every pass
 #   make BUILD=asan         AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test               everything CI runs (no GPU needed)
+#   make fuzz FUZZ_SECONDS=600   libFuzzer on the lexer, parser, translation (mk/fuzz.mk)
 #   make gpu-test           on a machine with an NVIDIA GPU (and Triton, optional)
 #   make install PREFIX=/usr/local
 #
@@ -47,7 +48,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:.c=.o)
 TEMPLATES := $(sort $(wildcard templates/*.cuh))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean test unit golden errors cuda-check asan-check gpu-test install regen-golden
+.PHONY: all clean test unit golden errors cuda-check asan-check valgrind-check gpu-test install regen-golden
 all: $(TILEC) $(B)/libtilec.a
 
 $(TILEC): $(B)/src/main.o $(B)/libtilec.a
@@ -106,7 +107,11 @@ asan-check:
 	TILEC=bin/tilec-asan sh tests/run_golden.sh
 	TILEC=bin/tilec-asan sh tests/run_errors.sh
 
-test: all unit golden errors cuda-check asan-check lib-test
+# Memcheck (invalid accesses, uninitialised reads, leaks) on every example translation.
+valgrind-check: $(TILEC)
+	TILEC=$(TILEC) sh tests/run_valgrind.sh
+
+test: all unit golden errors cuda-check asan-check valgrind-check fuzz-check lib-test
 	@echo "make test: all suites passed"
 
 regen-golden: $(TILEC)
@@ -127,3 +132,4 @@ include mk/lib.mk
 
 clean:
 	rm -rf build bin/tilec bin/tilec-debug bin/tilec-asan
+include mk/fuzz.mk

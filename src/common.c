@@ -177,6 +177,27 @@ const char *source_line(const Source *src, int line, int *len)
     return p;
 }
 
+/* The source line under a diagnostic and a caret; a long line is cut to a
+ * window around the column, marked with "...". */
+static void print_source_excerpt(StrBuf *log, const Source *src, Loc loc)
+{
+    enum { WIDTH = 100, BEFORE = 60 };
+    int len;
+    const char *text = source_line(src, loc.line, &len);
+    int start = 0, end = len;
+    if (len > WIDTH + 20) {
+        start = loc.col - 1 > BEFORE ? loc.col - 1 - BEFORE : 0;
+        if (start > len)
+            start = len;
+        end = start + WIDTH < len ? start + WIDTH : len;
+    }
+    const char *pre = start > 0 ? "..." : "", *post = end < len ? "..." : "";
+    sb_printf(log, "  %s%.*s%s\n  %s", pre, end - start, text + start, post, start > 0 ? "   " : "");
+    for (int i = start + 1; i < loc.col && i <= end; i++)
+        sb_putc(log, text[i - 1] == '\t' ? '\t' : ' ');
+    sb_puts(log, "^\n");
+}
+
 static const char *kind_name(DiagKind k)
 {
     switch (k) {
@@ -204,12 +225,7 @@ void diag_vreport(Ctx *ctx, DiagKind kind, Loc loc, const char *fmt, va_list ap)
 
     if (loc.line > 0) {
         sb_printf(&ctx->log, "%s:%d:%d: %s: %s\n", file, loc.line, loc.col, kind_name(kind), msg);
-        int len;
-        const char *text = source_line(ctx->src, loc.line, &len);
-        sb_printf(&ctx->log, "  %.*s\n  ", len, text);
-        for (int i = 1; i < loc.col && i <= len; i++)
-            sb_putc(&ctx->log, text[i - 1] == '\t' ? '\t' : ' ');
-        sb_puts(&ctx->log, "^\n");
+        print_source_excerpt(&ctx->log, ctx->src, loc);
     } else {
         sb_printf(&ctx->log, "%s: %s: %s\n", file, kind_name(kind), msg);
     }

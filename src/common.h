@@ -122,6 +122,11 @@ void diag_vreport(Ctx *ctx, DiagKind kind, Loc loc, const char *fmt, va_list ap)
 /* The text of source line `line` (without newline) and its length. */
 const char *source_line(const Source *src, int line, int *len);
 
+/* ---- limits on the input ----------------------------------------------- */
+
+#define TILEC_MAX_SOURCE_BYTES (8 << 20)  /* a kernel file is kilobytes; 8 MiB is not one */
+#define TILEC_DEFAULT_MAX_DEPTH 200       /* nesting of blocks and expressions */
+
 /* ---- small integer helpers --------------------------------------------- */
 
 static inline bool is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }

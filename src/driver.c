@@ -61,6 +61,7 @@ static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
     tir_layouts(ctx, f);
     VERIFY(ctx, f);
     tir_smem(ctx, f);
+    tir_check_limits(ctx, f, opt->lower.arch);
     if (opt->result)
         *opt->result = f;
     if (dump_after(opt, "layouts"))

@@ -555,6 +555,9 @@ static void end_of_file(Lexer *lx)
 
 TokenArray lex_source(Ctx *ctx)
 {
+    if (ctx->src->len > TILEC_MAX_SOURCE_BYTES)
+        diag_error(ctx, (Loc){0, 0}, "source file too large (%zu bytes; tilec reads at most %d MiB)",
+                   ctx->src->len, TILEC_MAX_SOURCE_BYTES >> 20);
     Lexer lx = {0};
     lx.ctx = ctx;
     lx.text = (const unsigned char *)ctx->src->text;

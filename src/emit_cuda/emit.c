@@ -617,7 +617,7 @@ static const char *math_call(Emitter *E, const Op *op, const char *a)
     DType d = op->args[0]->type.dtype;
     MathFn m = (MathFn)op->iattr[0];
     if (m == MATH_ABS && dtype_is_int(d))
-        return fmt(E, "(%s < 0 ? -%s : %s)", a, a, a);
+        return fmt(E, "(%s < 0 ? -%s : %s)", a, paren(E, a), a); /* -(-3), never --3 */
     if (d == DT_FP16 || d == DT_BF16) {
         if (m == MATH_ABS)
             return fmt(E, "__habs(%s)", a);
@@ -1315,7 +1315,9 @@ static void emit_scan(Emitter *E, const Op *op)
     line(E, "}");
     /* 2. the thread's run totals, scanned over the lanes along the axis */
     line(E, "%s before[%d];  // everything ahead of this thread's run, within its repetition", T, NO);
-    line(E, "%s total[%d];   // each repetition's total over the whole block", T, NO);
+    bool need_total = nw || NR > 1; /* else unused, and NVRTC warns */
+    if (need_total)
+        line(E, "%s total[%d];   // each repetition's total over the whole block", T, NO);
     unsigned lmask = 0;
     for (int i = 0; i < nl; i++)
         lmask |= 1u << lanes[i];
@@ -1323,7 +1325,8 @@ static void emit_scan(Emitter *E, const Op *op)
     line(E, "#pragma unroll");
     line(E, "for (int e = 0; e < %d; ++e) {", NO);
     E->indent++;
-    line(E, "%s incl = %s[%s];", T, y, REG(last));
+    if (nl || need_total)
+        line(E, "%s incl = %s[%s];", T, y, REG(last));
     if (nl) {
         line(E, "#pragma unroll");
         line(E, "for (int s = 1; s < %d; s <<= 1) {", 1 << nl);
@@ -1334,10 +1337,12 @@ static void emit_scan(Emitter *E, const Op *op)
         line(E, "}");
         line(E, "const %s prev = tilec::%s(incl, %d);", T, rev ? "shfl_down" : "shfl_up", 1 << lanes[0]);
         line(E, "before[e] = %s == %d ? %s : prev;", lane_a, rev ? (1 << nl) - 1 : 0, ident);
-        line(E, "total[e] = tilec::shfl_idx(incl, %s);", rev ? fmt(E, "lane & %u", ~lmask & 31u) : fmt(E, "lane | %u", lmask));
+        if (need_total)
+            line(E, "total[e] = tilec::shfl_idx(incl, %s);", rev ? fmt(E, "lane & %u", ~lmask & 31u) : fmt(E, "lane | %u", lmask));
     } else {
         line(E, "before[e] = %s;", ident);
-        line(E, "total[e] = incl;");
+        if (need_total)
+            line(E, "total[e] = incl;");
     }
     E->indent--;
     line(E, "}");
@@ -1823,6 +1828,8 @@ static void emit_load(Emitter *E, const Op *op)
     const char *i = elem_loop_open(E, n, vec);
     const char *p = ex(E, ptr, r, i);
     const char *fallback = other ? ex(E, other, r, i) : zero_of(E, d);
+    if (d == DT_I64 || d == DT_U64) /* 1ll is long long, int64_t is long: tilec::load<V, T> must see one T */
+        fallback = fmt(E, "(%s)%s", dtype_ctype(d), paren(E, fallback));
     if (is_volatile)
         line(E, "%s[%s] = %s*(volatile %s *)%s%s;", name, i, mask ? fmt(E, "%s ? ", paren(E, ex(E, mask, r, i))) : "",
              dtype_ctype(d), paren(E, p), mask ? fmt(E, " : %s", fallback) : "");

@@ -373,8 +373,10 @@ static Node *parse_subscript(Parser *p)
 static Node *parse_primary(Parser *p)
 {
     Node *n = parse_atom(p);
-    for (;;) {
+    for (int levels = 0;; levels++) {
         Node *t;
+        if (at(p, TOK_DOT) || at(p, TOK_LPAREN) || at(p, TOK_LBRACKET))
+            enter(p, peek(p)->loc, "expression");
         if (accept(p, TOK_DOT)) {
             t = new_node(p, N_ATTR, n->loc);
             t->lhs = n;
@@ -394,6 +396,7 @@ static Node *parse_primary(Parser *p)
             } while (accept(p, TOK_COMMA));
             expect_closing(p, TOK_RBRACKET, open);
         } else {
+            p->depth -= levels;
             return n;
         }
         n = t;
@@ -407,9 +410,11 @@ static Node *parse_power(Parser *p)
     if (!at(p, TOK_DSTAR))
         return base;
     Node *n = new_node(p, N_BINOP, peek(p)->loc);
+    enter(p, n->loc, "expression");
     n->op = next(p)->kind;
     n->lhs = base;
     n->rhs = parse_factor(p);
+    leave(p);
     return n;
 }
 
@@ -451,11 +456,16 @@ static int binary_prec(TokenKind k)
 static Node *parse_binary(Parser *p, int min_prec)
 {
     Node *lhs = parse_factor(p);
+    int levels = 0;
     for (;;) {
         int prec = binary_prec(peek(p)->kind);
-        if (prec == 0 || prec < min_prec)
+        if (prec == 0 || prec < min_prec) {
+            p->depth -= levels;
             return lhs;
+        }
         Node *n = new_node(p, N_BINOP, peek(p)->loc);
+        enter(p, n->loc, "expression"); /* a left-leaning chain deepens the tree too */
+        levels++;
         n->op = next(p)->kind;
         n->lhs = lhs;
         n->rhs = parse_binary(p, prec + 1);
@@ -530,13 +540,16 @@ static Node *parse_not_test(Parser *p)
 static Node *parse_bool(Parser *p, TokenKind op)
 {
     Node *lhs = op == TOK_OR ? parse_bool(p, TOK_AND) : parse_not_test(p);
-    while (at(p, op)) {
+    int levels = 0;
+    for (; at(p, op); levels++) {
+        enter(p, peek(p)->loc, "expression");
         Node *n = new_node(p, N_BOOLOP, next(p)->loc);
         n->op = op;
         n->lhs = lhs;
         n->rhs = op == TOK_OR ? parse_bool(p, TOK_AND) : parse_not_test(p);
         lhs = n;
     }
+    p->depth -= levels;
     return lhs;
 }
 
@@ -1003,7 +1016,7 @@ static void parser_init(Parser *p, Ctx *ctx, TokenArray toks)
     p->ctx = ctx;
     p->toks = toks.data;
     p->ntoks = toks.len;
-    p->max_depth = ctx->max_depth > 0 ? ctx->max_depth : 200;
+    p->max_depth = ctx->max_depth > 0 ? ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
 }
 
 Module *parse_module(Ctx *ctx, TokenArray toks)

@@ -200,7 +200,7 @@ static CVal *lower_subscript(Lower *L, Node *n)
 
 CVal *lower_expr(Lower *L, Node *n)
 {
-    int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : 200;
+    int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
     if (++L->nest > limit)
         lower_error(L, n->loc, "expression nested too deeply (limit %d)", limit);
     CVal *r = NULL;
@@ -523,7 +523,11 @@ static void lower_static_for(Lower *L, Node *s, CVal **a, int na)
     }
     if (step == 0)
         lower_error(L, s->iter->loc, "tl.static_range step must not be zero");
-    int64_t trips = step > 0 ? (ub - lb + step - 1) / step : (lb - ub - step - 1) / -step;
+    __int128 span = step > 0 ? (__int128)ub - lb + step - 1 : (__int128)lb - ub - step - 1; /* no overflow */
+    __int128 trips128 = span / (step > 0 ? step : -(__int128)step);
+    if (trips128 > INT64_MAX)
+        lower_error(L, s->iter->loc, "tl.static_range with more than 2^63 iterations is too long to unroll (limit 4096)");
+    int64_t trips = (int64_t)trips128;
     if (trips > 4096)
         lower_error(L, s->iter->loc, "tl.static_range with %lld iterations is too long to unroll (limit 4096)",
                     (long long)trips);
@@ -826,9 +830,12 @@ static void lower_return(Lower *L, Node *s)
 
 static void lower_stmt(Lower *L, Node *s)
 {
-    int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : 200;
+    int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
     if (++L->nest > limit)
         lower_error(L, s->loc, "statements nested too deeply (limit %d)", limit);
+    if (++L->stmts > TIR_MAX_STMTS)
+        lower_error(L, s->loc, "the kernel is too large: more than %d statements after unrolling "
+                    "(tl.static_range loops and helper calls repeat their bodies)", TIR_MAX_STMTS);
     const SrcStmt *saved_stmt = L->stmt;
     L->stmt = stmt_of(L, s);
     switch (s->kind) {

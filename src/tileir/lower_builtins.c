@@ -98,16 +98,30 @@ static int tl_dtype(const char *name)
 static const char *later_feature(const char *fn)
 {
     static const struct { const char *name, *what; } t[] = {
-        {"reduce", "reductions"},
-        {"associative_scan", "scans"},
+        {"reduce", "reductions with a combine function"},
+        {"associative_scan", "scans with a combine function"},
         {"dot", "matrix products on tensor cores"}, {"dot_scaled", "matrix products on tensor cores"}, {"trans", "transposes"}, {"permute", "transposes"},
         {"reshape", "reshapes"}, {"view", "reshapes"}, {"join", "join/split"}, {"split", "join/split"},
-        {"interleave", "join/split"}, {"cat", "tl.cat"},
+        {"interleave", "join/split"}, {"cat", "concatenation"},
         {"make_block_ptr", "block pointers"}, {"advance", "block pointers"},
         {"make_tensor_descriptor", "tensor descriptors"}, {"sort", "sorting"}, {"gather", "gather"},
         {"histogram", "histograms"}, {"inline_asm_elementwise", "inline assembly"},
         {"softmax", "reductions"}, {"flip", "flip"},
         {"swizzle2d", "swizzle2d"}, {"ravel", "reshapes"}, {"topk", "topk"},
+        {"_experimental_descriptor_load", "tensor descriptors"},
+        {"_experimental_descriptor_store", "tensor descriptors"},
+        {"_experimental_make_tensor_descriptor", "tensor descriptors"},
+        {"load_tensor_descriptor", "tensor descriptors"}, {"store_tensor_descriptor", "tensor descriptors"},
+        {"pointer_type", "pointers to pointers"}, {"map_elementwise", "custom elementwise functions"},
+        {"tuple", "tuples of tensors"}, {"async_task", "warp specialization"},
+        {"dot_scaled", "matrix products on tensor cores"}, {"fdot", "matrix products on tensor cores"},
+        {"extra.cuda.globaltimer", "CUDA-specific extras"}, {"extra.cuda.smid", "CUDA-specific extras"},
+        {"extra.cuda.num_threads", "CUDA-specific extras"}, {"extra.cuda.num_warps", "CUDA-specific extras"},
+        {"extra.cuda.convert_custom_float8_sm80", "fp8 conversions"},
+        {"extra.cuda.convert_custom_float8_sm70", "fp8 conversions"},
+        {"extra.cuda.experimental_device_tensormap_create1d", "tensor descriptors"},
+        {"extra.cuda.experimental_device_tensormap_create2d", "tensor descriptors"},
+        {"extra.cuda.experimental_tensormap_fenceproxy_acquire", "tensor descriptors"},
     };
     for (size_t i = 0; i < ARRAY_LEN(t); i++)
         if (!strcmp(fn, t[i].name))
@@ -159,8 +173,8 @@ static const char *canonical_module(const char *path)
     static const struct { const char *path, *canon; } t[] = {
         {"tl", "tl"}, {"triton.language", "tl"}, {"language", "tl"}, {"triton", "triton"},
         {"tl.math", "libdevice"}, {"triton.language.math", "libdevice"}, {"libdevice", "libdevice"},
-        {"tl.extra", "tl.extra"}, {"triton.language.extra", "tl.extra"}, {"tl.extra.cuda", "tl.extra"},
-        {"triton.language.extra.cuda", "tl.extra"}, {"tl.extra.cuda.libdevice", "libdevice"},
+        {"tl.extra", "tl.extra"}, {"triton.language.extra", "tl.extra"}, {"tl.extra.cuda", "tl.extra.cuda"},
+        {"triton.language.extra.cuda", "tl.extra.cuda"}, {"tl.extra.cuda.libdevice", "libdevice"},
         {"triton.language.extra.cuda.libdevice", "libdevice"}, {"tl.extra.libdevice", "libdevice"},
         {"triton.language.extra.libdevice", "libdevice"}, {"math", "math"}, {"tl.core", "tl"},
         {"triton.language.core", "tl"}, {"tl.standard", "tl"}, {"triton.runtime", "triton.runtime"},
@@ -191,6 +205,9 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
                 return cv_dtype(L, type_scalar((DType)d));
             if (!strcmp(attr, "constexpr"))
                 return cv_builtin(L, "tl.constexpr");
+            if (!strncmp(attr, "float8", 6))
+                lower_error(L, loc, "tl.%s is not supported yet (of the fp8 types tilec knows only float8e4nv and "
+                            "float8e5, and not their arithmetic)", attr);
         }
         if (!strcmp(base->s, "math")) {
             if (!strcmp(attr, "pi"))
@@ -219,6 +236,8 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
             return cv_int(L, type_numel(v->type));
         if (!strcmp(attr, "type"))
             return cv_dtype(L, type_elem(v->type));
+        if (!strcmp(attr, "T"))
+            lower_error(L, loc, "tensor attribute '.T' is not supported yet (transposes)");
         CVal *m = NEW(L->a, CVal);
         m->kind = CV_METHOD;
         m->s = attr;
@@ -296,11 +315,13 @@ CVal *lower_method_call(Lower *L, CVal *method, Node *call, CVal **args, int nar
     {
         CVal **all = NEW_ARRAY(L->a, CVal *, nargs + 1);
         all[0] = self;
-        memcpy(all + 1, args, sizeof(CVal *) * (size_t)nargs);
         Node shifted = *call; /* argument locations: the receiver stands in for item 0 */
         shifted.items.data = NEW_ARRAY(L->a, Node *, nargs + 1);
         shifted.items.data[0] = call;
-        memcpy(shifted.items.data + 1, call->items.data, sizeof(Node *) * (size_t)nargs);
+        if (nargs) { /* memcpy from NULL is undefined even for 0 bytes */
+            memcpy(all + 1, args, sizeof(CVal *) * (size_t)nargs);
+            memcpy(shifted.items.data + 1, call->items.data, sizeof(Node *) * (size_t)nargs);
+        }
         shifted.items.len = nargs + 1;
         CVal *r = lower_tile_builtin(L, name, arena_printf(L->a, ".%s()", name), &shifted, all, nargs + 1, kwnames,
                                      kwvals, nkw);
@@ -375,6 +396,8 @@ static Value *lower_full(Lower *L, int rank, const int *shape, CVal *value, Type
         else if (dt.dtype == DT_PTR)
             lower_error(L, loc, "tl.full of pointers is not supported");
         else {
+            if (value->kind == CV_FLOAT && !(value->f > -9.2e18 && value->f < 9.2e18))
+                lower_error(L, loc, "tl.full: %g does not fit in %s", value->f, dtype_name(dt.dtype));
             if (value->kind == CV_FLOAT)
                 s = emit_const_int(L, dt.dtype, (int64_t)value->f, loc);
             else
@@ -421,6 +444,8 @@ static CVal *lower_load(Lower *L, Node *call, const char *name, CVal **args, int
     Value *p = memory_pointer(L, A.v[0], A.loc[0], "tl.load");
     if (A.v[3] && !(A.v[3]->kind == CV_TUPLE && A.v[3]->items.len == 0))
         lower_error(L, A.loc[3], "boundary_check is only for block pointers, which are not supported yet");
+    if (A.v[4] && !(A.v[4]->kind == CV_STR && A.v[4]->slen == 0))
+        lower_error(L, A.loc[4], "padding_option is only for block pointers, which are not supported yet");
     if (A.v[2] && !A.v[1])
         lower_error(L, A.loc[2], "tl.load: `other` cannot be given without `mask`");
     check_cache_modifier(L, A.v[5], A.loc[5], false);
@@ -746,6 +771,25 @@ static CVal *lower_tl(Lower *L, const char *fn, Node *call, CVal **args, int nar
             lower_error(L, loc, "tl.constexpr takes one value");
         return args[0];
     }
+    if (!strcmp(fn, "get_int_dtype")) {
+        BIND("bitwidth", "signed");
+        int64_t bits = const_int(L, A.v[0], A.loc[0], "tl.get_int_dtype's bitwidth");
+        bool is_signed = cv_truthy(L, A.v[1], A.loc[1]);
+        static const DType s_of[] = {DT_I8, DT_I16, DT_I32, DT_I64}, u_of[] = {DT_U8, DT_U16, DT_U32, DT_U64};
+        if (bits == 1 && is_signed)
+            return cv_dtype(L, type_scalar(DT_I1));
+        for (int i = 0; i < 4; i++)
+            if (bits == 8 << i)
+                return cv_dtype(L, type_scalar(is_signed ? s_of[i] : u_of[i]));
+        lower_error(L, A.loc[0], "tl.get_int_dtype: no %ssigned integer type of %lld bits", is_signed ? "" : "un",
+                    (long long)bits);
+    }
+    if (!strcmp(fn, "_log2")) {
+        /* tl.standard._log2: floor(log2(i)) of a constexpr integer, 0 below 2 */
+        BIND("i");
+        int64_t n = const_int(L, A.v[0], A.loc[0], "tl._log2's argument");
+        return cv_int(L, n > 1 ? log2_int(n) : 0);
+    }
     if (!strcmp(fn, "range") || !strcmp(fn, "static_range"))
         lower_error(L, loc, "%s can only be used as the iterable of a for loop", name);
     int m = math_lookup(fn);
@@ -849,6 +893,8 @@ static CVal *lower_python_builtin(Lower *L, const char *fn, Node *call, CVal **a
     if (!strcmp(fn, "abs")) {
         if (nargs != 1)
             lower_error(L, loc, "abs() takes one argument");
+        if (args[0]->kind == CV_INT && args[0]->i == INT64_MIN)
+            lower_error(L, loc, "integer overflow in a constexpr expression (tilec folds constexprs in 64 bits)");
         if (args[0]->kind == CV_INT)
             return cv_int(L, args[0]->i < 0 ? -args[0]->i : args[0]->i);
         if (args[0]->kind == CV_FLOAT)
@@ -864,6 +910,8 @@ static CVal *lower_python_builtin(Lower *L, const char *fn, Node *call, CVal **a
         if (nargs != 1 || args[0]->kind != CV_INT)
             lower_error(L, loc, "triton.next_power_of_2 needs a constexpr integer");
         int64_t n = args[0]->i, p = 1;
+        if (n > (int64_t)1 << 62)
+            lower_error(L, loc, "triton.next_power_of_2(%lld) does not fit in 64 bits", (long long)n);
         while (p < n)
             p <<= 1;
         return cv_int(L, p);
@@ -894,6 +942,8 @@ CVal *lower_builtin_call(Lower *L, const char *name, Node *call, CVal **args, in
         if (!strcmp(fn, "log")) return cv_float(L, log(x));
         if (!strcmp(fn, "sqrt")) return cv_float(L, sqrt(x));
         if (!strcmp(fn, "exp")) return cv_float(L, exp(x));
+        if ((!strcmp(fn, "ceil") || !strcmp(fn, "floor")) && !(x > -9.2e18 && x < 9.2e18))
+            lower_error(L, call->loc, "%s(%g) does not fit in a 64-bit integer", name, x);
         if (!strcmp(fn, "ceil")) return cv_int(L, (int64_t)ceil(x));
         if (!strcmp(fn, "floor")) return cv_int(L, (int64_t)floor(x));
         lower_error(L, call->loc, "unsupported function %s", name);

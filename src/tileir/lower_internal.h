@@ -68,6 +68,7 @@ typedef struct Lower {
     Env *env;
     int depth;             /* helper inlining depth */
     int nest;              /* expression/statement recursion depth */
+    int stmts;             /* statements lowered so far, unrolled loops counted per trip */
     bool in_helper;
     const char *helper;    /* name of the helper being inlined */
     int call_line;         /* line of the statement that called it */

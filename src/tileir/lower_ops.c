@@ -91,6 +91,9 @@ bool cv_truthy(Lower *L, const CVal *c, Loc loc)
 
 Op *emit_op(Lower *L, OpKind kind, Loc loc, int nargs, Value **args, Type res)
 {
+    if (L->f->nvalues > TIR_MAX_VALUES) /* unrolled loops multiply their bodies */
+        lower_error(L, loc, "the kernel is too large: more than %d values after unrolling "
+                    "(tl.static_range loops and helper calls repeat their bodies)", TIR_MAX_VALUES);
     Op *op = tir_op_new(L->a, L->f, kind, nargs, args, 1, &res);
     op->loc = loc;
     op->stmt = L->stmt;
@@ -115,7 +118,7 @@ Value *emit_const_float(Lower *L, DType d, double v, Loc loc)
 {
     Op *op = emit_op(L, OP_CONST, loc, 0, NULL, type_scalar(d));
     op->fattr = v;
-    op->iattr[0] = (int64_t)v;
+    op->iattr[0] = v > -9.2e18 && v < 9.2e18 ? (int64_t)v : 0; /* inf and nan have no integer */
     return op->results[0];
 }
 
@@ -305,13 +308,23 @@ static CVal *fold_int(Lower *L, TokenKind op, int64_t a, int64_t b, Loc loc)
         else
             r = op == TOK_DSLASH ? py_floordiv(a, b) : py_mod(a, b);
         break;
-    case TOK_DSTAR:
+    case TOK_DSTAR: {
+        if (b < 0 && a == 0)
+            lower_error(L, loc, "0 cannot be raised to a negative power in a constexpr expression");
         if (b < 0)
             return cv_float(L, pow((double)a, (double)b));
+        /* by squaring: 1 ** (1 << 62) must not take 2^62 steps */
+        int64_t base = a;
         r = 1;
-        for (int64_t i = 0; i < b && !ovf; i++)
-            ovf = __builtin_mul_overflow(r, a, &r);
+        for (uint64_t e = (uint64_t)b; e && !ovf;) {
+            if (e & 1)
+                ovf = __builtin_mul_overflow(r, base, &r);
+            e >>= 1;
+            if (e && !ovf)
+                ovf = __builtin_mul_overflow(base, base, &base);
+        }
         break;
+    }
     case TOK_LSHIFT:
         if (b < 0)
             lower_error(L, loc, "negative shift count in a constexpr expression");
@@ -357,13 +370,22 @@ static CVal *fold_float(Lower *L, TokenKind op, double a, double b, Loc loc)
             r += b;
         return cv_float(L, r);
     }
-    case TOK_DSTAR: return cv_float(L, pow(a, b));
+    case TOK_DSTAR:
+        if (a == 0 && b < 0)
+            lower_error(L, loc, "0 cannot be raised to a negative power in a constexpr expression");
+        if (a < 0 && b != floor(b))
+            lower_error(L, loc, "a negative number raised to a fractional power is complex");
+        return cv_float(L, pow(a, b));
     default: lower_error(L, loc, "unsupported operator %s on floats", token_kind_name(op));
     }
 }
 
 static CVal *fold_python(Lower *L, TokenKind op, CVal *a, CVal *b, Loc loc)
 {
+    if ((a->kind == CV_STR && b->kind == CV_STR && op == TOK_PLUS && a->slen + (int64_t)b->slen > 65536) ||
+        (a->kind == CV_TUPLE && b->kind == CV_TUPLE && op == TOK_PLUS && a->items.len + b->items.len > 4096))
+        lower_error(L, loc, "a translation-time %s longer than %d is not supported (limit on constexpr values)",
+                    a->kind == CV_STR ? "string" : "tuple", a->kind == CV_STR ? 65536 : 4096);
     if (a->kind == CV_STR && b->kind == CV_STR && op == TOK_PLUS) {
         char *s = arena_alloc(L->a, (size_t)(a->slen + b->slen) + 1);
         memcpy(s, a->s, (size_t)a->slen);
@@ -467,7 +489,7 @@ static DType binary_operands(Lower *L, TokenKind op, CVal *ca, CVal *cb, Value *
     DType d;
     if (!compare && cv_is_python_scalar(ca) != cv_is_python_scalar(cb)) {
         CVal *scal = cv_is_python_scalar(ca) ? ca : cb;
-        Value *ten = cv_is_python_scalar(ca) ? cb->v : ca->v;
+        Value *ten = to_value(L, cv_is_python_scalar(ca) ? cb : ca, loc); /* or an error: not a tensor */
         DType td = ten->type.dtype;
         if (td == DT_PTR)
             goto full;

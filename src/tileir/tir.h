@@ -18,6 +18,8 @@
 
 #define TIR_MAX_RANK 4
 #define TIR_MAX_NUMEL (1 << 20)   /* Triton's TRITON_MAX_TENSOR_NUMEL */
+#define TIR_MAX_VALUES 250000     /* IR values of one kernel: real kernels have thousands */
+#define TIR_MAX_STMTS 200000      /* statements lowered, each unrolled trip counted */
 
 /* X(enum, short name (signature / IR), triton name, C type, bits, class)
  * class: 'b' bool, 's' signed int, 'u' unsigned int, 'f' float, 'p' pointer */
@@ -446,6 +448,9 @@ void axis_bits(const LayoutMap *m, int axis, AxisBits *ab);
 /* Shared memory: sizes of the buffers each exchange needs, their padding,
  * offsets in the kernel's one arena (the pass after tir_layouts). */
 void tir_smem(Ctx *ctx, TirFunc *f);
+/* Per-thread registers of every tile and the shared arena against what a
+ * block can hold on `arch` (limits.c): errors and a spill warning. */
+void tir_check_limits(Ctx *ctx, TirFunc *f, int arch);
 int smem_elem_bytes(Type t);          /* bytes of one element in shared memory (bool: 1) */
 int smem_row_major(const int *shape, int rank, const int *coord);
 int smem_padded(int lin, int pad_log2, int pad);

@@ -1,0 +1,98 @@
+/*
+ * limits.c — what one CUDA block can hold, checked once layouts and shared
+ * memory are known (the pass after tir_smem).
+ *
+ * A tile lives in registers: each thread holds its elements in a small array
+ * that the emitter unrolls.  Past a few hundred 32-bit registers per thread
+ * ptxas spills to local memory (slow but correct, as with Triton: a warning);
+ * past TIR_MAX_ELEMS_PER_THREAD elements the unrolled code is too large to
+ * compile at all (an error).  Shared memory beyond the architecture's
+ * per-block limit cannot be launched (an error).  Atomics whose results the
+ * emitter cannot hand to every thread are refused here, before any CUDA is
+ * printed.  Each message points at
+ * the source of the offending value and suggests the fix.
+ */
+#include "tir.h"
+
+#define TIR_MAX_ELEMS_PER_THREAD 1024
+#define TIR_SPILL_REGS 255               /* registers a thread can have */
+
+/* Opt-in shared memory per block: sm_80 (A100) 163 KB, sm_90 (H100) 227 KB. */
+static int smem_limit(int arch) { return arch >= 90 ? 227 * 1024 : 163 * 1024; }
+
+typedef struct Worst {
+    const Value *v;
+    const Op *op;        /* its defining op, for the location */
+    int elems, regs;
+} Worst;
+
+static void value_cost(const Value *v, int *elems, int *regs)
+{
+    LayoutMap m;
+    value_map(v, &m);
+    *elems = 1 << m.nreg;
+    int bits = dtype_bits(v->type.dtype);
+    *regs = *elems * (bits > 32 ? 2 : 1);
+}
+
+/* An atomic whose old values are used, on a tile some of whose elements
+ * several threads hold: only one thread may do each atomic, and the others
+ * would need its result (the emitter does not exchange it yet). */
+static void check_atomic(Ctx *ctx, const TirFunc *f, const Op *op)
+{
+    if ((op->kind != OP_ATOMIC_RMW && op->kind != OP_ATOMIC_CAS) || !op->nres || !op->results[0]->nuses)
+        return;
+    const Value *ptr = op->args[0];
+    if (!ptr->type.rank)
+        return;
+    LayoutMap m;
+    value_map(ptr, &m);
+    if (lmap_replicated_mask(m.lane, m.nlane) || lmap_replicated_mask(m.warp, m.nwarp))
+        diag_error(ctx, op->loc, "the old values of an atomic on a tile with replicated elements are not "
+                   "supported yet (use a tile of at least %d elements, or ignore the result)", 32 * f->num_warps);
+}
+
+static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst *w, const Op **smem_op)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        check_atomic(ctx, f, op);
+        if (op->smem_bytes && (!*smem_op || op->smem_bytes > (*smem_op)->smem_bytes))
+            *smem_op = op;
+        for (int r = 0; r < op->nres; r++) {
+            const Value *v = op->results[r];
+            if (!v->type.rank || !v->layout)
+                continue;
+            int elems, regs;
+            value_cost(v, &elems, &regs);
+            if (regs > w->regs)
+                *w = (Worst){v, op, elems, regs};
+        }
+        for (int k = 0; k < op->nregions; k++)
+            scan_block(ctx, f, op->regions[k], w, smem_op);
+    }
+}
+
+void tir_check_limits(Ctx *ctx, TirFunc *f, int arch)
+{
+    Worst w = {0};
+    const Op *smem_op = NULL;
+    scan_block(ctx, f, f->body, &w, &smem_op);
+    int threads = 32 * f->num_warps;
+    if (w.v && w.elems > TIR_MAX_ELEMS_PER_THREAD)
+        diag_error(ctx, w.op->loc,
+                   "tile too large: this %s value needs %d elements per thread with %d warps "
+                   "(at most %d): use a smaller block or more warps (num_warps up to 32)",
+                   type_str(&ctx->arena, w.v->type), w.elems, f->num_warps, TIR_MAX_ELEMS_PER_THREAD);
+    if (w.v && w.regs > TIR_SPILL_REGS)
+        diag_warning(ctx, w.op->loc,
+                     "this %s value needs %d registers per thread (%d threads); ptxas will spill "
+                     "to local memory: a smaller block or more warps avoids it",
+                     type_str(&ctx->arena, w.v->type), w.regs, threads);
+    if (f->smem_bytes > smem_limit(arch))
+        diag_error(ctx, smem_op ? smem_op->loc : f->loc,
+                   "the kernel needs %d bytes of shared memory, %d of them for this %s, but a block on "
+                   "sm_%d can have at most %d (%d KB): use a smaller block",
+                   f->smem_bytes, smem_op ? smem_op->smem_bytes : f->smem_bytes,
+                   smem_op ? op_name(smem_op->kind) : "kernel", arch, smem_limit(arch), smem_limit(arch) / 1024);
+}

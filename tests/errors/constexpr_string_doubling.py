@@ -1,0 +1,10 @@
+# flags: -k k -s "*i64, i32"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, n):
+    s = 'ab'
+    for i in tl.static_range(64):
+        s = s + s

@@ -1,0 +1,8 @@
+# flags: -k k -s "*fp32:16, i32, 64"
+import triton
+import triton.language as tl
+
+
+@triton.jit(debug=True) x
+def k(x_ptr, n):
+    pass

@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""Differential test: random kernels (tools/gen_kernel.py) through Triton and through tilec,
+on the same random inputs, results compared.
+
+    python3 tests/gpu/difftest.py --count 500                  seeds 1..500 on the GPU
+    python3 tests/gpu/difftest.py --start 1000 --count 200     seeds 1000..1199
+    python3 tests/gpu/difftest.py --seeds 17,42 --keep /tmp/d  some seeds, files kept
+    python3 tests/gpu/difftest.py --count 200 --cpu-only       no GPU: translate and compile
+
+For each seed:
+  1. tools/gen_kernel.py writes kSEED.py (a @triton.jit kernel) and kSEED.json (its
+     signature, warps, grid, and every parameter's kind, dtype, size and tolerance);
+  2. bin/tilec translates it (in parallel over --jobs processes).  Exit status 1 with a
+     message is counted as "rejected" (with "not supported" in it: "unsupported") and is not a
+     failure; any other exit status (a crash, a signal, a timeout) is a failure;
+  3. nvcc compiles the .cu files, --batch kernels per translation unit (each file wrapped in
+     its own namespace; the kernels and launchers are extern "C" with distinct names), into
+     one shared library per batch; a batch that fails is retried file by file so that the
+     culprit is named.  With --cpu-only, nvcc compiles for sm_80 and sm_90 (-c) and NVRTC
+     (tools/nvrtc_check) compiles every file too, and nothing runs;
+  4. --workers processes on the GPU each take a share of the kernels: inputs are random
+     (floats in [-2, 2], integers in [-20, 20]), outputs are poisoned (NaN, 0x7f bytes) for
+     each implementation, tilec's kernel runs through its ctypes launcher and Triton's through
+     triton.jit (both via tests/gpu/run_gpu_tests.py's Kernel), and the outputs are compared:
+     integers bit for bit, floats within the tolerance in the JSON (|tilec - triton| <=
+     rtol * |triton| + atol * max|triton|; NaN equals NaN).  A worker that loses its CUDA
+     context is restarted after the kernel that broke it.
+
+One line per failing kernel with a minimal repro (the seed, and the commands that regenerate
+and translate it); then a summary: passed, mismatches, tilec crashes, compile failures,
+unsupported/rejected, Triton errors.  Exit status 1 if any kernel failed.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import gen_kernel  # noqa: E402
+import run_gpu_tests as rgt  # noqa: E402
+
+HEADERS = ("#include <stdint.h>\n#include <stdio.h>\n#include <cuda_runtime.h>\n"
+           "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n")
+
+
+def repro(seed, meta=None):
+    meta = meta or gen_kernel.generate(seed)[1]
+    return (f"python3 tools/gen_kernel.py {seed} --out /tmp/k && bin/tilec /tmp/k/{meta['source']} "
+            f"{shlex.join(meta['tilec_args'])} -o /tmp/k/{meta['kernel']}.cu")
+
+
+# ---- 1-2: generate and translate (one process per seed) ---------------------------------
+
+def translate(args):
+    seed, work, tilec = args
+    src, meta = gen_kernel.generate(seed)
+    py = os.path.join(work, meta["source"])
+    cu = os.path.join(work, meta["kernel"] + ".cu")
+    with open(py, "w") as f:
+        f.write(src)
+    with open(os.path.join(work, meta["kernel"] + ".json"), "w") as f:
+        json.dump(meta, f)
+    cmd = [tilec, py] + meta["tilec_args"] + ["-o", cu]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return seed, meta, "crash", "tilec timed out after 60 s"
+    if r.returncode == 0:
+        return seed, meta, "ok", cu
+    first = (r.stderr.strip().splitlines() or ["(no message)"])[0]
+    if r.returncode == 1 and "error:" in first:
+        return seed, meta, "unsupported" if "not supported" in first else "rejected", first
+    return seed, meta, "crash", f"tilec exit status {r.returncode}: {r.stderr.strip()[-2000:]}"
+
+
+# ---- 3: compile ---------------------------------------------------------------------------
+
+def nvcc_cmd(arch, cpu_only, out, src):
+    nvcc = os.environ.get("NVCC", "nvcc")
+    if cpu_only:
+        return [nvcc, "-O3", "-c", "-gencode", "arch=compute_80,code=sm_80",
+                "-gencode", "arch=compute_90,code=sm_90", "-o", out, src]
+    return [nvcc, "-O3", "-shared", "-Xcompiler", "-fPIC", f"-arch={arch}", "-o", out, src]
+
+
+def compile_batch(args):
+    """Returns {seed: (path of the library or object, None) or (None, error)}."""
+    index, items, work, arch, cpu_only = args
+    ext = ".o" if cpu_only else ".so"
+    tu = os.path.join(work, f"batch{index:04d}.cu")
+    with open(tu, "w") as f:
+        f.write(HEADERS)
+        for seed, cu in items:
+            f.write(f"namespace tilec_difftest_{seed} {{\n#include \"{cu}\"\n}}\n")
+    out = tu[:-3] + ext
+    r = subprocess.run(nvcc_cmd(arch, cpu_only, out, tu), capture_output=True, text=True)
+    if r.returncode == 0:
+        return {seed: (out, None) for seed, _ in items}
+    results = {}
+    for seed, cu in items:            # find the culprit(s): one file at a time
+        one = cu[:-3] + ext
+        r = subprocess.run(nvcc_cmd(arch, cpu_only, one, cu), capture_output=True, text=True)
+        results[seed] = (one, None) if r.returncode == 0 else (None, (r.stdout + r.stderr).strip()[-3000:])
+    return results
+
+
+def nvrtc_check(args):
+    checker, cu = args
+    r = subprocess.run([checker, "sm_80", cu], capture_output=True, text=True)
+    if r.returncode == 0:
+        r = subprocess.run([checker, "sm_90", cu], capture_output=True, text=True)
+    return None if r.returncode == 0 else (r.stdout + r.stderr).strip()[-3000:]
+
+
+# ---- 4: run on the GPU (worker processes) ------------------------------------------------
+
+def make_inputs(meta, gen):
+    torch = rgt.torch
+    values, outs = {}, []
+    for p in meta["params"]:
+        if p["kind"] == "in":
+            dt = rgt.torch_dtype(p["dtype"])
+            n = max(p["numel"], 1)
+            if dt.is_floating_point:
+                t = (torch.rand(n, generator=gen, device="cuda") * 4 - 2).to(dt)
+            else:
+                t = torch.randint(-20, 21, (n,), generator=gen, device="cuda").to(dt)
+            values[p["name"]] = t
+        elif p["kind"] == "out":
+            values[p["name"]] = rgt.poison_(torch.empty(max(p["numel"], 1), dtype=rgt.torch_dtype(p["dtype"]),
+                                                        device="cuda"))
+            outs.append(p)
+        elif p["kind"] == "int":
+            values[p["name"]] = p["value"]
+    return values, outs
+
+
+def compare(p, a, b):
+    """None when tilec's output `a` matches Triton's `b`, else a description."""
+    torch = rgt.torch
+    if not a.dtype.is_floating_point:
+        bad = (a != b).nonzero().flatten()
+    else:
+        a64, b64 = a.double(), b.double()
+        both_nan = torch.isnan(a64) & torch.isnan(b64)
+        same = (a64 == b64) | both_nan
+        finite = b64[torch.isfinite(b64)]
+        scale = max(1.0, float(finite.abs().max())) if finite.numel() else 1.0
+        close = (a64 - b64).abs() <= p["rtol"] * b64.abs() + p["atol"] * scale
+        bad = (~(same | close)).nonzero().flatten()
+    if bad.numel() == 0:
+        return None
+    show = ", ".join(f"[{int(i)}] tilec {a[i].item()!r} triton {b[i].item()!r}" for i in bad[:4])
+    return f"{p['name']}: {bad.numel()} of {a.numel()} elements differ: {show}"
+
+
+def run_one(seed, meta, so, work, use_triton):
+    torch = rgt.torch
+    case = rgt.Case(meta["kernel"], os.path.join(work, meta["source"]), meta["kernel"], meta["sig"],
+                    num_warps=meta["num_warps"])
+    kernel = rgt.Kernel(case, so, use_triton)
+    gen = torch.Generator(device="cuda")
+    gen.manual_seed(seed)
+    values, outs = make_inputs(meta, gen)
+    grid = meta["grid"]
+    err = kernel.launch_tilec(values, grid)
+    if err:
+        return "FAIL", f"tilec's kernel: {err}"
+    if not use_triton:
+        return "PASS", "tilec ran (no Triton to compare with)"
+    tilec_out = {p["name"]: values[p["name"]].clone() for p in outs}
+    for p in outs:
+        rgt.poison_(values[p["name"]])
+    err = kernel.launch_triton(values, grid)
+    if err:
+        return "TRITON-ERROR", err
+    problems = [d for p in outs for d in [compare(p, tilec_out[p["name"]], values[p["name"]])] if d]
+    if problems:
+        return "MISMATCH", "; ".join(problems)
+    return "PASS", None
+
+
+def worker_main(plan_path):
+    rgt.load_torch()
+    with open(plan_path) as f:
+        plan = json.load(f)
+    use_triton = not plan["no_triton"]
+    if use_triton:
+        try:
+            import triton  # noqa: F401
+        except Exception as e:
+            print(f"-- Triton cannot be imported ({type(e).__name__}: {e}); running tilec only", flush=True)
+            use_triton = False
+    for item in plan["items"]:
+        seed = item["seed"]
+        print(f"@@start {seed}", flush=True)
+        try:
+            status, text = run_one(seed, item["meta"], item["so"], plan["work"], use_triton)
+        except rgt.ContextLost as e:
+            print(f"@@result {seed} FAIL CUDA context lost: {e}", flush=True)
+            return 3
+        except Exception as e:                     # a harness problem with this kernel
+            status, text = "FAIL", f"harness: {type(e).__name__}: {e}"
+        print(f"@@result {seed} {status} {text or ''}", flush=True)
+    return 0
+
+
+def run_workers(items, work, nworkers, no_triton, report):
+    """Runs items [(seed, meta, so)] over nworkers worker processes; calls report(seed,
+    status, text) once per item."""
+    pending = list(items)
+    shares = [pending[i::nworkers] for i in range(nworkers)]
+    procs = []
+
+    def start(share, tag):
+        path = os.path.join(work, f"plan-{tag}.json")
+        with open(path, "w") as f:
+            json.dump({"items": [{"seed": s, "meta": m, "so": so} for s, m, so in share],
+                       "work": work, "no_triton": no_triton}, f)
+        p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", path],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+        return p, share
+
+    for i, share in enumerate(shares):
+        if share:
+            procs.append(start(share, f"{i}-0"))
+    restarts = 0
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(procs))) as pool:
+        def drain(pair):
+            nonlocal restarts
+            proc, share = pair
+            while True:
+                done, started = set(), None
+                for line in proc.stdout:
+                    line = line.rstrip("\n")
+                    if line.startswith("@@start "):
+                        started = int(line.split()[1])
+                    elif line.startswith("@@result "):
+                        _, seed, status, *rest = line.split(" ", 3)
+                        done.add(int(seed))
+                        report(int(seed), status, rest[0] if rest else "")
+                    elif line.strip():
+                        print(line, flush=True)
+                rc = proc.wait()
+                if started is not None and started not in done:
+                    report(started, "FAIL", f"worker exited with status {rc} while running it")
+                    done.add(started)
+                share = [it for it in share if it[0] not in done]
+                if not share:
+                    return
+                if started is None and rc != 0:
+                    for s, _, _ in share:
+                        report(s, "FAIL", f"worker exited with status {rc} before running it")
+                    return
+                restarts += 1
+                proc, share = start(share, f"r{restarts}")
+        list(pool.map(drain, procs))
+
+
+# ---- the parent -------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--start", type=int, default=1)
+    ap.add_argument("--seeds", help="comma-separated seeds (instead of --start/--count)")
+    ap.add_argument("--tilec", default=os.path.join(ROOT, "bin", "tilec"))
+    ap.add_argument("--arch", help="nvcc -arch (default: the GPU's)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 4, help="translate/compile processes")
+    ap.add_argument("--batch", type=int, default=16, help="kernels per nvcc translation unit")
+    ap.add_argument("--workers", type=int, default=None, help="GPU worker processes (default jobs/2, at most 8)")
+    ap.add_argument("--cpu-only", action="store_true", help="translate and compile only (no GPU)")
+    ap.add_argument("--no-triton", action="store_true", help="run tilec's kernels without comparing")
+    ap.add_argument("--keep", help="keep the generated files in this folder")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    opts = ap.parse_args()
+    if opts.worker:
+        return worker_main(opts.worker)
+
+    seeds = ([int(s) for s in opts.seeds.split(",")] if opts.seeds
+             else list(range(opts.start, opts.start + opts.count)))
+    tilec = os.path.abspath(opts.tilec)
+    if not os.access(tilec, os.X_OK):
+        sys.exit(f"tilec not found at {tilec} (build it with make, or give --tilec)")
+    arch = "sm_80+sm_90" if opts.cpu_only else (opts.arch or rgt.detect_arch())
+    work = os.path.abspath(opts.keep) if opts.keep else tempfile.mkdtemp(prefix="tilec-difftest-")
+    os.makedirs(work, exist_ok=True)
+    print(f"difftest: {len(seeds)} kernels (seeds {seeds[0]}..{seeds[-1]}), tilec {tilec}, "
+          f"nvcc {arch}, {opts.jobs} jobs, files in {work}", flush=True)
+    t0 = time.time()
+    counts = {k: 0 for k in ["PASS", "MISMATCH", "FAIL", "TRITON-ERROR", "crash", "compile",
+                             "nvrtc", "unsupported", "rejected"]}
+    failures = []
+    metas = {}
+
+    def report(seed, status, text):
+        counts[status] = counts.get(status, 0) + 1
+        if status != "PASS":
+            line = f"{status:<12} k{seed}: {text}"
+            print(line + f"\n             repro: {repro(seed, metas.get(seed))}", flush=True)
+            if status in ("MISMATCH", "FAIL", "crash", "compile", "nvrtc"):
+                failures.append(seed)
+
+    with concurrent.futures.ProcessPoolExecutor(max_workers=opts.jobs) as pool:
+        translated = list(pool.map(translate, [(s, work, tilec) for s in seeds], chunksize=4))
+    ok = []
+    for seed, meta, status, text in translated:
+        metas[seed] = meta
+        if status == "ok":
+            ok.append((seed, text))
+        elif status in ("unsupported", "rejected"):
+            counts[status] += 1
+            print(f"{status:<12} k{seed}: {text}", flush=True)
+        else:
+            report(seed, status, text)
+    t1 = time.time()
+    print(f"-- translated {len(seeds)} in {t1 - t0:.1f} s: {len(ok)} ok", flush=True)
+
+    batches = [ok[i:i + opts.batch] for i in range(0, len(ok), opts.batch)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        built = {}
+        for res in pool.map(compile_batch, [(i, b, work, arch, opts.cpu_only) for i, b in enumerate(batches)]):
+            built.update(res)
+    runnable = []
+    for seed, cu in ok:
+        lib, err = built[seed]
+        if err:
+            report(seed, "compile", err)
+        else:
+            runnable.append((seed, metas[seed], lib))
+    t2 = time.time()
+    print(f"-- compiled {len(ok)} in {len(batches)} batches in {t2 - t1:.1f} s", flush=True)
+
+    if opts.cpu_only:
+        checker = os.path.join(ROOT, "build", "release", "tools", "nvrtc_check")
+        if os.access(checker, os.X_OK):
+            with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+                errs = list(pool.map(nvrtc_check, [(checker, cu) for _, cu in ok]))
+            for (seed, _), err in zip(ok, errs):
+                if err:
+                    report(seed, "nvrtc", err)
+            print(f"-- NVRTC compiled {len(ok)} in {time.time() - t2:.1f} s", flush=True)
+        else:
+            print(f"-- NVRTC not checked: {checker} is not built (make {checker})")
+        counts["PASS"] = len(runnable) - counts["nvrtc"]
+    else:
+        nworkers = opts.workers or max(1, min(8, opts.jobs // 2))
+        run_workers(runnable, work, min(nworkers, max(1, len(runnable))), opts.no_triton, report)
+        print(f"-- ran {len(runnable)} on the GPU in {time.time() - t2:.1f} s", flush=True)
+
+    if not opts.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"-- {time.time() - t0:.1f} s in all")
+    verb = "compiled" if opts.cpu_only else "passed"
+    print(f"{counts['PASS']} {verb}, {counts['MISMATCH']} mismatches, {counts['FAIL']} failed, "
+          f"{counts['crash']} tilec crashes, {counts['compile']} nvcc failures, {counts['nvrtc']} NVRTC "
+          f"failures, {counts['unsupported']} unsupported, {counts['rejected']} rejected, "
+          f"{counts['TRITON-ERROR']} Triton errors")
+    if failures:
+        print("failing seeds: " + ",".join(str(s) for s in sorted(failures)))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
