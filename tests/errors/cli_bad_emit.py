@@ -1,4 +1,4 @@
-# flags: -k k -s "*fp32:16, i32, 64" --emit ptx
+# flags: -k k -s "*fp32:16, i32, 64" --emit bogus
 import triton
 import triton.language as tl
 
