@@ -1699,7 +1699,8 @@ static const char *print_prefix(Emitter *E, const char *prefix, bool has_args)
 }
 
 /* tl.device_print, in Triton's format: "pid (x, y, z) idx (i, j) prefix: value", the
- * indices padded to the width of the largest one, hex as 0x and all the type's digits. */
+ * indices padded to the width of the largest one ("idx ()" for a scalar), hex as 0x and all
+ * the type's digits. */
 static void emit_print(Emitter *E, const Op *op)
 {
     const char *pf = print_prefix(E, op->sattr ? op->sattr : "", op->nargs > 0);
@@ -1742,7 +1743,7 @@ static void emit_print(Emitter *E, const Op *op)
         }
         const char *argpart = op->nargs > 1 ? fmt(E, "(operand %d) ", a) : "";
         if (!v->type.rank) {
-            line(E, "printf(\"pid (%%u, %%u, %%u)%s%s%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z, %s);", pf, argpart, vf, vv);
+            line(E, "printf(\"pid (%%u, %%u, %%u) idx ()%s%s%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z, %s);", pf, argpart, vf, vv);
             continue;
         }
         LayoutMap m;

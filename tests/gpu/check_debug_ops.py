@@ -8,7 +8,8 @@ and the parent compares what they print.
 
   python3 tests/gpu/check_debug_ops.py [--tilec bin/tilec]
 
-Checks: the lines printed by device_print are the same set for both (Triton's format:
+Checks: the lines printed by device_print are the same set for both (how often a replicated
+element is repeated depends on each compiler's layout and is only noted) (Triton's format:
 "pid (x, y, z) idx (i) prefix value"); with --debug (tilec) and TRITON_DEBUG=1 (Triton) an
 assertion that fails stops the kernel with the message in the output and an error status,
 and one that holds prints nothing."""
@@ -94,7 +95,12 @@ def main():
     for impl, (rc, out, err) in outs.items():
         report(rc == 0, f"device_print/{impl} runs", err.strip()[-500:] if rc else "")
         lines[impl] = sorted(ln for ln in out.splitlines() if ln.startswith("pid"))
-    same = lines["tilec"] == lines["triton"]
+    # The same distinct lines; how many threads print each replicated element depends on
+    # the layout each compiler picked for the tile, so only the counts are noted.
+    same = set(lines["tilec"]) == set(lines["triton"])
+    if same and lines["tilec"] != lines["triton"]:
+        print(f"note  device_print: the same lines, repeated differently for replicated elements "
+              f"({len(lines['tilec'])} vs {len(lines['triton'])} lines)")
     detail = ""
     if not same:
         a, b = set(lines["tilec"]), set(lines["triton"])
