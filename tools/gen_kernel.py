@@ -104,6 +104,11 @@ class Gen:
         return e.text if e.dtype == "fp32" else f"({e.text}).to(tl.float32)"
 
     def unary(self, e):
+        if self.chance(0.15):   # more of the math library, in fp32
+            fn = self.pick("tl.erf({})", "tl.rsqrt(tl.abs({}) + 1.0)", "tl.cos({})", "tl.sin({})",
+                           "tl.floor({})", "tl.ceil({})", "tl.math.tanh({})", "libdevice.tanh({})")
+            fn = fn.replace("libdevice.", "tl.extra.cuda.libdevice.")
+            return Expr(fn.format(self.to_f32(e)), "fp32", max(e.mag, 1) + 1, False)
         k = self.rng.randrange(9)
         if k == 0:
             return Expr(f"(-{e.text})", e.dtype, e.mag, e.exact)
@@ -245,7 +250,8 @@ class Gen:
         else:
             inner = self.expr(depth - 1)
             if is_float(inner.dtype) and inner.dtype != "fp32":
-                inner = Expr(f"tl.minimum(tl.maximum({inner.text}, -8.0), 8.0)", inner.dtype, 8, inner.exact)
+                inner = Expr(f"tl.minimum(tl.maximum({inner.text}, -8.0), 8.0)", inner.dtype, 8, inner.exact,
+                             inner.scalar)
             e = self.reduce_back(inner)
         e = self.bound(e)
         if len(e.text) > 300:          # name long subexpressions
