@@ -101,7 +101,9 @@ class Gen:
         return self.shrink(e, 200 if is_float(e.dtype) else 10 ** 6)
 
     def to_f32(self, e):
-        return e.text if e.dtype == "fp32" else f"({e.text}).to(tl.float32)"
+        """fp32 for the math library (a no-op cast when it already is; the dtype model
+        above is Triton's promotion in the common cases only)."""
+        return f"({e.text}).to(tl.float32)"
 
     def unary(self, e):
         if self.chance(0.15):   # more of the math library, in fp32
