@@ -4,6 +4,7 @@
     python3 tools/gen_kernel.py SEED                 print kernel SEED's source
     python3 tools/gen_kernel.py SEED --out DIR       write DIR/kSEED.py and DIR/kSEED.json
     python3 tools/gen_kernel.py SEED --meta          print its JSON description
+    python3 tools/gen_kernel.py SEED --flags-line    the source under a "# flags: ..." line
 
 The same seed gives the same kernel on every machine (random.Random(seed), no other source of
 randomness).  A kernel loads one to three inputs of random dtypes (fp32, fp16, bf16, i32, i64)
@@ -26,6 +27,7 @@ import argparse
 import json
 import os
 import random
+import shlex
 import sys
 
 FLOATS = ["fp32", "fp16", "bf16"]
@@ -430,6 +432,8 @@ def main():
     ap.add_argument("seed", type=int)
     ap.add_argument("--out", help="write OUT/kSEED.py and OUT/kSEED.json")
     ap.add_argument("--meta", action="store_true", help="print the JSON description")
+    ap.add_argument("--flags-line", action="store_true",
+                    help="print the source under a '# flags: ...' line (a tests/errors-style fuzz seed)")
     opts = ap.parse_args()
     src, meta = generate(opts.seed)
     if opts.out:
@@ -438,6 +442,8 @@ def main():
             f.write(src)
         with open(os.path.join(opts.out, f"{meta['kernel']}.json"), "w") as f:
             json.dump(meta, f, indent=1)
+    elif opts.flags_line:
+        sys.stdout.write("# flags: " + shlex.join(meta["tilec_args"]).replace("'", '"') + "\n" + src)
     elif opts.meta:
         json.dump(meta, sys.stdout, indent=1)
         print()
