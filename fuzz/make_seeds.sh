@@ -17,3 +17,9 @@ for flags in tests/golden/*.flags; do
     input=${line%% *}
     { printf '# flags: %s\n' "${line#* }"; cat "$input"; } > "$dir/golden-$(basename "$flags" .flags).py"
 done
+# Random valid kernels from the generator, with their flags: deep paths through every pass.
+if command -v python3 >/dev/null 2>&1; then
+    for seed in $(seq 1 40); do
+        python3 tools/gen_kernel.py "$seed" --flags-line > "$dir/gen-$seed.py" || rm -f "$dir/gen-$seed.py"
+    done
+fi

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Error-message tests: every tests/errors/NAME.py must make tilec fail (exit 1 or 2,
 # never 0, never a signal) with exactly the stderr recorded in tests/errors/NAME.expected.
-# The first line of NAME.py is "# flags: ..." with the command-line flags to use.
+# The first line of NAME.py is "# flags: ..." with the command-line flags to use, or
+# "# args: ..." with the whole command line (for errors about the command line itself:
+# the input file and -o are then not added).
 #
 #   TILEC=bin/tilec sh tests/run_errors.sh      (default TILEC is bin/tilec)
 #   REGEN=1 sh tests/run_errors.sh              rewrite the .expected files
@@ -27,16 +29,19 @@ for py in tests/errors/*.py; do
     expected=$name.expected
     first=$(sed -n '1p' "$py")
     case $first in
-        "# flags:"*) flags=${first#"# flags:"} ;;
+        "# flags:"*)
+            eval "set -- ${first#"# flags:"}"
+            "$TILEC" "$py" "$@" -o /dev/null >"$tmp/stdout" 2>"$tmp/stderr"
+            rc=$? ;;
+        "# args:"*)
+            eval "set -- ${first#"# args:"}"
+            "$TILEC" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+            rc=$? ;;
         *)
-            echo "FAIL $base: first line is not '# flags: ...'"
+            echo "FAIL $base: first line is not '# flags: ...' or '# args: ...'"
             fail=$((fail + 1))
             continue ;;
     esac
-
-    eval "set -- $flags"
-    "$TILEC" "$py" "$@" -o /dev/null >"$tmp/stdout" 2>"$tmp/stderr"
-    rc=$?
 
     if [ "$REGEN" = 1 ]; then
         cp "$tmp/stderr" "$expected"

@@ -4,6 +4,7 @@
     python3 tools/gen_kernel.py SEED                 print kernel SEED's source
     python3 tools/gen_kernel.py SEED --out DIR       write DIR/kSEED.py and DIR/kSEED.json
     python3 tools/gen_kernel.py SEED --meta          print its JSON description
+    python3 tools/gen_kernel.py SEED --flags-line    the source under a "# flags: ..." line
 
 The same seed gives the same kernel on every machine (random.Random(seed), no other source of
 randomness).  A kernel loads one to three inputs of random dtypes (fp32, fp16, bf16, i32, i64)
@@ -26,6 +27,7 @@ import argparse
 import json
 import os
 import random
+import shlex
 import sys
 
 FLOATS = ["fp32", "fp16", "bf16"]
@@ -101,9 +103,16 @@ class Gen:
         return self.shrink(e, 200 if is_float(e.dtype) else 10 ** 6)
 
     def to_f32(self, e):
-        return e.text if e.dtype == "fp32" else f"({e.text}).to(tl.float32)"
+        """fp32 for the math library (a no-op cast when it already is; the dtype model
+        above is Triton's promotion in the common cases only)."""
+        return f"({e.text}).to(tl.float32)"
 
     def unary(self, e):
+        if self.chance(0.15):   # more of the math library, in fp32
+            fn = self.pick("tl.erf({})", "tl.rsqrt(tl.abs({}) + 1.0)", "tl.cos({})", "tl.sin({})",
+                           "tl.floor({})", "tl.ceil({})", "tl.math.tanh({})", "libdevice.tanh({})")
+            fn = fn.replace("libdevice.", "tl.extra.cuda.libdevice.")
+            return Expr(fn.format(self.to_f32(e)), "fp32", max(e.mag, 1) + 1, False)
         k = self.rng.randrange(9)
         if k == 0:
             return Expr(f"(-{e.text})", e.dtype, e.mag, e.exact)
@@ -245,7 +254,8 @@ class Gen:
         else:
             inner = self.expr(depth - 1)
             if is_float(inner.dtype) and inner.dtype != "fp32":
-                inner = Expr(f"tl.minimum(tl.maximum({inner.text}, -8.0), 8.0)", inner.dtype, 8, inner.exact)
+                inner = Expr(f"tl.minimum(tl.maximum({inner.text}, -8.0), 8.0)", inner.dtype, 8, inner.exact,
+                             inner.scalar)
             e = self.reduce_back(inner)
         e = self.bound(e)
         if len(e.text) > 300:          # name long subexpressions
@@ -422,6 +432,8 @@ def main():
     ap.add_argument("seed", type=int)
     ap.add_argument("--out", help="write OUT/kSEED.py and OUT/kSEED.json")
     ap.add_argument("--meta", action="store_true", help="print the JSON description")
+    ap.add_argument("--flags-line", action="store_true",
+                    help="print the source under a '# flags: ...' line (a tests/errors-style fuzz seed)")
     opts = ap.parse_args()
     src, meta = generate(opts.seed)
     if opts.out:
@@ -430,6 +442,8 @@ def main():
             f.write(src)
         with open(os.path.join(opts.out, f"{meta['kernel']}.json"), "w") as f:
             json.dump(meta, f, indent=1)
+    elif opts.flags_line:
+        sys.stdout.write("# flags: " + shlex.join(meta["tilec_args"]).replace("'", '"') + "\n" + src)
     elif opts.meta:
         json.dump(meta, sys.stdout, indent=1)
         print()

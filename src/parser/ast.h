@@ -58,6 +58,7 @@ typedef Vec(Node *) NodeList;
     X(N_BREAK, "Break")                                                        \
     X(N_CONTINUE, "Continue")                                                  \
     X(N_ASSERT, "Assert")    /* cond, lhs = message (may be NULL) */           \
+    X(N_RAISE, "Raise")      /* lhs = exception (may be NULL), rhs = cause */  \
     X(N_FUNCDEF, "FunctionDef") /* a nested def (unsupported in kernels) */
 
 typedef enum NodeKind {

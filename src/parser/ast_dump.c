@@ -296,6 +296,12 @@ void ast_dump_node(StrBuf *out, const Node *n, int indent)
             dump_expr(out, n->lhs);
         }
         break;
+    case N_RAISE:
+        if (n->lhs) {
+            sb_putc(out, ' ');
+            dump_expr(out, n->lhs);
+        }
+        break;
     case N_ASSERT:
         sb_putc(out, ' ');
         dump_expr(out, n->cond);

@@ -698,7 +698,7 @@ static const struct {
     const char *what;
 } unsupported_stmts[] = {
     {TOK_WITH, "'with' statements"},       {TOK_TRY, "'try' statements"},
-    {TOK_RAISE, "'raise' statements"},     {TOK_GLOBAL, "'global' statements"},
+    {TOK_GLOBAL, "'global' statements"},
     {TOK_NONLOCAL, "'nonlocal' statements"}, {TOK_DEL, "'del' statements"},
     {TOK_IMPORT, "'import' statements"},   {TOK_FROM, "'from ... import' statements"},
     {TOK_CLASS, "class definitions"},      {TOK_DEF, "nested function definitions"},
@@ -721,7 +721,7 @@ static void reject_unsupported_stmt(Parser *p)
 
 /*
  * small_stmt: 'pass' | 'break' | 'continue' | 'return' [testlist]
- *           | 'assert' expr [',' expr] | expr_stmt
+ *           | 'raise' [expr ['from' expr]] | 'assert' expr [',' expr] | expr_stmt
  */
 static Node *parse_small_stmt(Parser *p)
 {
@@ -737,6 +737,14 @@ static Node *parse_small_stmt(Parser *p)
         n = new_node(p, N_RETURN, t->loc);
         if (starts_expr(peek(p)->kind))
             n->lhs = parse_testlist(p);
+        return n;
+    case TOK_RAISE: /* an error only if lowering reaches it (a dead constexpr branch is fine) */
+        next(p);
+        n = new_node(p, N_RAISE, t->loc);
+        if (starts_expr(peek(p)->kind))
+            n->lhs = parse_expr(p);
+        if (n->lhs && accept(p, TOK_FROM))
+            n->rhs = parse_expr(p);
         return n;
     case TOK_ASSERT:
         next(p);

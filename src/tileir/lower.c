@@ -828,6 +828,20 @@ static void lower_return(Lower *L, Node *s)
     L->returned = true;
 }
 
+/* `raise E("why")` in a branch the translation takes: Triton rejects it there too.
+ * The message shows the exception and its text when they are written out. */
+static NORETURN void raise_reached(Lower *L, Node *s)
+{
+    Node *e = s->lhs;
+    Node *callee = e && e->kind == N_CALL ? e->lhs : e;
+    const char *what = callee && callee->kind == N_NAME ? callee->name : NULL;
+    Node *arg = e && e->kind == N_CALL && e->items.len ? e->items.data[0] : NULL;
+    if (what && arg && arg->kind == N_STR && !arg->fstring)
+        lower_error(L, s->loc, "raise %s reached at translation time: %.*s", what, arg->str_len, arg->str);
+    lower_error(L, s->loc, "raise %sreached at translation time (a 'raise' is only allowed in branches "
+                "that constexprs rule out)", what ? arena_printf(L->a, "%s ", what) : "");
+}
+
 static void lower_stmt(Lower *L, Node *s)
 {
     int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
@@ -875,6 +889,7 @@ static void lower_stmt(Lower *L, Node *s)
             lower_error(L, s->loc, "assertion failed at translation time");
         break; /* a runtime assert is tl.device_assert: compiled out without debug */
     }
+    case N_RAISE: raise_reached(L, s);
     case N_FUNCDEF: lower_error(L, s->loc, "nested function definitions are not supported in kernels");
     default: lower_error(L, s->loc, "unsupported statement (%s)", node_kind_name(s->kind));
     }

@@ -137,6 +137,18 @@ static Value *reduce_axis(Lower *L, ReduceKind k, Value *v, int axis, Loc loc, V
     return op->results[0];
 }
 
+/* argmax/argmin along an axis of one element: index 0 everywhere (a reduction
+ * would compute a maximum nobody reads). */
+static Value *first_index(Lower *L, Value *v, int axis, bool keep_dims, Loc loc)
+{
+    Type t = type_scalar(DT_I32);
+    for (int d = 0; d < v->type.rank; d++)
+        if (d != axis || keep_dims)
+            t.shape[t.rank++] = d == axis ? 1 : v->type.shape[d];
+    Value *zero = emit_const_int(L, DT_I32, 0, loc);
+    return t.rank ? splat_to(L, zero, t, loc) : zero;
+}
+
 static CVal *reduce(Lower *L, ReduceKind k, Value *v, CVal *axis_c, Loc axis_loc, bool keep_dims, bool want_index,
                     Loc loc)
 {
@@ -159,6 +171,8 @@ static CVal *reduce(Lower *L, ReduceKind k, Value *v, CVal *axis_c, Loc axis_loc
             }
     } else {
         int axis = norm_axis(L, const_int(L, axis_c, axis_loc, "the axis"), rank, axis_loc);
+        if (arg && !want_index && v->type.shape[axis] == 1)
+            return cv_value(L, first_index(L, v, axis, keep_dims, loc));
         res = reduce_axis(L, k, v, axis, loc, &idx);
         if (keep_dims) {
             res = lower_expand_dims(L, res, axis, loc);

@@ -258,7 +258,7 @@ def run_workers(items, work, nworkers, no_triton, report):
                 share = [it for it in share if it[0] not in done]
                 if not share:
                     return
-                if started is None and rc != 0:
+                if started is None or rc == 0:    # it did not get going, or stopped early
                     for s, _, _ in share:
                         report(s, "FAIL", f"worker exited with status {rc} before running it")
                     return

@@ -1,6 +1,7 @@
 /* test_lexer.c — the Python tokenizer: every token class, layout, and each error. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lexer.h"
@@ -493,4 +494,39 @@ Test(lexer, null_bytes)
     EXPECT_ERROR("x = 'a\x00" "b'\n", "t.py:1:7: error: null byte in source");
     teardown();
     EXPECT_ERROR("# c\x00\n", "t.py:1:4: error: null byte in source");
+}
+
+/* Limits: a source over TILEC_MAX_SOURCE_BYTES is refused before it is scanned, and a
+ * diagnostic on a very long line shows a window around the column, not the whole line. */
+Test(lexer, source_too_large)
+{
+    size_t n = (size_t)TILEC_MAX_SOURCE_BYTES + 1;
+    char *big = malloc(n + 1);
+    cr_assert(big);
+    memset(big, ' ', n);
+    big[n] = 0;
+    bool ok = lex_n(big, n);
+    free(big);
+    cr_assert(!ok);
+    cr_assert_str_eq(ctx.log.data, "t.py: error: source file too large (8388609 bytes; tilec reads at most 8 MiB)\n");
+}
+
+Test(lexer, long_line_excerpt)
+{
+    char line[1200];
+    memset(line, 'a', sizeof line);
+    line[0] = 'x';
+    line[1] = '=';
+    line[1000] = '$';
+    line[sizeof line - 1] = 0;
+    cr_assert(!lex(line));
+    cr_assert(strstr(ctx.log.data, "t.py:1:1001: error: unexpected character '$'\n  ..."));
+    /* the excerpt is about 100 columns wide and the caret sits under the '$' */
+    const char *excerpt = strchr(ctx.log.data, '\n') + 1;
+    const char *eol = strchr(excerpt, '\n');
+    cr_assert_lt(eol - excerpt, 120);
+    const char *dollar = memchr(excerpt, '$', (size_t)(eol - excerpt));
+    cr_assert(dollar);
+    const char *caret = strchr(eol + 1, '^');
+    cr_assert_eq(caret - (eol + 1), dollar - excerpt);
 }
