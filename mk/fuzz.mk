@@ -59,7 +59,7 @@ fuzz: fuzz-build fuzz-seeds
 	        -artifact_prefix=$(FUZZ_DIR)/crash-$$t- \
 	        $(FUZZ_DIR)/corpus-$$t $(FUZZ_DIR)/seeds > $(FUZZ_DIR)/$$t.log 2>&1 \
 	        || { tail -n 60 $(FUZZ_DIR)/$$t.log; exit 1; }; \
-	    grep -E '^(#[0-9]+ +DONE|stat::)' $(FUZZ_DIR)/$$t.log; \
+	    grep -E '^(#[0-9]+[[:space:]]+DONE|stat::)' $(FUZZ_DIR)/$$t.log; \
 	done
 
 fuzz-afl: fuzz-afl-build fuzz-seeds

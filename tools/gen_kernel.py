@@ -336,19 +336,25 @@ class Gen:
             out_numel = {"tile": M * stride, "rows": M, "cols": grid * self.bn}
 
         self.lines = body
-        loop = self.pick(None, None, "range", "static_range", "carried")
-        if loop == "range":
+        loop = self.pick(None, None, "range", "static_range", "carried", "while")
+        if loop in ("range", "while"):
             sizes.append(("iters", rng.randint(0, 4), False))
         depth = rng.randint(1, 4)
         e = self.expr(depth)
-        if loop in ("range", "static_range"):
+        if loop in ("range", "static_range", "while"):
             it = "tl.static_range(3)" if loop == "static_range" else "range(0, iters)"
             acc_dtype = "fp32" if is_float(e.dtype) else e.dtype
             shape = "[BLOCK]" if self.rank == 1 else "[BLOCK_M, BLOCK_N]"
             self.lines.append(f"    acc = tl.zeros({shape}, dtype={TL[acc_dtype]})")
-            self.lines.append(f"    for it in {it}:")
+            if loop == "while":
+                self.lines.append("    it = 0")
+                self.lines.append("    while it < iters:")
+            else:
+                self.lines.append(f"    for it in {it}:")
             step = f"({e.text})" if self.chance(0.5) else f"({e.text}) * (it + 1)"
             self.lines.append(f"        acc += {step}")
+            if loop == "while":
+                self.lines.append("        it += 1")
             mag = e.mag * 4 * (4 if "it + 1" in step else 1)
             e = self.bound(Expr("acc", acc_dtype, mag, not is_float(acc_dtype)))
         elif loop == "carried":
@@ -396,6 +402,12 @@ class Gen:
                 else:
                     self.lines.append(f"    tl.store(out1_ptr + pid * BLOCK_N + cols, tl.{red}({src}, axis=0))")
                     outs.append(("out1_ptr", rd, out_numel["cols"]))
+        if not is_float(res_dtype) and self.chance(0.3):
+            fn = self.pick("atomic_add", "atomic_min", "atomic_xor")
+            red2 = {"atomic_add": "sum", "atomic_min": "min", "atomic_xor": "xor_sum"}[fn]
+            fill = "1000000" if red2 == "min" else "0"
+            self.lines.append(f"    tl.{fn}(out2_ptr, tl.{red2}(tl.where(mask, res, {fill}).to(tl.int32)))")
+            outs.append(("out2_ptr", "i32", 1))
         for name, d, numel in outs:
             params.append(name)
             rtol, atol = TOL.get(d, (0, 0))
