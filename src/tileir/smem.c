@@ -88,36 +88,73 @@ int smem_wavefronts_extra(const int *addr, int bytes)
     return extra;
 }
 
-/* Extra wavefronts over every register and warp of a write or read of a
- * tile in layout m to a row-major buffer of `shape` padded as given. */
-static int count_tile_access(const LayoutMap *m, int bytes, int pad_log2, int pad)
+/* The row-major (unpadded) element index that each lane touches in every
+ * warp-wide access of a tile in layout m: (warps x registers) accesses of 32
+ * lanes.  Padding is applied later, so one exchange is laid out once and
+ * every padding candidate only re-counts. */
+static int *tile_accesses(Arena *a, const LayoutMap *m, int *naccess)
 {
-    int total = 0, c[TIR_MAX_RANK];
+    *naccess = (1 << m->nwarp) << m->nreg;
+    int *lin = NEW_ARRAY(a, int, (size_t)*naccess * 32), *p = lin, c[TIR_MAX_RANK];
     for (int w = 0; w < (1 << m->nwarp); w++)
-        for (int r = 0; r < (1 << m->nreg); r++) {
-            int addr[32];
+        for (int r = 0; r < (1 << m->nreg); r++)
             for (int l = 0; l < 32; l++) {
                 coords(m, r, l, w, c);
-                addr[l] = smem_padded(smem_row_major(m->shape, m->rank, c), pad_log2, pad);
+                *p++ = smem_row_major(m->shape, m->rank, c);
             }
-            total += smem_wavefronts_extra(addr, bytes);
-        }
+    return lin;
+}
+
+/* Extra wavefronts over the accesses, with the buffer padded as given. */
+static int count_accesses(const int *lin, int naccess, int bytes, int pad_log2, int pad)
+{
+    int total = 0;
+    for (int i = 0; i < naccess; i++, lin += 32) {
+        int addr[32];
+        for (int l = 0; l < 32; l++)
+            addr[l] = smem_padded(lin[l], pad_log2, pad);
+        total += smem_wavefronts_extra(addr, bytes);
+    }
     return total;
 }
 
-int smem_convert_conflicts(const Op *op, int pad_log2, int pad)
+/* Both sides of a conversion: the producer's writes and the consumer's reads. */
+typedef struct ConvertAccesses {
+    int *write, nwrite, *read, nread, bytes;
+} ConvertAccesses;
+
+static ConvertAccesses convert_accesses(Arena *a, const Op *op)
 {
     LayoutMap s, d;
     value_map(op->args[0], &s);
     value_map(op->results[0], &d);
-    int bytes = smem_elem_bytes(op->args[0]->type);
-    return count_tile_access(&s, bytes, pad_log2, pad) + count_tile_access(&d, bytes, pad_log2, pad);
+    ConvertAccesses ca;
+    ca.write = tile_accesses(a, &s, &ca.nwrite);
+    ca.read = tile_accesses(a, &d, &ca.nread);
+    ca.bytes = smem_elem_bytes(op->args[0]->type);
+    return ca;
 }
 
-static void plan_convert(Op *op)
+static int convert_conflicts(const ConvertAccesses *ca, int pad_log2, int pad)
+{
+    return count_accesses(ca->write, ca->nwrite, ca->bytes, pad_log2, pad) +
+           count_accesses(ca->read, ca->nread, ca->bytes, pad_log2, pad);
+}
+
+int smem_convert_conflicts(const Op *op, int pad_log2, int pad)
+{
+    Arena a = {0};
+    ConvertAccesses ca = convert_accesses(&a, op);
+    int c = convert_conflicts(&ca, pad_log2, pad);
+    arena_free(&a);
+    return c;
+}
+
+static void plan_convert(Arena *a, Op *op)
 {
     Type t = op->args[0]->type;
     int n = type_numel(t), bytes = smem_elem_bytes(t);
+    ConvertAccesses ca = convert_accesses(a, op);
     int best = -1, best_log2 = 0, best_pad = 0;
     int unit = bytes >= 4 ? 1 : 4 / bytes; /* pad by whole words */
     int pads[] = {0, 1, 2, 4, 8};
@@ -126,7 +163,7 @@ static void plan_convert(Op *op)
             int pad = pads[p] * unit;
             if (!pad && k > 5)
                 continue;
-            int c = smem_convert_conflicts(op, k, pad);
+            int c = convert_conflicts(&ca, k, pad);
             if (best < 0 || c < best) {
                 best = c, best_log2 = k, best_pad = pad;
             }
@@ -200,7 +237,7 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
         op->smem_bytes = 0;
         op->smem_keep_sync = true;
         switch (op->kind) {
-        case OP_CONVERT: plan_convert(op); break;
+        case OP_CONVERT: plan_convert(a, op); break;
         case OP_REDUCE: plan_reduce(op); break;
         case OP_SCAN: plan_scan(op); break;
         case OP_ATOMIC_RMW:
