@@ -766,8 +766,8 @@ static bool cheap_to_recompute(const Value *v, int *budget)
 
 /* A copy of v's definition in layout `to`, its tensor operands recomputed
  * the same way (or reused where they are readable in place), inserted in b
- * before position *at. */
-static Value *recompute(Assign *A, Block *b, int *at, Value *v, Layout *to)
+ * before position *at, where `user` needs it (whose statement it is shown under). */
+static Value *recompute(Assign *A, Block *b, int *at, Value *v, Layout *to, const Op *user)
 {
     if (!v->type.rank || readable(v, -1, to, v->type))
         return v;
@@ -784,12 +784,12 @@ static Value *recompute(Assign *A, Block *b, int *at, Value *v, Layout *to)
         Layout *want = to;
         if (d->kind == OP_EXPAND_DIMS)
             want = layout_slice(a, A->f, to, (int)d->iattr[0]);
-        args[k] = x->type.rank ? recompute(A, b, at, x, want) : x;
+        args[k] = x->type.rank ? recompute(A, b, at, x, want, user) : x;
     }
     Op *c = tir_op_new(a, A->f, d->kind, d->nargs, args, 1, &v->type);
     memcpy(c->iattr, d->iattr, sizeof c->iattr);
     c->fattr = d->fattr;
-    c->stmt = d->stmt;
+    c->stmt = user->stmt;
     c->loc = d->loc;
     Value *r = c->results[0];
     r->layout = to;
@@ -811,7 +811,7 @@ static void fix_operand(Assign *A, Block *b, int *at, Op *op, int k, Layout *to,
     Layout *want = insert_dim >= 0 ? layout_slice(&A->ctx->arena, A->f, to, insert_dim) : to;
     int budget = 16;
     if (op->kind != OP_YIELD && cheap_to_recompute(v, &budget)) {
-        op->args[k] = recompute(A, b, at, v, want);
+        op->args[k] = recompute(A, b, at, v, want, op);
         return;
     }
     Op *c = new_convert(A, v, want, op);
@@ -1139,7 +1139,7 @@ static void print_vec(StrBuf *out, const int *v, int n)
 void layout_describe(StrBuf *out, const Layout *l)
 {
     if (l->kind == LAYOUT_SLICE) {
-        sb_printf(out, "L%d: slice of L%d along dim %d (a reduction's result: threads that differed only along dim %d hold the same elements)",
+        sb_printf(out, "L%d: slice of L%d along dim %d (threads that differ only along dim %d hold the same elements)",
                   l->id, l->parent->id, l->slice_dim, l->slice_dim);
         return;
     }

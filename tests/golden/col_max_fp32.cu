@@ -21,10 +21,10 @@
 //   L0: blocked 32x64, sizePerThread [1, 4], threadsPerWarp [2, 16], warpsPerCTA [4, 1], order [1, 0]
 //       at 32x64, a thread owns rows (lane >> 4) + (warp << 1) + {0, 8, 16, 24}; columns ((lane & 15) << 2) + 0..3
 //       16 registers per thread per tile value
-//   L1: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
+//   L1: slice of L0 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 64, a thread owns elements ((lane & 15) << 2) + 0..3 (replicated: 8 threads hold each element)
 //       4 registers per thread per tile value
-//   L2: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
+//   L2: slice of L0 along dim 1 (threads that differ only along dim 1 hold the same elements)
 //       at 32, a thread owns elements (lane >> 4) + (warp << 1) + {0, 8, 16, 24} (replicated: 16 threads hold each element)
 //       4 registers per thread per tile value
 

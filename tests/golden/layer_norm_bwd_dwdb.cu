@@ -25,10 +25,10 @@
 //   L0: blocked 32x64, sizePerThread [1, 1], threadsPerWarp [1, 32], warpsPerCTA [2, 2], order [1, 0]
 //       at 32x64, a thread owns rows (warp >> 1) + 2*i for i < 16; columns lane + ((warp & 1) << 5)
 //       16 registers per thread per tile value
-//   L1: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
+//   L1: slice of L0 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 64, a thread owns elements lane + ((warp & 1) << 5) (replicated: 2 threads hold each element)
 //       1 register per thread per tile value
-//   L2: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
+//   L2: slice of L0 along dim 1 (threads that differ only along dim 1 hold the same elements)
 //       at 32, a thread owns elements (warp >> 1) + 2*i for i < 16 (replicated: 64 threads hold each element)
 //       16 registers per thread per tile value
 

@@ -23,10 +23,10 @@
 //   L1: blocked 32x128, sizePerThread [1, 1], threadsPerWarp [1, 32], warpsPerCTA [1, 4], order [1, 0]
 //       at 32x128, a thread owns rows 0..31; columns lane + (warp << 5)
 //       32 registers per thread per tile value
-//   L2: slice of L1 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
+//   L2: slice of L1 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 128, a thread owns elements lane + (warp << 5)
 //       1 register per thread per tile value
-//   L3: slice of L1 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
+//   L3: slice of L1 along dim 1 (threads that differ only along dim 1 hold the same elements)
 //       at 32, a thread owns elements 0..31 (replicated: 128 threads hold each element)
 //       32 registers per thread per tile value
 

@@ -22,10 +22,10 @@
 //   L0: blocked 4x1024, sizePerThread [1, 4], threadsPerWarp [1, 32], warpsPerCTA [1, 4], order [1, 0]
 //       at 4x1024, a thread owns rows 0..3; columns (lane << 2) + (warp << 7) + {0, 1, 2, 3, 512, 513, 514, 515}
 //       32 registers per thread per tile value
-//   L1: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
+//   L1: slice of L0 along dim 1 (threads that differ only along dim 1 hold the same elements)
 //       at 4, a thread owns elements 0..3 (replicated: 128 threads hold each element)
 //       4 registers per thread per tile value
-//   L2: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
+//   L2: slice of L0 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 1024, a thread owns elements (lane << 2) + (warp << 7) + {0, 1, 2, 3, 512, 513, 514, 515}
 //       8 registers per thread per tile value
 

@@ -24,16 +24,16 @@
 //   L1: blocked 128x128, sizePerThread [4, 1], threadsPerWarp [32, 1], warpsPerCTA [1, 8], order [0, 1]
 //       at 128x128, a thread owns rows (lane << 2) + 0..3; columns warp + 8*i for i < 16
 //       64 registers per thread per tile value
-//   L2: slice of L0 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
+//   L2: slice of L0 along dim 1 (threads that differ only along dim 1 hold the same elements)
 //       at 128, a thread owns elements warp + 8*i for i < 16 (replicated: 32 threads hold each element)
 //       16 registers per thread per tile value
-//   L3: slice of L0 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
+//   L3: slice of L0 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 128, a thread owns elements (lane << 2) + 0..3 (replicated: 8 threads hold each element)
 //       4 registers per thread per tile value
-//   L4: slice of L1 along dim 0 (a reduction's result: threads that differed only along dim 0 hold the same elements)
+//   L4: slice of L1 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 128, a thread owns elements warp + 8*i for i < 16 (replicated: 32 threads hold each element)
 //       16 registers per thread per tile value
-//   L5: slice of L1 along dim 1 (a reduction's result: threads that differed only along dim 1 hold the same elements)
+//   L5: slice of L1 along dim 1 (threads that differ only along dim 1 hold the same elements)
 //       at 128, a thread owns elements (lane << 2) + 0..3 (replicated: 8 threads hold each element)
 //       4 registers per thread per tile value
 
@@ -229,17 +229,15 @@ transpose_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t M, int32_
     #pragma unroll
     for (int e = 0; e < 64; ++e)
         tilec::load<1>(&x[e], (X + (rows[(e >> 2)] * stride_x)) + cols[(e & 3)], mask[e], 0.0f);
-    // transpose.py:23  cols = tl.program_id(axis=1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    // transpose.py:26  tl.store(Y + cols[None, :] * stride_y + rows[:, None], x, mask=mask)
     int32_t cols_2[16];  // [128] i32, L4
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         cols_2[e] = tmp_2 + (L0_row + (e << 3));
-    // transpose.py:22  rows = tl.program_id(axis=0) * BLOCK_M + tl.arange(0, BLOCK_M)
     int32_t rows_2[4];  // [128] i32, L5
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         rows_2[e] = tmp + (L0_col + e);
-    // transpose.py:26  tl.store(Y + cols[None, :] * stride_y + rows[:, None], x, mask=mask)
     float x_2[64];  // [128x128] fp32, L1
     {  // L0 -> L1 through shared memory (cvt0)
         float *buf = reinterpret_cast<float *>(smem + 0);
@@ -252,12 +250,10 @@ transpose_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t M, int32_
             x_2[e] = buf[cvt0_at(L0_col + (e & 3), L0_row + ((e >> 2) << 3))];
         // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
     }
-    // transpose.py:24  mask = (rows[:, None] < M) & (cols[None, :] < N)
     bool mask_2[64];  // [128x128] i1, L1
     #pragma unroll
     for (int e = 0; e < 64; ++e)
         mask_2[e] = (rows_2[(e & 3)] < M) & (cols_2[(e >> 2)] < N);
-    // transpose.py:26  tl.store(Y + cols[None, :] * stride_y + rows[:, None], x, mask=mask)
     #pragma unroll
     for (int e = 0; e < 64; ++e)
         if (mask_2[e])
