@@ -888,20 +888,25 @@ static void elem_loop_close(Emitter *E, int n, int step)
 }
 
 /* The same for a body of several statements (`multi`): in braces, which
- * also scope its temporaries; a single register gets braces and no loop. */
-static const char *elem_open(Emitter *E, int n, bool multi)
+ * also scope its temporaries; a single step gets braces and no loop. */
+static const char *elem_open_step(Emitter *E, int n, int step, bool multi)
 {
     if (!multi)
-        return elem_loop_open(E, n, 1);
-    if (n > 1) {
+        return elem_loop_open(E, n, step);
+    if (n > step) {
         line(E, "#pragma unroll");
-        line(E, "for (int e = 0; e < %d; ++e) {", n);
+        if (step == 1)
+            line(E, "for (int e = 0; e < %d; ++e) {", n);
+        else
+            line(E, "for (int e = 0; e < %d; e += %d) {", n, step);
     } else {
         line(E, "{");
     }
     E->indent++;
-    return n > 1 ? "e" : "0";
+    return n > step ? "e" : "0";
 }
+
+static const char *elem_open(Emitter *E, int n, bool multi) { return elem_open_step(E, n, 1, multi); }
 
 static void elem_close(Emitter *E, int n, bool multi)
 {
@@ -949,7 +954,7 @@ static void declare_var(Emitter *E, const Value *v)
  * the constancy AxisInfo proves along that dimension.  Triton computes such
  * values once per run too; for a mask `cols < N` with N a multiple of 16 it
  * turns one predicate per element into one per vector. */
-static int const_run(const Value *v)
+static int const_run(const Value *v, int *dim)
 {
     if (!v->type.rank || !v->layout)
         return 1;
@@ -957,7 +962,7 @@ static int const_run(const Value *v)
     value_map(v, &m);
     if (!m.nreg || m.reg[0].dim < 0)
         return 1;
-    int d = m.reg[0].dim, k = 0;
+    int d = *dim = m.reg[0].dim, k = 0;
     while (k < m.nreg && m.reg[k].dim == d && m.reg[k].bit == k)
         k++;
     int run = 1;
@@ -978,31 +983,19 @@ static void emit_assign(Emitter *E, const Op *op)
         }
         declare_var(E, v);
     }
-    int run = const_run(v), n = nregs(v);
+    int dim = 0, run = const_run(v, &dim), n = nregs(v);
     if (run < 2 || op->kind == OP_MAKE_RANGE) {
         fill(E, name, v, op_elem, op);
         return;
     }
-    LayoutMap m;
-    value_map(v, &m);
     line(E, "// the same value in each run of %d registers (constancy %lld along dim %d): computed once per run",
-         run, (long long)v->ax.constancy[m.reg[0].dim], m.reg[0].dim);
-    const char *i = "0";
-    if (n > run) {
-        line(E, "#pragma unroll");
-        line(E, "for (int e = 0; e < %d; e += %d) {", n, run);
-        E->indent++;
-        i = "e";
-    } else {
-        line(E, "{");
-        E->indent++;
-    }
+         run, (long long)v->ax.constancy[dim], dim);
+    const char *i = elem_open_step(E, n, run, true);
     line(E, "%s = %s;", const_decl(E, type_elem(v->type), "same"), op_expr(E, op, i));
     line(E, "#pragma unroll");
     line(E, "for (int j = 0; j < %d; ++j)", run);
     line(E, "    %s[%s] = same;", name, n > run ? "e + j" : "j");
-    E->indent--;
-    line(E, "}");
+    elem_close(E, n, true);
 }
 
 /* The barrier after an exchange's reads, unless the next exchange's barrier does its job (tir_smem). */
