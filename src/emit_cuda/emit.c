@@ -2010,72 +2010,16 @@ static void emit_block(Emitter *E, const Block *b)
 
 /* ---- grid expression (host) ------------------------------------------------------------- */
 
-/* The --grid text is read by the project's own lexer and parser, with the
- * grid as the current source so that errors point into it; the expression
- * tree is then printed as host C over the launcher's arguments. */
-
-static const char *grid_c(Emitter *E, const Node *n)
-{
-    Ctx *ctx = E->ctx;
-    switch (n->kind) {
-    case N_INT: return fmt(E, "%lldll", (long long)n->ival);
-    case N_NAME: {
-        const TirFunc *f = E->f;
-        for (int i = 0; i < f->params.len; i++) {
-            const KernelParam *kp = &f->params.data[i];
-            if (strcmp(kp->name, n->name))
-                continue;
-            if (kp->value && dtype_is_int(kp->type.dtype))
-                return fmt(E, "(long long)%s", kp->name);
-            if (!kp->value && kp->spec_text && (isdigit((unsigned char)kp->spec_text[0]) || kp->spec_text[0] == '-'))
-                return fmt(E, "%sll", kp->spec_text);
-            diag_error(ctx, n->loc, "'%s' is not an integer parameter", n->name);
-        }
-        diag_error(ctx, n->loc, "unknown name '%s' (use the kernel's parameter names)", n->name);
-    }
-    case N_BINOP: {
-        const char *op = n->op == TOK_PLUS ? "+" : n->op == TOK_MINUS ? "-" : n->op == TOK_STAR ? "*" :
-                         n->op == TOK_DSLASH ? "/" : n->op == TOK_PERCENT ? "%" : NULL;
-        if (!op)
-            diag_error(ctx, n->loc, "the grid supports + - * // %% on integers, not %s", token_kind_name(n->op));
-        return fmt(E, "(%s %s %s)", grid_c(E, n->lhs), op, grid_c(E, n->rhs));
-    }
-    case N_CALL: {
-        const Node *fn = n->lhs;
-        const char *name = fn->kind == N_NAME || fn->kind == N_ATTR ? fn->name : "";
-        const char *cfn = !strcmp(name, "cdiv") ? "tilec_cdiv" : !strcmp(name, "min") ? "tilec_min" :
-                          !strcmp(name, "max") ? "tilec_max" : NULL;
-        if (!cfn)
-            diag_error(ctx, n->loc, "unknown function in the grid (cdiv, min and max are available)");
-        if (n->items.len != 2 || n->kwargs.len)
-            diag_error(ctx, n->loc, "%s takes two arguments", name);
-        return fmt(E, "%s(%s, %s)", cfn, grid_c(E, n->items.data[0]), grid_c(E, n->items.data[1]));
-    }
-    default: diag_error(ctx, n->loc, "unsupported expression in the grid");
-    }
-}
-
-/* Fills E->grid[0..3) from opt->grid; absent dimensions are 1. */
+/* Fills E->grid[0..3) from opt->grid (tir_grid_compile); absent dimensions are 1. */
 static void parse_grid(Emitter *E)
 {
-    E->grid[0] = E->grid[1] = E->grid[2] = "1";
-    if (!E->opt->grid)
-        return;
-    Ctx *ctx = E->ctx;
-    const Source *kernel_src = ctx->src;
-    Source *gs = NEW(E->a, Source);
-    gs->path = "--grid";
-    gs->text = E->opt->grid;
-    gs->len = strlen(E->opt->grid);
-    ctx->src = gs;
-    Node *n = parse_expression_source(ctx, lex_source(ctx));
-    const NodeList *dims = n->kind == N_TUPLE ? &n->items : NULL;
-    int nd = dims ? dims->len : 1;
-    if (nd < 1 || nd > 3)
-        diag_error(ctx, n->loc, "a grid has one to three dimensions, got %d", nd);
-    for (int d = 0; d < nd; d++)
-        E->grid[d] = grid_c(E, dims ? dims->data[d] : n);
-    ctx->src = kernel_src;
+    GridProg g;
+    tir_grid_compile(E->ctx, E->f, E->opt->grid, &g);
+    const char **names = NEW_ARRAY(E->a, const char *, E->f->params.len + 1);
+    for (int i = 0; i < E->f->params.len; i++)
+        names[i] = E->f->params.data[i].name;
+    for (int d = 0; d < 3; d++)
+        E->grid[d] = tir_grid_c(E->a, &g, d, names);
 }
 
 /* ---- header and launcher --------------------------------------------------------------- */

@@ -216,88 +216,28 @@ static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *
 
 /* ---- the grid, compiled to postfix code ---------------------------------------------- */
 
-typedef Vec(GridOp) GridOps;
-
-/* Mirrors the emitter's grid_c(): the same names, functions and operators. */
-static void grid_node(Translation *t, const tilec_kernel_info *info, const Node *n, GridOps *ops)
+/* tir_grid_compile, then each parameter renumbered to its runtime argument. */
+static bool compile_grid(Translation *t, const TirFunc *f)
 {
     Ctx *ctx = &t->ctx;
-    Arena *a = &ctx->arena;
-    switch (n->kind) {
-    case N_INT: vec_push(a, ops, ((GridOp){GRID_CONST, (long long)n->ival})); return;
-    case N_NAME:
-        for (int i = 0, arg = 0; i < info->num_params; i++) {
-            const tilec_param *p = &info->params[i];
-            if (strcmp(p->name, n->name)) {
-                arg += !p->is_constexpr;
-                continue;
-            }
-            if (!p->is_constexpr && p->kind != TILEC_TYPE_FLOAT && p->kind != TILEC_TYPE_POINTER) {
-                vec_push(a, ops, ((GridOp){GRID_ARG, arg}));
-                return;
-            }
-            char *end;
-            errno = 0;
-            long long v = p->value ? strtoll(p->value, &end, 10) : 0;
-            if (p->is_constexpr && p->value && !errno && end != p->value && !*end) {
-                vec_push(a, ops, ((GridOp){GRID_CONST, v}));
-                return;
-            }
-            diag_error(ctx, n->loc, "'%s' is not an integer parameter", n->name);
-        }
-        diag_error(ctx, n->loc, "unknown name '%s' (use the kernel's parameter names)", n->name);
-    case N_BINOP: {
-        GridOpKind k = n->op == TOK_PLUS ? GRID_ADD : n->op == TOK_MINUS ? GRID_SUB : n->op == TOK_STAR ? GRID_MUL :
-                       n->op == TOK_DSLASH ? GRID_DIV : n->op == TOK_PERCENT ? GRID_MOD : GRID_CONST;
-        if (k == GRID_CONST)
-            diag_error(ctx, n->loc, "the grid supports + - * // %% on integers");
-        grid_node(t, info, n->lhs, ops);
-        grid_node(t, info, n->rhs, ops);
-        vec_push(a, ops, ((GridOp){k, 0}));
-        return;
-    }
-    case N_CALL: {
-        const Node *fn = n->lhs;
-        const char *name = fn->kind == N_NAME || fn->kind == N_ATTR ? fn->name : "";
-        GridOpKind k = !strcmp(name, "cdiv") ? GRID_CDIV : !strcmp(name, "min") ? GRID_MIN :
-                       !strcmp(name, "max") ? GRID_MAX : GRID_CONST;
-        if (k == GRID_CONST || n->items.len != 2 || n->kwargs.len)
-            diag_error(ctx, n->loc, "the grid calls cdiv, min and max with two arguments");
-        grid_node(t, info, n->items.data[0], ops);
-        grid_node(t, info, n->items.data[1], ops);
-        vec_push(a, ops, ((GridOp){k, 0}));
-        return;
-    }
-    default: diag_error(ctx, n->loc, "unsupported expression in the grid");
-    }
-}
-
-static bool compile_grid(Translation *t)
-{
-    const char *grid = t->pub.info.grid;
-    if (!grid)
-        return true;
-    Ctx *ctx = &t->ctx;
-    Source *gs = NEW(&ctx->arena, Source);
-    gs->path = "--grid";
-    gs->text = grid;
-    gs->len = strlen(grid);
     jmp_buf jb;
     ctx->on_error = &jb;
-    ctx->src = gs;
     bool ok = true;
     if (setjmp(jb)) {
         ok = false;
     } else {
-        Node *n = parse_expression_source(ctx, lex_source(ctx));
-        const NodeList *dims = n->kind == N_TUPLE ? &n->items : NULL;
-        t->grid.ndims = dims ? dims->len : 1;
-        for (int d = 0; d < t->grid.ndims && d < 3; d++) {
-            GridOps ops = {0};
-            grid_node(t, &t->pub.info, dims ? dims->data[d] : n, &ops);
-            t->grid.ops[d] = ops.data;
-            t->grid.nops[d] = ops.len;
-        }
+        tir_grid_compile(ctx, f, t->pub.info.grid, &t->grid);
+        for (int d = 0; d < t->grid.ndims; d++)
+            for (int i = 0; i < t->grid.nops[d]; i++) {
+                GridOp *op = &t->grid.ops[d][i];
+                if (op->kind != GRID_PARAM)
+                    continue;
+                for (int arg = 0; arg < t->pub.info.num_args; arg++)
+                    if (t->arg_param[arg] == op->v) {
+                        op->v = arg;
+                        break;
+                    }
+            }
     }
     ctx->on_error = NULL;
     ctx->src = &t->src;
@@ -312,7 +252,7 @@ bool rt_grid_eval(const GridProg *g, const long long *argv, long long dims[3], c
         int sp = 0;
         for (int i = 0; i < g->nops[d]; i++) {
             GridOp op = g->ops[d][i];
-            if (op.kind == GRID_CONST || op.kind == GRID_ARG) {
+            if (op.kind == GRID_CONST || op.kind == GRID_PARAM) {
                 if (sp == GRID_MAX_STACK) {
                     *err = "the grid expression is too deeply nested";
                     return false;
@@ -345,33 +285,6 @@ bool rt_grid_eval(const GridProg *g, const long long *argv, long long dims[3], c
         }
     }
     return true;
-}
-
-char *rt_grid_c(Arena *a, const GridProg *g, int dim, const char *const *names)
-{
-    if (dim >= g->ndims)
-        return "1";
-    char *st[GRID_MAX_STACK];
-    int sp = 0;
-    for (int i = 0; i < g->nops[dim]; i++) {
-        GridOp op = g->ops[dim][i];
-        if (op.kind == GRID_CONST || op.kind == GRID_ARG) {
-            if (sp < GRID_MAX_STACK)
-                st[sp++] = op.kind == GRID_CONST ? arena_printf(a, "%lldLL", op.v)
-                                                 : arena_printf(a, "(long long)%s", names[op.v]);
-            continue;
-        }
-        char *r = st[--sp], *l = st[--sp];
-        static const char *const infix[] = {[GRID_ADD] = "+", [GRID_SUB] = "-", [GRID_MUL] = "*", [GRID_DIV] = "/",
-                                            [GRID_MOD] = "%"};
-        switch (op.kind) {
-        case GRID_CDIV: st[sp++] = arena_printf(a, "((%s + %s - 1) / %s)", l, r, r); break;
-        case GRID_MIN: st[sp++] = arena_printf(a, "(%s < %s ? %s : %s)", l, r, l, r); break;
-        case GRID_MAX: st[sp++] = arena_printf(a, "(%s > %s ? %s : %s)", l, r, l, r); break;
-        default: st[sp++] = arena_printf(a, "(%s %s %s)", l, infix[op.kind], r); break;
-        }
-    }
-    return sp ? st[0] : "1";
 }
 
 /* ---- translation ---------------------------------------------------------------------- */
@@ -449,7 +362,7 @@ tilec_status tilec_translate_source(const char *source, const tilec_translate_op
     t->pub.code_size = t->out.len;
     if (to.emit == EMIT_CUDA && !to.dump && f) {
         fill_info(t, f, &to);
-        if (!compile_grid(t)) {
+        if (!compile_grid(t, f)) {
             collect_diagnostics(t);
             return finish(t, TILEC_ERROR_INPUT, "the grid expression could not be compiled for the host");
         }

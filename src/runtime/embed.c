@@ -180,6 +180,11 @@ static void embed_functions(StrBuf *c, Arena *a, const Translation *t, int nbins
               n, n);
 
     const char **names = arena_alloc(a, sizeof(char *) * (size_t)(info->num_args + 1));
+    if (info->grid)
+        sb_puts(c, "/* the grid's functions, as in the .cu launcher */\n"
+                   "static inline long long tilec_cdiv(long long a, long long b) { return (a + b - 1) / b; }\n"
+                   "static inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }\n"
+                   "static inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }\n\n");
     sb_printf(c, "CUresult %s_launch(const %s_module *m, CUstream stream", n, n);
     if (!info->grid)
         sb_puts(c, ", unsigned grid_x, unsigned grid_y, unsigned grid_z");
@@ -191,8 +196,8 @@ static void embed_functions(StrBuf *c, Arena *a, const Translation *t, int nbins
     sb_puts(c, ")\n{\n    if (!m || !m->function)\n        return CUDA_ERROR_NOT_INITIALIZED;\n");
     if (info->grid) {
         sb_printf(c, "    /* grid = (%s) */\n", info->grid);
-        sb_printf(c, "    const long long gx = %s, gy = %s, gz = %s;\n", rt_grid_c(a, &t->grid, 0, names),
-                  rt_grid_c(a, &t->grid, 1, names), rt_grid_c(a, &t->grid, 2, names));
+        sb_printf(c, "    const long long gx = %s, gy = %s, gz = %s;\n", tir_grid_c(a, &t->grid, 0, names),
+                  tir_grid_c(a, &t->grid, 1, names), tir_grid_c(a, &t->grid, 2, names));
         sb_puts(c, "    if (gx <= 0 || gy <= 0 || gz <= 0)\n        return CUDA_SUCCESS; /* nothing to do */\n");
     } else {
         sb_puts(c, "    const unsigned gx = grid_x, gy = grid_y, gz = grid_z;\n"

@@ -18,32 +18,11 @@
 
 /* ---- the grid expression, compiled for the host ---------------------------------------- */
 
-/* One dimension of --grid as postfix code over the runtime arguments. */
-typedef enum GridOpKind {
-    GRID_CONST,   /* push v */
-    GRID_ARG,     /* push runtime argument v (an integer parameter) */
-    GRID_ADD, GRID_SUB, GRID_MUL, GRID_DIV, GRID_MOD, /* C semantics on long long, as the .cu launcher */
-    GRID_CDIV, GRID_MIN, GRID_MAX,
-} GridOpKind;
-
-typedef struct GridOp {
-    GridOpKind kind;
-    long long v;
-} GridOp;
-
-typedef struct GridProg {
-    int ndims;            /* 0: no grid expression */
-    GridOp *ops[3];
-    int nops[3];
-} GridProg;
-
-#define GRID_MAX_STACK 64
-
-/* Evaluates the three dimensions for `argv` (integer values of the runtime arguments);
- * false with a message on division by zero or a value out of range. */
+/* A translation's grid is tir_grid_compile's program with each GRID_PARAM
+ * renumbered to its runtime argument.  rt_grid_eval evaluates the three
+ * dimensions for `argv` (integer values of the runtime arguments); false with
+ * a message on division by zero or a value out of range. */
 bool rt_grid_eval(const GridProg *g, const long long *argv, long long dims[3], const char **err);
-/* The dimension as C over names[arg] (for generated launchers). */
-char *rt_grid_c(Arena *a, const GridProg *g, int dim, const char *const *names);
 
 /* ---- translations -------------------------------------------------------------------- */
 

@@ -28,9 +28,7 @@ typedef struct Worst {
 
 static void value_cost(const Value *v, int *elems, int *regs)
 {
-    LayoutMap m;
-    value_map(v, &m);
-    *elems = 1 << m.nreg;
+    *elems = value_regs(v);
     int bits = dtype_bits(v->type.dtype);
     *regs = *elems * (bits > 32 ? 2 : 1);
 }

@@ -404,6 +404,38 @@ void tir_simplify(Ctx *ctx, TirFunc *f);        /* dead code, use counts */
 void tir_axisinfo(Ctx *ctx, TirFunc *f);
 void tir_layouts(Ctx *ctx, TirFunc *f);
 
+/* ---- the launch grid (--grid) ------------------------------------------ */
+
+/* One dimension of the grid as postfix code over long long values, with C's
+ * semantics (as the .cu launcher computes it). */
+typedef enum GridOpKind {
+    GRID_CONST,   /* push v */
+    GRID_PARAM,   /* push an integer parameter: v indexes f->params (the library renumbers
+                     it to the runtime argument before evaluating) */
+    GRID_ADD, GRID_SUB, GRID_MUL, GRID_DIV, GRID_MOD,
+    GRID_CDIV, GRID_MIN, GRID_MAX,
+} GridOpKind;
+
+typedef struct GridOp {
+    GridOpKind kind;
+    long long v;
+} GridOp;
+
+typedef struct GridProg {
+    int ndims;            /* 0: no grid expression */
+    GridOp *ops[3];
+    int nops[3];
+} GridProg;
+
+#define GRID_MAX_STACK 64
+
+/* Reads `text` (NULL: no grid) against f's parameters; errors through diag_error,
+ * pointing into the grid text. */
+void tir_grid_compile(Ctx *ctx, const TirFunc *f, const char *text, GridProg *g);
+/* Dimension `dim` as C ("1" when absent); names[v] spells a GRID_PARAM's v.  Calls
+ * tilec_cdiv/tilec_min/tilec_max, which the launchers define. */
+char *tir_grid_c(Arena *a, const GridProg *g, int dim, const char *const *names);
+
 /* ---- printing -------------------------------------------------------- */
 
 void tir_print(StrBuf *out, const TirFunc *f, bool with_analyses);

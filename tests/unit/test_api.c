@@ -466,7 +466,7 @@ Test(api_embed, generated_c_has_the_launchers)
     cr_assert_eq(tilec_generate_embed(ctx, t, (const tilec_binary *const *)&b, 1, &c, &h), TILEC_OK);
     cr_assert_not_null(strstr(h, "CUresult add_kernel_launch(const add_kernel_module *m, CUstream stream, CUdeviceptr "
                                  "x_ptr, CUdeviceptr y_ptr, CUdeviceptr output_ptr, int32_t n_elements);"));
-    cr_assert_not_null(strstr(c, "const long long gx = (((long long)n_elements + 1024LL - 1) / 1024LL), gy = 1, gz = 1;"));
+    cr_assert_not_null(strstr(c, "const long long gx = tilec_cdiv((long long)n_elements, 1024ll), gy = 1, gz = 1;"));
     cr_assert_not_null(strstr(c, "{80, 1, add_kernel_image0}"));
     tilec_free(c);
     tilec_free(h);
