@@ -18,6 +18,8 @@
  */
 #include "tir.h"
 
+#include <limits.h>
+
 #include <string.h>
 
 int smem_elem_bytes(Type t) { return t.dtype == DT_PTR ? 8 : (dtype_bits(t.dtype) + 7) / 8; }
@@ -59,8 +61,30 @@ int smem_padded(int lin, int pad_log2, int pad) { return pad ? lin + (lin >> pad
 /* Extra wavefronts of one warp-wide access: `addr[l]` is lane l's element
  * index (-1: inactive).  Lanes reading the same 4-byte word share it; 8-byte
  * accesses go in two half-warp phases. */
+/* One warp-wide access of elements of at most 4 bytes: each lane touches one
+ * word, and a bank's distinct words are its wavefronts. */
+static int narrow_wavefronts_extra(const int *addr, int bytes)
+{
+    int words[32][32], nw[32] = {0}, worst = 1;
+    for (int l = 0; l < 32; l++) {
+        if (addr[l] < 0)
+            continue;
+        int word = addr[l] * bytes / 4, bank = word & 31, j = 0;
+        while (j < nw[bank] && words[bank][j] != word)
+            j++;
+        if (j == nw[bank]) {
+            words[bank][nw[bank]++] = word;
+            if (nw[bank] > worst)
+                worst = nw[bank];
+        }
+    }
+    return worst - 1;
+}
+
 int smem_wavefronts_extra(const int *addr, int bytes)
 {
+    if (bytes <= 4)
+        return narrow_wavefronts_extra(addr, bytes);
     int phase = bytes >= 8 ? 16 : 32, extra = 0;
     for (int p0 = 0; p0 < 32; p0 += phase) {
         int words[32][64];
@@ -105,11 +129,12 @@ static int *tile_accesses(Arena *a, const LayoutMap *m, int *naccess)
     return lin;
 }
 
-/* Extra wavefronts over the accesses, with the buffer padded as given. */
-static int count_accesses(const int *lin, int naccess, int bytes, int pad_log2, int pad)
+/* Extra wavefronts over the accesses, with the buffer padded as given; the
+ * count stops once it passes `limit` (a candidate already beaten). */
+static int count_accesses(const int *lin, int naccess, int bytes, int pad_log2, int pad, int limit)
 {
     int total = 0;
-    for (int i = 0; i < naccess; i++, lin += 32) {
+    for (int i = 0; i < naccess && total <= limit; i++, lin += 32) {
         int addr[32];
         for (int l = 0; l < 32; l++)
             addr[l] = smem_padded(lin[l], pad_log2, pad);
@@ -135,17 +160,17 @@ static ConvertAccesses convert_accesses(Arena *a, const Op *op)
     return ca;
 }
 
-static int convert_conflicts(const ConvertAccesses *ca, int pad_log2, int pad)
+static int convert_conflicts(const ConvertAccesses *ca, int pad_log2, int pad, int limit)
 {
-    return count_accesses(ca->write, ca->nwrite, ca->bytes, pad_log2, pad) +
-           count_accesses(ca->read, ca->nread, ca->bytes, pad_log2, pad);
+    int w = count_accesses(ca->write, ca->nwrite, ca->bytes, pad_log2, pad, limit);
+    return w > limit ? w : w + count_accesses(ca->read, ca->nread, ca->bytes, pad_log2, pad, limit - w);
 }
 
 int smem_convert_conflicts(const Op *op, int pad_log2, int pad)
 {
     Arena a = {0};
     ConvertAccesses ca = convert_accesses(&a, op);
-    int c = convert_conflicts(&ca, pad_log2, pad);
+    int c = convert_conflicts(&ca, pad_log2, pad, INT_MAX);
     arena_free(&a);
     return c;
 }
@@ -163,7 +188,7 @@ static void plan_convert(Arena *a, Op *op)
             int pad = pads[p] * unit;
             if (!pad && k > 5)
                 continue;
-            int c = convert_conflicts(&ca, k, pad);
+            int c = convert_conflicts(&ca, k, pad, best < 0 ? INT_MAX : best);
             if (best < 0 || c < best) {
                 best = c, best_log2 = k, best_pad = pad;
             }
@@ -176,8 +201,8 @@ static void plan_convert(Arena *a, Op *op)
     op->smem_pad_log2 = best_log2;
     op->smem_pad = best_pad;
     op->smem_conflicts = best;
-    int last = smem_padded(n - 1, best_log2, best_pad);
-    op->smem_bytes = (last + 1) * bytes;
+    int end = smem_padded(n - 1, best_log2, best_pad);
+    op->smem_bytes = (end + 1) * bytes;
 }
 
 static void op_axis_bits(const Op *op, AxisBits *ab)
