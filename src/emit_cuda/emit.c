@@ -485,7 +485,7 @@ static void plan_block(Emitter *E, Block *b)
             continue;
         Value *v = op->results[0];
         ValInfo *vi = info(E, v);
-        if (op->kind == OP_CONST || op->kind == OP_SPLAT) {
+        if (op->kind == OP_CONST || op->kind == OP_SPLAT || op->kind == OP_TRANS) {
             vi->inl = true;
             continue;
         }
@@ -516,7 +516,8 @@ static void plan_direct_writes(Emitter *E, Op *owner, Block *b, Value **targets)
         ValInfo *vi = info(E, v);
         if (!v->def || v->def->parent != b || v->nuses != 1 || v->def->nres != 1)
             continue;
-        if (!op_is_elementwise(v->def->kind) && v->def->kind != OP_LOAD && v->def->kind != OP_MAKE_RANGE)
+        if (!op_is_elementwise(v->def->kind) && v->def->kind != OP_LOAD && v->def->kind != OP_MAKE_RANGE &&
+            v->def->kind != OP_DOT)
             continue;
         if (v->def->kind == OP_CONST || v->def->kind == OP_SPLAT)
             continue;
@@ -769,6 +770,7 @@ static const char *op_expr(Emitter *E, const Op *op, const char *idx)
     case OP_SPLAT:
     case OP_BROADCAST:
     case OP_EXPAND_DIMS: return ex(E, op->args[0], r, idx);
+    case OP_TRANS: return ex(E, op->args[0], NULL, idx); /* the same registers, dimensions renamed */
     case OP_PROGRAM_ID: return fmt(E, "(int32_t)blockIdx.%c", "xyz"[op->iattr[0]]);
     case OP_NUM_PROGRAMS: return fmt(E, "(int32_t)gridDim.%c", "xyz"[op->iattr[0]]);
     case OP_MAKE_RANGE: {
@@ -1485,6 +1487,341 @@ static void emit_convert(Emitter *E, const Op *op)
     line(E, "}");
 }
 
+
+/* ---- tl.dot: operand staging, ldmatrix, mma.sync, the FMA path ------------------------------- */
+
+/* 32-bit registers of a dot operand fragment (kwidth elements each). */
+static int frag_words(const Value *v) { return nregs(v) / v->layout->kwidth; }
+
+/* The part of the thread's coordinate along d that its warp sets ("0" if none). */
+static const char *warp_part(Emitter *E, const LayoutMap *m, int d)
+{
+    int from[5], to[5], n = 0;
+    for (int i = 0; i < m->nwarp; i++)
+        if (m->warp[i].dim == d)
+            from[n] = i, to[n++] = m->warp[i].bit;
+    return n ? move_bits(E, "warp", from, to, n, m->nwarp) : "0";
+}
+
+/* Registers 0, 1, 2.. of map m holding consecutive elements along d. */
+static int reg_run(const LayoutMap *m, int d)
+{
+    int run = 0;
+    while (run < m->nreg && m->reg[run].dim == d && m->reg[run].bit == run)
+        run++;
+    return 1 << run;
+}
+
+static int log2i(int x)
+{
+    int k = 0;
+    while ((1 << k) < x)
+        k++;
+    return k;
+}
+
+/* The staging buffer's index helper: row * cols + swizzled column. */
+static const char *stage_helper(Emitter *E, const Op *op)
+{
+    const DotStage *s = op->stage;
+    const char *fn = fmt(E, "stage%d_at", E->nbuf++);
+    StrBuf *h = &E->helpers;
+    const char *dims[2][2] = {{"M", "K"}, {"K", "N"}};
+    sb_printf(h, "// %.*s: operand %c of a tl.dot (%dx%d %s, %s x %s), staged in shared memory for the tensor cores,\n",
+              (int)(strlen(fn) - 3), fn, s->op_idx ? 'B' : 'A', op->args[0]->type.shape[0], op->args[0]->type.shape[1],
+              dtype_name(s->dtype), dims[s->op_idx][0], dims[s->op_idx][1]);
+    sb_printf(h, "// as %d rows of %d elements with %s contiguous; %s.\n", s->rows, s->cols,
+              dims[s->op_idx][s->contig_dim],
+              s->ldmatrix ? fmt(E, "read with ldmatrix%s", s->trans ? ".trans (K is not contiguous)" : "")
+                          : "read element by element (ldmatrix cannot transpose 8- or 32-bit elements)");
+    if (s->swz.max_phase > 1)
+        sb_printf(h, "// Swizzle (Triton's vec %d, perPhase %d, maxPhase %d): chunk c of %d elements in row r is stored\n"
+                     "// at chunk c ^ ((r / %d) %% %d), so the 8 rows one ldmatrix reads fall in 8 different bank groups.\n",
+                  s->swz.vec, s->swz.per_phase, s->swz.max_phase, s->swz.vec, s->swz.per_phase, s->swz.max_phase);
+    if (s->nslots > 1)
+        sb_printf(h, "// %d slots of %d bytes: the pipeline's stages, slot i at %d * i elements.\n", s->nslots,
+                  dot_stage_slot_bytes(s), s->rows * s->cols);
+    sb_printf(h, "static __device__ __forceinline__ int %s(int row, int col)\n{\n", fn);
+    if (s->swz.max_phase > 1)
+        sb_printf(h, "    return row * %d + tilec::swizzle<%d, %d, %d>(row, col);\n}\n\n", s->cols, s->swz.vec,
+                  s->swz.per_phase, s->swz.max_phase);
+    else
+        sb_printf(h, "    return row * %d + col;\n}\n\n", s->cols);
+    return fn;
+}
+
+/* The value whose register array holds v's elements in v's order: v, or the
+ * operand of the transposes it is a view of; NULL when v is an expression. */
+static const Value *array_of(Emitter *E, const Value *v)
+{
+    while (info(E, v)->inl && v->def && v->def->kind == OP_TRANS)
+        v = v->def->args[0];
+    return info(E, v)->inl ? NULL : v;
+}
+
+/* Reads the staged operand into r's fragment: ldmatrix, or one element at a time. */
+static void stage_read(Emitter *E, const Op *op, const char *fn, const char *buf)
+{
+    const DotStage *s = op->stage;
+    const Value *r = op->results[0];
+    const char *name = vname(E, r);
+    LayoutMap m;
+    value_map(r, &m);
+    int rd = 1 - s->contig_dim, cd = s->contig_dim;
+    if (!s->ldmatrix) {
+        int n = nregs(r);
+        const char *T = dtype_ctype(s->dtype);
+        const char *e = elem_loop_open(E, n, 1);
+        line(E, "reinterpret_cast<%s *>(%s)[%s] = %s[%s(%s, %s)];", T, name, e, buf, fn, elem_coord(E, r, &m, rd, e),
+             elem_coord(E, r, &m, cd, e));
+        elem_loop_close(E, n, 1);
+        return;
+    }
+    int words = frag_words(r), g = words < 4 ? words : 4;
+    int lw = log2i(r->layout->kwidth), lg = log2i(g);
+    /* lane l addresses row l % 8 of matrix l / 8, which is fragment register (l / 8) % g */
+    const char *coord[2];
+    for (int d = 0; d < 2; d++) {
+        int from[2], to[2], k = 0;
+        for (int t = 0; t < lg; t++)
+            if (m.reg[lw + t].dim == d)
+                from[k] = t, to[k++] = m.reg[lw + t].bit;
+        const char *w = warp_part(E, &m, d);
+        const char *j = k ? move_bits(E, "(lane >> 3)", from, to, k, lg) : "0";
+        const char *x = !strcmp(w, "0") ? j : !strcmp(j, "0") ? w : fmt(E, "%s + %s", w, paren(E, j));
+        if (d == rd)
+            x = !strcmp(x, "0") ? "(lane & 7)" : fmt(E, "%s + (lane & 7)", x);
+        coord[d] = x;
+    }
+    line(E, "// ldmatrix%s.x%d: lane l gives the address of row l %% 8 of 8x8 matrix l / 8", s->trans ? ".trans" : "", g);
+    line(E, "const int ld_row = %s, ld_col = %s;", coord[rd], coord[cd]);
+    const char *q = "0";
+    if (words > g) {
+        line(E, "#pragma unroll");
+        line(E, "for (int q = 0; q < %d; ++q)", words / g);
+        E->indent++;
+        q = "q";
+    }
+    /* the bits of q are fragment registers lw + lg.. */
+    const char *off[2];
+    int qbits = log2i(words / g);
+    for (int d = 0; d < 2; d++) {
+        int from[LMAP_MAX_REG_BITS], to[LMAP_MAX_REG_BITS], k = 0;
+        for (int t = 0; t < qbits; t++)
+            if (m.reg[lw + lg + t].dim == d)
+                from[k] = t, to[k++] = m.reg[lw + lg + t].bit;
+        off[d] = k ? move_bits(E, "q", from, to, k, qbits) : NULL;
+    }
+    const char *row = off[rd] ? fmt(E, "ld_row + %s", paren(E, off[rd])) : "ld_row";
+    const char *col = off[cd] ? fmt(E, "ld_col + %s", paren(E, off[cd])) : "ld_col";
+    line(E, "tilec::ldmatrix<%d, %s>(&%s[%s], &%s[%s(%s, %s)]);", g, s->trans ? "true" : "false", name,
+         words > g ? fmt(E, "%d * q", g) : "0", buf, fn, row, col);
+    (void)q;
+    if (words > g)
+        E->indent--;
+}
+
+/* A convert into a dot operand layout: the tile goes to its swizzled staging
+ * buffer (vector stores where the source holds consecutive elements), then
+ * every warp reads its fragments. */
+static void emit_stage_convert(Emitter *E, const Op *op)
+{
+    const DotStage *s = op->stage;
+    const Value *x = op->args[0], *r = op->results[0];
+    const char *fn = stage_helper(E, op);
+    const char *T = dtype_ctype(s->dtype);
+    line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
+         frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(s->dtype), r->layout->id, s->op_idx ? 'B' : 'A',
+         r->layout->kwidth);
+    line(E, "{  // L%d -> L%d through shared memory (%s)", x->layout->id, r->layout->id, fn);
+    E->indent++;
+    line(E, "%s *buf = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset);
+    LayoutMap sm;
+    value_map(x, &sm);
+    int rd = 1 - s->contig_dim, cd = s->contig_dim;
+    const Value *arr = array_of(E, x);
+    int vec = reg_run(&sm, cd);
+    int cap = 16 * 8 / dtype_bits(s->dtype);
+    if (vec > cap)
+        vec = cap;
+    if (vec > s->swz.vec && s->swz.max_phase > 1)
+        vec = s->swz.vec;
+    if (!arr)
+        vec = 1;
+    int n = nregs(x);
+    const char *e = elem_loop_open(E, n, vec);
+    const char *at = fmt(E, "%s(%s, %s)", fn, elem_coord(E, x, &sm, rd, e), elem_coord(E, x, &sm, cd, e));
+    if (vec > 1)
+        line(E, "tilec::store<%d>(&buf[%s], &%s[%s]);", vec, at, vname(E, arr), e);
+    else
+        line(E, "buf[%s] = %s;", at, ex(E, x, NULL, e));
+    elem_loop_close(E, n, vec);
+    line(E, "__syncthreads();");
+    stage_read(E, op, fn, "buf");
+    trailing_sync(E, op);
+    E->indent--;
+    line(E, "}");
+}
+
+static const char *mma_fn(DType in, DType out)
+{
+    switch (in) {
+    case DT_FP16: return out == DT_FP16 ? "mma_m16n8k16_f16_f16acc" : "mma_m16n8k16_f16";
+    case DT_BF16: return "mma_m16n8k16_bf16";
+    case DT_FP32: return "mma_m16n8k8_tf32";
+    default: return "mma_m16n8k32_s8";
+    }
+}
+
+/* Number of repetitions (per thread) of the 16x8 tile along d in the mma map. */
+static int mma_reps(const LayoutMap *m, int d)
+{
+    int n = 0;
+    for (int i = 2; i < m->nreg; i++)
+        n += m->reg[i].dim == d;
+    return 1 << n;
+}
+
+/* r = acc, unless the dot accumulates in acc's own registers. */
+static void dot_init_result(Emitter *E, const Op *op)
+{
+    const Value *acc = op->args[2], *r = op->results[0];
+    const char *name = vname(E, r);
+    if (!info(E, r)->declared)
+        declare_var(E, r);
+    if (strcmp(name, vname(E, acc)) || info(E, acc)->inl)
+        fill(E, name, r, value_elem, acc);
+}
+
+static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *a, const char *b, int nm, int nn, int nk)
+{
+    const Value *r = op->results[0];
+    const char *name = vname(E, r);
+    bool h = r->type.dtype == DT_FP16;
+    line(E, "#pragma unroll");
+    line(E, "for (int k = 0; k < %d; ++k)", nk);
+    line(E, "#pragma unroll");
+    line(E, "    for (int m = 0; m < %d; ++m)", nm);
+    line(E, "#pragma unroll");
+    line(E, "        for (int n = 0; n < %d; ++n)", nn);
+    const char *acc = fmt(E, "&%s[4 * (n + %d * m)]", name, nn);
+    if (h)
+        acc = fmt(E, "reinterpret_cast<uint32_t *>(%s)", acc);
+    else if (r->type.dtype == DT_I32)
+        acc = fmt(E, "%s", acc);
+    line(E, "            tilec::%s(%s, &%s[4 * (k + %d * m)], &%s[2 * (k + %d * n)]);", fn, acc, a, nk, b, nk);
+}
+
+static void emit_dot_mma(Emitter *E, const Op *op)
+{
+    const Value *a = op->args[0], *b = op->args[1], *r = op->results[0];
+    DType in = a->type.dtype;
+    LayoutMap m;
+    value_map(r, &m);
+    int M = r->type.shape[0], N = r->type.shape[1], K = a->type.shape[1];
+    int ik = 8 * r->layout->kwidth;
+    ik = 8 * dot_kwidth(in);
+    int nm = mma_reps(&m, 0), nn = mma_reps(&m, 1), nk = K / ik;
+    const char *fn = mma_fn(in, r->type.dtype);
+    dot_init_result(E, op);
+    const char *prec = in != DT_FP32 ? "" : op->iattr[0] == DOT_TF32X3 ? ", tf32x3: three tf32 products" : ", tf32";
+    line(E, "// %dx%d += %dx%d @ %dx%d on tensor cores%s: each warp issues %d x %d mma.sync.%s per K step of %d, %d K step%s",
+         M, N, M, K, K, N, prec, nm, nn, strchr(fn, '_') + 1, ik, nk, nk > 1 ? "s" : "");
+    if (in == DT_FP32 && op->iattr[0] == DOT_TF32X3) {
+        const char *an = vname(E, a), *bn = vname(E, b);
+        int wa = frag_words(a), wb = frag_words(b);
+        line(E, "{");
+        E->indent++;
+        line(E, "uint32_t a_big[%d], a_small[%d], b_big[%d], b_small[%d];", wa, wa, wb, wb);
+        line(E, "#pragma unroll");
+        line(E, "for (int i = 0; i < %d; ++i)", wa);
+        line(E, "    a_big[i] = tilec::tf32_big(%s[i]), a_small[i] = tilec::tf32_small(%s[i]);", an, an);
+        line(E, "#pragma unroll");
+        line(E, "for (int i = 0; i < %d; ++i)", wb);
+        line(E, "    b_big[i] = tilec::tf32_big(%s[i]), b_small[i] = tilec::tf32_small(%s[i]);", bn, bn);
+        line(E, "// the small products first, then big * big");
+        emit_mma_loop(E, op, fn, "a_small", "b_big", nm, nn, nk);
+        emit_mma_loop(E, op, fn, "a_big", "b_small", nm, nn, nk);
+        emit_mma_loop(E, op, fn, "a_big", "b_big", nm, nn, nk);
+        E->indent--;
+        line(E, "}");
+        return;
+    }
+    emit_mma_loop(E, op, fn, vname(E, a), vname(E, b), nm, nn, nk);
+}
+
+/* The FMA path (fp64, input_precision="ieee"): A and B through shared
+ * memory row-major; for each k a thread reads the A values of its rows and
+ * the B values of its columns, then updates its results. */
+static void emit_dot_fma(Emitter *E, const Op *op)
+{
+    const Value *a = op->args[0], *b = op->args[1], *r = op->results[0];
+    int M = r->type.shape[0], N = r->type.shape[1], K = a->type.shape[1];
+    const char *T = dtype_ctype(a->type.dtype);
+    dot_init_result(E, op);
+    line(E, "{  // %dx%d += %dx%d @ %dx%d with fused multiply-adds (exact fp32/fp64), A and B through shared memory",
+         M, N, M, K, K, N);
+    E->indent++;
+    line(E, "%s *as = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset);
+    line(E, "%s *bs = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset + dot_fma_b_offset(op));
+    const Value *xs[2] = {a, b};
+    const char *bufs[2] = {"as", "bs"};
+    for (int k = 0; k < 2; k++) {
+        LayoutMap xm;
+        value_map(xs[k], &xm);
+        int n = nregs(xs[k]);
+        const char *e = elem_loop_open(E, n, 1);
+        line(E, "%s[%s * %d + %s] = %s;", bufs[k], paren(E, elem_coord(E, xs[k], &xm, 0, e)), xs[k]->type.shape[1],
+             paren(E, elem_coord(E, xs[k], &xm, 1, e)), ex(E, xs[k], NULL, e));
+        elem_loop_close(E, n, 1);
+    }
+    line(E, "__syncthreads();");
+    LayoutMap m;
+    value_map(r, &m);
+    /* the result's register bits along M (rows) and N (columns) */
+    int rb[2][LMAP_MAX_REG_BITS], nb[2] = {0, 0}, pos[2][LMAP_MAX_REG_BITS];
+    for (int i = 0; i < m.nreg; i++)
+        if (m.reg[i].dim >= 0) {
+            int d = m.reg[i].dim;
+            rb[d][nb[d]] = i;
+            pos[d][nb[d]++] = i;
+        }
+    const char *name = vname(E, r);
+    const char *fma = a->type.dtype == DT_FP64 ? "fma" : "fmaf";
+    line(E, "#pragma unroll 4");
+    line(E, "for (int k = 0; k < %d; ++k) {", K);
+    E->indent++;
+    line(E, "%s a_k[%d], b_k[%d];  // A[row][k] for this thread's rows, B[k][col] for its columns", T, 1 << nb[0], 1 << nb[1]);
+    for (int d = 0; d < 2; d++) {
+        line(E, "#pragma unroll");
+        line(E, "for (int i = 0; i < %d; ++i)", 1 << nb[d]);
+        const char *reg = deposit(E, pos[d], nb[d], "i");
+        const char *c = elem_coord(E, r, &m, d, reg);
+        if (d == 0)
+            line(E, "    a_k[i] = as[%s * %d + k];", paren(E, c), K);
+        else
+            line(E, "    b_k[i] = bs[k * %d + %s];", N, paren(E, c));
+    }
+    int n = nregs(r);
+    line(E, "#pragma unroll");
+    line(E, "for (int e = 0; e < %d; ++e)", n);
+    line(E, "    %s[e] = %s(a_k[%s], b_k[%s], %s[e]);", name, fma, compress(E, rb[0], nb[0], "e", m.nreg),
+         compress(E, rb[1], nb[1], "e", m.nreg), name);
+    E->indent--;
+    line(E, "}");
+    trailing_sync(E, op);
+    E->indent--;
+    line(E, "}");
+}
+
+static void emit_dot(Emitter *E, const Op *op)
+{
+    if (dot_uses_mma(op))
+        emit_dot_mma(E, op);
+    else
+        emit_dot_fma(E, op);
+}
+
 /* ---- atomics and debugging ops ---------------------------------------------------------- */
 
 static bool helper_known(Emitter *E, const char *name)
@@ -1988,7 +2325,13 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_RETURN: line(E, "return;"); break;
     case OP_BARRIER: line(E, "__syncthreads();"); break;
     case OP_REDUCE: emit_reduce(E, op); break;
-    case OP_CONVERT: emit_convert(E, op); break;
+    case OP_CONVERT:
+        if (is_dot_stage(op))
+            emit_stage_convert(E, op);
+        else
+            emit_convert(E, op);
+        break;
+    case OP_DOT: emit_dot(E, op); break;
     case OP_SCAN: emit_scan(E, op); break;
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: emit_atomic(E, op); break;
@@ -2123,7 +2466,8 @@ static void emit_includes(Emitter *E)
     if (half || bf16 || E->f->uses_printf)
         sb_putc(E->out, '\n');
     for (int i = 0; i < tilec_template_count; i++)
-        sb_puts(E->out, tilec_templates[i].text);
+        if (E->f->uses_dot || !strstr(tilec_templates[i].name, "tensorcore"))
+            sb_puts(E->out, tilec_templates[i].text);
     sb_putc(E->out, '\n');
 }
 

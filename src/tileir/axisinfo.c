@@ -207,6 +207,70 @@ static void visit_block(Block *b)
         visit_op(b->ops.data[i]);
 }
 
+/* What holds for both a and b (Triton's AxisInfo join). */
+static AxisInfo join_info(const AxisInfo *a, const AxisInfo *b)
+{
+    AxisInfo j = *a;
+    for (int d = 0; d < a->rank; d++) {
+        j.contiguity[d] = gcd_or(a->contiguity[d], b->contiguity[d]);
+        j.divisibility[d] = gcd_or(a->divisibility[d], b->divisibility[d]);
+        j.constancy[d] = gcd_or(a->constancy[d], b->constancy[d]);
+    }
+    j.has_const = a->has_const && b->has_const && a->const_value == b->const_value;
+    j.const_value = j.has_const ? a->const_value : 0;
+    return j;
+}
+
+static bool info_eq(const AxisInfo *a, const AxisInfo *b)
+{
+    if (a->rank != b->rank || a->has_const != b->has_const || (a->has_const && a->const_value != b->const_value))
+        return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->contiguity[d] != b->contiguity[d] || a->divisibility[d] != b->divisibility[d] ||
+            a->constancy[d] != b->constancy[d])
+            return false;
+    return true;
+}
+
+/* A for loop's carried values start as their inits and are joined with what
+ * the body yields until nothing changes, so that `ptrs += BLOCK * stride`
+ * keeps its contiguity and divisibility (a matmul's vector loads need them).
+ * gcds only go down, so this ends; after a few rounds it gives up to the
+ * pessimistic answer. */
+static void visit_for(Op *op)
+{
+    Block *body = op->regions[0];
+    Op *y = body->ops.len ? body->ops.data[body->ops.len - 1] : NULL;
+    bool has_yield = y && y->kind == OP_YIELD && y->nargs == op->nres;
+    for (int k = 0; k < op->nres; k++) {
+        Value *it = body->args.data[k + 1];
+        if (has_yield)
+            it->ax = op->args[3 + k]->ax;
+        apply_hints(it);
+    }
+    bool stable = !has_yield;
+    for (int round = 0; round < 6 && !stable; round++) {
+        visit_block(body);
+        stable = true;
+        for (int k = 0; k < op->nres; k++) {
+            Value *it = body->args.data[k + 1];
+            AxisInfo j = join_info(&it->ax, &y->args[k]->ax);
+            if (!info_eq(&j, &it->ax)) {
+                it->ax = j;
+                stable = false;
+            }
+        }
+    }
+    if (!stable)
+        for (int k = 0; k < op->nres; k++)
+            pessimistic(body->args.data[k + 1]);
+    visit_block(body);
+    for (int k = 0; k < op->nres; k++) {
+        op->results[k]->ax = body->args.data[k + 1]->ax;
+        apply_hints(op->results[k]);
+    }
+}
+
 static void visit_op(Op *op)
 {
     for (int i = 0; i < op->nres; i++)
@@ -219,6 +283,10 @@ static void visit_op(Op *op)
         Value *iv = op->regions[0]->args.data[0];
         int64_t div = gcd_or(op->args[0]->ax.divisibility[0], op->args[2]->ax.divisibility[0]);
         iv->ax.divisibility[0] = div ? div : 1;
+    }
+    if (op->kind == OP_FOR) {
+        visit_for(op);
+        return;
     }
     for (int r = 0; r < op->nregions; r++)
         visit_block(op->regions[r]);
@@ -254,6 +322,16 @@ static void visit_op(Op *op)
             o->contiguity[d] = expanded ? 1 : a0->ax.contiguity[d];
             o->divisibility[d] = a0->ax.divisibility[d];
             o->constancy[d] = expanded ? r->type.shape[d] : a0->ax.constancy[d];
+        }
+        o->has_const = a0->ax.has_const;
+        o->const_value = a0->ax.const_value;
+        break;
+    case OP_TRANS:
+        for (int d = 0; d < o->rank; d++) {
+            int from = (int)op->iattr[d];
+            o->contiguity[d] = a0->ax.contiguity[from];
+            o->divisibility[d] = a0->ax.divisibility[from];
+            o->constancy[d] = a0->ax.constancy[from];
         }
         o->has_const = a0->ax.has_const;
         o->const_value = a0->ax.const_value;

@@ -16,6 +16,7 @@
 
 static int clampi(int x, int lo, int hi) { return x < lo ? lo : x > hi ? hi : x; }
 
+
 void layout_build(Layout *l, int rank, const int *shape, const int *spt, const int *order, int num_warps)
 {
     memset(l, 0, sizeof *l);
@@ -157,6 +158,67 @@ static void map_blocked(const Layout *l, int rank, const int *shape, LayoutMap *
     }
 }
 
+/* bit b of dim d when the shape has it, else a replicated bit */
+static LBit lbit_in(const int *lg, int dim, int bit) { return bit < lg[dim] ? lbit(dim, bit) : NOBIT; }
+
+/* The mma.sync m16n8 accumulator (triton-internals §6.2): register bit 0 is
+ * the column pair, lanes 0-1 the rest of the 8 columns, lanes 2-4 the 8
+ * rows, register bit 1 the second 8 rows; warp bits split N (first) and M;
+ * then the repetitions, N first. */
+static void map_mma(const Layout *l, const int *shape, LayoutMap *m)
+{
+    int lg[2] = {log2_int(shape[0]), log2_int(shape[1])};
+    int wm = log2_int(l->wpc[0]), wn = log2_int(l->wpc[1]);
+    m->reg[m->nreg++] = lbit_in(lg, 1, 0);
+    m->reg[m->nreg++] = lbit_in(lg, 0, 3);
+    m->lane[m->nlane++] = lbit_in(lg, 1, 1);
+    m->lane[m->nlane++] = lbit_in(lg, 1, 2);
+    for (int j = 0; j < 3; j++)
+        m->lane[m->nlane++] = lbit_in(lg, 0, j);
+    for (int j = 0; j < wn; j++)
+        m->warp[m->nwarp++] = lbit_in(lg, 1, 3 + j);
+    for (int j = 0; j < wm; j++)
+        m->warp[m->nwarp++] = lbit_in(lg, 0, 4 + j);
+    for (int b = 3 + wn; b < lg[1]; b++)
+        m->reg[m->nreg++] = lbit(1, b);
+    for (int b = 4 + wm; b < lg[0]; b++)
+        m->reg[m->nreg++] = lbit(0, b);
+}
+
+/* An mma.sync operand fragment.  K runs along dim 1 of A and dim 0 of B;
+ * the other dimension (M of A, N of B) is `mn`.  Per instruction: kwidth
+ * elements of K packed in each 32-bit register, lanes 0-1 the next two K
+ * bits, lanes 2-4 eight rows of M (columns of N); A's four registers add
+ * M + 8 and then K + 4*kwidth*2, B's two add K + 4*kwidth*2.  Then the
+ * K repetitions, then the M (N) ones.  Warps along the other operand's
+ * dimension hold the same fragment. */
+static void map_dotop_mma(const Layout *l, const int *shape, LayoutMap *m)
+{
+    const Layout *p = l->parent;
+    int kd = l->op_idx == 0 ? 1 : 0, mn = 1 - kd;
+    int lg[2] = {log2_int(shape[0]), log2_int(shape[1])};
+    int lw = log2_int(l->kwidth);
+    int wm = log2_int(p->wpc[0]), wn = log2_int(p->wpc[1]);
+    for (int j = 0; j < lw; j++)
+        m->reg[m->nreg++] = lbit_in(lg, kd, j);
+    m->lane[m->nlane++] = lbit_in(lg, kd, lw);
+    m->lane[m->nlane++] = lbit_in(lg, kd, lw + 1);
+    for (int j = 0; j < 3; j++)
+        m->lane[m->nlane++] = lbit_in(lg, mn, j);
+    if (l->op_idx == 0)
+        m->reg[m->nreg++] = lbit_in(lg, mn, 3);
+    m->reg[m->nreg++] = lbit_in(lg, kd, lw + 2);
+    for (int j = 0; j < wn; j++)
+        m->warp[m->nwarp++] = l->op_idx == 0 ? NOBIT : lbit_in(lg, 1, 3 + j);
+    for (int j = 0; j < wm; j++)
+        m->warp[m->nwarp++] = l->op_idx == 0 ? lbit_in(lg, 0, 4 + j) : NOBIT;
+    for (int b = lw + 3; b < lg[kd]; b++)
+        m->reg[m->nreg++] = lbit(kd, b);
+    int first = l->op_idx == 0 ? 4 + wm : 3 + wn;
+    for (int b = first; b < lg[mn]; b++)
+        m->reg[m->nreg++] = lbit(mn, b);
+}
+
 void layout_map(const Layout *l, int rank, const int *shape, LayoutMap *m)
 {
     memset(m, 0, sizeof *m);
@@ -167,6 +229,14 @@ void layout_map(const Layout *l, int rank, const int *shape, LayoutMap *m)
         if (rank != l->rank)
             BUG("layout_map: rank %d for a rank-%d layout", rank, l->rank);
         map_blocked(l, rank, shape, m);
+        return;
+    }
+    if (l->kind == LAYOUT_MMA) {
+        map_mma(l, shape, m);
+        return;
+    }
+    if (l->kind == LAYOUT_DOTOP) {
+        map_dotop_mma(l, shape, m);
         return;
     }
     /* slice: the parent at the shape with a size-1 dimension re-inserted, so
@@ -277,6 +347,10 @@ bool layout_eq(const Layout *a, const Layout *b)
         return false;
     if (a->kind == LAYOUT_SLICE)
         return a->slice_dim == b->slice_dim && layout_eq(a->parent, b->parent);
+    if (a->kind == LAYOUT_MMA)
+        return a->wpc[0] == b->wpc[0] && a->wpc[1] == b->wpc[1];
+    if (a->kind == LAYOUT_DOTOP)
+        return a->op_idx == b->op_idx && a->kwidth == b->kwidth && layout_eq(a->parent, b->parent);
     for (int d = 0; d < a->rank; d++)
         if (a->spt[d] != b->spt[d] || a->tpw[d] != b->tpw[d] || a->wpc[d] != b->wpc[d] || a->order[d] != b->order[d])
             return false;
@@ -301,6 +375,111 @@ Layout *layout_slice(Arena *a, TirFunc *f, const Layout *parent, int dim)
     l->id = f->layouts.len;
     vec_push(a, &f->layouts, l);
     return l;
+}
+
+/* l, or an equal layout f already has; new ones get the next id. */
+static Layout *intern_layout(Arena *a, TirFunc *f, const Layout *l)
+{
+    for (int i = 0; i < f->layouts.len; i++)
+        if (layout_eq(f->layouts.data[i], l))
+            return f->layouts.data[i];
+    Layout *n = NEW(a, Layout);
+    *n = *l;
+    n->id = f->layouts.len;
+    vec_push(a, &f->layouts, n);
+    return n;
+}
+
+bool dot_uses_mma(const Op *dot)
+{
+    DType d = dot->args[0]->type.dtype;
+    if (d == DT_FP16 || d == DT_BF16 || d == DT_I8)
+        return true;
+    return d == DT_FP32 && dot->iattr[0] != DOT_IEEE;
+}
+
+int dot_kwidth(DType operand) { return dtype_bits(operand) >= 32 ? 1 : 32 / dtype_bits(operand); }
+
+/* Triton's getMmaV2WarpsPerCTA: warps go where the repetitions of the 16x8
+ * instruction are more numerous, ties to M; a dot chained to another (as in
+ * attention) puts every warp on M, so that its rows stay in one warp. */
+static Layout *mma_layout(Arena *a, TirFunc *f, const int *shape, bool chained)
+{
+    Layout l = {0};
+    l.kind = LAYOUT_MMA;
+    l.rank = 2;
+    l.shape[0] = shape[0], l.shape[1] = shape[1];
+    l.order[0] = 1, l.order[1] = 0;
+    int nw = f->num_warps;
+    if (chained) {
+        l.wpc[0] = nw, l.wpc[1] = 1;
+    } else {
+        int reps[2] = {shape[0] / 16 > 1 ? shape[0] / 16 : 1, shape[1] / 8 > 1 ? shape[1] / 8 : 1};
+        l.wpc[0] = l.wpc[1] = 1;
+        while (l.wpc[0] * l.wpc[1] < nw) {
+            if (reps[0] >= reps[1]) {
+                l.wpc[0] *= 2;
+                reps[0] = reps[0] / 2 > 1 ? reps[0] / 2 : 1;
+            } else {
+                l.wpc[1] *= 2;
+                reps[1] /= 2;
+            }
+        }
+    }
+    return intern_layout(a, f, &l);
+}
+
+static Layout *dotop_layout(Arena *a, TirFunc *f, const Layout *mma, int op_idx, DType operand, const int *shape)
+{
+    Layout l = {0};
+    l.kind = LAYOUT_DOTOP;
+    l.rank = 2;
+    l.shape[0] = shape[0], l.shape[1] = shape[1];
+    l.op_idx = op_idx;
+    l.kwidth = dot_kwidth(operand);
+    l.parent = mma;
+    return intern_layout(a, f, &l);
+}
+
+/* The blocked layout l with its dimensions permuted: result dim k is l's
+ * dim perm[k] (a transpose moves no data). */
+static Layout *permute_blocked(Arena *a, TirFunc *f, const Layout *l, const int64_t *perm, bool inverse)
+{
+    int p[TIR_MAX_RANK], inv[TIR_MAX_RANK];
+    for (int k = 0; k < l->rank; k++)
+        p[k] = (int)perm[k];
+    if (inverse) {
+        for (int k = 0; k < l->rank; k++)
+            inv[perm[k]] = k;
+        memcpy(p, inv, sizeof p);
+    }
+    for (int k = 0; k < l->rank; k++)
+        inv[p[k]] = k;
+    Layout n = *l;
+    for (int k = 0; k < l->rank; k++) {
+        n.shape[k] = l->shape[p[k]];
+        n.spt[k] = l->spt[p[k]];
+        n.tpw[k] = l->tpw[p[k]];
+        n.wpc[k] = l->wpc[p[k]];
+        n.order[k] = inv[l->order[k]];
+    }
+    return intern_layout(a, f, &n);
+}
+
+/* Is v computed from (or used by) another dot through elementwise ops? */
+static bool feeds_dot(const Value *v, int depth)
+{
+    const Op *d = v->def;
+    if (!d || depth > 8)
+        return false;
+    if (d->kind == OP_DOT)
+        return true;
+    if (!op_is_elementwise(d->kind) && d->kind != OP_CONVERT && d->kind != OP_TRANS)
+        return false;
+    for (int k = 0; k < d->nargs; k++)
+        if (d->args[k]->type.rank && feeds_dot(d->args[k], depth + 1))
+            return true;
+    return false;
 }
 
 /* ---- assignment ------------------------------------------------------------------
@@ -577,6 +756,13 @@ static void forward(Assign *A, Block *b)
         case OP_CONVERT:
             set_layout(A, res, op->args[0]->layout);
             break;
+        case OP_TRANS:
+            if (op->args[0]->layout && op->args[0]->layout->kind == LAYOUT_BLOCKED)
+                set_layout(A, res, permute_blocked(a, A->f, op->args[0]->layout, op->iattr, false));
+            break;
+        case OP_DOT:
+            set_layout(A, op->args[2], res->layout);
+            break;
         default:
             if (op_is_elementwise(op->kind) && res && res->type.rank) {
                 Value *src = first_operand_of_rank(op, res->type.rank, true);
@@ -619,6 +805,13 @@ static void backward(Assign *A, Block *b)
         case OP_CONVERT:
             set_layout(A, op->args[0], rl);
             break;
+        case OP_TRANS:
+            if (rl && rl->kind == LAYOUT_BLOCKED)
+                set_layout(A, op->args[0], permute_blocked(a, A->f, rl, op->iattr, true));
+            break;
+        case OP_DOT:
+            set_layout(A, op->args[2], rl);
+            break;
         default:
             if (op_is_elementwise(op->kind) && rl)
                 for (int k = 0; k < op->nargs; k++)
@@ -655,6 +848,25 @@ static bool has_memory_group(Assign *A, Type t)
 {
     const ShapeGroup *g = find_group(A, t, NULL);
     return g && g->has_order && type_numel(t) >= 32 * A->f->num_warps;
+}
+
+/* A dot's result takes the mma accumulator layout (or, on the FMA path,
+ * its shape's home layout) before anything else is placed. */
+static void seed_dots(Assign *A, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            seed_dots(A, op->regions[r]);
+        if (op->kind != OP_DOT)
+            continue;
+        Value *res = op->results[0];
+        if (dot_uses_mma(op))
+            set_layout(A, res, mma_layout(&A->ctx->arena, A->f, res->type.shape,
+                                          feeds_dot(op->args[0], 0) || feeds_dot(op->args[1], 0)));
+        else
+            set_layout(A, res, home(A, res->type));
+    }
 }
 
 /* Memory ops fix the layouts of their pointers and loaded values first. */
@@ -884,6 +1096,41 @@ static void insert_conversions(Assign *A, Block *b)
             for (int k = 1; k < op->nargs; k++)
                 fix_operand(A, b, &i, op, k, op->args[0]->layout, op->args[0]->type, -1);
             break;
+        case OP_DOT:
+            fix_operand(A, b, &i, op, 2, res->layout, res->type, -1);
+            if (dot_uses_mma(op))
+                for (int k = 0; k < 2; k++) { /* operands are staged in shared memory, never recomputed */
+                    Value *v = op->args[k];
+                    Layout *want = dotop_layout(&A->ctx->arena, A->f, res->layout, k, v->type.dtype, v->type.shape);
+                    Op *c = new_convert(A, v, want, op);
+                    block_insert(&A->ctx->arena, b, i, c);
+                    i++;
+                    op->args[k] = c->results[0];
+                }
+            break;
+        case OP_TRANS: {
+            Arena *a = &A->ctx->arena;
+            if (res->layout->kind != LAYOUT_BLOCKED) {
+                /* a transpose moves no data between blocked layouts: do it
+                 * there, then convert the result */
+                Value *x = op->args[0];
+                Layout *src = x->layout->kind == LAYOUT_BLOCKED ? x->layout : home(A, x->type);
+                Value *tmp = tir_value_new(a, A->f, res->type);
+                tmp->def = op;
+                tmp->layout = permute_blocked(a, A->f, src, op->iattr, false);
+                tmp->name = res->name;
+                tmp->ax = res->ax;
+                op->results[0] = tmp;
+                Op *c = new_convert(A, tmp, res->layout, op);
+                c->results[0] = res;
+                res->def = c;
+                block_insert(a, b, i + 1, c);
+                res = tmp;
+            }
+            Layout *want = permute_blocked(a, A->f, res->layout, op->iattr, true);
+            fix_operand(A, b, &i, op, 0, want, op->args[0]->type, -1);
+            break;
+        }
         case OP_LOAD:
         case OP_BROADCAST:
         case OP_SCAN:
@@ -904,12 +1151,12 @@ static void insert_conversions(Assign *A, Block *b)
 static void mark_used(const Block *b, bool *used)
 {
     for (int i = 0; i < b->args.len; i++)
-        for (const Layout *l = b->args.data[i]->layout; l; l = l->kind == LAYOUT_SLICE ? l->parent : NULL)
+        for (const Layout *l = b->args.data[i]->layout; l; l = l->parent)
             used[l->id] = true;
     for (int i = 0; i < b->ops.len; i++) {
         const Op *op = b->ops.data[i];
         for (int k = 0; k < op->nres; k++)
-            for (const Layout *l = op->results[k]->layout; l; l = l->kind == LAYOUT_SLICE ? l->parent : NULL)
+            for (const Layout *l = op->results[k]->layout; l; l = l->parent)
                 used[l->id] = true;
         for (int r = 0; r < op->nregions; r++)
             mark_used(op->regions[r], used);
@@ -943,7 +1190,10 @@ void tir_layouts(Ctx *ctx, TirFunc *f)
     scan_memory_ops(&A, f->body);
     for (int i = 0; i < A.groups.len; i++)
         finish_group(&A, &A.groups.data[i]);
+    seed_dots(&A, f->body);
     seed_memory_ops(&A);
+    if (f->uses_dot) /* the accumulator chain (zeros, loop-carried values) takes the mma layout before homes */
+        propagate(&A);
     seed(&A, f->body);
     propagate(&A);
     for (Value *v; (v = first_unassigned(f->body));) {

@@ -100,7 +100,7 @@ static const char *later_feature(const char *fn)
     static const struct { const char *name, *what; } t[] = {
         {"reduce", "reductions with a combine function"},
         {"associative_scan", "scans with a combine function"},
-        {"dot", "matrix products on tensor cores"}, {"dot_scaled", "matrix products on tensor cores"}, {"trans", "transposes"}, {"permute", "transposes"},
+        {"dot_scaled", "scaled matrix products"},
         {"reshape", "reshapes"}, {"view", "reshapes"}, {"join", "join/split"}, {"split", "join/split"},
         {"interleave", "join/split"}, {"cat", "concatenation"},
         {"make_block_ptr", "block pointers"}, {"advance", "block pointers"},
@@ -114,7 +114,7 @@ static const char *later_feature(const char *fn)
         {"load_tensor_descriptor", "tensor descriptors"}, {"store_tensor_descriptor", "tensor descriptors"},
         {"pointer_type", "pointers to pointers"}, {"map_elementwise", "custom elementwise functions"},
         {"tuple", "tuples of tensors"}, {"async_task", "warp specialization"},
-        {"dot_scaled", "matrix products on tensor cores"}, {"fdot", "matrix products on tensor cores"},
+
         {"extra.cuda.globaltimer", "CUDA-specific extras"}, {"extra.cuda.smid", "CUDA-specific extras"},
         {"extra.cuda.num_threads", "CUDA-specific extras"}, {"extra.cuda.num_warps", "CUDA-specific extras"},
         {"extra.cuda.convert_custom_float8_sm80", "fp8 conversions"},
@@ -236,8 +236,11 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
             return cv_int(L, type_numel(v->type));
         if (!strcmp(attr, "type"))
             return cv_dtype(L, type_elem(v->type));
-        if (!strcmp(attr, "T"))
-            lower_error(L, loc, "tensor attribute '.T' is not supported yet (transposes)");
+        if (!strcmp(attr, "T")) {
+            if (v->type.rank != 2)
+                lower_error(L, loc, "'.T' needs a 2-D tensor, got rank %d", v->type.rank);
+            return cv_value(L, lower_permute(L, v, (int[]){1, 0}, loc));
+        }
         CVal *m = NEW(L->a, CVal);
         m->kind = CV_METHOD;
         m->s = attr;

@@ -103,6 +103,7 @@ Value *to_value(Lower *L, CVal *c, Loc loc);                 /* Python scalar ->
 Value *cast_value(Lower *L, Value *v, Type elem, Loc loc);   /* Triton's cast rules */
 Value *splat_to(Lower *L, Value *v, Type shaped, Loc loc);
 Value *lower_expand_dims(Lower *L, Value *v, int axis, Loc loc);
+Value *lower_permute(Lower *L, Value *v, const int *perm, Loc loc);   /* result dim k = input dim perm[k] */
 Value *broadcast_to_shape(Lower *L, Value *v, int rank, const int *shape, Loc loc);
 void broadcast_pair(Lower *L, Value **a, Value **b, Loc loc);
 CVal *lower_binop(Lower *L, TokenKind op, CVal *a, CVal *b, Loc loc);

@@ -410,6 +410,155 @@ static CVal *do_assert(Lower *L, const char *name, Node *call, CVal **args, int 
     return cv_none(L);
 }
 
+/* ---- dot and transposes ------------------------------------------------------------------- */
+
+/* tl.trans / tl.permute / .T: result dimension k is input dimension perm[k]. */
+Value *lower_permute(Lower *L, Value *v, const int *perm, Loc loc)
+{
+    Type t = v->type;
+    bool ident = true;
+    for (int k = 0; k < t.rank; k++) {
+        t.shape[k] = v->type.shape[perm[k]];
+        ident &= perm[k] == k;
+    }
+    if (ident)
+        return v;
+    Op *op = emit_op(L, OP_TRANS, loc, 1, &v, t);
+    for (int k = 0; k < t.rank; k++)
+        op->iattr[k] = perm[k];
+    return op->results[0];
+}
+
+static CVal *do_trans(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
+                      const char **kwnames, CVal **kwvals, int nkw)
+{
+    if (nargs < 1)
+        lower_error(L, call->loc, "%s needs a tensor", name);
+    Value *v = tensor_arg(L, args[0], call->loc, name);
+    int rank = v->type.rank;
+    CVal **dims = args + 1;
+    int ndims = nargs - 1;
+    for (int k = 0; k < nkw; k++) {
+        if (strcmp(kwnames[k], "dims") || ndims)
+            lower_error(L, call->kwargs.data[k].loc, "%s got an unexpected keyword argument '%s'", name, kwnames[k]);
+        dims = &kwvals[k];
+        ndims = 1;
+    }
+    if (ndims == 1 && dims[0]->kind == CV_TUPLE) {
+        ndims = dims[0]->items.len;
+        dims = dims[0]->items.data;
+    }
+    int perm[TIR_MAX_RANK];
+    if (!ndims) {
+        if (!strcmp(fn, "permute"))
+            lower_error(L, call->loc, "%s needs the order of the dimensions", name);
+        if (rank != 2)
+            lower_error(L, call->loc, "%s without dims needs a 2-D tensor, got rank %d", name, rank);
+        perm[0] = 1, perm[1] = 0;
+    } else {
+        if (ndims != rank)
+            lower_error(L, call->loc, "%s: %d dims given for a tensor of rank %d", name, ndims, rank);
+        bool seen[TIR_MAX_RANK] = {false};
+        for (int k = 0; k < rank; k++) {
+            perm[k] = norm_axis(L, const_int(L, dims[k], call->loc, "a dimension"), rank, call->loc);
+            if (seen[perm[k]])
+                lower_error(L, call->loc, "%s: dims must be a permutation of 0..%d", name, rank - 1);
+            seen[perm[k]] = true;
+        }
+    }
+    return cv_value(L, lower_permute(L, v, perm, call->loc));
+}
+
+static bool dot_dtype_ok(DType d)
+{
+    return d == DT_I8 || d == DT_FP16 || d == DT_BF16 || d == DT_FP32 || d == DT_FP64;
+}
+
+/* tl.dot with Triton's rules (triton-internals §6.1). */
+static CVal *do_dot(Lower *L, const char *name, Node *call, CVal **args, int nargs, const char **kwnames,
+                    CVal **kwvals, int nkw)
+{
+    BIND("input", "other", "acc?", "input_precision?", "allow_tf32?", "max_num_imprecise_acc?", "out_dtype?");
+    Value *a = tensor_arg(L, A.v[0], A.loc[0], name), *b = tensor_arg(L, A.v[1], A.loc[1], name);
+    Type ta = a->type, tb = b->type;
+    if (ta.rank == 3 || tb.rank == 3)
+        lower_error(L, call->loc, "%s on 3-D (batched) tiles is not supported yet; loop over the batch or use "
+                    "program_id for it", name);
+    if (ta.rank != 2 || tb.rank != 2)
+        lower_error(L, call->loc, "%s needs two 2-D tensors, got ranks %d and %d", name, ta.rank, tb.rank);
+    if (ta.shape[1] != tb.shape[0])
+        lower_error(L, call->loc, "%s: the shapes [%d, %d] and [%d, %d] do not match (K = %d against %d)", name,
+                    ta.shape[0], ta.shape[1], tb.shape[0], tb.shape[1], ta.shape[1], tb.shape[0]);
+    DType da = ta.dtype, db = tb.dtype;
+    bool fp8 = da == DT_FP8E4NV || da == DT_FP8E5 || db == DT_FP8E4NV || db == DT_FP8E5;
+    if (fp8)
+        lower_error(L, call->loc, "%s on fp8 operands is not supported yet", name);
+    if (da == DT_U8 || db == DT_U8)
+        lower_error(L, call->loc, "%s on uint8 operands is not supported yet", name);
+    if (!dot_dtype_ok(da) || !dot_dtype_ok(db))
+        lower_error(L, call->loc, "%s does not take %s operands (int8, float16, bfloat16, float32 or float64)", name,
+                    dtype_triton_name(dot_dtype_ok(da) ? db : da));
+    if (da != db)
+        lower_error(L, call->loc, "%s needs operands of one dtype, got %s and %s", name, dtype_triton_name(da),
+                    dtype_triton_name(db));
+    int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
+    int min_k = dtype_bits(da) == 8 ? 32 : dtype_bits(da) == 16 ? 16 : dtype_bits(da) == 32 ? 8 : 4;
+    if (K < min_k)
+        lower_error(L, call->loc, "%s on %s needs K >= %d, got K = %d", name, dtype_triton_name(da), min_k, K);
+    if (M < 16 || N < 16)
+        lower_error(L, call->loc, "%s with M or N below 16 is not supported yet (got M = %d, N = %d)", name, M, N);
+    /* precision */
+    int prec = DOT_TF32;
+    if (A.v[3] && A.v[4])
+        lower_error(L, A.loc[4], "%s: give input_precision or allow_tf32, not both", name);
+    if (A.v[3]) {
+        static const char *const names[] = {"tf32", "tf32x3", "ieee"};
+        if (A.v[3]->kind != CV_STR)
+            lower_error(L, A.loc[3], "input_precision must be a string (\"tf32\", \"tf32x3\" or \"ieee\")");
+        prec = -1;
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(A.v[3]->s, names[i]))
+                prec = i;
+        if (prec < 0)
+            lower_error(L, A.loc[3], "input_precision \"%s\" is not supported (\"tf32\", \"tf32x3\" or \"ieee\")",
+                        A.v[3]->s);
+    } else if (A.v[4]) {
+        prec = cv_truthy(L, A.v[4], A.loc[4]) ? DOT_TF32 : DOT_IEEE;
+    }
+    if (da != DT_FP32)
+        prec = DOT_TF32; /* only fp32 operands have a choice */
+    /* result type */
+    DType out = DT_FP32;
+    if (A.v[6]) {
+        Type o = parse_dtype_cval(L, A.v[6], A.loc[6]);
+        if (o.dtype != DT_FP32 && o.dtype != DT_FP16)
+            lower_error(L, A.loc[6], "%s: out_dtype must be float32 or float16, got %s", name, dtype_triton_name(o.dtype));
+        if (o.dtype == DT_FP16 && da != DT_FP16)
+            lower_error(L, A.loc[6], "%s: out_dtype float16 needs float16 operands, got %s", name, dtype_triton_name(da));
+        out = o.dtype;
+    }
+    if (da == DT_I8)
+        out = DT_I32;
+    else if (da == DT_FP64)
+        out = DT_FP64;
+    Type rt = type_tensor(type_scalar(out), 2, (int[]){M, N});
+    Value *acc;
+    if (A.v[2]) {
+        acc = tensor_arg(L, A.v[2], A.loc[2], name);
+        if (!type_eq(acc->type, rt))
+            lower_error(L, A.loc[2], "%s: acc must be a %s tensor of shape [%d, %d] (the result's type), got %s", name,
+                        dtype_triton_name(out), M, N, type_str(L->a, acc->type));
+    } else {
+        Value *z = dtype_is_float(out) ? emit_const_float(L, out, 0.0, call->loc) : emit_const_int(L, out, 0, call->loc);
+        acc = splat_to(L, z, rt, call->loc);
+    }
+    Value *ops[3] = {a, b, acc};
+    Op *op = emit_op(L, OP_DOT, call->loc, 3, ops, rt);
+    op->iattr[0] = prec;
+    L->f->uses_dot = true;
+    return cv_value(L, op->results[0]);
+}
+
 /* ---- entry ---------------------------------------------------------------------------- */
 
 CVal *lower_tile_builtin(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
@@ -451,5 +600,9 @@ CVal *lower_tile_builtin(Lower *L, const char *fn, const char *name, Node *call,
         return do_print(L, name, call, args, nargs, kwnames, kwvals, nkw);
     if (!strcmp(fn, "device_assert"))
         return do_assert(L, name, call, args, nargs, kwnames, kwvals, nkw);
+    if (!strcmp(fn, "dot"))
+        return do_dot(L, name, call, args, nargs, kwnames, kwvals, nkw);
+    if (!strcmp(fn, "trans") || !strcmp(fn, "permute"))
+        return do_trans(L, fn, name, call, args, nargs, kwnames, kwvals, nkw);
     return NULL;
 }

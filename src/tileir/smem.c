@@ -262,7 +262,17 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
         op->smem_bytes = 0;
         op->smem_keep_sync = true;
         switch (op->kind) {
-        case OP_CONVERT: plan_convert(a, op); break;
+        case OP_CONVERT:
+            if (is_dot_stage(op))
+                dot_plan_stage(a, op);
+            else
+                plan_convert(a, op);
+            break;
+        case OP_LOCAL_LOAD: dot_plan_stage(a, op); break;
+        case OP_DOT:
+            if (!dot_uses_mma(op))
+                dot_plan_fma(op);
+            break;
         case OP_REDUCE: plan_reduce(op); break;
         case OP_SCAN: plan_scan(op); break;
         case OP_ATOMIC_RMW:

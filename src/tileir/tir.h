@@ -91,8 +91,16 @@ typedef struct AxisInfo {
  *            powers of two (triton-internals §2.1);
  *   slice:   the parent with dimension `slice_dim` removed — the layout of a
  *            reduction's result; threads that differed only along that
- *            dimension now hold the same elements (§5.1). */
-typedef enum LayoutKind { LAYOUT_BLOCKED, LAYOUT_SLICE } LayoutKind;
+ *            dimension now hold the same elements (§5.1);
+ *   mma:     the accumulator of mma.sync.m16n8kK (version 2): each warp owns
+ *            16x8 tiles, lane = 4*group + tig holds (group, 2*tig + {0,1})
+ *            and (group + 8, ...); warps split M and N by `wpc`, N fastest
+ *            (triton-internals §6.2);
+ *   dotop:   operand `op_idx` (0: A [M,K], 1: B [K,N]) of a dot whose result
+ *            has layout `parent` (mma: the mma.sync fragment, `kwidth`
+ *            elements of K packed per 32-bit register; blocked: the FMA
+ *            path, a thread holds its rows of A / columns of B for all K). */
+typedef enum LayoutKind { LAYOUT_BLOCKED, LAYOUT_SLICE, LAYOUT_MMA, LAYOUT_DOTOP } LayoutKind;
 
 typedef struct Layout Layout;
 struct Layout {
@@ -105,7 +113,9 @@ struct Layout {
     int wpc[TIR_MAX_RANK];   /* blocked: warpsPerCTA, product num_warps */
     int order[TIR_MAX_RANK]; /* blocked: fastest dimension first */
     int slice_dim;           /* slice: the removed dimension of the parent */
-    const Layout *parent;    /* slice */
+    const Layout *parent;    /* slice, dotop */
+    int op_idx;              /* dotop: 0 = A, 1 = B */
+    int kwidth;              /* dotop on mma: K elements per 32-bit register */
 };
 
 /* A layout applied to one shape, as a linear map over bits (Triton's
@@ -265,7 +275,15 @@ typedef enum Math2Fn {
                                    AtomicKind, [1] = has mask, [2] = sem, [3] = scope */\
     X(OP_ATOMIC_CAS, "atomic_cas", "") /* ptr, cmp, val; iattr[2] = sem, [3] = scope */\
     X(OP_PRINT, "device_print", "") /* args printed; iattr[0] = hex */        \
-    X(OP_ASSERT, "device_assert", "") /* cond; iattr[0] = message string index */
+    X(OP_ASSERT, "device_assert", "") /* cond; iattr[0] = message string index */\
+    X(OP_DOT, "dot", "P")       /* a, b, acc; iattr[0] = DotPrecision */      \
+    X(OP_TRANS, "trans", "P")   /* iattr[k] = the input dimension of result dim k */\
+    X(OP_LOCAL_LOAD, "local_load", "P") /* [slot]: a dot operand from its   \
+                                   staging buffer (stage), ldmatrix */         \
+    X(OP_ASYNC_COPY, "async_copy", "") /* ptr, pred [, mask], slot: cp.async \
+                                   of a tile into `buf`'s staging buffer */   \
+    X(OP_ASYNC_WAIT, "async_wait", "") /* iattr[0] = groups left in flight;  \
+                                   commits the open group first, then waits and syncs */
 
 /* OP_REDUCE kinds; the arg variants carry (value, index) pairs, ties going
  * to the lowest index. */
@@ -285,6 +303,32 @@ typedef enum ReduceKind {
 const char *reduce_name(ReduceKind k);
 
 typedef enum ScanKind { SCAN_SUM, SCAN_PROD } ScanKind;
+
+/* tl.dot input_precision (matters for fp32 operands only) */
+typedef enum DotPrecision { DOT_TF32, DOT_TF32X3, DOT_IEEE } DotPrecision;
+
+/* Triton's shared-memory swizzle (triton-internals §4.1): element (row, col)
+ * of a buffer whose rows hold `cols` elements lives at
+ *   row * cols + ((col / vec) ^ ((row / per_phase) % max_phase)) * vec + col % vec.
+ * {1, 1, 1} is no swizzle. */
+typedef struct SmemSwizzle {
+    int vec, per_phase, max_phase;
+} SmemSwizzle;
+
+/* A dot operand staged in shared memory (OP_CONVERT to a dotop layout,
+ * OP_LOCAL_LOAD).  The buffer holds `rows` x `cols` elements per slot, cols
+ * contiguous; the operand's coordinate `contig_dim` (0 or 1 of the operand
+ * [M,K] / [K,N]) runs along cols. */
+typedef struct DotStage {
+    int op_idx;
+    int rows, cols;
+    int contig_dim;
+    DType dtype;
+    SmemSwizzle swz;
+    int nslots;           /* buffers in the pipeline ring (1: not pipelined) */
+    bool ldmatrix;        /* read with ldmatrix(.trans); else element by element */
+    bool trans;           /* ldmatrix .trans (16-bit operand stored MN-major) */
+} DotStage;
 
 #define ATOMIC_LIST(X)                                                         \
     X(ATOM_ADD, "add")                                                         \
@@ -336,6 +380,8 @@ struct Op {
     int smem_pad;
     int smem_conflicts;   /* extra wavefronts counted statically (0: conflict-free) */
     bool smem_keep_sync;  /* a barrier after the reads (see tir_smem) */
+    DotStage *stage;      /* dot operand staging (convert to dotop, local_load, async_copy) */
+    Op *buf;              /* async_copy: the local_load whose buffer it fills */
 };
 
 struct Block {
@@ -367,6 +413,7 @@ typedef struct TirFunc {
     int smem_bytes;       /* the shared-memory arena, after tir_layouts */
     bool uses_fp16, uses_bf16;
     bool uses_printf;     /* device_print / device_assert */
+    bool uses_dot;        /* tl.dot: the tensor-core helpers are included */
     bool debug;           /* device_assert compiled in */
 } TirFunc;
 
@@ -456,6 +503,9 @@ bool lmap_local(const LayoutMap *src, int insert_dim, const LayoutMap *dst, int 
 /* the slice layout, interned in f->layouts */
 Layout *layout_slice(Arena *a, TirFunc *f, const Layout *parent, int dim);
 bool layout_eq(const Layout *a, const Layout *b);
+/* tl.dot: tensor cores (mma.sync) or the FMA path (fp64, input_precision="ieee") */
+bool dot_uses_mma(const Op *dot);
+int dot_kwidth(DType operand);   /* K elements of an operand per 32-bit register */
 /* C for the thread's first coordinate along dim ("(lane >> 3) + (warp << 2)"),
  * for register `idx`'s offset from it, and the registers' constant offsets. */
 void lmap_base_expr(StrBuf *out, const LayoutMap *m, int dim);
@@ -488,7 +538,16 @@ int smem_row_major(const int *shape, int rank, const int *coord);
 int smem_padded(int lin, int pad_log2, int pad);
 int smem_wavefronts_extra(const int *addr, int bytes); /* one warp-wide access, addr -1: inactive lane */
 int smem_convert_conflicts(const Op *op, int pad_log2, int pad);
-int reduce_warp_bits(const Op *op);   /* log2 of the warps along a reduction's axis */
+int reduce_warp_bits(const Op *op);
+
+/* dot.c: tl.dot operand staging and the FMA path's buffers */
+SmemSwizzle dot_operand_swizzle(int op_idx, DType d, int cols, int contig_dim);
+bool is_dot_stage(const Op *op);        /* a convert to a dot operand layout, or a local_load */
+DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots);
+int dot_stage_slot_bytes(const DotStage *s);
+void dot_plan_stage(Arena *a, Op *op);
+int dot_fma_b_offset(const Op *dot);
+void dot_plan_fma(Op *dot);   /* log2 of the warps along a reduction's axis */
 
 /* Layout geometry of blocked layouts, shared by the emitter and the tests. */
 int layout_elems_per_thread(const Layout *l);
