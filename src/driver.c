@@ -59,6 +59,7 @@ static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
         return tir_print(out, f, true), 0;
 
     tir_layouts(ctx, f);
+    tir_pipeline(ctx, f);
     VERIFY(ctx, f);
     tir_smem(ctx, f);
     tir_check_limits(ctx, f, opt->lower.arch);

@@ -37,6 +37,8 @@ typedef struct Emitter {
     StrBuf helpers;        /* device helpers printed before the kernel */
     Vec(const char *) helper_names;
     int nbuf;              /* shared buffers named so far */
+    Vec(const Op *) stage_ops; /* staging buffers named so far ... */
+    Vec(const char *) stage_fns; /* ... and their helpers */
 } Emitter;
 
 static ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }
@@ -1520,33 +1522,43 @@ static int log2i(int x)
     return k;
 }
 
-/* The staging buffer's index helper: row * cols + swizzled column. */
+/* The staging buffer's address helper (made once per buffer):
+ * stageN(smem, [slot,] row, col) -> the element's address. */
 static const char *stage_helper(Emitter *E, const Op *op)
 {
+    for (int i = 0; i < E->stage_ops.len; i++)
+        if (E->stage_ops.data[i] == op)
+            return E->stage_fns.data[i];
     const DotStage *s = op->stage;
-    const char *fn = fmt(E, "stage%d_at", E->nbuf++);
+    const char *fn = fmt(E, "stage%d", E->nbuf++);
+    vec_push(E->a, &E->stage_ops, op);
+    vec_push(E->a, &E->stage_fns, fn);
     StrBuf *h = &E->helpers;
     const char *dims[2][2] = {{"M", "K"}, {"K", "N"}};
-    sb_printf(h, "// %.*s: operand %c of a tl.dot (%dx%d %s, %s x %s), staged in shared memory for the tensor cores,\n",
-              (int)(strlen(fn) - 3), fn, s->op_idx ? 'B' : 'A', op->args[0]->type.shape[0], op->args[0]->type.shape[1],
-              dtype_name(s->dtype), dims[s->op_idx][0], dims[s->op_idx][1]);
+    const Type t = op->results[0]->type;
+    const char *T = dtype_ctype(s->dtype);
+    sb_printf(h, "// %s: operand %c of a tl.dot (%dx%d %s, %s x %s), staged in shared memory for the tensor cores\n", fn,
+              s->op_idx ? 'B' : 'A', t.shape[0], t.shape[1], dtype_name(s->dtype), dims[s->op_idx][0],
+              dims[s->op_idx][1]);
     sb_printf(h, "// as %d rows of %d elements with %s contiguous; %s.\n", s->rows, s->cols,
               dims[s->op_idx][s->contig_dim],
-              s->ldmatrix ? fmt(E, "read with ldmatrix%s", s->trans ? ".trans (K is not contiguous)" : "")
+              s->ldmatrix ? fmt(E, "read with ldmatrix%s", s->trans ? ".trans (K is not the contiguous dimension)" : "")
                           : "read element by element (ldmatrix cannot transpose 8- or 32-bit elements)");
     if (s->swz.max_phase > 1)
         sb_printf(h, "// Swizzle (Triton's vec %d, perPhase %d, maxPhase %d): chunk c of %d elements in row r is stored\n"
                      "// at chunk c ^ ((r / %d) %% %d), so the 8 rows one ldmatrix reads fall in 8 different bank groups.\n",
                   s->swz.vec, s->swz.per_phase, s->swz.max_phase, s->swz.vec, s->swz.per_phase, s->swz.max_phase);
     if (s->nslots > 1)
-        sb_printf(h, "// %d slots of %d bytes: the pipeline's stages, slot i at %d * i elements.\n", s->nslots,
-                  dot_stage_slot_bytes(s), s->rows * s->cols);
-    sb_printf(h, "static __device__ __forceinline__ int %s(int row, int col)\n{\n", fn);
-    if (s->swz.max_phase > 1)
-        sb_printf(h, "    return row * %d + tilec::swizzle<%d, %d, %d>(row, col);\n}\n\n", s->cols, s->swz.vec,
-                  s->swz.per_phase, s->swz.max_phase);
+        sb_printf(h, "// %d slots of %d bytes, one per pipeline stage, at byte %d of the arena.\n", s->nslots,
+                  dot_stage_slot_bytes(s), op->smem_offset);
     else
-        sb_printf(h, "    return row * %d + col;\n}\n\n", s->cols);
+        sb_printf(h, "// %d bytes at byte %d of the arena.\n", dot_stage_slot_bytes(s), op->smem_offset);
+    sb_printf(h, "static __device__ __forceinline__ %s *%s(unsigned char *smem, %sint row, int col)\n{\n", T, fn,
+              s->nslots > 1 ? "int slot, " : "");
+    const char *in_row = s->swz.max_phase > 1 ? fmt(E, "tilec::swizzle<%d, %d, %d>(row, col)", s->swz.vec,
+                                                    s->swz.per_phase, s->swz.max_phase) : "col";
+    sb_printf(h, "    return reinterpret_cast<%s *>(smem + %d) + %srow * %d + %s;\n}\n\n", T, op->smem_offset,
+              s->nslots > 1 ? fmt(E, "slot * %d + ", s->rows * s->cols) : "", s->cols, in_row);
     return fn;
 }
 
@@ -1560,7 +1572,7 @@ static const Value *array_of(Emitter *E, const Value *v)
 }
 
 /* Reads the staged operand into r's fragment: ldmatrix, or one element at a time. */
-static void stage_read(Emitter *E, const Op *op, const char *fn, const char *buf)
+static void stage_read(Emitter *E, const Op *op, const char *fn, const char *slot)
 {
     const DotStage *s = op->stage;
     const Value *r = op->results[0];
@@ -1572,8 +1584,8 @@ static void stage_read(Emitter *E, const Op *op, const char *fn, const char *buf
         int n = nregs(r);
         const char *T = dtype_ctype(s->dtype);
         const char *e = elem_loop_open(E, n, 1);
-        line(E, "reinterpret_cast<%s *>(%s)[%s] = %s[%s(%s, %s)];", T, name, e, buf, fn, elem_coord(E, r, &m, rd, e),
-             elem_coord(E, r, &m, cd, e));
+        line(E, "reinterpret_cast<%s *>(%s)[%s] = *%s(smem, %s%s, %s);", T, name, e, fn, slot,
+             elem_coord(E, r, &m, rd, e), elem_coord(E, r, &m, cd, e));
         elem_loop_close(E, n, 1);
         return;
     }
@@ -1614,8 +1626,8 @@ static void stage_read(Emitter *E, const Op *op, const char *fn, const char *buf
     }
     const char *row = off[rd] ? fmt(E, "ld_row + %s", paren(E, off[rd])) : "ld_row";
     const char *col = off[cd] ? fmt(E, "ld_col + %s", paren(E, off[cd])) : "ld_col";
-    line(E, "tilec::ldmatrix<%d, %s>(&%s[%s], &%s[%s(%s, %s)]);", g, s->trans ? "true" : "false", name,
-         words > g ? fmt(E, "%d * q", g) : "0", buf, fn, row, col);
+    line(E, "tilec::ldmatrix<%d, %s>(&%s[%s], %s(smem, %s%s, %s));", g, s->trans ? "true" : "false", name,
+         words > g ? fmt(E, "%d * q", g) : "0", fn, slot, row, col);
     (void)q;
     if (words > g)
         E->indent--;
@@ -1629,13 +1641,11 @@ static void emit_stage_convert(Emitter *E, const Op *op)
     const DotStage *s = op->stage;
     const Value *x = op->args[0], *r = op->results[0];
     const char *fn = stage_helper(E, op);
-    const char *T = dtype_ctype(s->dtype);
     line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
          frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(s->dtype), r->layout->id, s->op_idx ? 'B' : 'A',
          r->layout->kwidth);
     line(E, "{  // L%d -> L%d through shared memory (%s)", x->layout->id, r->layout->id, fn);
     E->indent++;
-    line(E, "%s *buf = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset);
     LayoutMap sm;
     value_map(x, &sm);
     int rd = 1 - s->contig_dim, cd = s->contig_dim;
@@ -1650,17 +1660,60 @@ static void emit_stage_convert(Emitter *E, const Op *op)
         vec = 1;
     int n = nregs(x);
     const char *e = elem_loop_open(E, n, vec);
-    const char *at = fmt(E, "%s(%s, %s)", fn, elem_coord(E, x, &sm, rd, e), elem_coord(E, x, &sm, cd, e));
+    const char *at = fmt(E, "%s(smem, %s, %s)", fn, elem_coord(E, x, &sm, rd, e), elem_coord(E, x, &sm, cd, e));
     if (vec > 1)
-        line(E, "tilec::store<%d>(&buf[%s], &%s[%s]);", vec, at, vname(E, arr), e);
+        line(E, "tilec::store<%d>(%s, &%s[%s]);", vec, at, vname(E, arr), e);
     else
-        line(E, "buf[%s] = %s;", at, ex(E, x, NULL, e));
+        line(E, "*%s = %s;", at, ex(E, x, NULL, e));
     elem_loop_close(E, n, vec);
     line(E, "__syncthreads();");
-    stage_read(E, op, fn, "buf");
+    stage_read(E, op, fn, "");
     trailing_sync(E, op);
     E->indent--;
     line(E, "}");
+}
+
+/* A pipelined operand: its fragments from the ring slot of this iteration. */
+static void emit_local_load(Emitter *E, const Op *op)
+{
+    const Value *r = op->results[0];
+    const char *fn = stage_helper(E, op);
+    line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
+         frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(op->stage->dtype), r->layout->id,
+         op->stage->op_idx ? 'B' : 'A', r->layout->kwidth);
+    line(E, "{  // from slot %s of %s", ex(E, op->args[0], NULL, "0"), fn);
+    E->indent++;
+    stage_read(E, op, fn, fmt(E, "%s, ", ex(E, op->args[0], NULL, "0")));
+    E->indent--;
+    line(E, "}");
+}
+
+/* cp.async of one iteration's operand tile into a ring slot: each thread
+ * copies its chunks (the load's layout), zero-filled where masked or past
+ * the loop's end. */
+static void emit_async_copy(Emitter *E, const Op *op)
+{
+    const Op *ll = op->buf;
+    const DotStage *s = ll->stage;
+    const char *fn = stage_helper(E, ll);
+    const Value *ptr = op->args[0], *pred = op->args[1], *slot = op->args[2];
+    const Value *mask = op->nargs > 3 ? op->args[3] : NULL;
+    int v = async_copy_elems(ptr, mask);
+    int bytes = v * dtype_bits(s->dtype) / 8;
+    LayoutMap m;
+    value_map(ptr, &m);
+    int n = nregs(ptr);
+    line(E, "// cp.async into slot %s of %s: %d-byte copies, zero-filled where masked or past the loop's end",
+         ex(E, slot, NULL, "0"), fn, bytes);
+    const char *e = elem_loop_open(E, n, v);
+    const char *c0 = elem_coord(E, ptr, &m, 0, e), *c1 = elem_coord(E, ptr, &m, 1, e);
+    const char *oc[2] = {op->iattr[0] ? c1 : c0, op->iattr[0] ? c0 : c1}; /* operand coordinates */
+    const char *p = ex(E, pred, NULL, "0");
+    if (mask)
+        p = fmt(E, "%s && %s", paren(E, p), paren(E, ex(E, mask, ptr, e)));
+    line(E, "tilec::cp_async<%d>(%s(smem, %s, %s, %s), %s, %s);", bytes, fn, ex(E, slot, NULL, "0"),
+         oc[1 - s->contig_dim], oc[s->contig_dim], ex(E, ptr, ptr, e), p);
+    elem_loop_close(E, n, v);
 }
 
 static const char *mma_fn(DType in, DType out)
@@ -1699,17 +1752,17 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
     const char *name = vname(E, r);
     bool h = r->type.dtype == DT_FP16;
     line(E, "#pragma unroll");
-    line(E, "for (int k = 0; k < %d; ++k)", nk);
+    line(E, "for (int ks = 0; ks < %d; ++ks)  // K steps", nk);
     line(E, "#pragma unroll");
-    line(E, "    for (int m = 0; m < %d; ++m)", nm);
+    line(E, "    for (int mi = 0; mi < %d; ++mi)  // 16-row tiles of this warp", nm);
     line(E, "#pragma unroll");
-    line(E, "        for (int n = 0; n < %d; ++n)", nn);
-    const char *acc = fmt(E, "&%s[4 * (n + %d * m)]", name, nn);
+    line(E, "        for (int ni = 0; ni < %d; ++ni)  // 8-column tiles of this warp", nn);
+    const char *acc = fmt(E, "&%s[4 * (ni + %d * mi)]", name, nn);
     if (h)
         acc = fmt(E, "reinterpret_cast<uint32_t *>(%s)", acc);
     else if (r->type.dtype == DT_I32)
         acc = fmt(E, "%s", acc);
-    line(E, "            tilec::%s(%s, &%s[4 * (k + %d * m)], &%s[2 * (k + %d * n)]);", fn, acc, a, nk, b, nk);
+    line(E, "            tilec::%s(%s, &%s[4 * (ks + %d * mi)], &%s[2 * (ks + %d * ni)]);", fn, acc, a, nk, b, nk);
 }
 
 static void emit_dot_mma(Emitter *E, const Op *op)
@@ -2332,6 +2385,14 @@ static void emit_op(Emitter *E, const Op *op)
             emit_convert(E, op);
         break;
     case OP_DOT: emit_dot(E, op); break;
+    case OP_LOCAL_LOAD: emit_local_load(E, op); break;
+    case OP_ASYNC_COPY: emit_async_copy(E, op); break;
+    case OP_ASYNC_COMMIT: line(E, "tilec::cp_async_commit();"); break;
+    case OP_ASYNC_WAIT:
+        line(E, "tilec::cp_async_wait<%lld>();  // at most %lld groups of copies still in flight", (long long)op->iattr[0],
+             (long long)op->iattr[0]);
+        line(E, "__syncthreads();");
+        break;
     case OP_SCAN: emit_scan(E, op); break;
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: emit_atomic(E, op); break;

@@ -14,6 +14,7 @@
  */
 #include "tir.h"
 
+#include <math.h>
 #include <string.h>
 
 static int imax(int a, int b) { return a > b ? a : b; }
@@ -84,4 +85,525 @@ void dot_plan_fma(Op *dot)
 {
     Type tb = dot->args[1]->type;
     dot->smem_bytes = dot_fma_b_offset(dot) + type_numel(tb) * dtype_bits(tb.dtype) / 8;
+}
+
+/* ---- software pipelining of K loops (tir_pipeline) -------------------------------------
+ *
+ * A loop whose body loads an operand tile of a dot (a load used only by the
+ * conversion to the dot operand layout, perhaps through a transpose) gets a
+ * ring of num_stages staging buffers filled by cp.async, Triton's Ampere
+ * pipeline (triton-internals §6.5):
+ *
+ *   prologue:  for s < S-1: copies of iteration s into slot s; commit
+ *   loop i:    wait until iteration i's copies landed (S-2 groups may stay
+ *              in flight); barrier (slot i-1 is now free: every warp read
+ *              it in iteration i-1); copies of iteration i+S-1 into slot
+ *              (i+S-1) % S, predicated off past the end; commit; the rest
+ *              of the body, reading the operands from slot i % S
+ *   after:     wait for all; barrier
+ *
+ * The ops that compute the copies' addresses and masks ("stage 0": the
+ * load's operands back to the loop-carried pointers and the induction
+ * variable) run S-1 iterations ahead, so the carried pointers start S-1
+ * steps advanced (the prologue advances them) and the induction variable is
+ * read as iv + (S-1)*step there.  A loop is left alone when stage 0 would
+ * need a value of the body's other ops, when the body's other ops read a
+ * value stage 0 computes from the loop, when a carried pointer is used
+ * after the loop, or when the copies would be narrower than 4 bytes. */
+
+typedef Vec(Op *) OpVec;
+typedef Vec(Value *) ValueVec;
+
+static bool op_in(const OpVec *v, const Op *op)
+{
+    for (int i = 0; i < v->len; i++)
+        if (v->data[i] == op)
+            return true;
+    return false;
+}
+
+static bool value_in(const ValueVec *v, const Value *x)
+{
+    for (int i = 0; i < v->len; i++)
+        if (v->data[i] == x)
+            return true;
+    return false;
+}
+
+/* the single op of b using v, or NULL */
+static Op *single_user(Block *b, const Value *v)
+{
+    Op *u = NULL;
+    int n = 0;
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int k = 0; k < op->nargs; k++)
+            if (op->args[k] == v) {
+                if (u != op)
+                    n++;
+                u = op;
+            }
+    }
+    return n == 1 ? u : NULL;
+}
+
+static const Value *load_mask(const Op *ld) { return ld->iattr[0] ? ld->args[1] : NULL; }
+
+static bool is_zero_splat(const Value *v)
+{
+    const Op *d = v->def;
+    while (d && (d->kind == OP_SPLAT || d->kind == OP_BROADCAST || d->kind == OP_CAST))
+        d = d->args[0]->def;
+    if (!d || d->kind != OP_CONST)
+        return false;
+    return dtype_is_float(d->results[0]->type.dtype) ? d->fattr == 0.0 && !signbit(d->fattr) : d->iattr[0] == 0;
+}
+
+int async_copy_elems(const Value *ptr, const Value *mask)
+{
+    LayoutMap m;
+    value_map(ptr, &m);
+    int bytes = dtype_bits(ptr->type.pointee) / 8;
+    if (bytes < 1 || !m.nreg || m.reg[0].dim < 0)
+        return 1;
+    int d = m.reg[0].dim, run = 0;
+    while (run < m.nreg && m.reg[run].dim == d && m.reg[run].bit == run)
+        run++;
+    int64_t v = (int64_t)1 << run;
+    if (v > 16 / bytes)
+        v = 16 / bytes;
+    int64_t align = ptr->ax.divisibility[d] / bytes;
+    if (ptr->ax.contiguity[d] < align)
+        align = ptr->ax.contiguity[d];
+    if (align < v)
+        v = align;
+    if (mask && mask->ax.constancy[d] < v)
+        v = mask->ax.constancy[d];
+    while (v > 1 && (v & (v - 1)))
+        v &= v - 1;
+    return v < 1 ? 1 : (int)v;
+}
+
+typedef struct Pipe {
+    Ctx *ctx;
+    Arena *a;
+    TirFunc *f;
+    Op *loop;
+    Block *body;
+    int S;
+    OpVec loads, converts, s0;
+    ValueVec carried;   /* body arguments stage 0 advances */
+    bool ok;
+} Pipe;
+
+/* Adds v's definition chain inside the body to stage 0. */
+static void collect_s0(Pipe *P, Value *v)
+{
+    Block *b = P->body;
+    if (!P->ok)
+        return;
+    if (v->block == b) {
+        if (v->arg_index == 0 || value_in(&P->carried, v))
+            return;
+        vec_push(P->a, &P->carried, v);
+        Op *y = b->ops.data[b->ops.len - 1];
+        collect_s0(P, y->args[v->arg_index - 1]);
+        return;
+    }
+    Op *d = v->def;
+    if (!d || d->parent != b || op_in(&P->s0, d))
+        return;
+    bool allowed = (op_is_pure(d->kind) && (op_is_elementwise(d->kind) || d->kind == OP_MAKE_RANGE ||
+                                           d->kind == OP_BROADCAST || d->kind == OP_EXPAND_DIMS ||
+                                           d->kind == OP_PROGRAM_ID || d->kind == OP_NUM_PROGRAMS)) &&
+                   d->nregions == 0 && d->nres == 1;
+    if (!allowed || op_in(&P->loads, d)) {
+        P->ok = false;
+        return;
+    }
+    vec_push(P->a, &P->s0, d);
+    for (int k = 0; k < d->nargs; k++)
+        collect_s0(P, d->args[k]);
+}
+
+/* Does v (a stage-0 value) change from one iteration to the next? */
+static bool varies(Pipe *P, const Value *v, int depth)
+{
+    if (v->block == P->body)
+        return true;
+    const Op *d = v->def;
+    if (!d || d->parent != P->body || depth > 64)
+        return depth > 64;
+    for (int k = 0; k < d->nargs; k++)
+        if (varies(P, d->args[k], depth + 1))
+            return true;
+    return false;
+}
+
+static Value *mk_const_i32(Pipe *P, Block *b, int at, int64_t c, const Op *near)
+{
+    Type t = type_scalar(DT_I32);
+    Op *op = tir_op_new(P->a, P->f, OP_CONST, 0, NULL, 1, &t);
+    op->iattr[0] = c;
+    op->stmt = near->stmt;
+    op->loc = near->loc;
+    op->parent = b;
+    vec_push(P->a, &b->ops, op);
+    memmove(&b->ops.data[at + 1], &b->ops.data[at], (size_t)(b->ops.len - 1 - at) * sizeof(Op *));
+    b->ops.data[at] = op;
+    return op->results[0];
+}
+
+static Value *mk_op(Pipe *P, Block *b, OpKind k, int n, Value **args, Type t, const Op *near)
+{
+    Op *op = tir_op_new(P->a, P->f, k, n, args, 1, &t);
+    op->stmt = near->stmt;
+    op->loc = near->loc;
+    tir_block_append(P->a, b, op);
+    for (int i = 0; i < op->nres; i++) {
+        Value *r = op->results[i];
+        r->ax.rank = 0;
+    }
+    return op->results[0];
+}
+
+/* value map for cloning */
+typedef struct VMap {
+    ValueVec from, to;
+} VMap;
+
+static Value *vmap_get(const VMap *m, Value *v)
+{
+    for (int i = 0; i < m->from.len; i++)
+        if (m->from.data[i] == v)
+            return m->to.data[i];
+    return v;
+}
+
+static void vmap_put(Pipe *P, VMap *m, Value *from, Value *to)
+{
+    vec_push(P->a, &m->from, from);
+    vec_push(P->a, &m->to, to);
+}
+
+static Op *clone_into(Pipe *P, Block *b, const Op *op, VMap *m)
+{
+    Value *args[8];
+    Type rt[2];
+    for (int k = 0; k < op->nargs && k < 8; k++)
+        args[k] = vmap_get(m, op->args[k]);
+    for (int k = 0; k < op->nres; k++)
+        rt[k] = op->results[k]->type;
+    Op *c = tir_op_new(P->a, P->f, op->kind, op->nargs, args, op->nres, rt);
+    memcpy(c->iattr, op->iattr, sizeof c->iattr);
+    c->fattr = op->fattr;
+    c->sattr = op->sattr;
+    c->stmt = op->stmt;
+    c->loc = op->loc;
+    for (int k = 0; k < op->nres; k++) {
+        Value *r = c->results[k], *o = op->results[k];
+        r->layout = o->layout;
+        r->ax = o->ax;
+        r->name = o->name;
+        memcpy(r->hint_div, o->hint_div, sizeof r->hint_div);
+        vmap_put(P, m, (Value *)o, r);
+    }
+    tir_block_append(P->a, b, c);
+    return c;
+}
+
+/* The copies of one iteration: an async_copy per pipelined load. */
+static void emit_copies(Pipe *P, Block *b, VMap *m, Value *pred, Value *slot, Op **rings)
+{
+    for (int i = 0; i < P->loads.len; i++) {
+        Op *ld = P->loads.data[i];
+        Value *args[4] = {vmap_get(m, ld->args[0]), pred, slot, NULL};
+        int n = 3;
+        if (ld->iattr[0])
+            args[n++] = vmap_get(m, ld->args[1]);
+        Op *ac = tir_op_new(P->a, P->f, OP_ASYNC_COPY, n, args, 0, NULL);
+        ac->stmt = ld->stmt;
+        ac->loc = ld->loc;
+        ac->buf = rings[i];
+        ac->iattr[0] = P->converts.data[i]->args[0] != ld->results[0]; /* through a transpose */
+        tir_block_append(P->a, b, ac);
+    }
+}
+
+static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
+{
+    Pipe P = {ctx, &ctx->arena, f, loop, loop->regions[0], f->num_stages, {0}, {0}, {0}, {0}, true};
+    Block *body = P.body;
+    Value *iv = body->args.data[0];
+    if (P.S < 2 || iv->type.dtype != DT_I32 || !body->ops.len)
+        return;
+    Op *y = body->ops.data[body->ops.len - 1];
+    if (y->kind != OP_YIELD)
+        return;
+    for (int i = 0; i < body->ops.len; i++) {
+        Op *op = body->ops.data[i];
+        if (op->nregions)
+            return; /* innermost straight-line loops only */
+        if (op->kind != OP_LOAD || op->results[0]->type.rank != 2 || op->iattr[2])
+            continue;
+        Value *r = op->results[0];
+        Op *u = single_user(body, r);
+        Op *c = u;
+        if (u && u->kind == OP_TRANS)
+            c = single_user(body, u->results[0]);
+        if (!c || c->kind != OP_CONVERT || !is_dot_stage(c) || !c->results[0]->layout->parent ||
+            c->results[0]->layout->parent->kind != LAYOUT_MMA)
+            continue;
+        if (op->iattr[1] && !is_zero_splat(op->args[2]))
+            continue; /* cp.async fills masked elements with zeros only */
+        const Value *mask = load_mask(op);
+        int v = async_copy_elems(op->args[0], mask);
+        if (v * dtype_bits(r->type.dtype) / 8 < 4)
+            continue;
+        vec_push(P.a, &P.loads, op);
+        vec_push(P.a, &P.converts, c);
+    }
+    if (!P.loads.len)
+        return;
+    for (int i = 0; i < P.loads.len && P.ok; i++) {
+        Op *ld = P.loads.data[i];
+        for (int k = 0; k < ld->nargs; k++)
+            if (k != 2) /* not `other` */
+                collect_s0(&P, ld->args[k]);
+    }
+    if (!P.ok)
+        return;
+    /* the rest of the body must not read what stage 0 computes ahead */
+    for (int i = 0; i < body->ops.len; i++) {
+        Op *op = body->ops.data[i];
+        if (op_in(&P.s0, op) || op_in(&P.loads, op))
+            continue;
+        for (int k = 0; k < op->nargs; k++) {
+            Value *v = op->args[k];
+            if (op == y && k < P.carried.len + 64 && v->def && op_in(&P.s0, v->def)) {
+                /* stage 0's own carried values may be yielded */
+                bool own = false;
+                for (int j = 0; j < P.carried.len; j++)
+                    if (P.carried.data[j]->arg_index - 1 == k)
+                        own = true;
+                if (own)
+                    continue;
+            }
+            if (value_in(&P.carried, v))
+                return;
+            if (v->def && op_in(&P.s0, v->def) && varies(&P, v, 0))
+                return;
+        }
+    }
+    for (int j = 0; j < P.carried.len; j++) {
+        int k = P.carried.data[j]->arg_index - 1;
+        if (loop->results[k]->nuses)
+            return;
+        /* the carried value's yield must come from stage 0 (or be the value itself) */
+        Value *yv = y->args[k];
+        if (yv != P.carried.data[j] && !(yv->def && op_in(&P.s0, yv->def)))
+            return;
+    }
+
+    /* ---- the rings: one local_load per pipelined operand, in place of its conversion */
+    Op **rings = NEW_ARRAY(P.a, Op *, P.loads.len);
+    Type i32 = type_scalar(DT_I32);
+    Value *slot_r = tir_value_new(P.a, f, i32), *slot_w = tir_value_new(P.a, f, i32);
+    slot_r->name = "read_slot";
+    slot_w->name = "write_slot";
+    for (int i = 0; i < P.loads.len; i++) {
+        Op *c = P.converts.data[i];
+        Op *ll = tir_op_new(P.a, f, OP_LOCAL_LOAD, 1, &slot_r, 0, NULL);
+        ll->nres = 1;
+        ll->results[0] = c->results[0];
+        c->results[0]->def = ll;
+        ll->stmt = c->stmt;
+        ll->loc = c->loc;
+        ll->stage = dot_stage_for(P.a, c->args[0], c->results[0]->layout, P.S);
+        ll->parent = body;
+        for (int j = 0; j < body->ops.len; j++)
+            if (body->ops.data[j] == c)
+                body->ops.data[j] = ll;
+        rings[i] = ll;
+    }
+
+    /* ---- the prologue: for s < S-1, the copies of iteration s into slot s */
+    Value *lb = loop->args[0], *ub = loop->args[1], *step = loop->args[2];
+    int D = P.S - 1;
+    Value *pargs[3 + 64];
+    int nc = P.carried.len < 64 ? P.carried.len : 64;
+    if (nc < P.carried.len)
+        return;
+    Value *zero = mk_const_i32(&P, parent, at, 0, loop);
+    Value *dist = mk_const_i32(&P, parent, at + 1, D, loop);
+    Value *one = mk_const_i32(&P, parent, at + 2, 1, loop);
+    Value *nslots = mk_const_i32(&P, parent, at + 3, P.S, loop);
+    at += 4;
+    pargs[0] = zero, pargs[1] = dist, pargs[2] = one;
+    Type ptypes[64];
+    for (int j = 0; j < nc; j++) {
+        Value *c = P.carried.data[j];
+        pargs[3 + j] = loop->args[3 + c->arg_index - 1];
+        ptypes[j] = c->type;
+    }
+    Op *pro = tir_op_new(P.a, f, OP_FOR, 3 + nc, pargs, nc, ptypes);
+    pro->stmt = loop->stmt;
+    pro->loc = loop->loc;
+    Block *pb = tir_block_new(P.a, pro);
+    pro->regions[0] = pb;
+    pro->nregions = 1;
+    Value *s = tir_value_new(P.a, f, i32);
+    s->name = "stage";
+    s->block = pb;
+    s->arg_index = 0;
+    vec_push(P.a, &pb->args, s);
+    VMap pm = {0};
+    for (int j = 0; j < nc; j++) {
+        Value *c = P.carried.data[j];
+        Value *a = tir_value_new(P.a, f, c->type);
+        a->block = pb;
+        a->arg_index = j + 1;
+        a->layout = c->layout;
+        a->ax = c->ax;
+        a->name = c->name;
+        vec_push(P.a, &pb->args, a);
+        vmap_put(&P, &pm, c, a);
+        pro->results[j]->layout = c->layout;
+        pro->results[j]->ax = c->ax;
+        pro->results[j]->name = c->name;
+    }
+    /* iv of iteration s: lb + s * step; it exists when below ub */
+    Value *t = mk_op(&P, pb, OP_MUL, 2, (Value *[]){s, step}, i32, loop);
+    Value *ivs = mk_op(&P, pb, OP_ADD, 2, (Value *[]){lb, t}, i32, loop);
+    ivs->name = "k_ahead";
+    Value *pred = mk_op(&P, pb, OP_CMP, 2, (Value *[]){ivs, ub}, type_scalar(DT_I1), loop);
+    pred->def->iattr[0] = CMP_LT;
+    vmap_put(&P, &pm, iv, ivs);
+    for (int i = 0; i < body->ops.len; i++)
+        if (op_in(&P.s0, body->ops.data[i]))
+            clone_into(&P, pb, body->ops.data[i], &pm);
+    emit_copies(&P, pb, &pm, pred, s, rings);
+    tir_block_append(P.a, pb, tir_op_new(P.a, f, OP_ASYNC_COMMIT, 0, NULL, 0, NULL));
+    Value *yargs[64];
+    for (int j = 0; j < nc; j++)
+        yargs[j] = vmap_get(&pm, y->args[P.carried.data[j]->arg_index - 1]);
+    Op *py = tir_op_new(P.a, f, OP_YIELD, nc, yargs, 0, NULL);
+    tir_block_append(P.a, pb, py);
+    for (int i = 0; i < pb->ops.len; i++)
+        pb->ops.data[i]->parent = pb;
+    pro->parent = parent;
+    vec_push(P.a, &parent->ops, pro);
+    memmove(&parent->ops.data[at + 1], &parent->ops.data[at], (size_t)(parent->ops.len - 1 - at) * sizeof(Op *));
+    parent->ops.data[at] = pro;
+    at++;
+    for (int j = 0; j < nc; j++)
+        loop->args[3 + P.carried.data[j]->arg_index - 1] = pro->results[j];
+
+    /* ---- the loop: two more carried values, the slots */
+    int nres = loop->nres;
+    Value **nargs = NEW_ARRAY(P.a, Value *, loop->nargs + 2);
+    memcpy(nargs, loop->args, sizeof(Value *) * (size_t)loop->nargs);
+    nargs[loop->nargs] = zero;
+    nargs[loop->nargs + 1] = dist;
+    loop->args = nargs;
+    loop->nargs += 2;
+    Value **nr = NEW_ARRAY(P.a, Value *, nres + 2);
+    memcpy(nr, loop->results, sizeof(Value *) * (size_t)nres);
+    for (int k = 0; k < 2; k++) {
+        nr[nres + k] = tir_value_new(P.a, f, i32);
+        nr[nres + k]->def = loop;
+        nr[nres + k]->name = k ? "write_slot" : "read_slot";
+    }
+    loop->results = nr;
+    loop->nres += 2;
+    slot_r->block = body;
+    slot_r->arg_index = nres + 1;
+    slot_w->block = body;
+    slot_w->arg_index = nres + 2;
+    vec_push(P.a, &body->args, slot_r);
+    vec_push(P.a, &body->args, slot_w);
+
+    /* new body: wait + barrier, stage 0 for iteration i + S-1, copies, commit, the rest, slots, yield */
+    Block nb = {0};
+    Op *w = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
+    w->iattr[0] = P.S - 2;
+    w->stmt = rings[0]->stmt;
+    w->loc = rings[0]->loc;
+    tir_block_append(P.a, &nb, w);
+    Value *ahead_off = mk_op(&P, &nb, OP_MUL, 2, (Value *[]){step, dist}, i32, loop);
+    Value *iva = mk_op(&P, &nb, OP_ADD, 2, (Value *[]){iv, ahead_off}, i32, loop);
+    iva->name = "k_ahead";
+    Value *preda = mk_op(&P, &nb, OP_CMP, 2, (Value *[]){iva, ub}, type_scalar(DT_I1), loop);
+    preda->def->iattr[0] = CMP_LT;
+    for (int i = 0; i < body->ops.len; i++) {
+        Op *op = body->ops.data[i];
+        if (!op_in(&P.s0, op))
+            continue;
+        for (int k = 0; k < op->nargs; k++)
+            if (op->args[k] == iv)
+                op->args[k] = iva;
+        tir_block_append(P.a, &nb, op);
+    }
+    VMap none = {0};
+    emit_copies(&P, &nb, &none, preda, slot_w, rings);
+    tir_block_append(P.a, &nb, tir_op_new(P.a, f, OP_ASYNC_COMMIT, 0, NULL, 0, NULL));
+    for (int i = 0; i < body->ops.len - 1; i++) {
+        Op *op = body->ops.data[i];
+        if (op_in(&P.s0, op) || op_in(&P.loads, op) || op_in(&P.converts, op))
+            continue;
+        if (op->kind == OP_TRANS && op->nres == 1 && single_user(body, op->results[0]) &&
+            op_in(&P.converts, single_user(body, op->results[0])))
+            continue;
+        tir_block_append(P.a, &nb, op);
+    }
+    Value *next[2];
+    Value *slots[2] = {slot_r, slot_w};
+    for (int k = 0; k < 2; k++) {
+        Value *inc = mk_op(&P, &nb, OP_ADD, 2, (Value *[]){slots[k], one}, i32, loop);
+        Value *wrap = mk_op(&P, &nb, OP_CMP, 2, (Value *[]){inc, nslots}, type_scalar(DT_I1), loop);
+        wrap->def->iattr[0] = CMP_EQ;
+        next[k] = mk_op(&P, &nb, OP_SELECT, 3, (Value *[]){wrap, zero, inc}, i32, loop);
+    }
+    Value **yv = NEW_ARRAY(P.a, Value *, y->nargs + 2);
+    memcpy(yv, y->args, sizeof(Value *) * (size_t)y->nargs);
+    yv[y->nargs] = next[0];
+    yv[y->nargs + 1] = next[1];
+    y->args = yv;
+    y->nargs += 2;
+    tir_block_append(P.a, &nb, y);
+    body->ops = nb.ops;
+    for (int i = 0; i < body->ops.len; i++)
+        body->ops.data[i]->parent = body;
+
+    /* after the loop: every copy landed, every warp done with the ring */
+    Op *drain = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
+    drain->iattr[0] = 0;
+    drain->stmt = loop->stmt;
+    drain->loc = loop->loc;
+    drain->parent = parent;
+    vec_push(P.a, &parent->ops, drain);
+    memmove(&parent->ops.data[at + 2], &parent->ops.data[at + 1], (size_t)(parent->ops.len - 2 - at) * sizeof(Op *));
+    parent->ops.data[at + 1] = drain;
+}
+
+static void pipeline_block(Ctx *ctx, TirFunc *f, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            pipeline_block(ctx, f, op->regions[r]);
+        if (op->kind == OP_FOR) {
+            int before = b->ops.len;
+            pipeline_loop(ctx, f, b, i, op);
+            i += b->ops.len - before; /* skip what was inserted around it */
+        }
+    }
+}
+
+void tir_pipeline(Ctx *ctx, TirFunc *f)
+{
+    if (!f->uses_dot || f->num_stages < 2)
+        return;
+    pipeline_block(ctx, f, f->body);
+    tir_simplify(ctx, f);
 }

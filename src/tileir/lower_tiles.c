@@ -527,27 +527,35 @@ static CVal *do_dot(Lower *L, const char *name, Node *call, CVal **args, int nar
     }
     if (da != DT_FP32)
         prec = DOT_TF32; /* only fp32 operands have a choice */
-    /* result type */
-    DType out = DT_FP32;
+    /* result type: int8 gives int32, fp32/bf16 give fp32, fp64 gives fp64,
+     * fp16 gives out_dtype; an acc must have the result's shape and be of
+     * out_dtype (float32 unless given) */
+    DType out_arg = DT_FP32;
     if (A.v[6]) {
         Type o = parse_dtype_cval(L, A.v[6], A.loc[6]);
-        if (o.dtype != DT_FP32 && o.dtype != DT_FP16)
-            lower_error(L, A.loc[6], "%s: out_dtype must be float32 or float16, got %s", name, dtype_triton_name(o.dtype));
-        if (o.dtype == DT_FP16 && da != DT_FP16)
-            lower_error(L, A.loc[6], "%s: out_dtype float16 needs float16 operands, got %s", name, dtype_triton_name(da));
-        out = o.dtype;
+        if (o.dtype == DT_BF16)
+            lower_error(L, A.loc[6], "%s: out_dtype=bfloat16 is not supported (Triton's rule): use float32 and cast "
+                        "with .to(tl.bfloat16)", name);
+        out_arg = o.dtype;
     }
-    if (da == DT_I8)
-        out = DT_I32;
-    else if (da == DT_FP64)
-        out = DT_FP64;
+    DType out = da == DT_I8 ? DT_I32 : da == DT_FP32 || da == DT_BF16 ? DT_FP32 : da == DT_FP64 ? DT_FP64 : out_arg;
+    if (da == DT_FP16 && out != DT_FP32 && out != DT_FP16)
+        lower_error(L, A.loc[6], "%s: out_dtype must be float32 or float16 for float16 operands, got %s", name,
+                    dtype_triton_name(out));
     Type rt = type_tensor(type_scalar(out), 2, (int[]){M, N});
     Value *acc;
     if (A.v[2]) {
         acc = tensor_arg(L, A.v[2], A.loc[2], name);
-        if (!type_eq(acc->type, rt))
-            lower_error(L, A.loc[2], "%s: acc must be a %s tensor of shape [%d, %d] (the result's type), got %s", name,
-                        dtype_triton_name(out), M, N, type_str(L->a, acc->type));
+        if (acc->type.rank != 2 || acc->type.shape[0] != M || acc->type.shape[1] != N)
+            lower_error(L, A.loc[2], "%s: acc must have the result's shape [%d, %d], got %s", name, M, N,
+                        type_str(L->a, acc->type));
+        if (acc->type.dtype != out_arg)
+            lower_error(L, A.loc[2], "%s: acc is %s but out_dtype is %s (Triton requires them equal; pass out_dtype=tl.%s)",
+                        name, dtype_triton_name(acc->type.dtype), dtype_triton_name(out_arg),
+                        dtype_triton_name(acc->type.dtype));
+        if (acc->type.dtype != out)
+            lower_error(L, A.loc[2], "%s: acc must be %s, the result type for %s operands, got %s", name,
+                        dtype_triton_name(out), dtype_triton_name(da), dtype_triton_name(acc->type.dtype));
     } else {
         Value *z = dtype_is_float(out) ? emit_const_float(L, out, 0.0, call->loc) : emit_const_int(L, out, 0, call->loc);
         acc = splat_to(L, z, rt, call->loc);

@@ -280,10 +280,12 @@ typedef enum Math2Fn {
     X(OP_TRANS, "trans", "P")   /* iattr[k] = the input dimension of result dim k */\
     X(OP_LOCAL_LOAD, "local_load", "P") /* [slot]: a dot operand from its   \
                                    staging buffer (stage), ldmatrix */         \
-    X(OP_ASYNC_COPY, "async_copy", "") /* ptr, pred [, mask], slot: cp.async \
-                                   of a tile into `buf`'s staging buffer */   \
+    X(OP_ASYNC_COPY, "async_copy", "") /* ptr, pred, slot [, mask]: cp.async \
+                                   of a tile into `buf`'s staging buffer;     \
+                                   iattr[0] = 1: stored transposed */         \
+    X(OP_ASYNC_COMMIT, "async_commit", "") /* closes this thread's group of copies */\
     X(OP_ASYNC_WAIT, "async_wait", "") /* iattr[0] = groups left in flight;  \
-                                   commits the open group first, then waits and syncs */
+                                   then a barrier */
 
 /* OP_REDUCE kinds; the arg variants carry (value, index) pairs, ties going
  * to the lowest index. */
@@ -450,6 +452,7 @@ void tir_verify(Ctx *ctx, TirFunc *f);          /* BUG() on a broken invariant *
 void tir_simplify(Ctx *ctx, TirFunc *f);        /* dead code, use counts */
 void tir_axisinfo(Ctx *ctx, TirFunc *f);
 void tir_layouts(Ctx *ctx, TirFunc *f);
+void tir_pipeline(Ctx *ctx, TirFunc *f);       /* dot.c: cp.async ring for the K loops of dots */
 
 /* ---- the launch grid (--grid) ------------------------------------------ */
 
@@ -547,7 +550,8 @@ DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots
 int dot_stage_slot_bytes(const DotStage *s);
 void dot_plan_stage(Arena *a, Op *op);
 int dot_fma_b_offset(const Op *dot);
-void dot_plan_fma(Op *dot);   /* log2 of the warps along a reduction's axis */
+void dot_plan_fma(Op *dot);
+int async_copy_elems(const Value *ptr, const Value *mask); /* elements per cp.async (16 bytes at most) */   /* log2 of the warps along a reduction's axis */
 
 /* Layout geometry of blocked layouts, shared by the emitter and the tests. */
 int layout_elems_per_thread(const Layout *l);
