@@ -123,7 +123,7 @@ __device__ __forceinline__ uint32_t tf32_big(uint32_t x)
 
 __device__ __forceinline__ uint32_t tf32_small(uint32_t x)
 {
-    return __float_as_uint(__uint_as_float(x) - __uint_as_float(tf32_big(x)));
+    return tf32_big(__float_as_uint(__uint_as_float(x) - __uint_as_float(tf32_big(x))));
 }
 
 } // namespace tilec

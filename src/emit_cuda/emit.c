@@ -1699,6 +1699,8 @@ static void emit_async_copy(Emitter *E, const Op *op)
     const Value *ptr = op->args[0], *pred = op->args[1], *slot = op->args[2];
     const Value *mask = op->nargs > 3 ? op->args[3] : NULL;
     int v = async_copy_elems(ptr, mask);
+    if (s->swz.max_phase > 1 && v > s->swz.vec)
+        v = s->swz.vec; /* a copy must stay inside one swizzled chunk */
     int bytes = v * dtype_bits(s->dtype) / 8;
     LayoutMap m;
     value_map(ptr, &m);
@@ -1781,7 +1783,9 @@ static void emit_dot_mma(Emitter *E, const Op *op)
     line(E, "// %dx%d += %dx%d @ %dx%d on tensor cores%s: each warp issues %d x %d mma.sync.%s per K step of %d, %d K step%s",
          M, N, M, K, K, N, prec, nm, nn, strchr(fn, '_') + 1, ik, nk, nk > 1 ? "s" : "");
     if (in == DT_FP32 && op->iattr[0] == DOT_TF32X3) {
-        const char *an = vname(E, a), *bn = vname(E, b);
+        /* Triton's F32DotTC: small products into a zeroed sum (NaN there
+         * becomes 0), big * big on top, then added to the accumulator */
+        const char *an = vname(E, a), *bn = vname(E, b), *name = vname(E, r);
         int wa = frag_words(a), wb = frag_words(b);
         line(E, "{");
         E->indent++;
@@ -1792,10 +1796,29 @@ static void emit_dot_mma(Emitter *E, const Op *op)
         line(E, "#pragma unroll");
         line(E, "for (int i = 0; i < %d; ++i)", wb);
         line(E, "    b_big[i] = tilec::tf32_big(%s[i]), b_small[i] = tilec::tf32_small(%s[i]);", bn, bn);
-        line(E, "// the small products first, then big * big");
-        emit_mma_loop(E, op, fn, "a_small", "b_big", nm, nn, nk);
-        emit_mma_loop(E, op, fn, "a_big", "b_small", nm, nn, nk);
-        emit_mma_loop(E, op, fn, "a_big", "b_big", nm, nn, nk);
+        line(E, "#pragma unroll");
+        line(E, "for (int mi = 0; mi < %d; ++mi)  // 16-row tiles of this warp", nm);
+        line(E, "#pragma unroll");
+        line(E, "    for (int ni = 0; ni < %d; ++ni) {  // 8-column tiles of this warp", nn);
+        E->indent += 2;
+        line(E, "float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};");
+        const char *pairs[3][2] = {{"a_small", "b_big"}, {"a_big", "b_small"}, {"a_big", "b_big"}};
+        for (int p = 0; p < 3; p++) {
+            if (p == 2) {
+                line(E, "#pragma unroll");
+                line(E, "for (int j = 0; j < 4; ++j)");
+                line(E, "    t[j] = isnan(t[j]) ? 0.0f : t[j];");
+            }
+            line(E, "#pragma unroll");
+            line(E, "for (int ks = 0; ks < %d; ++ks)", nk);
+            line(E, "    tilec::%s(t, &%s[4 * (ks + %d * mi)], &%s[2 * (ks + %d * ni)]);", fn, pairs[p][0], nk,
+                 pairs[p][1], nk);
+        }
+        line(E, "#pragma unroll");
+        line(E, "for (int j = 0; j < 4; ++j)");
+        line(E, "    %s[4 * (ni + %d * mi) + j] += t[j];", name, nn);
+        E->indent -= 2;
+        line(E, "    }");
         E->indent--;
         line(E, "}");
         return;

@@ -358,6 +358,9 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
             continue; /* cp.async fills masked elements with zeros only */
         const Value *mask = load_mask(op);
         int v = async_copy_elems(op->args[0], mask);
+        const DotStage *st = dot_stage_for(P.a, c->args[0], c->results[0]->layout, P.S);
+        if (st->swz.max_phase > 1 && v > st->swz.vec)
+            v = st->swz.vec;
         if (v * dtype_bits(r->type.dtype) / 8 < 4)
             continue;
         vec_push(P.a, &P.loads, op);
