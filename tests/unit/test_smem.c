@@ -4,6 +4,7 @@
  * arena's offsets from buffer lifetimes. */
 #include <criterion/criterion.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
@@ -196,6 +197,16 @@ Test(shared_memory, transposes_have_no_bank_conflicts, .fini = translate_reset)
                      t->block, t->block);
         cr_expect_eq(op->smem_plain_conflicts, smem_convert_conflicts(op, &plain));
         cr_expect(!smem_swizzle_none(op->smem_layout.swz), "%s %d: a swizzle", t->dtype, t->block);
+        /* every element has its own slot inside the buffer */
+        int slots = op->smem_bytes / bytes;
+        char *used = calloc((size_t)slots, 1);
+        for (int lin = 0; lin < t->block * t->block; lin++) {
+            int at = smem_storage_index(&op->smem_layout, lin);
+            cr_assert(at >= 0 && at < slots, "%s %d: element %d at %d of %d", t->dtype, t->block, lin, at, slots);
+            cr_assert(!used[at], "%s %d: two elements at %d", t->dtype, t->block, at);
+            used[at] = 1;
+        }
+        free(used);
         /* padding, where any, stays small: at most 1/16 of the tile */
         int numel = t->block * t->block;
         cr_expect_leq(op->smem_bytes, (numel + numel / 16) * bytes, "%s %d: %d bytes", t->dtype, t->block, op->smem_bytes);
