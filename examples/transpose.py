@@ -4,9 +4,9 @@
 # The load reads rows of X (consecutive j are adjacent in memory) and the store writes rows of
 # Y (consecutive i are adjacent), so the two want the tile spread over the threads in opposite
 # orders. tilec, like Triton, gives each its own coalesced layout and trades the tile between
-# them through shared memory, padded so that neither side has bank conflicts. With 128x128
-# fp32 tiles the buffer is 64 KB, more than the 48 KB a kernel gets without asking; the
-# launcher raises the limit (cudaFuncAttributeMaxDynamicSharedMemorySize).
+# them through shared memory, swizzled (and a little padded) so that neither side has bank
+# conflicts. With 128x128 fp32 tiles the buffer is 66 KB, more than the 48 KB a kernel gets
+# without asking; the launcher raises the limit (cudaFuncAttributeMaxDynamicSharedMemorySize).
 # Grid (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)):
 #   bin/tilec examples/transpose.py -k transpose_kernel -s "*fp32:16, *fp32:16, i32, i32, i32:16, i32:16, 64, 64" --grid "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)" -w 4 -o transpose.cu
 #   bin/tilec examples/transpose.py -k transpose_kernel -s "*fp32:16, *fp32:16, i32, i32, i32:16, i32:16, 128, 128" --grid "cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)" -w 8 -o transpose_128.cu

@@ -5,16 +5,6 @@
 // matrix multiply-accumulate instructions").
 namespace tilec {
 
-// Triton's shared-memory swizzle of an operand tile: a row holds its
-// elements in chunks of VEC; chunk c of row r is stored at chunk
-// c ^ ((r / PER_PHASE) % MAX_PHASE), so that the 8 rows one ldmatrix reads
-// land in 8 different groups of banks.
-template <int VEC, int PER_PHASE, int MAX_PHASE>
-__device__ __forceinline__ int swizzle(int row, int col)
-{
-    return (((col / VEC) ^ ((row / PER_PHASE) % MAX_PHASE)) * VEC) + (col % VEC);
-}
-
 __device__ __forceinline__ uint32_t smem_addr(const void *p)
 {
     return (uint32_t)__cvta_generic_to_shared(p);

@@ -1008,7 +1008,7 @@ static void trailing_sync(Emitter *E, const Op *op)
     if (op->smem_keep_sync)
         line(E, "__syncthreads();  // the buffer is free again");
     else
-        line(E, "// no barrier here: the next exchange uses the other buffer, and its barrier frees this one");
+        line(E, "// no barrier here: a following exchange uses other bytes, and its barrier frees these");
 }
 
 /* ---- reductions and conversions ------------------------------------------------------- */
@@ -1418,7 +1418,83 @@ static void emit_scan(Emitter *E, const Op *op)
 #undef COMBINE
 }
 
-/* A tile changes layout through a shared buffer, row-major with padding. */
+/* How a conversion buffer is stored, in words, its clauses separated by `sep`:
+ * "row-major", the swizzle's formula, the padding. */
+static const char *smem_storage(Emitter *E, const Op *op, const char *sep)
+{
+    const SmemLayout *l = &op->smem_layout;
+    const SmemSwizzle *z = &l->swz;
+    StrBuf b = {0};
+    sb_puts(&b, "row-major");
+    if (!smem_swizzle_none(*z)) {
+        const char *phase = z->per_phase > 1 ? fmt(E, "(row / %d) %% %d", z->per_phase, z->max_phase)
+                                             : fmt(E, "row %% %d", z->max_phase);
+        sb_printf(&b, ",%scolumns swizzled in each row of %d (tilec::swizzle): col' = ", sep, 1 << l->row_log2);
+        if (z->vec > 1)
+            sb_printf(&b, "((col / %d) ^ (%s)) * %d + col %% %d", z->vec, phase, z->vec, z->vec);
+        else
+            sb_printf(&b, "col ^ (%s)", phase);
+    }
+    if (l->pad)
+        sb_printf(&b, ",%sthen %d padding element%s after every %d", sep, l->pad, l->pad > 1 ? "s" : "", 1 << l->pad_log2);
+    const char *s = fmt(E, "%s", b.data);
+    sb_free(&b);
+    return s;
+}
+
+/* What the swizzle or padding buys, or the conflicts that remain. */
+static const char *smem_verdict(Emitter *E, const Op *op)
+{
+    if (op->smem_conflicts)
+        return fmt(E, "%d extra shared-memory wavefronts counted (bank conflicts)", op->smem_conflicts);
+    if (op->smem_plain_conflicts)
+        return fmt(E, "no bank conflicts on the write or the read (counted statically; %d extra wavefronts without %s)",
+                   op->smem_plain_conflicts,
+                   smem_swizzle_none(op->smem_layout.swz) ? "the padding"
+                   : op->smem_layout.pad                 ? "the swizzle and padding"
+                                                         : "the swizzle");
+    return "no bank conflicts on the write or the read (counted statically)";
+}
+
+/* cvtN_at(coordinates): the element's offset in the buffer. */
+static void emit_convert_index(Emitter *E, const Op *op, const char *fn)
+{
+    Type t = op->args[0]->type;
+    const SmemLayout *l = &op->smem_layout;
+    StrBuf *h = &E->helpers;
+    bool swizzled = !smem_swizzle_none(l->swz);
+    sb_printf(h, "static __device__ __forceinline__ int %s(", fn);
+    if (t.rank == 1)
+        sb_puts(h, "int i)\n{\n");
+    else if (t.rank == 2)
+        sb_puts(h, "int row, int col)\n{\n");
+    else {
+        for (int d = 0; d < t.rank; d++)
+            sb_printf(h, "%sint i%d", d ? ", " : "", d);
+        sb_puts(h, ")\n{\n    const int row = ");
+        for (int d = 0; d < t.rank - 1; d++) {
+            int stride = 1;
+            for (int k = d + 1; k < t.rank - 1; k++)
+                stride *= t.shape[k];
+            sb_printf(h, "%s%s", d ? " + " : "", stride > 1 ? fmt(E, "(i%d << %d)", d, log2_int(stride)) : fmt(E, "i%d", d));
+        }
+        sb_printf(h, ", col = i%d;\n", t.rank - 1);
+    }
+    if (t.rank > 1) {
+        if (swizzled)
+            sb_printf(h, "    const int i = (row << %d) + tilec::swizzle<%d, %d, %d>(row, col);\n", l->row_log2, l->swz.vec,
+                      l->swz.per_phase, l->swz.max_phase);
+        else
+            sb_printf(h, "    const int i = (row << %d) + col;\n", l->row_log2);
+    }
+    if (l->pad)
+        sb_printf(h, "    return i + (i >> %d)%s;\n}\n\n", l->pad_log2, l->pad > 1 ? fmt(E, " * %d", l->pad) : "");
+    else
+        sb_puts(h, "    return i;\n}\n\n");
+}
+
+/* A tile changes layout through a shared buffer, row-major, swizzled or
+ * padded as tir_smem chose. */
 static void emit_convert(Emitter *E, const Op *op)
 {
     const Value *x = op->args[0], *r = op->results[0];
@@ -1428,37 +1504,15 @@ static void emit_convert(Emitter *E, const Op *op)
     Type t = x->type;
     int bufno = E->nbuf++;
     const char *fn = fmt(E, "cvt%d_at", bufno);
-    /* the buffer's index helper */
     StrBuf *h = &E->helpers;
     StrBuf shape = {0};
     for (int d = 0; d < t.rank; d++)
         sb_printf(&shape, "%s%d", d ? "x" : "", t.shape[d]);
-    sb_printf(h, "// cvt%d: a %s %s tile changing layout (L%d -> L%d) in shared memory, row-major", bufno, shape.data,
-              dtype_name(t.dtype == DT_PTR ? DT_I64 : t.dtype), x->layout->id, r->layout->id);
-    if (op->smem_pad)
-        sb_printf(h, ", with %d padding element%s after every %d", op->smem_pad, op->smem_pad > 1 ? "s" : "",
-                  1 << op->smem_pad_log2);
-    sb_printf(h, ";\n// %d bytes; %s.\n", op->smem_bytes,
-              op->smem_conflicts ? fmt(E, "%d extra shared-memory wavefronts counted (bank conflicts)", op->smem_conflicts)
-                                 : "no bank conflicts on the write or the read (counted statically)");
-    sb_printf(h, "static __device__ __forceinline__ int %s(", fn);
-    for (int d = 0; d < t.rank; d++)
-        sb_printf(h, "%sint i%d", d ? ", " : "", d);
-    sb_puts(h, ")\n{\n    const int i = ");
-    StrBuf lin = {0};
-    for (int d = 0; d < t.rank; d++) {
-        int stride = 1;
-        for (int k = d + 1; k < t.rank; k++)
-            stride *= t.shape[k];
-        sb_printf(&lin, "%s%s", d ? " + " : "", stride > 1 ? fmt(E, "(i%d << %d)", d, log2_int(stride)) : fmt(E, "i%d", d));
-    }
-    sb_printf(h, "%s;\n", lin.data);
-    if (op->smem_pad)
-        sb_printf(h, "    return i + (i >> %d) * %d;\n}\n\n", op->smem_pad_log2, op->smem_pad);
-    else
-        sb_puts(h, "    return i;\n}\n\n");
-    sb_free(&lin);
+    sb_printf(h, "// cvt%d: a %s %s tile changing layout (L%d -> L%d) in shared memory, %s;\n// %d bytes; %s.\n", bufno,
+              shape.data, dtype_name(t.dtype == DT_PTR ? DT_I64 : t.dtype), x->layout->id, r->layout->id,
+              smem_storage(E, op, "\n// "), op->smem_bytes, smem_verdict(E, op));
     sb_free(&shape);
+    emit_convert_index(E, op, fn);
     const char *T = ctype(E, type_elem(t));
     const char *name = vname(E, r);
     if (!info(E, r)->declared)
@@ -2470,11 +2524,9 @@ static void describe_smem(Emitter *E, const Block *b)
             break;
         case OP_SCAN: sb_puts(E->out, "each warp's running total, per repetition along the axis\n"); break;
         case OP_CONVERT:
-            sb_printf(E->out, "the tile row-major%s; %s\n",
-                      op->smem_pad ? fmt(E, ", %d padding element%s after every %d", op->smem_pad, op->smem_pad > 1 ? "s" : "",
-                                         1 << op->smem_pad_log2) : "",
-                      op->smem_conflicts ? fmt(E, "%d extra wavefronts from bank conflicts", op->smem_conflicts)
-                                         : "no bank conflicts (counted statically)");
+            sb_printf(E->out, "the tile changing layout (L%d -> L%d), %s;\n//       %s\n",
+                      op->args[0]->layout->id, op->results[0]->layout->id, smem_storage(E, op, "\n//       "),
+                      smem_verdict(E, op));
             break;
         default: sb_puts(E->out, "the old value, from the thread that did the atomic to all\n"); break;
         }
@@ -2511,8 +2563,9 @@ static void emit_header(Emitter *E, int threads)
     else
         sb_puts(E->out, "chosen by the caller\n");
     if (f->smem_bytes) {
-        sb_puts(E->out, "//\n// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so\n"
-                        "// one exchange's barrier also frees the buffer the exchange before it read.\n");
+        sb_puts(E->out, "//\n// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer\n"
+                        "// lives from its writes to its reads, or, where no barrier follows its reads, until the\n"
+                        "// next exchange's barrier.\n");
         describe_smem(E, f->body);
     }
     sb_puts(E->out, "//\n// Layouts: how each tile's elements are spread over the threads of a block.\n");

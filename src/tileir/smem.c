@@ -1,25 +1,32 @@
 /*
  * smem.c — the kernel's shared memory: which exchanges need a buffer, how
- * large, with what padding, and where each lives in the one arena.
+ * large, how each buffer is stored (swizzle, padding), and where each lives
+ * in the one arena.
  *
  * Exchanges: a layout conversion writes the tile in row-major order and
  * reads it back in the new layout; a reduction across warps writes one
  * partial per warp along the axis; a scan across warps writes each warp's
- * total; a scalar atomic broadcasts the old value.  A buffer is live from
- * an exchange's writes until every warp has read it, which the barrier of
- * the following exchange guarantees; so consecutive exchanges alternate
- * between two buffers (tir_smem below) and the arena holds the largest of
- * each parity.
+ * total; a scalar atomic broadcasts the old value.  Each has a barrier
+ * between its writes and its reads.
  *
- * Padding: a conversion buffer inserts `pad` elements after every 2^k; the
- * static bank-conflict counter below tries the candidates and keeps the
- * first with the fewest extra shared-memory wavefronts (zero where one
- * exists).
+ * Storage: a conversion buffer is XOR-swizzled within its rows (Triton's
+ * form, see SmemLayout in tir.h) and/or padded.  The static bank-conflict
+ * counter below (smem_count_extra) tries the candidates and keeps the
+ * cheapest with no extra shared-memory wavefronts on either the writes or the
+ * reads: none when the plain buffer is already free, else a swizzle (no
+ * memory), else the least padding, alone or under a swizzle.
+ *
+ * Arena: a buffer lives from its writes until every warp has read it.  When
+ * its reads end with a barrier that is the end; in straight-line code the
+ * barrier is left out and the buffer lives on until the next exchange's
+ * barrier, so the two must not overlap.  Buffers whose lifetimes do not
+ * overlap share bytes; offsets come from first-fit, largest buffer first
+ * (tir_smem).
  */
 #include "tir.h"
 
 #include <limits.h>
-
+#include <stdlib.h>
 #include <string.h>
 
 int smem_elem_bytes(Type t) { return t.dtype == DT_PTR ? 8 : (dtype_bits(t.dtype) + 7) / 8; }
@@ -58,18 +65,16 @@ int smem_row_major(const int *shape, int rank, const int *c)
 
 int smem_padded(int lin, int pad_log2, int pad) { return pad ? lin + (lin >> pad_log2) * pad : lin; }
 
-/* Extra wavefronts of one warp-wide access: `addr[l]` is lane l's element
- * index (-1: inactive).  Lanes reading the same 4-byte word share it; 8-byte
- * accesses go in two half-warp phases. */
-/* One warp-wide access of elements of at most 4 bytes: each lane touches one
- * word, and a bank's distinct words are its wavefronts. */
-static int narrow_wavefronts_extra(const int *addr, int bytes)
+/* One warp-wide access of at most 4 bytes per lane: each lane touches one
+ * word, and a bank's distinct words are its wavefronts.  byte[l]: lane l's
+ * byte address, -1 inactive. */
+static int narrow_wavefronts_extra(const int *byte)
 {
     int words[32][32], nw[32] = {0}, worst = 1;
     for (int l = 0; l < 32; l++) {
-        if (addr[l] < 0)
+        if (byte[l] < 0)
             continue;
-        int word = addr[l] * bytes / 4, bank = word & 31, j = 0;
+        int word = byte[l] >> 2, bank = word & 31, j = 0;
         while (j < nw[bank] && words[bank][j] != word)
             j++;
         if (j == nw[bank]) {
@@ -81,21 +86,23 @@ static int narrow_wavefronts_extra(const int *addr, int bytes)
     return worst - 1;
 }
 
-int smem_wavefronts_extra(const int *addr, int bytes)
+/* Wider accesses go in phases of 128 bytes: half warps for 8 bytes, quarter
+ * warps for 16; each phase costs a wavefront per distinct word of its busiest
+ * bank. */
+static int wavefronts_extra(const int *byte, int bytes)
 {
     if (bytes <= 4)
-        return narrow_wavefronts_extra(addr, bytes);
-    int phase = bytes >= 8 ? 16 : 32, extra = 0;
+        return narrow_wavefronts_extra(byte);
+    int phase = 128 / bytes, extra = 0;
     for (int p0 = 0; p0 < 32; p0 += phase) {
         int words[32][64];
         int nw[32] = {0};
         int worst = 0;
         for (int l = p0; l < p0 + phase; l++) {
-            if (addr[l] < 0)
+            if (byte[l] < 0)
                 continue;
-            long byte = (long)addr[l] * bytes;
-            for (int k = 0; k < (bytes + 3) / 4; k++) {
-                int word = (int)(byte / 4) + k, bank = word & 31;
+            for (int k = 0; k < bytes / 4; k++) {
+                int word = (byte[l] >> 2) + k, bank = word & 31;
                 bool seen = false;
                 for (int j = 0; j < nw[bank]; j++)
                     seen |= words[bank][j] == word;
@@ -112,10 +119,52 @@ int smem_wavefronts_extra(const int *addr, int bytes)
     return extra;
 }
 
-/* The row-major (unpadded) element index that each lane touches in every
- * warp-wide access of a tile in layout m: (warps x registers) accesses of 32
- * lanes.  Padding is applied later, so one exchange is laid out once and
- * every padding candidate only re-counts. */
+int smem_wavefronts_extra(const int *addr, int bytes)
+{
+    int byte[32];
+    for (int l = 0; l < 32; l++)
+        byte[l] = addr[l] < 0 ? -1 : addr[l] * bytes;
+    return wavefronts_extra(byte, bytes);
+}
+
+bool smem_swizzle_none(SmemSwizzle s) { return s.max_phase <= 1; }
+
+int smem_swizzle_col(SmemSwizzle s, int row, int col)
+{
+    if (smem_swizzle_none(s))
+        return col;
+    return ((col / s.vec) ^ ((row / s.per_phase) % s.max_phase)) * s.vec + col % s.vec;
+}
+
+int smem_storage_index(const SmemLayout *l, int lin)
+{
+    int row = lin >> l->row_log2, col = lin & ((1 << l->row_log2) - 1);
+    int i = (row << l->row_log2) + smem_swizzle_col(l->swz, row, col);
+    return smem_padded(i, l->pad_log2, l->pad);
+}
+
+/* Extra wavefronts of access `i` (32 lanes from lin[32 * i]). */
+static int access_extra(const SmemLayout *l, const int *lin, int i, int access_elems)
+{
+    int byte[32];
+    lin += 32 * i;
+    for (int k = 0; k < 32; k++)
+        byte[k] = lin[k] < 0 ? -1 : smem_storage_index(l, lin[k]) * l->elem_bytes;
+    return wavefronts_extra(byte, access_elems * l->elem_bytes);
+}
+
+int smem_count_extra(const SmemLayout *l, const int *lin, int naccess, int access_elems, int limit)
+{
+    int total = 0;
+    for (int i = 0; i < naccess && total <= limit; i++)
+        total += access_extra(l, lin, i, access_elems);
+    return total;
+}
+
+/* The row-major element index that each lane touches in every warp-wide
+ * access of a tile in layout m: (warps x registers) accesses of 32 lanes,
+ * one element each.  Laid out once per exchange; every storage candidate
+ * only re-counts. */
 static int *tile_accesses(Arena *a, const LayoutMap *m, int *naccess)
 {
     *naccess = (1 << m->nwarp) << m->nreg;
@@ -129,23 +178,10 @@ static int *tile_accesses(Arena *a, const LayoutMap *m, int *naccess)
     return lin;
 }
 
-/* Extra wavefronts over the accesses, with the buffer padded as given; the
- * count stops once it passes `limit` (a candidate already beaten). */
-static int count_accesses(const int *lin, int naccess, int bytes, int pad_log2, int pad, int limit)
-{
-    int total = 0;
-    for (int i = 0; i < naccess && total <= limit; i++, lin += 32) {
-        int addr[32];
-        for (int l = 0; l < 32; l++)
-            addr[l] = smem_padded(lin[l], pad_log2, pad);
-        total += smem_wavefronts_extra(addr, bytes);
-    }
-    return total;
-}
-
 /* Both sides of a conversion: the producer's writes and the consumer's reads. */
 typedef struct ConvertAccesses {
-    int *write, nwrite, *read, nread, bytes;
+    int *write, nwrite, *read, nread;
+    int hint;   /* the access that last showed a conflict: tried first */
 } ConvertAccesses;
 
 static ConvertAccesses convert_accesses(Arena *a, const Op *op)
@@ -153,26 +189,94 @@ static ConvertAccesses convert_accesses(Arena *a, const Op *op)
     LayoutMap s, d;
     value_map(op->args[0], &s);
     value_map(op->results[0], &d);
-    ConvertAccesses ca;
+    ConvertAccesses ca = {0};
     ca.write = tile_accesses(a, &s, &ca.nwrite);
     ca.read = tile_accesses(a, &d, &ca.nread);
-    ca.bytes = smem_elem_bytes(op->args[0]->type);
     return ca;
 }
 
-static int convert_conflicts(const ConvertAccesses *ca, int pad_log2, int pad, int limit)
+static int convert_conflicts(const ConvertAccesses *ca, const SmemLayout *l, int limit)
 {
-    int w = count_accesses(ca->write, ca->nwrite, ca->bytes, pad_log2, pad, limit);
-    return w > limit ? w : w + count_accesses(ca->read, ca->nread, ca->bytes, pad_log2, pad, limit - w);
+    int w = smem_count_extra(l, ca->write, ca->nwrite, 1, limit);
+    return w > limit ? w : w + smem_count_extra(l, ca->read, ca->nread, 1, limit - w);
 }
 
-int smem_convert_conflicts(const Op *op, int pad_log2, int pad)
+/* Is the conversion conflict-free when stored as `l`?  Most candidates fail,
+ * and usually on the access that failed the one before: it goes first. */
+static bool convert_free(ConvertAccesses *ca, const SmemLayout *l)
+{
+    int n = ca->nwrite + ca->nread;
+    for (int j = 0; j < n; j++) {
+        int i = (ca->hint + j) % n;
+        bool w = i < ca->nwrite;
+        if (access_extra(l, w ? ca->write : ca->read, w ? i : i - ca->nwrite, 1)) {
+            ca->hint = i;
+            return false;
+        }
+    }
+    return true;
+}
+
+int smem_convert_conflicts(const Op *op, const SmemLayout *l)
 {
     Arena a = {0};
     ConvertAccesses ca = convert_accesses(&a, op);
-    int c = convert_conflicts(&ca, pad_log2, pad, INT_MAX);
+    int c = convert_conflicts(&ca, l, INT_MAX);
     arena_free(&a);
     return c;
+}
+
+/* The swizzles worth trying on rows of 2^row_log2 elements: the XORed
+ * columns stay within one 128-byte line of banks and within the row, the
+ * vector is at most 16 bytes, and every phase is reached by some row.  Fewer
+ * phases first. */
+static int swizzle_candidates(int row_log2, int rows, int bytes, SmemSwizzle *out, int max)
+{
+    int n = 0, width = 1 << row_log2;
+    for (int mp = 2; mp <= rows && mp * bytes <= 128 && mp <= width; mp *= 2)
+        for (int pp = 1; pp * mp <= rows; pp *= 2)
+            for (int vec = 1; vec * bytes <= 16 && vec * mp <= width && vec * mp * bytes <= 128; vec *= 2)
+                if (n < max)
+                    out[n++] = (SmemSwizzle){vec, pp, mp};
+    return n;
+}
+
+typedef struct Padding {
+    int log2, pad, extra;   /* extra: elements it adds to the buffer */
+} Padding;
+
+static int padding_cmp(const void *a, const void *b)
+{
+    const Padding *x = a, *y = b;
+    if (x->extra != y->extra)
+        return x->extra - y->extra;
+    return x->pad - y->pad;
+}
+
+/* Whole words after every 2^k elements (at least 32 elements or a 128-byte
+ * line), least memory first. */
+static int padding_candidates(int n, int bytes, Padding *out, int max)
+{
+    int unit = bytes >= 4 ? 1 : 4 / bytes, count = 0;
+    for (int k = bytes > 4 ? log2_int(128 / bytes) : 5; (1 << k) < n; k++)
+        for (int p = 1; p <= 8; p *= 2)
+            if (count < max)
+                out[count++] = (Padding){k, p * unit, ((n - 1) >> k) * p * unit};
+    qsort(out, (size_t)count, sizeof *out, padding_cmp);
+    return count;
+}
+
+/* `l` under the first of the swizzles that frees it of conflicts, if any. */
+static bool first_free_swizzle(ConvertAccesses *ca, SmemLayout l, const SmemSwizzle *swz, int nswz, SmemLayout *out)
+{
+    for (int s = 0; s < nswz; s++) {
+        l.swz = swz[s];
+        if (convert_free(ca, &l)) {
+            *out = l;
+            return true;
+        }
+    }
+    return false;
 }
 
 static void plan_convert(Arena *a, Op *op)
@@ -180,28 +284,40 @@ static void plan_convert(Arena *a, Op *op)
     Type t = op->args[0]->type;
     int n = type_numel(t), bytes = smem_elem_bytes(t);
     ConvertAccesses ca = convert_accesses(a, op);
-    int best = -1, best_log2 = 0, best_pad = 0;
-    int unit = bytes >= 4 ? 1 : 4 / bytes; /* pad by whole words */
-    int pads[] = {0, 1, 2, 4, 8};
-    for (int k = 5; (1 << k) <= n || k == 5; k++) {
-        for (size_t p = 0; p < ARRAY_LEN(pads); p++) {
-            int pad = pads[p] * unit;
-            if (!pad && k > 5)
-                continue;
-            int c = convert_conflicts(&ca, k, pad, best < 0 ? INT_MAX : best);
-            if (best < 0 || c < best) {
-                best = c, best_log2 = k, best_pad = pad;
-            }
-            if (!best)
-                break;
-        }
-        if (!best || (1 << k) >= n)
-            break;
+    SmemLayout plain = {bytes, log2_int(t.shape[t.rank - 1]), {1, 1, 1}, 0, 0}, best = plain;
+    SmemSwizzle swz[1024];
+    Padding pads[96];
+    int nswz = swizzle_candidates(plain.row_log2, n >> plain.row_log2, bytes, swz, (int)ARRAY_LEN(swz));
+    int npad = padding_candidates(n, bytes, pads, (int)ARRAY_LEN(pads));
+    int conflicts = convert_conflicts(&ca, &plain, INT_MAX);
+    op->smem_plain_conflicts = conflicts;
+    /* the first conflict-free candidate: a swizzle, else the least padding,
+     * alone or under a swizzle */
+    bool found = !conflicts || first_free_swizzle(&ca, plain, swz, nswz, &best);
+    for (int p = 0; p < npad && !found; p++) {
+        SmemLayout l = plain;
+        l.pad_log2 = pads[p].log2, l.pad = pads[p].pad;
+        if (convert_free(&ca, &l))
+            best = l, found = true;
+        else
+            found = first_free_swizzle(&ca, l, swz, nswz, &best);
     }
-    op->smem_pad_log2 = best_log2;
-    op->smem_pad = best_pad;
-    op->smem_conflicts = best;
-    int end = smem_padded(n - 1, best_log2, best_pad);
+    if (found)
+        conflicts = 0;
+    else /* none is free: the fewest conflicts of one swizzle or one padding */
+        for (int i = 0; i < nswz + npad; i++) {
+            SmemLayout l = plain;
+            if (i < nswz)
+                l.swz = swz[i];
+            else
+                l.pad_log2 = pads[i - nswz].log2, l.pad = pads[i - nswz].pad;
+            int c = convert_conflicts(&ca, &l, conflicts - 1);
+            if (c < conflicts)
+                best = l, conflicts = c;
+        }
+    op->smem_layout = best;
+    op->smem_conflicts = conflicts;
+    int end = smem_padded(n - 1, best.pad_log2, best.pad);
     op->smem_bytes = (end + 1) * bytes;
 }
 
@@ -248,7 +364,8 @@ static void plan_scan(Op *op)
 
 typedef struct Exchange {
     Op *op;
-    bool top;   /* straight-line code of the kernel body, not inside a loop or branch */
+    bool top;        /* straight-line code of the kernel body, not inside a loop or branch */
+    int last;        /* the last exchange (index) during which its buffer is still live */
 } Exchange;
 
 typedef Vec(Exchange) ExchangeVec;
@@ -260,7 +377,9 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
         for (int r = 0; r < op->nregions; r++)
             plan_block(a, op->regions[r], false, ex);
         op->smem_bytes = 0;
+        op->smem_offset = 0;
         op->smem_keep_sync = true;
+        op->smem_conflicts = op->smem_plain_conflicts = 0;
         switch (op->kind) {
         case OP_CONVERT:
             if (is_dot_stage(op))
@@ -283,32 +402,75 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
         default: break;
         }
         if (op->smem_bytes)
-            vec_push(a, ex, ((Exchange){op, top}));
+            vec_push(a, ex, ((Exchange){op, top, 0}));
     }
 }
 
-/* Exchanges alternate between two buffers.  Each one has a barrier between
- * its writes and its reads; a warp can only write the buffer again two
- * exchanges later, after passing the next exchange's barrier, which every
- * warp reaches only once it has finished reading.  So in straight-line code
- * an exchange needs no barrier of its own after its reads when the next
- * exchange is also in straight-line code.  Inside loops and branches, and
- * before them, the trailing barrier stays. */
+static int align16(int x) { return (x + 15) & ~15; }
+
+typedef struct BySize {
+    int bytes, index;
+} BySize;
+
+/* decreasing size, then program order */
+static int larger_first(const void *a, const void *b)
+{
+    const BySize *x = a, *y = b;
+    return x->bytes != y->bytes ? y->bytes - x->bytes : x->index - y->index;
+}
+
+/* The lowest 16-byte-aligned offset where exchange i's buffer overlaps no
+ * placed buffer whose lifetime meets its own. */
+static int first_fit(const ExchangeVec *ex, const bool *placed, int i)
+{
+    int size = ex->data[i].op->smem_bytes, off = 0;
+    for (bool moved = true; moved;) {
+        moved = false;
+        for (int j = 0; j < ex->len; j++) {
+            const Exchange *o = &ex->data[j];
+            bool live_together = j < i ? o->last >= i : ex->data[i].last >= j;
+            if (!placed[j] || !live_together)
+                continue;
+            int lo = o->op->smem_offset, hi = lo + o->op->smem_bytes;
+            if (off < hi && lo < off + size) {
+                off = align16(hi);
+                moved = true;
+            }
+        }
+    }
+    return off;
+}
+
+/* Each exchange has a barrier between its writes and its reads.  In
+ * straight-line code, when the next exchange is straight-line too, it needs
+ * no barrier after its reads: the next exchange's barrier, which every warp
+ * reaches only once it has finished reading, frees the buffer for whatever
+ * comes after.  Until then the buffer must not overlap the next exchange's.
+ * Inside loops and branches, and before them, the trailing barrier stays and
+ * the buffer's life ends with its exchange.  The arena holds every buffer at
+ * an offset from these lifetimes. */
 void tir_smem(Ctx *ctx, TirFunc *f)
 {
     ExchangeVec ex = {0};
     plan_block(&ctx->arena, f->body, true, &ex);
-    int max0 = 0, max1 = 0;
     for (int i = 0; i < ex.len; i++) {
-        int *m = i % 2 ? &max1 : &max0;
-        if (ex.data[i].op->smem_bytes > *m)
-            *m = ex.data[i].op->smem_bytes;
+        Exchange *e = &ex.data[i];
+        e->op->smem_keep_sync = !(e->top && (i + 1 == ex.len || ex.data[i + 1].top));
+        e->last = e->op->smem_keep_sync ? i : i + 1;
     }
-    int off1 = ex.len > 1 ? (max0 + 15) & ~15 : 0;
-    for (int i = 0; i < ex.len; i++) {
+    BySize *order = NEW_ARRAY(&ctx->arena, BySize, (size_t)ex.len + 1);
+    bool *placed = NEW_ARRAY(&ctx->arena, bool, (size_t)ex.len + 1);
+    for (int i = 0; i < ex.len; i++)
+        order[i] = (BySize){ex.data[i].op->smem_bytes, i};
+    qsort(order, (size_t)ex.len, sizeof *order, larger_first);
+    int total = 0;
+    for (int k = 0; k < ex.len; k++) {
+        int i = order[k].index;
         Op *op = ex.data[i].op;
-        op->smem_offset = i % 2 ? off1 : 0;
-        op->smem_keep_sync = !(ex.data[i].top && (i + 1 == ex.len || ex.data[i + 1].top));
+        op->smem_offset = first_fit(&ex, placed, i);
+        placed[i] = true;
+        if (op->smem_offset + op->smem_bytes > total)
+            total = op->smem_offset + op->smem_bytes;
     }
-    f->smem_bytes = ex.len ? ((ex.len > 1 ? off1 + max1 : max0) + 15) & ~15 : 0;
+    f->smem_bytes = align16(total);
 }

@@ -309,29 +309,6 @@ typedef enum ScanKind { SCAN_SUM, SCAN_PROD } ScanKind;
 /* tl.dot input_precision (matters for fp32 operands only) */
 typedef enum DotPrecision { DOT_TF32, DOT_TF32X3, DOT_IEEE } DotPrecision;
 
-/* Triton's shared-memory swizzle (triton-internals §4.1): element (row, col)
- * of a buffer whose rows hold `cols` elements lives at
- *   row * cols + ((col / vec) ^ ((row / per_phase) % max_phase)) * vec + col % vec.
- * {1, 1, 1} is no swizzle. */
-typedef struct SmemSwizzle {
-    int vec, per_phase, max_phase;
-} SmemSwizzle;
-
-/* A dot operand staged in shared memory (OP_CONVERT to a dotop layout,
- * OP_LOCAL_LOAD).  The buffer holds `rows` x `cols` elements per slot, cols
- * contiguous; the operand's coordinate `contig_dim` (0 or 1 of the operand
- * [M,K] / [K,N]) runs along cols. */
-typedef struct DotStage {
-    int op_idx;
-    int rows, cols;
-    int contig_dim;
-    DType dtype;
-    SmemSwizzle swz;
-    int nslots;           /* buffers in the pipeline ring (1: not pipelined) */
-    bool ldmatrix;        /* read with ldmatrix(.trans); else element by element */
-    bool trans;           /* ldmatrix .trans (16-bit operand stored MN-major) */
-} DotStage;
-
 #define ATOMIC_LIST(X)                                                         \
     X(ATOM_ADD, "add")                                                         \
     X(ATOM_MAX, "max")                                                         \
@@ -362,6 +339,41 @@ const char *op_name(OpKind k);
 bool op_is_elementwise(OpKind k);
 bool op_is_pure(OpKind k);
 
+/* A shared buffer's storage (smem.c).  The tile is stored row-major, viewed
+ * as rows of 2^row_log2 elements (the tile's last dimension); within each row
+ * the columns are XOR-swizzled in Triton's form (triton-internals §4.1)
+ *     col' = ((col / vec) ^ ((row / per_phase) % max_phase)) * vec + col % vec
+ * and then, along the swizzled row-major index i, `pad` elements follow every
+ * 2^pad_log2.  All parameters are powers of two; {1, 1, 1} swizzles nothing.
+ * The same struct, smem_storage_index() and smem_count_extra() serve every
+ * buffer tilec stages (layout conversions today, tl.dot operands later). */
+typedef struct SmemSwizzle {
+    int vec, per_phase, max_phase;
+} SmemSwizzle;
+
+typedef struct SmemLayout {
+    int elem_bytes;
+    int row_log2;         /* elements per storage row */
+    SmemSwizzle swz;
+    int pad_log2, pad;    /* `pad` elements after every 2^pad_log2 (pad 0: none) */
+} SmemLayout;
+
+/* A dot operand staged in shared memory (OP_CONVERT to a dotop layout,
+ * OP_LOCAL_LOAD).  The buffer holds `rows` x `cols` elements per slot, cols
+ * contiguous; the operand's coordinate `contig_dim` (0 or 1 of the operand
+ * [M,K] / [K,N]) runs along cols. */
+typedef struct DotStage {
+    int op_idx;
+    int rows, cols;
+    int contig_dim;
+    DType dtype;
+    SmemSwizzle swz;
+    int nslots;           /* buffers in the pipeline ring (1: not pipelined) */
+    bool ldmatrix;        /* read with ldmatrix(.trans); else element by element */
+    bool trans;           /* ldmatrix .trans (16-bit operand stored MN-major) */
+} DotStage;
+
+
 struct Op {
     OpKind kind;
     const SrcStmt *stmt;  /* source statement it came from */
@@ -378,9 +390,9 @@ struct Op {
     const char *sattr;    /* OP_PRINT prefix, OP_ASSERT message */
     int smem_offset;      /* bytes into the shared arena (ops that use it) */
     int smem_bytes;
-    int smem_pad_log2;    /* conversion buffers: `smem_pad` elements after every 2^k */
-    int smem_pad;
+    SmemLayout smem_layout; /* conversion buffers: swizzle and padding */
     int smem_conflicts;   /* extra wavefronts counted statically (0: conflict-free) */
+    int smem_plain_conflicts; /* conversions: the same, row-major without swizzle or padding */
     bool smem_keep_sync;  /* a barrier after the reads (see tir_smem) */
     DotStage *stage;      /* dot operand staging (convert to dotop, local_load, async_copy) */
     Op *buf;              /* async_copy: the local_load whose buffer it fills */
@@ -540,8 +552,19 @@ int smem_elem_bytes(Type t);          /* bytes of one element in shared memory (
 int smem_row_major(const int *shape, int rank, const int *coord);
 int smem_padded(int lin, int pad_log2, int pad);
 int smem_wavefronts_extra(const int *addr, int bytes); /* one warp-wide access, addr -1: inactive lane */
-int smem_convert_conflicts(const Op *op, int pad_log2, int pad);
-int reduce_warp_bits(const Op *op);
+bool smem_swizzle_none(SmemSwizzle s);
+int smem_swizzle_col(SmemSwizzle s, int row, int col);  /* col' of the formula above */
+int smem_storage_index(const SmemLayout *l, int lin);   /* element offset of row-major index lin */
+/* Extra shared-memory wavefronts (bank conflicts) of `naccess` warp-wide
+ * accesses to a buffer stored as `l`: lin[32 * i + lane] is the row-major index
+ * of the first element lane touches in access i (-1: inactive), each lane
+ * moving `access_elems` consecutive elements (one vector; the swizzle's vec and
+ * the padding keep it contiguous and aligned).  Counting stops once the total
+ * passes `limit`. */
+int smem_count_extra(const SmemLayout *l, const int *lin, int naccess, int access_elems, int limit);
+/* A conversion's writes and reads through a buffer stored as `l`, counted. */
+int smem_convert_conflicts(const Op *op, const SmemLayout *l);
+int reduce_warp_bits(const Op *op);   /* log2 of the warps along a reduction's axis */
 
 /* dot.c: tl.dot operand staging and the FMA path's buffers */
 SmemSwizzle dot_operand_swizzle(int op_idx, DType d, int cols, int contig_dim);
@@ -551,7 +574,7 @@ int dot_stage_slot_bytes(const DotStage *s);
 void dot_plan_stage(Arena *a, Op *op);
 int dot_fma_b_offset(const Op *dot);
 void dot_plan_fma(Op *dot);
-int async_copy_elems(const Value *ptr, const Value *mask); /* elements per cp.async (16 bytes at most) */   /* log2 of the warps along a reduction's axis */
+int async_copy_elems(const Value *ptr, const Value *mask); /* elements per cp.async (16 bytes at most) */
 
 /* Layout geometry of blocked layouts, shared by the emitter and the tests. */
 int layout_elems_per_thread(const Layout *l);

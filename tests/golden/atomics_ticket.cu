@@ -7,8 +7,9 @@
 //
 // Launch: 32 threads per block (1 warps), 16 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
-// one exchange's barrier also frees the buffer the exchange before it read.
+// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
+// lives from its writes to its reads, or, where no barrier follows its reads, until the
+// next exchange's barrier.
 //   atomics.py:54  atomic_rmw, 8 bytes at 0: the old value, from the thread that did the atomic to all
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
@@ -136,6 +137,18 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Triton's swizzled shared-memory layout (SwizzledSharedEncodingAttr): in
+// row `row` of a buffer, column `col`'s group of Vec elements moves to group
+// (col / Vec) ^ phase, the phase being (row / PerPhase) % MaxPhase.  Rows then
+// put a column in different banks, so threads reading down a column (or
+// writing along a row) do not queue on one bank.  Powers of two throughout.
+template <int Vec, int PerPhase, int MaxPhase>
+__device__ __forceinline__ int swizzle(int row, int col)
+{
+    const unsigned r = row, c = col;
+    return ((c / Vec) ^ ((r / PerPhase) % MaxPhase)) * Vec + c % Vec;
+}
+
 // Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
 // native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
 // types); 8- and 16-bit integers travel as an int.
@@ -189,7 +202,7 @@ ticket_kernel(int32_t *__restrict__ Counter, int32_t *__restrict__ Tickets)
         *reinterpret_cast<int32_t *>(smem + 0) = atom_add_i32(Counter, 1);
     __syncthreads();
     t = *reinterpret_cast<int32_t *>(smem + 0);
-    // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+    // no barrier here: a following exchange uses other bytes, and its barrier frees these
     // atomics.py:55  tl.store(Tickets + pid, t)
     if (tid == 0)
         *(Tickets + pid) = t;

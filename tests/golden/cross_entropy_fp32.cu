@@ -9,12 +9,13 @@
 //   V                i32
 //   BLOCK_SIZE       = 2048 (constexpr)
 //
-// Launch: 256 threads per block (8 warps), 64 bytes of shared memory, grid chosen by the caller
+// Launch: 256 threads per block (8 warps), 32 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
-// one exchange's barrier also frees the buffer the exchange before it read.
+// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
+// lives from its writes to its reads, or, where no barrier follows its reads, until the
+// next exchange's barrier.
 //   cross_entropy.py:25  reduce, 32 bytes at 0: 8 partial maxs per result, one from each warp along the axis
-//   cross_entropy.py:28  reduce, 32 bytes at 32: 8 partial sums per result, one from each warp along the axis
+//   cross_entropy.py:28  reduce, 32 bytes at 0: 8 partial sums per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 2048, sizePerThread [4], threadsPerWarp [32], warpsPerCTA [8], order [0]
@@ -143,6 +144,18 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Triton's swizzled shared-memory layout (SwizzledSharedEncodingAttr): in
+// row `row` of a buffer, column `col`'s group of Vec elements moves to group
+// (col / Vec) ^ phase, the phase being (row / PerPhase) % MaxPhase.  Rows then
+// put a column in different banks, so threads reading down a column (or
+// writing along a row) do not queue on one bank.  Powers of two throughout.
+template <int Vec, int PerPhase, int MaxPhase>
+__device__ __forceinline__ int swizzle(int row, int col)
+{
+    const unsigned r = row, c = col;
+    return ((c / Vec) ^ ((r / PerPhase) % MaxPhase)) * Vec + c % Vec;
+}
+
 // Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
 // native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
 // types); 8- and 16-bit integers travel as an int.
@@ -175,7 +188,7 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 extern "C" __global__ void __launch_bounds__(256)
 cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_ptr, float *__restrict__ loss_ptr, int32_t stride, int32_t V)
 {
-    __shared__ __align__(16) unsigned char smem[64];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[32];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -260,8 +273,8 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
             tmp_4 = tmp_4 + tilec::shfl_xor(tmp_4, lane_bit);
         }
         {
-            // 8 partials per result, 32 bytes at smem + 32
-            float *partial = reinterpret_cast<float *>(smem + 32);
+            // 8 partials per result, 32 bytes at smem + 0
+            float *partial = reinterpret_cast<float *>(smem + 0);
             if (lane == 0) {  // one lane per result writes its warp's partial
                 partial[warp] = tmp_4;
             }

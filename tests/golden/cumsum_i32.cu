@@ -9,8 +9,9 @@
 //
 // Launch: 128 threads per block (4 warps), 32 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
-// one exchange's barrier also frees the buffer the exchange before it read.
+// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
+// lives from its writes to its reads, or, where no barrier follows its reads, until the
+// next exchange's barrier.
 //   cumsum.py:30  scan, 32 bytes at 0: each warp's running total, per repetition along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
@@ -140,6 +141,18 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Triton's swizzled shared-memory layout (SwizzledSharedEncodingAttr): in
+// row `row` of a buffer, column `col`'s group of Vec elements moves to group
+// (col / Vec) ^ phase, the phase being (row / PerPhase) % MaxPhase.  Rows then
+// put a column in different banks, so threads reading down a column (or
+// writing along a row) do not queue on one bank.  Powers of two throughout.
+template <int Vec, int PerPhase, int MaxPhase>
+__device__ __forceinline__ int swizzle(int row, int col)
+{
+    const unsigned r = row, c = col;
+    return ((c / Vec) ^ ((r / PerPhase) % MaxPhase)) * Vec + c % Vec;
+}
+
 // Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
 // native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
 // types); 8- and 16-bit integers travel as an int.
@@ -240,7 +253,7 @@ cumsum_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t N)
             }
             total[e] = sum;
         }
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
             #pragma unroll

@@ -10,12 +10,13 @@
 //   BLOCK_M          = 4 (constexpr)
 //   BLOCK_N          = 256 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 192 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 128 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
-// one exchange's barrier also frees the buffer the exchange before it read.
+// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
+// lives from its writes to its reads, or, where no barrier follows its reads, until the
+// next exchange's barrier.
 //   cumsum.py:54  scan, 128 bytes at 0: each warp's running total, per repetition along the axis
-//   cumsum.py:60  reduce, 64 bytes at 128: 4 partial sums per result, one from each warp along the axis
+//   cumsum.py:60  reduce, 64 bytes at 0: 4 partial sums per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 4x256, sizePerThread [1, 1], threadsPerWarp [1, 32], warpsPerCTA [1, 4], order [1, 0]
@@ -150,6 +151,18 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Triton's swizzled shared-memory layout (SwizzledSharedEncodingAttr): in
+// row `row` of a buffer, column `col`'s group of Vec elements moves to group
+// (col / Vec) ^ phase, the phase being (row / PerPhase) % MaxPhase.  Rows then
+// put a column in different banks, so threads reading down a column (or
+// writing along a row) do not queue on one bank.  Powers of two throughout.
+template <int Vec, int PerPhase, int MaxPhase>
+__device__ __forceinline__ int swizzle(int row, int col)
+{
+    const unsigned r = row, c = col;
+    return ((c / Vec) ^ ((r / PerPhase) % MaxPhase)) * Vec + c % Vec;
+}
+
 // Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
 // native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
 // types); 8- and 16-bit integers travel as an int.
@@ -182,7 +195,7 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 extern "C" __global__ void __launch_bounds__(128)
 cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, int32_t N, int32_t stride)
 {
-    __shared__ __align__(16) unsigned char smem[192];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[128];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -306,8 +319,8 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
                 carry_4[e] = carry_4[e] + tilec::shfl_xor(carry_4[e], lane_bit);
         }
         {
-            // 4 partials per result, 64 bytes at smem + 128
-            int32_t *partial = reinterpret_cast<int32_t *>(smem + 128);
+            // 4 partials per result, 64 bytes at smem + 0
+            int32_t *partial = reinterpret_cast<int32_t *>(smem + 0);
             if (lane == 0) {  // one lane per result writes its warp's partial
                 #pragma unroll
                 for (int e = 0; e < 4; ++e)

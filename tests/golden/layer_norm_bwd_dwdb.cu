@@ -16,8 +16,9 @@
 //
 // Launch: 128 threads per block (4 warps), 1024 bytes of shared memory, grid (cdiv(N, BLOCK_N))
 //
-// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
-// one exchange's barrier also frees the buffer the exchange before it read.
+// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
+// lives from its writes to its reads, or, where no barrier follows its reads, until the
+// next exchange's barrier.
 //   layer_norm.py:85  reduce, 512 bytes at 0: 2 partial sums per result, one from each warp along the axis
 //   layer_norm.py:86  reduce, 512 bytes at 512: 2 partial sums per result, one from each warp along the axis
 //
@@ -155,6 +156,18 @@ __device__ __forceinline__ float sqrt_approx(float x)
 // tl.sigmoid: 1 / (1 + exp(-x)), with Triton's approximate exp and divide.
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+// Triton's swizzled shared-memory layout (SwizzledSharedEncodingAttr): in
+// row `row` of a buffer, column `col`'s group of Vec elements moves to group
+// (col / Vec) ^ phase, the phase being (row / PerPhase) % MaxPhase.  Rows then
+// put a column in different banks, so threads reading down a column (or
+// writing along a row) do not queue on one bank.  Powers of two throughout.
+template <int Vec, int PerPhase, int MaxPhase>
+__device__ __forceinline__ int swizzle(int row, int col)
+{
+    const unsigned r = row, c = col;
+    return ((c / Vec) ^ ((r / PerPhase) % MaxPhase)) * Vec + c % Vec;
+}
 
 // Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
 // native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
@@ -309,7 +322,7 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
             for (int ww = 1; ww < 2; ++ww)
                 tmp[0] = tmp[0] + partial[ww * 64 + L0_col];
         }
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     if (L1_owner && col_mask[0])
         *(DW + cols[0]) = tmp[0];
@@ -346,7 +359,7 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
             for (int ww = 1; ww < 2; ++ww)
                 tmp_2[0] = tmp_2[0] + partial[ww * 64 + L0_col];
         }
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     if (L1_owner && col_mask[0])
         *(DB + cols[0]) = tmp_2[0];

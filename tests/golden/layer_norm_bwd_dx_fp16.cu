@@ -14,8 +14,9 @@
 //
 // Launch: 128 threads per block (4 warps), 32 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
-// one exchange's barrier also frees the buffer the exchange before it read.
+// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
+// lives from its writes to its reads, or, where no barrier follows its reads, until the
+// next exchange's barrier.
 //   layer_norm.py:56  reduce, 16 bytes at 0: 4 partial sums per result, one from each warp along the axis
 //   layer_norm.py:57  reduce, 16 bytes at 16: 4 partial sums per result, one from each warp along the axis
 //
@@ -148,6 +149,18 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Triton's swizzled shared-memory layout (SwizzledSharedEncodingAttr): in
+// row `row` of a buffer, column `col`'s group of Vec elements moves to group
+// (col / Vec) ^ phase, the phase being (row / PerPhase) % MaxPhase.  Rows then
+// put a column in different banks, so threads reading down a column (or
+// writing along a row) do not queue on one bank.  Powers of two throughout.
+template <int Vec, int PerPhase, int MaxPhase>
+__device__ __forceinline__ int swizzle(int row, int col)
+{
+    const unsigned r = row, c = col;
+    return ((c / Vec) ^ ((r / PerPhase) % MaxPhase)) * Vec + c % Vec;
+}
+
 // Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
 // native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
 // types); 8- and 16-bit integers travel as an int.
@@ -273,7 +286,7 @@ layer_norm_bwd_dx(__half *__restrict__ DX, __half *__restrict__ DY, __half *__re
             for (int ww = 1; ww < 4; ++ww)
                 tmp = tmp + partial[ww];
         }
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     const float c1 = tilec::div_full(tmp, (float)N);
     // layer_norm.py:57  c2 = tl.sum(g, axis=0) / N
@@ -310,7 +323,7 @@ layer_norm_bwd_dx(__half *__restrict__ DX, __half *__restrict__ DY, __half *__re
             for (int ww = 1; ww < 4; ++ww)
                 tmp_2 = tmp_2 + partial[ww];
         }
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     const float c2 = tilec::div_full(tmp_2, (float)N);
     // layer_norm.py:58  dx = (g - (xhat * c1 + c2)) * rstd

@@ -13,10 +13,11 @@
 //
 // Launch: 128 threads per block (4 warps), 96 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
-// one exchange's barrier also frees the buffer the exchange before it read.
-//   col_max.py:51  reduce, 32 bytes at 0: 2 partial mins per result, one from each warp along the axis
-//   col_max.py:52  reduce, 64 bytes at 32: 2 partial argmins per result, one from each warp along the axis
+// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
+// lives from its writes to its reads, or, where no barrier follows its reads, until the
+// next exchange's barrier.
+//   col_max.py:51  reduce, 32 bytes at 64: 2 partial mins per result, one from each warp along the axis
+//   col_max.py:52  reduce, 64 bytes at 0: 2 partial argmins per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 4x256, sizePerThread [1, 4], threadsPerWarp [1, 32], warpsPerCTA [2, 2], order [1, 0]
@@ -151,6 +152,18 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Triton's swizzled shared-memory layout (SwizzledSharedEncodingAttr): in
+// row `row` of a buffer, column `col`'s group of Vec elements moves to group
+// (col / Vec) ^ phase, the phase being (row / PerPhase) % MaxPhase.  Rows then
+// put a column in different banks, so threads reading down a column (or
+// writing along a row) do not queue on one bank.  Powers of two throughout.
+template <int Vec, int PerPhase, int MaxPhase>
+__device__ __forceinline__ int swizzle(int row, int col)
+{
+    const unsigned r = row, c = col;
+    return ((c / Vec) ^ ((r / PerPhase) % MaxPhase)) * Vec + c % Vec;
+}
+
 // Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
 // native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
 // types); 8- and 16-bit integers travel as an int.
@@ -238,8 +251,8 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
             tmp[e] = fminf(tmp[e], tilec::shfl_xor(tmp[e], lane_bit));
     }
     {
-        // 2 partials per result, 32 bytes at smem + 0
-        float *partial = reinterpret_cast<float *>(smem + 0);
+        // 2 partials per result, 32 bytes at smem + 64
+        float *partial = reinterpret_cast<float *>(smem + 64);
         if (lane == 0) {  // one lane per result writes its warp's partial
             #pragma unroll
             for (int e = 0; e < 2; ++e)
@@ -253,7 +266,7 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
             for (int ww = 1; ww < 2; ++ww)
                 tmp[e] = fminf(tmp[e], partial[ww * 4 + L0_row + (e << 1)]);
         }
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     float lo[2];  // [4x1] fp32, L0
     #pragma unroll
@@ -290,9 +303,9 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
         }
     }
     {
-        // 2 partials per result, 64 bytes at smem + 32
-        float *partial = reinterpret_cast<float *>(smem + 32);
-        int32_t *partial_i = reinterpret_cast<int32_t *>(smem + 64);
+        // 2 partials per result, 64 bytes at smem + 0
+        float *partial = reinterpret_cast<float *>(smem + 0);
+        int32_t *partial_i = reinterpret_cast<int32_t *>(smem + 32);
         if (lane == 0) {  // one lane per result writes its warp's partial
             #pragma unroll
             for (int e = 0; e < 2; ++e) {
@@ -313,7 +326,7 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
                 }
             }
         }
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     int32_t lo_col[2];  // [4x1] i32, L0
     #pragma unroll

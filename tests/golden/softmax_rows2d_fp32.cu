@@ -13,8 +13,9 @@
 //
 // Launch: 128 threads per block (4 warps), 128 bytes of shared memory, grid (cdiv(n_rows, ROWS))
 //
-// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
-// one exchange's barrier also frees the buffer the exchange before it read.
+// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
+// lives from its writes to its reads, or, where no barrier follows its reads, until the
+// next exchange's barrier.
 //   softmax.py:52  reduce, 64 bytes at 0: 4 partial maxs per result, one from each warp along the axis
 //   softmax.py:54  reduce, 64 bytes at 64: 4 partial sums per result, one from each warp along the axis
 //
@@ -151,6 +152,18 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Triton's swizzled shared-memory layout (SwizzledSharedEncodingAttr): in
+// row `row` of a buffer, column `col`'s group of Vec elements moves to group
+// (col / Vec) ^ phase, the phase being (row / PerPhase) % MaxPhase.  Rows then
+// put a column in different banks, so threads reading down a column (or
+// writing along a row) do not queue on one bank.  Powers of two throughout.
+template <int Vec, int PerPhase, int MaxPhase>
+__device__ __forceinline__ int swizzle(int row, int col)
+{
+    const unsigned r = row, c = col;
+    return ((c / Vec) ^ ((r / PerPhase) % MaxPhase)) * Vec + c % Vec;
+}
+
 // Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
 // native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
 // types); 8- and 16-bit integers travel as an int.
@@ -251,7 +264,7 @@ softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int
             for (int ww = 1; ww < 4; ++ww)
                 m[e] = fmaxf(m[e], partial[ww * 4 + e]);
         }
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // softmax.py:53  num = tl.exp(x - m[:, None])
     float num[32];  // [4x1024] fp32, L0
@@ -298,7 +311,7 @@ softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int
             for (int ww = 1; ww < 4; ++ww)
                 den[e] = den[e] + partial[ww * 4 + e];
         }
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // softmax.py:55  y = num / den[:, None]
     float y[32];  // [4x1024] fp32, L0

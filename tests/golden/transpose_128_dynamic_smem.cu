@@ -11,11 +11,15 @@
 //   BLOCK_M          = 128 (constexpr)
 //   BLOCK_N          = 128 (constexpr)
 //
-// Launch: 256 threads per block (8 warps), 65664 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N))
+// Launch: 256 threads per block (8 warps), 67584 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N))
 //
-// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
-// one exchange's barrier also frees the buffer the exchange before it read.
-//   transpose.py:26  convert_layout, 65660 bytes at 0: the tile row-major, 1 padding element after every 512; 1536 extra wavefronts from bank conflicts
+// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
+// lives from its writes to its reads, or, where no barrier follows its reads, until the
+// next exchange's barrier.
+//   transpose.py:26  convert_layout, 67580 bytes at 0: the tile changing layout (L0 -> L1), row-major,
+//       columns swizzled in each row of 128 (tilec::swizzle): col' = col ^ ((row / 8) % 16),
+//       then 1 padding element after every 32;
+//       no bank conflicts on the write or the read (counted statically; 17408 extra wavefronts without the swizzle and padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 128x128, sizePerThread [1, 4], threadsPerWarp [1, 32], warpsPerCTA [8, 1], order [1, 0]
@@ -159,6 +163,18 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Triton's swizzled shared-memory layout (SwizzledSharedEncodingAttr): in
+// row `row` of a buffer, column `col`'s group of Vec elements moves to group
+// (col / Vec) ^ phase, the phase being (row / PerPhase) % MaxPhase.  Rows then
+// put a column in different banks, so threads reading down a column (or
+// writing along a row) do not queue on one bank.  Powers of two throughout.
+template <int Vec, int PerPhase, int MaxPhase>
+__device__ __forceinline__ int swizzle(int row, int col)
+{
+    const unsigned r = row, c = col;
+    return ((c / Vec) ^ ((r / PerPhase) % MaxPhase)) * Vec + c % Vec;
+}
+
 // Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
 // native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
 // types); 8- and 16-bit integers travel as an int.
@@ -188,12 +204,14 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
 
-// cvt0: a 128x128 fp32 tile changing layout (L0 -> L1) in shared memory, row-major, with 1 padding element after every 512;
-// 65660 bytes; 1536 extra shared-memory wavefronts counted (bank conflicts).
-static __device__ __forceinline__ int cvt0_at(int i0, int i1)
+// cvt0: a 128x128 fp32 tile changing layout (L0 -> L1) in shared memory, row-major,
+// columns swizzled in each row of 128 (tilec::swizzle): col' = col ^ ((row / 8) % 16),
+// then 1 padding element after every 32;
+// 67580 bytes; no bank conflicts on the write or the read (counted statically; 17408 extra wavefronts without the swizzle and padding).
+static __device__ __forceinline__ int cvt0_at(int row, int col)
 {
-    const int i = (i0 << 7) + i1;
-    return i + (i >> 9) * 1;
+    const int i = (row << 7) + tilec::swizzle<1, 8, 16>(row, col);
+    return i + (i >> 5);
 }
 
 
@@ -248,7 +266,7 @@ transpose_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t M, int32_
         #pragma unroll
         for (int e = 0; e < 64; ++e)
             x_2[e] = buf[cvt0_at(L0_col + (e & 3), L0_row + ((e >> 2) << 3))];
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     bool mask_2[64];  // [128x128] i1, L1
     #pragma unroll
@@ -269,11 +287,11 @@ extern "C" cudaError_t transpose_kernel_launch(cudaStream_t stream, float *__res
     if (gx <= 0 || gy <= 0 || gz <= 0)
         return cudaSuccess; // nothing to do
     const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);
-    // 65664 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(transpose_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65664);
+    // 67584 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(transpose_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 67584);
     if (attr != cudaSuccess)
         return attr;
-    transpose_kernel<<<grid, 256, 65664, stream>>>(X, Y, M, N, stride_x, stride_y);
+    transpose_kernel<<<grid, 256, 67584, stream>>>(X, Y, M, N, stride_x, stride_y);
     return cudaGetLastError();
 }
 #endif

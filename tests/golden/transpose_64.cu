@@ -11,11 +11,15 @@
 //   BLOCK_M          = 64 (constexpr)
 //   BLOCK_N          = 64 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 16640 bytes of shared memory, grid (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N))
+// Launch: 128 threads per block (4 warps), 16896 bytes of shared memory, grid (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N))
 //
-// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
-// one exchange's barrier also frees the buffer the exchange before it read.
-//   transpose.py:26  convert_layout, 16636 bytes at 0: the tile row-major, 1 padding element after every 64; 256 extra wavefronts from bank conflicts
+// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
+// lives from its writes to its reads, or, where no barrier follows its reads, until the
+// next exchange's barrier.
+//   transpose.py:26  convert_layout, 16892 bytes at 0: the tile changing layout (L0 -> L1), row-major,
+//       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 2) ^ ((row / 16) % 4)) * 2 + col % 2,
+//       then 1 padding element after every 32;
+//       no bank conflicts on the write or the read (counted statically; 2304 extra wavefronts without the swizzle and padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 64x64, sizePerThread [1, 4], threadsPerWarp [2, 16], warpsPerCTA [4, 1], order [1, 0]
@@ -159,6 +163,18 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Triton's swizzled shared-memory layout (SwizzledSharedEncodingAttr): in
+// row `row` of a buffer, column `col`'s group of Vec elements moves to group
+// (col / Vec) ^ phase, the phase being (row / PerPhase) % MaxPhase.  Rows then
+// put a column in different banks, so threads reading down a column (or
+// writing along a row) do not queue on one bank.  Powers of two throughout.
+template <int Vec, int PerPhase, int MaxPhase>
+__device__ __forceinline__ int swizzle(int row, int col)
+{
+    const unsigned r = row, c = col;
+    return ((c / Vec) ^ ((r / PerPhase) % MaxPhase)) * Vec + c % Vec;
+}
+
 // Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
 // native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
 // types); 8- and 16-bit integers travel as an int.
@@ -188,19 +204,21 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
 
-// cvt0: a 64x64 fp32 tile changing layout (L0 -> L1) in shared memory, row-major, with 1 padding element after every 64;
-// 16636 bytes; 256 extra shared-memory wavefronts counted (bank conflicts).
-static __device__ __forceinline__ int cvt0_at(int i0, int i1)
+// cvt0: a 64x64 fp32 tile changing layout (L0 -> L1) in shared memory, row-major,
+// columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 2) ^ ((row / 16) % 4)) * 2 + col % 2,
+// then 1 padding element after every 32;
+// 16892 bytes; no bank conflicts on the write or the read (counted statically; 2304 extra wavefronts without the swizzle and padding).
+static __device__ __forceinline__ int cvt0_at(int row, int col)
 {
-    const int i = (i0 << 6) + i1;
-    return i + (i >> 6) * 1;
+    const int i = (row << 6) + tilec::swizzle<2, 16, 4>(row, col);
+    return i + (i >> 5);
 }
 
 
 extern "C" __global__ void __launch_bounds__(128)
 transpose_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t M, int32_t N, int32_t stride_x, int32_t stride_y)
 {
-    __shared__ __align__(16) unsigned char smem[16640];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[16896];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -248,7 +266,7 @@ transpose_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t M, int32_
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             x_2[e] = buf[cvt0_at(L0_col + (e & 3), L0_row + ((e >> 2) << 3))];
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     bool mask_2[32];  // [64x64] i1, L1
     #pragma unroll

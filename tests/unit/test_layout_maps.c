@@ -1,8 +1,7 @@
 /* test_layout_maps.c — layouts as linear bit maps (layout_map), slices,
  * lmap_local (reading one map in another's register order), the C
- * expressions printed for a map, shuffle distances, the shared-memory
- * bank-conflict counter, and the buffer sizes the pipeline plans for
- * reductions and conversions. */
+ * expressions printed for a map, shuffle distances, and reductions and
+ * conversions in the emitted CUDA (the shared memory itself: test_smem.c). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
@@ -636,114 +635,6 @@ Test(layout_maps, shuffle_distances)
     expect_distances(&f, 1, (int[]){16}, 0, (int[]){8, 4, 2, 1}, 4);
 }
 
-/* ---- 6. bank conflicts ---------------------------------------------------------- */
-
-Test(layout_maps, wavefronts)
-{
-    int addr[32];
-    for (int l = 0; l < 32; l++)
-        addr[l] = l;
-    cr_expect_eq(smem_wavefronts_extra(addr, 4), 0, "consecutive words");
-    cr_expect_eq(smem_wavefronts_extra(addr, 8), 0, "consecutive 8-byte elements (two half-warp phases)");
-    cr_expect_eq(smem_wavefronts_extra(addr, 2), 0, "consecutive halves: two lanes per word");
-    cr_expect_eq(smem_wavefronts_extra(addr, 1), 0, "consecutive bytes");
-    for (int l = 0; l < 32; l++)
-        addr[l] = 32 * l;
-    cr_expect_eq(smem_wavefronts_extra(addr, 4), 31, "a column of a 32x32 float tile");
-    for (int l = 0; l < 32; l++)
-        addr[l] = 33 * l;
-    cr_expect_eq(smem_wavefronts_extra(addr, 4), 0, "a column with one padding element per row");
-    for (int l = 0; l < 32; l++)
-        addr[l] = smem_padded(smem_row_major((int[]){32, 32}, 2, (int[]){l, 5}), 5, 1);
-    cr_expect_eq(smem_wavefronts_extra(addr, 4), 0, "the same, through smem_padded");
-    for (int l = 0; l < 32; l++)
-        addr[l] = 7;
-    cr_expect_eq(smem_wavefronts_extra(addr, 4), 0, "broadcast");
-    for (int l = 0; l < 32; l++)
-        addr[l] = 2 * l;
-    cr_expect_eq(smem_wavefronts_extra(addr, 4), 1, "stride 2 words: 2-way");
-    cr_expect_eq(smem_wavefronts_extra(addr, 8), 2, "stride 2 doubles: 2-way in each phase");
-    for (int l = 0; l < 32; l++)
-        addr[l] = l < 16 ? 32 * l : -1;
-    cr_expect_eq(smem_wavefronts_extra(addr, 4), 15, "inactive lanes do not count");
-    for (int l = 0; l < 32; l++)
-        addr[l] = -1;
-    cr_expect_eq(smem_wavefronts_extra(addr, 4), 0, "nobody");
-}
-
-Test(layout_maps, row_major_and_padding)
-{
-    cr_expect_eq(smem_row_major((int[]){4, 8}, 2, (int[]){2, 3}), 19);
-    cr_expect_eq(smem_row_major((int[]){2, 4, 8}, 3, (int[]){1, 2, 3}), 51);
-    cr_expect_eq(smem_padded(31, 5, 1), 31);
-    cr_expect_eq(smem_padded(32, 5, 1), 33);
-    cr_expect_eq(smem_padded(100, 5, 2), 106);
-    cr_expect_eq(smem_padded(100, 5, 0), 100);
-}
-
-/* ---- 7a. buffer sizes on hand-built ops ------------------------------------------ */
-
-/* x: [64,64] fp32 in blocked [1,4]/[2,16]/[4,1]; max along 0 crosses 4
- * warps, along 1 none; the column result converted to the row result's
- * layout needs one padding word after every 32 to be conflict-free.
- * Consecutive exchanges alternate between two buffers (tir_smem). */
-Test(layout_maps, smem_plan_by_hand, .fini = arena_reset)
-{
-    afn.num_warps = 4;
-    Arena *a = &actx.arena;
-    Layout *l = NEW(a, Layout);
-    layout_build(l, 2, (int[]){64, 64}, (int[]){1, 4}, (int[]){1, 0}, 4);
-    Type t2 = type_tensor(type_scalar(DT_FP32), 2, (int[]){64, 64});
-    Type t1 = type_tensor(type_scalar(DT_FP32), 1, (int[]){64});
-    Value *x = tir_value_new(a, &afn, t2);
-    x->layout = l;
-    Op *r0 = tir_op_new(a, &afn, OP_REDUCE, 1, &x, 1, &t1);
-    r0->iattr[0] = RED_MAX, r0->iattr[1] = 0;
-    r0->results[0]->layout = layout_slice(a, &afn, l, 0);
-    Op *r1 = tir_op_new(a, &afn, OP_REDUCE, 1, &x, 1, &t1);
-    r1->iattr[0] = RED_MAX, r1->iattr[1] = 1;
-    r1->results[0]->layout = layout_slice(a, &afn, l, 1);
-    cr_expect_eq(reduce_warp_bits(r0), 2);
-    cr_expect_eq(reduce_warp_bits(r1), 0);
-    Value *col = r0->results[0];
-    Op *cv = tir_op_new(a, &afn, OP_CONVERT, 1, &col, 1, &t1);
-    cv->results[0]->layout = r1->results[0]->layout;
-    /* unpadded, lanes l and l+8 of the write hit one bank: 4 registers x 4 warps */
-    cr_expect_eq(smem_convert_conflicts(cv, 5, 0), 16);
-    cr_expect_eq(smem_convert_conflicts(cv, 5, 1), 0);
-    cr_expect_eq(smem_convert_conflicts(cv, 6, 1), 16, "padding after 64 of 64 elements pads nothing");
-    Type ti = type_tensor(type_scalar(DT_I32), 1, (int[]){64});
-    Op *am = tir_op_new(a, &afn, OP_REDUCE, 1, &x, 2, (Type[]){t1, ti});
-    am->iattr[0] = RED_ARGMAX, am->iattr[1] = 0;
-    am->results[0]->layout = am->results[1]->layout = r0->results[0]->layout;
-
-    afn.body = tir_block_new(a, NULL);
-    tir_block_append(a, afn.body, r0);
-    tir_block_append(a, afn.body, r1);
-    tir_block_append(a, afn.body, cv);
-    tir_smem(&actx, &afn);
-    cr_expect_eq(r0->smem_bytes, 64 * 4 * 4, "64 results x 4 warps x 4 bytes");
-    cr_expect_eq(r1->smem_bytes, 0, "within a warp: no buffer");
-    cr_expect_eq(cv->smem_bytes, 65 * 4, "64 words and one pad");
-    cr_expect_eq(cv->smem_pad_log2, 5);
-    cr_expect_eq(cv->smem_pad, 1);
-    cr_expect_eq(cv->smem_conflicts, 0);
-    /* consecutive exchanges alternate two buffers: the second after the largest even one */
-    cr_expect_eq(r0->smem_offset, 0);
-    cr_expect_eq(cv->smem_offset, 1024);
-    cr_expect_eq(afn.smem_bytes, 1296, "1024 + 260, rounded to 16");
-    /* straight-line code: no barrier after the reads */
-    cr_expect(!r0->smem_keep_sync && !cv->smem_keep_sync);
-
-    tir_block_append(a, afn.body, am);
-    tir_smem(&actx, &afn);
-    cr_expect_eq(am->smem_bytes, 2 * 64 * 4 * 4, "values, then the int32 indices");
-    cr_expect_eq(r0->smem_offset, 0);
-    cr_expect_eq(cv->smem_offset, 2048, "the odd buffer starts after the largest even one (argmax, 2048)");
-    cr_expect_eq(am->smem_offset, 0);
-    cr_expect_eq(afn.smem_bytes, 2320, "2048 + 260, rounded to 16");
-}
-
 /* ---- 7b. the pipeline: reductions and conversions in the emitted CUDA ----------- */
 
 static Ctx ctx;
@@ -853,16 +744,18 @@ Test(layout_maps, pipeline_conversion, .fini = reset)
     EXPECT_OUT("at 64, a thread owns elements (lane >> 4) + (warp << 1) + 8*i for i < 8 (replicated: 16 threads hold each element)");
     reset();
     cr_assert_eq(translate(two_reductions_src, "*fp32:16, *fp32:16, 64", EMIT_CUDA), 0, "%s", log_text());
-    EXPECT_OUT("t.py:10  convert_layout, 260 bytes at 1024: the tile row-major, 1 padding element after every 32; "
-               "no bank conflicts (counted statically)");
+    EXPECT_OUT("t.py:10  convert_layout, 260 bytes at 1024: the tile changing layout (L2 -> L1), row-major,\n"
+               "//       then 1 padding element after every 32;\n"
+               "//       no bank conflicts on the write or the read (counted statically; 16 extra wavefronts without the padding)");
     EXPECT_OUT("t.py:9  reduce, 1024 bytes at 0: 4 partial maxs per result");
-    EXPECT_OUT("// cvt0: a 64 fp32 tile changing layout (L2 -> L1) in shared memory, row-major, with 1 padding element after every 32;\n"
-               "// 260 bytes; no bank conflicts on the write or the read (counted statically).");
-    EXPECT_OUT("static __device__ __forceinline__ int cvt0_at(int i0)");
-    EXPECT_OUT("    return i + (i >> 5) * 1;");
+    EXPECT_OUT("// cvt0: a 64 fp32 tile changing layout (L2 -> L1) in shared memory, row-major,\n"
+               "// then 1 padding element after every 32;\n"
+               "// 260 bytes; no bank conflicts on the write or the read (counted statically; 16 extra wavefronts without the padding).");
+    EXPECT_OUT("static __device__ __forceinline__ int cvt0_at(int i)");
+    EXPECT_OUT("    return i + (i >> 5);");
     EXPECT_OUT("buf[cvt0_at(L0_col + e)] = b[e];");
     EXPECT_OUT("b_2[e] = buf[cvt0_at(L0_row + (e << 3))];");
-    /* the conversion uses the second buffer, after the reduction's */
+    /* the conversion's buffer follows the reduction's: no barrier between them */
     EXPECT_OUT("float *buf = reinterpret_cast<float *>(smem + 1024);");
     EXPECT_NOT_OUT("**>");
     EXPECT_OUT("unsigned char smem[1296];");
