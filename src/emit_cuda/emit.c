@@ -2523,10 +2523,24 @@ static void describe_smem(Emitter *E, const Block *b)
                       reduce_name((ReduceKind)op->iattr[0]));
             break;
         case OP_SCAN: sb_puts(E->out, "each warp's running total, per repetition along the axis\n"); break;
+        case OP_LOCAL_LOAD:
         case OP_CONVERT:
+            if (op->stage) {
+                const DotStage *st = op->stage;
+                sb_printf(E->out, "operand %c of tl.dot, %d x %d %s%s, swizzled (vec %d, perPhase %d, maxPhase %d)%s\n",
+                          st->op_idx ? 'B' : 'A', st->rows, st->cols, dtype_name(st->dtype),
+                          st->nslots > 1 ? fmt(E, " in %d pipeline slots", st->nslots) : "", st->swz.vec,
+                          st->swz.per_phase, st->swz.max_phase,
+                          st->ldmatrix ? fmt(E, ", read with ldmatrix%s", st->trans ? ".trans" : "") : "");
+                break;
+            }
             sb_printf(E->out, "the tile changing layout (L%d -> L%d), %s;\n//       %s\n",
                       op->args[0]->layout->id, op->results[0]->layout->id, smem_storage(E, op, "\n//       "),
                       smem_verdict(E, op));
+            break;
+        case OP_DOT:
+            sb_printf(E->out, "A (%dx%d) and B (%dx%d) row-major for the FMA path of tl.dot\n", op->args[0]->type.shape[0],
+                      op->args[0]->type.shape[1], op->args[1]->type.shape[0], op->args[1]->type.shape[1]);
             break;
         default: sb_puts(E->out, "the old value, from the thread that did the atomic to all\n"); break;
         }

@@ -1393,6 +1393,17 @@ void layout_describe(StrBuf *out, const Layout *l)
                   l->id, l->parent->id, l->slice_dim, l->slice_dim);
         return;
     }
+    if (l->kind == LAYOUT_MMA) {
+        sb_printf(out, "L%d: mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA ", l->id);
+        print_vec(out, l->wpc, 2);
+        sb_puts(out, " (M, N)");
+        return;
+    }
+    if (l->kind == LAYOUT_DOTOP) {
+        sb_printf(out, "L%d: mma.sync operand %c of L%d (%d element%s of K per 32-bit register; warps along %s share it)",
+                  l->id, l->op_idx ? 'B' : 'A', l->parent->id, l->kwidth, l->kwidth > 1 ? "s" : "", l->op_idx ? "M" : "N");
+        return;
+    }
     sb_printf(out, "L%d: blocked ", l->id);
     for (int d = 0; d < l->rank; d++)
         sb_printf(out, "%s%d", d ? "x" : "", l->shape[d]);

@@ -365,7 +365,7 @@ static void plan_scan(Op *op)
 typedef struct Exchange {
     Op *op;
     bool top;        /* straight-line code of the kernel body, not inside a loop or branch */
-    int last;        /* the last exchange (index) during which its buffer is still live */
+    int first, last; /* the exchanges (indices) during which its buffer is live */
 } Exchange;
 
 typedef Vec(Exchange) ExchangeVec;
@@ -402,7 +402,7 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
         default: break;
         }
         if (op->smem_bytes)
-            vec_push(a, ex, ((Exchange){op, top, 0}));
+            vec_push(a, ex, ((Exchange){op, top, 0, 0}));
     }
 }
 
@@ -428,7 +428,7 @@ static int first_fit(const ExchangeVec *ex, const bool *placed, int i)
         moved = false;
         for (int j = 0; j < ex->len; j++) {
             const Exchange *o = &ex->data[j];
-            bool live_together = j < i ? o->last >= i : ex->data[i].last >= j;
+            bool live_together = !(o->last < ex->data[i].first || ex->data[i].last < o->first);
             if (!placed[j] || !live_together)
                 continue;
             int lo = o->op->smem_offset, hi = lo + o->op->smem_bytes;
@@ -456,7 +456,23 @@ void tir_smem(Ctx *ctx, TirFunc *f)
     for (int i = 0; i < ex.len; i++) {
         Exchange *e = &ex.data[i];
         e->op->smem_keep_sync = !(e->top && (i + 1 == ex.len || ex.data[i + 1].top));
+        e->first = i;
         e->last = e->op->smem_keep_sync ? i : i + 1;
+    }
+    /* a pipeline ring (local_load) holds data in flight for the whole loop:
+     * it is live together with every exchange inside that loop */
+    for (int i = 0; i < ex.len; i++) {
+        Exchange *e = &ex.data[i];
+        if (e->op->kind != OP_LOCAL_LOAD)
+            continue;
+        const Op *loop = e->op->parent->parent;
+        for (int j = 0; j < ex.len; j++)
+            for (const Op *o = ex.data[j].op; o; o = o->parent ? o->parent->parent : NULL)
+                if (o == loop) {
+                    e->first = j < e->first ? j : e->first;
+                    e->last = j > e->last ? j : e->last;
+                    break;
+                }
     }
     BySize *order = NEW_ARRAY(&ctx->arena, BySize, (size_t)ex.len + 1);
     bool *placed = NEW_ARRAY(&ctx->arena, bool, (size_t)ex.len + 1);
