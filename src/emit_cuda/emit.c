@@ -1546,6 +1546,8 @@ static void emit_convert(Emitter *E, const Op *op)
 
 /* ---- tl.dot: operand staging, ldmatrix, mma.sync, the FMA path ------------------------------- */
 
+static bool fused_read(Emitter *E, const Value *v);
+
 /* 32-bit registers of a dot operand fragment (kwidth elements each). */
 static int frag_words(const Value *v) { return nregs(v) / v->layout->kwidth; }
 
@@ -1626,6 +1628,63 @@ static const Value *array_of(Emitter *E, const Value *v)
 }
 
 /* Reads the staged operand into r's fragment: ldmatrix, or one element at a time. */
+/* ldmatrix addressing of a staged operand: lane l gives the address of row
+ * l % 8 of 8x8 matrix l / 8 of a group of g fragment registers.  Binds
+ * `<name>_row` and `<name>_col`, the lane's address for group 0. */
+static void ld_setup(Emitter *E, const Op *op, const char *name)
+{
+    const DotStage *s = op->stage;
+    const Value *r = op->results[0];
+    LayoutMap m;
+    value_map(r, &m);
+    int rd = 1 - s->contig_dim, cd = s->contig_dim;
+    int words = frag_words(r), g = words < 4 ? words : 4;
+    int lw = log2i(r->layout->kwidth), lg = log2i(g);
+    const char *coord[2];
+    for (int d = 0; d < 2; d++) {
+        int from[2], to[2], k = 0;
+        for (int t = 0; t < lg; t++)
+            if (m.reg[lw + t].dim == d)
+                from[k] = t, to[k++] = m.reg[lw + t].bit;
+        const char *w = warp_part(E, &m, d);
+        const char *j = k ? move_bits(E, "(lane >> 3)", from, to, k, lg) : "0";
+        const char *x = !strcmp(w, "0") ? j : !strcmp(j, "0") ? w : fmt(E, "%s + %s", w, paren(E, j));
+        if (d == rd)
+            x = !strcmp(x, "0") ? "(lane & 7)" : fmt(E, "%s + (lane & 7)", x);
+        coord[d] = x;
+    }
+    line(E, "// ldmatrix%s.x%d into %s: lane l gives the address of row l %% 8 of 8x8 matrix l / 8", s->trans ? ".trans" : "",
+         g, vname(E, r));
+    line(E, "const int %s_row = %s, %s_col = %s;", name, coord[rd], name, coord[cd]);
+}
+
+/* One ldmatrix: fragment registers g*q .. g*q+g-1 (q a C expression). */
+static void ld_group(Emitter *E, const Op *op, const char *fn, const char *slot, const char *name, const char *q)
+{
+    const DotStage *s = op->stage;
+    const Value *r = op->results[0];
+    LayoutMap m;
+    value_map(r, &m);
+    int rd = 1 - s->contig_dim, cd = s->contig_dim;
+    int words = frag_words(r), g = words < 4 ? words : 4;
+    int lw = log2i(r->layout->kwidth), lg = log2i(g);
+    /* the bits of q are fragment registers lw + lg.. */
+    const char *off[2];
+    int qbits = log2i(words / g);
+    for (int d = 0; d < 2; d++) {
+        int from[LMAP_MAX_REG_BITS], to[LMAP_MAX_REG_BITS], k = 0;
+        for (int t = 0; t < qbits; t++)
+            if (m.reg[lw + lg + t].dim == d)
+                from[k] = t, to[k++] = m.reg[lw + lg + t].bit;
+        off[d] = k && strcmp(q, "0") ? move_bits(E, q, from, to, k, qbits) : NULL;
+    }
+    const char *row = off[rd] ? fmt(E, "%s_row + %s", name, paren(E, off[rd])) : fmt(E, "%s_row", name);
+    const char *col = off[cd] ? fmt(E, "%s_col + %s", name, paren(E, off[cd])) : fmt(E, "%s_col", name);
+    line(E, "tilec::ldmatrix<%d, %s>(&%s[%s], %s(smem, %s%s, %s));", g, s->trans ? "true" : "false", vname(E, r),
+         strcmp(q, "0") ? fmt(E, "%d * %s", g, paren(E, q)) : "0", fn, slot, row, col);
+}
+
+/* Reads the staged operand into r's fragment: ldmatrix, or one element at a time. */
 static void stage_read(Emitter *E, const Op *op, const char *fn, const char *slot)
 {
     const DotStage *s = op->stage;
@@ -1644,45 +1703,13 @@ static void stage_read(Emitter *E, const Op *op, const char *fn, const char *slo
         return;
     }
     int words = frag_words(r), g = words < 4 ? words : 4;
-    int lw = log2i(r->layout->kwidth), lg = log2i(g);
-    /* lane l addresses row l % 8 of matrix l / 8, which is fragment register (l / 8) % g */
-    const char *coord[2];
-    for (int d = 0; d < 2; d++) {
-        int from[2], to[2], k = 0;
-        for (int t = 0; t < lg; t++)
-            if (m.reg[lw + t].dim == d)
-                from[k] = t, to[k++] = m.reg[lw + t].bit;
-        const char *w = warp_part(E, &m, d);
-        const char *j = k ? move_bits(E, "(lane >> 3)", from, to, k, lg) : "0";
-        const char *x = !strcmp(w, "0") ? j : !strcmp(j, "0") ? w : fmt(E, "%s + %s", w, paren(E, j));
-        if (d == rd)
-            x = !strcmp(x, "0") ? "(lane & 7)" : fmt(E, "%s + (lane & 7)", x);
-        coord[d] = x;
-    }
-    line(E, "// ldmatrix%s.x%d: lane l gives the address of row l %% 8 of 8x8 matrix l / 8", s->trans ? ".trans" : "", g);
-    line(E, "const int ld_row = %s, ld_col = %s;", coord[rd], coord[cd]);
-    const char *q = "0";
+    ld_setup(E, op, "ld");
     if (words > g) {
         line(E, "#pragma unroll");
         line(E, "for (int q = 0; q < %d; ++q)", words / g);
         E->indent++;
-        q = "q";
     }
-    /* the bits of q are fragment registers lw + lg.. */
-    const char *off[2];
-    int qbits = log2i(words / g);
-    for (int d = 0; d < 2; d++) {
-        int from[LMAP_MAX_REG_BITS], to[LMAP_MAX_REG_BITS], k = 0;
-        for (int t = 0; t < qbits; t++)
-            if (m.reg[lw + lg + t].dim == d)
-                from[k] = t, to[k++] = m.reg[lw + lg + t].bit;
-        off[d] = k ? move_bits(E, "q", from, to, k, qbits) : NULL;
-    }
-    const char *row = off[rd] ? fmt(E, "ld_row + %s", paren(E, off[rd])) : "ld_row";
-    const char *col = off[cd] ? fmt(E, "ld_col + %s", paren(E, off[cd])) : "ld_col";
-    line(E, "tilec::ldmatrix<%d, %s>(&%s[%s], %s(smem, %s%s, %s));", g, s->trans ? "true" : "false", name,
-         words > g ? fmt(E, "%d * q", g) : "0", fn, slot, row, col);
-    (void)q;
+    ld_group(E, op, fn, slot, "ld", words > g ? "q" : "0");
     if (words > g)
         E->indent--;
 }
@@ -1735,6 +1762,10 @@ static void emit_local_load(Emitter *E, const Op *op)
     line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
          frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(op->stage->dtype), r->layout->id,
          op->stage->op_idx ? 'B' : 'A', r->layout->kwidth);
+    if (fused_read(E, r)) {
+        line(E, "// read from slot %s of %s one K step at a time, in the tl.dot below", ex(E, op->args[0], NULL, "0"), fn);
+        return;
+    }
     line(E, "{  // from slot %s of %s", ex(E, op->args[0], NULL, "0"), fn);
     E->indent++;
     stage_read(E, op, fn, fmt(E, "%s, ", ex(E, op->args[0], NULL, "0")));
@@ -1802,23 +1833,74 @@ static void dot_init_result(Emitter *E, const Op *op)
         fill(E, name, r, value_elem, acc);
 }
 
+/* A pipelined operand read with ldmatrix by its dot only: its fragments are
+ * loaded inside the dot's K loop, one K step at a time, so that only the
+ * registers of the current step are live. */
+static bool fused_read(Emitter *E, const Value *v)
+{
+    const Op *d = v->def;
+    return d && d->kind == OP_LOCAL_LOAD && d->stage->ldmatrix && v->nuses == 1 && info(E, v)->user &&
+           info(E, v)->user->kind == OP_DOT && info(E, v)->user->parent == d->parent &&
+           !(info(E, v)->user->args[0]->type.dtype == DT_FP32 && info(E, v)->user->iattr[0] == DOT_TF32X3);
+}
+
+/* B fragment word of (ks, ni): its first N repetition sits before the K ones. */
+static const char *b_word(Emitter *E, int nn, int nk)
+{
+    return nn >= 2 ? fmt(E, "2 * (ni & 1) + 4 * (ks + %d * (ni >> 1))", nk) : "2 * ks";
+}
+
 static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *a, const char *b, int nm, int nn, int nk)
 {
     const Value *r = op->results[0];
     const char *name = vname(E, r);
+    bool fa = fused_read(E, op->args[0]), fb = fused_read(E, op->args[1]);
+    const char *fna = fa ? stage_helper(E, op->args[0]->def) : NULL, *fnb = fb ? stage_helper(E, op->args[1]->def) : NULL;
+    if (fa)
+        ld_setup(E, op->args[0]->def, fmt(E, "%s_ld", a));
+    if (fb)
+        ld_setup(E, op->args[1]->def, fmt(E, "%s_ld", b));
+    line(E, "#pragma unroll");
+    line(E, "for (int ks = 0; ks < %d; ++ks) {  // K steps", nk);
+    E->indent++;
+    if (fa) {
+        const Op *ll = op->args[0]->def;
+        const char *slot = fmt(E, "%s, ", ex(E, ll->args[0], NULL, "0"));
+        line(E, "#pragma unroll");
+        line(E, "for (int mi = 0; mi < %d; ++mi)", nm);
+        E->indent++;
+        ld_group(E, ll, fna, slot, fmt(E, "%s_ld", a), fmt(E, "ks + %d * mi", nk));
+        E->indent--;
+    }
+    if (fb) {
+        const Op *ll = op->args[1]->def;
+        const char *slot = fmt(E, "%s, ", ex(E, ll->args[0], NULL, "0"));
+        if (nn >= 2) {
+            line(E, "#pragma unroll");
+            line(E, "for (int np = 0; np < %d; ++np)  // two 8-column tiles per ldmatrix.x4", nn / 2);
+            E->indent++;
+            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), fmt(E, "ks + %d * np", nk));
+            E->indent--;
+        } else if (nk >= 2) {
+            line(E, "if ((ks & 1) == 0)  // one ldmatrix.x4 holds two K steps");
+            E->indent++;
+            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), "(ks >> 1)");
+            E->indent--;
+        } else {
+            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), "0");
+        }
+    }
     bool h = r->type.dtype == DT_FP16;
     line(E, "#pragma unroll");
-    line(E, "for (int ks = 0; ks < %d; ++ks)  // K steps", nk);
+    line(E, "for (int mi = 0; mi < %d; ++mi)  // 16-row tiles of this warp", nm);
     line(E, "#pragma unroll");
-    line(E, "    for (int mi = 0; mi < %d; ++mi)  // 16-row tiles of this warp", nm);
-    line(E, "#pragma unroll");
-    line(E, "        for (int ni = 0; ni < %d; ++ni)  // 8-column tiles of this warp", nn);
+    line(E, "    for (int ni = 0; ni < %d; ++ni)  // 8-column tiles of this warp", nn);
     const char *acc = fmt(E, "&%s[4 * (ni + %d * mi)]", name, nn);
     if (h)
         acc = fmt(E, "reinterpret_cast<uint32_t *>(%s)", acc);
-    else if (r->type.dtype == DT_I32)
-        acc = fmt(E, "%s", acc);
-    line(E, "            tilec::%s(%s, &%s[4 * (ks + %d * mi)], &%s[2 * (ks + %d * ni)]);", fn, acc, a, nk, b, nk);
+    line(E, "        tilec::%s(%s, &%s[4 * (ks + %d * mi)], &%s[%s]);", fn, acc, a, nk, b, b_word(E, nn, nk));
+    E->indent--;
+    line(E, "}");
 }
 
 static void emit_dot_mma(Emitter *E, const Op *op)
@@ -1865,8 +1947,8 @@ static void emit_dot_mma(Emitter *E, const Op *op)
             }
             line(E, "#pragma unroll");
             line(E, "for (int ks = 0; ks < %d; ++ks)", nk);
-            line(E, "    tilec::%s(t, &%s[4 * (ks + %d * mi)], &%s[2 * (ks + %d * ni)]);", fn, pairs[p][0], nk,
-                 pairs[p][1], nk);
+            line(E, "    tilec::%s(t, &%s[4 * (ks + %d * mi)], &%s[%s]);", fn, pairs[p][0], nk, pairs[p][1],
+                 b_word(E, nn, nk));
         }
         line(E, "#pragma unroll");
         line(E, "for (int j = 0; j < 4; ++j)");

@@ -190,7 +190,8 @@ static void map_mma(const Layout *l, const int *shape, LayoutMap *m)
  * elements of K packed in each 32-bit register, lanes 0-1 the next two K
  * bits, lanes 2-4 eight rows of M (columns of N); A's four registers add
  * M + 8 and then K + 4*kwidth*2, B's two add K + 4*kwidth*2.  Then the
- * K repetitions, then the M (N) ones.  Warps along the other operand's
+ * K repetitions, then the M (N) ones; B puts its first N repetition before
+ * the K ones.  Warps along the other operand's
  * dimension hold the same fragment. */
 static void map_dotop_mma(const Layout *l, const int *shape, LayoutMap *m)
 {
@@ -212,9 +213,13 @@ static void map_dotop_mma(const Layout *l, const int *shape, LayoutMap *m)
         m->warp[m->nwarp++] = l->op_idx == 0 ? NOBIT : lbit_in(lg, 1, 3 + j);
     for (int j = 0; j < wm; j++)
         m->warp[m->nwarp++] = l->op_idx == 0 ? lbit_in(lg, 0, 4 + j) : NOBIT;
+    int first = l->op_idx == 0 ? 4 + wm : 3 + wn;
+    /* B: the first N repetition comes before the K ones, so that one
+     * ldmatrix.x4 loads the fragments of two 8-column tiles for one K step */
+    if (l->op_idx == 1 && first < lg[mn])
+        m->reg[m->nreg++] = lbit(mn, first++);
     for (int b = lw + 3; b < lg[kd]; b++)
         m->reg[m->nreg++] = lbit(kd, b);
-    int first = l->op_idx == 0 ? 4 + wm : 3 + wn;
     for (int b = first; b < lg[mn]; b++)
         m->reg[m->nreg++] = lbit(mn, b);
 }
