@@ -115,8 +115,8 @@ class Gen:
     def unary(self, e):
         if self.chance(0.15):   # more of the math library, in fp32
             fn = self.pick("tl.erf({})", "tl.rsqrt(tl.abs({}) + 1.0)", "tl.cos({})", "tl.sin({})",
-                           "tl.floor({})", "tl.ceil({})", "tl.math.tanh({})", "libdevice.tanh({})")
-            fn = fn.replace("libdevice.", "tl.extra.cuda.libdevice.")
+                           "tl.floor({})", "tl.ceil({})", "tl.math.erf({})", "libdevice.tanh({})")
+            fn = fn.replace("libdevice.", "tl.extra.cuda.libdevice.")   # (tl.math has no tanh in Triton 3.6)
             if not e.exact and fn in ("tl.floor({})", "tl.ceil({})"):
                 fn = "tl.sin({})"   # a step function of a rounded value: see STEPS above
             return Expr(fn.format(self.to_f32(e)), "fp32", max(e.mag, 1) + 1, False)
