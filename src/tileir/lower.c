@@ -315,7 +315,8 @@ CVal *lower_expr(Lower *L, Node *n)
     case N_ELLIPSIS: lower_error(L, n->loc, "'...' is not supported in kernels");
     case N_STARRED: lower_error(L, n->loc, "star-expressions are not supported in kernels");
     case N_SLICE: lower_error(L, n->loc, "a slice is only allowed inside a subscript");
-    default: BUG("lower_expr: %s is not an expression", node_kind_name(n->kind)); /* the parser builds expressions only of the kinds above */
+    /* the parser builds expressions only of the kinds above */
+    default: BUG("lower_expr: %s is not an expression", node_kind_name(n->kind));
     }
     L->nest--;
     return r;
@@ -393,7 +394,8 @@ static void assign_target(Lower *L, Node *t, CVal *v)
                     t->kind == N_ATTR ? "an attribute" : "a subscript");
     if (t->kind == N_STARRED)
         lower_error(L, t->loc, "starred assignment targets ('*name') are not supported in kernels");
-    BUG("assign_target: %s", node_kind_name(t->kind)); /* the parser's check_target allows no other kind */
+    /* the parser's check_target allows no other kind */
+    BUG("assign_target: %s", node_kind_name(t->kind));
 }
 
 static bool is_constexpr_annotation(Lower *L, Node *ann)
@@ -895,7 +897,8 @@ static void lower_stmt(Lower *L, Node *s)
         break; /* a runtime assert is tl.device_assert: compiled out without debug */
     }
     case N_RAISE: raise_reached(L, s);
-    default: BUG("lower_stmt: %s is not a statement", node_kind_name(s->kind)); /* the parser builds no other */
+    /* the parser builds statements only of the kinds above */
+    default: BUG("lower_stmt: %s is not a statement", node_kind_name(s->kind));
     }
     L->stmt = saved_stmt;
     L->nest--;

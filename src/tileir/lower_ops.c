@@ -674,7 +674,8 @@ CVal *lower_compare(Lower *L, TokenKind op, CVal *ca, CVal *cb, Loc loc)
     case TOK_GE: p = CMP_GE; break;
     case TOK_EQ: p = CMP_EQ; break;
     case TOK_NE: p = CMP_NE; break;
-    default: BUG("lower_compare: %s", token_kind_name(op)); /* callers turn 'is' into ==/!= and expand 'in' */
+    /* callers turn 'is' into == or != and expand 'in' into == */
+    default: BUG("lower_compare: %s", token_kind_name(op));
     }
     Value *args[2] = {a, b};
     Op *o = emit_op(L, OP_CMP, loc, 2, args, result_type(a, DT_I1));
