@@ -91,6 +91,7 @@ golden: $(TILEC)
 
 errors: $(TILEC)
 	TILEC=$(TILEC) sh tests/run_errors.sh
+	python3 tools/diag_coverage.py --check
 
 # Every golden .cu through nvcc (sm_80, sm_90) and NVRTC.
 $(B)/tools/nvrtc_check: tools/nvrtc_check.c

@@ -70,8 +70,12 @@ typedef struct Cli {
     CliEmit emit;
     bool report, header;
     const char *embed;    /* --embed-cubin ARCHS */
+    tilec_compile_options *archs; /* ... parsed */
+    int narchs;
     Arena arena;
 } Cli;
+
+static bool parse_archs(Arena *a, const char *list, tilec_compile_options **out, int *n);
 
 static int usage_error(const char *fmt, const char *arg)
 {
@@ -251,7 +255,7 @@ static int parse_args(Cli *c, int argc, char **argv)
     c->t.command = arena_strdup(&c->arena, cmd.data);
     sb_free(&cmd);
     if (!c->input)
-        return usage_error("%s", "no input file (run 'tilec --help' for usage)");
+        return usage_error("%s", "no input file");
     if (!c->t.arch)
         c->t.arch = 80;
     bool cuda_out = c->emit != CLI_TILEIR && c->emit != CLI_LAYOUTS && !c->t.dump;
@@ -261,6 +265,8 @@ static int parse_args(Cli *c, int argc, char **argv)
         return usage_error("%s", "--header goes with CUDA output or --embed-cubin, not --emit ptx/cubin/tileir/layouts");
     if (c->embed && (c->emit != CLI_CUDA || c->t.dump))
         return usage_error("%s", "--embed-cubin writes a C file: it does not combine with --emit or --dump");
+    if (c->embed && !parse_archs(&c->arena, c->embed, &c->archs, &c->narchs))
+        return usage_error("--embed-cubin needs a comma-separated list like sm_80,sm_90,compute_90; got '%s'", c->embed);
     if (c->report && !cuda_out)
         return usage_error("%s", "--report needs CUDA output (not --emit tileir/layouts or --dump)");
     c->t.defines = c->defines.data;
@@ -390,10 +396,8 @@ static void print_report(tilec_context *ctx, const tilec_translation *t, const t
 /* --embed-cubin: one binary per architecture, then the C file (and its .h). */
 static int write_embed(Cli *c, tilec_context *ctx, const tilec_translation *t)
 {
-    tilec_compile_options *archs;
-    int n;
-    if (!parse_archs(&c->arena, c->embed, &archs, &n))
-        return usage_error("--embed-cubin needs a comma-separated list like sm_80,sm_90,compute_90; got '%s'", c->embed);
+    tilec_compile_options *archs = c->archs;
+    int n = c->narchs;
     tilec_binary **bins = NEW_ARRAY(&c->arena, tilec_binary *, n);
     int rc = 0;
     for (int i = 0; i < n && !rc; i++)

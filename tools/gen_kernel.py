@@ -35,6 +35,11 @@ INTS = ["i32", "i64"]
 TL = {"fp32": "tl.float32", "fp16": "tl.float16", "bf16": "tl.bfloat16", "i32": "tl.int32",
       "i64": "tl.int64", "i1": "tl.int1"}
 RANK = {"i1": 0, "i32": 1, "i64": 2, "fp16": 3, "bf16": 3, "fp32": 4}
+# STEPS: floor, ceil and float -> int casts jump by a whole unit where their input crosses an
+# integer, so they only take values both compilers compute exactly (Expr.exact).  A float sum
+# is added in a different order, and a*b+c may or may not become an fma; fed to a step
+# function, a last-bit difference becomes an integer one, which no tolerance covers (integer
+# outputs are compared bit for bit).
 TOL = {"fp32": (1e-4, 1e-5), "fp16": (1e-2, 2e-3), "bf16": (4e-2, 1e-2)}   # rtol, atol * max|ref|
 
 
@@ -110,8 +115,10 @@ class Gen:
     def unary(self, e):
         if self.chance(0.15):   # more of the math library, in fp32
             fn = self.pick("tl.erf({})", "tl.rsqrt(tl.abs({}) + 1.0)", "tl.cos({})", "tl.sin({})",
-                           "tl.floor({})", "tl.ceil({})", "tl.math.tanh({})", "libdevice.tanh({})")
-            fn = fn.replace("libdevice.", "tl.extra.cuda.libdevice.")
+                           "tl.floor({})", "tl.ceil({})", "tl.math.erf({})", "libdevice.tanh({})")
+            fn = fn.replace("libdevice.", "tl.extra.cuda.libdevice.")   # (tl.math has no tanh in Triton 3.6)
+            if not e.exact and fn in ("tl.floor({})", "tl.ceil({})"):
+                fn = "tl.sin({})"   # a step function of a rounded value: see STEPS above
             return Expr(fn.format(self.to_f32(e)), "fp32", max(e.mag, 1) + 1, False)
         k = self.rng.randrange(9)
         if k == 0:
@@ -130,6 +137,8 @@ class Gen:
             return Expr(f"tl.exp2(tl.minimum({self.to_f32(e)}, 5.0))", "fp32", 32, False)
         if k == 7:   # a cast
             to = self.pick("fp32", "fp16", "bf16", "i32", "i64")
+            if is_float(e.dtype) and not is_float(to) and not e.exact:
+                to = "fp32"         # float -> int truncates: see STEPS above
             if is_float(to) == is_float(e.dtype) or is_float(to):
                 exact = e.exact and (RANK[to] >= RANK[e.dtype] or not is_float(e.dtype))
                 return Expr(f"({e.text}).to({TL[to]})", to, e.mag, exact)

@@ -1039,6 +1039,15 @@ static const char *combine_expr(Emitter *E, ReduceKind k, DType d, const char *a
     }
 }
 
+/* Integer min/max is a conditional that names its second operand twice: a shuffle there
+ * would run in only the lanes that take that branch, which __shfl_xor_sync with a full
+ * mask forbids (divergent shuffles pair with other shuffles and return garbage). */
+static bool combine_reads_twice(ReduceKind k, DType d)
+{
+    bool fp = d == DT_FP32 || d == DT_FP64 || d == DT_FP16 || d == DT_BF16;
+    return (k == RED_MAX || k == RED_MIN) && !fp;
+}
+
 /* Row-major index of register `idx` of v in a buffer of v's shape. */
 static const char *linear_index(Emitter *E, const Value *v, const LayoutMap *m, const char *idx)
 {
@@ -1151,17 +1160,23 @@ static void emit_reduce(Emitter *E, const Op *op)
         }
         E->indent++;
         const char *m = len > 1 ? "lane_bit" : fmt(E, "%d", 1 << hi);
-        j = elem_open(E, NR, ri != NULL);
+        /* two statements per element need a block, except for one element: the lane
+         * loop's own braces hold them */
+        bool twice = combine_reads_twice(k, d), block = ri || (twice && NR > 1);
+        j = elem_open(E, NR, block);
         dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
         if (ri) {
             di = scalar ? acci : fmt(E, "%s[%s]", acci, j);
             line(E, "const %s other = tilec::shfl_xor(%s, %s);", T, dv, m);
             line(E, "const int32_t other_i = tilec::shfl_xor(%s, %s);", di, m);
             arg_combine(E, mx, dv, di, "other", "other_i");
+        } else if (twice) {
+            line(E, "const %s other = tilec::shfl_xor(%s, %s);", T, dv, m);
+            line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, "other"));
         } else {
             line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, fmt(E, "tilec::shfl_xor(%s, %s)", dv, m)));
         }
-        elem_close(E, NR, ri != NULL);
+        elem_close(E, NR, block);
         E->indent--;
         line(E, "}");
         i -= len;

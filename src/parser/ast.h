@@ -58,8 +58,7 @@ typedef Vec(Node *) NodeList;
     X(N_BREAK, "Break")                                                        \
     X(N_CONTINUE, "Continue")                                                  \
     X(N_ASSERT, "Assert")    /* cond, lhs = message (may be NULL) */           \
-    X(N_RAISE, "Raise")      /* lhs = exception (may be NULL), rhs = cause */  \
-    X(N_FUNCDEF, "FunctionDef") /* a nested def (unsupported in kernels) */
+    X(N_RAISE, "Raise")      /* lhs = exception (may be NULL), rhs = cause */
 
 typedef enum NodeKind {
 #define X(k, s) k,
@@ -114,8 +113,7 @@ typedef struct FuncDef {
     Vec(Param) params;
     NodeList decorators; /* decorator expressions, outermost first */
     NodeList body;
-    bool is_jit;
-} FuncDef;
+} FuncDef;              /* only @triton.jit functions are kept; the rest is skipped */
 
 typedef struct Global {
     const char *name;

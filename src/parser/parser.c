@@ -949,7 +949,6 @@ static void parse_decorated(Parser *p, Module *m)
     }
     p->pos = start;
     FuncDef *f = NEW(&p->ctx->arena, FuncDef);
-    f->is_jit = true;
     while (accept(p, TOK_AT)) {
         vec_push(&p->ctx->arena, &f->decorators, parse_expr(p));
         if (!accept(p, TOK_NEWLINE))

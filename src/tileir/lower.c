@@ -315,7 +315,8 @@ CVal *lower_expr(Lower *L, Node *n)
     case N_ELLIPSIS: lower_error(L, n->loc, "'...' is not supported in kernels");
     case N_STARRED: lower_error(L, n->loc, "star-expressions are not supported in kernels");
     case N_SLICE: lower_error(L, n->loc, "a slice is only allowed inside a subscript");
-    default: lower_error(L, n->loc, "unsupported expression (%s)", node_kind_name(n->kind));
+    /* the parser builds expressions only of the kinds above */
+    default: BUG("lower_expr: %s is not an expression", node_kind_name(n->kind));
     }
     L->nest--;
     return r;
@@ -391,7 +392,10 @@ static void assign_target(Lower *L, Node *t, CVal *v)
     if (t->kind == N_ATTR || t->kind == N_SUBSCRIPT)
         lower_error(L, t->loc, "assignment to %s is not supported in kernels",
                     t->kind == N_ATTR ? "an attribute" : "a subscript");
-    lower_error(L, t->loc, "cannot assign to this expression");
+    if (t->kind == N_STARRED)
+        lower_error(L, t->loc, "starred assignment targets ('*name') are not supported in kernels");
+    /* the parser's check_target allows no other kind */
+    BUG("assign_target: %s", node_kind_name(t->kind));
 }
 
 static bool is_constexpr_annotation(Lower *L, Node *ann)
@@ -482,8 +486,8 @@ static void check_carried_type(Lower *L, const char *name, Type init, Type now, 
 static Value *yield_value(Lower *L, const char *name, Type want, Loc loc)
 {
     CVal *c = env_get(L->env, name);
-    if (!c)
-        lower_error(L, loc, "loop-carried variable '%s' is undefined at the end of the loop body", name);
+    if (!c) /* carried names were bound before the loop, and bindings are never removed */
+        BUG("loop-carried variable '%s' is unbound at the end of the loop body", name);
     Value *v;
     if (cv_is_python_scalar(c)) {
         v = to_value(L, c, loc);
@@ -845,8 +849,11 @@ static NORETURN void raise_reached(Lower *L, Node *s)
 static void lower_stmt(Lower *L, Node *s)
 {
     int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
+    /* A statement at depth k+1 comes after its parent's header (if/while condition, for
+     * iterable) or its helper call's callee was lowered at depth k+1 by lower_expr, which
+     * checks the same limit: that check fires first. */
     if (++L->nest > limit)
-        lower_error(L, s->loc, "statements nested too deeply (limit %d)", limit);
+        BUG("statement nested deeper than %d", limit);
     if (++L->stmts > TIR_MAX_STMTS)
         lower_error(L, s->loc, "the kernel is too large: more than %d statements after unrolling "
                     "(tl.static_range loops and helper calls repeat their bodies)", TIR_MAX_STMTS);
@@ -890,8 +897,8 @@ static void lower_stmt(Lower *L, Node *s)
         break; /* a runtime assert is tl.device_assert: compiled out without debug */
     }
     case N_RAISE: raise_reached(L, s);
-    case N_FUNCDEF: lower_error(L, s->loc, "nested function definitions are not supported in kernels");
-    default: lower_error(L, s->loc, "unsupported statement (%s)", node_kind_name(s->kind));
+    /* the parser builds statements only of the kinds above */
+    default: BUG("lower_stmt: %s is not a statement", node_kind_name(s->kind));
     }
     L->stmt = saved_stmt;
     L->nest--;
@@ -908,8 +915,6 @@ static void lower_body(Lower *L, NodeList *body)
 static CVal *inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nargs,
                          const char **kwn, CVal **kwv, int nkw)
 {
-    if (!fd->is_jit)
-        lower_error(L, call->loc, "'%s' is not a @triton.jit function", fd->name);
     for (int i = 0; i < L->call_stack.len; i++)
         if (!strcmp(L->call_stack.data[i], fd->name))
             lower_error(L, call->loc, "recursive call of '%s' is not supported (helpers are inlined)", fd->name);

@@ -147,11 +147,8 @@ Value *to_value(Lower *L, CVal *c, Loc loc)
 {
     if (c->kind == CV_VALUE)
         return c->v;
-    if (!cv_is_python_scalar(c)) {
-        if (c->kind == CV_UNKNOWN)
-            lower_error(L, loc, "this needs a runtime value, which is not known at translation time");
+    if (!cv_is_python_scalar(c)) /* CV_UNKNOWN too: only heuristics see it, and they report their own error */
         lower_error(L, loc, "expected a tensor or a number, got %s", cv_describe(L, c));
-    }
     DType d = literal_dtype(L, c, loc);
     if (c->kind == CV_FLOAT)
         return emit_const_float(L, d, c->f, loc);
@@ -666,8 +663,6 @@ CVal *lower_compare(Lower *L, TokenKind op, CVal *ca, CVal *cb, Loc loc)
 {
     if (ca->kind != CV_VALUE && cb->kind != CV_VALUE)
         return cv_bool(L, py_compare(L, op, ca, cb, loc));
-    if (op == TOK_IS || op == TOK_IN)
-        lower_error(L, loc, "'%s' needs translation-time operands", op == TOK_IS ? "is" : "in");
     Value *a, *b;
     (void)binary_operands(L, op, ca, cb, &a, &b, true, loc);
     broadcast_pair(L, &a, &b, loc);
@@ -679,7 +674,8 @@ CVal *lower_compare(Lower *L, TokenKind op, CVal *ca, CVal *cb, Loc loc)
     case TOK_GE: p = CMP_GE; break;
     case TOK_EQ: p = CMP_EQ; break;
     case TOK_NE: p = CMP_NE; break;
-    default: lower_error(L, loc, "unsupported comparison %s", token_kind_name(op));
+    /* callers turn 'is' into == or != and expand 'in' into == */
+    default: BUG("lower_compare: %s", token_kind_name(op));
     }
     Value *args[2] = {a, b};
     Op *o = emit_op(L, OP_CMP, loc, 2, args, result_type(a, DT_I1));

@@ -6,6 +6,8 @@ on the same random inputs, results compared.
     python3 tests/gpu/difftest.py --start 1000 --count 200     seeds 1000..1199
     python3 tests/gpu/difftest.py --seeds 17,42 --keep /tmp/d  some seeds, files kept
     python3 tests/gpu/difftest.py --count 200 --cpu-only       no GPU: translate and compile
+    python3 tests/gpu/difftest.py --start 101 --count 100 --time-limit 480 \
+        --summary difftest-summary.txt                          one chunk of a longer run
 
 For each seed:
   1. tools/gen_kernel.py writes kSEED.py (a @triton.jit kernel) and kSEED.json (its
@@ -27,8 +29,16 @@ For each seed:
      context is restarted after the kernel that broke it.
 
 One line per failing kernel with a minimal repro (the seed, and the commands that regenerate
-and translate it); then a summary: passed, mismatches, tilec crashes, compile failures,
-unsupported/rejected, Triton errors.  Exit status 1 if any kernel failed.
+and translate it), a progress line every 25 kernels run; then a summary: passed, mismatches,
+tilec crashes, compile failures, unsupported/rejected, Triton errors, not run.  The last line,
+"difftest-summary: ...", says the same on one line with the date, seeds, GPU and versions;
+--summary FILE appends it to FILE, so that the chunks of a long run (--start/--count) add up
+in one results file.
+
+--time-limit SECONDS keeps a chunk inside a time budget: no kernel starts on the GPU later
+than SECONDS - 30 after the start (the margin covers one kernel's Triton compile and the
+summary); the kernels left are "not run".  Exit status 1 if any kernel failed, else 2 if some
+were not run, else 0.
 """
 
 import argparse
@@ -201,8 +211,18 @@ def worker_main(plan_path):
         except Exception as e:
             print(f"-- Triton cannot be imported ({type(e).__name__}: {e}); running tilec only", flush=True)
             use_triton = False
+    if use_triton:
+        import triton
+        versions = f"torch {rgt.torch.__version__}, triton {triton.__version__}"
+    else:
+        versions = f"torch {rgt.torch.__version__}, no triton"
+    print(f"@@env {rgt.torch.cuda.get_device_name()} ({versions})", flush=True)
+    deadline = plan.get("deadline")
     for item in plan["items"]:
         seed = item["seed"]
+        if deadline and time.time() > deadline:
+            print(f"@@result {seed} NOT-RUN the --time-limit was reached", flush=True)
+            continue
         print(f"@@start {seed}", flush=True)
         try:
             status, text = run_one(seed, item["meta"], item["so"], plan["work"], use_triton)
@@ -215,9 +235,9 @@ def worker_main(plan_path):
     return 0
 
 
-def run_workers(items, work, nworkers, no_triton, report):
+def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=None):
     """Runs items [(seed, meta, so)] over nworkers worker processes; calls report(seed,
-    status, text) once per item."""
+    status, text) once per item.  `env` (a list) gets the workers' "GPU (versions)" line."""
     pending = list(items)
     shares = [pending[i::nworkers] for i in range(nworkers)]
     procs = []
@@ -226,7 +246,7 @@ def run_workers(items, work, nworkers, no_triton, report):
         path = os.path.join(work, f"plan-{tag}.json")
         with open(path, "w") as f:
             json.dump({"items": [{"seed": s, "meta": m, "so": so} for s, m, so in share],
-                       "work": work, "no_triton": no_triton}, f)
+                       "work": work, "no_triton": no_triton, "deadline": deadline}, f)
         p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", path],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
         return p, share
@@ -245,6 +265,9 @@ def run_workers(items, work, nworkers, no_triton, report):
                     line = line.rstrip("\n")
                     if line.startswith("@@start "):
                         started = int(line.split()[1])
+                    elif line.startswith("@@env "):
+                        if env is not None and not env:
+                            env.append(line[len("@@env "):])
                     elif line.startswith("@@result "):
                         _, seed, status, *rest = line.split(" ", 3)
                         done.add(int(seed))
@@ -282,6 +305,9 @@ def main():
     ap.add_argument("--cpu-only", action="store_true", help="translate and compile only (no GPU)")
     ap.add_argument("--no-triton", action="store_true", help="run tilec's kernels without comparing")
     ap.add_argument("--keep", help="keep the generated files in this folder")
+    ap.add_argument("--time-limit", type=float, help="start no kernel later than this many seconds "
+                    "(less 30) after the start; the rest count as not run")
+    ap.add_argument("--summary", help="append the one-line summary to this file")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:
@@ -298,13 +324,22 @@ def main():
     print(f"difftest: {len(seeds)} kernels (seeds {seeds[0]}..{seeds[-1]}), tilec {tilec}, "
           f"nvcc {arch}, {opts.jobs} jobs, files in {work}", flush=True)
     t0 = time.time()
+    deadline = t0 + opts.time_limit - 30 if opts.time_limit else None
     counts = {k: 0 for k in ["PASS", "MISMATCH", "FAIL", "TRITON-ERROR", "crash", "compile",
-                             "nvrtc", "unsupported", "rejected"]}
+                             "nvrtc", "unsupported", "rejected", "NOT-RUN"]}
+    progress = {"ran": 0, "of": 0}
     failures = []
     metas = {}
+    env = []
 
     def report(seed, status, text):
         counts[status] = counts.get(status, 0) + 1
+        if status == "NOT-RUN":
+            return
+        if progress["of"]:
+            progress["ran"] += 1
+            if progress["ran"] % 25 == 0:
+                print(f"-- ran {progress['ran']} of {progress['of']} in {time.time() - t2:.0f} s", flush=True)
         if status != "PASS":
             line = f"{status:<12} k{seed}: {text}"
             print(line + f"\n             repro: {repro(seed, metas.get(seed))}", flush=True)
@@ -355,20 +390,32 @@ def main():
         counts["PASS"] = len(runnable) - counts["nvrtc"]
     else:
         nworkers = opts.workers or max(1, min(8, opts.jobs // 2))
-        run_workers(runnable, work, min(nworkers, max(1, len(runnable))), opts.no_triton, report)
-        print(f"-- ran {len(runnable)} on the GPU in {time.time() - t2:.1f} s", flush=True)
+        progress["of"] = len(runnable)
+        run_workers(runnable, work, min(nworkers, max(1, len(runnable))), opts.no_triton, report,
+                    deadline, env)
+        print(f"-- ran {len(runnable) - counts['NOT-RUN']} on the GPU in {time.time() - t2:.1f} s", flush=True)
 
     if not opts.keep:
         shutil.rmtree(work, ignore_errors=True)
     print(f"-- {time.time() - t0:.1f} s in all")
     verb = "compiled" if opts.cpu_only else "passed"
-    print(f"{counts['PASS']} {verb}, {counts['MISMATCH']} mismatches, {counts['FAIL']} failed, "
-          f"{counts['crash']} tilec crashes, {counts['compile']} nvcc failures, {counts['nvrtc']} NVRTC "
-          f"failures, {counts['unsupported']} unsupported, {counts['rejected']} rejected, "
-          f"{counts['TRITON-ERROR']} Triton errors")
+    line = (f"{counts['PASS']} {verb}, {counts['MISMATCH']} mismatches, {counts['FAIL']} failed, "
+            f"{counts['crash']} tilec crashes, {counts['compile']} nvcc failures, {counts['nvrtc']} NVRTC "
+            f"failures, {counts['unsupported']} unsupported, {counts['rejected']} rejected, "
+            f"{counts['TRITON-ERROR']} Triton errors, {counts['NOT-RUN']} not run")
+    print(line)
     if failures:
         print("failing seeds: " + ",".join(str(s) for s in sorted(failures)))
-    return 1 if failures else 0
+    seeds_text = f"seeds {seeds[0]}..{seeds[-1]}" if not opts.seeds else f"seeds {opts.seeds}"
+    where = "CPU only" if opts.cpu_only else (env[0] if env else arch)
+    summary = (f"difftest-summary: {time.strftime('%Y-%m-%d %H:%M', time.gmtime(t0))} UTC, {seeds_text} "
+               f"({len(seeds)} kernels), {where}, {time.time() - t0:.0f} s: {line}"
+               + (f"; failing seeds {','.join(str(s) for s in sorted(failures))}" if failures else ""))
+    print(summary, flush=True)
+    if opts.summary:
+        with open(opts.summary, "a") as f:
+            f.write(summary + "\n")
+    return 1 if failures else 2 if counts["NOT-RUN"] else 0
 
 
 if __name__ == "__main__":

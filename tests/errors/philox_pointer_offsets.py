@@ -1,0 +1,10 @@
+# flags: -k k -s "*u32:16"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(out_ptr):
+    offs = tl.arange(0, 16)
+    a, b, c, d = tl.philox(7, out_ptr + offs, offs, offs, offs)
+    tl.store(out_ptr + offs, a)

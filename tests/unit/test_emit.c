@@ -1,0 +1,65 @@
+/* test_emit.c — properties of the CUDA that src/emit_cuda/emit.c prints, checked on every
+ * line of a translation (the golden tests pin the exact text; these say what must hold in
+ * any text the emitter could choose). */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tilec.h"
+
+/* One reduction per dtype and kind, across lanes (and warps with more than one). */
+static const char reduce_py[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr, ROWS: tl.constexpr):\n"
+    "    r = tl.arange(0, ROWS)\n"
+    "    c = tl.arange(0, BLOCK)\n"
+    "    mask = (r[:, None] < ROWS) & (c[None, :] < n)\n"
+    "    x = tl.load(x_ptr + r[:, None] * BLOCK + c[None, :], mask=mask, other=0)\n"
+    "    tl.store(out_ptr + r, tl.max(x, axis=1) + tl.min(x, axis=1) + tl.sum(x, axis=1))\n"
+    "    tl.store(out_ptr + ROWS + c, tl.max(x, axis=0) - tl.min(x, axis=0))\n"
+    "    tl.store(out_ptr + ROWS + BLOCK, tl.max(tl.max(x, axis=1), axis=0))\n";
+
+typedef struct ReduceCase {
+    char signature[40];
+    int num_warps;
+} ReduceCase;
+
+ParameterizedTestParameters(emit, shuffles_run_in_every_lane)
+{
+    static ReduceCase cases[] = {
+        {"*i32, *i32, i32, 256, 4", 4},  {"*i32, *i32, i32, 32, 1", 1},  {"*i64, *i64, i32, 128, 8", 8},
+        {"*i8, *i8, i32, 64, 2", 2},     {"*i16, *i16, i32, 512, 2", 8}, {"*u32, *u32, i32, 64, 4", 2},
+        {"*fp32, *fp32, i32, 256, 4", 4}, {"*fp16, *fp16, i32, 64, 2", 1},
+    };
+    return cr_make_param_array(ReduceCase, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* A warp shuffle with a full mask must be reached by all 32 lanes: never inside a
+ * conditional expression (`a < shfl(..) ? a : shfl(..)` shuffles again in only the lanes
+ * that take the second branch, and on the GPU those shuffles pair with unrelated ones). */
+ParameterizedTest(ReduceCase *rc, emit, shuffles_run_in_every_lane)
+{
+    tilec_translate_options o = {.filename = "k.py", .kernel = "k", .signature = rc->signature,
+                                 .num_warps = rc->num_warps};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(reduce_py, &o, &t), TILEC_OK, "%s: %s", rc->signature,
+                 t->diagnostic_text);
+    int shuffles = 0;
+    for (const char *p = t->code; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)len, p);
+        if (strstr(line, "tilec::shfl_") && !strstr(line, "__device__")) {
+            shuffles++;
+            cr_expect_null(strchr(line, '?'), "%s: a shuffle inside a conditional: %s", rc->signature, line);
+        }
+        p += len + (nl != NULL);
+    }
+    cr_expect_gt(shuffles, 0, "%s: no shuffle found (the test no longer looks at the butterfly)", rc->signature);
+    tilec_translation_free(t);
+}
