@@ -35,7 +35,8 @@ TFLOP/s = 2 M N K / time.  Before it is timed, every result is checked against a
 product of the same inputs: int8 bit-exact, otherwise max|out - ref| / max|ref| within the
 tolerance of the GPU tests (fp16 1e-2, tf32 1e-3).  A kernel tilec cannot translate gives
 "n/a" and the reason, and the run goes on.  The markdown table goes to stdout and to
-$OUT/bench_matmul.md when OUT is set.  The whole run takes about two minutes on an H100.
+$OUT/bench_matmul.md when OUT is set.  Meant to finish in under 5 minutes: 5 rows x 4 columns
+of ~0.15 s timings, 10 Triton compilations and 5 nvcc ones (not yet timed on a GPU).
 """
 
 import argparse
