@@ -65,9 +65,20 @@ class Case:
     sizes: list = field(default_factory=lambda: list(SIZES))
     extra_flags: list = field(default_factory=list)  # further tilec flags (golden cases)
     skip: str = None              # set at run time: why tilec could not translate it
+    num_stages: int = None        # --num-stages, and Triton's num_stages; None: the default (3)
+    config: int = None            # --config N of an @triton.autotune kernel: its constexprs,
+                                  # num_warps and num_stages (num_warps above is then unused)
+    feature: str = None           # "dot": under --dot, tilec rejecting it is a failure
+    opts: dict = field(default_factory=dict)      # driver-specific settings (matmul layouts)
 
     def tilec_args(self):
-        args = [self.source, "-k", self.kernel, "-s", self.sig, "-w", str(self.num_warps)]
+        args = [self.source, "-k", self.kernel, "-s", self.sig]
+        if self.config is not None:
+            args += ["--config", str(self.config)]
+        else:
+            args += ["-w", str(self.num_warps)]
+        if self.num_stages is not None:
+            args += ["--num-stages", str(self.num_stages)]
         for name, value in self.defines.items():
             args += ["-D", f"{name}={value}"]
         if self.grid is not None:
@@ -132,7 +143,8 @@ def example_cases():
     cases.append(Case("row_chunks/fp32/B1024/w4/host-grid", "examples/chunked_loop.py", "row_chunks_kernel",
                       "*fp32:16, *fp32:16, i32, i32, i32, fp32, 1024", num_warps=4,
                       driver="row_chunks", dtype="fp32", sizes=list(ROW_SHAPES)))
-    return cases + rowwise_cases() + random_and_scan_cases() + atomic_and_misc_cases()
+    return (cases + rowwise_cases() + random_and_scan_cases() + atomic_and_misc_cases()
+            + matmul_cases())
 
 
 def rowwise_cases():
@@ -296,4 +308,111 @@ def atomic_and_misc_cases():
                           f"*fp32:16, *fp32:16, i32, i32, i32:16, i32:16, {block}, {block}",
                           num_warps=warps, grid="cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
                           driver="transpose", sizes=list(shapes)))
+    return cases
+
+
+# ---- tl.dot: examples/matmul.py --------------------------------------------------------------
+#
+# Shapes are (M, N, K, data).  data "rand": normal floats (int8: uniform in [-128, 127]),
+# checked within the tolerance of the element type (MATMUL_TOL, run_gpu_tests.drive_matmul);
+# "ints": small integers in [-4, 4], whose products and sums every float type holds exactly, so
+# that any correct kernel gives the reference bit for bit whatever its order of additions: a
+# dropped or repeated K step, a wrong edge or a wrong swizzle cannot hide in the tolerance.
+# int8 is always exact.  Sizes: tiny and single-element (3x17x40, 1x1x1), K not a multiple of
+# BLOCK_K (1003, 77, 4099), M and N not multiples of the tile, the issue's 1000^3, 4096^3 and
+# 8192x256x8192.
+MM_SMALL = [(3, 17, 40, "rand"), (3, 17, 40, "ints"), (1, 1, 1, "ints"), (16, 16, 16, "ints")]
+MM_RAGGED = [(1000, 1000, 1000, "rand"), (1000, 1000, 1003, "rand"), (1000, 1000, 1003, "ints"),
+             (333, 517, 77, "ints"), (129, 255, 4099, "rand")]
+MM_4096 = (4096, 4096, 4096, "rand")
+MM_TALL_K = (8192, 256, 8192, "rand")
+
+# Strides (after the six pointer and size entries): "aligned" promises every leading dimension
+# is a multiple of 16 elements (the driver pads the rows to that), "unaligned" promises nothing
+# (rows exactly K or N long, so most rows start off a 16-byte boundary); the unit strides are
+# fixed to 1 as Triton's own specialisation does.  Orders: A or B stored by columns instead.
+MM_STRIDES = {
+    ("row", "row", 16): "i32:16, 1, i32:16, 1, i32:16, 1",
+    ("row", "row", 1): "i32, 1, i32, 1, i32, 1",
+    ("col", "row", 16): "1, i32:16, i32:16, 1, i32:16, 1",
+    ("row", "col", 16): "i32:16, 1, 1, i32:16, i32:16, 1",
+}
+MM_GRID = "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)"
+
+
+def _mm(name, kernel, ptrs, block, warps, stages, shapes, a="row", b="row", align=16,
+        consts=(), config=None, **opts):
+    """One tl.dot case: ptrs are the pointer element types in parameter order, block is
+    (BLOCK_M, BLOCK_N, BLOCK_K) with GROUP_M 8, or None with config N of the autotuned kernel."""
+    ptr_sig = ", ".join(f"*{t}:16" for t in ptrs)
+    if kernel == "bmm_kernel":
+        s = "i32:16" if align == 16 else "i32"
+        strides = f"{s}, {s}, 1, {s}, {s}, 1, {s}, {s}, 1"
+    elif kernel == "matmul_at_kernel":     # (stride_atk, stride_atm): At = A by columns, by rows
+        strides = MM_STRIDES["row", b, align]
+    else:
+        strides = MM_STRIDES[a, b, align]
+    sig = f"{ptr_sig}, i32, i32, i32, {strides}"
+    if block is not None:
+        sig += ", " + ", ".join(str(v) for v in list(block) + [8] + list(consts))
+        label = f"matmul/{name}/{block[0]}x{block[1]}x{block[2]}/w{warps}s{stages}"
+    else:
+        label = f"matmul/{name}/config{config}"
+    label += "" if align == 16 else "/unaligned"
+    return Case(label, "examples/matmul.py", kernel, sig, num_warps=warps, num_stages=stages,
+                config=config, grid=None if kernel == "bmm_kernel" else MM_GRID, driver="matmul",
+                dtype=ptrs[0], sizes=list(shapes), feature="dot", opts=dict(opts, a=a, b=b, align=align))
+
+
+def matmul_cases():
+    """tl.dot in every element type and precision, with its epilogues, batches, transposed
+    operands and an autotuned kernel, against float64 and Triton."""
+    S, R = MM_SMALL, MM_RAGGED
+    mk = "matmul_kernel"
+    cases = [
+        # fp16: the tutorial's configs (128x128x32 on 4 warps, 128x256x64 on 8), small tiles
+        # on unaligned rows, an fp32 output, and A or B stored by columns.
+        _mm("fp16", mk, ["fp16"] * 3, (128, 128, 32), 4, 4,
+            S + R + [MM_4096, (4096, 4096, 4096, "ints"), MM_TALL_K]),
+        _mm("fp16", mk, ["fp16"] * 3, (128, 256, 64), 8, 3,
+            [(3, 17, 40, "rand"), (1000, 1000, 1003, "ints"), (1000, 1000, 1003, "rand"), MM_4096]),
+        _mm("fp16", mk, ["fp16"] * 3, (64, 64, 32), 4, 3, S + R, align=1),
+        _mm("fp16-fp32out", mk, ["fp16", "fp16", "fp32"], (128, 64, 64), 4, 3, S + R),
+        _mm("fp16/a-by-columns", mk, ["fp16"] * 3, (64, 128, 32), 4, 4, S + R, a="col"),
+        _mm("fp16/b-by-columns", mk, ["fp16"] * 3, (128, 64, 32), 4, 4, S + R, b="col"),
+        # bf16
+        _mm("bf16", mk, ["bf16"] * 3, (128, 128, 32), 4, 4, S + R + [MM_TALL_K]),
+        _mm("bf16", mk, ["bf16"] * 3, (64, 64, 32), 2, 2, S + R, align=1),
+        # fp32: tf32 (the default), tf32x3, ieee (no tensor cores).
+        _mm("tf32", mk, ["fp32"] * 3, (128, 128, 32), 4, 3, S + R + [MM_TALL_K]),
+        _mm("tf32", mk, ["fp32"] * 3, (64, 64, 16), 4, 3, S + R, align=1),
+        _mm("tf32x3", mk, ["fp32"] * 3, (64, 64, 32), 4, 3, S + R, consts=["'tf32x3'"]),
+        _mm("ieee", mk, ["fp32"] * 3, (64, 64, 32), 4, 3, S + R, consts=["'ieee'"]),
+        _mm("ieee", mk, ["fp32"] * 3, (32, 64, 16), 2, 2, S + R, align=1, consts=["'ieee'"]),
+        # int8 -> int32
+        _mm("int8", mk, ["i8", "i8", "i32"], (128, 128, 64), 4, 3, S + R + [MM_4096]),
+        _mm("int8", mk, ["i8", "i8", "i32"], (64, 64, 32), 4, 3, S + R, align=1),
+        # Epilogues: bias and activation; the linear-layer form reads B (w.T) by columns.
+        _mm("bias_leaky_relu/fp16", "matmul_bias_act_kernel", ["fp16"] * 4, (128, 64, 32), 4, 3,
+            S + R, consts=["'leaky_relu'"]),
+        _mm("linear_gelu/fp16", "matmul_bias_act_kernel", ["fp16"] * 4, (128, 128, 64), 8, 3,
+            S + R, b="col", consts=["'gelu'"]),
+        _mm("bias/bf16", "matmul_bias_act_kernel", ["bf16"] * 4, (64, 64, 32), 4, 3, S + R,
+            align=1, consts=["'none'"]),
+        _mm("bias_gelu/tf32", "matmul_bias_act_kernel", ["fp32"] * 4, (64, 64, 32), 4, 3, S + R,
+            consts=["'gelu'"]),
+        # Batches: program_id(axis=1); the grid comes from the caller.
+        _mm("bmm/fp16", "bmm_kernel", ["fp16"] * 3, (64, 64, 32), 4, 3,
+            S + [(1000, 1000, 1003, "rand"), (333, 517, 77, "ints")], batch=3),
+        _mm("bmm/bf16", "bmm_kernel", ["bf16"] * 3, (64, 128, 32), 4, 3,
+            S + [(333, 517, 77, "ints"), (129, 255, 1000, "rand")], align=1, batch=5, batch_gap=7),
+        # A stored transposed ([K, M]) and turned round by tl.trans in the kernel.
+        _mm("at/fp16", "matmul_at_kernel", ["fp16"] * 3, (128, 128, 32), 4, 4, S + R, a="col"),
+        _mm("at/tf32", "matmul_at_kernel", ["fp32"] * 3, (64, 64, 32), 4, 3, S + R, a="col"),
+    ]
+    # The autotuned kernel, one case per config (--config N): its constexprs, warps, stages.
+    for n in range(3):
+        cases.append(_mm("autotuned/fp16", "matmul_autotuned_kernel", ["fp16"] * 3, None, None, None,
+                         S + [(1000, 1000, 1003, "rand"), (1000, 1000, 1003, "ints")]
+                         + ([MM_4096] if n == 0 else []), config=n))
     return cases

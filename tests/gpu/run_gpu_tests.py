@@ -4,7 +4,7 @@ reference and against Triton running the same source, on random inputs of severa
 
     python3 tests/gpu/run_gpu_tests.py [--tilec bin/tilec] [--only SUBSTRING] [--no-triton]
                                        [--arch sm_90] [--keep DIR] [--seed N] [--list]
-                                       [--triton-only]
+                                       [--triton-only] [--dot]
 
 For each case (tests/gpu/cases.py, plus one per line of tests/golden/*.flags):
   1. tilec translates the kernel to a .cu file (in a temporary folder, or --keep DIR);
@@ -32,7 +32,9 @@ not supported yet") is not a failure: it prints one `SKIP  NAME  tilec cannot tr
 line and counts as skipped.  Its Triton run is still compared with the reference at every
 size (when Triton is there), and a mismatch there is a FAIL, since it means the test is wrong.
 --triton-only does that for every case without running tilec at all: it checks the tests
-(inputs, references, tolerances) against the Triton that is installed.
+(inputs, references, tolerances) against the Triton that is installed.  The tl.dot cases
+(examples/matmul.py, names starting "matmul/") follow the same rule until --dot is given: with
+it, tilec rejecting one of them is a FAIL.  Their tolerances are printed with the others.
 """
 
 import argparse
@@ -76,6 +78,14 @@ TOLERANCE_TEXT = (f"tolerance for transcendental results: fp32 |out - ref| <= {F
                   f"|out - ref| <= {RED_RTOL:g} * (the magnitudes that went into the result), "
                   f"fp16/bf16 outputs also within {HALF_ULPS} ulp; max/min and their indices, integer "
                   f"scans and random streams: bit-equal to the reference and to Triton.")
+
+# tl.dot on random data: max |out - ref| / max |ref| over the whole output (normwise relative
+# error, so that entries near zero through cancellation do not need a floor of their own), for
+# tilec against the float64 reference and against Triton.  By the precision of the products:
+MATMUL_TOL = {"fp16": 1e-2, "bf16": 1e-2, "tf32": 1e-3, "tf32x3": 1e-5, "ieee": 1e-5}
+TOLERANCE_TEXT += (" tl.dot on random data: max|out - ref| / max|ref| <= " +
+                   ", ".join(f"{v:g} {k}" for k, v in MATMUL_TOL.items()) +
+                   "; on small-integer data and int8: bit-equal to the reference and to Triton.")
 
 CUDA_ERRORS = {1: "cudaErrorInvalidValue", 2: "cudaErrorMemoryAllocation",
                9: "cudaErrorInvalidConfiguration", 98: "cudaErrorInvalidDeviceFunction",
@@ -207,6 +217,10 @@ def kernel_signature(case):
         if name not in by_name:
             raise ValueError(f"-D {name}: {case.kernel} has no such parameter")
         by_name[name].kind, by_name[name].value = "const", literal_value(str(value))
+    if case.config is not None:
+        for name, value in autotune_config(case)[0].items():
+            if name in by_name and by_name[name].kind is None:
+                by_name[name].kind, by_name[name].value = "const", value
     for p in params:
         if p.kind is None:
             if p.is_constexpr and p.default is not None:
@@ -214,6 +228,24 @@ def kernel_signature(case):
             else:
                 raise ValueError(f"parameter {p.name} has no type in the signature")
     return params
+
+
+def autotune_config(case):
+    """({constexpr: value}, num_warps, num_stages) of config number case.config in the
+    kernel's @triton.autotune(configs=[triton.Config({...}, num_warps=.., num_stages=..)])."""
+    fn = jit_functions(os.path.join(ROOT, case.source))[case.kernel]
+    for dec in fn.decorator_list:
+        if isinstance(dec, ast.Call) and ast.unparse(dec.func).endswith("autotune"):
+            configs = next((kw.value for kw in dec.keywords if kw.arg == "configs"),
+                           dec.args[0] if dec.args else None)
+            if not isinstance(configs, ast.List) or case.config >= len(configs.elts):
+                raise ValueError(f"{case.kernel}: no autotune config {case.config}")
+            cfg = configs.elts[case.config]
+            values = ast.literal_eval(cfg.args[0]) if cfg.args else {}
+            kws = {kw.arg: ast.literal_eval(kw.value) for kw in cfg.keywords}
+            values.update(kws.get("kwargs", {}))
+            return values, kws.get("num_warps", 4), kws.get("num_stages", 3)
+    raise ValueError(f"{case.kernel} has no @triton.autotune, but the case names config {case.config}")
 
 
 def stored_pointer_params(case):
@@ -442,7 +474,10 @@ def parent_main(opts):
                 continue
             so, err = fut.result()
             reason = untranslatable(err)
-            if reason is not None:
+            if reason is not None and opts.dot and case.feature == "dot":
+                print(f"FAIL  {case.name}  tilec cannot translate it (--dot): {reason}")
+                failed += 1
+            elif reason is not None:
                 case.skip = reason
                 if opts.no_triton:           # nothing left to run for this case
                     print(f"SKIP  {case.name:<44} tilec cannot translate: {reason}")
@@ -584,6 +619,9 @@ class Kernel:
         self.params = kernel_signature(case)
         self.runtime = [p for p in self.params if p.kind != "const"]
         self.constexprs = {p.name: p.value for p in self.params if p.kind == "const"}
+        self.num_warps, self.num_stages = case.num_warps, case.num_stages
+        if case.config is not None:
+            _, self.num_warps, self.num_stages = autotune_config(case)
         self.launch_fn = None
         self.triton_fn = load_triton_kernel(case) if use_triton else None
         if so is None:
@@ -620,7 +658,10 @@ class Kernel:
     def launch_triton(self, values, grid):
         args = [values[p.name] for p in self.runtime]
         try:
-            self.triton_fn[tuple(grid)](*args, **self.constexprs, num_warps=self.case.num_warps)
+            options = {"num_warps": self.num_warps}
+            if self.num_stages is not None:
+                options["num_stages"] = self.num_stages
+            self.triton_fn[tuple(grid)](*args, **self.constexprs, **options)
         except Exception as e:
             if "illegal" in str(e) or "CUDA error" in str(e):
                 raise ContextLost(str(e).splitlines()[0]) from None
@@ -1547,6 +1588,139 @@ def drive_transpose(kernel, case, shape, use_triton, gen):
     return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
 
 
+# ---- tl.dot: examples/matmul.py ----------------------------------------------------------
+
+def place_matrix(batch, rows, cols, order, align, pad, batch_gap, fill):
+    """A flat buffer of random elements (fill(n)) holding a [batch, rows, cols] matrix stored
+    by rows or by columns, with a leading dimension rounded up to `align` elements plus `pad`,
+    batch_gap elements between batches and GUARD after the end.  Returns (buffer, the
+    [batch, rows, cols] view into it, strides (batch, row, column) in elements)."""
+    inner, outer = (cols, rows) if order == "row" else (rows, cols)
+    ld = -(-inner // align) * align + pad
+    sb = outer * ld + batch_gap
+    strides = (sb, ld, 1) if order == "row" else (sb, 1, ld)
+    buf = fill(batch * sb + GUARD)
+    return buf, torch.as_strided(buf, (batch, rows, cols), strides), strides
+
+
+def sig_divisible_by_16(case, kernel):
+    """Names of the scalar parameters whose -s entry promises ':16'."""
+    out = set()
+    for i, entry in enumerate(split_signature(case.sig)):
+        m = re.match(r"^([A-Za-z_]\w*)\s*=\s*(.+)$", entry)
+        name, text = (m.group(1), m.group(2)) if m else (kernel.params[i].name, entry)
+        if text.strip().endswith(":16") and not text.strip().startswith("*"):
+            out.add(name)
+    return out
+
+
+def drive_matmul(kernel, case, shape, use_triton, gen):
+    """examples/matmul.py: matmul_kernel, matmul_bias_act_kernel, bmm_kernel, matmul_at_kernel
+    and matmul_autotuned_kernel.  case.opts: a, b ("row" or "col": how A [M, K] and B [K, N]
+    are stored), align (leading dimensions rounded up to it: 16 for ':16' strides), batch,
+    batch_gap.  C is stored by rows with a gap after each row (and between batches) that must
+    keep its poison; see cases.py for the data modes."""
+    M, N, K, data = shape
+    o = case.opts
+    batch, align, gap = o.get("batch", 1), o.get("align", 16), o.get("batch_gap", 0)
+    ptrs = {p.name: p for p in kernel.params if p.kind == "ptr"}
+    a_name = "at_ptr" if "at_ptr" in ptrs else "a_ptr"
+    in_dt, out_dt = torch_dtype(ptrs[a_name].dtype), torch_dtype(ptrs["c_ptr"].dtype)
+    check = Check(case, f"{M}x{N}x{K}" + (f"x{batch}" if batch > 1 else "") + f" {data}")
+
+    def fill(dt):
+        def make(n):
+            if not dt.is_floating_point:
+                return rand_ints(n, dt, gen, -128, 128)
+            if data == "ints":
+                return rand_ints(n, torch.float32, gen, -4, 5).to(dt)
+            return rand_float(n, dt, gen)
+        return make
+    a_buf, A, sa = place_matrix(batch, M, K, o.get("a", "row"), align, 0, gap, fill(in_dt))
+    b_buf, B, sb = place_matrix(batch, K, N, o.get("b", "row"), align, 0, gap, fill(in_dt))
+    c_buf, C, sc = place_matrix(batch, M, N, "row", align, align if align > 1 else 3, gap,
+                                lambda n: torch.empty(n, device="cuda", dtype=out_dt))
+    written = torch.zeros(c_buf.numel(), dtype=torch.bool, device="cuda")
+    torch.as_strided(written, C.shape, C.stride()).fill_(True)
+
+    values = {a_name: a_buf, "b_ptr": b_buf, "c_ptr": c_buf, "M": M, "N": N, "K": K,
+              "stride_ab": sa[0], "stride_am": sa[1], "stride_ak": sa[2], "stride_atm": sa[1],
+              "stride_atk": sa[2], "stride_bb": sb[0], "stride_bk": sb[1], "stride_bn": sb[2],
+              "stride_cb": sc[0], "stride_cm": sc[1], "stride_cn": sc[2]}
+    ref = A.double() @ B.double()
+    act = kernel.constexprs.get("ACTIVATION")
+    if "bias_ptr" in ptrs:
+        bias = fill(torch_dtype(ptrs["bias_ptr"].dtype))(N + GUARD)
+        values["bias_ptr"] = bias
+        ref = ref + bias[:N].double()
+    # The layout must be the one the signature promises.
+    div16 = sig_divisible_by_16(case, kernel)
+    for p in kernel.params:
+        if p.kind == "const" and p.name in values and values[p.name] != p.value:
+            raise ValueError(f"{p.name} is fixed to {p.value} by the signature, but the layout "
+                             f"gives {values[p.name]}")
+        if p.name in div16 and values[p.name] % 16:
+            raise ValueError(f"{p.name} = {values[p.name]} breaks the ':16' of the signature")
+
+    exact = not in_dt.is_floating_point or (data == "ints" and act in (None, "none", "leaky_relu"))
+    if act == "leaky_relu" and exact:     # acc + bias is exact: one fp32 multiply, as the kernel
+        ref32 = ref.float()
+        ref = torch.where(ref32 >= 0, ref32, ref32 * torch.tensor(0.01, device="cuda")).double()
+    elif act == "leaky_relu":
+        ref = torch.where(ref >= 0, ref, 0.01 * ref)
+    elif act == "gelu":
+        ref = 0.5 * ref * (1 + torch.erf(ref * 0.7071067811865476))
+    if exact:
+        want = ref.to(out_dt) if out_dt.is_floating_point else ref.round().to(out_dt)
+        bound, tol = None, None
+    else:
+        precision = kernel.constexprs.get("INPUT_PRECISION", "tf32") if in_dt == torch.float32 else \
+            {torch.float16: "fp16", torch.bfloat16: "bf16"}[in_dt]
+        tol = MATMUL_TOL[precision]
+        scale = ref.abs().max().item() or 1.0
+        bound = tol * scale
+
+    bm, bn = kernel.constexprs["BLOCK_M"], kernel.constexprs["BLOCK_N"]
+    host_grid = (-(-M // bm) * -(-N // bn), batch)
+    grid = grid_for(kernel, case, values, host_grid)
+    results = run_impls(kernel, check, values, ["c_ptr"], grid, use_triton)
+    outs, errs = {}, {}
+    for impl, res in results.items():
+        buf = res["c_ptr"]
+        rest = buf[~written]
+        if rest.numel() and not bool((bits(rest) == bits(poison_(torch.empty_like(rest)))).all()):
+            check.fail(f"{impl} wrote C outside its [M, N] elements (the gap after a row, "
+                       "between batches, or past the end)")
+        out = torch.as_strided(buf, C.shape, C.stride())
+        outs[impl] = out
+        if exact:
+            bad = bits(out) != bits(want)
+            msg = describe_bad(bad, out, want)
+        else:
+            errs[impl] = ((out.double() - ref).abs().max().item() / scale
+                          if not torch.isnan(out).any() else float("nan"))
+            msg = describe_bad(where_bad_tol(out, ref, 0.0, bound, 0), out, ref)
+            if msg:
+                msg += f"; max |out - ref| / max |ref| = {errs[impl]:.3g} (tolerance {tol:g})"
+        if msg:
+            check.fail(f"{impl} C vs reference: {msg}")
+    if "tilec" in outs and "triton" in outs:
+        a, b = outs["tilec"], outs["triton"]
+        same = bits(a) == bits(b)
+        bad = ~same if exact else where_bad_tol(a, b.double(), 0.0, bound, 0) & ~same
+        msg = describe_bad(bad, a, b)
+        if msg:
+            check.fail(f"C: tilec vs Triton: {msg}")
+        elif not check.problems:
+            how = "bit-equal to the reference" if exact else \
+                f"error {errs['tilec']:.2g} (Triton {errs['triton']:.2g}, tolerance {tol:g})"
+            check.note(f"{how}; {100 * same.float().mean().item():.2f}% bit-identical to Triton")
+    elif not check.problems and outs:
+        who = "matches reference" if "tilec" in outs else "Triton matches reference (tilec not run)"
+        check.note(who + ("" if exact else f", error {max(errs.values()):.2g} (tolerance {tol:g})"))
+    return check.print()
+
+
 DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "scaled_add": drive_scaled_add, "row_chunks": drive_row_chunks,
            "generic": drive_generic,
@@ -1557,7 +1731,7 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "rand": drive_rand, "randint": drive_rand, "cumsum": drive_cumsum,
            "cumsum_rows": drive_cumsum_rows, "histogram": drive_histogram, "bits": drive_bits,
            "ticket": drive_ticket, "swap": drive_swap, "cas": drive_swap, "randn": drive_randn,
-           "cumprod_rev": drive_cumprod_rev, "transpose": drive_transpose}
+           "cumprod_rev": drive_cumprod_rev, "transpose": drive_transpose, "matmul": drive_matmul}
 
 
 def run_case(case, so, use_triton, seed):
@@ -1600,6 +1774,8 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the cases and their tilec flags")
     ap.add_argument("--triton-only", action="store_true",
                     help="run Triton alone against the references (checks the tests; no tilec)")
+    ap.add_argument("--dot", action="store_true",
+                    help="a tl.dot case that tilec cannot translate is a failure, not a skip")
     ap.add_argument("--worker", metavar="PLAN", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:
