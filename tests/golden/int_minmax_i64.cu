@@ -11,11 +11,12 @@
 //
 // Launch: 128 threads per block (4 warps), 48 bytes of shared memory, grid chosen by the caller
 //
-// Shared memory: one arena.  Consecutive exchanges alternate between two buffers, so
-// one exchange's barrier also frees the buffer the exchange before it read.
-//   int_minmax.py:16  reduce, 16 bytes at 0: 4 partial maxs per result, one from each warp along the axis
-//   int_minmax.py:17  reduce, 32 bytes at 16: 4 partial mins per result, one from each warp along the axis
-//   int_minmax.py:18  reduce, 16 bytes at 0: 4 partial maxs per result, one from each warp along the axis
+// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
+// lives from its writes to its reads, or, where no barrier follows its reads, until the
+// next exchange's barrier.
+//   int_minmax.py:16  reduce, 16 bytes at 32: 4 partial maxs per result, one from each warp along the axis
+//   int_minmax.py:17  reduce, 32 bytes at 0: 4 partial mins per result, one from each warp along the axis
+//   int_minmax.py:18  reduce, 16 bytes at 32: 4 partial maxs per result, one from each warp along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 1024, sizePerThread [2], threadsPerWarp [32], warpsPerCTA [4], order [0]
@@ -144,6 +145,18 @@ __device__ __forceinline__ float sqrt_approx(float x)
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 
+// Triton's swizzled shared-memory layout (SwizzledSharedEncodingAttr): in
+// row `row` of a buffer, column `col`'s group of Vec elements moves to group
+// (col / Vec) ^ phase, the phase being (row / PerPhase) % MaxPhase.  Rows then
+// put a column in different banks, so threads reading down a column (or
+// writing along a row) do not queue on one bank.  Powers of two throughout.
+template <int Vec, int PerPhase, int MaxPhase>
+__device__ __forceinline__ int swizzle(int row, int col)
+{
+    const unsigned r = row, c = col;
+    return ((c / Vec) ^ ((r / PerPhase) % MaxPhase)) * Vec + c % Vec;
+}
+
 // Warp shuffles of any element type.  Types of 16, 32 and 64 bits use the
 // native __shfl_*_sync overloads (cuda_fp16.h and cuda_bf16.h add the half
 // types); 8- and 16-bit integers travel as an int.
@@ -232,8 +245,8 @@ int_minmax_kernel(int32_t *__restrict__ x_ptr, int64_t *__restrict__ y_ptr, int8
         x_hi = (x_hi > other ? x_hi : other);
     }
     {
-        // 4 partials per result, 16 bytes at smem + 0
-        int32_t *partial = reinterpret_cast<int32_t *>(smem + 0);
+        // 4 partials per result, 16 bytes at smem + 32
+        int32_t *partial = reinterpret_cast<int32_t *>(smem + 32);
         if (lane == 0) {  // one lane per result writes its warp's partial
             partial[warp] = x_hi;
         }
@@ -244,7 +257,7 @@ int_minmax_kernel(int32_t *__restrict__ x_ptr, int64_t *__restrict__ y_ptr, int8
             for (int ww = 1; ww < 4; ++ww)
                 x_hi = (x_hi > partial[ww] ? x_hi : partial[ww]);
         }
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // int_minmax.py:17  y_lo = tl.min(tl.where(mask, y, 1000), axis=0)
     int64_t y_lo;
@@ -269,8 +282,8 @@ int_minmax_kernel(int32_t *__restrict__ x_ptr, int64_t *__restrict__ y_ptr, int8
         y_lo = (y_lo < other ? y_lo : other);
     }
     {
-        // 4 partials per result, 32 bytes at smem + 16
-        int64_t *partial = reinterpret_cast<int64_t *>(smem + 16);
+        // 4 partials per result, 32 bytes at smem + 0
+        int64_t *partial = reinterpret_cast<int64_t *>(smem + 0);
         if (lane == 0) {  // one lane per result writes its warp's partial
             partial[warp] = y_lo;
         }
@@ -281,7 +294,7 @@ int_minmax_kernel(int32_t *__restrict__ x_ptr, int64_t *__restrict__ y_ptr, int8
             for (int ww = 1; ww < 4; ++ww)
                 y_lo = (y_lo < partial[ww] ? y_lo : partial[ww]);
         }
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // int_minmax.py:18  z_hi = tl.max(tl.where(mask, z, -128), axis=0)
     int32_t z_hi;
@@ -306,8 +319,8 @@ int_minmax_kernel(int32_t *__restrict__ x_ptr, int64_t *__restrict__ y_ptr, int8
         z_hi = (z_hi > other ? z_hi : other);
     }
     {
-        // 4 partials per result, 16 bytes at smem + 0
-        int32_t *partial = reinterpret_cast<int32_t *>(smem + 0);
+        // 4 partials per result, 16 bytes at smem + 32
+        int32_t *partial = reinterpret_cast<int32_t *>(smem + 32);
         if (lane == 0) {  // one lane per result writes its warp's partial
             partial[warp] = z_hi;
         }
@@ -318,7 +331,7 @@ int_minmax_kernel(int32_t *__restrict__ x_ptr, int64_t *__restrict__ y_ptr, int8
             for (int ww = 1; ww < 4; ++ww)
                 z_hi = (z_hi > partial[ww] ? z_hi : partial[ww]);
         }
-        // no barrier here: the next exchange uses the other buffer, and its barrier frees this one
+        // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // int_minmax.py:19  tl.store(out_ptr + offs, (x - x_hi) + (y - y_lo) + z_hi, mask=mask)
     #pragma unroll
