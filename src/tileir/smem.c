@@ -62,21 +62,25 @@ int smem_padded(int lin, int pad_log2, int pad) { return pad ? lin + (lin >> pad
  * index (-1: inactive).  Lanes reading the same 4-byte word share it; 8-byte
  * accesses go in two half-warp phases. */
 /* One warp-wide access of elements of at most 4 bytes: each lane touches one
- * word, and a bank's distinct words are its wavefronts. */
+ * word, and a bank's distinct words are its wavefronts.  The distinct words
+ * are found with a 64-slot open-addressed set (32 lanes never fill it), so a
+ * 32-way conflict costs 32 probes, not 32 * 31 / 2 comparisons. */
 static int narrow_wavefronts_extra(const int *addr, int bytes)
 {
-    int words[32][32], nw[32] = {0}, worst = 1;
+    int set[64], per_bank[32] = {0}, worst = 1;
+    memset(set, 0xff, sizeof set); /* -1: empty (words are never negative) */
     for (int l = 0; l < 32; l++) {
         if (addr[l] < 0)
             continue;
-        int word = addr[l] * bytes / 4, bank = word & 31, j = 0;
-        while (j < nw[bank] && words[bank][j] != word)
-            j++;
-        if (j == nw[bank]) {
-            words[bank][nw[bank]++] = word;
-            if (nw[bank] > worst)
-                worst = nw[bank];
-        }
+        int word = addr[l] * bytes / 4;
+        unsigned h = ((unsigned)word * 0x9E3779B1u) >> 26;
+        while (set[h] >= 0 && set[h] != word)
+            h = (h + 1) & 63;
+        if (set[h] == word)
+            continue;
+        set[h] = word;
+        if (++per_bank[word & 31] > worst)
+            worst = per_bank[word & 31];
     }
     return worst - 1;
 }
@@ -115,17 +119,26 @@ int smem_wavefronts_extra(const int *addr, int bytes)
 /* The row-major (unpadded) element index that each lane touches in every
  * warp-wide access of a tile in layout m: (warps x registers) accesses of 32
  * lanes.  Padding is applied later, so one exchange is laid out once and
- * every padding candidate only re-counts. */
+ * every padding candidate only re-counts.  A coordinate is the sum of its
+ * register, lane and warp bits' contributions (coords above) and the
+ * row-major index is linear in the coordinates, so the index is the sum of
+ * one table entry per register, lane and warp. */
 static int *tile_accesses(Arena *a, const LayoutMap *m, int *naccess)
 {
-    *naccess = (1 << m->nwarp) << m->nreg;
-    int *lin = NEW_ARRAY(a, int, (size_t)*naccess * 32), *p = lin, c[TIR_MAX_RANK];
-    for (int w = 0; w < (1 << m->nwarp); w++)
-        for (int r = 0; r < (1 << m->nreg); r++)
-            for (int l = 0; l < 32; l++) {
-                coords(m, r, l, w, c);
-                *p++ = smem_row_major(m->shape, m->rank, c);
-            }
+    int nw = 1 << m->nwarp, nr = 1 << m->nreg, c[TIR_MAX_RANK];
+    int *wl = NEW_ARRAY(a, int, (size_t)nw), *rl = NEW_ARRAY(a, int, (size_t)nr), ll[32];
+    for (int w = 0; w < nw; w++)
+        coords(m, 0, 0, w, c), wl[w] = smem_row_major(m->shape, m->rank, c);
+    for (int r = 0; r < nr; r++)
+        coords(m, r, 0, 0, c), rl[r] = smem_row_major(m->shape, m->rank, c);
+    for (int l = 0; l < 32; l++)
+        coords(m, 0, l, 0, c), ll[l] = smem_row_major(m->shape, m->rank, c);
+    *naccess = nw * nr;
+    int *lin = NEW_ARRAY(a, int, (size_t)*naccess * 32), *p = lin;
+    for (int w = 0; w < nw; w++)
+        for (int r = 0; r < nr; r++)
+            for (int l = 0; l < 32; l++)
+                *p++ = wl[w] + rl[r] + ll[l];
     return lin;
 }
 
