@@ -117,13 +117,19 @@ int smem_wavefronts_extra(const int *addr, int bytes)
 }
 
 /* The row-major (unpadded) element index that each lane touches in every
- * warp-wide access of a tile in layout m: (warps x registers) accesses of 32
- * lanes.  Padding is applied later, so one exchange is laid out once and
- * every padding candidate only re-counts.  A coordinate is the sum of its
- * register, lane and warp bits' contributions (coords above) and the
- * row-major index is linear in the coordinates, so the index is the sum of
- * one table entry per register, lane and warp. */
-static int *tile_accesses(Arena *a, const LayoutMap *m, int *naccess)
+ * warp-wide access of a tile in one layout: (warps x registers) accesses of
+ * 32 lanes.  Padding is applied later, so one exchange is laid out once and
+ * every padding candidate only re-counts. */
+typedef struct TileAccesses {
+    int *lin, n;
+    bool lanes_distinct; /* no two lanes of an access touch one element */
+} TileAccesses;
+
+/* A coordinate is the sum of its register, lane and warp bits' contributions
+ * (coords above) and the row-major index is linear in the coordinates, so an
+ * index is the sum of one table entry per warp, register and lane; lanes
+ * touch distinct elements in every access iff the lane entries differ. */
+static TileAccesses tile_accesses(Arena *a, const LayoutMap *m)
 {
     int nw = 1 << m->nwarp, nr = 1 << m->nreg, c[TIR_MAX_RANK];
     int *wl = NEW_ARRAY(a, int, (size_t)nw), *rl = NEW_ARRAY(a, int, (size_t)nr), ll[32];
@@ -131,23 +137,46 @@ static int *tile_accesses(Arena *a, const LayoutMap *m, int *naccess)
         coords(m, 0, 0, w, c), wl[w] = smem_row_major(m->shape, m->rank, c);
     for (int r = 0; r < nr; r++)
         coords(m, r, 0, 0, c), rl[r] = smem_row_major(m->shape, m->rank, c);
-    for (int l = 0; l < 32; l++)
+    TileAccesses t = {.n = nw * nr, .lanes_distinct = true};
+    for (int l = 0; l < 32; l++) {
         coords(m, 0, l, 0, c), ll[l] = smem_row_major(m->shape, m->rank, c);
-    *naccess = nw * nr;
-    int *lin = NEW_ARRAY(a, int, (size_t)*naccess * 32), *p = lin;
+        for (int j = 0; j < l; j++)
+            t.lanes_distinct &= ll[j] != ll[l];
+    }
+    int *p = t.lin = NEW_ARRAY(a, int, (size_t)t.n * 32);
     for (int w = 0; w < nw; w++)
         for (int r = 0; r < nr; r++)
             for (int l = 0; l < 32; l++)
                 *p++ = wl[w] + rl[r] + ll[l];
-    return lin;
+    return t;
+}
+
+/* Extra wavefronts of one access of 4-byte elements by lanes that touch
+ * distinct elements: padding keeps them distinct, so the words are too, and a
+ * bank's wavefronts are its lanes (smem_wavefronts_extra without the search
+ * for shared words). */
+static int distinct_words_extra(const int *lin, int pad_log2, int pad)
+{
+    int per_bank[32] = {0}, worst = 1;
+    for (int l = 0; l < 32; l++) {
+        int bank = smem_padded(lin[l], pad_log2, pad) & 31;
+        if (++per_bank[bank] > worst)
+            worst = per_bank[bank];
+    }
+    return worst - 1;
 }
 
 /* Extra wavefronts over the accesses, with the buffer padded as given; the
  * count stops once it passes `limit` (a candidate already beaten). */
-static int count_accesses(const int *lin, int naccess, int bytes, int pad_log2, int pad, int limit)
+static int count_accesses(const TileAccesses *t, int bytes, int pad_log2, int pad, int limit)
 {
     int total = 0;
-    for (int i = 0; i < naccess && total <= limit; i++, lin += 32) {
+    const int *lin = t->lin;
+    for (int i = 0; i < t->n && total <= limit; i++, lin += 32) {
+        if (bytes == 4 && t->lanes_distinct) {
+            total += distinct_words_extra(lin, pad_log2, pad);
+            continue;
+        }
         int addr[32];
         for (int l = 0; l < 32; l++)
             addr[l] = smem_padded(lin[l], pad_log2, pad);
@@ -158,7 +187,8 @@ static int count_accesses(const int *lin, int naccess, int bytes, int pad_log2, 
 
 /* Both sides of a conversion: the producer's writes and the consumer's reads. */
 typedef struct ConvertAccesses {
-    int *write, nwrite, *read, nread, bytes;
+    TileAccesses write, read;
+    int bytes;
 } ConvertAccesses;
 
 static ConvertAccesses convert_accesses(Arena *a, const Op *op)
@@ -167,16 +197,16 @@ static ConvertAccesses convert_accesses(Arena *a, const Op *op)
     value_map(op->args[0], &s);
     value_map(op->results[0], &d);
     ConvertAccesses ca;
-    ca.write = tile_accesses(a, &s, &ca.nwrite);
-    ca.read = tile_accesses(a, &d, &ca.nread);
+    ca.write = tile_accesses(a, &s);
+    ca.read = tile_accesses(a, &d);
     ca.bytes = smem_elem_bytes(op->args[0]->type);
     return ca;
 }
 
 static int convert_conflicts(const ConvertAccesses *ca, int pad_log2, int pad, int limit)
 {
-    int w = count_accesses(ca->write, ca->nwrite, ca->bytes, pad_log2, pad, limit);
-    return w > limit ? w : w + count_accesses(ca->read, ca->nread, ca->bytes, pad_log2, pad, limit - w);
+    int w = count_accesses(&ca->write, ca->bytes, pad_log2, pad, limit);
+    return w > limit ? w : w + count_accesses(&ca->read, ca->bytes, pad_log2, pad, limit - w);
 }
 
 int smem_convert_conflicts(const Op *op, int pad_log2, int pad)
