@@ -4,8 +4,10 @@
 #   make lib-test          API unit programs, every golden kernel through NVRTC in-process,
 #                          --emit ptx/cubin/--report, --header, --embed-cubin, the host example
 #                          (builds and links; no GPU needed).  Part of `make test`.
-#   make gpu-lib-test      on a GPU machine: the host example, the embed-cubin program and every
-#                          golden kernel launched through the library (needs only cc there).
+#   make gpu-lib-test      on a GPU machine: every GPU test case through libtilec.so with its
+#                          outputs checked (run_gpu_tests.py --via lib), the host example, the
+#                          embed-cubin program and every golden kernel launched through the C API
+#                          (needs cc and Python with torch there; no re2c, no Criterion).
 #   make bench-lib         translate/compile timings (and launch overhead on a GPU).
 
 RT_SRCS  := $(wildcard src/runtime/*.c)

@@ -4,7 +4,8 @@ reference and against Triton running the same source, on random inputs of severa
 
     python3 tests/gpu/run_gpu_tests.py [--tilec bin/tilec] [--only SUBSTRING] [--no-triton]
                                        [--arch sm_90] [--keep DIR] [--seed N] [--list]
-                                       [--triton-only] [--dot]
+                                       [--triton-only] [--dot] [--via nvcc|lib] [--lib PATH]
+                                       [--build-only]
 
 For each case (tests/gpu/cases.py, plus one per line of tests/golden/*.flags):
   1. tilec translates the kernel to a .cu file (in a temporary folder, or --keep DIR);
@@ -14,6 +15,19 @@ For each case (tests/gpu/cases.py, plus one per line of tests/golden/*.flags):
      through its ctypes launcher and Triton's on the same inputs into a second poisoned
      output; both are compared with a float64 reference computed by torch, and with each
      other.
+
+--via lib runs tilec's kernels through the library instead (build/release/libtilec.so, or
+--lib PATH, loaded with ctypes: tests/gpu/tilec_ctypes.py), with the same cases, inputs and
+checks: steps 1 and 2 become tilec_translate_source and tilec_compile (NVRTC, a cubin for the
+GPU, into an on-disk cache in the work folder), the launch arguments are checked against the
+library's parameters by a tilec_launch on an empty grid, and the worker makes each kernel with
+tilec_kernel_create (translate + cached compile + load into torch's CUDA context) and launches
+it with tilec_launch on torch's stream, the grid from the --grid expression where there is
+one.  Neither bin/tilec nor nvcc is used.
+
+--build-only stops after steps 1 and 2 (no GPU, no torch; --arch is then needed): with
+--via lib it checks the ctypes binding and every case's translation, NVRTC compilation and
+launch arguments on a machine without a GPU (make lib-test does so).
 
 Results that are exactly rounded (add, mul, casts, where) must be bit-equal to the reference
 rounded to the output type, and to Triton.  A multiply followed by an add may be contracted
@@ -410,11 +424,100 @@ def build_case(case, tilec, arch, folder):
     return so, None
 
 
+LIB_BUILT = "libtilec"     # in place of a .so path: the kernel runs through the library
+
+
+def lib_arch(arch):
+    """"sm_90" -> 90."""
+    m = re.match(r"^(?:sm_|compute_)?(\d+)a?$", arch)
+    if not m:
+        raise ValueError(f"cannot read the architecture {arch!r} (expected e.g. sm_90)")
+    return int(m.group(1))
+
+
+def lib_options(case, arch):
+    """The case's tilec flags as tilec_translate_options (tilec_ctypes.translate_options).
+    The translation's architecture is what tilec_kernel_create picks for the compile arch
+    (90 on sm_90, else 80) unless the flags name one, so that the parent's translation and
+    the worker's are the same text (and the worker's compile a cache hit)."""
+    o = dict(filename=case.source, kernel=case.kernel, signature=case.sig,
+             defines={k: str(v) for k, v in case.defines.items()}, num_warps=case.num_warps,
+             grid=case.grid, arch=90 if arch == 90 else 80)
+    flags = list(case.extra_flags)
+    while flags:
+        flag = flags.pop(0)
+        if flag == "--debug":
+            o["debug"] = True
+            continue
+        if flag not in ("--num-stages", "--config", "--arch") or not flags:
+            raise ValueError(f"tilec flag {flag!r} has no library option in run_gpu_tests.py")
+        value = flags.pop(0)
+        if flag == "--arch":
+            o["arch"] = lib_arch(value)
+        else:
+            o["num_stages" if flag == "--num-stages" else "config"] = int(value)
+    return o
+
+
+def lib_runtime_types(case):
+    """The runtime parameters as this harness sees them: [(name, "*fp32" | "i32" ...)]."""
+    return [(p.name, ("*" if p.kind == "ptr" else "") + p.dtype) for p in kernel_signature(case)
+            if p.kind != "const"]
+
+
+def probe_value(typ):
+    """A value of the parameter type typ for the argument check of build_case_lib."""
+    if typ.startswith("*"):
+        return 0x10000
+    if typ == "i1":
+        return True
+    return 0.5 if typ.startswith(("fp", "bf")) else 1
+
+
+def build_case_lib(case, ctx, arch, folder):
+    """--via lib: translate and compile through the library (ctx: a tilec_ctypes.Context
+    with the run's cache), then check the launch arguments the worker will pass.  Returns
+    (LIB_BUILT, None) or (None, error text); a kernel the library rejects as input gives
+    "translate: TILEC_ERROR_INPUT" and the diagnostics (see untranslatable)."""
+    import tilec_ctypes as tc
+    os.makedirs(folder, exist_ok=True)
+    try:
+        options = lib_options(case, arch)
+        with open(os.path.join(ROOT, case.source), "rb") as f:
+            source = f.read()
+        with open(os.path.join(folder, "options.txt"), "w") as f:
+            f.write(repr(options) + "\n")
+        tr = ctx.translate(source, **options)
+        if tr.status == "TILEC_ERROR_INPUT":
+            return None, f"translate: TILEC_ERROR_INPUT\n{tr.diagnostic_text or tr.error}"
+        if tr.status != "TILEC_OK":
+            return None, f"tilec_translate_source: {tr.status}: {tr.diagnostic_text or tr.error}"
+        with open(os.path.join(folder, "kernel.cu"), "w") as f:
+            f.write(tr.code)
+        ours = lib_runtime_types(case)
+        theirs = [(p["name"], p["type"]) for p in tr.runtime_params()]
+        if ours != theirs:
+            return None, (f"runtime parameters differ: the harness passes {ours}, the library "
+                          f"takes {theirs}")
+        ctx.compile(tr.code, arch)
+        k = ctx.kernel_load_unbuilt(source, options)
+        try:
+            args = [tc.arg_for(t, probe_value(t)) for _, t in theirs]
+            err = k.launch(None, (0, 1, 1), args)
+        finally:
+            k.destroy()
+        if err:
+            return None, f"tilec_launch refused the harness's argument kinds: {err}"
+    except (OSError, ValueError, tc.LibError) as e:
+        return None, f"{type(e).__name__}: {e}"
+    return LIB_BUILT, None
+
+
 def untranslatable(err):
-    """The first line of tilec's message when build_case failed because tilec rejected the
-    kernel as input it cannot handle (exit status 1), else None (a crash, a bad command line,
-    an nvcc error: those are failures)."""
-    if not err or not err.startswith("tilec exit 1:"):
+    """The first line of tilec's message when the build failed because tilec rejected the
+    kernel as input it cannot handle (exit status 1, or TILEC_ERROR_INPUT from the library),
+    else None (a crash, a bad command line, an nvcc or NVRTC error: those are failures)."""
+    if not err or not err.startswith(("tilec exit 1:", "translate: TILEC_ERROR_INPUT")):
         return None
     lines = [ln.strip() for ln in err.splitlines()[1:] if ln.strip()]
     return lines[0] if lines else "(no message)"
@@ -435,31 +538,66 @@ def parent_main(opts):
         print("0 passed, 0 failed")
         return 1
     tilec = os.path.abspath(opts.tilec)
+    via_lib = opts.via == "lib"
+    if opts.build_only and opts.triton_only:
+        sys.exit("--build-only and --triton-only leave nothing to run")
+    if opts.build_only and not opts.arch:
+        sys.exit("--build-only needs --arch (e.g. --arch sm_90): nothing detects a GPU then")
     if opts.triton_only:
         if opts.no_triton:
             sys.exit("--triton-only and --no-triton leave nothing to run")
         arch = "(not used)"
+    elif via_lib:
+        lib_path = os.path.abspath(opts.lib)
+        if not os.path.exists(lib_path):
+            sys.exit(f"--via lib: {lib_path} is missing (build it with make on the development "
+                     f"machine and carry build/release, or give --lib)")
+        arch = opts.arch or detect_arch()
     elif not os.access(tilec, os.X_OK):
         sys.exit(f"tilec not found at {tilec} (build it with make, or give --tilec)")
     else:
         arch = opts.arch or detect_arch()
-    print(f"tilec {'not run (--triton-only)' if opts.triton_only else tilec}; nvcc -arch={arch}; "
-          f"{len(cases)} cases; seed {opts.seed}")
-    print(TOLERANCE_TEXT)
+    work = opts.keep or tempfile.mkdtemp(prefix="tilec-gpu-")
+    lib_ctx, cache_dir = None, os.path.join(work, "libtilec-cache")
+    if opts.triton_only:
+        path_text = "tilec not run (--triton-only)"
+    elif via_lib:
+        import tilec_ctypes as tc
+        try:
+            lib = tc.Library(lib_path)
+            problems = tc.self_test(lib)
+            lib_ctx = lib.context(cache_dir=cache_dir)
+            nvrtc = "NVRTC %d.%d" % lib_ctx.nvrtc_version()
+            arch_num = lib_arch(arch)
+        except (OSError, ValueError, tc.LibError) as e:
+            sys.exit(f"--via lib: cannot use {lib_path}: {type(e).__name__}: {e}")
+        if problems:
+            sys.exit("--via lib: the ctypes binding (tests/gpu/tilec_ctypes.py) does not match "
+                     f"{lib_path}:\n  " + "\n  ".join(problems))
+        path_text = f"libtilec {lib.version} ({lib_path}), {nvrtc}, cubins for sm_{arch_num}"
+    else:
+        path_text = f"tilec {tilec}; nvcc -arch={arch}"
+    print(f"{path_text}; {len(cases)} cases; seed {opts.seed}")
+    if not opts.build_only:
+        print(TOLERANCE_TEXT)
     sys.stdout.flush()
 
-    work = opts.keep or tempfile.mkdtemp(prefix="tilec-gpu-")
     passed = failed = skipped = 0
     plan = []
     t0 = time.time()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 4)) as pool:
+    # The library path uses one tilec_context, which is not thread-safe: one builder thread.
+    workers = 1 if via_lib else min(16, os.cpu_count() or 4)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         futures = []
         for i, case in enumerate(cases):
             if case.driver.startswith(("skip:", "error:")) or opts.triton_only:
                 futures.append(None)
                 continue
             folder = os.path.join(work, f"{i:03d}-" + re.sub(r"[^\w.-]+", "_", case.name))
-            futures.append(pool.submit(build_case, case, tilec, arch, folder))
+            if via_lib:
+                futures.append(pool.submit(build_case_lib, case, lib_ctx, arch_num, folder))
+            else:
+                futures.append(pool.submit(build_case, case, tilec, arch, folder))
         for case, fut in zip(cases, futures):
             if case.driver.startswith("skip:"):
                 print(f"SKIP  {case.name}  ({case.driver[5:]})")
@@ -479,7 +617,7 @@ def parent_main(opts):
                 failed += 1
             elif reason is not None:
                 case.skip = reason
-                if opts.no_triton:           # nothing left to run for this case
+                if opts.no_triton or opts.build_only:   # nothing left to run for this case
                     print(f"SKIP  {case.name:<44} tilec cannot translate: {reason}")
                     skipped += 1
                 else:                        # the worker still checks Triton against the reference
@@ -487,8 +625,20 @@ def parent_main(opts):
             elif err:
                 print(f"FAIL  {case.name}  translate/compile\n{indent(err)}")
                 failed += 1
+            elif opts.build_only:
+                print(f"PASS  {case.name:<44} translated and compiled"
+                      + (", launch arguments accepted" if via_lib else ""))
+                passed += 1
             else:
                 plan.append((case, so))
+    if lib_ctx is not None:
+        lib_ctx.close()
+    if opts.build_only:
+        if not opts.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        print(f"-- translated and compiled in {time.time() - t0:.1f} s (--build-only: nothing run)")
+        print(f"{passed} passed, {failed} failed, {skipped} skipped")
+        return 1 if failed else 0
     print(f"-- translated and compiled in {time.time() - t0:.1f} s; running {len(plan)} cases")
     sys.stdout.flush()
 
@@ -496,7 +646,9 @@ def parent_main(opts):
         plan_path = os.path.join(work, "plan.json")
         with open(plan_path, "w") as f:
             json.dump({"cases": [dict(dataclasses.asdict(c), so=so) for c, so in plan],
-                       "no_triton": opts.no_triton, "seed": opts.seed}, f)
+                       "no_triton": opts.no_triton, "seed": opts.seed,
+                       "lib": lib_path if via_lib else None, "cache": cache_dir,
+                       "arch": arch}, f)
         proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", plan_path],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 cwd=ROOT)
@@ -577,6 +729,12 @@ def worker_main(plan_path):
     if not torch.cuda.is_available():
         print("FAIL  no CUDA device visible to torch")
         return 1
+    if plan["lib"]:
+        try:
+            open_library(plan)
+        except Exception as e:
+            print(f"FAIL  --via lib: cannot open {plan['lib']}: {type(e).__name__}: {e}")
+            return 1
     for d in plan["cases"]:
         so = d.pop("so")
         d["sizes"] = [tuple(s) if isinstance(s, list) else s for s in d["sizes"]]
@@ -588,7 +746,27 @@ def worker_main(plan_path):
             print(f"FAIL  {case.name}  CUDA context lost: {e}", flush=True)
             return 3
         print(f"@@done {case.name}", flush=True)
+    if _library is not None:
+        hits, misses = _library.cache_stats()
+        print(f"-- libtilec in this worker: {hits} kernels compiled from the cache, {misses} by NVRTC",
+              flush=True)
     return 0
+
+
+_library = None      # --via lib: the worker's tilec_ctypes.Context and compile arch
+_library_arch = None
+
+
+def open_library(plan):
+    """--via lib: libtilec and one context for the worker, opened once torch has made its
+    CUDA context current on this thread, so that tilec_kernel_create loads modules there and
+    the kernels see torch's memory."""
+    global _library, _library_arch
+    import tilec_ctypes as tc
+    torch.zeros(1, device="cuda")
+    torch.cuda.synchronize()
+    _library = tc.Library(plan["lib"]).context(cache_dir=plan["cache"])
+    _library_arch = lib_arch(plan["arch"])
 
 
 def synchronize():
@@ -612,7 +790,8 @@ def torch_dtype(name):
 
 class Kernel:
     """One case's kernel, launched through tilec's ctypes launcher or through Triton.
-    so=None (tilec could not translate it): only Triton runs."""
+    so=None (tilec could not translate it): only Triton runs.  so=LIB_BUILT: tilec's kernel
+    runs through libtilec (tilec_kernel_create, tilec_launch)."""
 
     def __init__(self, case, so, use_triton):
         self.case = case
@@ -623,8 +802,21 @@ class Kernel:
         if case.config is not None:
             _, self.num_warps, self.num_stages = autotune_config(case)
         self.launch_fn = None
+        self.lib_kernel = None
         self.triton_fn = load_triton_kernel(case) if use_triton else None
         if so is None:
+            return
+        if so == LIB_BUILT:
+            with open(os.path.join(ROOT, case.source), "rb") as f:
+                source = f.read()
+            self.lib_kernel = _library.kernel_create(source, lib_options(case, _library_arch),
+                                                     _library_arch)
+            self.lib_types = self.lib_kernel.runtime_params()
+            if self.lib_types != lib_runtime_types(case):
+                self.close()
+                raise ValueError(f"libtilec's runtime parameters {self.lib_types} are not "
+                                 f"the harness's {lib_runtime_types(case)}")
+            self.launch_fn = self.lib_kernel.launch
             return
         lib = ctypes.CDLL(so)
         self.launch_fn = getattr(lib, f"{case.kernel}_launch")
@@ -642,7 +834,14 @@ class Kernel:
         self.launch_fn.restype = ctypes.c_int
         self._lib = lib
 
+    def close(self):
+        if self.lib_kernel is not None:
+            self.lib_kernel.destroy()
+            self.lib_kernel = None
+
     def launch_tilec(self, values, grid):
+        if self.lib_kernel is not None:
+            return self.launch_library(values, grid)
         args = [ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)]
         if self.case.grid is None:
             args += list(grid) + [1] * (3 - len(grid))
@@ -652,6 +851,21 @@ class Kernel:
         err = self.launch_fn(*args)
         if err != 0:
             return f"{self.case.kernel}_launch returned {err} ({CUDA_ERRORS.get(err, 'cudaError')})"
+        synchronize()
+        return None
+
+    def launch_library(self, values, grid):
+        """tilec_launch on torch's stream; the grid from the kernel's --grid expression when
+        it has one (the library evaluates it), else the driver's."""
+        import tilec_ctypes as tc
+        args = []
+        for name, typ in self.lib_types:
+            v = values[name]
+            args.append(tc.arg_for(typ, v.data_ptr() if typ.startswith("*") else v))
+        err = self.lib_kernel.launch(torch.cuda.current_stream().cuda_stream,
+                                     None if self.case.grid is not None else grid, args)
+        if err:
+            return f"tilec_launch: {err}"
         synchronize()
         return None
 
@@ -1749,15 +1963,18 @@ def run_case(case, so, use_triton, seed):
         print(f"SKIP  {case.name:<44} tilec cannot translate: {case.skip}", flush=True)
         return
     good = 0
-    for size in case.sizes:
-        try:
-            good += DRIVERS[case.driver](kernel, case, size, use_triton, gen) is True
-        except ContextLost:
-            raise
-        except Exception as e:
-            synchronize()
-            print(f"FAIL  {case.name:<44} {str(size):>18}  harness error: {type(e).__name__}: {e}",
-                  flush=True)
+    try:
+        for size in case.sizes:
+            try:
+                good += DRIVERS[case.driver](kernel, case, size, use_triton, gen) is True
+            except ContextLost:
+                raise
+            except Exception as e:
+                synchronize()
+                print(f"FAIL  {case.name:<44} {str(size):>18}  harness error: {type(e).__name__}: {e}",
+                      flush=True)
+    finally:
+        kernel.close()
     if triton_only:
         print(f"SKIP  {case.name:<44} tilec cannot translate: {case.skip} "
               f"[Triton alone passes at {good} of {len(case.sizes)} sizes]", flush=True)
@@ -1776,6 +1993,13 @@ def main():
                     help="run Triton alone against the references (checks the tests; no tilec)")
     ap.add_argument("--dot", action="store_true",
                     help="a tl.dot case that tilec cannot translate is a failure, not a skip")
+    ap.add_argument("--via", choices=["nvcc", "lib"], default="nvcc",
+                    help="how tilec's kernels are built and launched: the .cu through nvcc and "
+                         "its launcher (default), or libtilec (translate, NVRTC, tilec_launch)")
+    ap.add_argument("--lib", default=os.path.join(ROOT, "build", "release", "libtilec.so"),
+                    help="libtilec.so for --via lib (default: build/release/libtilec.so)")
+    ap.add_argument("--build-only", action="store_true",
+                    help="translate and compile every case, run nothing (no GPU; needs --arch)")
     ap.add_argument("--worker", metavar="PLAN", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:

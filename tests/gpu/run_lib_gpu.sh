@@ -1,19 +1,26 @@
 #!/bin/sh
 # make gpu-lib-test: the library path on a machine with an NVIDIA GPU.  Needs cc (and nvcc for
-# the example Makefile's nvcc flow), not re2c or Criterion: what is missing is built with cc
-# from the carried $B/libtilec.a.
+# the example Makefile's nvcc flow) and Python with torch (Triton optional), not re2c or
+# Criterion: what is missing is built with cc from the carried $B/libtilec.a.
 #   1. examples/host: vector add and softmax translated, compiled and launched through
 #      libtilec, results checked;
-#   2. every golden kernel through the library (translate -> NVRTC for this GPU -> load ->
-#      launch on small inputs -> synchronize), except debug_ops (asserts on its data);
-#   3. the --embed-cubin flow: tests/lib/embed_run (prebuilt by make lib-test), results checked;
-#   4. examples/host/Makefile's three flows built and run.
-# Environment: TILEC (bin/tilec), B (build/release), CC, CUDA_HOME.
+#   2. every example and golden kernel of the GPU tests through libtilec.so, outputs checked:
+#      tests/gpu/run_gpu_tests.py --via lib (translate -> NVRTC for this GPU -> tilec_launch
+#      on torch's stream), the same random poisoned inputs and the same checks against the
+#      float64 reference and Triton as make gpu-test's nvcc path;
+#   3. every golden kernel through the C API (lib_golden --run: translate -> NVRTC -> load ->
+#      launch on small inputs -> synchronize), also those step 2 leaves to their own cases,
+#      except debug_ops (asserts on its data);
+#   4. the --embed-cubin flow: tests/lib/embed_run (prebuilt by make lib-test), results checked;
+#   5. examples/host/Makefile's three flows built and run.
+# Any failure makes the exit status non-zero.
+# Environment: TILEC (bin/tilec), B (build/release), CC, CUDA_HOME, PYTHON (python3).
 set -u
 TILEC=${TILEC:-bin/tilec}
 B=${B:-build/release}
 CC=${CC:-cc}
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+PYTHON=${PYTHON:-python3}
 export CUDA_HOME
 FLAGS="-std=c11 -D_POSIX_C_SOURCE=200809L -O2 -Iinclude -Itests/lib"
 pass=0
@@ -50,7 +57,17 @@ build "$B/tests/lib/lib_golden" tests/lib/lib_golden.c
 build "$B/bench/bench_library" bench/bench_library.c
 
 run "host example (vector add, softmax)" "$B/examples/host/host_example"
-run "every golden kernel through the library" "$B/tests/lib/lib_golden" --run --skip debug_ops tests/golden/*.flags
+if [ ! -f "$B/libtilec.so" ]; then
+    echo "FAIL GPU tests through the library: $B/libtilec.so is missing (carry $B after make)"
+    fail=$((fail + 1))
+elif ! command -v "$PYTHON" >/dev/null 2>&1; then
+    echo "FAIL GPU tests through the library: $PYTHON not found (set PYTHON)"
+    fail=$((fail + 1))
+else
+    run "GPU tests through the library (run_gpu_tests.py --via lib: outputs checked)" \
+        "$PYTHON" tests/gpu/run_gpu_tests.py --via lib --lib "$B/libtilec.so"
+fi
+run "every golden kernel through the C API (launched, synchronized)" "$B/tests/lib/lib_golden" --run --skip debug_ops tests/golden/*.flags
 if [ -x "$B/tests/lib/embed_run" ]; then
     run "--embed-cubin flow (embed_run)" "$B/tests/lib/embed_run"
 else

@@ -9,7 +9,11 @@
 #   5. the host example runs up to the GPU (translate + compile), and the example Makefile's
 #      three flows build;
 #   6. make install into a scratch PREFIX, then the host example built with pkg-config
-#      against libtilec.so.
+#      against libtilec.so;
+#   7. the GPU harness's library path up to the GPU (tests/gpu/run_gpu_tests.py --via lib
+#      --build-only, when python3 is installed): its ctypes binding checked against
+#      libtilec.so, and every GPU case translated, NVRTC-compiled and its launch arguments
+#      accepted by tilec_launch.
 # Environment: TILEC, B (build dir), CC, NVCC, CUDA_HOME, as the Makefile passes them.
 set -u
 TILEC=${TILEC:-bin/tilec}
@@ -110,6 +114,14 @@ if command -v pkg-config >/dev/null 2>&1; then
         [ -x $tmp/prefix/bin/tilec ] && [ -f $tmp/prefix/include/tilec.h ] && [ -f $tmp/prefix/lib/libtilec.a ]"
 else
     echo "skip make install + pkg-config (pkg-config not installed)"
+fi
+
+# 7. the GPU harness's ctypes path to the library, as far as it goes without a GPU
+if command -v python3 >/dev/null 2>&1; then
+    check "run_gpu_tests.py --via lib --build-only (every GPU case through libtilec.so up to the GPU)" \
+        python3 tests/gpu/run_gpu_tests.py --via lib --lib "$B/libtilec.so" --build-only --arch sm_90
+else
+    echo "skip run_gpu_tests.py --via lib --build-only (python3 not installed)"
 fi
 
 echo "lib-test: $pass passed, $fail failed"
