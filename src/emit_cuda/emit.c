@@ -762,6 +762,8 @@ static const char *paren(Emitter *E, const char *s)
 static const char *op_expr(Emitter *E, const Op *op, const char *idx)
 {
     const Value *r = op->results[0];
+    if (op->kind == OP_TRANS) /* the same registers, dimensions renamed */
+        return ex(E, op->args[0], NULL, idx);
     const char *a = op->nargs > 0 ? paren(E, ex(E, op->args[0], r, idx)) : NULL;
     const char *b = op->nargs > 1 ? paren(E, ex(E, op->args[1], r, idx)) : NULL;
     switch (op->kind) {
@@ -772,7 +774,6 @@ static const char *op_expr(Emitter *E, const Op *op, const char *idx)
     case OP_SPLAT:
     case OP_BROADCAST:
     case OP_EXPAND_DIMS: return ex(E, op->args[0], r, idx);
-    case OP_TRANS: return ex(E, op->args[0], NULL, idx); /* the same registers, dimensions renamed */
     case OP_PROGRAM_ID: return fmt(E, "(int32_t)blockIdx.%c", "xyz"[op->iattr[0]]);
     case OP_NUM_PROGRAMS: return fmt(E, "(int32_t)gridDim.%c", "xyz"[op->iattr[0]]);
     case OP_MAKE_RANGE: {

@@ -30,7 +30,20 @@ static void value_cost(const Value *v, int *elems, int *regs)
 {
     *elems = value_regs(v);
     int bits = dtype_bits(v->type.dtype);
-    *regs = *elems * (bits > 32 ? 2 : 1);
+    int live = *elems;
+    if (v->type.dtype == DT_PTR) {
+        /* a pointer tile only keeps one address per contiguous run (the
+         * vector accesses'); the compiler drops the others */
+        LayoutMap m;
+        value_map(v, &m);
+        int run = 0;
+        int d = m.nreg ? m.reg[0].dim : -1;
+        while (d >= 0 && run < m.nreg && m.reg[run].dim == d && m.reg[run].bit == run &&
+               (int64_t)2 << run <= v->ax.contiguity[d])
+            run++;
+        live >>= run;
+    }
+    *regs = live * (bits > 32 ? 2 : 1);
 }
 
 /* An atomic whose old values are used, on a tile some of whose elements

@@ -1,0 +1,14 @@
+# flags: -k k -s "*i8:16, *i8:16, *fp32:16, 64, 64, 32"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+    acc = tl.zeros((BM, BN), dtype=tl.int32)
+    c = tl.dot(a, b, acc)
