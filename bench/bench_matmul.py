@@ -187,14 +187,14 @@ def triton_launcher(fn, row, values):
     """(a no-argument launch, the compiled kernel) for Triton, with the row's config."""
     case = row.case
     params = harness.kernel_signature(case)
-    args = [values[p.name] for p in params if p.kind != "const"]
+    args = {p.name: values[p.name] for p in params if p.kind != "const"}  # by name: specialised strides sit between
     consts = {p.name: p.value for p in params if p.kind == "const"}
     grid = harness.grid_from_expression(case.grid, dict(consts, **values))
     options = {"num_warps": case.num_warps, "num_stages": case.num_stages}
-    compiled = fn[grid](*args, **consts, **options)
+    compiled = fn[grid](**args, **consts, **options)
 
     def run():
-        fn[grid](*args, **consts, **options)
+        fn[grid](**args, **consts, **options)
     return run, compiled
 
 

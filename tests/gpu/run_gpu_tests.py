@@ -870,12 +870,14 @@ class Kernel:
         return None
 
     def launch_triton(self, values, grid):
-        args = [values[p.name] for p in self.runtime]
+        # by name: a parameter specialised to a value (a stride of 1) may sit
+        # between runtime ones
+        args = {p.name: values[p.name] for p in self.runtime}
         try:
             options = {"num_warps": self.num_warps}
             if self.num_stages is not None:
                 options["num_stages"] = self.num_stages
-            self.triton_fn[tuple(grid)](*args, **self.constexprs, **options)
+            self.triton_fn[tuple(grid)](**args, **self.constexprs, **options)
         except Exception as e:
             if "illegal" in str(e) or "CUDA error" in str(e):
                 raise ContextLost(str(e).splitlines()[0]) from None
