@@ -2405,6 +2405,13 @@ static void emit_store(Emitter *E, const Op *op)
     const Value *mask = op->iattr[0] ? op->args[2] : NULL;
     int n = ptr->type.rank ? nregs(ptr) : 1;
     int vec = ptr->type.rank ? memory_vec(op) : 1;
+    const char *src = vec > 1 ? vname(E, val) : NULL;
+    if (vec > 1 && info(E, val)->inl) {
+        /* a vector store reads a register array: a folded value (a splat) gets one */
+        src = unique_name(E, "stored");
+        line(E, "%s;", decl(E, type_elem(val->type), src, n));
+        fill(E, src, ptr, value_elem, val);
+    }
     const char *i = elem_loop_open(E, n, vec);
     const char *pred = mask ? ex(E, mask, ptr, i) : NULL;
     if (!ptr->type.rank) /* a scalar: every thread has it, one stores it */
@@ -2418,7 +2425,7 @@ static void emit_store(Emitter *E, const Op *op)
     }
     const char *p = ex(E, ptr, ptr, i);
     if (vec > 1) {
-        line(E, "tilec::store<%d>(%s, &%s[%s]%s%s);", vec, p, vname(E, val), i, pred ? ", " : "", pred ? pred : "");
+        line(E, "tilec::store<%d>(%s, &%s[%s]%s%s);", vec, p, src, i, pred ? ", " : "", pred ? pred : "");
     } else {
         if (pred)
             line(E, "if (%s)", pred);
