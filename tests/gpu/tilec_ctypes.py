@@ -194,8 +194,8 @@ def translate_options(filename, source_size, kernel=None, signature=None, define
                       num_warps=0, num_stages=0, config=0, arch=0, grid=None, debug=False):
     """A TranslateOptions (its strings kept alive by the structure itself)."""
     o = TranslateOptions(filename=_b(filename), source_size=source_size, kernel=_b(kernel),
-                         signature=_b(signature), num_warps=num_warps, num_stages=num_stages,
-                         config=config, arch=arch, grid=_b(grid), debug=int(bool(debug)))
+                         signature=_b(signature), num_warps=num_warps or 0, num_stages=num_stages or 0,
+                         config=config or 0, arch=arch or 0, grid=_b(grid), debug=int(bool(debug)))
     items = list((defines or {}).items())
     if items:
         array = (Define * len(items))(*[Define(_b(k), _b(v)) for k, v in items])
