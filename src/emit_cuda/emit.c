@@ -620,7 +620,10 @@ static const char *math_call(Emitter *E, const Op *op, const char *a)
     DType d = op->args[0]->type.dtype;
     MathFn m = (MathFn)op->iattr[0];
     if (m == MATH_ABS && dtype_is_int(d))
-        return fmt(E, "(%s < 0 ? -%s : %s)", a, paren(E, a), a); /* -(-3), never --3 */
+    {
+        const char *x = paren(E, a); /* `x | 255 < 0` would compare 255 first; -(-3), never --3 */
+        return fmt(E, "(%s < 0 ? -%s : %s)", x, x, x);
+    }
     if (d == DT_FP16 || d == DT_BF16) {
         if (m == MATH_ABS)
             return fmt(E, "__habs(%s)", a);
