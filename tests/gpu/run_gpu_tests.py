@@ -93,7 +93,7 @@ TOLERANCE_TEXT = (f"tolerance for transcendental results: fp32 |out - ref| <= {F
                   f"fp16/bf16 outputs also within {HALF_ULPS} ulp; max/min and their indices, integer "
                   f"scans and random streams: bit-equal to the reference and to Triton.")
 
-# tl.dot on random data: max |out - ref| / max |ref| over the whole output (normwise relative
+# tl.dot on random data: ||out - ref|| / ||ref|| over the whole output (normwise relative
 # error, so that entries near zero through cancellation do not need a floor of their own), for
 # tilec against the float64 reference and against Triton.  By the precision of the products:
 MATMUL_TOL = {"fp16": 1e-2, "bf16": 1e-2, "tf32": 1e-3, "tf32x3": 1e-5, "ieee": 1e-5}
