@@ -83,6 +83,7 @@ static const char *const reserved[] = {
     "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "tilec", "e", "tid", "lane", "warp",
     "min", "max", "abs", "exp", "log", "sqrt", "dim3", "grid", "stream", "main", "not", "and", "or",
     "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old", "part", "before", "total", "incl", "prev", "sum", "rr", "s", "v", "same", "j",
+    "ks", "mi", "ni", "np", "qi", /* tl.dot: K steps, 16x8 tiles, ldmatrix groups */
 };
 
 static bool name_taken(Emitter *E, const char *s)
@@ -438,10 +439,8 @@ static int memory_vec(const Op *op)
         elem_bits = 8;
     int64_t vec = 128 / elem_bits;
     /* registers 0, 1, 2.. holding consecutive elements of one dimension */
-    int k = m.nreg ? m.reg[0].dim : 0, run = 0;
-    while (run < m.nreg && m.reg[run].dim == k && m.reg[run].bit == run)
-        run++;
-    int64_t contig = (int64_t)1 << run;
+    int k = m.nreg && m.reg[0].dim >= 0 ? m.reg[0].dim : 0;
+    int64_t contig = (int64_t)1 << lmap_lead_bits(&m, k);
     int64_t align = ptr->ax.divisibility[k] / (elem_bits / 8);
     if (align < 1)
         align = 1;
@@ -970,9 +969,7 @@ static int const_run(const Value *v, int *dim)
     value_map(v, &m);
     if (!m.nreg || m.reg[0].dim < 0)
         return 1;
-    int d = *dim = m.reg[0].dim, k = 0;
-    while (k < m.nreg && m.reg[k].dim == d && m.reg[k].bit == k)
-        k++;
+    int d = *dim = m.reg[0].dim, k = lmap_lead_bits(&m, d);
     int run = 1;
     while (run < (1 << k) && run * 2 <= v->ax.constancy[d])
         run *= 2;
@@ -1581,21 +1578,6 @@ static const char *warp_part(Emitter *E, const LayoutMap *m, int d)
 }
 
 /* Registers 0, 1, 2.. of map m holding consecutive elements along d. */
-static int reg_run(const LayoutMap *m, int d)
-{
-    int run = 0;
-    while (run < m->nreg && m->reg[run].dim == d && m->reg[run].bit == run)
-        run++;
-    return 1 << run;
-}
-
-static int log2i(int x)
-{
-    int k = 0;
-    while ((1 << k) < x)
-        k++;
-    return k;
-}
 
 /* The staging buffer's address helper (made once per buffer):
  * stageN(smem, [slot,] row, col) -> the element's address. */
@@ -1658,7 +1640,7 @@ static void ld_setup(Emitter *E, const Op *op, const char *name)
     value_map(r, &m);
     int rd = 1 - s->contig_dim, cd = s->contig_dim;
     int words = frag_words(r), g = words < 4 ? words : 4;
-    int lw = log2i(r->layout->kwidth), lg = log2i(g);
+    int lw = log2_int(r->layout->kwidth), lg = log2_int(g);
     const char *coord[2];
     for (int d = 0; d < 2; d++) {
         int from[2], to[2], k = 0;
@@ -1686,10 +1668,10 @@ static void ld_group(Emitter *E, const Op *op, const char *fn, const char *slot,
     value_map(r, &m);
     int rd = 1 - s->contig_dim, cd = s->contig_dim;
     int words = frag_words(r), g = words < 4 ? words : 4;
-    int lw = log2i(r->layout->kwidth), lg = log2i(g);
+    int lw = log2_int(r->layout->kwidth), lg = log2_int(g);
     /* the bits of q are fragment registers lw + lg.. */
     const char *off[2];
-    int qbits = log2i(words / g);
+    int qbits = log2_int(words / g);
     for (int d = 0; d < 2; d++) {
         int from[LMAP_MAX_REG_BITS], to[LMAP_MAX_REG_BITS], k = 0;
         for (int t = 0; t < qbits; t++)
@@ -1725,10 +1707,10 @@ static void stage_read(Emitter *E, const Op *op, const char *fn, const char *slo
     ld_setup(E, op, "ld");
     if (words > g) {
         line(E, "#pragma unroll");
-        line(E, "for (int q = 0; q < %d; ++q)", words / g);
+        line(E, "for (int qi = 0; qi < %d; ++qi)", words / g);
         E->indent++;
     }
-    ld_group(E, op, fn, slot, "ld", words > g ? "q" : "0");
+    ld_group(E, op, fn, slot, "ld", words > g ? "qi" : "0");
     if (words > g)
         E->indent--;
 }
@@ -1750,7 +1732,7 @@ static void emit_stage_convert(Emitter *E, const Op *op)
     value_map(x, &sm);
     int rd = 1 - s->contig_dim, cd = s->contig_dim;
     const Value *arr = array_of(E, x);
-    int vec = reg_run(&sm, cd);
+    int vec = 1 << lmap_lead_bits(&sm, cd);
     int cap = 16 * 8 / dtype_bits(s->dtype);
     if (vec > cap)
         vec = cap;
@@ -1929,8 +1911,7 @@ static void emit_dot_mma(Emitter *E, const Op *op)
     LayoutMap m;
     value_map(r, &m);
     int M = r->type.shape[0], N = r->type.shape[1], K = a->type.shape[1];
-    int ik = 8 * r->layout->kwidth;
-    ik = 8 * dot_kwidth(in);
+    int ik = 8 * dot_kwidth(in); /* K of one mma: 16 fp16/bf16, 8 tf32, 32 int8 */
     int nm = mma_reps(&m, 0), nn = mma_reps(&m, 1), nk = K / ik;
     const char *fn = mma_fn(in, r->type.dtype);
     dot_init_result(E, op);
@@ -2574,8 +2555,8 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_ASYNC_COPY: emit_async_copy(E, op); break;
     case OP_ASYNC_COMMIT: line(E, "tilec::cp_async_commit();"); break;
     case OP_ASYNC_WAIT:
-        line(E, "tilec::cp_async_wait<%lld>();  // at most %lld groups of copies still in flight", (long long)op->iattr[0],
-             (long long)op->iattr[0]);
+        line(E, "tilec::cp_async_wait<%lld>();  // at most %lld group%s of copies still in flight",
+             (long long)op->iattr[0], (long long)op->iattr[0], op->iattr[0] == 1 ? "" : "s");
         line(E, "__syncthreads();");
         break;
     case OP_SCAN: emit_scan(E, op); break;

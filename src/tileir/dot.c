@@ -17,14 +17,15 @@
 #include <math.h>
 #include <string.h>
 
-static int imax(int a, int b) { return a > b ? a : b; }
-static int imin(int a, int b) { return a < b ? a : b; }
+#define IMAX(a, b) ((a) > (b) ? (a) : (b))
+#define IMIN(a, b) ((a) < (b) ? (a) : (b))
+
 
 SmemSwizzle dot_operand_swizzle(int op_idx, DType d, int cols, int contig_dim)
 {
     int bits = dtype_bits(d);
     int kdim = op_idx == 0 ? 1 : 0;
-    int per_phase = imax(1024 / (bits * cols), 1);
+    int per_phase = IMAX(1024 / (bits * cols), 1);
     int mma_stride = 8;
     int vec = 4 * dot_kwidth(d);
     if (contig_dim != kdim) {
@@ -32,8 +33,8 @@ SmemSwizzle dot_operand_swizzle(int op_idx, DType d, int cols, int contig_dim)
         vec = mma_stride;
         mma_stride = t;
     }
-    int max_phase = imax(imin(mma_stride, 1024 / (vec * bits)), 1);
-    max_phase = imax(max_phase / per_phase, 1);
+    int max_phase = IMAX(IMIN(mma_stride, 1024 / (vec * bits)), 1);
+    max_phase = IMAX(max_phase / per_phase, 1);
     return (SmemSwizzle){vec, per_phase, max_phase};
 }
 
@@ -166,10 +167,8 @@ int async_copy_elems(const Value *ptr, const Value *mask)
     int bytes = dtype_bits(ptr->type.pointee) / 8;
     if (bytes < 1 || !m.nreg || m.reg[0].dim < 0)
         return 1;
-    int d = m.reg[0].dim, run = 0;
-    while (run < m.nreg && m.reg[run].dim == d && m.reg[run].bit == run)
-        run++;
-    int64_t v = (int64_t)1 << run;
+    int d = m.reg[0].dim;
+    int64_t v = (int64_t)1 << lmap_lead_bits(&m, d);
     if (v > 16 / bytes)
         v = 16 / bytes;
     int64_t align = ptr->ax.divisibility[d] / bytes;
@@ -192,6 +191,7 @@ typedef struct Pipe {
     Block *body;
     int S;
     OpVec loads, converts, s0;
+    Vec(DotStage *) stages; /* the ring of each pipelined load */
     ValueVec carried;   /* body arguments stage 0 advances */
     bool ok;
 } Pipe;
@@ -260,10 +260,6 @@ static Value *mk_op(Pipe *P, Block *b, OpKind k, int n, Value **args, Type t, co
     op->stmt = near->stmt;
     op->loc = near->loc;
     tir_block_append(P->a, b, op);
-    for (int i = 0; i < op->nres; i++) {
-        Value *r = op->results[i];
-        r->ax.rank = 0;
-    }
     return op->results[0];
 }
 
@@ -332,7 +328,7 @@ static void emit_copies(Pipe *P, Block *b, VMap *m, Value *pred, Value *slot, Op
 
 static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
 {
-    Pipe P = {ctx, &ctx->arena, f, loop, loop->regions[0], f->num_stages, {0}, {0}, {0}, {0}, true};
+    Pipe P = {ctx, &ctx->arena, f, loop, loop->regions[0], f->num_stages, {0}, {0}, {0}, {0}, {0}, true};
     Block *body = P.body;
     Value *iv = body->args.data[0];
     if (P.S < 2 || iv->type.dtype != DT_I32 || !body->ops.len)
@@ -358,13 +354,14 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
             continue; /* cp.async fills masked elements with zeros only */
         const Value *mask = load_mask(op);
         int v = async_copy_elems(op->args[0], mask);
-        const DotStage *st = dot_stage_for(P.a, c->args[0], c->results[0]->layout, P.S);
+        DotStage *st = dot_stage_for(P.a, c->args[0], c->results[0]->layout, P.S);
         if (st->swz.max_phase > 1 && v > st->swz.vec)
             v = st->swz.vec;
         if (v * dtype_bits(r->type.dtype) / 8 < 4)
             continue;
         vec_push(P.a, &P.loads, op);
         vec_push(P.a, &P.converts, c);
+        vec_push(P.a, &P.stages, st);
     }
     if (!P.loads.len)
         return;
@@ -383,7 +380,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
             continue;
         for (int k = 0; k < op->nargs; k++) {
             Value *v = op->args[k];
-            if (op == y && k < P.carried.len + 64 && v->def && op_in(&P.s0, v->def)) {
+            if (op == y && v->def && op_in(&P.s0, v->def)) {
                 /* stage 0's own carried values may be yielded */
                 bool own = false;
                 for (int j = 0; j < P.carried.len; j++)
@@ -422,7 +419,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         c->results[0]->def = ll;
         ll->stmt = c->stmt;
         ll->loc = c->loc;
-        ll->stage = dot_stage_for(P.a, c->args[0], c->results[0]->layout, P.S);
+        ll->stage = P.stages.data[i];
         ll->parent = body;
         for (int j = 0; j < body->ops.len; j++)
             if (body->ops.data[j] == c)
@@ -456,7 +453,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     pro->regions[0] = pb;
     pro->nregions = 1;
     Value *s = tir_value_new(P.a, f, i32);
-    s->name = "stage";
+    s->name = "i"; /* prologue iteration i fills slot i */
     s->block = pb;
     s->arg_index = 0;
     vec_push(P.a, &pb->args, s);
@@ -480,6 +477,9 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     Value *ivs = mk_op(&P, pb, OP_ADD, 2, (Value *[]){lb, t}, i32, loop);
     ivs->name = "k_ahead";
     Value *pred = mk_op(&P, pb, OP_CMP, 2, (Value *[]){ivs, ub}, type_scalar(DT_I1), loop);
+    pred->name = "in_range";
+    if (!ub->name)
+        ub->name = "trips";
     pred->def->iattr[0] = CMP_LT;
     vmap_put(&P, &pm, iv, ivs);
     for (int i = 0; i < body->ops.len; i++)
@@ -537,6 +537,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     Value *iva = mk_op(&P, &nb, OP_ADD, 2, (Value *[]){iv, ahead_off}, i32, loop);
     iva->name = "k_ahead";
     Value *preda = mk_op(&P, &nb, OP_CMP, 2, (Value *[]){iva, ub}, type_scalar(DT_I1), loop);
+    preda->name = "in_range";
     preda->def->iattr[0] = CMP_LT;
     for (int i = 0; i < body->ops.len; i++) {
         Op *op = body->ops.data[i];

@@ -1280,6 +1280,14 @@ void lmap_reg_expr(StrBuf *out, const LayoutMap *m, int dim, const char *idx)
     terms_join(out, &T);
 }
 
+int lmap_lead_bits(const LayoutMap *m, int d)
+{
+    int k = 0;
+    while (k < m->nreg && d >= 0 && m->reg[k].dim == d && m->reg[k].bit == k)
+        k++;
+    return k;
+}
+
 int lmap_reg_offset(const LayoutMap *m, int reg, int dim)
 {
     int off = 0;

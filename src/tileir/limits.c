@@ -36,11 +36,9 @@ static void value_cost(const Value *v, int *elems, int *regs)
          * vector accesses'); the compiler drops the others */
         LayoutMap m;
         value_map(v, &m);
-        int run = 0;
-        int d = m.nreg ? m.reg[0].dim : -1;
-        while (d >= 0 && run < m.nreg && m.reg[run].dim == d && m.reg[run].bit == run &&
-               (int64_t)2 << run <= v->ax.contiguity[d])
-            run++;
+        int d = m.nreg ? m.reg[0].dim : -1, run = lmap_lead_bits(&m, d);
+        while (run > 0 && ((int64_t)1 << run) > v->ax.contiguity[d])
+            run--;
         live >>= run;
     }
     *regs = live * (bits > 32 ? 2 : 1);

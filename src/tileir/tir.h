@@ -526,6 +526,10 @@ int dot_kwidth(DType operand);   /* K elements of an operand per 32-bit register
 void lmap_base_expr(StrBuf *out, const LayoutMap *m, int dim);
 void lmap_reg_expr(StrBuf *out, const LayoutMap *m, int dim, const char *idx);
 int lmap_reg_offset(const LayoutMap *m, int reg, int dim);
+/* How many leading register bits of m hold consecutive elements of dim d
+ * (registers 0, 1, 2.. at coordinates 0, 1, 2.. along d): log2 of the run a
+ * vector access or a constant run can use. */
+int lmap_lead_bits(const LayoutMap *m, int d);
 unsigned lmap_replicated_mask(const LBit *bits, int n); /* bits that do not move the coordinate */
 void lmap_describe(StrBuf *out, const LayoutMap *m);
 /* How one axis of a map spreads over a thread's registers, the lanes and

@@ -419,26 +419,26 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     for (int e = 0; e < 8; ++e)
         cols[e] = ((tile_n * 64) + (L1_col + e)) % N;
     // matmul.py:183  ks = tl.arange(0, BLOCK_K)
-    int32_t ks[2];  // [32] i32, L5
+    int32_t ks_2[2];  // [32] i32, L5
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        ks[e] = L1_row + (e << 4);
+        ks_2[e] = L1_row + (e << 4);
     // matmul.py:184  at_ptrs = at_ptr + ks[:, None] * stride_atk + rows[None, :] * stride_atm
-    int32_t ks_2[8];  // [32] i32, L7
+    int32_t ks_3[8];  // [32] i32, L7
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        ks_2[e] = L0_row + e;
+        ks_3[e] = L0_row + e;
     __half *at_ptrs_3[16];  // [32x64] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        at_ptrs_3[e] = (at_ptr + (ks_2[(e & 7)] * 1)) + (rows[(e >> 3)] * stride_atm);
+        at_ptrs_3[e] = (at_ptr + (ks_3[(e & 7)] * 1)) + (rows[(e >> 3)] * stride_atm);
     // matmul.py:185  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __half *b_ptrs_3[16];  // [32x64] fp16, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs_3[e] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+        b_ptrs_3[e] = (b_ptr + (ks_2[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
     // matmul.py:187  for k in range(0, tl.cdiv(K, BLOCK_K)):
-    const int32_t tmp = ((K + 32) - 1) / 32;
+    const int32_t trips = ((K + 32) - 1) / 32;
     __half *at_ptrs[16];  // [32x64] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
@@ -447,24 +447,24 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         b_ptrs[e] = b_ptrs_3[e];
-    for (int32_t stage = 0; stage < 2; stage += 1) {
-        const int32_t k_ahead = 0 + (stage * 1);
-        const bool cond = k_ahead < tmp;
+    for (int32_t i = 0; i < 2; i += 1) {
+        const int32_t k_ahead = 0 + (i * 1);
+        const bool in_range = k_ahead < trips;
         // matmul.py:188  k_ok = ks[:, None] < K - k * BLOCK_K
-        const int32_t tmp_2 = K - (k_ahead * 32);
+        const int32_t tmp = K - (k_ahead * 32);
         bool k_ok[2];  // [32x1] i1, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            k_ok[e] = ks[e] < tmp_2;
+            k_ok[e] = ks_2[e] < tmp;
         // matmul.py:189  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
-        int32_t ks_3[8];  // [32] i32, L7
+        int32_t ks_4[8];  // [32] i32, L7
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            ks_3[e] = L0_row + e;
+            ks_4[e] = L0_row + e;
         bool k_ok_2[8];  // [32x1] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 0): computed once per run
         {
-            const bool same = ks_3[0] < tmp_2;
+            const bool same = ks_4[0] < tmp;
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 k_ok_2[j] = same;
@@ -480,15 +480,15 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         for (int e = 0; e < 16; ++e)
             b_ptrs_4[e] = b_ptrs[e] + (32 * stride_bk);
         // matmul.py:189  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
-        // cp.async into slot stage of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, stage, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs[e], cond && k_ok_2[(e & 7)]);
+            tilec::cp_async<16>(stage0(smem, i, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs[e], in_range && k_ok_2[(e & 7)]);
         // matmul.py:190  b = tl.load(b_ptrs, mask=k_ok, other=0.0)
-        // cp.async into slot stage of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, stage, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], cond && k_ok[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range && k_ok[(e >> 3)]);
         tilec::cp_async_commit();
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -514,28 +514,28 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     read_slot = 0;
     int32_t write_slot;
     write_slot = 2;
-    for (int32_t k = 0; k < tmp; k += 1) {
+    for (int32_t k = 0; k < trips; k += 1) {
         // matmul.py:191  acc = tl.dot(tl.trans(at), b, acc)
-        tilec::cp_async_wait<1>();  // at most 1 groups of copies still in flight
+        tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
         // matmul.py:187  for k in range(0, tl.cdiv(K, BLOCK_K)):
         const int32_t k_ahead_2 = k + (1 * 2);
-        const bool cond_2 = k_ahead_2 < tmp;
+        const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:188  k_ok = ks[:, None] < K - k * BLOCK_K
-        const int32_t tmp_5 = K - (k_ahead_2 * 32);
+        const int32_t tmp_4 = K - (k_ahead_2 * 32);
         bool k_ok_3[2];  // [32x1] i1, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            k_ok_3[e] = ks[e] < tmp_5;
+            k_ok_3[e] = ks_2[e] < tmp_4;
         // matmul.py:189  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
-        int32_t ks_4[8];  // [32] i32, L7
+        int32_t ks_5[8];  // [32] i32, L7
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            ks_4[e] = L0_row + e;
+            ks_5[e] = L0_row + e;
         bool k_ok_4[8];  // [32x1] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 0): computed once per run
         {
-            const bool same = ks_4[0] < tmp_5;
+            const bool same = ks_5[0] < tmp_4;
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 k_ok_4[j] = same;
@@ -554,28 +554,28 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs_2[e], cond_2 && k_ok_4[(e & 7)]);
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs_2[e], in_range_2 && k_ok_4[(e & 7)]);
         // matmul.py:190  b = tl.load(b_ptrs, mask=k_ok, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs_2[e], cond_2 && k_ok_3[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs_2[e], in_range_2 && k_ok_3[(e >> 3)]);
         tilec::cp_async_commit();
         // matmul.py:191  acc = tl.dot(tl.trans(at), b, acc)
-        uint32_t tmp_6[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
+        uint32_t tmp_5[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
         uint32_t b[16];  // [32x64] fp16, L9: operand B fragments, 2 elements per register
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
-        // ldmatrix.x4 into tmp_6: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int tmp_6_ld_row = ((warp >> 1) << 4) + ((((lane >> 3)) & 1) << 3) + (lane & 7), tmp_6_ld_col = ((((lane >> 3)) >> 1) << 3);
+        // ldmatrix.x4 into tmp_5: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int tmp_5_ld_row = ((warp >> 1) << 4) + ((((lane >> 3)) & 1) << 3) + (lane & 7), tmp_5_ld_col = ((((lane >> 3)) >> 1) << 3);
         // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int b_ld_row = ((((lane >> 3)) & 1) << 3) + (lane & 7), b_ld_col = ((warp & 1) << 3) + ((((lane >> 3)) >> 1) << 4);
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {  // K steps
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)
-                tilec::ldmatrix<4, false>(&tmp_6[4 * (ks + 2 * mi)], stage0(smem, read_slot, tmp_6_ld_row + (((ks + 2 * mi) >> 1) << 5), tmp_6_ld_col + (((ks + 2 * mi) & 1) << 4)));
+                tilec::ldmatrix<4, false>(&tmp_5[4 * (ks + 2 * mi)], stage0(smem, read_slot, tmp_5_ld_row + (((ks + 2 * mi) >> 1) << 5), tmp_5_ld_col + (((ks + 2 * mi) & 1) << 4)));
             #pragma unroll
             for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
                 tilec::ldmatrix<4, true>(&b[4 * (ks + 2 * np)], stage1(smem, read_slot, b_ld_row + (((ks + 2 * np) & 1) << 4), b_ld_col + (((ks + 2 * np) >> 1) << 5)));
@@ -583,13 +583,13 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &tmp_6[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &tmp_5[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
         }
         // matmul.py:187  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t tmp_7 = read_slot + 1;
-        read_slot = (tmp_7 == 3) ? 0 : tmp_7;
-        const int32_t tmp_8 = write_slot + 1;
-        write_slot = (tmp_8 == 3) ? 0 : tmp_8;
+        const int32_t tmp_6 = read_slot + 1;
+        read_slot = (tmp_6 == 3) ? 0 : tmp_6;
+        const int32_t tmp_7 = write_slot + 1;
+        write_slot = (tmp_7 == 3) ? 0 : tmp_7;
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             at_ptrs_2[e] = at_ptrs_5[e];
@@ -616,7 +616,7 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     for (int e = 0; e < 32; ++e)
         c_ptrs[e] = (c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1);
     // matmul.py:198  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
-    __half tmp_9[32];  // [64x64] fp16, L1
+    __half tmp_8[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
         #pragma unroll
@@ -625,12 +625,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            tmp_9[e] = buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))];
+            tmp_8[e] = buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store<8>(c_ptrs[e], &tmp_9[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
+        tilec::store<8>(c_ptrs[e], &tmp_8[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
 }
 
 #ifndef __CUDACC_RTC__

@@ -413,22 +413,22 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
     int32_t cols[1];  // [64] i32, L3
     cols[0] = ((tile_n * 64) + L1_col) % N;
     // matmul.py:70  ks = tl.arange(0, BLOCK_K)
-    int32_t ks[16];  // [32] i32, L4
+    int32_t ks_2[16];  // [32] i32, L4
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        ks[e] = L1_row + (e << 1);
+        ks_2[e] = L1_row + (e << 1);
     // matmul.py:71  a_ptrs = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
-    int32_t ks_2[1];  // [32] i32, L5
-    ks_2[0] = L0_col;
+    int32_t ks_3[1];  // [32] i32, L5
+    ks_3[0] = L0_col;
     __nv_bfloat16 *a_ptrs_2[16];  // [64x32] bf16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        a_ptrs_2[e] = (a_ptr + (rows[e] * stride_am)) + (ks_2[0] * 1);
+        a_ptrs_2[e] = (a_ptr + (rows[e] * stride_am)) + (ks_3[0] * 1);
     // matmul.py:72  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __nv_bfloat16 *b_ptrs_2[16];  // [32x64] bf16, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs_2[e] = (b_ptr + (ks[e] * stride_bk)) + (cols[0] * 1);
+        b_ptrs_2[e] = (b_ptr + (ks_2[e] * stride_bk)) + (cols[0] * 1);
     // matmul.py:78  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L2
     #pragma unroll
@@ -444,17 +444,17 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
         b_ptrs[e] = b_ptrs_2[e];
     for (int32_t k = 0; k < (((K + 32) - 1) / 32); k += 1) {
         // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
-        int32_t ks_3[1];  // [32] i32, L5
-        ks_3[0] = L0_col;
+        int32_t ks_4[1];  // [32] i32, L5
+        ks_4[0] = L0_col;
         __nv_bfloat16 a[16];  // [64x32] bf16, L0, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&a[e], a_ptrs[e], ks_3[0] < (K - (k * 32)), __float2bfloat16_rn(0.0f));
+            tilec::load<1>(&a[e], a_ptrs[e], ks_4[0] < (K - (k * 32)), __float2bfloat16_rn(0.0f));
         // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0)
         __nv_bfloat16 b[16];  // [32x64] bf16, L1, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&b[e], b_ptrs[e], ks[e] < (K - (k * 32)), __float2bfloat16_rn(0.0f));
+            tilec::load<1>(&b[e], b_ptrs[e], ks_2[e] < (K - (k * 32)), __float2bfloat16_rn(0.0f));
         // matmul.py:82  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a_2[16];  // [64x32] bf16, L7: operand A fragments, 2 elements per register
         {  // L0 -> L7 through shared memory (stage0)
@@ -465,8 +465,8 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
             // ldmatrix.x4 into a_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
             const int ld_row = ((warp >> 1) << 4) + ((((lane >> 3)) & 1) << 3) + (lane & 7), ld_col = ((((lane >> 3)) >> 1) << 3);
             #pragma unroll
-            for (int q = 0; q < 4; ++q)
-                tilec::ldmatrix<4, false>(&a_2[4 * q], stage0(smem, ld_row + ((q >> 1) << 5), ld_col + ((q & 1) << 4)));
+            for (int qi = 0; qi < 4; ++qi)
+                tilec::ldmatrix<4, false>(&a_2[4 * qi], stage0(smem, ld_row + ((qi >> 1) << 5), ld_col + ((qi & 1) << 4)));
             __syncthreads();  // the buffer is free again
         }
         uint32_t b_2[16];  // [32x64] bf16, L8: operand B fragments, 2 elements per register
@@ -478,8 +478,8 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
             // ldmatrix.trans.x4 into b_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
             const int ld_row = ((((lane >> 3)) & 1) << 3) + (lane & 7), ld_col = ((warp & 1) << 3) + ((((lane >> 3)) >> 1) << 4);
             #pragma unroll
-            for (int q = 0; q < 4; ++q)
-                tilec::ldmatrix<4, true>(&b_2[4 * q], stage1(smem, ld_row + ((q & 1) << 4), ld_col + ((q >> 1) << 5)));
+            for (int qi = 0; qi < 4; ++qi)
+                tilec::ldmatrix<4, true>(&b_2[4 * qi], stage1(smem, ld_row + ((qi & 1) << 4), ld_col + ((qi >> 1) << 5)));
             __syncthreads();  // the buffer is free again
         }
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_bf16 per K step of 16, 2 K steps

@@ -423,10 +423,10 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     for (int e = 0; e < 8; ++e)
         cols[e] = tmp_2 + (L1_col + e);
     // matmul.py:114  ks = tl.arange(0, BLOCK_K)
-    int32_t ks[2];  // [32] i32, L4
+    int32_t ks_2[2];  // [32] i32, L4
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        ks[e] = L1_row + (e << 4);
+        ks_2[e] = L1_row + (e << 4);
     // matmul.py:115  row_ok = rows < M
     bool row_ok[4];  // [64] i1, L4
     #pragma unroll
@@ -446,19 +446,19 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         rows_2[e] = tmp + (L0_row + (e << 5));
-    int32_t ks_2[8];  // [32] i32, L6
+    int32_t ks_3[8];  // [32] i32, L6
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        ks_2[e] = L0_col + e;
+        ks_3[e] = L0_col + e;
     __half *a_ptrs_3[16];  // [64x32] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        a_ptrs_3[e] = (a_ptr + (rows_2[(e >> 3)] * stride_am)) + (ks_2[(e & 7)] * 1);
+        a_ptrs_3[e] = (a_ptr + (rows_2[(e >> 3)] * stride_am)) + (ks_3[(e & 7)] * 1);
     // matmul.py:118  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __half *b_ptrs_3[16];  // [32x64] fp16, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs_3[e] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+        b_ptrs_3[e] = (b_ptr + (ks_2[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
     // matmul.py:121  for k in range(0, K, BLOCK_K):
     __half *a_ptrs[16];  // [64x32] fp16, L0
     #pragma unroll
@@ -468,9 +468,9 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         b_ptrs[e] = b_ptrs_3[e];
-    for (int32_t stage = 0; stage < 2; stage += 1) {
-        const int32_t k_ahead = 0 + (stage * 32);
-        const bool cond = k_ahead < K;
+    for (int32_t i = 0; i < 2; i += 1) {
+        const int32_t k_ahead = 0 + (i * 32);
+        const bool in_range = k_ahead < K;
         // matmul.py:123  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
         int32_t rows_3[2];  // [64] i32, L7
         #pragma unroll
@@ -480,10 +480,10 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             row_ok_2[e] = rows_3[e] < M;
-        int32_t ks_3[8];  // [32] i32, L6
+        int32_t ks_4[8];  // [32] i32, L6
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            ks_3[e] = L0_col + e;
+            ks_4[e] = L0_col + e;
         // matmul.py:126  a_ptrs += BLOCK_K * stride_ak
         __half *a_ptrs_4[16];  // [64x32] fp16, L0
         #pragma unroll
@@ -495,15 +495,15 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         for (int e = 0; e < 16; ++e)
             b_ptrs_4[e] = b_ptrs[e] + (32 * stride_bk);
         // matmul.py:123  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
-        // cp.async into slot stage of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, stage, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], cond && (row_ok_2[(e >> 3)] & (ks_3[(e & 7)] < (K - k_ahead))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range && (row_ok_2[(e >> 3)] & (ks_4[(e & 7)] < (K - k_ahead))));
         // matmul.py:124  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
-        // cp.async into slot stage of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, stage, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], cond && ((ks[(e >> 3)] < (K - k_ahead)) & col_ok[(e & 7)]));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range && ((ks_2[(e >> 3)] < (K - k_ahead)) & col_ok[(e & 7)]));
         tilec::cp_async_commit();
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -531,11 +531,11 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     write_slot = 2;
     for (int32_t k = 0; k < K; k += 32) {
         // matmul.py:125  acc = tl.dot(a, b, acc)
-        tilec::cp_async_wait<1>();  // at most 1 groups of copies still in flight
+        tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
         // matmul.py:121  for k in range(0, K, BLOCK_K):
         const int32_t k_ahead_2 = k + (32 * 2);
-        const bool cond_2 = k_ahead_2 < K;
+        const bool in_range_2 = k_ahead_2 < K;
         // matmul.py:123  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
         int32_t rows_4[2];  // [64] i32, L7
         #pragma unroll
@@ -545,10 +545,10 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             row_ok_3[e] = rows_4[e] < M;
-        int32_t ks_4[8];  // [32] i32, L6
+        int32_t ks_5[8];  // [32] i32, L6
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            ks_4[e] = L0_col + e;
+            ks_5[e] = L0_col + e;
         // matmul.py:126  a_ptrs += BLOCK_K * stride_ak
         __half *a_ptrs_5[16];  // [64x32] fp16, L0
         #pragma unroll
@@ -563,12 +563,12 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e], cond_2 && (row_ok_3[(e >> 3)] & (ks_4[(e & 7)] < (K - k_ahead_2))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e], in_range_2 && (row_ok_3[(e >> 3)] & (ks_5[(e & 7)] < (K - k_ahead_2))));
         // matmul.py:124  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs_2[e], cond_2 && ((ks[(e >> 3)] < (K - k_ahead_2)) & col_ok[(e & 7)]));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs_2[e], in_range_2 && ((ks_2[(e >> 3)] < (K - k_ahead_2)) & col_ok[(e & 7)]));
         tilec::cp_async_commit();
         // matmul.py:125  acc = tl.dot(a, b, acc)
         uint32_t a[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register

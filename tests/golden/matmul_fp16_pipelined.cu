@@ -417,26 +417,26 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
     for (int e = 0; e < 8; ++e)
         cols[e] = ((tile_n * 128) + (L1_col + e)) % N;
     // matmul.py:70  ks = tl.arange(0, BLOCK_K)
-    int32_t ks[4];  // [32] i32, L4
+    int32_t ks_2[4];  // [32] i32, L4
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        ks[e] = L1_row + (e << 3);
+        ks_2[e] = L1_row + (e << 3);
     // matmul.py:71  a_ptrs = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
-    int32_t ks_2[8];  // [32] i32, L5
+    int32_t ks_3[8];  // [32] i32, L5
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        ks_2[e] = L0_col + e;
+        ks_3[e] = L0_col + e;
     __half *a_ptrs_3[32];  // [128x32] fp16, L0
     #pragma unroll
     for (int e = 0; e < 32; ++e)
-        a_ptrs_3[e] = (a_ptr + (rows[(e >> 3)] * stride_am)) + (ks_2[(e & 7)] * 1);
+        a_ptrs_3[e] = (a_ptr + (rows[(e >> 3)] * stride_am)) + (ks_3[(e & 7)] * 1);
     // matmul.py:72  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __half *b_ptrs_3[32];  // [32x128] fp16, L1
     #pragma unroll
     for (int e = 0; e < 32; ++e)
-        b_ptrs_3[e] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+        b_ptrs_3[e] = (b_ptr + (ks_2[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
     // matmul.py:78  for k in range(0, tl.cdiv(K, BLOCK_K)):
-    const int32_t tmp = ((K + 32) - 1) / 32;
+    const int32_t trips = ((K + 32) - 1) / 32;
     __half *a_ptrs[32];  // [128x32] fp16, L0
     #pragma unroll
     for (int e = 0; e < 32; ++e)
@@ -445,14 +445,14 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         b_ptrs[e] = b_ptrs_3[e];
-    for (int32_t stage = 0; stage < 2; stage += 1) {
-        const int32_t k_ahead = 0 + (stage * 1);
-        const bool cond = k_ahead < tmp;
+    for (int32_t i = 0; i < 2; i += 1) {
+        const int32_t k_ahead = 0 + (i * 1);
+        const bool in_range = k_ahead < trips;
         // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
-        int32_t ks_3[8];  // [32] i32, L5
+        int32_t ks_4[8];  // [32] i32, L5
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            ks_3[e] = L0_col + e;
+            ks_4[e] = L0_col + e;
         // matmul.py:83  a_ptrs += BLOCK_K * stride_ak
         __half *a_ptrs_4[32];  // [128x32] fp16, L0
         #pragma unroll
@@ -464,15 +464,15 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         for (int e = 0; e < 32; ++e)
             b_ptrs_4[e] = b_ptrs[e] + (32 * stride_bk);
         // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
-        // cp.async into slot stage of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, stage, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], cond && (ks_3[(e & 7)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range && (ks_4[(e & 7)] < (K - (k_ahead * 32))));
         // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0)
-        // cp.async into slot stage of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, stage, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e], cond && (ks[(e >> 3)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e], in_range && (ks_2[(e >> 3)] < (K - (k_ahead * 32))));
         tilec::cp_async_commit();
         #pragma unroll
         for (int e = 0; e < 32; ++e)
@@ -498,18 +498,18 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
     read_slot = 0;
     int32_t write_slot;
     write_slot = 2;
-    for (int32_t k = 0; k < tmp; k += 1) {
+    for (int32_t k = 0; k < trips; k += 1) {
         // matmul.py:82  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
-        tilec::cp_async_wait<1>();  // at most 1 groups of copies still in flight
+        tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
         // matmul.py:78  for k in range(0, tl.cdiv(K, BLOCK_K)):
         const int32_t k_ahead_2 = k + (1 * 2);
-        const bool cond_2 = k_ahead_2 < tmp;
+        const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
-        int32_t ks_4[8];  // [32] i32, L5
+        int32_t ks_5[8];  // [32] i32, L5
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            ks_4[e] = L0_col + e;
+            ks_5[e] = L0_col + e;
         // matmul.py:83  a_ptrs += BLOCK_K * stride_ak
         __half *a_ptrs_5[32];  // [128x32] fp16, L0
         #pragma unroll
@@ -524,12 +524,12 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e], cond_2 && (ks_4[(e & 7)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e], in_range_2 && (ks_5[(e & 7)] < (K - (k_ahead_2 * 32))));
         // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs_2[e], cond_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs_2[e], in_range_2 && (ks_2[(e >> 3)] < (K - (k_ahead_2 * 32))));
         tilec::cp_async_commit();
         // matmul.py:82  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a[32];  // [128x32] fp16, L7: operand A fragments, 2 elements per register
@@ -556,10 +556,10 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
         }
         // matmul.py:78  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t tmp_4 = read_slot + 1;
-        read_slot = (tmp_4 == 3) ? 0 : tmp_4;
-        const int32_t tmp_5 = write_slot + 1;
-        write_slot = (tmp_5 == 3) ? 0 : tmp_5;
+        const int32_t tmp_3 = read_slot + 1;
+        read_slot = (tmp_3 == 3) ? 0 : tmp_3;
+        const int32_t tmp_4 = write_slot + 1;
+        write_slot = (tmp_4 == 3) ? 0 : tmp_4;
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             a_ptrs_2[e] = a_ptrs_5[e];

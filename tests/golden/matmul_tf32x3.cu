@@ -417,26 +417,26 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     for (int e = 0; e < 4; ++e)
         cols[e] = ((tile_n * 64) + (L1_col + e)) % N;
     // matmul.py:70  ks = tl.arange(0, BLOCK_K)
-    int32_t ks[4];  // [32] i32, L4
+    int32_t ks_2[4];  // [32] i32, L4
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        ks[e] = L1_row + (e << 3);
+        ks_2[e] = L1_row + (e << 3);
     // matmul.py:71  a_ptrs = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
-    int32_t ks_2[4];  // [32] i32, L5
+    int32_t ks_3[4];  // [32] i32, L5
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        ks_2[e] = L0_col + e;
+        ks_3[e] = L0_col + e;
     float *a_ptrs_3[16];  // [64x32] fp32, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        a_ptrs_3[e] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[(e & 3)] * 1);
+        a_ptrs_3[e] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_3[(e & 3)] * 1);
     // matmul.py:72  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     float *b_ptrs_3[16];  // [32x64] fp32, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs_3[e] = (b_ptr + (ks[(e >> 2)] * stride_bk)) + (cols[(e & 3)] * 1);
+        b_ptrs_3[e] = (b_ptr + (ks_2[(e >> 2)] * stride_bk)) + (cols[(e & 3)] * 1);
     // matmul.py:78  for k in range(0, tl.cdiv(K, BLOCK_K)):
-    const int32_t tmp = ((K + 32) - 1) / 32;
+    const int32_t trips = ((K + 32) - 1) / 32;
     float *a_ptrs[16];  // [64x32] fp32, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
@@ -445,14 +445,14 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         b_ptrs[e] = b_ptrs_3[e];
-    for (int32_t stage = 0; stage < 2; stage += 1) {
-        const int32_t k_ahead = 0 + (stage * 1);
-        const bool cond = k_ahead < tmp;
+    for (int32_t i = 0; i < 2; i += 1) {
+        const int32_t k_ahead = 0 + (i * 1);
+        const bool in_range = k_ahead < trips;
         // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
-        int32_t ks_3[4];  // [32] i32, L5
+        int32_t ks_4[4];  // [32] i32, L5
         #pragma unroll
         for (int e = 0; e < 4; ++e)
-            ks_3[e] = L0_col + e;
+            ks_4[e] = L0_col + e;
         // matmul.py:83  a_ptrs += BLOCK_K * stride_ak
         float *a_ptrs_4[16];  // [64x32] fp32, L0
         #pragma unroll
@@ -464,15 +464,15 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         for (int e = 0; e < 16; ++e)
             b_ptrs_4[e] = b_ptrs[e] + (32 * stride_bk);
         // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
-        // cp.async into slot stage of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage0(smem, stage, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs[e], cond && (ks_3[(e & 3)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs[e], in_range && (ks_4[(e & 3)] < (K - (k_ahead * 32))));
         // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0)
-        // cp.async into slot stage of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage1(smem, stage, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs[e], cond && (ks[(e >> 2)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs[e], in_range && (ks_2[(e >> 2)] < (K - (k_ahead * 32))));
         tilec::cp_async_commit();
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -498,18 +498,18 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     read_slot = 0;
     int32_t write_slot;
     write_slot = 2;
-    for (int32_t k = 0; k < tmp; k += 1) {
+    for (int32_t k = 0; k < trips; k += 1) {
         // matmul.py:82  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
-        tilec::cp_async_wait<1>();  // at most 1 groups of copies still in flight
+        tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
         // matmul.py:78  for k in range(0, tl.cdiv(K, BLOCK_K)):
         const int32_t k_ahead_2 = k + (1 * 2);
-        const bool cond_2 = k_ahead_2 < tmp;
+        const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
-        int32_t ks_4[4];  // [32] i32, L5
+        int32_t ks_5[4];  // [32] i32, L5
         #pragma unroll
         for (int e = 0; e < 4; ++e)
-            ks_4[e] = L0_col + e;
+            ks_5[e] = L0_col + e;
         // matmul.py:83  a_ptrs += BLOCK_K * stride_ak
         float *a_ptrs_5[16];  // [64x32] fp32, L0
         #pragma unroll
@@ -524,12 +524,12 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs_2[e], cond_2 && (ks_4[(e & 3)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs_2[e], in_range_2 && (ks_5[(e & 3)] < (K - (k_ahead_2 * 32))));
         // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs_2[e], cond_2 && (ks[(e >> 2)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs_2[e], in_range_2 && (ks_2[(e >> 2)] < (K - (k_ahead_2 * 32))));
         tilec::cp_async_commit();
         // matmul.py:82  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a[32];  // [64x32] fp32, L7: operand A fragments, 1 elements per register
@@ -537,8 +537,8 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
             // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
             const int ld_row = ((warp >> 1) << 4) + ((((lane >> 3)) & 1) << 3) + (lane & 7), ld_col = ((((lane >> 3)) >> 1) << 2);
             #pragma unroll
-            for (int q = 0; q < 8; ++q)
-                tilec::ldmatrix<4, false>(&a[4 * q], stage0(smem, read_slot, ld_row + ((q >> 2) << 5), ld_col + ((q & 3) << 3)));
+            for (int qi = 0; qi < 8; ++qi)
+                tilec::ldmatrix<4, false>(&a[4 * qi], stage0(smem, read_slot, ld_row + ((qi >> 2) << 5), ld_col + ((qi & 3) << 3)));
         }
         uint32_t b[32];  // [32x64] fp32, L8: operand B fragments, 1 elements per register
         {  // from slot read_slot of stage1
@@ -578,10 +578,10 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
                 }
         }
         // matmul.py:78  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t tmp_4 = read_slot + 1;
-        read_slot = (tmp_4 == 3) ? 0 : tmp_4;
-        const int32_t tmp_5 = write_slot + 1;
-        write_slot = (tmp_5 == 3) ? 0 : tmp_5;
+        const int32_t tmp_3 = read_slot + 1;
+        read_slot = (tmp_3 == 3) ? 0 : tmp_3;
+        const int32_t tmp_4 = write_slot + 1;
+        write_slot = (tmp_4 == 3) ? 0 : tmp_4;
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             a_ptrs_2[e] = a_ptrs_5[e];
