@@ -490,9 +490,17 @@ static void plan_block(Emitter *E, Block *b)
             vi->inl = true;
             continue;
         }
-        if (!inlinable_kind(op->kind) || v->name || v->nuses != 1 || !vi->user)
+        if (!inlinable_kind(op->kind) || v->nuses != 1 || !vi->user)
             continue;
         Op *u = vi->user;
+        /* a named tile is kept, unless it is a large pointer tile (more than
+         * 16 per thread) of one load or store: then each address is computed
+         * where it is used, instead of a 64-bit register pair per element
+         * live in between */
+        bool addr = (u->kind == OP_LOAD || u->kind == OP_STORE) && u->args[0] == v && v->type.rank > 0 &&
+                    value_regs(v) > 16;
+        if (v->name && !addr)
+            continue;
         if (u->parent != b)
             continue; /* used in a nested region: compute once, outside */
         if (u->kind == OP_STORE && u->args[1] == v && memory_vec(u) > 1)
@@ -1605,6 +1613,10 @@ static const char *stage_helper(Emitter *E, const Op *op)
         sb_printf(h, "// Swizzle (Triton's vec %d, perPhase %d, maxPhase %d): chunk c of %d elements in row r is stored\n"
                      "// at chunk c ^ ((r / %d) %% %d), so the 8 rows one ldmatrix reads fall in 8 different bank groups.\n",
                   s->swz.vec, s->swz.per_phase, s->swz.max_phase, s->swz.vec, s->swz.per_phase, s->swz.max_phase);
+    if (s->pad)
+        sb_printf(h, "// Padding: %d elements (%d bytes) after every %d row%s, so that the lanes of one element read\n"
+                     "// fall in different banks; each address stays the thread's base plus a constant.\n",
+                  s->pad, s->pad * dtype_bits(s->dtype) / 8, 1 << s->pad_rows_log2, s->pad_rows_log2 ? "s" : "");
     if (s->nslots > 1)
         sb_printf(h, "// %d slots of %d bytes, one per pipeline stage, at byte %d of the arena.\n", s->nslots,
                   dot_stage_slot_bytes(s), op->smem_offset);
@@ -1614,8 +1626,10 @@ static const char *stage_helper(Emitter *E, const Op *op)
               s->nslots > 1 ? "int slot, " : "");
     const char *in_row = s->swz.max_phase > 1 ? fmt(E, "tilec::swizzle<%d, %d, %d>(row, col)", s->swz.vec,
                                                     s->swz.per_phase, s->swz.max_phase) : "col";
-    sb_printf(h, "    return reinterpret_cast<%s *>(smem + %d) + %srow * %d + %s;\n}\n\n", T, op->smem_offset,
-              s->nslots > 1 ? fmt(E, "slot * %d + ", s->rows * s->cols) : "", s->cols, in_row);
+    const char *pad = !s->pad ? "" : s->pad_rows_log2 ? fmt(E, "(row >> %d) * %d + ", s->pad_rows_log2, s->pad)
+                                                      : fmt(E, "row * %d + ", s->pad);
+    sb_printf(h, "    return reinterpret_cast<%s *>(smem + %d) + %srow * %d + %s%s;\n}\n\n", T, op->smem_offset,
+              s->nslots > 1 ? fmt(E, "slot * %d + ", dot_stage_slot_elems(s)) : "", s->cols, pad, in_row);
     return fn;
 }
 
@@ -1834,13 +1848,13 @@ static void dot_init_result(Emitter *E, const Op *op)
         fill(E, name, r, value_elem, acc);
 }
 
-/* A pipelined operand read with ldmatrix by its dot only: its fragments are
- * loaded inside the dot's K loop, one K step at a time, so that only the
- * registers of the current step are live. */
+/* A pipelined operand read by its dot only: its fragments are loaded inside
+ * the dot's K loop, one K step at a time, so that only the registers (and
+ * the addresses) of the current step are live. */
 static bool fused_read(Emitter *E, const Value *v)
 {
     const Op *d = v->def;
-    return d && d->kind == OP_LOCAL_LOAD && d->stage->ldmatrix && v->nuses == 1 && info(E, v)->user &&
+    return d && d->kind == OP_LOCAL_LOAD && v->nuses == 1 && info(E, v)->user &&
            info(E, v)->user->kind == OP_DOT && info(E, v)->user->parent == d->parent &&
            !(info(E, v)->user->args[0]->type.dtype == DT_FP32 && info(E, v)->user->iattr[0] == DOT_TF32X3);
 }
@@ -1851,19 +1865,56 @@ static const char *b_word(Emitter *E, int nn, int nk)
     return nn >= 2 ? fmt(E, "2 * (ni & 1) + 4 * (ks + %d * (ni >> 1))", nk) : "2 * ks";
 }
 
+/* The fragment registers of K step ks read one element at a time (operands
+ * whose K is not contiguous in 8- or 32-bit types, which ldmatrix cannot
+ * transpose): `words` registers from word `first` (a C expression) on,
+ * inside loops over `loop` (mi or ni) when n > 1. */
+static void fused_elem_read(Emitter *E, const Op *ll, const char *fn, const char *loop, int n, const char *first,
+                            int words)
+{
+    const DotStage *s = ll->stage;
+    const Value *r = ll->results[0];
+    LayoutMap m;
+    value_map(r, &m);
+    int kw = r->layout->kwidth, rd = 1 - s->contig_dim, cd = s->contig_dim;
+    line(E, "// operand %c of K step ks, one element at a time (%s's K is not its contiguous dimension)",
+         s->op_idx ? 'B' : 'A', vname(E, r));
+    if (n > 1) {
+        line(E, "#pragma unroll");
+        line(E, "for (int %s = 0; %s < %d; ++%s)", loop, loop, n, loop);
+    }
+    line(E, "#pragma unroll");
+    line(E, "%sfor (int j = 0; j < %d; ++j) {  // %d registers x %d elements", n > 1 ? "    " : "", words * kw, words, kw);
+    E->indent += n > 1 ? 2 : 1;
+    line(E, "const int e = %d * (%s) + j;", kw, first);
+    line(E, "reinterpret_cast<%s *>(%s)[e] = *%s(smem, %s, %s, %s);", dtype_ctype(s->dtype), vname(E, r), fn,
+         ex(E, ll->args[0], NULL, "0"), elem_coord(E, r, &m, rd, "e"), elem_coord(E, r, &m, cd, "e"));
+    E->indent -= n > 1 ? 2 : 1;
+    line(E, "%s}", n > 1 ? "    " : "");
+}
+
 static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *a, const char *b, int nm, int nn, int nk)
 {
     const Value *r = op->results[0];
     const char *name = vname(E, r);
     bool fa = fused_read(E, op->args[0]), fb = fused_read(E, op->args[1]);
-    const char *fna = fa ? stage_helper(E, op->args[0]->def) : NULL, *fnb = fb ? stage_helper(E, op->args[1]->def) : NULL;
-    if (fa)
-        ld_setup(E, op->args[0]->def, fmt(E, "%s_ld", a));
-    if (fb)
-        ld_setup(E, op->args[1]->def, fmt(E, "%s_ld", b));
+    const Op *lla = fa ? op->args[0]->def : NULL, *llb = fb ? op->args[1]->def : NULL;
+    const char *fna = fa ? stage_helper(E, lla) : NULL, *fnb = fb ? stage_helper(E, llb) : NULL;
+    if (fa && lla->stage->ldmatrix)
+        ld_setup(E, lla, fmt(E, "%s_ld", a));
+    if (fb && llb->stage->ldmatrix)
+        ld_setup(E, llb, fmt(E, "%s_ld", b));
     line(E, "#pragma unroll");
     line(E, "for (int ks = 0; ks < %d; ++ks) {  // K steps", nk);
     E->indent++;
+    if (fa && !lla->stage->ldmatrix) {
+        fused_elem_read(E, lla, fna, "mi", nm, fmt(E, nm > 1 ? "4 * (ks + %d * mi)" : "4 * ks", nk), 4);
+        fa = false;
+    }
+    if (fb && !llb->stage->ldmatrix) {
+        fused_elem_read(E, llb, fnb, "ni", nn, nn >= 2 ? b_word(E, nn, nk) : "2 * ks", 2);
+        fb = false;
+    }
     if (fa) {
         const Op *ll = op->args[0]->def;
         const char *slot = fmt(E, "%s, ", ex(E, ll->args[0], NULL, "0"));
@@ -2530,8 +2581,14 @@ static void emit_if(Emitter *E, const Op *op)
 
 static void emit_op(Emitter *E, const Op *op)
 {
-    if (op->nres == 1 && info(E, op->results[0])->inl)
+    if (op->nres == 1 && info(E, op->results[0])->inl) {
+        const Value *v = op->results[0];
+        if (v->name && v->type.rank > 0 && v->type.dtype == DT_PTR) { /* a large pointer tile folded into its load or store */
+            stmt_comment(E, op);
+            line(E, "// (%s: each address is computed where it is used, below)", vname(E, v));
+        }
         return;
+    }
     if (op->kind == OP_YIELD || op->kind == OP_CONDITION)
         return;
     stmt_comment(E, op);
@@ -2616,11 +2673,15 @@ static void describe_smem(Emitter *E, const Block *b)
         case OP_CONVERT:
             if (op->stage) {
                 const DotStage *st = op->stage;
-                sb_printf(E->out, "operand %c of tl.dot, %d x %d %s%s, swizzled (vec %d, perPhase %d, maxPhase %d)%s\n",
-                          st->op_idx ? 'B' : 'A', st->rows, st->cols, dtype_name(st->dtype),
-                          st->nslots > 1 ? fmt(E, " in %d pipeline slots", st->nslots) : "", st->swz.vec,
-                          st->swz.per_phase, st->swz.max_phase,
-                          st->ldmatrix ? fmt(E, ", read with ldmatrix%s", st->trans ? ".trans" : "") : "");
+                const char *storage =
+                    st->pad ? fmt(E, "padded (%d bytes after every %d row%s)", st->pad * dtype_bits(st->dtype) / 8,
+                                  1 << st->pad_rows_log2, st->pad_rows_log2 ? "s" : "")
+                    : smem_swizzle_none(st->swz) ? "not swizzled"
+                    : fmt(E, "swizzled (vec %d, perPhase %d, maxPhase %d)", st->swz.vec, st->swz.per_phase,
+                          st->swz.max_phase);
+                sb_printf(E->out, "operand %c of tl.dot, %d x %d %s%s, %s, read %s\n", st->op_idx ? 'B' : 'A', st->rows,
+                          st->cols, dtype_name(st->dtype), st->nslots > 1 ? fmt(E, " in %d pipeline slots", st->nslots) : "",
+                          storage, st->ldmatrix ? fmt(E, "with ldmatrix%s", st->trans ? ".trans" : "") : "element by element");
                 break;
             }
             sb_printf(E->out, "the tile changing layout (L%d -> L%d), %s;\n//       %s\n",

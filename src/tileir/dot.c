@@ -14,6 +14,7 @@
  */
 #include "tir.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -36,6 +37,58 @@ SmemSwizzle dot_operand_swizzle(int op_idx, DType d, int cols, int contig_dim)
     int max_phase = IMAX(IMIN(mma_stride, 1024 / (vec * bits)), 1);
     max_phase = IMAX(max_phase / per_phase, 1);
     return (SmemSwizzle){vec, per_phase, max_phase};
+}
+
+/* Extra wavefronts of the warp-wide accesses of layout map m (operand
+ * coordinates) to stage s stored as l, `vec` consecutive registers per
+ * access. */
+static int stage_conflicts(const DotStage *s, const SmemLayout *l, const LayoutMap *m, int vec)
+{
+    int total = 0, lin[32], c[TIR_MAX_RANK];
+    for (int w = 0; w < 1 << m->nwarp; w++)
+        for (int r = 0; r < 1 << m->nreg; r += vec) {
+            for (int lane = 0; lane < 32; lane++) {
+                lmap_coords(m, r, lane, w, c);
+                lin[lane] = c[1 - s->contig_dim] * s->cols + c[s->contig_dim];
+            }
+            total += smem_count_extra(l, lin, 1, vec, INT_MAX);
+        }
+    return total;
+}
+
+/* An operand read element by element (8- or 32-bit, K not contiguous) is
+ * stored with padding instead of a swizzle: `pad` elements (a multiple of 16
+ * bytes, so cp.async chunks stay aligned) after every 2^g rows, the choice
+ * with the fewest bank conflicts over the writes (16-byte chunks of the
+ * source layout) and every fragment read, then the least memory.  Unlike an
+ * XOR swizzle, padding keeps each element's address the thread's base plus a
+ * constant, so the compiler need not hold one address per element. */
+static void pad_for_element_reads(DotStage *s, const Value *src, const Layout *to)
+{
+    int eb = dtype_bits(s->dtype) / 8;
+    LayoutMap rd, wr;
+    layout_map(to, 2, src->type.shape, &rd);
+    bool writes = src->layout && src->layout->kind == LAYOUT_BLOCKED;
+    int vec = 1;
+    if (writes) {
+        layout_map(src->layout, 2, src->type.shape, &wr);
+        vec = IMIN(1 << lmap_lead_bits(&wr, s->contig_dim), 16 / eb);
+    }
+    int best = INT_MAX, best_mem = 0;
+    s->swz = (SmemSwizzle){1, 1, 1};
+    for (int g = -1; g <= 3; g++)
+        for (int bytes = 16; bytes <= 64; bytes *= 2) {
+            if (g < 0 && bytes > 16)
+                break;
+            SmemLayout l = {eb, log2_int(s->cols), {1, 1, 1}, g < 0 ? 0 : log2_int(s->cols) + g, g < 0 ? 0 : bytes / eb};
+            int cost = stage_conflicts(s, &l, &rd, 1) + (writes ? stage_conflicts(s, &l, &wr, vec) : 0);
+            int mem = l.pad ? (s->rows >> g) * l.pad : 0;
+            if (cost < best || (cost == best && mem < best_mem)) {
+                best = cost, best_mem = mem;
+                s->pad_rows_log2 = g < 0 ? 0 : g;
+                s->pad = l.pad;
+            }
+        }
 }
 
 bool is_dot_stage(const Op *op)
@@ -62,10 +115,17 @@ DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots
     s->swz = dot_operand_swizzle(s->op_idx, s->dtype, s->cols, s->contig_dim);
     if (s->swz.vec > s->cols) /* a row narrower than one chunk: nothing to swizzle */
         s->swz = (SmemSwizzle){1, 1, 1};
+    if (!s->ldmatrix)
+        pad_for_element_reads(s, src, to);
     return s;
 }
 
-int dot_stage_slot_bytes(const DotStage *s) { return s->rows * s->cols * dtype_bits(s->dtype) / 8; }
+int dot_stage_slot_elems(const DotStage *s)
+{
+    return s->rows * s->cols + (s->pad ? (s->rows >> s->pad_rows_log2) * s->pad : 0);
+}
+
+int dot_stage_slot_bytes(const DotStage *s) { return dot_stage_slot_elems(s) * dtype_bits(s->dtype) / 8; }
 
 void dot_plan_stage(Arena *a, Op *op)
 {

@@ -39,8 +39,7 @@ static int numel_of(const int *shape, int rank)
     return n;
 }
 
-/* coordinate of register r of thread (lane, warp) */
-static void coords(const LayoutMap *m, int r, int lane, int warp, int *c)
+void lmap_coords(const LayoutMap *m, int r, int lane, int warp, int *c)
 {
     for (int d = 0; d < m->rank; d++)
         c[d] = 0;
@@ -172,7 +171,7 @@ static int *tile_accesses(Arena *a, const LayoutMap *m, int *naccess)
     for (int w = 0; w < (1 << m->nwarp); w++)
         for (int r = 0; r < (1 << m->nreg); r++)
             for (int l = 0; l < 32; l++) {
-                coords(m, r, l, w, c);
+                lmap_coords(m, r, l, w, c);
                 *p++ = smem_row_major(m->shape, m->rank, c);
             }
     return lin;

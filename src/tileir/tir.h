@@ -368,6 +368,7 @@ typedef struct DotStage {
     int contig_dim;
     DType dtype;
     SmemSwizzle swz;
+    int pad_rows_log2, pad; /* `pad` elements after every 2^pad_rows_log2 rows (0: none) */
     int nslots;           /* buffers in the pipeline ring (1: not pipelined) */
     bool ldmatrix;        /* read with ldmatrix(.trans); else element by element */
     bool trans;           /* ldmatrix .trans (16-bit operand stored MN-major) */
@@ -526,6 +527,8 @@ int dot_kwidth(DType operand);   /* K elements of an operand per 32-bit register
 void lmap_base_expr(StrBuf *out, const LayoutMap *m, int dim);
 void lmap_reg_expr(StrBuf *out, const LayoutMap *m, int dim, const char *idx);
 int lmap_reg_offset(const LayoutMap *m, int reg, int dim);
+/* The coordinate c[] of register r of thread (lane, warp). */
+void lmap_coords(const LayoutMap *m, int r, int lane, int warp, int *c);
 /* How many leading register bits of m hold consecutive elements of dim d
  * (registers 0, 1, 2.. at coordinates 0, 1, 2.. along d): log2 of the run a
  * vector access or a constant run can use. */
@@ -574,6 +577,7 @@ int reduce_warp_bits(const Op *op);   /* log2 of the warps along a reduction's a
 SmemSwizzle dot_operand_swizzle(int op_idx, DType d, int cols, int contig_dim);
 bool is_dot_stage(const Op *op);        /* a convert to a dot operand layout, or a local_load */
 DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots);
+int dot_stage_slot_elems(const DotStage *s);   /* one slot, padding included */
 int dot_stage_slot_bytes(const DotStage *s);
 void dot_plan_stage(Arena *a, Op *op);
 int dot_fma_b_offset(const Op *dot);

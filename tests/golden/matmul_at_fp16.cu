@@ -611,10 +611,7 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     for (int e = 0; e < 8; ++e)
         out_cols[e] = (tile_n * 64) + (L1_col + e);
     // matmul.py:197  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
-    __half *c_ptrs[32];  // [64x64] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        c_ptrs[e] = (c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1);
+    // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:198  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
     __half tmp_8[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
@@ -630,7 +627,7 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store<8>(c_ptrs[e], &tmp_8[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
+        tilec::store<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &tmp_8[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
 }
 
 #ifndef __CUDACC_RTC__

@@ -514,10 +514,7 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
     int32_t out_cols[1];  // [64] i32, L3
     out_cols[0] = (tile_n * 64) + L1_col;
     // matmul.py:89  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
-    __nv_bfloat16 *c_ptrs[32];  // [64x64] bf16, L1
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        c_ptrs[e] = (c_ptr + (out_rows[e] * stride_cm)) + (out_cols[0] * 1);
+    // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:90  tl.store(c_ptrs, c, mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
     __nv_bfloat16 c_2[32];  // [64x64] bf16, L1
     {  // L2 -> L1 through shared memory (cvt2)
@@ -534,7 +531,7 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         if ((out_rows[e] < M) & (out_cols[0] < N))
-            *c_ptrs[e] = c_2[e];
+            *((c_ptr + (out_rows[e] * stride_cm)) + (out_cols[0] * 1)) = c_2[e];
 }
 
 #ifndef __CUDACC_RTC__

@@ -642,10 +642,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     for (int e = 0; e < 32; ++e)
         acc_4[e] = (acc_3[e] >= 0.0f) ? acc_3[e] : (0.00999999978f * acc_3[e]);
     // matmul.py:138  c_ptrs = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn
-    __half *c_ptrs[32];  // [64x64] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        c_ptrs[e] = (c_ptr + (rows[(e >> 3)] * stride_cm)) + (cols[(e & 7)] * 1);
+    // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:139  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])
     __half tmp_7[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
@@ -661,7 +658,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store<8>(c_ptrs[e], &tmp_7[e], row_ok[(e >> 3)] & col_ok[(e & 7)]);
+        tilec::store<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + (cols[(e & 7)] * 1), &tmp_7[e], row_ok[(e >> 3)] & col_ok[(e & 7)]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -586,10 +586,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
     for (int e = 0; e < 8; ++e)
         out_cols[e] = (tile_n * 128) + (L1_col + e);
     // matmul.py:89  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
-    __half *c_ptrs[128];  // [128x128] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 128; ++e)
-        c_ptrs[e] = (c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1);
+    // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:90  tl.store(c_ptrs, c, mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
     __half c_2[128];  // [128x128] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
@@ -605,7 +602,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
     }
     #pragma unroll
     for (int e = 0; e < 128; e += 8)
-        tilec::store<8>(c_ptrs[e], &c_2[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
+        tilec::store<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &c_2[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
 }
 
 #ifndef __CUDACC_RTC__

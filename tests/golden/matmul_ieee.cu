@@ -468,15 +468,12 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     for (int e = 0; e < 4; ++e)
         out_cols[e] = (tile_n * 64) + (L2_col + e);
     // matmul.py:89  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
-    float *c_ptrs[32];  // [32x64] fp32, L2
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        c_ptrs[e] = (c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[(e & 3)] * 1);
+    // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:90  tl.store(c_ptrs, c, mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         if ((out_rows[(e >> 2)] < M) & (out_cols[(e & 3)] < N))
-            *c_ptrs[e] = acc[e];
+            *((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[(e & 3)] * 1)) = acc[e];
 }
 
 #ifndef __CUDACC_RTC__

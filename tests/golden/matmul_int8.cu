@@ -20,13 +20,13 @@
 //   GROUP_M          = 8 (constexpr)
 //   INPUT_PRECISION  = "tf32" (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 24576 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 25344 bytes of shared memory, grid chosen by the caller
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:82  local_load, 12288 bytes at 0: operand A of tl.dot, 64 x 64 i8 in 3 pipeline slots, swizzled (vec 16, perPhase 2, maxPhase 4), read with ldmatrix
-//   matmul.py:82  local_load, 12288 bytes at 12288: operand B of tl.dot, 64 x 64 i8 in 3 pipeline slots, swizzled (vec 8, perPhase 2, maxPhase 8)
+//   matmul.py:82  local_load, 12288 bytes at 13056: operand A of tl.dot, 64 x 64 i8 in 3 pipeline slots, swizzled (vec 16, perPhase 2, maxPhase 4), read with ldmatrix
+//   matmul.py:82  local_load, 13056 bytes at 0: operand B of tl.dot, 64 x 64 i8 in 3 pipeline slots, padded (16 bytes after every 4 rows), read element by element
 //   matmul.py:90  convert_layout, 17400 bytes at 0: the tile changing layout (L1 -> L0), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
 //       then 2 padding elements after every 32;
@@ -338,20 +338,20 @@ __device__ __forceinline__ uint32_t tf32_small(uint32_t x)
 // as 64 rows of 64 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 16, perPhase 2, maxPhase 4): chunk c of 16 elements in row r is stored
 // at chunk c ^ ((r / 2) % 4), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 3 slots of 4096 bytes, one per pipeline stage, at byte 0 of the arena.
+// 3 slots of 4096 bytes, one per pipeline stage, at byte 13056 of the arena.
 static __device__ __forceinline__ int8_t *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<int8_t *>(smem + 0) + slot * 4096 + row * 64 + tilec::swizzle<16, 2, 4>(row, col);
+    return reinterpret_cast<int8_t *>(smem + 13056) + slot * 4096 + row * 64 + tilec::swizzle<16, 2, 4>(row, col);
 }
 
 // stage1: operand B of a tl.dot (64x64 i8, K x N), staged in shared memory for the tensor cores
 // as 64 rows of 64 elements with N contiguous; read element by element (ldmatrix cannot transpose 8- or 32-bit elements).
-// Swizzle (Triton's vec 8, perPhase 2, maxPhase 8): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 2) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 3 slots of 4096 bytes, one per pipeline stage, at byte 12288 of the arena.
+// Padding: 16 elements (16 bytes) after every 4 rows, so that the lanes of one element read
+// fall in different banks; each address stays the thread's base plus a constant.
+// 3 slots of 4352 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ int8_t *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<int8_t *>(smem + 12288) + slot * 4096 + row * 64 + tilec::swizzle<8, 2, 8>(row, col);
+    return reinterpret_cast<int8_t *>(smem + 0) + slot * 4352 + row * 64 + (row >> 2) * 16 + col;
 }
 
 // cvt2: a 64x64 i32 tile changing layout (L1 -> L0) in shared memory, row-major,
@@ -368,7 +368,7 @@ static __device__ __forceinline__ int cvt2_at(int row, int col)
 extern "C" __global__ void __launch_bounds__(128)
 matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *__restrict__ c_ptr, int32_t M, int32_t N, int32_t K, int32_t stride_am, int32_t stride_bk, int32_t stride_cm)
 {
-    __shared__ __align__(16) unsigned char smem[24576];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[25344];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -524,16 +524,20 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         uint32_t a[16];  // [64x64] i8, L4: operand A fragments, 4 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
         uint32_t b[16];  // [64x64] i8, L5: operand B fragments, 4 elements per register
-        {  // from slot read_slot of stage1
-            #pragma unroll
-            for (int e = 0; e < 64; ++e)
-                reinterpret_cast<int8_t *>(b)[e] = *stage1(smem, read_slot, L5_row + ((e & 3) + (((e >> 2) & 1) << 4) + (((e >> 4) & 1) << 5)), L5_col + ((((e >> 3) & 1) << 4) + ((e >> 5) << 5)));
-        }
+        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         // 64x64 += 64x64 @ 64x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k32_s8 per K step of 32, 2 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int a_ld_row = ((warp >> 1) << 4) + ((((lane >> 3)) & 1) << 3) + (lane & 7), a_ld_col = ((((lane >> 3)) >> 1) << 4);
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {  // K steps
+            // operand B of K step ks, one element at a time (b's K is not its contiguous dimension)
+            #pragma unroll
+            for (int ni = 0; ni < 4; ++ni)
+            #pragma unroll
+                for (int j = 0; j < 8; ++j) {  // 2 registers x 4 elements
+                    const int e = 4 * (2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))) + j;
+                    reinterpret_cast<int8_t *>(b)[e] = *stage1(smem, read_slot, L5_row + ((e & 3) + (((e >> 2) & 1) << 4) + (((e >> 4) & 1) << 5)), L5_col + ((((e >> 3) & 1) << 4) + ((e >> 5) << 5)));
+                }
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)
                 tilec::ldmatrix<4, false>(&a[4 * (ks + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((ks + 2 * mi) >> 1) << 5), a_ld_col + (((ks + 2 * mi) & 1) << 5)));
@@ -569,10 +573,7 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
     for (int e = 0; e < 4; ++e)
         out_cols[e] = (tile_n * 64) + (L0_col + e);
     // matmul.py:89  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
-    int32_t *c_ptrs[32];  // [64x64] i32, L0
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        c_ptrs[e] = (c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[(e & 3)] * 1);
+    // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:90  tl.store(c_ptrs, c, mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
     int32_t acc_3[32];  // [64x64] i32, L0
     {  // L1 -> L0 through shared memory (cvt2)
@@ -588,7 +589,7 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 4)
-        tilec::store<4>(c_ptrs[e], &acc_3[e], (out_rows[(e >> 2)] < M) & (out_cols[(e & 3)] < N));
+        tilec::store<4>((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[(e & 3)] * 1), &acc_3[e], (out_rows[(e >> 2)] < M) & (out_cols[(e & 3)] < N));
 }
 
 #ifndef __CUDACC_RTC__

@@ -20,13 +20,13 @@
 //   GROUP_M          = 8 (constexpr)
 //   INPUT_PRECISION  = "tf32x3" (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 49152 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 52224 bytes of shared memory (dynamic; the launcher raises the limit), grid chosen by the caller
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:82  local_load, 24576 bytes at 0: operand A of tl.dot, 64 x 32 fp32 in 3 pipeline slots, swizzled (vec 4, perPhase 1, maxPhase 8), read with ldmatrix
-//   matmul.py:82  local_load, 24576 bytes at 24576: operand B of tl.dot, 32 x 64 fp32 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 4)
+//   matmul.py:82  local_load, 24576 bytes at 27648: operand A of tl.dot, 64 x 32 fp32 in 3 pipeline slots, swizzled (vec 4, perPhase 1, maxPhase 8), read with ldmatrix
+//   matmul.py:82  local_load, 27648 bytes at 0: operand B of tl.dot, 32 x 64 fp32 in 3 pipeline slots, padded (32 bytes after every 1 row), read element by element
 //   matmul.py:90  convert_layout, 17400 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
 //       then 2 padding elements after every 32;
@@ -347,20 +347,20 @@ __device__ __forceinline__ uint32_t tf32_small(uint32_t x)
 // as 64 rows of 32 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 4, perPhase 1, maxPhase 8): chunk c of 4 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 3 slots of 8192 bytes, one per pipeline stage, at byte 0 of the arena.
+// 3 slots of 8192 bytes, one per pipeline stage, at byte 27648 of the arena.
 static __device__ __forceinline__ float *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<float *>(smem + 0) + slot * 2048 + row * 32 + tilec::swizzle<4, 1, 8>(row, col);
+    return reinterpret_cast<float *>(smem + 27648) + slot * 2048 + row * 32 + tilec::swizzle<4, 1, 8>(row, col);
 }
 
 // stage1: operand B of a tl.dot (32x64 fp32, K x N), staged in shared memory for the tensor cores
 // as 32 rows of 64 elements with N contiguous; read element by element (ldmatrix cannot transpose 8- or 32-bit elements).
-// Swizzle (Triton's vec 8, perPhase 1, maxPhase 4): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 1) % 4), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 3 slots of 8192 bytes, one per pipeline stage, at byte 24576 of the arena.
+// Padding: 8 elements (32 bytes) after every 1 row, so that the lanes of one element read
+// fall in different banks; each address stays the thread's base plus a constant.
+// 3 slots of 9216 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ float *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<float *>(smem + 24576) + slot * 2048 + row * 64 + tilec::swizzle<8, 1, 4>(row, col);
+    return reinterpret_cast<float *>(smem + 0) + slot * 2304 + row * 64 + row * 8 + col;
 }
 
 // cvt2: a 64x64 fp32 tile changing layout (L2 -> L1) in shared memory, row-major,
@@ -377,7 +377,7 @@ static __device__ __forceinline__ int cvt2_at(int row, int col)
 extern "C" __global__ void __launch_bounds__(128)
 matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__restrict__ c_ptr, int32_t M, int32_t N, int32_t K, int32_t stride_am, int32_t stride_bk, int32_t stride_cm)
 {
-    __shared__ __align__(16) unsigned char smem[49152];  // the arena (see the header)
+    extern __shared__ __align__(16) unsigned char smem[];  // the arena (dynamic, see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -603,10 +603,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     for (int e = 0; e < 4; ++e)
         out_cols[e] = (tile_n * 64) + (L1_col + e);
     // matmul.py:89  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
-    float *c_ptrs[32];  // [64x64] fp32, L1
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        c_ptrs[e] = (c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[(e & 3)] * 1);
+    // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:90  tl.store(c_ptrs, c, mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
     float acc_3[32];  // [64x64] fp32, L1
     {  // L2 -> L1 through shared memory (cvt2)
@@ -622,7 +619,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 4)
-        tilec::store<4>(c_ptrs[e], &acc_3[e], (out_rows[(e >> 2)] < M) & (out_cols[(e & 3)] < N));
+        tilec::store<4>((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[(e & 3)] * 1), &acc_3[e], (out_rows[(e >> 2)] < M) & (out_cols[(e & 3)] < N));
 }
 
 #ifndef __CUDACC_RTC__
@@ -632,7 +629,11 @@ extern "C" cudaError_t matmul_kernel_launch(cudaStream_t stream, unsigned grid_x
     if (grid_x == 0 || grid_y == 0 || grid_z == 0)
         return cudaSuccess; // nothing to do
     const dim3 grid(grid_x, grid_y, grid_z);
-    matmul_kernel<<<grid, 128, 0, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm);
+    // 52224 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 52224);
+    if (attr != cudaSuccess)
+        return attr;
+    matmul_kernel<<<grid, 128, 52224, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm);
     return cudaGetLastError();
 }
 #endif
