@@ -1818,13 +1818,36 @@ static void emit_async_copy(Emitter *E, const Op *op)
     elem_loop_close(E, n, v);
 }
 
-static const char *mma_fn(DType in, DType out)
+static bool helper_known(Emitter *E, const char *name);
+
+/* The fp8 mma (sm_89 and later), written into the helpers when a kernel uses it. */
+static const char *mma_fp8_helper(Emitter *E, DType a, DType b)
 {
+    const char *ta = a == DT_FP8E5 ? "e5m2" : "e4m3", *tb = b == DT_FP8E5 ? "e5m2" : "e4m3";
+    const char *fn = fmt(E, "mma_m16n8k32_%s_%s", ta, tb);
+    if (helper_known(E, fn))
+        return fn;
+    StrBuf *h = &E->helpers;
+    sb_printf(h, "// mma.sync on fp8 (sm_89 and later): d (4 fp32 accumulators of one 16x8 tile) += a (16x32 %s)\n"
+                 "// * b (32x8 %s), four elements per fragment register, in the PTX order (as int8's m16n8k32).\n", ta, tb);
+    sb_printf(h, "static __device__ __forceinline__ void %s(float *d, const uint32_t *a, const uint32_t *b)\n{\n", fn);
+    sb_printf(h, "    asm volatile(\"mma.sync.aligned.m16n8k32.row.col.f32.%s.%s.f32 {%%0, %%1, %%2, %%3}, \"\n", ta, tb);
+    sb_printf(h, "                 \"{%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\\n\"\n");
+    sb_printf(h, "                 : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n");
+    sb_printf(h, "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n}\n\n");
+    return fn;
+}
+
+/* The mma helper (tilec::... from the template, or a helper of this file). */
+static const char *mma_fn(Emitter *E, DType in, DType in_b, DType out)
+{
+    if (dtype_is_fp8(in))
+        return mma_fp8_helper(E, in, in_b);
     switch (in) {
-    case DT_FP16: return out == DT_FP16 ? "mma_m16n8k16_f16_f16acc" : "mma_m16n8k16_f16";
-    case DT_BF16: return "mma_m16n8k16_bf16";
-    case DT_FP32: return "mma_m16n8k8_tf32";
-    default: return "mma_m16n8k32_s8";
+    case DT_FP16: return out == DT_FP16 ? "tilec::mma_m16n8k16_f16_f16acc" : "tilec::mma_m16n8k16_f16";
+    case DT_BF16: return "tilec::mma_m16n8k16_bf16";
+    case DT_FP32: return "tilec::mma_m16n8k8_tf32";
+    default: return "tilec::mma_m16n8k32_s8";
     }
 }
 
@@ -1950,7 +1973,7 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
     const char *acc = fmt(E, "&%s[4 * (ni + %d * mi)]", name, nn);
     if (h)
         acc = fmt(E, "reinterpret_cast<uint32_t *>(%s)", acc);
-    line(E, "        tilec::%s(%s, &%s[4 * (ks + %d * mi)], &%s[%s]);", fn, acc, a, nk, b, b_word(E, nn, nk));
+    line(E, "        %s(%s, &%s[4 * (ks + %d * mi)], &%s[%s]);", fn, acc, a, nk, b, b_word(E, nn, nk));
     E->indent--;
     line(E, "}");
 }
@@ -1964,11 +1987,11 @@ static void emit_dot_mma(Emitter *E, const Op *op)
     int M = r->type.shape[0], N = r->type.shape[1], K = a->type.shape[1];
     int ik = 8 * dot_kwidth(in); /* K of one mma: 16 fp16/bf16, 8 tf32, 32 int8 */
     int nm = mma_reps(&m, 0), nn = mma_reps(&m, 1), nk = K / ik;
-    const char *fn = mma_fn(in, r->type.dtype);
+    const char *fn = mma_fn(E, in, b->type.dtype, r->type.dtype);
     dot_init_result(E, op);
     const char *prec = in != DT_FP32 ? "" : op->iattr[0] == DOT_TF32X3 ? ", tf32x3: three tf32 products" : ", tf32";
     line(E, "// %dx%d += %dx%d @ %dx%d on tensor cores%s: each warp issues %d x %d mma.sync.%s per K step of %d, %d K step%s",
-         M, N, M, K, K, N, prec, nm, nn, strchr(fn, '_') + 1, ik, nk, nk > 1 ? "s" : "");
+         M, N, M, K, K, N, prec, nm, nn, strchr(fn, '_') + 1, ik, nk, nk > 1 ? "s" : "");  /* "m16n8k16_f16" */
     if (in == DT_FP32 && op->iattr[0] == DOT_TF32X3) {
         /* Triton's F32DotTC: small products into a zeroed sum (NaN there
          * becomes 0), big * big on top, then added to the accumulator */
@@ -1998,7 +2021,7 @@ static void emit_dot_mma(Emitter *E, const Op *op)
             }
             line(E, "#pragma unroll");
             line(E, "for (int ks = 0; ks < %d; ++ks)", nk);
-            line(E, "    tilec::%s(t, &%s[4 * (ks + %d * mi)], &%s[%s]);", fn, pairs[p][0], nk, pairs[p][1],
+            line(E, "    %s(t, &%s[4 * (ks + %d * mi)], &%s[%s]);", fn, pairs[p][0], nk, pairs[p][1],
                  b_word(E, nn, nk));
         }
         line(E, "#pragma unroll");

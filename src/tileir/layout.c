@@ -398,7 +398,7 @@ static Layout *intern_layout(Arena *a, TirFunc *f, const Layout *l)
 bool dot_uses_mma(const Op *dot)
 {
     DType d = dot->args[0]->type.dtype;
-    if (d == DT_FP16 || d == DT_BF16 || d == DT_I8)
+    if (d == DT_FP16 || d == DT_BF16 || d == DT_I8 || dtype_is_fp8(d))
         return true;
     return d == DT_FP32 && dot->iattr[0] != DOT_IEEE;
 }

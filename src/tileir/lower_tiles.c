@@ -471,7 +471,7 @@ static CVal *do_trans(Lower *L, const char *fn, const char *name, Node *call, CV
 
 static bool dot_dtype_ok(DType d)
 {
-    return d == DT_I8 || d == DT_FP16 || d == DT_BF16 || d == DT_FP32 || d == DT_FP64;
+    return d == DT_I8 || d == DT_FP16 || d == DT_BF16 || d == DT_FP32 || d == DT_FP64 || dtype_is_fp8(d);
 }
 
 /* tl.dot with Triton's rules (triton-internals §6.1). */
@@ -490,15 +490,20 @@ static CVal *do_dot(Lower *L, const char *name, Node *call, CVal **args, int nar
         lower_error(L, call->loc, "%s: the shapes [%d, %d] and [%d, %d] do not match (K = %d against %d)", name,
                     ta.shape[0], ta.shape[1], tb.shape[0], tb.shape[1], ta.shape[1], tb.shape[0]);
     DType da = ta.dtype, db = tb.dtype;
-    bool fp8 = da == DT_FP8E4NV || da == DT_FP8E5 || db == DT_FP8E4NV || db == DT_FP8E5;
-    if (fp8)
-        lower_error(L, call->loc, "%s on fp8 operands is not supported yet", name);
+    /* fp8: mma.sync.m16n8k32 with e4m3/e5m2 operands (sm_89 and later), in
+     * any combination of the two formats, as Triton allows */
+    if (dtype_is_fp8(da) != dtype_is_fp8(db))
+        lower_error(L, call->loc, "%s on %s and %s operands is not supported (cast the other operand to the same fp8 "
+                    "type or both to float16)", name, dtype_triton_name(da), dtype_triton_name(db));
+    if (dtype_is_fp8(da) && L->opt->arch < 90)
+        lower_error(L, call->loc, "%s on fp8 operands needs --arch sm_90 (tensor cores take fp8 from sm_89 on)", name);
     if (da == DT_U8 || db == DT_U8)
         lower_error(L, call->loc, "%s on uint8 operands is not supported yet", name);
     if (!dot_dtype_ok(da) || !dot_dtype_ok(db))
-        lower_error(L, call->loc, "%s does not take %s operands (int8, float16, bfloat16, float32 or float64)", name,
+        lower_error(L, call->loc, "%s does not take %s operands (int8, float8e4nv, float8e5, float16, bfloat16, float32 "
+                    "or float64)", name,
                     dtype_triton_name(dot_dtype_ok(da) ? db : da));
-    if (da != db)
+    if (da != db && !dtype_is_fp8(da))
         lower_error(L, call->loc, "%s needs operands of one dtype, got %s and %s", name, dtype_triton_name(da),
                     dtype_triton_name(db));
     int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
@@ -539,6 +544,9 @@ static CVal *do_dot(Lower *L, const char *name, Node *call, CVal **args, int nar
         out_arg = o.dtype;
     }
     DType out = da == DT_I8 ? DT_I32 : da == DT_FP32 || da == DT_BF16 ? DT_FP32 : da == DT_FP64 ? DT_FP64 : out_arg;
+    if (dtype_is_fp8(da) && out != DT_FP32)
+        lower_error(L, A.loc[6], "%s on fp8 operands with out_dtype=%s is not supported yet (use float32 and cast)", name,
+                    dtype_triton_name(out));
     if (da == DT_FP16 && out != DT_FP32 && out != DT_FP16)
         lower_error(L, A.loc[6], "%s: out_dtype must be float32 or float16 for float16 operands, got %s", name,
                     dtype_triton_name(out));

@@ -53,6 +53,7 @@ const char *dtype_triton_name(DType d); /* "float32" */
 const char *dtype_ctype(DType d);       /* "float" */
 int dtype_bits(DType d);
 bool dtype_is_float(DType d);
+bool dtype_is_fp8(DType d);   /* float8e4nv, float8e5 */
 bool dtype_is_int(DType d);             /* incl. i1 */
 bool dtype_is_signed(DType d);          /* signed ints only */
 bool dtype_is_ptr(DType d);

@@ -341,7 +341,7 @@ MM_GRID = "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)"
 
 
 def _mm(name, kernel, ptrs, block, warps, stages, shapes, a="row", b="row", align=16,
-        consts=(), config=None, **opts):
+        consts=(), config=None, flags=(), **opts):
     """One tl.dot case: ptrs are the pointer element types in parameter order, block is
     (BLOCK_M, BLOCK_N, BLOCK_K) with GROUP_M 8, or None with config N of the autotuned kernel."""
     ptr_sig = ", ".join(f"*{t}:16" for t in ptrs)
@@ -361,7 +361,8 @@ def _mm(name, kernel, ptrs, block, warps, stages, shapes, a="row", b="row", alig
     label += "" if align == 16 else "/unaligned"
     return Case(label, "examples/matmul.py", kernel, sig, num_warps=warps, num_stages=stages,
                 config=config, grid=None if kernel == "bmm_kernel" else MM_GRID, driver="matmul",
-                dtype=ptrs[0], sizes=list(shapes), feature="dot", opts=dict(opts, a=a, b=b, align=align))
+                dtype=ptrs[0], sizes=list(shapes), feature="dot", extra_flags=list(flags),
+                opts=dict(opts, a=a, b=b, align=align))
 
 
 def matmul_cases():
@@ -392,6 +393,14 @@ def matmul_cases():
         # int8 -> int32
         _mm("int8", mk, ["i8", "i8", "i32"], (128, 128, 64), 4, 3, S + R + [MM_4096]),
         _mm("int8", mk, ["i8", "i8", "i32"], (64, 64, 32), 4, 3, S + R, align=1),
+        # fp8 (sm_90): e4m3 by e4m3 into fp16, the two formats mixed into fp32, and B stored by
+        # columns (K contiguous: ldmatrix instead of element reads).
+        _mm("fp8e4nv", mk, ["fp8e4nv", "fp8e4nv", "fp16"], (128, 128, 64), 4, 3, S + R + [MM_4096],
+            flags=["--arch", "sm_90"]),
+        _mm("fp8e4nv-e5m2", mk, ["fp8e4nv", "fp8e5", "fp32"], (64, 64, 64), 4, 3, S + R,
+            flags=["--arch", "sm_90"]),
+        _mm("fp8e5/b-by-columns", mk, ["fp8e5", "fp8e5", "fp16"], (128, 64, 64), 4, 4, S + R, b="col",
+            flags=["--arch", "sm_90"]),
         # Epilogues: bias and activation; the linear-layer form reads B (w.T) by columns.
         _mm("bias_leaky_relu/fp16", "matmul_bias_act_kernel", ["fp16"] * 4, (128, 64, 32), 4, 3,
             S + R, consts=["'leaky_relu'"]),

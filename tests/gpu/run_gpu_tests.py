@@ -96,7 +96,7 @@ TOLERANCE_TEXT = (f"tolerance for transcendental results: fp32 |out - ref| <= {F
 # tl.dot on random data: ||out - ref|| / ||ref|| over the whole output (normwise relative
 # error, so that entries near zero through cancellation do not need a floor of their own), for
 # tilec against the float64 reference and against Triton.  By the precision of the products:
-MATMUL_TOL = {"fp16": 1e-2, "bf16": 1e-2, "tf32": 1e-3, "tf32x3": 1e-5, "ieee": 1e-5}
+MATMUL_TOL = {"fp16": 1e-2, "bf16": 1e-2, "fp8": 1e-2, "tf32": 1e-3, "tf32x3": 1e-5, "ieee": 1e-5}
 TOLERANCE_TEXT += (" tl.dot on random data: ||out - ref|| / ||ref|| <= " +
                    ", ".join(f"{v:g} {k}" for k, v in MATMUL_TOL.items()) +
                    "; on small-integer data and int8: bit-equal to the reference and to Triton.")
@@ -785,7 +785,8 @@ CTYPE_OF = {"i1": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "i3
 def torch_dtype(name):
     return {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16,
             "fp64": torch.float64, "i1": torch.bool, "i8": torch.int8, "i16": torch.int16,
-            "i32": torch.int32, "i64": torch.int64, "u8": torch.uint8}[name]
+            "i32": torch.int32, "i64": torch.int64, "u8": torch.uint8,
+            "fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}[name]
 
 
 class Kernel:
@@ -1842,6 +1843,8 @@ def drive_matmul(kernel, case, shape, use_triton, gen):
     ptrs = {p.name: p for p in kernel.params if p.kind == "ptr"}
     a_name = "at_ptr" if "at_ptr" in ptrs else "a_ptr"
     in_dt, out_dt = torch_dtype(ptrs[a_name].dtype), torch_dtype(ptrs["c_ptr"].dtype)
+    b_dt = torch_dtype(ptrs["b_ptr"].dtype)
+    fp8 = in_dt in (torch.float8_e4m3fn, torch.float8_e5m2)
     check = Check(case, f"{M}x{N}x{K}" + (f"x{batch}" if batch > 1 else "") + f" {data}")
 
     def fill(dt):
@@ -1853,7 +1856,7 @@ def drive_matmul(kernel, case, shape, use_triton, gen):
             return rand_float(n, dt, gen)
         return make
     a_buf, A, sa = place_matrix(batch, M, K, o.get("a", "row"), align, 0, gap, fill(in_dt))
-    b_buf, B, sb = place_matrix(batch, K, N, o.get("b", "row"), align, 0, gap, fill(in_dt))
+    b_buf, B, sb = place_matrix(batch, K, N, o.get("b", "row"), align, 0, gap, fill(b_dt))
     c_buf, C, sc = place_matrix(batch, M, N, "row", align, align if align > 1 else 3, gap,
                                 lambda n: torch.empty(n, device="cuda", dtype=out_dt))
     written = torch.zeros(c_buf.numel(), dtype=torch.bool, device="cuda")
@@ -1891,7 +1894,7 @@ def drive_matmul(kernel, case, shape, use_triton, gen):
         bound, tol = None, None
     else:
         precision = kernel.constexprs.get("INPUT_PRECISION", "tf32") if in_dt == torch.float32 else \
-            {torch.float16: "fp16", torch.bfloat16: "bf16"}[in_dt]
+            "fp8" if fp8 else {torch.float16: "fp16", torch.bfloat16: "bf16"}[in_dt]
         tol = MATMUL_TOL[precision]
         scale = ref.abs().max().item() or 1.0
         # relative error is normwise, ||out - ref|| / ||ref|| <= tol (tf32 operands are truncated,
