@@ -58,11 +58,12 @@ from cases import Case  # noqa: E402
 import bench_elementwise as elementwise  # noqa: E402  (timer and environment lines)
 import bench_rowwise as rowwise  # noqa: E402  (tilec launcher, i32 entries, lost contexts)
 
-DEFAULT_CONFIGS = {"fp16": "128x256x64/8/8/3", "tf32": "128x128x32/8/8/3", "int8": "128x256x128/8/8/3"}
+DEFAULT_CONFIGS = {"fp16": "128x256x64/8/8/3", "tf32": "128x128x32/8/8/3", "int8": "128x256x64/8/8/3",
+                   "fp8": "128x256x64/8/8/3"}
 PROBLEMS = [("fp16", 1024, 1024, 1024), ("fp16", 4096, 4096, 4096), ("fp16", 8192, 8192, 8192),
-            ("tf32", 4096, 4096, 4096), ("int8", 4096, 4096, 4096)]
-TOL = {"fp16": 1e-2, "tf32": 1e-3}
-PTR = {"fp16": ("fp16", "fp16"), "tf32": ("fp32", "fp32"), "int8": ("i8", "i32")}
+            ("tf32", 4096, 4096, 4096), ("int8", 4096, 4096, 4096), ("fp8", 4096, 4096, 4096)]
+TOL = {"fp16": 1e-2, "tf32": 1e-3, "fp8": 1e-2}
+PTR = {"fp16": ("fp16", "fp16"), "tf32": ("fp32", "fp32"), "int8": ("i8", "i32"), "fp8": ("fp8e4nv", "fp16")}
 IMPLS = ["tilec", "triton", "triton_mma_sync", "cublas"]
 
 
@@ -85,7 +86,8 @@ class Row:
                f"{i32(N)}, 1, {bm}, {bn}, {bk}, {group}")
         self.case = Case(f"matmul/{self.key}", "examples/matmul.py", "matmul_kernel", sig,
                          num_warps=warps, num_stages=stages, grid="cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)",
-                         driver="matmul", dtype=a, feature="dot")
+                         driver="matmul", dtype=a, feature="dot",
+                         extra_flags=["--arch", "sm_90"] if dtype == "fp8" else [])
 
     @property
     def key(self):
@@ -112,6 +114,16 @@ def make_problem(torch, row):
 
         def cublas():
             return torch._int_mm(a, b_used)
+    elif row.dtype == "fp8":
+        a = torch.randn(M, K, device="cuda").to(torch.float8_e4m3fn)
+        b = torch.randn(K, N, device="cuda").to(torch.float8_e4m3fn)
+        c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        # cuBLASLt fp8 (torch._scaled_mm) wants B by columns
+        b_cols = b.t().contiguous().t()
+        one = torch.ones((), device="cuda")
+
+        def cublas():
+            return torch._scaled_mm(a, b_cols, scale_a=one, scale_b=one, out_dtype=torch.float16)
     else:
         dt = torch.float16 if row.dtype == "fp16" else torch.float32
         a = torch.randn(M, K, device="cuda", dtype=dt)

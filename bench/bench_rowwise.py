@@ -22,6 +22,7 @@ $OUT/bench_rowwise.md when OUT is set.
 """
 
 import argparse
+import dataclasses
 import concurrent.futures
 import ctypes
 import json
@@ -64,15 +65,26 @@ def i32(v):
 class Row:
     """One line of the table: a kernel specialisation, its inputs and its PyTorch twin."""
 
-    def __init__(self, label, dtype, M, N, case):
-        self.label, self.dtype, self.M, self.N, self.case = label, dtype, M, N, case
+    def __init__(self, label, dtype, M, N, case, tag=""):
+        self.label, self.dtype, self.M, self.N, self.case, self.tag = label, dtype, M, N, case, tag
 
     @property
     def key(self):
-        return f"{self.label}/{self.dtype}/{self.M}x{self.N}"
+        return f"{self.label}/{self.dtype}/{self.M}x{self.N}{self.tag}"
 
 
-def bench_rows():
+def bench_rows(norm_warps=None):
+    """The table's rows; norm_warps ("4,16"): the norm rows again with each num_warps."""
+    rows = default_rows()
+    for r in list(rows):
+        for w in (int(v) for v in (norm_warps or "").split(",") if v):
+            if "norm" in r.label and w != r.case.num_warps:
+                c = dataclasses.replace(r.case, name=f"{r.case.name}/w{w}", num_warps=w)
+                rows.append(Row(r.label, r.dtype, r.M, r.N, c, tag=f"/w{w}"))
+    return rows
+
+
+def default_rows():
     rows = []
     for M, N in [(4096, 1024), (4096, 4096), (4096, 16384), (32768, 781)]:
         block = next_pow2(N)
@@ -265,7 +277,7 @@ def worker_main(plan_path):
     torch.cuda.empty_cache()
     print(f"@@copy {copy_gbps}", flush=True)
 
-    rows = {r.key: r for r in bench_rows()}
+    rows = {r.key: r for r in bench_rows(plan.get("norm_warps"))}
     for key in plan["rows"]:
         print(f"@@row {key}", flush=True)
         try:
@@ -285,12 +297,15 @@ def main():
     ap.add_argument("--only", help="rows whose 'kernel/dtype/MxN' contains this")
     ap.add_argument("--arch", help="nvcc -arch (default: the GPU's)")
     ap.add_argument("--keep", metavar="DIR", help="keep the generated .cu/.so files in DIR")
+    ap.add_argument("--norm-warps", metavar="LIST",
+                    help="also run the layer- and RMS-norm rows with each of these num_warps (e.g. 4,16), "
+                         "tilec and Triton alike")
     ap.add_argument("--worker", metavar="PLAN", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:
         return worker_main(opts.worker)
 
-    rows = bench_rows()
+    rows = bench_rows(opts.norm_warps)
     if opts.only:
         rows = [r for r in rows if opts.only in r.key]
     arch = opts.arch or harness.detect_arch()
@@ -321,7 +336,7 @@ def main():
     while todo:
         plan_path = os.path.join(work, "plan.json")
         with open(plan_path, "w") as f:
-            json.dump({"rows": todo, "so": so, "no_tilec": no_tilec}, f)
+            json.dump({"rows": todo, "so": so, "no_tilec": no_tilec, "norm_warps": opts.norm_warps}, f)
         proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", plan_path],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
         current, lost = None, None
