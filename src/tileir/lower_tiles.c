@@ -493,8 +493,8 @@ static CVal *do_dot(Lower *L, const char *name, Node *call, CVal **args, int nar
     /* fp8: mma.sync.m16n8k32 with e4m3/e5m2 operands (sm_89 and later), in
      * any combination of the two formats, as Triton allows */
     if (dtype_is_fp8(da) != dtype_is_fp8(db))
-        lower_error(L, call->loc, "%s on %s and %s operands is not supported (cast the other operand to the same fp8 "
-                    "type or both to float16)", name, dtype_triton_name(da), dtype_triton_name(db));
+        lower_error(L, call->loc, "%s on %s and %s operands is not supported yet (Triton converts the fp8 operand to "
+                    "the other's type: write that .to() yourself)", name, dtype_triton_name(da), dtype_triton_name(db));
     if (dtype_is_fp8(da) && L->opt->arch < 90)
         lower_error(L, call->loc, "%s on fp8 operands needs --arch sm_90 (tensor cores take fp8 from sm_89 on)", name);
     if (da == DT_U8 || db == DT_U8)
