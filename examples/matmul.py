@@ -77,8 +77,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=acc_dtype)
     for k in range(0, tl.cdiv(K, BLOCK_K)):
         # The last step may run past K: those columns of A and rows of B read as 0.
-        a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
-        b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0)
+        a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk

@@ -437,7 +437,7 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
-        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
+        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         int32_t ks_4[4];  // [64] i32, L2
         #pragma unroll
         for (int e = 0; e < 4; ++e)
@@ -452,12 +452,12 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             b_ptrs_4[e] = b_ptrs[e] + (64 * stride_bk);
-        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
+        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage0: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
             tilec::cp_async<4>(stage0(smem, i, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), a_ptrs[e], in_range && (ks_4[(e & 3)] < (K - (k_ahead * 64))));
-        // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0)
+        // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
@@ -494,7 +494,7 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         // matmul.py:78  for k in range(0, tl.cdiv(K, BLOCK_K)):
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
-        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
+        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         int32_t ks_5[4];  // [64] i32, L2
         #pragma unroll
         for (int e = 0; e < 4; ++e)
@@ -509,12 +509,12 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             b_ptrs_5[e] = b_ptrs_2[e] + (64 * stride_bk);
-        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
+        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage0: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
             tilec::cp_async<4>(stage0(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), a_ptrs_2[e], in_range_2 && (ks_5[(e & 3)] < (K - (k_ahead_2 * 64))));
-        // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0)
+        // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)

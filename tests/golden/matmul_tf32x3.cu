@@ -448,7 +448,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
-        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
+        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         int32_t ks_4[4];  // [32] i32, L5
         #pragma unroll
         for (int e = 0; e < 4; ++e)
@@ -463,12 +463,12 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             b_ptrs_4[e] = b_ptrs[e] + (32 * stride_bk);
-        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
+        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
             tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs[e], in_range && (ks_4[(e & 3)] < (K - (k_ahead * 32))));
-        // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0)
+        // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
@@ -505,7 +505,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         // matmul.py:78  for k in range(0, tl.cdiv(K, BLOCK_K)):
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
-        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
+        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         int32_t ks_5[4];  // [32] i32, L5
         #pragma unroll
         for (int e = 0; e < 4; ++e)
@@ -520,12 +520,12 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             b_ptrs_5[e] = b_ptrs_2[e] + (32 * stride_bk);
-        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0)
+        // matmul.py:80  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
             tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs_2[e], in_range_2 && (ks_5[(e & 3)] < (K - (k_ahead_2 * 32))));
-        // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0)
+        // matmul.py:81  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
