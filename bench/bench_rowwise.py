@@ -229,6 +229,11 @@ def measure_row(torch, F, do_bench, r, so, no_tilec, copy_gbps, triton_fns):
             lost_context(e)
             print(f"-- {r.key}: Triton failed: {type(e).__name__}: {e}", flush=True)
     gbps["torch"] = moved / (do_bench(torch_fn) * 1e-3) / 1e9
+    # the copy of as many bytes (half read, half written): launch and tail cost it too
+    src = torch.empty(moved // 2, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    same_size_copy = moved / (do_bench(lambda: dst.copy_(src)) * 1e-3) / 1e9
+    src = dst = None
 
     def fmt(key):
         return f"{gbps[key]:.0f}" if key in gbps else cells.get(key, "—")
@@ -239,7 +244,8 @@ def measure_row(torch, F, do_bench, r, so, no_tilec, copy_gbps, triton_fns):
             f"{case.num_warps} | {moved / 1e6:.0f} | {fmt('tilec')} | {fmt('triton')} | "
             f"{fmt('torch')} | {ratio(gbps.get('tilec'), gbps.get('triton'))} | "
             f"{ratio(gbps.get('tilec'), copy_gbps)} | {ratio(gbps.get('triton'), copy_gbps)} | "
-            f"{cells['check']} |")
+            f"{same_size_copy:.0f} | {ratio(gbps.get('tilec'), same_size_copy)} | "
+            f"{ratio(gbps.get('triton'), same_size_copy)} | {cells['check']} |")
 
 
 class ContextLost(Exception):
@@ -374,8 +380,9 @@ def main():
             todo.remove(current)
 
     table = ["| kernel | dtype | rows x cols | BLOCK_SIZE / warps | MB moved | tilec GB/s | Triton GB/s "
-             "| PyTorch GB/s | tilec/Triton | tilec/copy | Triton/copy | tilec check |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| PyTorch GB/s | tilec/Triton | tilec/copy | Triton/copy | same-size copy GB/s "
+             "| tilec/same-size copy | Triton/same-size copy | tilec check |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     table += [lines[r.key] for r in rows if r.key in lines]
     env = env or ["environment unknown (the worker did not start)", "timing: ?"]
     header = ["# tilec row-wise benchmark", ""] + [f"- {ln}" for ln in env[:-1]] + [
@@ -383,7 +390,8 @@ def main():
         "- tilec and Triton: same source, same BLOCK_SIZE and num_warps (column 4), one program "
         f"per row; nvcc -O3 -arch={arch}",
         f"- copy: torch device-to-device copy of 1 GiB, {copy_gbps or 0:.0f} GB/s counting bytes "
-        "read and written; the /copy columns are fractions of it", ""]
+        "read and written; the /copy columns are fractions of it; the same-size copy moves as "
+        "many bytes as the row (half read, half written), launch and tail included", ""]
     text = "\n".join(header + table) + "\n"
     print()
     print(text)
