@@ -179,6 +179,11 @@ static const char *decl(Emitter *E, Type t, const char *name, int n)
 
 static const char *float_literal(Emitter *E, double x, DType d)
 {
+    if (dtype_is_fp8(d)) { /* lowering makes no fp8 constant but +0 and -0 */
+        if (x != 0)
+            BUG("fp8 literal %g", x);
+        return fmt(E, "tilec::%s_bits(%s)", d == DT_FP8E4NV ? "e4m3" : "e5m2", signbit(x) ? "0x80" : "0x00");
+    }
     if (isnan(x) || isinf(x)) {
         const char *f32 = isnan(x) ? "__int_as_float(0x7fc00000)" : x > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
         switch (d) {
@@ -626,6 +631,8 @@ static const char *math_call(Emitter *E, const Op *op, const char *a)
     };
     DType d = op->args[0]->type.dtype;
     MathFn m = (MathFn)op->iattr[0];
+    if (m == MATH_ABS && dtype_is_fp8(d))
+        return fmt(E, "tilec::fp8_abs(%s)", a);
     if (m == MATH_ABS && dtype_is_int(d))
     {
         const char *x = paren(E, a); /* `x | 255 < 0` would compare 255 first; -(-3), never --3 */
@@ -658,12 +665,34 @@ static const char *math2_call(Emitter *E, const Op *op, const char *a, const cha
     return fmt(E, "%s(%s, %s)", d == DT_FP64 ? f64[op->iattr[0]] : f32[op->iattr[0]], a, b);
 }
 
+/* A conversion to or from fp8: one helper of templates/tilec_runtime_fp8.cuh, named
+ * after the two types ("tilec::f32_to_e4m3"); lowering allows only fp32, fp16 and bf16
+ * on the other side. */
+static const char *fp8_cast_expr(Emitter *E, DType s, DType d, bool rtz, const char *a)
+{
+    static const struct { DType d; const char *name; } names[] = {
+        {DT_FP8E4NV, "e4m3"}, {DT_FP8E5, "e5m2"}, {DT_FP16, "f16"}, {DT_BF16, "bf16"}, {DT_FP32, "f32"},
+    };
+    const char *sn = NULL, *dn = NULL;
+    for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+        if (names[i].d == s)
+            sn = names[i].name;
+        if (names[i].d == d)
+            dn = names[i].name;
+    }
+    if (!sn || !dn || (dtype_is_fp8(s) && dtype_is_fp8(d)) || (rtz && !(s == DT_FP32 && d == DT_FP8E5)))
+        BUG("fp8 conversion %s -> %s%s", dtype_name(s), dtype_name(d), rtz ? " (rtz)" : "");
+    return fmt(E, "tilec::%s_to_%s%s(%s)", sn, dn, rtz ? "_rz" : "", a);
+}
+
 static const char *cast_expr(Emitter *E, const Op *op, const char *a)
 {
     DType s = op->args[0]->type.dtype, d = op->results[0]->type.dtype;
     const Op *src = op->args[0]->def;
-    /* a cast of a literal is the literal of the new type */
-    if (src && src->kind == OP_CONST && !info(E, op->args[0])->name && d != DT_PTR && s != DT_PTR) {
+    /* a cast of a literal is the literal of the new type (to fp8, the helper below converts
+     * it on the device, as Triton does with a nonzero constant) */
+    if (src && src->kind == OP_CONST && !info(E, op->args[0])->name && d != DT_PTR && s != DT_PTR &&
+        !dtype_is_fp8(d)) {
         double x = dtype_is_float(s) ? src->fattr : (double)src->iattr[0];
         if (dtype_is_float(d) && x == x)
             return float_literal(E, x, d);
@@ -675,6 +704,8 @@ static const char *cast_expr(Emitter *E, const Op *op, const char *a)
     a = paren(E, a);
     Type rt = type_elem(op->results[0]->type);
     bool rtz = op->iattr[0] != 0;
+    if (dtype_is_fp8(s) || dtype_is_fp8(d))
+        return fp8_cast_expr(E, s, d, rtz, a);
     if (d == DT_I1) {
         if (s == DT_FP16 || s == DT_BF16)
             return fmt(E, "(%s != %s)", a, zero_of(E, s));
@@ -2772,26 +2803,34 @@ static void emit_header(Emitter *E, int threads)
 
 static void emit_includes(Emitter *E)
 {
-    bool half = false, bf16 = false;
+    bool half = false, bf16 = false, fp8 = false;
     for (int i = 0; i < E->f->params.len; i++) {
         const KernelParam *kp = &E->f->params.data[i];
         DType d = kp->type.dtype == DT_PTR ? kp->type.pointee : kp->type.dtype;
         half |= d == DT_FP16;
         bf16 |= d == DT_BF16;
+        fp8 |= dtype_is_fp8(d);
     }
     half |= E->f->uses_fp16;
     bf16 |= E->f->uses_bf16;
+    fp8 |= E->f->uses_fp8;
     if (half)
         sb_puts(E->out, "#include <cuda_fp16.h>\n");
     if (bf16)
         sb_puts(E->out, "#include <cuda_bf16.h>\n");
+    if (fp8) /* with cuda_fp16.h and cuda_bf16.h, which its conversions use */
+        sb_puts(E->out, "#include <cuda_fp8.h>\n");
     if (E->f->uses_printf) /* device printf: declared by stdio.h under nvcc, built into NVRTC */
         sb_puts(E->out, "#ifndef __CUDACC_RTC__\n#include <stdio.h>\n#endif\n");
-    if (half || bf16 || E->f->uses_printf)
+    if (half || bf16 || fp8 || E->f->uses_printf)
         sb_putc(E->out, '\n');
-    for (int i = 0; i < tilec_template_count; i++)
-        if (E->f->uses_dot || !strstr(tilec_templates[i].name, "tensorcore"))
-            sb_puts(E->out, tilec_templates[i].text);
+    /* in file-name order: the runtime helpers, then the fp8 and tensor-core ones where needed */
+    for (int i = 0; i < tilec_template_count; i++) {
+        const char *name = tilec_templates[i].name;
+        if ((strstr(name, "tensorcore") && !E->f->uses_dot) || (strstr(name, "fp8") && !fp8))
+            continue;
+        sb_puts(E->out, tilec_templates[i].text);
+    }
     sb_putc(E->out, '\n');
 }
 
@@ -2910,6 +2949,7 @@ static void scan_types(TirFunc *f, const Block *b)
             DType d = op->results[k]->type.dtype;
             f->uses_fp16 |= d == DT_FP16;
             f->uses_bf16 |= d == DT_BF16;
+            f->uses_fp8 |= dtype_is_fp8(d);
         }
         for (int r = 0; r < op->nregions; r++)
             scan_types(f, op->regions[r]);

@@ -117,8 +117,8 @@ static const char *later_feature(const char *fn)
 
         {"extra.cuda.globaltimer", "CUDA-specific extras"}, {"extra.cuda.smid", "CUDA-specific extras"},
         {"extra.cuda.num_threads", "CUDA-specific extras"}, {"extra.cuda.num_warps", "CUDA-specific extras"},
-        {"extra.cuda.convert_custom_float8_sm80", "fp8 conversions"},
-        {"extra.cuda.convert_custom_float8_sm70", "fp8 conversions"},
+        {"extra.cuda.convert_custom_float8_sm80", "float8e4b15 conversions"},
+        {"extra.cuda.convert_custom_float8_sm70", "float8e4b15 conversions"},
         {"extra.cuda.experimental_device_tensormap_create1d", "tensor descriptors"},
         {"extra.cuda.experimental_device_tensormap_create2d", "tensor descriptors"},
         {"extra.cuda.experimental_tensormap_fenceproxy_acquire", "tensor descriptors"},
@@ -358,6 +358,11 @@ static Value *lower_cast(Lower *L, Value *v, Type to, bool bitcast, bool rtz, Lo
         DType s = v->type.dtype;
         if (!dtype_is_float(s) || !dtype_is_float(to.dtype) || dtype_bits(to.dtype) >= dtype_bits(s))
             lower_error(L, loc, "fp_downcast_rounding applies only to float downcasts");
+        /* the NVIDIA backend rounds toward zero to fp8 only from fp32 to fp8e5 and aborts on the rest */
+        if (dtype_is_fp8(to.dtype) && (s != DT_FP32 || to.dtype != DT_FP8E5))
+            lower_error(L, loc, "fp_downcast_rounding=\"rtz\" from %s to %s is not supported by Triton 3.6 "
+                        "(to fp8 it rounds toward zero only from float32 to float8e5)",
+                        dtype_triton_name(s), dtype_triton_name(to.dtype));
         r->def->iattr[0] = 1;
     }
     return r;
@@ -562,6 +567,8 @@ static CVal *lower_math1(Lower *L, Node *call, const char *name, int fn, CVal *x
         v = float_arg(L, x, loc, name, true);
     else
         v = float_arg(L, x, loc, name, false);
+    if (fn != MATH_ABS) /* Triton's |x| on fp8 clears the sign bit; nothing else computes on fp8 */
+        check_not_fp8_arith(L, v->type.dtype, name, loc);
     Type rt = v->type;
     if (fn == MATH_ISNAN || fn == MATH_ISINF)
         rt.dtype = DT_I1;
@@ -692,6 +699,7 @@ static CVal *lower_tl(Lower *L, const char *fn, Node *call, CVal **args, int nar
             d = DT_FP64;
         else if (d != DT_FP64 && (y->type.dtype == DT_FP32 || z->type.dtype == DT_FP32 || d == DT_FP32))
             d = DT_FP32;
+        check_not_fp8_arith(L, d, name, loc);
         x = cast_value(L, x, type_scalar(d), loc);
         y = cast_value(L, y, type_scalar(d), loc);
         z = cast_value(L, z, type_scalar(d), loc);

@@ -112,6 +112,8 @@ CVal *lower_unary(Lower *L, TokenKind op, CVal *a, Loc loc);
 Value *lower_where(Lower *L, Value *c, CVal *x, CVal *y, Loc loc);
 Value *lower_minmax(Lower *L, bool is_max, CVal *x, CVal *y, Loc loc);
 Value *to_bool(Lower *L, Value *v, Loc loc);
+/* errors out when d is fp8: Triton has no fp8 arithmetic (what: "'+'", "tl.sum"...) */
+void check_not_fp8_arith(Lower *L, DType d, const char *what, Loc loc);
 DType literal_dtype(Lower *L, const CVal *c, Loc loc);
 Type value_type_of(Lower *L, CVal *c, Loc loc);
 

@@ -116,6 +116,15 @@ Value *emit_const_int(Lower *L, DType d, int64_t v, Loc loc)
 
 Value *emit_const_float(Lower *L, DType d, double v, Loc loc)
 {
+    if (dtype_is_fp8(d)) {
+        /* Triton's scalar_constant makes 0 as the type's null value and has no builder for
+         * any other fp8 constant */
+        if (v != 0)
+            lower_error(L, loc, "Triton cannot make the %s constant %g: an fp8 constant must be 0 "
+                        "(convert a float32 value instead, e.g. tl.full(shape, %g, tl.float32).to(tl.%s))",
+                        dtype_triton_name(d), v, v, dtype_triton_name(d));
+        v = 0.0; /* the null value is +0 */
+    }
     Op *op = emit_op(L, OP_CONST, loc, 0, NULL, type_scalar(d));
     op->fattr = v;
     op->iattr[0] = v > -9.2e18 && v < 9.2e18 ? (int64_t)v : 0; /* inf and nan have no integer */
@@ -232,13 +241,56 @@ void broadcast_pair(Lower *L, Value **a, Value **b, Loc loc)
 
 /* ---- casts (§7.7) --------------------------------------------------------- */
 
+/* fp8 conversions as Triton 3.6 does them (semantic.cast, then FpToFpOpConversion in the
+ * NVIDIA backend's ElementwiseOpToLLVM.cpp):
+ *  - fp8 converts only to and from floating-point types, in one tt.fp_to_fp whatever the
+ *    other type is: fp16 and bf16 do not go through fp32 here;
+ *  - fp8 <-> fp64 and fp8e4nv <-> fp8e5 have no lowering (the backend aborts): rejected;
+ *  - to fp8, the default rounding is to nearest even with saturation (cvt.rn.satfinite:
+ *    magnitudes beyond the largest finite value, infinities included, become that value;
+ *    NaN stays NaN); fp_downcast_rounding="rtz" exists only from fp32 to fp8e5 (checked in
+ *    lower_cast);
+ *  - from fp8 the result is exact (every fp8 value is an fp16, bf16 and fp32 value), except
+ *    that fp8e5 -> bf16 turns infinities and NaNs into finite numbers;
+ *  - the cvt instructions for .e4m3x2/.e5m2x2 need sm_89: below it Triton refuses fp8e4nv
+ *    and converts fp8e5 in software with other roundings, so tilec asks for --arch sm_90;
+ *  - a conversion of the constant +0 or -0 folds to the fp8 zero of that sign
+ *    (FpToFpOp::fold), so a load's other=0 needs no instruction and no sm_89.
+ * templates/tilec_runtime_fp8.cuh holds the instructions of each conversion. */
+static Value *cast_fp8(Lower *L, Value *v, Type elem, Loc loc)
+{
+    DType s = v->type.dtype, d = elem.dtype;
+    const char *sn = dtype_triton_name(s), *dn = dtype_triton_name(d);
+    if (!dtype_is_float(s) || !dtype_is_float(d))
+        lower_error(L, loc, "cannot cast %s to %s: Triton converts fp8 only to and from floating-point types "
+                    "(go through tl.float32)", sn, dn);
+    if (s == DT_FP64 || d == DT_FP64)
+        lower_error(L, loc, "cannot cast %s to %s: Triton 3.6 has no conversion between fp8 and float64 "
+                    "(go through tl.float32)", sn, dn);
+    if (dtype_is_fp8(s) && dtype_is_fp8(d))
+        lower_error(L, loc, "cannot cast %s to %s: Triton 3.6 has no conversion between two fp8 types "
+                    "(go through tl.float16 or tl.float32)", sn, dn);
+    Type res = type_tensor(elem, v->type.rank, v->type.shape);
+    const Op *src = v->def;
+    if (src && src->kind == OP_CONST && src->fattr == 0) {
+        Op *zero = emit_op(L, OP_CONST, loc, 0, NULL, res);
+        zero->fattr = src->fattr; /* keeps the sign */
+        return zero->results[0];
+    }
+    int arch = L->opt->arch ? L->opt->arch : 80;
+    if (arch < 89)
+        lower_error(L, loc, "converting %s to %s needs sm_89 or newer (cvt with .e4m3x2/.e5m2x2); "
+                    "translate with --arch sm_90", sn, dn);
+    return emit1(L, OP_CAST, loc, 1, &v, res);
+}
+
 Value *cast_value(Lower *L, Value *v, Type elem, Loc loc)
 {
     Type src = type_elem(v->type);
     if (type_eq(src, elem))
         return v;
-    if (elem.dtype == DT_FP8E4NV || elem.dtype == DT_FP8E5 || src.dtype == DT_FP8E4NV || src.dtype == DT_FP8E5)
-        lower_error(L, loc, "fp8 conversions are not supported yet");
+    if (dtype_is_fp8(src.dtype) || dtype_is_fp8(elem.dtype))
+        return cast_fp8(L, v, elem, loc);
     Type res = type_tensor(elem, v->type.rank, v->type.shape);
     /* fp16/bf16 <-> anything other than fp32 goes through fp32, as Triton does */
     bool src_half = src.dtype == DT_FP16 || src.dtype == DT_BF16;
@@ -457,8 +509,11 @@ static DType promote(Lower *L, DType a, DType b, TokenKind op, Loc loc)
         return is_div_or_mod(op) ? DT_FP32 : DT_BF16;
     if (a == DT_BF16 || b == DT_BF16)
         return DT_FP32;
-    if (dtype_is_float(a) || dtype_is_float(b))
-        lower_error(L, loc, "fp8 arithmetic is not supported yet");
+    if (dtype_is_fp8(a) && dtype_is_fp8(b))
+        return a == b ? a : DT_FP16;
+    if (dtype_is_fp8(a) || dtype_is_fp8(b))
+        lower_error(L, loc, "cannot combine %s and %s: Triton mixes fp8 only with floating-point types",
+                    dtype_triton_name(a), dtype_triton_name(b));
     return integer_promote(L, a, b, op, loc);
 }
 
@@ -478,10 +533,20 @@ static void check_scalar_range(Lower *L, const CVal *c, DType d, Loc loc)
         lower_error(L, loc, "scalar %lld is out of range for %s", (long long)c->i, dtype_name(d));
 }
 
+/* Triton has no fp8 arithmetic: its LLVM lowering turns fp8 values into i8, which
+ * float instructions (fadd, fcmp, maxnum...) do not take.  Selecting between them works. */
+void check_not_fp8_arith(Lower *L, DType d, const char *what, Loc loc)
+{
+    if (dtype_is_fp8(d))
+        lower_error(L, loc, "%s on %s values is not supported by Triton (it has no fp8 arithmetic); "
+                    "convert them first, e.g. x.to(tl.float32)", what, dtype_triton_name(d));
+}
+
 /* Decide the computation type of a binary op, casting both sides; a or b
- * may be Python scalars.  Returns the operands as IR values. */
+ * may be Python scalars.  Returns the operands as IR values.  `what` names the
+ * operation for the fp8 check, NULL for a select (which fp8 values allow). */
 static DType binary_operands(Lower *L, TokenKind op, CVal *ca, CVal *cb, Value **va, Value **vb,
-                             bool compare, Loc loc)
+                             bool compare, const char *what, Loc loc)
 {
     DType d;
     if (!compare && cv_is_python_scalar(ca) != cv_is_python_scalar(cb)) {
@@ -494,6 +559,8 @@ static DType binary_operands(Lower *L, TokenKind op, CVal *ca, CVal *cb, Value *
             d = td;
             if ((td == DT_FP16 || td == DT_BF16) && is_div_or_mod(op))
                 d = DT_FP32;
+            if (what)
+                check_not_fp8_arith(L, d, what, loc);
             check_scalar_range(L, scal, td, loc);
             Value *sv = dtype_is_float(d)
                             ? emit_const_float(L, d, scal->kind == CV_FLOAT ? scal->f : (double)scal->i, loc)
@@ -513,6 +580,8 @@ full:;
         return DT_PTR;
     }
     d = promote(L, da, db, op, loc);
+    if (what)
+        check_not_fp8_arith(L, d, what, loc);
     *va = cast_value(L, a, type_scalar(d), loc);
     *vb = cast_value(L, b, type_scalar(d), loc);
     return d;
@@ -572,7 +641,7 @@ CVal *lower_binop(Lower *L, TokenKind op, CVal *ca, CVal *cb, Loc loc)
             cb = cv_value(L, y);
         }
     }
-    DType d = binary_operands(L, op, ca, cb, &a, &b, false, loc);
+    DType d = binary_operands(L, op, ca, cb, &a, &b, false, token_kind_name(op), loc);
     bool isf = dtype_is_float(d);
     OpKind k;
     switch (op) {
@@ -664,7 +733,7 @@ CVal *lower_compare(Lower *L, TokenKind op, CVal *ca, CVal *cb, Loc loc)
     if (ca->kind != CV_VALUE && cb->kind != CV_VALUE)
         return cv_bool(L, py_compare(L, op, ca, cb, loc));
     Value *a, *b;
-    (void)binary_operands(L, op, ca, cb, &a, &b, true, loc);
+    (void)binary_operands(L, op, ca, cb, &a, &b, true, token_kind_name(op), loc);
     broadcast_pair(L, &a, &b, loc);
     CmpPred p;
     switch (op) {
@@ -712,6 +781,7 @@ CVal *lower_unary(Lower *L, TokenKind op, CVal *a, Loc loc)
     case TOK_MINUS:
         if (v->type.dtype == DT_PTR || v->type.dtype == DT_I1)
             lower_error(L, loc, "bad operand for unary -: %s", type_str(L->a, v->type));
+        check_not_fp8_arith(L, v->type.dtype, "unary '-'", loc);
         return cv_value(L, emit1(L, OP_NEG, loc, 1, &v, v->type));
     case TOK_TILDE:
         if (!dtype_is_int(v->type.dtype))
@@ -736,7 +806,7 @@ Value *lower_where(Lower *L, Value *c, CVal *x, CVal *y, Loc loc)
         if (!type_eq(type_elem(a->type), type_elem(b->type)))
             lower_error(L, loc, "tl.where between %s and %s", type_str(L->a, a->type), type_str(L->a, b->type));
     } else {
-        (void)binary_operands(L, TOK_PLUS, x, y, &a, &b, false, loc);
+        (void)binary_operands(L, TOK_PLUS, x, y, &a, &b, false, NULL, loc);
     }
     broadcast_pair(L, &a, &b, loc);
     broadcast_pair(L, &c, &a, loc);
@@ -749,7 +819,7 @@ Value *lower_where(Lower *L, Value *c, CVal *x, CVal *y, Loc loc)
 Value *lower_minmax(Lower *L, bool is_max, CVal *x, CVal *y, Loc loc)
 {
     Value *a, *b;
-    (void)binary_operands(L, TOK_PLUS, x, y, &a, &b, false, loc);
+    (void)binary_operands(L, TOK_PLUS, x, y, &a, &b, false, is_max ? "tl.maximum" : "tl.minimum", loc);
     if (a->type.dtype == DT_PTR)
         lower_error(L, loc, "maximum/minimum of pointers is not supported");
     broadcast_pair(L, &a, &b, loc);

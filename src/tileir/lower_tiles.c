@@ -154,6 +154,7 @@ static CVal *reduce(Lower *L, ReduceKind k, Value *v, CVal *axis_c, Loc axis_loc
 {
     if (!v->type.rank)
         lower_error(L, loc, "cannot reduce a scalar: tl.%s needs a tensor", reduce_name(k));
+    check_not_fp8_arith(L, v->type.dtype, arena_printf(L->a, "tl.%s", reduce_name(k)), loc);
     int rank = v->type.rank;
     bool arg = k == RED_ARGMAX || k == RED_ARGMIN;
     Value *res, *idx = NULL;
@@ -246,6 +247,7 @@ static CVal *do_scan(Lower *L, const char *fn, const char *name, Node *call, CVa
         v = cast_to(L, v, DT_FP32, call->loc);
     else if (fn[3] == 's' && dtype_is_int(d) && dtype_bits(d) < 32)
         v = cast_to(L, v, dtype_is_signed(d) ? DT_I32 : DT_U32, call->loc);
+    check_not_fp8_arith(L, v->type.dtype, name, call->loc);
     int axis = norm_axis(L, A.v[1] ? const_int(L, A.v[1], A.loc[1], "the axis") : 0, v->type.rank, A.loc[1]);
     Op *op = emit_op(L, OP_SCAN, call->loc, 1, &v, v->type);
     op->iattr[0] = fn[3] == 's' ? SCAN_SUM : SCAN_PROD;

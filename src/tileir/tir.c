@@ -21,10 +21,10 @@ const char *dtype_triton_name(DType d) { return dtype_info[d].triton; }
 const char *dtype_ctype(DType d) { return dtype_info[d].ctype; }
 int dtype_bits(DType d) { return dtype_info[d].bits; }
 bool dtype_is_float(DType d) { return dtype_info[d].cls == 'f'; }
-bool dtype_is_fp8(DType d) { return d == DT_FP8E4NV || d == DT_FP8E5; }
 bool dtype_is_int(DType d) { return strchr("bsu", dtype_info[d].cls) != NULL; }
 bool dtype_is_signed(DType d) { return dtype_info[d].cls == 's'; }
 bool dtype_is_ptr(DType d) { return d == DT_PTR; }
+bool dtype_is_fp8(DType d) { return d == DT_FP8E4NV || d == DT_FP8E5; }
 
 int dtype_from_name(const char *s)
 {

@@ -53,10 +53,10 @@ const char *dtype_triton_name(DType d); /* "float32" */
 const char *dtype_ctype(DType d);       /* "float" */
 int dtype_bits(DType d);
 bool dtype_is_float(DType d);
-bool dtype_is_fp8(DType d);   /* float8e4nv, float8e5 */
 bool dtype_is_int(DType d);             /* incl. i1 */
 bool dtype_is_signed(DType d);          /* signed ints only */
 bool dtype_is_ptr(DType d);
+bool dtype_is_fp8(DType d);           /* fp8e4nv, fp8e5 */
 int dtype_from_name(const char *s);     /* accepts fp32/float32/f32/i32/int32/bool...; -1 if none */
 
 typedef struct Type {
@@ -428,6 +428,7 @@ typedef struct TirFunc {
     Vec(Layout *) layouts;
     int smem_bytes;       /* the shared-memory arena, after tir_layouts */
     bool uses_fp16, uses_bf16;
+    bool uses_fp8;        /* cuda_fp8.h and the fp8 helpers are included */
     bool uses_printf;     /* device_print / device_assert */
     bool uses_dot;        /* tl.dot: the tensor-core helpers are included */
     bool debug;           /* device_assert compiled in */

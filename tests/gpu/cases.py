@@ -63,7 +63,7 @@ class Case:
     driver: str = "generic"       # a key of run_gpu_tests.DRIVERS
     dtype: str = "fp32"           # element type of the tensors
     sizes: list = field(default_factory=lambda: list(SIZES))
-    extra_flags: list = field(default_factory=list)  # further tilec flags (golden cases)
+    extra_flags: list = field(default_factory=list)  # further tilec flags (golden cases, --arch)
     skip: str = None              # set at run time: why tilec could not translate it
     num_stages: int = None        # --num-stages, and Triton's num_stages; None: the default (3)
     config: int = None            # --config N of an @triton.autotune kernel: its constexprs,
@@ -144,7 +144,7 @@ def example_cases():
                       "*fp32:16, *fp32:16, i32, i32, i32, fp32, 1024", num_warps=4,
                       driver="row_chunks", dtype="fp32", sizes=list(ROW_SHAPES)))
     return (cases + rowwise_cases() + random_and_scan_cases() + atomic_and_misc_cases()
-            + matmul_cases())
+            + matmul_cases() + fp8_cases())
 
 
 def rowwise_cases():
@@ -424,4 +424,50 @@ def matmul_cases():
         cases.append(_mm("autotuned/fp16", "matmul_autotuned_kernel", ["fp16"] * 3, None, None, None,
                          S + [(1000, 1000, 1003, "rand"), (1000, 1000, 1003, "ints")]
                          + ([MM_4096] if n == 0 else []), config=n))
+    return cases
+
+
+# ---- fp8 conversions: tests/golden/fp8_casts.py ------------------------------------------------
+#
+# Checked bit for bit against Triton, and against torch's float8_e4m3fn / float8_e5m2
+# conversions adjusted to Triton's rules (run_gpu_tests.fp8_reference: saturation, the
+# rounding toward zero of "rtz", the fp16 step of sm_89, e5m2 -> bf16 of infinities and NaNs);
+# NaN only as NaN there, since its bits are the hardware's.  The inputs lead with special
+# values (saturation, ties, subnormals, zeros, infinities, NaN), then ties of both fp8 types and
+# random values over 2^-20..2^20.  They need sm_89 or newer and are skipped below it.
+FP8_SIZES = [1, 17, 1000, 4099, 98432, (1 << 20) + 3]
+FP8_SOURCE = "tests/golden/fp8_casts.py"
+
+
+def _fp8(name, kernel, sig, block, warps, dtype):
+    return Case(name, FP8_SOURCE, kernel, f"{sig}, {block}", num_warps=warps, grid="cdiv(n, BLOCK)",
+                driver="fp8", dtype=dtype, sizes=list(FP8_SIZES), extra_flags=["--arch", "sm_90"])
+
+
+def fp8_cases():
+    """x.to(fp8) and back for every source type and both fp8 types (rtz from fp32 to fp8e5),
+    the conversion of tl.store, and every fp8 code to fp16, bf16 and fp32 (through tl.abs)."""
+    cases = []
+    for x, q, rtz, n_sig, block, warps in [
+            ("fp32", "fp8e4nv", 0, "i32", 1024, 4), ("fp32", "fp8e5", 0, "i32", 1024, 4),
+            ("fp32", "fp8e5", 1, "i32", 256, 2), ("fp32", "fp8e4nv", 0, "i32:16", 2048, 8),
+            ("fp16", "fp8e4nv", 0, "i32", 512, 2), ("fp16", "fp8e5", 0, "i32:16", 1024, 4),
+            ("bf16", "fp8e4nv", 0, "i32", 256, 1), ("bf16", "fp8e5", 0, "i32", 1024, 4)]:
+        rz = "-rtz" if rtz else ""
+        sizes16 = n_sig.endswith(":16")
+        c = _fp8(f"fp8_roundtrip/{x}-{q}{rz}/B{block}/w{warps}" + ("/n16" if sizes16 else ""),
+                 "fp8_roundtrip_kernel", f"*{x}:16, *{q}:16, *{x}:16, {n_sig}, {rtz}", block, warps, x)
+        if sizes16:
+            c.sizes = list(SIZES_DIV16)
+        cases.append(c)
+    for x, q in [("fp32", "fp8e4nv"), ("fp16", "fp8e5"), ("bf16", "fp8e5")]:
+        cases.append(_fp8(f"fp8_store/{x}-{q}/B1024/w4", "fp8_store_kernel", f"*{x}:16, *{q}:16, i32",
+                          1024, 4, x))
+    for q, n_sig, block, warps in [("fp8e4nv", "i32", 1024, 4), ("fp8e5", "i32", 1024, 4),
+                                   ("fp8e5", "i32:16", 2048, 4)]:
+        c = _fp8(f"fp8_upcast/{q}/B{block}/w{warps}" + ("/n16" if n_sig.endswith(":16") else ""),
+                 "fp8_upcast_kernel", f"*{q}:16, *fp16:16, *bf16:16, *fp32:16, {n_sig}", block, warps, q)
+        if n_sig.endswith(":16"):
+            c.sizes = list(SIZES_DIV16)
+        cases.append(c)
     return cases

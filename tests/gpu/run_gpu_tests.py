@@ -789,6 +789,10 @@ def torch_dtype(name):
             "fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2}[name]
 
 
+def is_fp8(t):
+    return t.dtype in (torch.float8_e4m3fn, torch.float8_e5m2)
+
+
 class Kernel:
     """One case's kernel, launched through tilec's ctypes launcher or through Triton.
     so=None (tilec could not translate it): only Triton runs.  so=LIB_BUILT: tilec's kernel
@@ -915,10 +919,10 @@ def grid_from_expression(expr, values):
 # ---- inputs, poison, comparisons ------------------------------------------------------
 
 def poison_(t):
-    if t.dtype.is_floating_point:
+    if t.dtype.is_floating_point and not is_fp8(t):
         t.fill_(float("nan"))
     else:
-        t.view(torch.uint8).fill_(0x7F)
+        t.view(torch.uint8).fill_(0x7F)     # for fp8 types, a NaN
     return t
 
 
@@ -974,7 +978,7 @@ def where_bad_approx(out, ref64):
 
 
 def where_bad_between(a, b, exact):
-    if exact or not a.dtype.is_floating_point:
+    if exact or not a.dtype.is_floating_point or is_fp8(a):
         return bits(a) != bits(b)
     same = bits(a) == bits(b)                       # also NaN in the same places
     if a.dtype == torch.float32:
@@ -985,6 +989,10 @@ def where_bad_between(a, b, exact):
 
 
 def describe_bad(bad, out, expect, inputs=None):
+    if is_fp8(out):                         # shown (and checked for NaN) as fp32
+        out = out.float()
+    if expect is not None and is_fp8(expect):
+        expect = expect.float()
     bad = bad.reshape(-1)
     n_bad = int(bad.sum().item())
     if n_bad == 0:
@@ -1805,6 +1813,145 @@ def drive_transpose(kernel, case, shape, use_triton, gen):
     return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
 
 
+# ---- fp8 conversions: tests/golden/fp8_casts.py --------------------------------------------
+
+# Saturation (448 and 57344 with their ties, the fp16 overflow 65520, infinities), ties in
+# the normal and subnormal ranges of both types and next to them (1.0625001: a tie on sm_89
+# after its fp16 step, not on sm_90), subnormals of fp8 and fp32, zeros, NaNs of both signs.
+FP8_SPECIALS = [0.0, -0.0, math.inf, -math.inf, math.nan, -math.nan, 448.0, -448.0, 449.0, 464.0,
+                465.0, 480.0, 1e4, 57344.0, 61439.0, 61440.0, 65504.0, 65520.0, 1e30, -3.4e38,
+                1.0625, 1.0625001, -1.0625001, 1.125, 1.1875, 1.375, 2.0 ** -6, 1.5 * 2.0 ** -7,
+                2.0 ** -9, 2.0 ** -10, 1.5 * 2.0 ** -10, 3 * 2.0 ** -10, 2.0 ** -11, 2.0 ** -14,
+                2.0 ** -16, 2.0 ** -17, 1.5 * 2.0 ** -17, 3 * 2.0 ** -17, 2.0 ** -18, 1e-40, -1e-40,
+                1e-45, 0.1, -0.3, 232.0, 240.0, 248.0, 3.0e-3]
+
+
+def fp8_isnan(q):
+    b = q.view(torch.uint8).to(torch.int32) & 0x7F
+    return b == 0x7F if q.dtype == torch.float8_e4m3fn else b > 0x7C
+
+
+def fp8_ties(count, fp8, gen):
+    """count values halfway between neighbouring finite fp8 values of type fp8, a third of
+    them moved one fp32 ulp up or down, with random signs (fp32)."""
+    top = 0x7E if fp8 == torch.float8_e4m3fn else 0x7B      # the largest finite code
+    codes = torch.randint(0, top, (count,), generator=gen, device="cuda").to(torch.uint8)
+    mid = (codes.view(fp8).float() + (codes + 1).view(fp8).float()) / 2
+    nudge = torch.randint(-1, 2, (count,), generator=gen, device="cuda")
+    away = torch.where(nudge > 0, torch.full_like(mid, math.inf), torch.full_like(mid, -math.inf))
+    mid = torch.where(nudge != 0, torch.nextafter(mid, away), mid)
+    sign = torch.randint(0, 2, (count,), generator=gen, device="cuda") * 2 - 1
+    return mid * sign
+
+
+def fp8_inputs(size, dt, gen):
+    """FP8_SPECIALS, then ties of both fp8 types (512 each), then random values over
+    2^-20..2^20, as dt."""
+    x = rand_float(size, torch.float32, gen, spread=20)
+    lead = torch.cat([torch.tensor(FP8_SPECIALS, dtype=torch.float32, device="cuda"),
+                      fp8_ties(512, torch.float8_e4m3fn, gen), fp8_ties(512, torch.float8_e5m2, gen)])
+    k = min(size, lead.numel())
+    x[:k] = lead[:k]
+    return x.to(dt)
+
+
+def fp16_rz_bits(x32):
+    """The fp16 encoding (int32 in [0, 0xffff]) of fp32 x32 rounded toward zero, as
+    cvt.rz.f16.f32: round to nearest, then one step toward zero where that went up in
+    magnitude (infinity included: beyond 65504, rounding toward zero gives 65504)."""
+    h = x32.to(torch.float16)
+    hb = h.view(torch.int16).to(torch.int32) & 0xFFFF
+    return torch.where(h.float().abs() > x32.abs(), hb - 1, hb)
+
+
+def fp16_from_bits(b):
+    return torch.where(b >= 0x8000, b - 0x10000, b).to(torch.int16).view(torch.float16)
+
+
+def fp8_reference(x, fp8, rtz, sm89):
+    """Triton 3.6's conversion of x (fp32, fp16 or bf16) to fp8 (a torch float8 type): to
+    nearest even with saturation (torch rounds alike but does not saturate, hence the
+    clamp; NaN stays NaN); with rtz (fp32 to e5m2 only), fp32 to fp16 toward zero, then the
+    fp16's high byte; on sm_89 an fp32 source first goes to fp16 toward zero."""
+    x32 = x.float()
+    if rtz:
+        return (fp16_rz_bits(x32) >> 8).to(torch.uint8).view(fp8)
+    if sm89 and x.dtype == torch.float32:
+        x32 = fp16_from_bits(fp16_rz_bits(x32)).float()
+    top = 448.0 if fp8 == torch.float8_e4m3fn else 57344.0     # the largest finite values
+    return x32.clamp(-top, top).to(fp8)
+
+
+def fp8_upcast_reference(q, dt):
+    """q (fp8) as dt: exact, except that Triton's e5m2 -> bf16 turns the infinity and NaN
+    codes into +-2^16 * (1 + m/4) (templates/tilec_runtime_fp8.cuh, e5m2_to_bf16)."""
+    r = q.to(dt)
+    if dt == torch.bfloat16 and q.dtype == torch.float8_e5m2:
+        b = q.view(torch.uint8).to(torch.int32)
+        mag = 65536.0 * (1 + (b & 3).float() / 4)
+        special = torch.where(b >= 0x80, -mag, mag).to(dt)
+        r = torch.where((b & 0x7C) == 0x7C, special, r)
+    return r
+
+
+def where_bad_value(out, ref):
+    """Bits differ, unless both are NaN (whose bits are the hardware's choice)."""
+    def nan(t):
+        return fp8_isnan(t) if is_fp8(t) else torch.isnan(t)
+    return ~((bits(out) == bits(ref)) | (nan(out) & nan(ref)))
+
+
+def drive_fp8(kernel, case, n, use_triton, gen):
+    """tests/golden/fp8_casts.py: fp8_roundtrip_kernel (x -> fp8 q -> y of x's type),
+    fp8_store_kernel (x -> q by tl.store's conversion) and fp8_upcast_kernel (the fp8 codes
+    0..255 in turn -> fp16 h, bf16 b, and |q| as fp32 f)."""
+    check = Check(case, f"n={n}")
+    ptr = {p.name: torch_dtype(p.dtype) for p in kernel.runtime if p.kind == "ptr"}
+    values = {"n": n}
+    if "x_ptr" in ptr:
+        x = fp8_inputs(n + GUARD, ptr["x_ptr"], gen)
+        inputs = {"x": x[:n]}
+        sm89 = torch.cuda.get_device_capability() == (8, 9)
+        q_ref = fp8_reference(x[:n], ptr["q_ptr"], bool(kernel.constexprs.get("RTZ")), sm89)
+        refs = {"q_ptr": q_ref}
+        if "y_ptr" in ptr:
+            refs["y_ptr"] = fp8_upcast_reference(q_ref, ptr["y_ptr"])
+        values["x_ptr"] = x
+    else:
+        codes = (torch.arange(n + GUARD, device="cuda") % 256).to(torch.uint8)
+        q = codes.view(ptr["q_ptr"])
+        inputs = {"code": codes[:n]}
+        values["q_ptr"] = q
+        refs = {"h_ptr": fp8_upcast_reference(q[:n], torch.float16),
+                "b_ptr": fp8_upcast_reference(q[:n], torch.bfloat16),
+                "f_ptr": fp8_upcast_reference((codes[:n] & 0x7F).view(ptr["q_ptr"]), torch.float32)}
+    for name in refs:
+        values[name] = torch.empty(n + GUARD, dtype=ptr[name], device="cuda")
+    grid = grid_for(kernel, case, values, (-(-n // kernel.constexprs["BLOCK"]),))
+    results = run_impls(kernel, check, values, sorted(refs), grid, use_triton)
+    for impl, res in results.items():
+        for name, ref in sorted(refs.items()):
+            buf = res[name]
+            if not guard_intact(buf, n):
+                check.fail(f"{impl} wrote {name} past element {n}")
+            msg = describe_bad(where_bad_value(buf[:n], ref), buf[:n], ref, inputs)
+            if msg:
+                check.fail(f"{impl} {name} vs reference: {msg}")
+    if "tilec" in results and "triton" in results:
+        for name in sorted(refs):
+            a, b = results["tilec"][name][:n], results["triton"][name][:n]
+            msg = describe_bad(bits(a) != bits(b), a, b, inputs)
+            if msg:
+                check.fail(f"{name}: tilec vs Triton: {msg}")
+        if not check.problems:
+            check.note(f"outputs {sorted(refs)} match the reference and are bit-identical to Triton")
+    elif "tilec" in results and not check.problems:
+        check.note("matches reference" + ("" if use_triton else " (no Triton)"))
+    elif "triton" in results and not check.problems:
+        check.note("Triton matches reference (tilec not run)")
+    return check.print()
+
+
 # ---- tl.dot: examples/matmul.py ----------------------------------------------------------
 
 def place_matrix(batch, rows, cols, order, align, pad, batch_gap, fill):
@@ -1958,7 +2105,8 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "rand": drive_rand, "randint": drive_rand, "cumsum": drive_cumsum,
            "cumsum_rows": drive_cumsum_rows, "histogram": drive_histogram, "bits": drive_bits,
            "ticket": drive_ticket, "swap": drive_swap, "cas": drive_swap, "randn": drive_randn,
-           "cumprod_rev": drive_cumprod_rev, "transpose": drive_transpose, "matmul": drive_matmul}
+           "cumprod_rev": drive_cumprod_rev, "transpose": drive_transpose, "matmul": drive_matmul,
+           "fp8": drive_fp8}
 
 
 def run_case(case, so, use_triton, seed):
@@ -1968,6 +2116,12 @@ def run_case(case, so, use_triton, seed):
         raise
     except Exception as e:
         print(f"FAIL  {case.name}  setup: {type(e).__name__}: {e}", flush=True)
+        return
+    cc = torch.cuda.get_device_capability()
+    if "fp8" in case.sig and cc < (8, 9):     # no cvt for fp8 (Triton refuses fp8e4nv there)
+        print(f"SKIP  {case.name:<44} fp8 conversions need sm_89 or newer (this GPU is sm_{cc[0]}{cc[1]})",
+              flush=True)
+        kernel.close()
         return
     gen = torch.Generator(device="cuda")
     gen.manual_seed(seed ^ zlib.crc32(case.name.encode()))

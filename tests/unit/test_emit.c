@@ -63,3 +63,62 @@ ParameterizedTest(ReduceCase *rc, emit, shuffles_run_in_every_lane)
     cr_expect_gt(shuffles, 0, "%s: no shuffle found (the test no longer looks at the butterfly)", rc->signature);
     tilec_translation_free(t);
 }
+
+/* ---- fp8 conversions: one named helper each (templates/tilec_runtime_fp8.cuh) ---- */
+
+static const char fp8_py[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def k(x_ptr, y_ptr, RTZ: tl.constexpr):\n"
+    "    offs = tl.arange(0, 128)\n"
+    "    x = tl.load(x_ptr + offs)\n"
+    "    if RTZ:\n"
+    "        tl.store(y_ptr + offs, x.to(y_ptr.dtype.element_ty, fp_downcast_rounding='rtz'))\n"
+    "    else:\n"
+    "        tl.store(y_ptr + offs, x.to(y_ptr.dtype.element_ty))\n";
+
+typedef struct Fp8Emit {
+    char signature[32];
+    char helper[32];  /* the call that must appear in the kernel */
+} Fp8Emit;
+
+ParameterizedTestParameters(emit, fp8_conversion_helpers)
+{
+    static Fp8Emit cases[] = {
+        {"*fp32, *fp8e4nv, 0", "tilec::f32_to_e4m3("},   {"*fp32, *fp8e5, 0", "tilec::f32_to_e5m2("},
+        {"*fp32, *fp8e5, 1", "tilec::f32_to_e5m2_rz("},  {"*fp16, *fp8e4nv, 0", "tilec::f16_to_e4m3("},
+        {"*fp16, *fp8e5, 0", "tilec::f16_to_e5m2("},     {"*bf16, *fp8e4nv, 0", "tilec::bf16_to_e4m3("},
+        {"*bf16, *fp8e5, 0", "tilec::bf16_to_e5m2("},    {"*fp8e4nv, *fp32, 0", "tilec::e4m3_to_f32("},
+        {"*fp8e4nv, *fp16, 0", "tilec::e4m3_to_f16("},   {"*fp8e4nv, *bf16, 0", "tilec::e4m3_to_bf16("},
+        {"*fp8e5, *fp32, 0", "tilec::e5m2_to_f32("},     {"*fp8e5, *fp16, 0", "tilec::e5m2_to_f16("},
+        {"*fp8e5, *bf16, 0", "tilec::e5m2_to_bf16("},
+    };
+    return cr_make_param_array(Fp8Emit, cases, sizeof cases / sizeof cases[0]);
+}
+
+/* The conversion is the helper named after its two types, applied in the kernel body, and
+ * the file includes cuda_fp8.h and the fp8 helpers (which other kernels do without). */
+ParameterizedTest(Fp8Emit *c, emit, fp8_conversion_helpers)
+{
+    tilec_translate_options o = {.filename = "k.py", .kernel = "k", .signature = c->signature, .arch = 90};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(fp8_py, &o, &t), TILEC_OK, "%s: %s", c->signature, t->diagnostic_text);
+    const char *body = strstr(t->code, "extern \"C\" __global__");
+    cr_assert(body, "no kernel in:\n%s", t->code);
+    cr_expect(strstr(body, c->helper), "%s: no %s in the kernel:\n%s", c->signature, c->helper, body);
+    cr_expect(strstr(t->code, "#include <cuda_fp8.h>"), "%s: cuda_fp8.h not included", c->signature);
+    cr_expect(strstr(t->code, "tilec fp8 helpers"), "%s: the fp8 helpers are missing", c->signature);
+    tilec_translation_free(t);
+}
+
+Test(emit, no_fp8_helpers_without_fp8)
+{
+    tilec_translate_options o = {.filename = "k.py", .kernel = "k", .signature = "*fp32, *fp16, 0"};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(fp8_py, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    cr_expect_null(strstr(t->code, "cuda_fp8.h"));
+    cr_expect_null(strstr(t->code, "tilec fp8 helpers"));
+    tilec_translation_free(t);
+}

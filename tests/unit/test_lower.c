@@ -20,9 +20,10 @@ static void reset(void)
     sb_free(&out);
 }
 
-/* Translate `source` with signature `sig`, dumping after `dump` (NULL: tileir).
- * Returns tilec_translate's status; the text is in `out`, diagnostics in ctx.log. */
-static int translate(const char *source, const char *kernel, const char *sig, const char *dump)
+/* Translate `source` with signature `sig` for `arch` (0: the default, sm_80), dumping
+ * after `dump` (NULL: tileir).  Returns tilec_translate's status; the text is in `out`,
+ * diagnostics in ctx.log. */
+static int translate_for(int arch, const char *source, const char *kernel, const char *sig, const char *dump)
 {
     src = (Source){"t.py", source, strlen(source)};
     memset(&ctx, 0, sizeof ctx);
@@ -32,9 +33,15 @@ static int translate(const char *source, const char *kernel, const char *sig, co
     opt.lower.kernel = kernel;
     const char *err = NULL;
     cr_assert(tilec_parse_signature(&ctx.arena, sig, &opt.lower, &err), "bad signature: %s", err);
+    opt.lower.arch = arch;
     opt.emit = EMIT_TILEIR;
     opt.dump = dump;
     return tilec_translate(&ctx, &opt, &out);
+}
+
+static int translate(const char *source, const char *kernel, const char *sig, const char *dump)
+{
+    return translate_for(0, source, kernel, sig, dump);
 }
 
 static const char *log_text(void) { return ctx.log.data ? ctx.log.data : ""; }
@@ -192,6 +199,98 @@ Test(lower, compare_promotes_scalar_to_int32)
     cr_assert_eq(translate(promo_src("a < 1"), NULL, "*i8, *i8, *fp32", "lower"), 0, "%s", log_text());
     cr_expect(strstr(out_text(), "cast %6 : tensor<128xi32>"), "i8 tensor not widened:\n%s", out_text());
     cr_expect(strstr(line_with("// \"r\""), "tensor<128xi1>"));
+}
+
+/* ---- fp8 (Triton 3.6: one fp_to_fp per conversion, no fp8 arithmetic) ------------ */
+
+typedef struct Fp8Case {
+    char sig[40];     /* "*A, *B, *OUT" */
+    char expr[56];    /* the expression assigned to r */
+    int casts;        /* cast ops in the lowered kernel; -1: an error */
+    char want[80];    /* the type of r, or a piece of the error */
+} Fp8Case;
+
+ParameterizedTestParameters(lower, fp8)
+{
+    static Fp8Case cases[] = {
+        /* to and from fp8 in one cast, whatever the other float type (no fp32 step) */
+        {"*fp32, *fp32, *fp8e4nv", "a.to(tl.float8e4nv)", 1, "tensor<128xfp8e4nv>"},
+        {"*fp16, *fp16, *fp8e5", "a.to(tl.float8e5)", 1, "tensor<128xfp8e5>"},
+        {"*bf16, *bf16, *fp8e4nv", "a.to(tl.float8e4nv)", 1, "tensor<128xfp8e4nv>"},
+        {"*fp8e5, *fp8e5, *bf16", "a.to(tl.bfloat16)", 1, "tensor<128xbf16>"},
+        {"*fp8e4nv, *fp8e4nv, *fp16", "tl.cast(a, tl.float16)", 1, "tensor<128xfp16>"},
+        {"*fp32, *fp32, *fp8e5", "a.to(tl.float8e5, fp_downcast_rounding='rtz')", 1, "tensor<128xfp8e5>"},
+        /* tl.store converts to the pointer's fp8 type */
+        {"*fp32, *fp32, *fp8e5", "a + b", 1, "tensor<128xfp32>"},
+        /* promotion: two fp8 types meet in fp16, fp8 and fp32 in fp32; a select keeps fp8 */
+        {"*fp8e4nv, *fp8e5, *fp16", "a + b", 2, "tensor<128xfp16>"},
+        {"*fp8e4nv, *fp32, *fp32", "a * b", 1, "tensor<128xfp32>"},
+        {"*fp8e4nv, *fp8e4nv, *fp8e4nv", "tl.where(a > 0.0, a, b)", 1, "tensor<128xfp8e4nv>"},
+        {"*fp8e5, *fp8e5, *fp8e5", "tl.where(a > 0.0, a, 0.0)", 1, "tensor<128xfp8e5>"},
+        {"*fp8e5, *fp8e5, *fp8e5", "tl.abs(a)", 0, "tensor<128xfp8e5>"},
+        {"*fp8e4nv, *fp8e4nv, *fp32", "tl.max(a, axis=0)", 1, "fp32"},
+        /* what Triton rejects */
+        {"*fp8e4nv, *fp8e4nv, *fp8e4nv", "a * b", -1, "'*' on float8e4nv values"},
+        {"*fp8e4nv, *fp8e4nv, *fp8e4nv", "a * 2.0", -1, "'*' on float8e4nv values"},
+        {"*fp8e5, *fp8e5, *fp8e5", "a < b", -1, "'<' on float8e5 values"},
+        {"*fp8e5, *fp8e5, *fp8e5", "-a", -1, "unary '-' on float8e5"},
+        {"*fp8e5, *fp8e5, *fp8e5", "tl.maximum(a, b)", -1, "tl.maximum on float8e5"},
+        {"*fp8e5, *fp8e5, *fp8e5", "tl.cumsum(a, axis=0)", -1, "tl.cumsum on float8e5"},
+        {"*fp8e5, *fp8e5, *fp8e5", "tl.floor(a)", -1, "tl.floor on float8e5"},
+        {"*fp8e4nv, *fp8e4nv, *fp32", "a + 1", -1, "'+' on float8e4nv values"},
+        {"*fp8e4nv, *fp8e4nv, *fp32", "a == 1", -1, "cannot combine float8e4nv and int32"},
+        {"*fp8e4nv, *fp8e4nv, *i32", "a.to(tl.int32)", -1, "cannot cast float8e4nv to int32"},
+        {"*i8, *i8, *fp8e5", "a.to(tl.float8e5)", -1, "cannot cast int8 to float8e5"},
+        {"*fp8e4nv, *fp8e4nv, *i1", "a != 0.0", 2, "tensor<128xi1>"}, /* and i1 to i8 at the store */
+        {"*fp64, *fp64, *fp8e4nv", "a.to(tl.float8e4nv)", -1, "between fp8 and float64"},
+        {"*fp8e5, *fp8e5, *fp8e4nv", "a.to(tl.float8e4nv)", -1, "between two fp8 types"},
+        {"*fp16, *fp16, *fp8e5", "a.to(tl.float8e5, fp_downcast_rounding='rtz')", -1, "from float16 to float8e5"},
+        {"*fp8e5, *fp8e5, *fp32", "a.to(tl.float32, fp_downcast_rounding='rtz')", -1, "only to float downcasts"},
+        {"*fp8e5, *fp8e5, *fp8e5", "tl.full((128,), 2.0, tl.float8e5)", -1, "constant 2: an fp8 constant must be 0"},
+    };
+    return cr_make_param_array(Fp8Case, cases, ARRAY_LEN(cases));
+}
+
+ParameterizedTest(Fp8Case *c, lower, fp8)
+{
+    int rc = translate_for(90, promo_src(c->expr), NULL, c->sig, "lower");
+    if (c->casts < 0) {
+        cr_assert_eq(rc, 1, "%s with %s should fail; got:\n%s", c->expr, c->sig, out_text());
+        cr_expect(strstr(log_text(), c->want), "%s: expected '%s' in:\n%s", c->expr, c->want, log_text());
+        cr_expect(strstr(log_text(), "t.py:8:"), "diagnostic should point at line 8:\n%s", log_text());
+        return;
+    }
+    cr_assert_eq(rc, 0, "%s with %s failed:\n%s", c->expr, c->sig, log_text());
+    int casts = 0;
+    for (const char *p = out_text(); (p = strstr(p, "= cast ")); p++)
+        casts++;
+    cr_expect_eq(casts, c->casts, "%s (%s): %d casts, want %d:\n%s", c->expr, c->sig, casts, c->casts, out_text());
+    const char *line = line_with("// \"r\"");
+    cr_assert(line, "no value named r in:\n%s", out_text());
+    char want_ty[96];
+    snprintf(want_ty, sizeof want_ty, ": %s ", c->want);
+    cr_expect(strstr(line, want_ty), "%s (%s): expected type %s in: %s", c->expr, c->sig, c->want, line);
+}
+
+/* fp8 conversions need the cvt instructions of sm_89: the default sm_80 refuses them, but
+ * not fp8 loads and stores, nor a conversion of the constant 0 (folded, as Triton does). */
+Test(lower, fp8_needs_sm89)
+{
+    cr_assert_eq(translate(promo_src("a.to(tl.float8e4nv)"), NULL, "*fp32, *fp32, *fp8e4nv", "lower"), 1);
+    cr_expect(strstr(log_text(), "needs sm_89 or newer"), "%s", log_text());
+    reset();
+    cr_assert_eq(translate(promo_src("tl.where(a > 0.0, a, b)"), NULL, "*fp8e4nv, *fp8e4nv, *fp32", "lower"), 1);
+    reset();
+    cr_assert_eq(translate(promo_src("tl.where(b != b, b, a)"), NULL, "*fp8e5, *fp32, *fp8e5", "lower"), 1);
+    reset();
+    const char *copy = "import triton\nimport triton.language as tl\n"
+                       "@triton.jit\n"
+                       "def k(a_ptr, o_ptr, n):\n"
+                       "    offs = tl.arange(0, 128)\n"
+                       "    a = tl.load(a_ptr + offs, mask=offs < n, other=0.0)\n"
+                       "    tl.store(o_ptr + offs, tl.where(offs < 3, a, -0.0))\n";
+    cr_assert_eq(translate(copy, NULL, "*fp8e5, *fp8e5, i32", "lower"), 0, "%s", log_text());
+    cr_expect_null(strstr(out_text(), "= cast "), "a cast left in:\n%s", out_text());
 }
 
 /* ---- constexpr arithmetic follows Python ------------------------------------ */
