@@ -61,7 +61,7 @@ static void check_atomic(Ctx *ctx, const TirFunc *f, const Op *op)
                    "supported yet (use a tile of at least %d elements, or ignore the result)", 32 * f->num_warps);
 }
 
-static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst *w, const Op **smem_op)
+static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst w[2], const Op **smem_op)
 {
     for (int i = 0; i < b->ops.len; i++) {
         const Op *op = b->ops.data[i];
@@ -74,8 +74,14 @@ static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst *w, con
                 continue;
             int elems, regs;
             value_cost(v, &elems, &regs);
-            if (regs > w->regs)
-                *w = (Worst){v, op, elems, regs};
+            if (elems > w[0].elems)
+                w[0] = (Worst){v, op, elems, regs};
+            /* Pointer tiles are left out of the spill estimate: a large one
+             * used by one load or store is computed where it is used (emit.c),
+             * and of a loop-carried one only the first pointer of each vector
+             * access stays live. */
+            if (regs > w[1].regs && v->type.dtype != DT_PTR)
+                w[1] = (Worst){v, op, elems, regs};
         }
         for (int k = 0; k < op->nregions; k++)
             scan_block(ctx, f, op->regions[k], w, smem_op);
@@ -84,20 +90,20 @@ static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst *w, con
 
 void tir_check_limits(Ctx *ctx, TirFunc *f, int arch)
 {
-    Worst w = {0};
+    Worst w[2] = {{0}};   /* the most elements per thread; the most registers (not pointers) */
     const Op *smem_op = NULL;
-    scan_block(ctx, f, f->body, &w, &smem_op);
+    scan_block(ctx, f, f->body, w, &smem_op);
     int threads = 32 * f->num_warps;
-    if (w.v && w.elems > TIR_MAX_ELEMS_PER_THREAD)
-        diag_error(ctx, w.op->loc,
+    if (w[0].v && w[0].elems > TIR_MAX_ELEMS_PER_THREAD)
+        diag_error(ctx, w[0].op->loc,
                    "tile too large: this %s value needs %d elements per thread with %d warps "
                    "(at most %d): use a smaller block or more warps (num_warps up to 32)",
-                   type_str(&ctx->arena, w.v->type), w.elems, f->num_warps, TIR_MAX_ELEMS_PER_THREAD);
-    if (w.v && w.regs > TIR_SPILL_REGS)
-        diag_warning(ctx, w.op->loc,
+                   type_str(&ctx->arena, w[0].v->type), w[0].elems, f->num_warps, TIR_MAX_ELEMS_PER_THREAD);
+    else if (w[1].v && w[1].regs > TIR_SPILL_REGS)
+        diag_warning(ctx, w[1].op->loc,
                      "this %s value needs %d registers per thread (%d threads); ptxas will spill "
                      "to local memory: a smaller block or more warps avoids it",
-                     type_str(&ctx->arena, w.v->type), w.regs, threads);
+                     type_str(&ctx->arena, w[1].v->type), w[1].regs, threads);
     if (f->smem_bytes > smem_limit(arch))
         diag_error(ctx, smem_op ? smem_op->loc : f->loc,
                    "the kernel needs %d bytes of shared memory, %d of them for this %s, but a block on "
