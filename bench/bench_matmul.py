@@ -59,7 +59,7 @@ import bench_elementwise as elementwise  # noqa: E402  (timer and environment li
 import bench_rowwise as rowwise  # noqa: E402  (tilec launcher, i32 entries, lost contexts)
 
 DEFAULT_CONFIGS = {"fp16": "128x256x64/8/8/3", "tf32": "128x128x32/8/8/3", "int8": "128x256x64/8/8/3",
-                   "fp8": "128x256x64/8/8/3"}
+                   "fp8": "128x128x64/8/8/3"}
 PROBLEMS = [("fp16", 1024, 1024, 1024), ("fp16", 4096, 4096, 4096), ("fp16", 8192, 8192, 8192),
             ("tf32", 4096, 4096, 4096), ("int8", 4096, 4096, 4096), ("fp8", 4096, 4096, 4096)]
 TOL = {"fp16": 1e-2, "tf32": 1e-3, "fp8": 1e-2}

@@ -1618,6 +1618,11 @@ static const char *warp_part(Emitter *E, const LayoutMap *m, int d)
 
 /* Registers 0, 1, 2.. of map m holding consecutive elements along d. */
 
+/* The element type a staging buffer is addressed in: fp8 as its bytes
+ * (uint8_t), which the compiler keeps in registers where the cuda_fp8.h
+ * struct types would not be. */
+static const char *stage_ctype(DType d) { return dtype_is_fp8(d) ? "uint8_t" : dtype_ctype(d); }
+
 /* The staging buffer's address helper (made once per buffer):
  * stageN(smem, [slot,] row, col) -> the element's address. */
 static const char *stage_helper(Emitter *E, const Op *op)
@@ -1632,7 +1637,7 @@ static const char *stage_helper(Emitter *E, const Op *op)
     StrBuf *h = &E->helpers;
     const char *dims[2][2] = {{"M", "K"}, {"K", "N"}};
     const Type t = op->results[0]->type;
-    const char *T = dtype_ctype(s->dtype);
+    const char *T = stage_ctype(s->dtype);
     sb_printf(h, "// %s: operand %c of a tl.dot (%dx%d %s, %s x %s), staged in shared memory for the tensor cores\n", fn,
               s->op_idx ? 'B' : 'A', t.shape[0], t.shape[1], dtype_name(s->dtype), dims[s->op_idx][0],
               dims[s->op_idx][1]);
@@ -1741,7 +1746,7 @@ static void stage_read(Emitter *E, const Op *op, const char *fn, const char *slo
     int rd = 1 - s->contig_dim, cd = s->contig_dim;
     if (!s->ldmatrix) {
         int n = nregs(r);
-        const char *T = dtype_ctype(s->dtype);
+        const char *T = stage_ctype(s->dtype);
         const char *e = elem_loop_open(E, n, 1);
         line(E, "reinterpret_cast<%s *>(%s)[%s] = *%s(smem, %s%s, %s);", T, name, e, fn, slot,
              elem_coord(E, r, &m, rd, e), elem_coord(E, r, &m, cd, e));
@@ -1941,7 +1946,7 @@ static void fused_elem_read(Emitter *E, const Op *ll, const char *fn, const char
     line(E, "%sfor (int j = 0; j < %d; ++j) {  // %d registers x %d elements", n > 1 ? "    " : "", words * kw, words, kw);
     E->indent += n > 1 ? 2 : 1;
     line(E, "const int e = %d * (%s) + j;", kw, first);
-    line(E, "reinterpret_cast<%s *>(%s)[e] = *%s(smem, %s, %s, %s);", dtype_ctype(s->dtype), vname(E, r), fn,
+    line(E, "reinterpret_cast<%s *>(%s)[e] = *%s(smem, %s, %s, %s);", stage_ctype(s->dtype), vname(E, r), fn,
          ex(E, ll->args[0], NULL, "0"), elem_coord(E, r, &m, rd, "e"), elem_coord(E, r, &m, cd, "e"));
     E->indent -= n > 1 ? 2 : 1;
     line(E, "%s}", n > 1 ? "    " : "");

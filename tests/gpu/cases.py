@@ -395,11 +395,11 @@ def matmul_cases():
         _mm("int8", mk, ["i8", "i8", "i32"], (64, 64, 32), 4, 3, S + R, align=1),
         # fp8 (sm_90): e4m3 by e4m3 into fp16, the two formats mixed into fp32, and B stored by
         # columns (K contiguous: ldmatrix instead of element reads).
-        _mm("fp8e4nv", mk, ["fp8e4nv", "fp8e4nv", "fp16"], (128, 128, 64), 4, 3, S + R + [MM_4096],
+        _mm("fp8e4nv", mk, ["fp8e4nv", "fp8e4nv", "fp16"], (128, 128, 64), 8, 3, S + R + [MM_4096],
             flags=["--arch", "sm_90"]),
         _mm("fp8e4nv-e5m2", mk, ["fp8e4nv", "fp8e5", "fp32"], (64, 64, 64), 4, 3, S + R,
             flags=["--arch", "sm_90"]),
-        _mm("fp8e5/b-by-columns", mk, ["fp8e5", "fp8e5", "fp16"], (128, 64, 64), 4, 4, S + R, b="col",
+        _mm("fp8e5/b-by-columns", mk, ["fp8e5", "fp8e5", "fp16"], (64, 64, 64), 4, 4, S + R, b="col",
             flags=["--arch", "sm_90"]),
         # Epilogues: bias and activation; the linear-layer form reads B (w.T) by columns.
         _mm("bias_leaky_relu/fp16", "matmul_bias_act_kernel", ["fp16"] * 4, (128, 64, 32), 4, 3,
