@@ -1866,6 +1866,8 @@ static const char *mma_fp8_helper(Emitter *E, DType a, DType b)
     StrBuf *h = &E->helpers;
     sb_printf(h, "// mma.sync on fp8 (sm_89 and later): d (4 fp32 accumulators of one 16x8 tile) += a (16x32 %s)\n"
                  "// * b (32x8 %s), four elements per fragment register, in the PTX order (as int8's m16n8k32).\n", ta, tb);
+    sb_printf(h, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 890\n"
+                 "#error \"this kernel multiplies fp8 on tensor cores: compile it for sm_89 or later\"\n#endif\n");
     sb_printf(h, "static __device__ __forceinline__ void %s(float *d, const uint32_t *a, const uint32_t *b)\n{\n", fn);
     sb_printf(h, "    asm volatile(\"mma.sync.aligned.m16n8k32.row.col.f32.%s.%s.f32 {%%0, %%1, %%2, %%3}, \"\n", ta, tb);
     sb_printf(h, "                 \"{%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\\n\"\n");
