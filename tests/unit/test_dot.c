@@ -12,7 +12,10 @@
 
 #include "driver.h"
 
-TestSuite(dot, .timeout = 120.0);
+/* No .timeout: every loop here is bounded, and with a timeout of 60 s or more
+ * on this suite criterion 2.4.1's runner leaks 48 bytes at the end of a
+ * --jobs 2 run, which fails make asan-check. */
+TestSuite(dot);
 
 /* ---- helpers ------------------------------------------------------------------ */
 
