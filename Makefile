@@ -48,7 +48,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:.c=.o)
 TEMPLATES := $(sort $(wildcard templates/*.cuh))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean test unit golden errors cuda-check asan-check valgrind-check gpu-test install regen-golden
+.PHONY: all clean test unit golden errors cuda-check sass-check asan-check valgrind-check gpu-test install regen-golden
 all: $(TILEC) $(B)/libtilec.a
 
 $(TILEC): $(B)/src/main.o $(B)/libtilec.a
@@ -101,6 +101,11 @@ $(B)/tools/nvrtc_check: tools/nvrtc_check.c
 cuda-check: $(B)/tools/nvrtc_check
 	NVCC=$(NVCC) NVRTC_CHECK=$(B)/tools/nvrtc_check sh tests/run_cuda_check.sh
 
+# The fp16 matmul's SASS holds HMMA, LDSM and LDGSTS; no matmul configuration the examples
+# and the bench name spills (tests/run_sass_check.sh).
+sass-check: $(TILEC)
+	TILEC=$(TILEC) NVCC=$(NVCC) sh tests/run_sass_check.sh
+
 # The front end and the whole pipeline under ASan/UBSan on every test input.
 asan-check:
 	$(MAKE) BUILD=asan bin/tilec-asan build/asan/unit_tests
@@ -112,7 +117,7 @@ asan-check:
 valgrind-check: $(TILEC)
 	TILEC=$(TILEC) sh tests/run_valgrind.sh
 
-test: all unit golden errors cuda-check asan-check valgrind-check fuzz-check lib-test
+test: all unit golden errors cuda-check asan-check valgrind-check fuzz-check lib-test sass-check
 	@echo "make test: all suites passed"
 
 regen-golden: $(TILEC)

@@ -17,18 +17,21 @@
 #   matmul_at_kernel         A stored transposed ([K, M] in memory), turned round with tl.trans
 #   matmul_autotuned_kernel  matmul_kernel's body under @triton.autotune (tilec: --config N)
 #
-# Translate with tilec (fp16, row-major A [M, K] and B [K, N], strides multiples of 16):
-#   bin/tilec examples/matmul.py -k matmul_kernel -s "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8" --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -w 4 --num-stages 4 -o matmul_fp16.cu
+# Translate with tilec (fp16, row-major A [M, K] and B [K, N], sizes and strides multiples of 16, as
+# Triton specialises them; drop a size's ":16" for any size, at the cost of narrower loads):
+#   bin/tilec examples/matmul.py -k matmul_kernel -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 32, 8" --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -w 4 --num-stages 4 -o matmul_fp16.cu
 # fp32 inputs computed in IEEE fp32 (no tensor cores):
-#   bin/tilec examples/matmul.py -k matmul_kernel -s "*fp32:16, *fp32:16, *fp32:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 64, 64, 32, 8, 'ieee'" --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -w 4 -o matmul_ieee.cu
+#   bin/tilec examples/matmul.py -k matmul_kernel -s "*fp32:16, *fp32:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 64, 64, 32, 8, 'ieee'" --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -w 4 -o matmul_ieee.cu
 # int8 inputs, int32 result:
-#   bin/tilec examples/matmul.py -k matmul_kernel -s "*i8:16, *i8:16, *i32:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 64, 8" --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -w 4 -o matmul_int8.cu
+#   bin/tilec examples/matmul.py -k matmul_kernel -s "*i8:16, *i8:16, *i32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 64, 8" --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -w 4 -o matmul_int8.cu
+# fp8 inputs (A e4m3, B e5m2), fp16 result, on sm_89 and later:
+#   bin/tilec examples/matmul.py -k matmul_kernel -s "*fp8e4nv:16, *fp8e5:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 64, 8" --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -w 8 --arch sm_90 -o matmul_fp8.cu
 # Linear layer with GELU, y = gelu(x @ w.T + bias) (w is [N, K]: B's strides are w's, swapped):
-#   bin/tilec examples/matmul.py -k matmul_bias_act_kernel -s "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, 1, i32:16, i32:16, 1, 128, 64, 32, 8, 'gelu'" --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -w 4 -o linear_gelu.cu
+#   bin/tilec examples/matmul.py -k matmul_bias_act_kernel -s "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, 1, i32:16, i32:16, 1, 128, 64, 32, 8, 'gelu'" --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -w 4 -o linear_gelu.cu
 # Batched (the launcher takes the grid: (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N), batch)):
-#   bin/tilec examples/matmul.py -k bmm_kernel -s "*bf16:16, *bf16:16, *bf16:16, i32, i32, i32, i32:16, i32:16, 1, i32:16, i32:16, 1, i32:16, i32:16, 1, 64, 64, 32, 8" -w 4 -o bmm_bf16.cu
+#   bin/tilec examples/matmul.py -k bmm_kernel -s "*bf16:16, *bf16:16, *bf16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 1, i32:16, i32:16, 1, 64, 64, 32, 8" -w 4 -o bmm_bf16.cu
 # Autotuned: the second config's BLOCK_*, GROUP_M, num_warps and num_stages:
-#   bin/tilec examples/matmul.py -k matmul_autotuned_kernel -s "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1" --config 1 --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -o matmul_tuned.cu
+#   bin/tilec examples/matmul.py -k matmul_autotuned_kernel -s "*fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1" --config 1 --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -o matmul_tuned.cu
 
 import torch
 

@@ -1606,18 +1606,6 @@ static bool fused_read(Emitter *E, const Value *v);
 /* 32-bit registers of a dot operand fragment (kwidth elements each). */
 static int frag_words(const Value *v) { return nregs(v) / v->layout->kwidth; }
 
-/* The part of the thread's coordinate along d that its warp sets ("0" if none). */
-static const char *warp_part(Emitter *E, const LayoutMap *m, int d)
-{
-    int from[5], to[5], n = 0;
-    for (int i = 0; i < m->nwarp; i++)
-        if (m->warp[i].dim == d)
-            from[n] = i, to[n++] = m->warp[i].bit;
-    return n ? move_bits(E, "warp", from, to, n, m->nwarp) : "0";
-}
-
-/* Registers 0, 1, 2.. of map m holding consecutive elements along d. */
-
 /* The element type a staging buffer is addressed in: fp8 as its bytes
  * (uint8_t), which the compiler keeps in registers where the cuda_fp8.h
  * struct types would not be. */
@@ -1678,61 +1666,56 @@ static const Value *array_of(Emitter *E, const Value *v)
     return info(E, v)->inl ? NULL : v;
 }
 
-/* Reads the staged operand into r's fragment: ldmatrix, or one element at a time. */
-/* ldmatrix addressing of a staged operand: lane l gives the address of row
- * l % 8 of 8x8 matrix l / 8 of a group of g fragment registers.  Binds
- * `<name>_row` and `<name>_col`, the lane's address for group 0. */
-static void ld_setup(Emitter *E, const Op *op, const char *name)
+/* The bits of ld's that move buffer coordinate c (0 row, 1 col), from `src` as C. */
+static const char *ld_part(Emitter *E, const LBit *bits, int n, int c, const char *src)
 {
-    const DotStage *s = op->stage;
-    const Value *r = op->results[0];
-    LayoutMap m;
-    value_map(r, &m);
-    int rd = 1 - s->contig_dim, cd = s->contig_dim;
-    int words = frag_words(r), g = words < 4 ? words : 4;
-    int lw = log2_int(r->layout->kwidth), lg = log2_int(g);
-    const char *coord[2];
-    for (int d = 0; d < 2; d++) {
-        int from[2], to[2], k = 0;
-        for (int t = 0; t < lg; t++)
-            if (m.reg[lw + t].dim == d)
-                from[k] = t, to[k++] = m.reg[lw + t].bit;
-        const char *w = warp_part(E, &m, d);
-        const char *j = k ? move_bits(E, "(lane >> 3)", from, to, k, lg) : "0";
-        const char *x = !strcmp(w, "0") ? j : !strcmp(j, "0") ? w : fmt(E, "%s + %s", w, paren(E, j));
-        if (d == rd)
-            x = !strcmp(x, "0") ? "(lane & 7)" : fmt(E, "%s + (lane & 7)", x);
-        coord[d] = x;
-    }
-    line(E, "// ldmatrix%s.x%d into %s: lane l gives the address of row l %% 8 of 8x8 matrix l / 8", s->trans ? ".trans" : "",
-         g, vname(E, r));
-    line(E, "const int %s_row = %s, %s_col = %s;", name, coord[rd], name, coord[cd]);
+    int from[LMAP_MAX_REG_BITS], to[LMAP_MAX_REG_BITS], k = 0;
+    for (int i = 0; i < n; i++)
+        if (bits[i].dim == c)
+            from[k] = i, to[k++] = bits[i].bit;
+    return k ? move_bits(E, src, from, to, k, n) : "0";
 }
 
-/* One ldmatrix: fragment registers g*q .. g*q+g-1 (q a C expression). */
+/* How ldmatrix reads a staged operand's fragment. */
+static void stage_ldmatrix(const Op *op, DotLdmatrix *ld)
+{
+    LayoutMap m;
+    value_map(op->results[0], &m);
+    dot_ldmatrix(op->stage, &m, op->results[0]->layout->kwidth, ld);
+}
+
+/* ldmatrix addressing of a staged operand (dot_ldmatrix): binds `<name>_row`
+ * and `<name>_col`, the lane's address in ldmatrix 0. */
+static void ld_setup(Emitter *E, const Op *op, const char *name)
+{
+    DotLdmatrix ld;
+    stage_ldmatrix(op, &ld);
+    const char *coord[2];
+    for (int c = 0; c < 2; c++) {
+        const char *w = ld_part(E, ld.warp, ld.nwarp, c, "warp");
+        const char *j = ld_part(E, ld.mat, ld.nmat, c, "(lane >> 3)");
+        const char *x = !strcmp(w, "0") ? j : !strcmp(j, "0") ? w : fmt(E, "%s + %s", w, paren(E, j));
+        if (c == 0)
+            x = !strcmp(x, "0") ? "(lane & 7)" : fmt(E, "%s + (lane & 7)", x);
+        coord[c] = x;
+    }
+    line(E, "// ldmatrix%s.x%d into %s: lane l gives the address of row l %% 8 of 8x8 matrix l / 8", ld.trans ? ".trans" : "",
+         ld.group, vname(E, op->results[0]));
+    line(E, "const int %s_row = %s, %s_col = %s;", name, coord[0], name, coord[1]);
+}
+
+/* ldmatrix number q (a C expression): fragment words group*q .. group*q + group-1. */
 static void ld_group(Emitter *E, const Op *op, const char *fn, const char *slot, const char *name, const char *q)
 {
-    const DotStage *s = op->stage;
-    const Value *r = op->results[0];
-    LayoutMap m;
-    value_map(r, &m);
-    int rd = 1 - s->contig_dim, cd = s->contig_dim;
-    int words = frag_words(r), g = words < 4 ? words : 4;
-    int lw = log2_int(r->layout->kwidth), lg = log2_int(g);
-    /* the bits of q are fragment registers lw + lg.. */
+    DotLdmatrix ld;
+    stage_ldmatrix(op, &ld);
     const char *off[2];
-    int qbits = log2_int(words / g);
-    for (int d = 0; d < 2; d++) {
-        int from[LMAP_MAX_REG_BITS], to[LMAP_MAX_REG_BITS], k = 0;
-        for (int t = 0; t < qbits; t++)
-            if (m.reg[lw + lg + t].dim == d)
-                from[k] = t, to[k++] = m.reg[lw + lg + t].bit;
-        off[d] = k && strcmp(q, "0") ? move_bits(E, q, from, to, k, qbits) : NULL;
-    }
-    const char *row = off[rd] ? fmt(E, "%s_row + %s", name, paren(E, off[rd])) : fmt(E, "%s_row", name);
-    const char *col = off[cd] ? fmt(E, "%s_col + %s", name, paren(E, off[cd])) : fmt(E, "%s_col", name);
-    line(E, "tilec::ldmatrix<%d, %s>(&%s[%s], %s(smem, %s%s, %s));", g, s->trans ? "true" : "false", vname(E, r),
-         strcmp(q, "0") ? fmt(E, "%d * %s", g, paren(E, q)) : "0", fn, slot, row, col);
+    for (int c = 0; c < 2; c++)
+        off[c] = strcmp(q, "0") ? ld_part(E, ld.q, ld.nq, c, q) : "0";
+    const char *row = strcmp(off[0], "0") ? fmt(E, "%s_row + %s", name, paren(E, off[0])) : fmt(E, "%s_row", name);
+    const char *col = strcmp(off[1], "0") ? fmt(E, "%s_col + %s", name, paren(E, off[1])) : fmt(E, "%s_col", name);
+    line(E, "tilec::ldmatrix<%d, %s>(&%s[%s], %s(smem, %s%s, %s));", ld.group, ld.trans ? "true" : "false",
+         vname(E, op->results[0]), strcmp(q, "0") ? fmt(E, "%d * %s", ld.group, paren(E, q)) : "0", fn, slot, row, col);
 }
 
 /* Reads the staged operand into r's fragment: ldmatrix, or one element at a time. */
@@ -1795,6 +1778,8 @@ static void emit_stage_convert(Emitter *E, const Op *op)
     const char *at = fmt(E, "%s(smem, %s, %s)", fn, elem_coord(E, x, &sm, rd, e), elem_coord(E, x, &sm, cd, e));
     if (vec > 1)
         line(E, "tilec::store<%d>(%s, &%s[%s]);", vec, at, vname(E, arr), e);
+    else if (dtype_is_fp8(s->dtype)) /* the buffer holds fp8 as bytes */
+        line(E, "*reinterpret_cast<%s *>(%s) = %s;", dtype_ctype(s->dtype), at, ex(E, x, NULL, e));
     else
         line(E, "*%s = %s;", at, ex(E, x, NULL, e));
     elem_loop_close(E, n, vec);

@@ -10,7 +10,9 @@
  * fall in eight different bank groups.  16-bit operands are read with
  * ldmatrix, transposing (.trans) when K is not the contiguous dimension;
  * 8- and 32-bit ones with ldmatrix when K is contiguous, else element by
- * element.
+ * element.  dot_ldmatrix says which bits of the lane, the warp and the
+ * ldmatrix's number address which bits of the buffer's row and column; the
+ * emitter prints its addresses from that.
  */
 #include "tir.h"
 
@@ -126,6 +128,57 @@ int dot_stage_slot_elems(const DotStage *s)
 }
 
 int dot_stage_slot_bytes(const DotStage *s) { return dot_stage_slot_elems(s) * dtype_bits(s->dtype) / 8; }
+
+/* An operand coordinate bit as a bit of the buffer's (row, col). */
+static LBit stage_bit(const DotStage *s, LBit b)
+{
+    if (b.dim < 0)
+        return b;
+    return (LBit){(int8_t)(b.dim == s->contig_dim ? 1 : 0), b.bit};
+}
+
+/* Fragment word j of ldmatrix q holds registers (group*q + j) * kwidth ..
+ * of the map: the register bits above a word's elements are j's (the lane's
+ * matrix, l / 8), then q's.  The lane's row l % 8 sets the buffer row's low
+ * three bits: eight rows of M (of N for B) when K runs along the columns,
+ * eight K when the operand is read transposed. */
+void dot_ldmatrix(const DotStage *s, const LayoutMap *m, int kwidth, DotLdmatrix *ld)
+{
+    memset(ld, 0, sizeof *ld);
+    int words = (1 << m->nreg) / kwidth;
+    int lw = log2_int(kwidth);
+    ld->group = IMIN(words, 4);
+    ld->nmat = log2_int(ld->group);
+    ld->nq = log2_int(words / ld->group);
+    ld->trans = s->trans;
+    for (int i = 0; i < ld->nmat; i++)
+        ld->mat[i] = stage_bit(s, m->reg[lw + i]);
+    for (int i = 0; i < ld->nq; i++)
+        ld->q[i] = stage_bit(s, m->reg[lw + ld->nmat + i]);
+    ld->nwarp = m->nwarp;
+    for (int i = 0; i < m->nwarp; i++)
+        ld->warp[i] = stage_bit(s, m->warp[i]);
+}
+
+static void add_bits(const LBit *bits, int n, int x, int *c)
+{
+    for (int i = 0; i < n; i++)
+        if ((x >> i & 1) && bits[i].dim >= 0)
+            c[bits[i].dim] += 1 << bits[i].bit;
+}
+
+bool dot_ldmatrix_addr(const DotLdmatrix *ld, int lane, int warp, int q, int *row, int *col)
+{
+    if (lane >= 8 * ld->group)
+        return false;
+    int c[2] = {lane & 7, 0};
+    add_bits(ld->mat, ld->nmat, lane >> 3, c);
+    add_bits(ld->warp, ld->nwarp, warp, c);
+    add_bits(ld->q, ld->nq, q, c);
+    *row = c[0];
+    *col = c[1];
+    return true;
+}
 
 void dot_plan_stage(Arena *a, Op *op)
 {

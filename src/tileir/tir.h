@@ -375,6 +375,22 @@ typedef struct DotStage {
     bool trans;           /* ldmatrix .trans (16-bit operand stored MN-major) */
 } DotStage;
 
+/* How a warp reads a staged operand's fragment with ldmatrix (dot.c).  The
+ * fragment's 32-bit words go in groups of `group` (1, 2, 4: .x1, .x2, .x4):
+ * ldmatrix number q fills words group*q .. group*q + group-1, one 8x8 matrix
+ * of 16-bit elements (8 rows of 16 bytes) each.  Lane l gives the address of
+ * row l % 8 of matrix l / 8, at the buffer's (row, col):
+ *     row = (l & 7) + the bits below along dim 0,  col = those along dim 1
+ * where a set bit i of l / 8, of the warp or of q adds 1 << mat[i].bit
+ * (warp[i].bit, q[i].bit) to coordinate mat[i].dim (0: row, 1: col; -1:
+ * none).  Lanes from 8 * group on give no address. */
+typedef struct DotLdmatrix {
+    int group, nq;                  /* 2^nq ldmatrix fill the fragment */
+    bool trans;
+    LBit mat[2], warp[5], q[LMAP_MAX_REG_BITS];
+    int nmat, nwarp;
+} DotLdmatrix;
+
 
 struct Op {
     OpKind kind;
@@ -581,6 +597,11 @@ bool is_dot_stage(const Op *op);        /* a convert to a dot operand layout, or
 DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots);
 int dot_stage_slot_elems(const DotStage *s);   /* one slot, padding included */
 int dot_stage_slot_bytes(const DotStage *s);
+/* The ldmatrix reads of stage s into the fragment map m (the dot operand
+ * layout at the operand's shape, `kwidth` elements per word), and the
+ * address lane `lane` of `warp` gives in ldmatrix q (false: none). */
+void dot_ldmatrix(const DotStage *s, const LayoutMap *m, int kwidth, DotLdmatrix *ld);
+bool dot_ldmatrix_addr(const DotLdmatrix *ld, int lane, int warp, int q, int *row, int *col);
 void dot_plan_stage(Arena *a, Op *op);
 int dot_fma_b_offset(const Op *dot);
 void dot_plan_fma(Op *dot);
