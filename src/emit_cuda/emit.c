@@ -1776,10 +1776,10 @@ static void emit_stage_convert(Emitter *E, const Op *op)
     int n = nregs(x);
     const char *e = elem_loop_open(E, n, vec);
     const char *at = fmt(E, "%s(smem, %s, %s)", fn, elem_coord(E, x, &sm, rd, e), elem_coord(E, x, &sm, cd, e));
+    if (dtype_is_fp8(s->dtype)) /* the buffer holds fp8 as bytes */
+        at = fmt(E, "reinterpret_cast<%s *>(%s)", dtype_ctype(s->dtype), at);
     if (vec > 1)
         line(E, "tilec::store<%d>(%s, &%s[%s]);", vec, at, vname(E, arr), e);
-    else if (dtype_is_fp8(s->dtype)) /* the buffer holds fp8 as bytes */
-        line(E, "*reinterpret_cast<%s *>(%s) = %s;", dtype_ctype(s->dtype), at, ex(E, x, NULL, e));
     else
         line(E, "*%s = %s;", at, ex(E, x, NULL, e));
     elem_loop_close(E, n, vec);

@@ -1929,12 +1929,21 @@ def drive_fp8(kernel, case, n, use_triton, gen):
         values[name] = torch.empty(n + GUARD, dtype=ptr[name], device="cuda")
     grid = grid_for(kernel, case, values, (-(-n // kernel.constexprs["BLOCK"]),))
     results = run_impls(kernel, check, values, sorted(refs), grid, use_triton)
+    # Triton 3.6 on sm_90 gets bf16 -> fp8e5 wrong (0.0 becomes 512.0, about half of all values
+    # are off; fp8_roundtrip_kernel of tests/golden/fp8_casts.py with "*bf16:16, *fp8e5:16, ..." is
+    # the reproducer): there tilec is held to the
+    # reference alone, and Triton's errors are reported as a note.
+    triton_wrong = case.name.startswith("fp8_roundtrip/bf16-fp8e5")
     for impl, res in results.items():
         for name, ref in sorted(refs.items()):
             buf = res[name]
             if not guard_intact(buf, n):
                 check.fail(f"{impl} wrote {name} past element {n}")
             msg = describe_bad(where_bad_value(buf[:n], ref), buf[:n], ref, inputs)
+            if msg and impl == "triton" and triton_wrong:
+                check.note(f"Triton's known bf16 -> fp8e5 defect: {name} vs reference: {msg}")
+                results = {k: v for k, v in results.items() if k != "triton"}
+                break
             if msg:
                 check.fail(f"{impl} {name} vs reference: {msg}")
     if "tilec" in results and "triton" in results:
