@@ -35,6 +35,8 @@ static int compile_case(tilec_context *ctx, const Case *c, int arch, int pass)
         tilec_translation_free(t);
         return 1;
     }
+    if (c->o.arch > arch) /* translated for a later GPU (fp8 tensor cores): compiled for it */
+        arch = c->o.arch;
     tilec_compile_options co = {.arch = arch};
     tilec_binary *b;
     int bad = 0;
