@@ -76,18 +76,19 @@ static void pad_for_element_reads(DotStage *s, const Value *src, const Layout *t
         layout_map(src->layout, 2, src->type.shape, &wr);
         vec = IMIN(1 << lmap_lead_bits(&wr, s->contig_dim), 16 / eb);
     }
-    int best = INT_MAX, best_mem = 0;
     s->swz = (SmemSwizzle){1, 1, 1};
-    for (int g = -1; g <= 3; g++)
+    SmemLayout l = {eb, log2_int(s->cols), {1, 1, 1}, 0, 0}; /* no padding first */
+    int best = stage_conflicts(s, &l, &rd, 1) + (writes ? stage_conflicts(s, &l, &wr, vec) : 0), best_mem = 0;
+    s->pad_rows_log2 = s->pad = 0;
+    for (int g = 0; g <= 3; g++)
         for (int bytes = 16; bytes <= 64; bytes *= 2) {
-            if (g < 0 && bytes > 16)
-                break;
-            SmemLayout l = {eb, log2_int(s->cols), {1, 1, 1}, g < 0 ? 0 : log2_int(s->cols) + g, g < 0 ? 0 : bytes / eb};
+            l.pad_log2 = log2_int(s->cols) + g;
+            l.pad = bytes / eb;
             int cost = stage_conflicts(s, &l, &rd, 1) + (writes ? stage_conflicts(s, &l, &wr, vec) : 0);
-            int mem = l.pad ? (s->rows >> g) * l.pad : 0;
+            int mem = (s->rows >> g) * l.pad;
             if (cost < best || (cost == best && mem < best_mem)) {
                 best = cost, best_mem = mem;
-                s->pad_rows_log2 = g < 0 ? 0 : g;
+                s->pad_rows_log2 = g;
                 s->pad = l.pad;
             }
         }
