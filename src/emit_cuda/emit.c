@@ -1586,13 +1586,17 @@ static void emit_convert(Emitter *E, const Op *op)
     elem_loop_close(E, n, 1);
     line(E, "__syncthreads();");
     n = nregs(r);
-    e = elem_loop_open(E, n, 1);
+    int vr = smem_convert_read_vec(op, &op->smem_layout); /* each thread's runs: one vector read each */
+    e = elem_loop_open(E, n, vr);
     StrBuf args2 = {0};
     for (int d = 0; d < t.rank; d++)
         sb_printf(&args2, "%s%s", d ? ", " : "", elem_coord(E, r, &dm, d, e));
-    line(E, "%s[%s] = buf[%s(%s)];", name, e, fn, args2.data ? args2.data : "");
+    if (vr > 1)
+        line(E, "tilec::load<%d>(&%s[%s], &buf[%s(%s)]);", vr, name, e, fn, args2.data ? args2.data : "");
+    else
+        line(E, "%s[%s] = buf[%s(%s)];", name, e, fn, args2.data ? args2.data : "");
     sb_free(&args2);
-    elem_loop_close(E, n, 1);
+    elem_loop_close(E, n, vr);
     trailing_sync(E, op);
     E->indent--;
     line(E, "}");

@@ -177,27 +177,53 @@ static int *tile_accesses(Arena *a, const LayoutMap *m, int *naccess)
     return lin;
 }
 
-/* Both sides of a conversion: the producer's writes and the consumer's reads. */
+/* Both sides of a conversion: the producer's writes (one element each) and
+ * the consumer's reads (runs of rvec consecutive elements each). */
 typedef struct ConvertAccesses {
     int *write, nwrite, *read, nread;
+    int rvec;
     int hint;   /* the access that last showed a conflict: tried first */
 } ConvertAccesses;
 
-static ConvertAccesses convert_accesses(Arena *a, const Op *op)
+static ConvertAccesses convert_accesses(Arena *a, const Op *op, int rvec)
 {
     LayoutMap s, d;
     value_map(op->args[0], &s);
     value_map(op->results[0], &d);
-    ConvertAccesses ca = {0};
+    ConvertAccesses ca = {.rvec = rvec};
     ca.write = tile_accesses(a, &s, &ca.nwrite);
     ca.read = tile_accesses(a, &d, &ca.nread);
+    /* a read of rvec registers is the access of its first one */
+    for (int i = 0; i < ca.nread / rvec; i++)
+        memmove(ca.read + 32 * i, ca.read + 32 * i * rvec, 32 * sizeof *ca.read);
+    ca.nread /= rvec;
     return ca;
 }
 
 static int convert_conflicts(const ConvertAccesses *ca, const SmemLayout *l, int limit)
 {
     int w = smem_count_extra(l, ca->write, ca->nwrite, 1, limit);
-    return w > limit ? w : w + smem_count_extra(l, ca->read, ca->nread, 1, limit - w);
+    return w > limit ? w : w + smem_count_extra(l, ca->read, ca->nread, ca->rvec, limit - w);
+}
+
+/* The widest read (elements) a conversion's result could make: its run of
+ * consecutive registers along the last dimension, at most 16 bytes. */
+static int convert_max_read_vec(const Op *op, int bytes)
+{
+    LayoutMap d;
+    value_map(op->results[0], &d);
+    int vec = 1 << lmap_lead_bits(&d, d.rank - 1);
+    while (vec > 1 && vec * bytes > 16)
+        vec /= 2;
+    return vec;
+}
+
+/* Can storage l hold runs of vec elements contiguous and aligned? */
+static bool keeps_runs(const SmemLayout *l, int vec)
+{
+    if (!smem_swizzle_none(l->swz) && l->swz.vec < vec)
+        return false;
+    return !l->pad || ((1 << l->pad_log2) >= vec && l->pad % vec == 0);
 }
 
 /* Is the conversion conflict-free when stored as `l`?  Most candidates fail,
@@ -208,7 +234,7 @@ static bool convert_free(ConvertAccesses *ca, const SmemLayout *l)
     for (int j = 0; j < n; j++) {
         int i = (ca->hint + j) % n;
         bool w = i < ca->nwrite;
-        if (access_extra(l, w ? ca->write : ca->read, w ? i : i - ca->nwrite, 1)) {
+        if (access_extra(l, w ? ca->write : ca->read, w ? i : i - ca->nwrite, w ? 1 : ca->rvec)) {
             ca->hint = i;
             return false;
         }
@@ -216,10 +242,25 @@ static bool convert_free(ConvertAccesses *ca, const SmemLayout *l)
     return true;
 }
 
+int smem_convert_read_vec(const Op *op, const SmemLayout *l)
+{
+    for (int vec = convert_max_read_vec(op, l->elem_bytes); vec > 1; vec /= 2) {
+        if (!keeps_runs(l, vec))
+            continue;
+        Arena a = {0};
+        ConvertAccesses ca = convert_accesses(&a, op, vec);
+        int extra = smem_count_extra(l, ca.read, ca.nread, vec, 0);
+        arena_free(&a);
+        if (!extra)
+            return vec;
+    }
+    return 1;
+}
+
 int smem_convert_conflicts(const Op *op, const SmemLayout *l)
 {
     Arena a = {0};
-    ConvertAccesses ca = convert_accesses(&a, op);
+    ConvertAccesses ca = convert_accesses(&a, op, smem_convert_read_vec(op, l));
     int c = convert_conflicts(&ca, l, INT_MAX);
     arena_free(&a);
     return c;
@@ -270,6 +311,8 @@ static bool first_free_swizzle(ConvertAccesses *ca, SmemLayout l, const SmemSwiz
 {
     for (int s = 0; s < nswz; s++) {
         l.swz = swz[s];
+        if (!keeps_runs(&l, ca->rvec))
+            continue;
         if (convert_free(ca, &l)) {
             *out = l;
             return true;
@@ -282,25 +325,36 @@ static void plan_convert(Arena *a, Op *op)
 {
     Type t = op->args[0]->type;
     int n = type_numel(t), bytes = smem_elem_bytes(t);
-    ConvertAccesses ca = convert_accesses(a, op);
     SmemLayout plain = {bytes, log2_int(t.shape[t.rank - 1]), {1, 1, 1}, 0, 0}, best = plain;
     SmemSwizzle swz[1024];
     Padding pads[96];
     int nswz = swizzle_candidates(plain.row_log2, n >> plain.row_log2, bytes, swz, (int)ARRAY_LEN(swz));
     int npad = padding_candidates(n, bytes, pads, (int)ARRAY_LEN(pads));
+    ConvertAccesses ca = convert_accesses(a, op, 1);
     int conflicts = convert_conflicts(&ca, &plain, INT_MAX);
     op->smem_plain_conflicts = conflicts;
     /* the first conflict-free candidate: a swizzle, else the least padding,
-     * alone or under a swizzle */
-    bool found = !conflicts || first_free_swizzle(&ca, plain, swz, nswz, &best);
-    for (int p = 0; p < npad && !found; p++) {
-        SmemLayout l = plain;
-        l.pad_log2 = pads[p].log2, l.pad = pads[p].pad;
-        if (convert_free(&ca, &l))
-            best = l, found = true;
-        else
-            found = first_free_swizzle(&ca, l, swz, nswz, &best);
+     * alone or under a swizzle; first for the widest reads the result's
+     * layout allows (vector reads of its runs), then narrower ones */
+    bool found = false;
+    for (int rvec = convert_max_read_vec(op, bytes); rvec >= 1 && !found; rvec /= 2) {
+        ca = convert_accesses(a, op, rvec);
+        found = convert_free(&ca, &plain) || first_free_swizzle(&ca, plain, swz, nswz, &best);
+        if (found && convert_free(&ca, &plain))
+            best = plain;
+        for (int p = 0; p < npad && !found; p++) {
+            SmemLayout l = plain;
+            l.pad_log2 = pads[p].log2, l.pad = pads[p].pad;
+            if (!keeps_runs(&l, rvec))
+                continue;
+            if (convert_free(&ca, &l))
+                best = l, found = true;
+            else
+                found = first_free_swizzle(&ca, l, swz, nswz, &best);
+        }
     }
+    if (!found)
+        ca = convert_accesses(a, op, 1);
     if (found)
         conflicts = 0;
     else /* none is free: the fewest conflicts of one swizzle or one padding */

@@ -589,6 +589,11 @@ int smem_storage_index(const SmemLayout *l, int lin);   /* element offset of row
 int smem_count_extra(const SmemLayout *l, const int *lin, int naccess, int access_elems, int limit);
 /* A conversion's writes and reads through a buffer stored as `l`, counted. */
 int smem_convert_conflicts(const Op *op, const SmemLayout *l);
+/* Elements per read of a conversion's result from its buffer: the result's
+ * run of consecutive registers along the last dimension (at most 16 bytes)
+ * where the storage keeps it contiguous and aligned and the vector reads
+ * add no wavefronts; else 1. */
+int smem_convert_read_vec(const Op *op, const SmemLayout *l);
 int reduce_warp_bits(const Op *op);   /* log2 of the warps along a reduction's axis */
 
 /* dot.c: tl.dot operand staging and the FMA path's buffers */

@@ -26,10 +26,9 @@
 // next exchange's barrier.
 //   matmul.py:194  local_load, 12288 bytes at 0: operand A of tl.dot, 64 x 32 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 2, maxPhase 4), read with ldmatrix
 //   matmul.py:194  local_load, 12288 bytes at 12288: operand B of tl.dot, 32 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
-//   matmul.py:201  convert_layout, 9200 bytes at 0: the tile changing layout (L2 -> L1), row-major,
-//       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 2) ^ (row % 4)) * 2 + col % 2,
-//       then 8 padding elements after every 64;
-//       no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding)
+//   matmul.py:201  convert_layout, 8192 bytes at 0: the tile changing layout (L2 -> L1), row-major,
+//       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
+//       no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 32x64, sizePerThread [8, 1], threadsPerWarp [4, 8], warpsPerCTA [1, 4], order [0, 1]
@@ -368,13 +367,12 @@ static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, 
 }
 
 // cvt2: a 64x64 fp16 tile changing layout (L2 -> L1) in shared memory, row-major,
-// columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 2) ^ (row % 4)) * 2 + col % 2,
-// then 8 padding elements after every 64;
-// 9200 bytes; no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding).
+// columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
+// 8192 bytes; no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
-    const int i = (row << 6) + tilec::swizzle<2, 1, 4>(row, col);
-    return i + (i >> 6) * 8;
+    const int i = (row << 6) + tilec::swizzle<8, 1, 8>(row, col);
+    return i;
 }
 
 
@@ -621,8 +619,8 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
             buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L2_col + ((e & 1) + (((e >> 2) & 3) << 4)))] = __float2half_rn(acc[e]);
         __syncthreads();
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            tmp_8[e] = buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))];
+        for (int e = 0; e < 32; e += 8)
+            tilec::load<8>(&tmp_8[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll

@@ -27,10 +27,9 @@
 // next exchange's barrier.
 //   matmul.py:85  local_load, 24576 bytes at 0: operand A of tl.dot, 128 x 32 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 2, maxPhase 4), read with ldmatrix
 //   matmul.py:85  local_load, 24576 bytes at 24576: operand B of tl.dot, 32 x 128 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
-//   matmul.py:93  convert_layout, 34808 bytes at 0: the tile changing layout (L2 -> L1), row-major,
-//       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 2) ^ (row % 2)) * 2 + col % 2,
-//       then 4 padding elements after every 64;
-//       no bank conflicts on the write or the read (counted statically; 5120 extra wavefronts without the swizzle and padding)
+//   matmul.py:93  convert_layout, 32768 bytes at 0: the tile changing layout (L2 -> L1), row-major,
+//       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
+//       no bank conflicts on the write or the read (counted statically; 5120 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 128x32, sizePerThread [1, 8], threadsPerWarp [8, 4], warpsPerCTA [4, 1], order [1, 0]
@@ -366,13 +365,12 @@ static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, 
 }
 
 // cvt2: a 128x128 fp16 tile changing layout (L2 -> L1) in shared memory, row-major,
-// columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 2) ^ (row % 2)) * 2 + col % 2,
-// then 4 padding elements after every 64;
-// 34808 bytes; no bank conflicts on the write or the read (counted statically; 5120 extra wavefronts without the swizzle and padding).
+// columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
+// 32768 bytes; no bank conflicts on the write or the read (counted statically; 5120 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
-    const int i = (row << 7) + tilec::swizzle<2, 1, 2>(row, col);
-    return i + (i >> 6) * 4;
+    const int i = (row << 7) + tilec::swizzle<8, 1, 8>(row, col);
+    return i;
 }
 
 
@@ -596,8 +594,8 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
             buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 5) << 5)), L2_col + ((e & 1) + (((e >> 2) & 7) << 4)))] = c[e];
         __syncthreads();
         #pragma unroll
-        for (int e = 0; e < 128; ++e)
-            c_2[e] = buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))];
+        for (int e = 0; e < 128; e += 8)
+            tilec::load<8>(&c_2[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll

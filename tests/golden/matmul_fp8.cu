@@ -27,10 +27,9 @@
 // next exchange's barrier.
 //   matmul.py:85  local_load, 16384 bytes at 17408: operand A of tl.dot, 64 x 64 fp8e4nv in 4 pipeline slots, swizzled (vec 16, perPhase 2, maxPhase 4), read with ldmatrix
 //   matmul.py:85  local_load, 17408 bytes at 0: operand B of tl.dot, 64 x 64 fp8e5 in 4 pipeline slots, padded (16 bytes after every 4 rows), read element by element
-//   matmul.py:93  convert_layout, 9200 bytes at 0: the tile changing layout (L1 -> L0), row-major,
-//       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 2) ^ (row % 4)) * 2 + col % 2,
-//       then 8 padding elements after every 64;
-//       no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding)
+//   matmul.py:93  convert_layout, 8192 bytes at 0: the tile changing layout (L1 -> L0), row-major,
+//       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
+//       no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 64x64, sizePerThread [1, 8], threadsPerWarp [4, 8], warpsPerCTA [4, 1], order [1, 0]
@@ -493,13 +492,12 @@ static __device__ __forceinline__ void mma_m16n8k32_e4m3_e5m2(float *d, const ui
 }
 
 // cvt2: a 64x64 fp16 tile changing layout (L1 -> L0) in shared memory, row-major,
-// columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 2) ^ (row % 4)) * 2 + col % 2,
-// then 8 padding elements after every 64;
-// 9200 bytes; no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding).
+// columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
+// 8192 bytes; no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
-    const int i = (row << 6) + tilec::swizzle<2, 1, 4>(row, col);
-    return i + (i >> 6) * 8;
+    const int i = (row << 6) + tilec::swizzle<8, 1, 8>(row, col);
+    return i;
 }
 
 
@@ -726,8 +724,8 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
             buf[cvt2_at(L1_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L1_col + ((e & 1) + (((e >> 2) & 3) << 4)))] = c[e];
         __syncthreads();
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            c_2[e] = buf[cvt2_at(L0_row + ((e >> 3) << 4), L0_col + (e & 7))];
+        for (int e = 0; e < 32; e += 8)
+            tilec::load<8>(&c_2[e], &buf[cvt2_at(L0_row + ((e >> 3) << 4), L0_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
