@@ -1586,7 +1586,10 @@ static void emit_convert(Emitter *E, const Op *op)
     elem_loop_close(E, n, 1);
     line(E, "__syncthreads();");
     n = nregs(r);
-    int vr = smem_convert_read_vec(op, &op->smem_layout); /* each thread's runs: one vector read each */
+    int vr = smem_convert_read_vec(op, &op->smem_layout);
+    if (vr > 1)
+        line(E, "// each run of %d consecutive elements comes back as one %d-byte read", vr,
+             vr * smem_elem_bytes(type_elem(t)));
     e = elem_loop_open(E, n, vr);
     StrBuf args2 = {0};
     for (int d = 0; d < t.rank; d++)

@@ -618,6 +618,7 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         for (int e = 0; e < 32; ++e)
             buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L2_col + ((e & 1) + (((e >> 2) & 3) << 4)))] = __float2half_rn(acc[e]);
         __syncthreads();
+        // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
             tilec::load<8>(&tmp_8[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);

@@ -593,6 +593,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         for (int e = 0; e < 128; ++e)
             buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 5) << 5)), L2_col + ((e & 1) + (((e >> 2) & 7) << 4)))] = c[e];
         __syncthreads();
+        // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 128; e += 8)
             tilec::load<8>(&c_2[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);

@@ -723,6 +723,7 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
         for (int e = 0; e < 32; ++e)
             buf[cvt2_at(L1_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L1_col + ((e & 1) + (((e >> 2) & 3) << 4)))] = c[e];
         __syncthreads();
+        // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
             tilec::load<8>(&c_2[e], &buf[cvt2_at(L0_row + ((e >> 3) << 4), L0_col + (e & 7))]);
