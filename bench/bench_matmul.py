@@ -40,7 +40,6 @@ of ~0.15 s timings, 10 Triton compilations and 5 nvcc ones (not yet timed on a G
 """
 
 import argparse
-import concurrent.futures
 import json
 import os
 import re
@@ -311,21 +310,7 @@ def main():
     tilec = os.path.abspath(opts.tilec)
     work = os.path.abspath(opts.keep) if opts.keep else tempfile.mkdtemp(prefix="tilec-bench-")
 
-    so, no_tilec = {}, {}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 4)) as pool:
-        futures = {r.key: pool.submit(harness.build_case, r.case, tilec, arch,
-                                      os.path.join(work, re.sub(r"[^\w.-]+", "_", r.key)))
-                   for r in rows}
-        for key, fut in futures.items():
-            path, err = fut.result()
-            if path:
-                so[key] = path
-                continue
-            reason = harness.untranslatable(err)
-            if reason is None:
-                print(f"-- {key}: tilec/nvcc failed:\n{harness.indent(err)}")
-                reason = "tilec or nvcc failed: " + err.splitlines()[0]
-            no_tilec[key] = reason
+    so, no_tilec = rowwise.build_rows(rows, tilec, arch, work)
 
     results, env_lines = {}, []
     run_workers(rows, ["tilec", "triton", "cublas"], {}, work, so, no_tilec, configs, results, env_lines)

@@ -297,6 +297,27 @@ def worker_main(plan_path):
     return 0
 
 
+def build_rows(rows, tilec, arch, work):
+    """Translates and compiles every row's case in parallel: ({key: .so path}, {key: why tilec
+    has no column}).  Shared by the benchmarks."""
+    so, no_tilec = {}, {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 4)) as pool:
+        futures = {r.key: pool.submit(harness.build_case, r.case, tilec, arch,
+                                      os.path.join(work, re.sub(r"[^\w.-]+", "_", r.key)))
+                   for r in rows}
+        for key, fut in futures.items():
+            path, err = fut.result()
+            if path:
+                so[key] = path
+                continue
+            reason = harness.untranslatable(err)
+            if reason is None:
+                print(f"-- {key}: tilec/nvcc failed:\n{harness.indent(err)}")
+                reason = "tilec or nvcc failed: " + err.splitlines()[0]
+            no_tilec[key] = reason
+    return so, no_tilec
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tilec", default=os.path.join(ROOT, "bin", "tilec"))
@@ -318,22 +339,7 @@ def main():
     tilec = os.path.abspath(opts.tilec)
     work = os.path.abspath(opts.keep) if opts.keep else tempfile.mkdtemp(prefix="tilec-bench-")
 
-    # Translate and compile every row's case, in parallel.
-    so, no_tilec = {}, {}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 4)) as pool:
-        futures = {r.key: pool.submit(harness.build_case, r.case, tilec, arch,
-                                      os.path.join(work, re.sub(r"[^\w.-]+", "_", r.key)))
-                   for r in rows}
-        for key, fut in futures.items():
-            path, err = fut.result()
-            if path:
-                so[key] = path
-                continue
-            reason = harness.untranslatable(err)
-            if reason is None:
-                print(f"-- {key}: tilec/nvcc failed:\n{harness.indent(err)}")
-                reason = "tilec or nvcc failed: " + err.splitlines()[0]
-            no_tilec[key] = reason
+    so, no_tilec = build_rows(rows, tilec, arch, work)
 
     # Run the rows in a worker process; one whose kernel breaks the CUDA context (an illegal
     # address poisons every later launch) is run again without tilec, then given up.

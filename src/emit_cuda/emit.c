@@ -20,6 +20,7 @@ typedef struct ValInfo {
     Op *user;           /* the single user when nuses == 1 */
     bool inl;           /* printed inside its user's expression */
     bool declared;      /* a variable declared before its defining op (if/for results) */
+    bool folded_addr;   /* a named pointer tile computed inside its load or store */
 } ValInfo;
 
 typedef struct Emitter {
@@ -513,6 +514,7 @@ static void plan_block(Emitter *E, Block *b)
         if (u->kind == OP_YIELD || u->kind == OP_CONDITION)
             continue;
         vi->inl = true;
+        vi->folded_addr = v->name != NULL;
     }
 }
 
@@ -1586,7 +1588,7 @@ static void emit_convert(Emitter *E, const Op *op)
     elem_loop_close(E, n, 1);
     line(E, "__syncthreads();");
     n = nregs(r);
-    int vr = smem_convert_read_vec(op, &op->smem_layout);
+    int vr = op->smem_read_vec;
     if (vr > 1)
         line(E, "// each run of %d consecutive elements comes back as one %d-byte read", vr,
              vr * smem_elem_bytes(type_elem(t)));
@@ -1725,21 +1727,28 @@ static void ld_group(Emitter *E, const Op *op, const char *fn, const char *slot,
          vname(E, op->results[0]), strcmp(q, "0") ? fmt(E, "%d * %s", ld.group, paren(E, q)) : "0", fn, slot, row, col);
 }
 
+/* Fragment element `e` (a C expression) of a staged operand read element
+ * by element (8- or 32-bit with K not contiguous: no ldmatrix); `slot` is
+ * "" or the ring slot followed by ", ". */
+static void elem_read(Emitter *E, const Op *op, const char *fn, const char *slot, const char *e)
+{
+    const DotStage *s = op->stage;
+    const Value *r = op->results[0];
+    LayoutMap m;
+    value_map(r, &m);
+    line(E, "reinterpret_cast<%s *>(%s)[%s] = *%s(smem, %s%s, %s);", stage_ctype(s->dtype), vname(E, r), e, fn, slot,
+         elem_coord(E, r, &m, 1 - s->contig_dim, e), elem_coord(E, r, &m, s->contig_dim, e));
+}
+
 /* Reads the staged operand into r's fragment: ldmatrix, or one element at a time. */
 static void stage_read(Emitter *E, const Op *op, const char *fn, const char *slot)
 {
     const DotStage *s = op->stage;
     const Value *r = op->results[0];
-    const char *name = vname(E, r);
-    LayoutMap m;
-    value_map(r, &m);
-    int rd = 1 - s->contig_dim, cd = s->contig_dim;
     if (!s->ldmatrix) {
         int n = nregs(r);
-        const char *T = stage_ctype(s->dtype);
         const char *e = elem_loop_open(E, n, 1);
-        line(E, "reinterpret_cast<%s *>(%s)[%s] = *%s(smem, %s%s, %s);", T, name, e, fn, slot,
-             elem_coord(E, r, &m, rd, e), elem_coord(E, r, &m, cd, e));
+        elem_read(E, op, fn, slot, e);
         elem_loop_close(E, n, 1);
         return;
     }
@@ -1927,9 +1936,7 @@ static void fused_elem_read(Emitter *E, const Op *ll, const char *fn, const char
 {
     const DotStage *s = ll->stage;
     const Value *r = ll->results[0];
-    LayoutMap m;
-    value_map(r, &m);
-    int kw = r->layout->kwidth, rd = 1 - s->contig_dim, cd = s->contig_dim;
+    int kw = r->layout->kwidth;
     line(E, "// operand %c of K step ks, one element at a time (%s's K is not its contiguous dimension)",
          s->op_idx ? 'B' : 'A', vname(E, r));
     if (n > 1) {
@@ -1940,8 +1947,7 @@ static void fused_elem_read(Emitter *E, const Op *ll, const char *fn, const char
     line(E, "%sfor (int j = 0; j < %d; ++j) {  // %d registers x %d elements", n > 1 ? "    " : "", words * kw, words, kw);
     E->indent += n > 1 ? 2 : 1;
     line(E, "const int e = %d * (%s) + j;", kw, first);
-    line(E, "reinterpret_cast<%s *>(%s)[e] = *%s(smem, %s, %s, %s);", stage_ctype(s->dtype), vname(E, r), fn,
-         ex(E, ll->args[0], NULL, "0"), elem_coord(E, r, &m, rd, "e"), elem_coord(E, r, &m, cd, "e"));
+    elem_read(E, ll, fn, fmt(E, "%s, ", ex(E, ll->args[0], NULL, "0")), "e");
     E->indent -= n > 1 ? 2 : 1;
     line(E, "%s}", n > 1 ? "    " : "");
 }
@@ -2636,7 +2642,7 @@ static void emit_op(Emitter *E, const Op *op)
 {
     if (op->nres == 1 && info(E, op->results[0])->inl) {
         const Value *v = op->results[0];
-        if (v->name && v->type.rank > 0 && v->type.dtype == DT_PTR) { /* a large pointer tile folded into its load or store */
+        if (info(E, v)->folded_addr) {
             stmt_comment(E, op);
             line(E, "// (%s: each address is computed where it is used, below)", vname(E, v));
         }

@@ -242,25 +242,10 @@ static bool convert_free(ConvertAccesses *ca, const SmemLayout *l)
     return true;
 }
 
-int smem_convert_read_vec(const Op *op, const SmemLayout *l)
-{
-    for (int vec = convert_max_read_vec(op, l->elem_bytes); vec > 1; vec /= 2) {
-        if (!keeps_runs(l, vec))
-            continue;
-        Arena a = {0};
-        ConvertAccesses ca = convert_accesses(&a, op, vec);
-        int extra = smem_count_extra(l, ca.read, ca.nread, vec, 0);
-        arena_free(&a);
-        if (!extra)
-            return vec;
-    }
-    return 1;
-}
-
-int smem_convert_conflicts(const Op *op, const SmemLayout *l)
+int smem_convert_conflicts(const Op *op, const SmemLayout *l, int rvec)
 {
     Arena a = {0};
-    ConvertAccesses ca = convert_accesses(&a, op, smem_convert_read_vec(op, l));
+    ConvertAccesses ca = convert_accesses(&a, op, rvec);
     int c = convert_conflicts(&ca, l, INT_MAX);
     arena_free(&a);
     return c;
@@ -321,6 +306,32 @@ static bool first_free_swizzle(ConvertAccesses *ca, SmemLayout l, const SmemSwiz
     return false;
 }
 
+/* The first conflict-free storage: plain, a swizzle, else the least
+ * padding, alone or under a swizzle; each keeping the reads' runs whole. */
+static bool first_free(ConvertAccesses *ca, SmemLayout plain, const SmemSwizzle *swz, int nswz, const Padding *pads,
+                       int npad, SmemLayout *out)
+{
+    if (convert_free(ca, &plain)) {
+        *out = plain;
+        return true;
+    }
+    if (first_free_swizzle(ca, plain, swz, nswz, out))
+        return true;
+    for (int p = 0; p < npad; p++) {
+        SmemLayout l = plain;
+        l.pad_log2 = pads[p].log2, l.pad = pads[p].pad;
+        if (!keeps_runs(&l, ca->rvec))
+            continue;
+        if (convert_free(ca, &l)) {
+            *out = l;
+            return true;
+        }
+        if (first_free_swizzle(ca, l, swz, nswz, out))
+            return true;
+    }
+    return false;
+}
+
 static void plan_convert(Arena *a, Op *op)
 {
     Type t = op->args[0]->type;
@@ -333,28 +344,17 @@ static void plan_convert(Arena *a, Op *op)
     ConvertAccesses ca = convert_accesses(a, op, 1);
     int conflicts = convert_conflicts(&ca, &plain, INT_MAX);
     op->smem_plain_conflicts = conflicts;
-    /* the first conflict-free candidate: a swizzle, else the least padding,
-     * alone or under a swizzle; first for the widest reads the result's
-     * layout allows (vector reads of its runs), then narrower ones */
+    /* the first conflict-free candidate, for the widest reads the result's
+     * layout allows (one vector per run of consecutive elements), then
+     * narrower ones */
     bool found = false;
+    op->smem_read_vec = 1;
     for (int rvec = convert_max_read_vec(op, bytes); rvec >= 1 && !found; rvec /= 2) {
-        ca = convert_accesses(a, op, rvec);
-        found = convert_free(&ca, &plain) || first_free_swizzle(&ca, plain, swz, nswz, &best);
-        if (found && convert_free(&ca, &plain))
-            best = plain;
-        for (int p = 0; p < npad && !found; p++) {
-            SmemLayout l = plain;
-            l.pad_log2 = pads[p].log2, l.pad = pads[p].pad;
-            if (!keeps_runs(&l, rvec))
-                continue;
-            if (convert_free(&ca, &l))
-                best = l, found = true;
-            else
-                found = first_free_swizzle(&ca, l, swz, nswz, &best);
-        }
+        ConvertAccesses cv = convert_accesses(a, op, rvec);
+        found = first_free(&cv, plain, swz, nswz, pads, npad, &best);
+        if (found)
+            op->smem_read_vec = rvec;
     }
-    if (!found)
-        ca = convert_accesses(a, op, 1);
     if (found)
         conflicts = 0;
     else /* none is free: the fewest conflicts of one swizzle or one padding */

@@ -409,6 +409,7 @@ struct Op {
     int smem_offset;      /* bytes into the shared arena (ops that use it) */
     int smem_bytes;
     SmemLayout smem_layout; /* conversion buffers: swizzle and padding */
+    int smem_read_vec;    /* conversions: elements per read of the result (its runs, up to 16 bytes) */
     int smem_conflicts;   /* extra wavefronts counted statically (0: conflict-free) */
     int smem_plain_conflicts; /* conversions: the same, row-major without swizzle or padding */
     bool smem_keep_sync;  /* a barrier after the reads (see tir_smem) */
@@ -587,13 +588,8 @@ int smem_storage_index(const SmemLayout *l, int lin);   /* element offset of row
  * the padding keep it contiguous and aligned).  Counting stops once the total
  * passes `limit`. */
 int smem_count_extra(const SmemLayout *l, const int *lin, int naccess, int access_elems, int limit);
-/* A conversion's writes and reads through a buffer stored as `l`, counted. */
-int smem_convert_conflicts(const Op *op, const SmemLayout *l);
-/* Elements per read of a conversion's result from its buffer: the result's
- * run of consecutive registers along the last dimension (at most 16 bytes)
- * where the storage keeps it contiguous and aligned and the vector reads
- * add no wavefronts; else 1. */
-int smem_convert_read_vec(const Op *op, const SmemLayout *l);
+/* A conversion's writes and reads (rvec elements each) through a buffer stored as `l`, counted. */
+int smem_convert_conflicts(const Op *op, const SmemLayout *l, int rvec);
 int reduce_warp_bits(const Op *op);   /* log2 of the warps along a reduction's axis */
 
 /* dot.c: tl.dot operand staging and the FMA path's buffers */

@@ -190,12 +190,12 @@ Test(shared_memory, transposes_have_no_bank_conflicts, .fini = translate_reset)
         int bytes = !strcmp(t->dtype, "fp32") ? 4 : 2;
         cr_expect_eq(op->smem_layout.elem_bytes, bytes);
         cr_expect_eq(1 << op->smem_layout.row_log2, t->block, "%s %d: rows of the tile's last dimension", t->dtype, t->block);
-        cr_expect_eq(smem_convert_conflicts(op, &op->smem_layout), 0, "%s %dx%d: conflicts as stored", t->dtype, t->block,
+        cr_expect_eq(smem_convert_conflicts(op, &op->smem_layout, op->smem_read_vec), 0, "%s %dx%d: conflicts as stored", t->dtype, t->block,
                      t->block);
         cr_expect_eq(op->smem_conflicts, 0);
-        cr_expect_gt(smem_convert_conflicts(op, &plain), 0, "%s %dx%d: the plain buffer is conflict-free?", t->dtype,
+        cr_expect_gt(smem_convert_conflicts(op, &plain, 1), 0, "%s %dx%d: the plain buffer is conflict-free?", t->dtype,
                      t->block, t->block);
-        cr_expect_eq(op->smem_plain_conflicts, smem_convert_conflicts(op, &plain));
+        cr_expect_eq(op->smem_plain_conflicts, smem_convert_conflicts(op, &plain, 1));
         cr_expect(!smem_swizzle_none(op->smem_layout.swz), "%s %d: a swizzle", t->dtype, t->block);
         /* every element has its own slot inside the buffer */
         int slots = op->smem_bytes / bytes;
@@ -223,7 +223,7 @@ Test(shared_memory, padding_alone_cannot_free_the_transpose, .fini = translate_r
     SmemLayout l = {4, 6, {1, 1, 1}, 0, 0};
     for (l.pad_log2 = 5; l.pad_log2 < 12; l.pad_log2++)
         for (l.pad = 1; l.pad <= 8; l.pad *= 2)
-            cr_expect_gt(smem_convert_conflicts(op, &l), 0, "1 << %d, pad %d", l.pad_log2, l.pad);
+            cr_expect_gt(smem_convert_conflicts(op, &l, 1), 0, "1 << %d, pad %d", l.pad_log2, l.pad);
 }
 
 /* What the .cu says about the buffer: the formula in the header and above
@@ -271,11 +271,11 @@ Test(shared_memory, plan_by_hand, .fini = arena_reset)
     cv->results[0]->layout = r1->results[0]->layout;
     /* unpadded, lanes l and l+8 of the write hit one bank: 4 registers x 4 warps */
     SmemLayout s = {4, 6, {1, 1, 1}, 5, 0};
-    cr_expect_eq(smem_convert_conflicts(cv, &s), 16);
+    cr_expect_eq(smem_convert_conflicts(cv, &s, 1), 16);
     s.pad = 1;
-    cr_expect_eq(smem_convert_conflicts(cv, &s), 0);
+    cr_expect_eq(smem_convert_conflicts(cv, &s, 1), 0);
     s.pad_log2 = 6;
-    cr_expect_eq(smem_convert_conflicts(cv, &s), 16, "padding after 64 of 64 elements pads nothing");
+    cr_expect_eq(smem_convert_conflicts(cv, &s, 1), 16, "padding after 64 of 64 elements pads nothing");
     Type ti = type_tensor(type_scalar(DT_I32), 1, (int[]){64});
     Op *am = tir_op_new(a, &afn, OP_REDUCE, 1, &x, 2, (Type[]){t1, ti});
     am->iattr[0] = RED_ARGMAX, am->iattr[1] = 0;
