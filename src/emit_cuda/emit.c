@@ -1702,7 +1702,7 @@ static void ld_setup(Emitter *E, const Op *op, const char *name)
     const char *coord[2];
     for (int c = 0; c < 2; c++) {
         const char *w = ld_part(E, ld.warp, ld.nwarp, c, "warp");
-        const char *j = ld_part(E, ld.mat, ld.nmat, c, "(lane >> 3)");
+        const char *j = ld_part(E, ld.mat, ld.nmat, c, "lane >> 3");
         const char *x = !strcmp(w, "0") ? j : !strcmp(j, "0") ? w : fmt(E, "%s + %s", w, paren(E, j));
         if (c == 0)
             x = !strcmp(x, "0") ? "(lane & 7)" : fmt(E, "%s + (lane & 7)", x);
