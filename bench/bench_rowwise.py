@@ -2,6 +2,7 @@
 """Row-wise kernels on the GPU: tilec vs Triton (same source) vs PyTorch, in one run.
 
     python3 bench/bench_rowwise.py [--tilec bin/tilec] [--only TEXT] [--arch sm_90] [--keep DIR]
+                                   [--rounds N] [--norm-warps 4,16]
 
 Kernels (examples/): softmax_kernel fp32 at 4096x{1024,4096,16384} and 32768x781,
 layer_norm_fwd and rms_norm_fwd fp16 at 4096x{1024,8192}, cross_entropy_fwd fp32 at 4096x32000.
@@ -13,12 +14,19 @@ the same for tilec and Triton.  Integer arguments divisible by 16 are promised t
 PyTorch: torch.softmax, F.layer_norm, the usual RMS-norm expression (fp32 statistics, scaled by
 the weight after the cast back), F.cross_entropy(reduction="none").
 
-Timing: triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"); GB/s counts the
-bytes each kernel must read and write once.  Ceiling: a device-to-device copy of a 1 GiB
-tensor (torch), measured in the same run; "/copy" columns are fractions of it.  Each tilec
-result is checked against PyTorch before it is timed.  When tilec cannot translate a kernel the
-row says "n/a" and why, and the run goes on.  The markdown table goes to stdout and to
-$OUT/bench_rowwise.md when OUT is set.
+Timing, two ways, each implementation once per round over --rounds rounds (default 3), medians
+reported with the range of tilec/Triton over the rounds:
+- single launch: triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"), which
+  flushes the L2 cache before every launch; a launch's ramp-up and tail are in its time, so a
+  kernel of ~100 MB cannot come near the 1 GiB copy rate (the same-size copy column shows how
+  near a plain copy of as many bytes comes);
+- back to back: a CUDA graph replays 48 launches, rotating over input sets of >= 256 MB in all
+  so no launch reads cached inputs: the throughput of a kernel run again and again.
+GB/s counts the bytes each kernel must read and write once.  Ceiling: device-to-device copies of
+a 1 GiB tensor (torch), measured in the same run both ways; "/copy" columns are fractions of the
+one measured like the row.  Each tilec result is checked against PyTorch before it is timed.
+When tilec cannot translate a kernel the row says "n/a" and why, and the run goes on.  The
+markdown tables go to stdout and to $OUT/bench_rowwise.md when OUT is set.
 """
 
 import argparse
@@ -163,9 +171,11 @@ def make_problem(torch, F, row):
     raise ValueError(row.label)
 
 
-def tilec_launcher(torch, kernel, values, grid):
-    """A no-argument function that launches tilec's kernel through its ctypes launcher."""
-    args = [ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)]
+def tilec_launcher(torch, kernel, values, grid, stream=None):
+    """A no-argument function that launches tilec's kernel through its ctypes launcher, on
+    `stream` (default: the stream current now)."""
+    stream = stream or torch.cuda.current_stream()
+    args = [ctypes.c_void_p(stream.cuda_stream)]
     if kernel.case.grid is None:
         args += list(grid) + [1] * (3 - len(grid))
     for p in kernel.runtime:
@@ -190,14 +200,85 @@ def triton_launcher(tk, case, values, grid):
     return run
 
 
-def measure_row(torch, F, do_bench, r, so, no_tilec, copy_gbps, triton_fns):
-    """Times one row; returns its table line."""
+# Back-to-back ("steady") timing: a CUDA graph replays STEADY_LAUNCHES launches of one kernel,
+# rotating over input sets that together exceed the L2 cache, so no launch finds its inputs
+# cached.  This is the kernel's throughput when it runs again and again, as in a model: no
+# launch gap, no L2 flush before each launch, the ramp-up and tail of one launch next to the
+# next one's.
+STEADY_BYTES = 256 << 20
+STEADY_LAUNCHES = 48
+
+
+def steady_sets(moved):
+    """How many input sets a row rotates over in the steady timing."""
+    return max(2, min(16, -(-STEADY_BYTES // moved)))
+
+
+def steady_time(torch, make_fns):
+    """ms per launch; make_fns() -> one launch function per input set, made on the stream
+    current when it is called (the capture stream)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm up outside the capture, as torch asks
+        for f in make_fns():
+            f()
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fns = make_fns()
+        for i in range(STEADY_LAUNCHES):
+            fns[i % len(fns)]()
+    graph.replay()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(10):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / STEADY_LAUNCHES)
+    return sorted(times)[len(times) // 2]
+
+
+def steady_copy_gbps(torch, nbytes=1 << 30, launches=8):
+    """GB/s of back-to-back device copies of nbytes, alternating two buffer pairs (launched
+    directly: a copy in a graph becomes a copy-engine node, which is slower)."""
+    pairs = [(torch.empty(nbytes, dtype=torch.uint8, device="cuda"),
+              torch.empty(nbytes, dtype=torch.uint8, device="cuda")) for _ in range(2)]
+    for src, dst in pairs:
+        dst.copy_(src)
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(5):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for i in range(launches):
+            src, dst = pairs[i % 2]
+            dst.copy_(src)
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / launches)
+    return 2 * nbytes / (sorted(times)[len(times) // 2] * 1e-3) / 1e9
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
+def measure_row(torch, F, do_bench, r, so, no_tilec, rounds, triton_fns):
+    """Times one row: {"single": {impl: [GB/s per round]}, "steady": {...}, "copy": same-size
+    copy GB/s per round, "check": tilec's verdict, "mb": MB moved}."""
     case = r.case
     values, out_name, moved, torch_fn, check = make_problem(torch, F, r)
     grid = (r.M, )
-    gbps, cells = {}, {"check": "—"}
+    result = {"single": {}, "steady": {}, "copy": [], "check": "—", "mb": moved / 1e6}
+    runners = {}        # impl -> launch function on the first input set
+    makers = {}         # impl -> function(values) -> launch function on the current stream
     if no_tilec:
-        cells["tilec"] = "n/a (" + no_tilec.replace("|", "\\|")[:100] + ")"
+        result["tilec"] = "n/a (" + no_tilec.replace("|", "\\|")[:100] + ")"
         print(f"-- {r.key}: tilec: n/a ({no_tilec})", flush=True)
     else:
         try:
@@ -206,12 +287,13 @@ def measure_row(torch, F, do_bench, r, so, no_tilec, copy_gbps, triton_fns):
             values[out_name].fill_(float("nan"))
             run_tilec()
             torch.cuda.synchronize()
-            cells["check"] = check(values[out_name])
-            gbps["tilec"] = moved / (do_bench(run_tilec) * 1e-3) / 1e9
+            result["check"] = check(values[out_name])
+            runners["tilec"] = run_tilec
+            makers["tilec"] = lambda v: tilec_launcher(torch, kernel, v, grid)
         except Exception as e:
             lost_context(e)
             print(f"-- {r.key}: tilec run failed: {type(e).__name__}: {e}", flush=True)
-            cells["check"] = "failed"
+            result["check"] = "failed"
     if triton_fns is not None:
         try:
             fns = triton_fns.setdefault(case.source, {})
@@ -224,28 +306,68 @@ def measure_row(torch, F, do_bench, r, so, no_tilec, copy_gbps, triton_fns):
             verdict = check(values[out_name])
             if verdict != "close":
                 print(f"-- {r.key}: Triton's result does not match PyTorch ({verdict})", flush=True)
-            gbps["triton"] = moved / (do_bench(run_triton) * 1e-3) / 1e9
+            runners["triton"] = run_triton
+            makers["triton"] = lambda v, tk=fns[case.kernel]: triton_launcher(tk, case, v, grid)
         except Exception as e:
             lost_context(e)
             print(f"-- {r.key}: Triton failed: {type(e).__name__}: {e}", flush=True)
-    gbps["torch"] = moved / (do_bench(torch_fn) * 1e-3) / 1e9
-    # the copy of as many bytes (half read, half written): launch and tail cost it too
+    runners["torch"] = torch_fn
+
+    # the other input sets of the steady timing, each with its own PyTorch function
+    sets = [(values, torch_fn)]
+    for _ in range(steady_sets(moved) - 1):
+        more_values, _, _, more_torch_fn, _ = make_problem(torch, F, r)
+        sets.append((more_values, more_torch_fn))
     src = torch.empty(moved // 2, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
-    same_size_copy = moved / (do_bench(lambda: dst.copy_(src)) * 1e-3) / 1e9
-    src = dst = None
+    # rounds: every implementation once per round, so drifts of the card touch all alike
+    for _ in range(rounds):
+        for impl, run in runners.items():
+            result["single"].setdefault(impl, []).append(moved / (do_bench(run) * 1e-3) / 1e9)
+        # the copy of as many bytes (half read, half written): launch and tail cost it too
+        result["copy"].append(moved / (do_bench(lambda: dst.copy_(src)) * 1e-3) / 1e9)
+        for impl in runners:
+            if impl == "torch":
+                make = lambda: [fn for _, fn in sets]
+            else:
+                make = lambda m=makers[impl]: [m(v) for v, _ in sets]
+            try:
+                ms = steady_time(torch, make)
+            except Exception as e:
+                lost_context(e)
+                print(f"-- {r.key}: {impl}: steady timing failed: {type(e).__name__}: {e}", flush=True)
+                continue
+            result["steady"].setdefault(impl, []).append(moved / (ms * 1e-3) / 1e9)
+    return result
 
-    def fmt(key):
-        return f"{gbps[key]:.0f}" if key in gbps else cells.get(key, "—")
+
+def table_line(r, res, copy, kind):
+    """One markdown line of the single-launch or the steady table."""
+    got = {impl: median(v) for impl, v in res[kind].items()}
+
+    def fmt(impl):
+        if impl in got:
+            return f"{got[impl]:.0f}"
+        return res.get(impl, "—") if impl == "tilec" else "—"
 
     def ratio(a, b):
         return f"{a / b:.3f}" if a is not None and b is not None else "—"
-    return (f"| {r.label} | {r.dtype} | {r.M} x {r.N} | {case.sig.split(',')[-1].strip()} / "
-            f"{case.num_warps} | {moved / 1e6:.0f} | {fmt('tilec')} | {fmt('triton')} | "
-            f"{fmt('torch')} | {ratio(gbps.get('tilec'), gbps.get('triton'))} | "
-            f"{ratio(gbps.get('tilec'), copy_gbps)} | {ratio(gbps.get('triton'), copy_gbps)} | "
-            f"{same_size_copy:.0f} | {ratio(gbps.get('tilec'), same_size_copy)} | "
-            f"{ratio(gbps.get('triton'), same_size_copy)} | {cells['check']} |")
+
+    def spread():
+        t, g = res[kind].get("tilec"), res[kind].get("triton")
+        if not t or not g or len(t) < 2:
+            return ""
+        rs = [a / b for a, b in zip(t, g)]
+        return f" ({min(rs):.2f}-{max(rs):.2f})"
+    tilec, triton = got.get("tilec"), got.get("triton")
+    line = (f"| {r.label} | {r.dtype} | {r.M} x {r.N} | {r.case.sig.split(',')[-1].strip()} / "
+            f"{r.case.num_warps} | {res['mb']:.0f} | {fmt('tilec')} | {fmt('triton')} | "
+            f"{fmt('torch')} | {ratio(tilec, triton)}{spread()} | {ratio(tilec, copy)} | "
+            f"{ratio(triton, copy)} |")
+    if kind == "single":
+        same = median(res["copy"])
+        line += f" {same:.0f} | {ratio(tilec, same)} | {ratio(triton, same)} |"
+    return line + f" {res['check']} |"
 
 
 class ContextLost(Exception):
@@ -275,24 +397,27 @@ def worker_main(plan_path):
     do_bench, timing_text = elementwise.make_timer(torch)
     print("@@env " + json.dumps(elementwise.environment(torch) + [timing_text]), flush=True)
 
-    # The ceiling: one device-to-device copy of 1 GiB (read + written: 2 GiB moved).
+    # The ceiling: device-to-device copies of 1 GiB (read + written: 2 GiB moved), timed once
+    # as a single launch like every row, once back to back like the steady timing.
     src = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
     copy_gbps = 2 * src.numel() / (do_bench(lambda: dst.copy_(src)) * 1e-3) / 1e9
     src = dst = None
     torch.cuda.empty_cache()
-    print(f"@@copy {copy_gbps}", flush=True)
+    steady_copy = steady_copy_gbps(torch)
+    torch.cuda.empty_cache()
+    print(f"@@copy {json.dumps([copy_gbps, steady_copy])}", flush=True)
 
     rows = {r.key: r for r in bench_rows(plan.get("norm_warps"))}
     for key in plan["rows"]:
         print(f"@@row {key}", flush=True)
         try:
-            line = measure_row(torch, F, do_bench, rows[key], plan["so"].get(key),
-                               plan["no_tilec"].get(key), copy_gbps, triton_fns)
+            res = measure_row(torch, F, do_bench, rows[key], plan["so"].get(key),
+                              plan["no_tilec"].get(key), plan["rounds"], triton_fns)
         except ContextLost as e:
             print(f"@@lost {e}", flush=True)
             return 3
-        print(f"@@line {line}", flush=True)
+        print(f"@@result {json.dumps(res)}", flush=True)
         torch.cuda.empty_cache()
     return 0
 
@@ -327,6 +452,8 @@ def main():
     ap.add_argument("--norm-warps", metavar="LIST",
                     help="also run the layer- and RMS-norm rows with each of these num_warps (e.g. 4,16), "
                          "tilec and Triton alike")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="time every implementation this many times, in turn, and report medians (default 3)")
     ap.add_argument("--worker", metavar="PLAN", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:
@@ -343,12 +470,13 @@ def main():
 
     # Run the rows in a worker process; one whose kernel breaks the CUDA context (an illegal
     # address poisons every later launch) is run again without tilec, then given up.
-    env, copy_gbps, lines = None, None, {}
+    env, copy, results, failed = None, None, {}, {}
     todo = [r.key for r in rows]
     while todo:
         plan_path = os.path.join(work, "plan.json")
         with open(plan_path, "w") as f:
-            json.dump({"rows": todo, "so": so, "no_tilec": no_tilec, "norm_warps": opts.norm_warps}, f)
+            json.dump({"rows": todo, "so": so, "no_tilec": no_tilec, "norm_warps": opts.norm_warps,
+                       "rounds": max(1, opts.rounds)}, f)
         proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", plan_path],
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
         current, lost = None, None
@@ -357,15 +485,17 @@ def main():
             if line.startswith("@@env "):
                 env = env or json.loads(line[6:])
             elif line.startswith("@@copy "):
-                copy_gbps = copy_gbps or float(line[7:])
-                print(f"-- device-to-device copy, 1 GiB: {copy_gbps:.0f} GB/s (read + written)")
+                copy = copy or json.loads(line[7:])
+                print(f"-- device-to-device copy, 1 GiB: {copy[0]:.0f} GB/s single launch, "
+                      f"{copy[1]:.0f} GB/s back to back (read + written)")
             elif line.startswith("@@row "):
                 current = line[6:]
             elif line.startswith("@@lost "):
                 lost = line[7:]
-            elif line.startswith("@@line "):
-                lines[current] = line[7:]
-                print(line[7:], flush=True)
+            elif line.startswith("@@result "):
+                results[current] = json.loads(line[9:])
+                r = next(r for r in rows if r.key == current)
+                print(table_line(r, results[current], copy and copy[0], "single"), flush=True)
                 todo.remove(current)
                 current = None
             else:
@@ -382,22 +512,38 @@ def main():
             no_tilec[current] = f"tilec's run broke the CUDA context: {why}"
         else:
             print(f"-- {current}: the CUDA context was lost without tilec ({why}); row given up")
-            lines[current] = f"| {current} | failed: {why} |"
+            failed[current] = f"| {current} | failed: {why} |"
             todo.remove(current)
 
-    table = ["| kernel | dtype | rows x cols | BLOCK_SIZE / warps | MB moved | tilec GB/s | Triton GB/s "
-             "| PyTorch GB/s | tilec/Triton | tilec/copy | Triton/copy | same-size copy GB/s "
-             "| tilec/same-size copy | Triton/same-size copy | tilec check |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    table += [lines[r.key] for r in rows if r.key in lines]
+    head = ("| kernel | dtype | rows x cols | BLOCK_SIZE / warps | MB moved | tilec GB/s | Triton GB/s "
+            "| PyTorch GB/s | tilec/Triton (range over rounds) | tilec/copy | Triton/copy |")
+    copy = copy or [None, None]
+
+    def lines(kind):
+        return [failed[r.key] if r.key in failed else table_line(r, results[r.key], copy[kind == "steady"], kind)
+                for r in rows if r.key in results or r.key in failed]
+    table = ["## Single launch", "",
+             "Each launch timed alone (do_bench: the L2 cache flushed before it, its ramp-up and "
+             "tail in the time). The same-size copy moves as many bytes as the row (half read, half "
+             "written), timed the same way.", "",
+             head + " same-size copy GB/s | tilec/same-size copy | Triton/same-size copy | tilec check |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + lines("single")
+    table += ["", "## Back to back", "",
+              f"A CUDA graph replays {STEADY_LAUNCHES} launches of the kernel, rotating over input "
+              f"sets of at least {STEADY_BYTES >> 20} MB together (so no launch finds its inputs in "
+              "L2); GB/s per launch. The copy ceiling here is 1 GiB copies launched back to back.", "",
+              head + " tilec check |",
+              "|---|---|---|---|---|---|---|---|---|---|---|---|"] + lines("steady")
     env = env or ["environment unknown (the worker did not start)", "timing: ?"]
+    fmt = lambda v: f"{v:.0f}" if v else "?"
     header = ["# tilec row-wise benchmark", ""] + [f"- {ln}" for ln in env[:-1]] + [
-        f"- timing: {env[-1]}; GB/s = (bytes read + bytes written) / time",
+        f"- timing: {env[-1]}, each implementation once per round, {max(1, opts.rounds)} rounds, "
+        "the median of the rounds; GB/s = (bytes read + bytes written) / time",
         "- tilec and Triton: same source, same BLOCK_SIZE and num_warps (column 4), one program "
         f"per row; nvcc -O3 -arch={arch}",
-        f"- copy: torch device-to-device copy of 1 GiB, {copy_gbps or 0:.0f} GB/s counting bytes "
-        "read and written; the /copy columns are fractions of it; the same-size copy moves as "
-        "many bytes as the row (half read, half written), launch and tail included", ""]
+        f"- copy: torch device-to-device copy of 1 GiB, counting bytes read and written: "
+        f"{fmt(copy[0])} GB/s as a single launch, {fmt(copy[1])} GB/s back to back; the /copy "
+        "columns are fractions of the one measured the same way as the row", ""]
     text = "\n".join(header + table) + "\n"
     print()
     print(text)
