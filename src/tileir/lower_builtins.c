@@ -823,7 +823,8 @@ static CVal *lower_libdevice(Lower *L, const char *fn, Node *call, CVal **args, 
                              const char **kwnames, CVal **kwvals, int nkw)
 {
     const char *name = arena_printf(L->a, "libdevice.%s", fn);
-    int m = math_lookup(fn);
+    /* libdevice's exp is __nv_expf, not tl.exp's approximation */
+    int m = !strcmp(fn, "exp") || !strcmp(fn, "expf") ? (int)MATH_EXP_LIBDEVICE : math_lookup(fn);
     if (m >= 0) {
         BIND("x");
         return lower_math1(L, call, name, m, A.v[0], A.loc[0]);

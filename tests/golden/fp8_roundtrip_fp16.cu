@@ -121,21 +121,58 @@ __device__ __forceinline__ float exp_approx(float x)
     return r;
 }
 
-// Triton's tl.exp2 on fp32: ex2.approx.f32.
+// Triton's tl.exp2 on fp32: ex2.approx.ftz.f32 (libdevice's exp2f with flush-to-zero); a
+// result below 2^-126 is 0.
 __device__ __forceinline__ float exp2_approx(float x)
 {
     float r;
-    asm("ex2.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
     return r;
 }
 
-// Triton's tl.sqrt on fp32: sqrt.approx.f32 (tl.sqrt_rn is the IEEE one).
+// Triton's tl.sqrt on fp32: sqrt.approx.ftz.f32 (tl.sqrt_rn is the IEEE one, which keeps
+// denormals).
 __device__ __forceinline__ float sqrt_approx(float x)
 {
     float r;
-    asm("sqrt.approx.f32 %0, %1;" : "=f"(r) : "f"(x));
+    asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
     return r;
 }
+
+// Triton's tl.rsqrt on fp32: rsqrt.approx.ftz.f32 (a denormal argument gives inf).
+__device__ __forceinline__ float rsqrt_approx(float x)
+{
+    float r;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+// Triton links libdevice with flush-to-zero on (nvvm-reflect-ftz), so its fp32 math
+// functions take a denormal argument as a zero of the same sign and give zero for a denormal
+// result.  ftz() is that flush (x * 1 in the .ftz form); the *_ftz functions wrap the CUDA
+// function, compiled without -ftz, in it.  Functions whose libdevice code gives the same bits
+// either way (logf, log2f, cosf, ...) are called directly.  erf, asin, acos and atan still
+// differ from Triton's by an ulp or two on some ordinary arguments (libdevice's flush-to-zero
+// build computes them differently), and cbrtf is not wrapped: Triton's cbrt differs more widely.
+__device__ __forceinline__ float ftz(float x)
+{
+    float r;
+    asm("mul.ftz.f32 %0, %1, 0f3F800000;" : "=f"(r) : "f"(x));
+    return r;
+}
+__device__ __forceinline__ float sin_ftz(float x) { return ftz(sinf(ftz(x))); }
+__device__ __forceinline__ float tan_ftz(float x) { return ftz(tanf(ftz(x))); }
+__device__ __forceinline__ float tanh_ftz(float x) { return ftz(tanhf(ftz(x))); }
+__device__ __forceinline__ float erf_ftz(float x) { return ftz(erff(ftz(x))); }
+__device__ __forceinline__ float floor_ftz(float x) { return floorf(ftz(x)); }
+__device__ __forceinline__ float ceil_ftz(float x) { return ceilf(ftz(x)); }
+// log1p and expm1 of a denormal are +0 in Triton's build, whatever its sign
+__device__ __forceinline__ float log1p_ftz(float x) { return ftz(x) == 0.0f && x != 0.0f ? 0.0f : log1pf(x); }
+__device__ __forceinline__ float expm1_ftz(float x) { return ftz(x) == 0.0f && x != 0.0f ? 0.0f : expm1f(x); }
+__device__ __forceinline__ float asin_ftz(float x) { return ftz(asinf(ftz(x))); }
+__device__ __forceinline__ float atan_ftz(float x) { return ftz(atanf(ftz(x))); }
+__device__ __forceinline__ float sinh_ftz(float x) { return ftz(sinhf(ftz(x))); }
+
 
 // tl.sigmoid: 1 / (1 + exp(-x)), with Triton's approximate exp and divide.
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }

@@ -2104,6 +2104,52 @@ def drive_matmul(kernel, case, shape, use_triton, gen):
     return check.print()
 
 
+# Inputs of the math-edge cases: every class of fp32 value, then random bit patterns.
+MATH_EDGES = [0.0, -0.0, 1e-45, -1e-45, 1e-40, -1e-40, 5.9e-39, -5.9e-39, 1.1754942e-38,
+              -1.1754942e-38, 1.1754944e-38, 1.2e-38, -1.2e-38, 1e-30, 0.5, 1.0, -1.0, 2.0, 3.5,
+              100.0, -100.0, 1e30, -1e30, float("inf"), float("-inf"), float("nan"), 88.0, 89.0,
+              -87.0, -88.0, -100.0, -103.0, -104.0, -126.0, -126.5, -127.0, -140.0, -149.0,
+              -150.0, 127.9, 128.0, 1e-20, -1e-20, 3.0e38]
+
+
+def drive_math_edge(kernel, case, n, use_triton, gen):
+    """unary_kernel (tests/gpu/math_kernels.py): one fp32 function on MATH_EDGES and random
+    bit patterns; tilec must give Triton's bits (any NaN where Triton's is NaN), or for the
+    functions of cases.MATH_ULPS be within that many ulps of Triton's finite results."""
+    check = Check(case, f"n={n}")
+    x = torch.randint(-(1 << 31), (1 << 31) - 1, (n + GUARD,), generator=gen, device="cuda",
+                      dtype=torch.int32).view(torch.float32)
+    x[:len(MATH_EDGES)] = torch.tensor(MATH_EDGES, device="cuda")
+    values = dict(kernel.constexprs, X=x, Y=torch.empty_like(x), n=n)
+    grid = grid_from_expression(case.grid, values)
+    if not use_triton or kernel.triton_fn is None:
+        run_impls(kernel, check, values, ["Y"], grid, False)
+        if not check.problems:
+            print(f"SKIP  {case.name:<44} {check.label:>18}  ran; Triton is the reference", flush=True)
+            return None
+        return check.print()
+    results = run_impls(kernel, check, values, ["Y"], grid, True)
+    if "tilec" in results and "triton" in results:
+        a, b = results["tilec"]["Y"], results["triton"]["Y"]
+        if not guard_intact(a, n):
+            check.fail("tilec wrote past n")
+        a, b = a[:n], b[:n]
+        same = (bits(a) == bits(b)) | (torch.isnan(a) & torch.isnan(b))
+        ulps = case.opts.get("ulps", 0)
+        bad = ~same
+        if ulps:
+            bad &= ~((ulp_distance(a, b) <= ulps) & torch.isfinite(a) & torch.isfinite(b))
+        msg = describe_bad(bad, a, b, {"x": x[:n]})
+        if msg:
+            check.fail(f"tilec vs Triton: {msg}")
+        elif ulps:
+            check.note(f"within {ulps} ulp of Triton, {100 * same.float().mean().item():.2f}% "
+                       "bit-identical, denormals and edges included")
+        else:
+            check.note("bit-identical to Triton (NaN payloads aside), denormals and edges included")
+    return check.print()
+
+
 DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "scaled_add": drive_scaled_add, "row_chunks": drive_row_chunks,
            "generic": drive_generic,
@@ -2115,7 +2161,7 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "cumsum_rows": drive_cumsum_rows, "histogram": drive_histogram, "bits": drive_bits,
            "ticket": drive_ticket, "swap": drive_swap, "cas": drive_swap, "randn": drive_randn,
            "cumprod_rev": drive_cumprod_rev, "transpose": drive_transpose, "matmul": drive_matmul,
-           "fp8": drive_fp8}
+           "fp8": drive_fp8, "math_edge": drive_math_edge}
 
 
 def run_case(case, so, use_triton, seed):
