@@ -353,16 +353,17 @@ def table_line(r, res, copy, kind):
     def ratio(a, b):
         return f"{a / b:.3f}" if a is not None and b is not None else "—"
 
-    def spread():
+    def vs_triton():
+        """the median of the rounds' tilec/Triton ratios, and their range"""
         t, g = res[kind].get("tilec"), res[kind].get("triton")
-        if not t or not g or len(t) < 2:
-            return ""
+        if not t or not g:
+            return "—"
         rs = [a / b for a, b in zip(t, g)]
-        return f" ({min(rs):.2f}-{max(rs):.2f})"
+        return f"{median(rs):.3f}" + (f" ({min(rs):.2f}-{max(rs):.2f})" if len(rs) > 1 else "")
     tilec, triton = got.get("tilec"), got.get("triton")
     line = (f"| {r.label} | {r.dtype} | {r.M} x {r.N} | {r.case.sig.split(',')[-1].strip()} / "
             f"{r.case.num_warps} | {res['mb']:.0f} | {fmt('tilec')} | {fmt('triton')} | "
-            f"{fmt('torch')} | {ratio(tilec, triton)}{spread()} | {ratio(tilec, copy)} | "
+            f"{fmt('torch')} | {vs_triton()} | {ratio(tilec, copy)} | "
             f"{ratio(triton, copy)} |")
     if kind == "single":
         same = median(res["copy"])
@@ -516,7 +517,7 @@ def main():
             todo.remove(current)
 
     head = ("| kernel | dtype | rows x cols | BLOCK_SIZE / warps | MB moved | tilec GB/s | Triton GB/s "
-            "| PyTorch GB/s | tilec/Triton (range over rounds) | tilec/copy | Triton/copy |")
+            "| PyTorch GB/s | tilec/Triton (median of the rounds, range) | tilec/copy | Triton/copy |")
     copy = copy or [None, None]
 
     def lines(kind):
