@@ -619,7 +619,8 @@ static const char *small_int_wrap(Emitter *E, DType d, const char *s)
     return s;
 }
 
-static const char *math_call(Emitter *E, const Op *op, const char *a)
+/* The C function of a math op: MATH_LIST's fp64 or fp32 spelling. */
+static const char *math_c_name(MathFn m, DType d)
 {
     static const char *const f32[] = {
 #define X(e, n, f, d) f,
@@ -631,6 +632,11 @@ static const char *math_call(Emitter *E, const Op *op, const char *a)
         MATH_LIST(X)
 #undef X
     };
+    return d == DT_FP64 ? f64[m] : f32[m];
+}
+
+static const char *math_call(Emitter *E, const Op *op, const char *a)
+{
     DType d = op->args[0]->type.dtype;
     MathFn m = (MathFn)op->iattr[0];
     if (m == MATH_ABS && dtype_is_fp8(d))
@@ -648,7 +654,7 @@ static const char *math_call(Emitter *E, const Op *op, const char *a)
         if (m == MATH_CEIL)
             return fmt(E, "hceil(%s)", a);
     }
-    return fmt(E, "%s(%s)", d == DT_FP64 ? f64[m] : f32[m], a);
+    return fmt(E, "%s(%s)", math_c_name(m, d), a);
 }
 
 static const char *math2_call(Emitter *E, const Op *op, const char *a, const char *b)
@@ -2829,10 +2835,12 @@ static void emit_includes(Emitter *E)
         sb_puts(E->out, "#ifndef __CUDACC_RTC__\n#include <stdio.h>\n#endif\n");
     if (half || bf16 || fp8 || E->f->uses_printf)
         sb_putc(E->out, '\n');
-    /* in file-name order: the runtime helpers, then the fp8 and tensor-core ones where needed */
+    /* in file-name order: the runtime helpers, then the fp8, flush-to-zero math and
+     * tensor-core ones where needed */
     for (int i = 0; i < tilec_template_count; i++) {
         const char *name = tilec_templates[i].name;
-        if ((strstr(name, "tensorcore") && !E->f->uses_dot) || (strstr(name, "fp8") && !fp8))
+        if ((strstr(name, "tensorcore") && !E->f->uses_dot) || (strstr(name, "fp8") && !fp8) ||
+            (strstr(name, "_math") && !E->f->uses_flushed_math))
             continue;
         sb_puts(E->out, tilec_templates[i].text);
     }
@@ -2945,11 +2953,14 @@ static void emit_launcher(Emitter *E, int threads)
     sb_puts(E->out, ");\n    return cudaGetLastError();\n}\n#endif\n");
 }
 
-static void scan_types(TirFunc *f, const Block *b)
+static void scan_uses(TirFunc *f, const Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
         const Op *op = b->ops.data[i];
         f->uses_printf |= op->kind == OP_PRINT || op->kind == OP_ASSERT;
+        if (op->kind == OP_MATH)
+            f->uses_flushed_math |= strstr(math_c_name((MathFn)op->iattr[0], op->args[0]->type.dtype),
+                                           "flushed") != NULL;
         for (int k = 0; k < op->nres; k++) {
             DType d = op->results[k]->type.dtype;
             f->uses_fp16 |= d == DT_FP16;
@@ -2957,7 +2968,7 @@ static void scan_types(TirFunc *f, const Block *b)
             f->uses_fp8 |= dtype_is_fp8(d);
         }
         for (int r = 0; r < op->nregions; r++)
-            scan_types(f, op->regions[r]);
+            scan_uses(f, op->regions[r]);
     }
 }
 
@@ -2970,7 +2981,7 @@ void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
     E.f = f;
     E.opt = opt;
     E.vi = NEW_ARRAY(E.a, ValInfo, f->nvalues + 1);
-    scan_types((TirFunc *)f, f->body);
+    scan_uses((TirFunc *)f, f->body);
     /* parameter names are the source's and come first */
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];

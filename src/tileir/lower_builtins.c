@@ -141,7 +141,7 @@ static int math_lookup(const char *n)
             return i;
     /* libdevice spellings */
     static const struct { const char *n; MathFn m; } alias[] = {
-        {"fabs", MATH_ABS}, {"expf", MATH_EXP}, {"exp2f", MATH_EXP2}, {"logf", MATH_LOG},
+        {"fabs", MATH_ABS}, {"exp2f", MATH_EXP2}, {"logf", MATH_LOG},
         {"sqrtf", MATH_SQRT_RN}, {"rsqrtf", MATH_RSQRT}, {"tanhf", MATH_TANH}, {"erff", MATH_ERF},
         {"floorf", MATH_FLOOR}, {"ceilf", MATH_CEIL}, {"nearbyint", MATH_RINT}, {"llrint", MATH_RINT},
     };

@@ -168,7 +168,8 @@ typedef struct Value {
 /* Comparison predicates (OP_CMP iattr[0]). */
 typedef enum CmpPred { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE } CmpPred;
 
-/* Math functions (OP_MATH iattr[0]): X(enum, tl name, C fp32 spelling, C fp64 spelling) */
+/* Math functions (OP_MATH iattr[0]): X(enum, tl name, C fp32 spelling, C fp64 spelling).
+ * fp32 spellings with "flushed" are helpers of templates/tilec_runtime_math.cuh. */
 #define MATH_LIST(X)                                                           \
     X(MATH_EXP, "exp", "tilec::exp_approx", "exp")                              \
     X(MATH_EXP2, "exp2", "tilec::exp2_approx", "exp2")                          \
@@ -177,29 +178,29 @@ typedef enum CmpPred { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE } CmpPred;
     X(MATH_SQRT, "sqrt", "tilec::sqrt_approx", "sqrt")                          \
     X(MATH_SQRT_RN, "sqrt_rn", "__fsqrt_rn", "sqrt")                            \
     X(MATH_RSQRT, "rsqrt", "tilec::rsqrt_approx", "rsqrt")                      \
-    X(MATH_SIN, "sin", "tilec::sin_ftz", "sin")                                 \
+    X(MATH_SIN, "sin", "tilec::flushed<sinf>", "sin")                           \
     X(MATH_COS, "cos", "cosf", "cos")                                           \
-    X(MATH_TAN, "tan", "tilec::tan_ftz", "tan")                                 \
-    X(MATH_TANH, "tanh", "tilec::tanh_ftz", "tanh")                             \
-    X(MATH_ERF, "erf", "tilec::erf_ftz", "erf")                                 \
-    X(MATH_FLOOR, "floor", "tilec::floor_ftz", "floor")                         \
-    X(MATH_CEIL, "ceil", "tilec::ceil_ftz", "ceil")                             \
+    X(MATH_TAN, "tan", "tilec::flushed<tanf>", "tan")                           \
+    X(MATH_TANH, "tanh", "tilec::flushed<tanhf>", "tanh")                       \
+    X(MATH_ERF, "erf", "tilec::flushed<erff>", "erf")                           \
+    X(MATH_FLOOR, "floor", "tilec::flushed<floorf>", "floor")                   \
+    X(MATH_CEIL, "ceil", "tilec::flushed<ceilf>", "ceil")                       \
     X(MATH_ABS, "abs", "fabsf", "fabs")                                         \
     X(MATH_SIGMOID, "sigmoid", "tilec::sigmoid", "tilec::sigmoid")              \
-    X(MATH_LOG1P, "log1p", "tilec::log1p_ftz", "log1p")                         \
-    X(MATH_EXPM1, "expm1", "tilec::expm1_ftz", "expm1")                         \
-    X(MATH_ASIN, "asin", "tilec::asin_ftz", "asin")                             \
+    X(MATH_LOG1P, "log1p", "tilec::log1p_flushed", "log1p")                     \
+    X(MATH_EXPM1, "expm1", "tilec::expm1_flushed", "expm1")                     \
+    X(MATH_ASIN, "asin", "tilec::flushed<asinf>", "asin")                       \
     X(MATH_ACOS, "acos", "acosf", "acos")                                       \
-    X(MATH_ATAN, "atan", "tilec::atan_ftz", "atan")                             \
-    X(MATH_SINH, "sinh", "tilec::sinh_ftz", "sinh")                             \
+    X(MATH_ATAN, "atan", "tilec::flushed<atanf>", "atan")                       \
+    X(MATH_SINH, "sinh", "tilec::flushed<sinhf>", "sinh")                       \
     X(MATH_COSH, "cosh", "coshf", "cosh")                                       \
     X(MATH_TRUNC, "trunc", "truncf", "trunc")                                   \
     X(MATH_ROUND, "round", "roundf", "round")                                   \
     X(MATH_RINT, "rint", "rintf", "rint")                                       \
-    X(MATH_CBRT, "cbrt", "cbrtf", "cbrt")                                        \
+    X(MATH_CBRT, "cbrt", "cbrtf", "cbrt")                                       \
     /* libdevice.exp (__nv_expf: more exact than tl.exp's ex2.approx(x * log2 e)); \
      * lower_libdevice picks it, the dotted name keeps tl.* lookups from matching it */ \
-    X(MATH_EXP_LIBDEVICE, "libdevice.exp", "expf", "exp")                        \
+    X(MATH_EXP_LIBDEVICE, "libdevice.exp", "expf", "exp")                       \
     X(MATH_ISNAN, "isnan", "isnan", "isnan")                                    \
     X(MATH_ISINF, "isinf", "isinf", "isinf")
 
@@ -451,6 +452,7 @@ typedef struct TirFunc {
     bool uses_fp8;        /* cuda_fp8.h and the fp8 helpers are included */
     bool uses_printf;     /* device_print / device_assert */
     bool uses_dot;        /* tl.dot: the tensor-core helpers are included */
+    bool uses_flushed_math; /* fp32 math through tilec_runtime_math.cuh's flush */
     bool debug;           /* device_assert compiled in */
 } TirFunc;
 

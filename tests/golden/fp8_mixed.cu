@@ -148,33 +148,6 @@ __device__ __forceinline__ float rsqrt_approx(float x)
     return r;
 }
 
-// Triton links libdevice with flush-to-zero on (nvvm-reflect-ftz), so its fp32 math
-// functions take a denormal argument as a zero of the same sign and give zero for a denormal
-// result.  ftz() is that flush (x * 1 in the .ftz form); the *_ftz functions wrap the CUDA
-// function, compiled without -ftz, in it.  Functions whose libdevice code gives the same bits
-// either way (logf, log2f, cosf, ...) are called directly.  erf, asin, acos and atan still
-// differ from Triton's by an ulp or two on some ordinary arguments (libdevice's flush-to-zero
-// build computes them differently), and cbrtf is not wrapped: Triton's cbrt differs more widely.
-__device__ __forceinline__ float ftz(float x)
-{
-    float r;
-    asm("mul.ftz.f32 %0, %1, 0f3F800000;" : "=f"(r) : "f"(x));
-    return r;
-}
-__device__ __forceinline__ float sin_ftz(float x) { return ftz(sinf(ftz(x))); }
-__device__ __forceinline__ float tan_ftz(float x) { return ftz(tanf(ftz(x))); }
-__device__ __forceinline__ float tanh_ftz(float x) { return ftz(tanhf(ftz(x))); }
-__device__ __forceinline__ float erf_ftz(float x) { return ftz(erff(ftz(x))); }
-__device__ __forceinline__ float floor_ftz(float x) { return floorf(ftz(x)); }
-__device__ __forceinline__ float ceil_ftz(float x) { return ceilf(ftz(x)); }
-// log1p and expm1 of a denormal are +0 in Triton's build, whatever its sign
-__device__ __forceinline__ float log1p_ftz(float x) { return ftz(x) == 0.0f && x != 0.0f ? 0.0f : log1pf(x); }
-__device__ __forceinline__ float expm1_ftz(float x) { return ftz(x) == 0.0f && x != 0.0f ? 0.0f : expm1f(x); }
-__device__ __forceinline__ float asin_ftz(float x) { return ftz(asinf(ftz(x))); }
-__device__ __forceinline__ float atan_ftz(float x) { return ftz(atanf(ftz(x))); }
-__device__ __forceinline__ float sinh_ftz(float x) { return ftz(sinhf(ftz(x))); }
-
-
 // tl.sigmoid: 1 / (1 + exp(-x)), with Triton's approximate exp and divide.
 __device__ __forceinline__ float sigmoid(float x) { return div_full(1.0f, 1.0f + exp_approx(-x)); }
 __device__ __forceinline__ double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
