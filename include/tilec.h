@@ -127,6 +127,9 @@ typedef struct tilec_translate_options {
     int num_defines;
     int num_warps;           /* power of two 1..32; 0: autotune config, else 4 */
     int num_stages;          /* 1..8; 0: autotune config, else 3 */
+    int min_blocks_per_sm;   /* --min-blocks: __launch_bounds__'s second argument, the blocks
+                                per SM ptxas must leave registers for; 0: tilec decides (see
+                                the README), -1: none, N >= 1: N */
     int config;              /* which @triton.autotune config (default 0) */
     int arch;                /* 80 or 90; 0: 80.  The output runs on both. */
     const char *grid;        /* --grid "cdiv(n, BLOCK)"; NULL: the caller gives the grid */
@@ -168,6 +171,7 @@ typedef struct tilec_kernel_info {
     int dynamic_shared;          /* 1 above 48 KB: launched as dynamic shared memory */
     const char *grid;            /* the grid expression, or NULL */
     int arch;
+    int min_blocks_per_sm;       /* __launch_bounds__'s second argument; 0: none */
 } tilec_kernel_info;
 
 typedef enum tilec_severity { TILEC_SEVERITY_ERROR, TILEC_SEVERITY_WARNING, TILEC_SEVERITY_NOTE } tilec_severity;

@@ -62,7 +62,7 @@ static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
     tir_pipeline(ctx, f);
     VERIFY(ctx, f);
     tir_smem(ctx, f);
-    tir_check_limits(ctx, f, opt->lower.arch);
+    tir_check_limits(ctx, f, &opt->lower);
     if (opt->result)
         *opt->result = f;
     if (dump_after(opt, "layouts"))

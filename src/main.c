@@ -25,6 +25,9 @@ static const char usage[] =
     "  -D NAME=VALUE         set a tl.constexpr parameter:  -D BLOCK_SIZE=1024 -D ACT=silu\n"
     "  -w, --num-warps N     warps per block (default: autotune config, else 4):  -w 8\n"
     "      --num-stages N    pipeline stages (default: autotune config, else 3)\n"
+    "      --min-blocks K    __launch_bounds__(threads, K): ptxas keeps registers for K blocks\n"
+    "                        per SM (at most 65536 / (K * threads) per thread); auto (default:\n"
+    "                        tilec decides, see the .cu header) or none\n"
     "      --config N        which @triton.autotune config supplies constexprs (default 0)\n"
     "      --arch ARCH       sm_80 or sm_90 (default sm_80; the output runs on both)\n"
     "      --debug           compile tl.device_assert checks in (Triton's TRITON_DEBUG=1)\n"
@@ -173,6 +176,17 @@ static int parse_args(Cli *c, int argc, char **argv)
             if (!parse_int(val, &c->t.num_stages) || c->t.num_stages < 1 || c->t.num_stages > 8) {
                 sb_free(&cmd);
                 return usage_error("--num-stages needs a number from 1 to 8, got '%s'", val);
+            }
+        } else if (!strcmp(a, "--min-blocks")) {
+            TAKE();
+            if (!strcmp(val, "auto"))
+                c->t.min_blocks_per_sm = 0;
+            else if (!strcmp(val, "none"))
+                c->t.min_blocks_per_sm = -1;
+            else if (!parse_int(val, &c->t.min_blocks_per_sm) || c->t.min_blocks_per_sm < 1 ||
+                     c->t.min_blocks_per_sm > 32) {
+                sb_free(&cmd);
+                return usage_error("--min-blocks needs auto, none or a number from 1 to 32, got '%s'", val);
             }
         } else if (!strcmp(a, "--config")) {
             TAKE();
@@ -372,7 +386,11 @@ static void print_report(tilec_context *ctx, const tilec_translation *t, const t
     int major = 0, minor = 0;
     tilec_nvrtc_version(ctx, &major, &minor);
     fprintf(stderr, "tilec: report for %s (sm_%d cubin from NVRTC %d.%d, ptxas -v):\n", in->name, b->arch, major, minor);
-    fprintf(stderr, "  threads per block    %d (%d warps, __launch_bounds__)\n", in->threads_per_block, in->num_warps);
+    if (in->min_blocks_per_sm)
+        fprintf(stderr, "  threads per block    %d (%d warps, __launch_bounds__ with %d blocks per SM)\n",
+                in->threads_per_block, in->num_warps, in->min_blocks_per_sm);
+    else
+        fprintf(stderr, "  threads per block    %d (%d warps, __launch_bounds__)\n", in->threads_per_block, in->num_warps);
     fprintf(stderr, "  shared memory        %d bytes planned by tilec%s; ptxas: %d bytes static\n", in->shared_bytes,
             in->dynamic_shared ? " (dynamic)" : "", b->static_shared_bytes);
     fprintf(stderr, "  registers            %d per thread\n", b->registers);

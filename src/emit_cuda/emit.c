@@ -2716,6 +2716,24 @@ static void parse_grid(Emitter *E)
 
 /* ---- header and launcher --------------------------------------------------------------- */
 
+/* Prints text as "// " comment lines of at most about 100 columns. */
+static void comment_paragraph(Emitter *E, const char *text)
+{
+    int col = 0;
+    for (const char *p = text; *p;) {
+        int len = (int)strcspn(p, " ");
+        if (!col || col + 1 + len > 100) {
+            sb_printf(E->out, "%s//", col ? "\n" : "");
+            col = 2;
+        }
+        sb_printf(E->out, " %.*s", len, p);
+        col += 1 + len;
+        p += len;
+        p += strspn(p, " ");
+    }
+    sb_putc(E->out, '\n');
+}
+
 static void describe_smem(Emitter *E, const Block *b)
 {
     const char *file = strrchr(E->ctx->src->path, '/');
@@ -2791,6 +2809,21 @@ static void emit_header(Emitter *E, int threads)
         sb_printf(E->out, "(%s)\n", E->opt->grid);
     else
         sb_puts(E->out, "chosen by the caller\n");
+    if (f->min_blocks) {
+        int regs = (65536 / (threads * f->min_blocks)) & ~7; /* ptxas allocates in eights */
+        sb_puts(E->out, "//\n");
+        if (f->min_blocks_why)
+            comment_paragraph(E, fmt(E, "Registers: on sm_90 and newer, __launch_bounds__(%d, %d) promises ptxas %d "
+                                        "blocks per SM, so a thread may use up to %d registers: tilec's choice, as %s. "
+                                        "It was measured on the H200; for older GPUs, where ptxas may spill under "
+                                        "this bound, the kernel keeps __launch_bounds__(%d).",
+                                     threads, f->min_blocks, f->min_blocks, regs < 255 ? regs : 255,
+                                     f->min_blocks_why, threads));
+        else
+            comment_paragraph(E, fmt(E, "Registers: __launch_bounds__(%d, %d) promises ptxas %d blocks per SM, so a "
+                                        "thread may use up to %d registers (--min-blocks).",
+                                     threads, f->min_blocks, f->min_blocks, regs < 255 ? regs : 255));
+    }
     if (f->smem_bytes) {
         sb_puts(E->out, "//\n// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer\n"
                         "// lives from its writes to its reads, or, where no barrier follows its reads, until the\n"
@@ -2871,7 +2904,14 @@ static void emit_kernel(Emitter *E, int threads)
         sb_putc(E->out, '\n');
     }
     sb_free(&E->helpers);
-    sb_printf(E->out, "extern \"C\" __global__ void __launch_bounds__(%d)\n%s(", threads, f->name);
+    if (f->min_blocks && f->min_blocks_why)  /* tilec's choice: where it was measured (see the header) */
+        sb_printf(E->out, "#if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void __launch_bounds__(%d, %d)\n#else\n"
+                          "extern \"C\" __global__ void __launch_bounds__(%d)\n#endif\n%s(",
+                  threads, f->min_blocks, threads, f->name);
+    else if (f->min_blocks)
+        sb_printf(E->out, "extern \"C\" __global__ void __launch_bounds__(%d, %d)\n%s(", threads, f->min_blocks, f->name);
+    else
+        sb_printf(E->out, "extern \"C\" __global__ void __launch_bounds__(%d)\n%s(", threads, f->name);
     int n = 0;
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];

@@ -131,6 +131,9 @@ static const char *convert_options(Arena *a, const tilec_translate_options *o, T
         return arena_printf(a, "num_warps must be a power of two from 1 to 32, got %d", o->num_warps);
     if (o->num_stages < 0 || o->num_stages > 8)
         return arena_printf(a, "num_stages must be from 1 to 8, got %d", o->num_stages);
+    if (o->min_blocks_per_sm < -1 || o->min_blocks_per_sm > 32)
+        return arena_printf(a, "min_blocks_per_sm must be -1 (none), 0 (tilec decides) or from 1 to 32, got %d",
+                            o->min_blocks_per_sm);
     if (o->config < 0)
         return arena_printf(a, "config must not be negative, got %d", o->config);
     if (o->arch && o->arch != 80 && o->arch != 90)
@@ -151,6 +154,7 @@ static const char *convert_options(Arena *a, const tilec_translate_options *o, T
     lo->config_index = o->config;
     lo->arch = o->arch ? o->arch : 80;
     lo->debug = o->debug != 0;
+    lo->min_blocks = o->min_blocks_per_sm;
     to->emit = o->output == TILEC_OUTPUT_TILEIR ? EMIT_TILEIR : o->output == TILEC_OUTPUT_LAYOUTS ? EMIT_LAYOUTS : EMIT_CUDA;
     to->dump = o->dump ? arena_strdup(a, o->dump) : NULL;
     to->grid = o->grid ? arena_strdup(a, o->grid) : NULL;
@@ -212,6 +216,7 @@ static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *
     info->dynamic_shared = f->smem_bytes > 48 * 1024;
     info->grid = to->grid;
     info->arch = to->lower.arch;
+    info->min_blocks_per_sm = f->min_blocks;
 }
 
 /* ---- the grid, compiled to postfix code ---------------------------------------------- */

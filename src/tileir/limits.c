@@ -11,11 +11,17 @@
  * emitter cannot hand to every thread are refused here, before any CUDA is
  * printed.  Each message points at
  * the source of the offending value and suggests the fix.
+ *
+ * It also chooses __launch_bounds__'s second argument, the blocks per SM
+ * that ptxas must make room for (choose_min_blocks).
  */
 #include "tir.h"
 
 #define TIR_MAX_ELEMS_PER_THREAD 1024
 #define TIR_SPILL_REGS 255               /* registers a thread can have */
+#define SM_REGS 65536                    /* 32-bit registers per SM, sm_80 and sm_90 */
+#define SM_THREADS 2048                  /* resident threads per SM */
+#define SM_BLOCKS 32                     /* resident blocks per SM */
 
 /* Opt-in shared memory per block: sm_80 (A100) 163 KB, sm_90 (H100) 227 KB. */
 static int smem_limit(int arch) { return arch >= 90 ? 227 * 1024 : 163 * 1024; }
@@ -25,6 +31,11 @@ typedef struct Worst {
     const Op *op;        /* its defining op, for the location */
     int elems, regs;
 } Worst;
+
+typedef struct Shape {   /* what choose_min_blocks looks at */
+    int max_rank;        /* of any tile value */
+    bool exchanges;      /* a layout conversion through shared memory */
+} Shape;
 
 static void value_cost(const Value *v, int *elems, int *regs)
 {
@@ -61,17 +72,20 @@ static void check_atomic(Ctx *ctx, const TirFunc *f, const Op *op)
                    "supported yet (use a tile of at least %d elements, or ignore the result)", 32 * f->num_warps);
 }
 
-static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst w[2], const Op **smem_op)
+static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst w[2], const Op **smem_op, Shape *sh)
 {
     for (int i = 0; i < b->ops.len; i++) {
         const Op *op = b->ops.data[i];
         check_atomic(ctx, f, op);
         if (op->smem_bytes && (!*smem_op || op->smem_bytes > (*smem_op)->smem_bytes))
             *smem_op = op;
+        sh->exchanges |= op->kind == OP_CONVERT && op->smem_bytes;
         for (int r = 0; r < op->nres; r++) {
             const Value *v = op->results[r];
             if (!v->type.rank || !v->layout)
                 continue;
+            if (v->type.rank > sh->max_rank)
+                sh->max_rank = v->type.rank;
             int elems, regs;
             value_cost(v, &elems, &regs);
             if (elems > w[0].elems)
@@ -84,16 +98,62 @@ static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst w[2], c
                 w[1] = (Worst){v, op, elems, regs};
         }
         for (int k = 0; k < op->nregions; k++)
-            scan_block(ctx, f, op->regions[k], w, smem_op);
+            scan_block(ctx, f, op->regions[k], w, smem_op, sh);
     }
 }
 
-void tir_check_limits(Ctx *ctx, TirFunc *f, int arch)
+/* The blocks per SM to promise ptxas in __launch_bounds__(threads, k), which
+ * lets it use up to 65536 / (k * threads) registers per thread; 0: none.
+ *
+ * Without the promise ptxas picks registers for occupancy: a row kernel
+ * whose thread holds a 32-element tile gets 48 registers (5 blocks of 256
+ * per SM), and it then issues a second tile's four 16-byte loads one after
+ * another, each waiting for the previous one's data (RMS norm fp16 at
+ * 8192: 0.98x Triton).  Room for twice the tile keeps them all in flight
+ * (64 registers, 4 blocks: 1.01x).  The same promise hurts elsewhere, so it
+ * is made only where it was measured to help or to be neutral (bench/
+ * results, 2026-11-24): every tile one-dimensional, no tl.dot and no layout
+ * exchange, and the largest tile 32 to 64 registers per thread.  Smaller
+ * tiles have few loads to overlap (cross-entropy's 16: 2% slower with it);
+ * 2-D tiles, dots and exchanges need more than twice their tile (softmax
+ * over 4 rows at once, 89 registers, spills at 64); with a promise of one
+ * block ptxas grows row kernels past what it saves (layer norm 64 -> 90
+ * registers, 0.81x). */
+static int choose_min_blocks(const TirFunc *f, const Worst *w, const Shape *sh, const char **why)
+{
+    int threads = 32 * f->num_warps, tile = w->regs;
+    if (f->uses_dot || sh->exchanges || sh->max_rank != 1 || tile < 32 || tile > 64)
+        return 0;
+    int k = SM_REGS / (threads * 2 * tile);
+    if (k > SM_THREADS / threads)
+        k = SM_THREADS / threads;
+    if (k > SM_BLOCKS)
+        k = SM_BLOCKS;
+    if (k < 1)
+        return 0;
+    *why = "its largest tile takes 32 to 64 registers per thread; room for twice that keeps all of a "
+           "thread's loads in flight, where ptxas would otherwise trade them for occupancy";
+    return k;
+}
+
+void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt)
 {
     Worst w[2] = {{0}};   /* the most elements per thread; the most registers (not pointers) */
     const Op *smem_op = NULL;
-    scan_block(ctx, f, f->body, w, &smem_op);
-    int threads = 32 * f->num_warps;
+    Shape sh = {0};
+    scan_block(ctx, f, f->body, w, &smem_op, &sh);
+    int threads = 32 * f->num_warps, arch = opt->arch;
+    f->min_blocks = 0;
+    f->min_blocks_why = NULL;
+    if (opt->min_blocks > 0) {
+        int most = SM_THREADS / threads < SM_BLOCKS ? SM_THREADS / threads : SM_BLOCKS;
+        if (opt->min_blocks > most)
+            diag_error(ctx, f->loc, "--min-blocks %d: at most %d blocks of %d threads fit on an SM",
+                       opt->min_blocks, most, threads);
+        f->min_blocks = opt->min_blocks;
+    } else if (opt->min_blocks == 0) {
+        f->min_blocks = choose_min_blocks(f, &w[1], &sh, &f->min_blocks_why);
+    }
     if (w[0].v && w[0].elems > TIR_MAX_ELEMS_PER_THREAD)
         diag_error(ctx, w[0].op->loc,
                    "tile too large: this %s value needs %d elements per thread with %d warps "

@@ -448,6 +448,8 @@ typedef struct TirFunc {
     int nvalues;
     Vec(Layout *) layouts;
     int smem_bytes;       /* the shared-memory arena, after tir_layouts */
+    int min_blocks;       /* __launch_bounds__'s blocks per SM; 0: none (tir_check_limits) */
+    const char *min_blocks_why; /* why tilec chose it, for the header; NULL when asked for */
     bool uses_fp16, uses_bf16;
     bool uses_fp8;        /* cuda_fp8.h and the fp8 helpers are included */
     bool uses_printf;     /* device_print / device_assert */
@@ -482,6 +484,7 @@ typedef struct LowerOptions {
     int config_index;         /* autotune config, default 0 */
     int arch;                 /* 80, 90 */
     bool debug;               /* compile tl.device_assert in (Triton's TRITON_DEBUG) */
+    int min_blocks;           /* __launch_bounds__ blocks per SM: 0 tilec decides, -1 none */
 } LowerOptions;
 
 TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt);
@@ -578,7 +581,7 @@ void axis_bits(const LayoutMap *m, int axis, AxisBits *ab);
 void tir_smem(Ctx *ctx, TirFunc *f);
 /* Per-thread registers of every tile and the shared arena against what a
  * block can hold on `arch` (limits.c): errors and a spill warning. */
-void tir_check_limits(Ctx *ctx, TirFunc *f, int arch);
+void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt);
 int smem_elem_bytes(Type t);          /* bytes of one element in shared memory (bool: 1) */
 int smem_row_major(const int *shape, int rank, const int *coord);
 int smem_padded(int lin, int pad_log2, int pad);

@@ -48,7 +48,8 @@ class Define(Structure):
 class TranslateOptions(Structure):
     _fields_ = [("filename", c_char_p), ("source_size", c_size_t), ("kernel", c_char_p),
                 ("signature", c_char_p), ("defines", POINTER(Define)), ("num_defines", c_int),
-                ("num_warps", c_int), ("num_stages", c_int), ("config", c_int), ("arch", c_int),
+                ("num_warps", c_int), ("num_stages", c_int), ("min_blocks_per_sm", c_int), ("config", c_int),
+                ("arch", c_int),
                 ("grid", c_char_p), ("debug", c_int), ("output", c_int), ("dump", c_char_p),
                 ("command", c_char_p)]
 
@@ -62,7 +63,7 @@ class KernelInfo(Structure):
     _fields_ = [("name", c_char_p), ("params", POINTER(Param)), ("num_params", c_int),
                 ("num_args", c_int), ("num_warps", c_int), ("threads_per_block", c_int),
                 ("shared_bytes", c_int), ("dynamic_shared", c_int), ("grid", c_char_p),
-                ("arch", c_int)]
+                ("arch", c_int), ("min_blocks_per_sm", c_int)]
 
 
 class Diagnostic(Structure):

@@ -116,6 +116,8 @@ static const char *parse_case(Case *c, char **w, int n)
             c->o.num_stages = atoi(v);
         else if (!strcmp(a, "--config"))
             c->o.config = atoi(v);
+        else if (!strcmp(a, "--min-blocks"))
+            c->o.min_blocks_per_sm = !strcmp(v, "none") ? -1 : !strcmp(v, "auto") ? 0 : atoi(v);
         else if (!strcmp(a, "--grid"))
             c->o.grid = v;
         else if (!strcmp(a, "--arch"))

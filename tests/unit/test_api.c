@@ -200,8 +200,9 @@ Test(api_translate, bad_options)
                             "signature \"*fp32, 'x\": unterminated quote in the signature",
                             "define 0 needs a name and a value",
                             "dump must be one of tokens",
-                            "config must not be negative"};
-    for (int i = 0; i < 7; i++) {
+                            "config must not be negative",
+                            "min_blocks_per_sm must be -1 (none), 0 (tilec decides) or from 1 to 32, got 33"};
+    for (int i = 0; i < 8; i++) {
         o = base;
         switch (i) {
         case 0: o.num_warps = 3; break;
@@ -211,6 +212,7 @@ Test(api_translate, bad_options)
         case 4: o.defines = no_value, o.num_defines = 1; break;
         case 5: o.dump = "emit"; break;
         case 6: o.config = -1; break;
+        case 7: o.min_blocks_per_sm = 33; break;
         }
         tilec_translation *t;
         cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_ERROR_INVALID_ARGUMENT, "case %d", i);
@@ -218,6 +220,64 @@ Test(api_translate, bad_options)
         cr_assert_null(t->code);
         tilec_translation_free(t);
     }
+}
+
+static const char rows2d_py[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def rows_kernel(x_ptr, R: tl.constexpr, C: tl.constexpr):\n"
+    "    offs = tl.arange(0, R)[:, None] * C + tl.arange(0, C)[None, :]\n"
+    "    x = tl.load(x_ptr + offs)\n"
+    "    tl.store(x_ptr + offs, x * 2.0)\n";
+
+/* The blocks per SM in __launch_bounds__ and in the metadata: what tilec chooses
+ * (limits.c, choose_min_blocks), none, or what the caller asks for. */
+static int min_blocks_of(const char *src, const char *kernel, const char *sig, int num_warps, int asked,
+                         char *bounds, size_t nbounds)
+{
+    tilec_translate_options o = {.kernel = kernel, .signature = sig, .num_warps = num_warps,
+                                 .min_blocks_per_sm = asked};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(src, &o, &t), TILEC_OK, "%s %s: %s", kernel, sig,
+                 t->diagnostic_text ? t->diagnostic_text : "");
+    const char *lb = strstr(t->code, "void __launch_bounds__(");
+    cr_assert_not_null(lb);
+    lb += strlen("void ");
+    snprintf(bounds, nbounds, "%.*s", (int)strcspn(lb, "\n"), lb);
+    int k = t->info.min_blocks_per_sm;
+    tilec_translation_free(t);
+    return k;
+}
+
+Test(api_translate, min_blocks_per_sm)
+{
+    char b[64];
+    /* 1-D, 32 fp32 registers per thread per tile: room for 64 registers, 4 blocks of 256 */
+    cr_assert_eq(min_blocks_of(add_py, "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 8192", 8, 0, b, sizeof b), 4);
+    cr_assert_str_eq(b, "__launch_bounds__(256, 4)");
+    /* 64 per thread: room for 128, 4 blocks of 128 */
+    cr_assert_eq(min_blocks_of(add_py, "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 8192", 4, 0, b, sizeof b), 4);
+    cr_assert_str_eq(b, "__launch_bounds__(128, 4)");
+    /* too few (4) or too many (128) registers of tile per thread, a 2-D tile: ptxas decides */
+    cr_assert_eq(min_blocks_of(add_py, "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 1024", 8, 0, b, sizeof b), 0);
+    cr_assert_str_eq(b, "__launch_bounds__(256)");
+    cr_assert_eq(min_blocks_of(add_py, "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 32768", 8, 0, b, sizeof b), 0);
+    cr_assert_eq(min_blocks_of(rows2d_py, "rows_kernel", "*fp32:16, 32, 256", 8, 0, b, sizeof b), 0);
+    /* asked for: none, or a number */
+    cr_assert_eq(min_blocks_of(add_py, "add_kernel", "*fp32:16, *fp32:16, *fp32:16, i32, 8192", 8, -1, b, sizeof b), 0);
+    cr_assert_str_eq(b, "__launch_bounds__(256)");
+    cr_assert_eq(min_blocks_of(rows2d_py, "rows_kernel", "*fp32:16, 32, 256", 8, 2, b, sizeof b), 2);
+    cr_assert_str_eq(b, "__launch_bounds__(256, 2)");
+    /* more blocks than fit on an SM: an input error at the kernel */
+    tilec_translate_options o = {.filename = "add.py", .kernel = "add_kernel", .num_warps = 8, .min_blocks_per_sm = 9,
+                                 .signature = "*fp32:16, *fp32:16, *fp32:16, i32, 8192"};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_ERROR_INPUT);
+    cr_assert_not_null(strstr(t->diagnostic_text, "add.py:5:1: error: --min-blocks 9: at most 8 blocks of 256 threads "
+                                                  "fit on an SM"), "%s", t->diagnostic_text);
+    tilec_translation_free(t);
 }
 
 Test(api_translate, null_arguments)
