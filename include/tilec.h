@@ -172,6 +172,8 @@ typedef struct tilec_kernel_info {
     const char *grid;            /* the grid expression, or NULL */
     int arch;
     int min_blocks_per_sm;       /* __launch_bounds__'s second argument; 0: none */
+    int min_blocks_arch;         /* it applies from sm_<this> on (90 where tilec chose it: the
+                                    .cu keeps the plain bound for older GPUs); 0: on every GPU */
 } tilec_kernel_info;
 
 typedef enum tilec_severity { TILEC_SEVERITY_ERROR, TILEC_SEVERITY_WARNING, TILEC_SEVERITY_NOTE } tilec_severity;

@@ -63,7 +63,7 @@ class KernelInfo(Structure):
     _fields_ = [("name", c_char_p), ("params", POINTER(Param)), ("num_params", c_int),
                 ("num_args", c_int), ("num_warps", c_int), ("threads_per_block", c_int),
                 ("shared_bytes", c_int), ("dynamic_shared", c_int), ("grid", c_char_p),
-                ("arch", c_int), ("min_blocks_per_sm", c_int)]
+                ("arch", c_int), ("min_blocks_per_sm", c_int), ("min_blocks_arch", c_int)]
 
 
 class Diagnostic(Structure):

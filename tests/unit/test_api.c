@@ -247,6 +247,8 @@ static int min_blocks_of(const char *src, const char *kernel, const char *sig, i
     lb += strlen("void ");
     snprintf(bounds, nbounds, "%.*s", (int)strcspn(lb, "\n"), lb);
     int k = t->info.min_blocks_per_sm;
+    /* tilec's choice applies from sm_90 on; what the caller asks for, everywhere */
+    cr_assert_eq(t->info.min_blocks_arch, k && asked == 0 ? 90 : 0);
     tilec_translation_free(t);
     return k;
 }
