@@ -2812,13 +2812,14 @@ static void emit_header(Emitter *E, int threads)
     if (f->min_blocks) {
         int regs = (65536 / (threads * f->min_blocks)) & ~7; /* ptxas allocates in eights */
         sb_puts(E->out, "//\n");
-        if (f->min_blocks_why)
+        if (f->min_blocks_auto) /* the reasons: limits.c, choose_min_blocks */
             comment_paragraph(E, fmt(E, "Registers: on sm_90 and newer, __launch_bounds__(%d, %d) promises ptxas %d "
-                                        "blocks per SM, so a thread may use up to %d registers: tilec's choice, as %s. "
-                                        "It was measured on the H200; for older GPUs, where ptxas may spill under "
-                                        "this bound, the kernel keeps __launch_bounds__(%d).",
-                                     threads, f->min_blocks, f->min_blocks, regs < 255 ? regs : 255,
-                                     f->min_blocks_why, threads));
+                                        "blocks per SM, so a thread may use up to %d registers: tilec's choice, as "
+                                        "its largest tile takes 32 to 64 registers per thread; room for twice that "
+                                        "keeps all of a thread's loads in flight, where ptxas would otherwise trade "
+                                        "them for occupancy. It was measured on the H200; for older GPUs, where "
+                                        "ptxas may spill under this bound, the kernel keeps __launch_bounds__(%d).",
+                                     threads, f->min_blocks, f->min_blocks, regs < 255 ? regs : 255, threads));
         else
             comment_paragraph(E, fmt(E, "Registers: __launch_bounds__(%d, %d) promises ptxas %d blocks per SM, so a "
                                         "thread may use up to %d registers (--min-blocks).",
@@ -2904,14 +2905,13 @@ static void emit_kernel(Emitter *E, int threads)
         sb_putc(E->out, '\n');
     }
     sb_free(&E->helpers);
-    if (f->min_blocks && f->min_blocks_why)  /* tilec's choice: where it was measured (see the header) */
-        sb_printf(E->out, "#if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void __launch_bounds__(%d, %d)\n#else\n"
-                          "extern \"C\" __global__ void __launch_bounds__(%d)\n#endif\n%s(",
-                  threads, f->min_blocks, threads, f->name);
-    else if (f->min_blocks)
-        sb_printf(E->out, "extern \"C\" __global__ void __launch_bounds__(%d, %d)\n%s(", threads, f->min_blocks, f->name);
+    const char *plain = fmt(E, "__launch_bounds__(%d)", threads);
+    const char *bound = f->min_blocks ? fmt(E, "__launch_bounds__(%d, %d)", threads, f->min_blocks) : plain;
+    if (f->min_blocks_auto) /* tilec's choice, for the GPUs it was measured on (see the header) */
+        sb_printf(E->out, "#if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void %s\n#else\nextern \"C\" __global__ "
+                          "void %s\n#endif\n%s(", bound, plain, f->name);
     else
-        sb_printf(E->out, "extern \"C\" __global__ void __launch_bounds__(%d)\n%s(", threads, f->name);
+        sb_printf(E->out, "extern \"C\" __global__ void %s\n%s(", bound, f->name);
     int n = 0;
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];

@@ -122,7 +122,7 @@ static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst w[2], c
  * 0.995x -> 1.05x.  The emitter makes this promise for sm_90 and newer only:
  * there it was measured, while on sm_80 ptxas spills under it in RMS norm
  * with an unaligned N, and no A100 was at hand. */
-static int choose_min_blocks(const TirFunc *f, const Worst *w, const Shape *sh, const char **why)
+static int choose_min_blocks(const TirFunc *f, const Worst *w, const Shape *sh)
 {
     int threads = 32 * f->num_warps, tile = w->regs;
     if (f->uses_dot || sh->exchanges || sh->max_rank != 1 || tile < 32 || tile > 64)
@@ -132,10 +132,6 @@ static int choose_min_blocks(const TirFunc *f, const Worst *w, const Shape *sh, 
         k = SM_THREADS / threads;
     if (k > SM_BLOCKS)
         k = SM_BLOCKS;
-    if (k < 1)
-        return 0;
-    *why = "its largest tile takes 32 to 64 registers per thread; room for twice that keeps all of a "
-           "thread's loads in flight, where ptxas would otherwise trade them for occupancy";
     return k;
 }
 
@@ -147,7 +143,7 @@ void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt)
     scan_block(ctx, f, f->body, w, &smem_op, &sh);
     int threads = 32 * f->num_warps, arch = opt->arch;
     f->min_blocks = 0;
-    f->min_blocks_why = NULL;
+    f->min_blocks_auto = false;
     if (opt->min_blocks > 0) {
         int most = SM_THREADS / threads < SM_BLOCKS ? SM_THREADS / threads : SM_BLOCKS;
         if (opt->min_blocks > most)
@@ -155,7 +151,8 @@ void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt)
                        opt->min_blocks, most, threads);
         f->min_blocks = opt->min_blocks;
     } else if (opt->min_blocks == 0) {
-        f->min_blocks = choose_min_blocks(f, &w[1], &sh, &f->min_blocks_why);
+        f->min_blocks = choose_min_blocks(f, &w[1], &sh);
+        f->min_blocks_auto = f->min_blocks > 0;
     }
     if (w[0].v && w[0].elems > TIR_MAX_ELEMS_PER_THREAD)
         diag_error(ctx, w[0].op->loc,

@@ -449,7 +449,7 @@ typedef struct TirFunc {
     Vec(Layout *) layouts;
     int smem_bytes;       /* the shared-memory arena, after tir_layouts */
     int min_blocks;       /* __launch_bounds__'s blocks per SM; 0: none (tir_check_limits) */
-    const char *min_blocks_why; /* why tilec chose it, for the header; NULL when asked for */
+    bool min_blocks_auto; /* tilec's choice (for sm_90 and newer), not the caller's */
     bool uses_fp16, uses_bf16;
     bool uses_fp8;        /* cuda_fp8.h and the fp8 helpers are included */
     bool uses_printf;     /* device_print / device_assert */
