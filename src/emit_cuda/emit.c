@@ -2810,20 +2810,20 @@ static void emit_header(Emitter *E, int threads)
     else
         sb_puts(E->out, "chosen by the caller\n");
     if (f->min_blocks) {
-        int regs = (65536 / (threads * f->min_blocks)) & ~7; /* ptxas allocates in eights */
+        int regs = tir_min_blocks_regs(f);
         sb_puts(E->out, "//\n");
         if (f->min_blocks_auto) /* the reasons: limits.c, choose_min_blocks */
             comment_paragraph(E, fmt(E, "Registers: on sm_90 and newer, __launch_bounds__(%d, %d) promises ptxas %d "
-                                        "blocks per SM, so a thread may use up to %d registers: tilec's choice, as "
+                                        "block%s per SM, so a thread may use up to %d registers: tilec's choice, as "
                                         "its largest tile takes 32 to 64 registers per thread; room for twice that "
                                         "keeps all of a thread's loads in flight, where ptxas would otherwise trade "
                                         "them for occupancy. It was measured on the H200; for older GPUs, where "
                                         "ptxas may spill under this bound, the kernel keeps __launch_bounds__(%d).",
-                                     threads, f->min_blocks, f->min_blocks, regs < 255 ? regs : 255, threads));
+                                     threads, f->min_blocks, f->min_blocks, f->min_blocks == 1 ? "" : "s", regs, threads));
         else
-            comment_paragraph(E, fmt(E, "Registers: __launch_bounds__(%d, %d) promises ptxas %d blocks per SM, so a "
-                                        "thread may use up to %d registers (--min-blocks).",
-                                     threads, f->min_blocks, f->min_blocks, regs < 255 ? regs : 255));
+            comment_paragraph(E, fmt(E, "Registers: __launch_bounds__(%d, %d) promises ptxas %d block%s per SM, so "
+                                        "a thread may use up to %d registers (--min-blocks).",
+                                     threads, f->min_blocks, f->min_blocks, f->min_blocks == 1 ? "" : "s", regs));
     }
     if (f->smem_bytes) {
         sb_puts(E->out, "//\n// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer\n"

@@ -102,6 +102,18 @@ static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst w[2], c
     }
 }
 
+/* Blocks of `threads` threads that can be resident on one SM at once. */
+static int most_blocks(int threads)
+{
+    return SM_THREADS / threads < SM_BLOCKS ? SM_THREADS / threads : SM_BLOCKS;
+}
+
+int tir_min_blocks_regs(const TirFunc *f)
+{
+    int regs = (SM_REGS / (32 * f->num_warps * f->min_blocks)) & ~7; /* ptxas allocates in eights */
+    return regs < TIR_SPILL_REGS ? regs : TIR_SPILL_REGS;
+}
+
 /* The blocks per SM to promise ptxas in __launch_bounds__(threads, k), which
  * lets it use up to 65536 / (k * threads) registers per thread; 0: none.
  *
@@ -128,11 +140,7 @@ static int choose_min_blocks(const TirFunc *f, const Worst *w, const Shape *sh)
     if (f->uses_dot || sh->exchanges || sh->max_rank != 1 || tile < 32 || tile > 64)
         return 0;
     int k = SM_REGS / (threads * 2 * tile);
-    if (k > SM_THREADS / threads)
-        k = SM_THREADS / threads;
-    if (k > SM_BLOCKS)
-        k = SM_BLOCKS;
-    return k;
+    return k < most_blocks(threads) ? k : most_blocks(threads);
 }
 
 void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt)
@@ -145,10 +153,9 @@ void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt)
     f->min_blocks = 0;
     f->min_blocks_auto = false;
     if (opt->min_blocks > 0) {
-        int most = SM_THREADS / threads < SM_BLOCKS ? SM_THREADS / threads : SM_BLOCKS;
-        if (opt->min_blocks > most)
+        if (opt->min_blocks > most_blocks(threads))
             diag_error(ctx, f->loc, "--min-blocks %d: at most %d blocks of %d threads fit on an SM",
-                       opt->min_blocks, most, threads);
+                       opt->min_blocks, most_blocks(threads), threads);
         f->min_blocks = opt->min_blocks;
     } else if (opt->min_blocks == 0) {
         f->min_blocks = choose_min_blocks(f, &w[1], &sh);
