@@ -197,7 +197,7 @@ typedef enum CmpPred { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE } CmpPred;
     X(MATH_TRUNC, "trunc", "truncf", "trunc")                                   \
     X(MATH_ROUND, "round", "roundf", "round")                                   \
     X(MATH_RINT, "rint", "rintf", "rint")                                       \
-    X(MATH_CBRT, "cbrt", "cbrtf", "cbrt")                                       \
+    X(MATH_CBRT, "cbrt", "tilec::cbrt_flushed", "cbrt")                         \
     /* libdevice.exp (__nv_expf: more exact than tl.exp's ex2.approx(x * log2 e)); \
      * lower_libdevice picks it, the dotted name keeps tl.* lookups from matching it */ \
     X(MATH_EXP_LIBDEVICE, "libdevice.exp", "expf", "exp")                       \

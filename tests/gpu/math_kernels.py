@@ -77,6 +77,8 @@ def unary_kernel(X, Y, n, FN: tl.constexpr, BLOCK: tl.constexpr):
         y = libdevice.round(x)
     elif FN == "ld_rint":
         y = libdevice.rint(x)
+    elif FN == "ld_cbrt":
+        y = libdevice.cbrt(x)
     else:
         y = libdevice.exp2(x)
     tl.store(Y + offs, y, mask=mask)
