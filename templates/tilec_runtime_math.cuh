@@ -34,13 +34,11 @@ __device__ __forceinline__ float expm1_flushed(float x) { return ftz(x) == 0.0f 
 // denormal x is a zero to the approximations, and 0 * inf makes the step NaN, as in Triton.
 __device__ __forceinline__ float cbrt_flushed(float x)
 {
-    float t, l, r, q, e, y;
-    asm("abs.ftz.f32 %0, %1;" : "=f"(t) : "f"(x));
+    float t = fabsf(ftz(x)), l, q;
     asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(l) : "f"(t));
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(l * 0.333333343f));
+    float r = exp2_approx(l * 0.333333343f);
     asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(q) : "f"(r * r));
-    asm("fma.rn.ftz.f32 %0, %1, %2, %3;" : "=f"(e) : "f"(q), "f"(-t), "f"(r));
-    asm("fma.rn.ftz.f32 %0, %1, %2, %3;" : "=f"(y) : "f"(e), "f"(-0.333333343f), "f"(r));
+    float y = fmaf(fmaf(q, -t, r), -0.333333343f, r);
     if (x < 0.0f)
         y = -y;
     return x + x == x ? x + x : y;
