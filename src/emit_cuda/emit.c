@@ -2810,20 +2810,19 @@ static void emit_header(Emitter *E, int threads)
     else
         sb_puts(E->out, "chosen by the caller\n");
     if (f->min_blocks) {
-        int regs = tir_min_blocks_regs(f);
+        const char *promise = fmt(E, "__launch_bounds__(%d, %d) promises ptxas %d block%s per SM, so a thread may use "
+                                     "up to %d registers", threads, f->min_blocks, f->min_blocks,
+                                  f->min_blocks == 1 ? "" : "s", tir_min_blocks_regs(f));
         sb_puts(E->out, "//\n");
         if (f->min_blocks_auto) /* the reasons: limits.c, choose_min_blocks */
-            comment_paragraph(E, fmt(E, "Registers: on sm_90 and newer, __launch_bounds__(%d, %d) promises ptxas %d "
-                                        "block%s per SM, so a thread may use up to %d registers: tilec's choice, as "
-                                        "its largest tile takes 32 to 64 registers per thread; room for twice that "
-                                        "keeps all of a thread's loads in flight, where ptxas would otherwise trade "
-                                        "them for occupancy. It was measured on the H200; for older GPUs, where "
-                                        "ptxas may spill under this bound, the kernel keeps __launch_bounds__(%d).",
-                                     threads, f->min_blocks, f->min_blocks, f->min_blocks == 1 ? "" : "s", regs, threads));
+            comment_paragraph(E, fmt(E, "Registers: on sm_%d and newer, %s: tilec's choice, as its largest tile takes "
+                                        "32 to 64 registers per thread; room for twice that keeps all of a thread's "
+                                        "loads in flight, where ptxas would otherwise trade them for occupancy. It was "
+                                        "measured on the H200; for older GPUs, where ptxas may spill under this bound, "
+                                        "the kernel keeps __launch_bounds__(%d).",
+                                     TIR_MIN_BLOCKS_ARCH, promise, threads));
         else
-            comment_paragraph(E, fmt(E, "Registers: __launch_bounds__(%d, %d) promises ptxas %d block%s per SM, so "
-                                        "a thread may use up to %d registers (--min-blocks).",
-                                     threads, f->min_blocks, f->min_blocks, f->min_blocks == 1 ? "" : "s", regs));
+            comment_paragraph(E, fmt(E, "Registers: %s (--min-blocks).", promise));
     }
     if (f->smem_bytes) {
         sb_puts(E->out, "//\n// Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer\n"
@@ -2908,8 +2907,8 @@ static void emit_kernel(Emitter *E, int threads)
     const char *plain = fmt(E, "__launch_bounds__(%d)", threads);
     const char *bound = f->min_blocks ? fmt(E, "__launch_bounds__(%d, %d)", threads, f->min_blocks) : plain;
     if (f->min_blocks_auto) /* tilec's choice, for the GPUs it was measured on (see the header) */
-        sb_printf(E->out, "#if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void %s\n#else\nextern \"C\" __global__ "
-                          "void %s\n#endif\n%s(", bound, plain, f->name);
+        sb_printf(E->out, "#if __CUDA_ARCH__ >= %d0\nextern \"C\" __global__ void %s\n#else\nextern \"C\" __global__ "
+                          "void %s\n#endif\n%s(", TIR_MIN_BLOCKS_ARCH, bound, plain, f->name);
     else
         sb_printf(E->out, "extern \"C\" __global__ void %s\n%s(", bound, f->name);
     int n = 0;

@@ -217,7 +217,7 @@ static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *
     info->grid = to->grid;
     info->arch = to->lower.arch;
     info->min_blocks_per_sm = f->min_blocks;
-    info->min_blocks_arch = f->min_blocks_auto ? 90 : 0;
+    info->min_blocks_arch = f->min_blocks_auto ? TIR_MIN_BLOCKS_ARCH : 0;
 }
 
 /* ---- the grid, compiled to postfix code ---------------------------------------------- */

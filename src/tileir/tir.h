@@ -438,6 +438,10 @@ typedef struct KernelParam {
     Value *value;         /* runtime parameters */
 } KernelParam;
 
+/* tilec's own choice of __launch_bounds__'s blocks per SM applies from this
+ * architecture on (limits.c, choose_min_blocks: where it was measured). */
+#define TIR_MIN_BLOCKS_ARCH 90
+
 typedef struct TirFunc {
     const char *name;
     Loc loc;
@@ -449,7 +453,7 @@ typedef struct TirFunc {
     Vec(Layout *) layouts;
     int smem_bytes;       /* the shared-memory arena, after tir_layouts */
     int min_blocks;       /* __launch_bounds__'s blocks per SM; 0: none (tir_check_limits) */
-    bool min_blocks_auto; /* tilec's choice (for sm_90 and newer), not the caller's */
+    bool min_blocks_auto; /* tilec's choice (for sm_TIR_MIN_BLOCKS_ARCH and newer), not the caller's */
     bool uses_fp16, uses_bf16;
     bool uses_fp8;        /* cuda_fp8.h and the fp8 helpers are included */
     bool uses_printf;     /* device_print / device_assert */
