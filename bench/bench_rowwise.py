@@ -14,8 +14,10 @@ the same for tilec and Triton.  Integer arguments divisible by 16 are promised t
 PyTorch: torch.softmax, F.layer_norm, the usual RMS-norm expression (fp32 statistics, scaled by
 the weight after the cast back), F.cross_entropy(reduction="none").
 
-Timing, two ways, each implementation once per round over --rounds rounds (default 3), medians
-reported with the range of tilec/Triton over the rounds:
+Timing, two ways, each implementation once per round over --rounds rounds (default 4; every other
+round in the reverse order, so none always runs first), medians reported with the range of
+tilec/Triton over the rounds.  Triton's kernel is timed twice per round, the second time as a
+control: Triton/Triton is the difference the timing itself cannot resolve.  The two ways:
 - single launch: triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median"), which
   flushes the L2 cache before every launch; a launch's ramp-up and tail are in its time, so a
   kernel of ~100 MB cannot come near the 1 GiB copy rate (the same-size copy column shows how
@@ -308,6 +310,10 @@ def measure_row(torch, F, do_bench, r, so, no_tilec, rounds, triton_fns):
                 print(f"-- {r.key}: Triton's result does not match PyTorch ({verdict})", flush=True)
             runners["triton"] = run_triton
             makers["triton"] = lambda v, tk=fns[case.kernel]: triton_launcher(tk, case, v, grid)
+            # the control: Triton's kernel timed a second time as if it were another
+            # implementation; Triton/Triton shows what difference the timing itself resolves
+            runners["triton2"] = triton_launcher(fns[case.kernel], case, values, grid)
+            makers["triton2"] = makers["triton"]
         except Exception as e:
             lost_context(e)
             print(f"-- {r.key}: Triton failed: {type(e).__name__}: {e}", flush=True)
@@ -320,13 +326,15 @@ def measure_row(torch, F, do_bench, r, so, no_tilec, rounds, triton_fns):
         sets.append((more_values, more_torch_fn))
     src = torch.empty(moved // 2, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
-    # rounds: every implementation once per round, so drifts of the card touch all alike
-    for _ in range(rounds):
-        for impl, run in runners.items():
-            result["single"].setdefault(impl, []).append(moved / (do_bench(run) * 1e-3) / 1e9)
+    # rounds: every implementation once per round, so drifts of the card touch all alike; every
+    # other round in the reverse order, so no implementation always runs first or after another
+    for rnd in range(rounds):
+        order = list(runners) if rnd % 2 == 0 else list(reversed(runners))
+        for impl in order:
+            result["single"].setdefault(impl, []).append(moved / (do_bench(runners[impl]) * 1e-3) / 1e9)
         # the copy of as many bytes (half read, half written): launch and tail cost it too
         result["copy"].append(moved / (do_bench(lambda: dst.copy_(src)) * 1e-3) / 1e9)
-        for impl in runners:
+        for impl in order:
             if impl == "torch":
                 make = lambda: [fn for _, fn in sets]
             else:
@@ -353,17 +361,17 @@ def table_line(r, res, copy, kind):
     def ratio(a, b):
         return f"{a / b:.3f}" if a is not None and b is not None else "—"
 
-    def vs_triton():
-        """the median of the rounds' tilec/Triton ratios, and their range"""
-        t, g = res[kind].get("tilec"), res[kind].get("triton")
+    def vs_triton(impl="tilec"):
+        """the median of the rounds' impl/Triton ratios, and their range"""
+        t, g = res[kind].get(impl), res[kind].get("triton")
         if not t or not g:
             return "—"
         rs = [a / b for a, b in zip(t, g)]
-        return f"{median(rs):.3f}" + (f" ({min(rs):.2f}-{max(rs):.2f})" if len(rs) > 1 else "")
+        return f"{median(rs):.3f}" + (f" ({min(rs):.3f}-{max(rs):.3f})" if len(rs) > 1 else "")
     tilec, triton = got.get("tilec"), got.get("triton")
     line = (f"| {r.label} | {r.dtype} | {r.M} x {r.N} | {r.case.sig.split(',')[-1].strip()} / "
             f"{r.case.num_warps} | {res['mb']:.0f} | {fmt('tilec')} | {fmt('triton')} | "
-            f"{fmt('torch')} | {vs_triton()} | {ratio(tilec, copy)} | "
+            f"{fmt('torch')} | {vs_triton()} | {vs_triton('triton2')} | {ratio(tilec, copy)} | "
             f"{ratio(triton, copy)} |")
     if kind == "single":
         same = median(res["copy"])
@@ -453,8 +461,9 @@ def main():
     ap.add_argument("--norm-warps", metavar="LIST",
                     help="also run the layer- and RMS-norm rows with each of these num_warps (e.g. 4,16), "
                          "tilec and Triton alike")
-    ap.add_argument("--rounds", type=int, default=3,
-                    help="time every implementation this many times, in turn, and report medians (default 3)")
+    ap.add_argument("--rounds", type=int, default=4,
+                    help="time every implementation this many times, in turn (every other round in the "
+                         "reverse order), and report medians (default 4)")
     ap.add_argument("--worker", metavar="PLAN", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:
@@ -517,7 +526,8 @@ def main():
             todo.remove(current)
 
     head = ("| kernel | dtype | rows x cols | BLOCK_SIZE / warps | MB moved | tilec GB/s | Triton GB/s "
-            "| PyTorch GB/s | tilec/Triton (median of the rounds, range) | tilec/copy | Triton/copy |")
+            "| PyTorch GB/s | tilec/Triton (median of the rounds, range) | Triton/Triton (control) "
+            "| tilec/copy | Triton/copy |")
     copy = copy or [None, None]
 
     def lines(kind):
@@ -528,18 +538,21 @@ def main():
              "tail in the time). The same-size copy moves as many bytes as the row (half read, half "
              "written), timed the same way.", "",
              head + " same-size copy GB/s | tilec/same-size copy | Triton/same-size copy | tilec check |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + lines("single")
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + lines("single")
     table += ["", "## Back to back", "",
               f"A CUDA graph replays {STEADY_LAUNCHES} launches of the kernel, rotating over input "
               f"sets of at least {STEADY_BYTES >> 20} MB together (so no launch finds its inputs in "
               "L2); GB/s per launch. The copy ceiling here is 1 GiB copies launched back to back.", "",
               head + " tilec check |",
-              "|---|---|---|---|---|---|---|---|---|---|---|---|"] + lines("steady")
+              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"] + lines("steady")
     env = env or ["environment unknown (the worker did not start)", "timing: ?"]
     fmt = lambda v: f"{v:.0f}" if v else "?"
     header = ["# tilec row-wise benchmark", ""] + [f"- {ln}" for ln in env[:-1]] + [
-        f"- timing: {env[-1]}, each implementation once per round, {max(1, opts.rounds)} rounds, "
-        "the median of the rounds; GB/s = (bytes read + bytes written) / time",
+        f"- timing: {env[-1]}, each implementation once per round, {max(1, opts.rounds)} rounds "
+        "(every other one in the reverse order), the median of the rounds; GB/s = (bytes read + "
+        "bytes written) / time",
+        "- Triton/Triton (control): Triton's kernel timed a second time in each round as if it were "
+        "another implementation; its ratio shows the difference the timing itself resolves",
         "- tilec and Triton: same source, same BLOCK_SIZE and num_warps (column 4), one program "
         f"per row; nvcc -O3 -arch={arch}",
         f"- copy: torch device-to-device copy of 1 GiB, counting bytes read and written: "
