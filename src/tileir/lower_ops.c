@@ -816,10 +816,20 @@ Value *lower_where(Lower *L, Value *c, CVal *x, CVal *y, Loc loc)
     return emit1(L, OP_SELECT, loc, 3, args, a->type);
 }
 
+/* tl.maximum and tl.minimum (also Python's max/min on tensors, and each half of tl.clamp), typed
+ * as Triton 3.6 types them: both operands become tensors first, so a Python scalar is an i32 or
+ * fp32 tensor that takes part in the promotion (tl.maximum(x_fp16, 0.25) is fp32,
+ * tl.maximum(x_i8, 3) is i32), unlike in arithmetic; and bf16 operands are widened to fp32
+ * (there is no bf16 max/min instruction), so the result of a bf16 maximum is fp32. */
 Value *lower_minmax(Lower *L, bool is_max, CVal *x, CVal *y, Loc loc)
 {
-    Value *a, *b;
-    (void)binary_operands(L, TOK_PLUS, x, y, &a, &b, false, is_max ? "tl.maximum" : "tl.minimum", loc);
+    Value *a = to_value(L, x, loc), *b = to_value(L, y, loc);
+    if (a->type.dtype == DT_BF16)
+        a = cast_value(L, a, type_scalar(DT_FP32), loc);
+    if (b->type.dtype == DT_BF16)
+        b = cast_value(L, b, type_scalar(DT_FP32), loc);
+    (void)binary_operands(L, TOK_PLUS, cv_value(L, a), cv_value(L, b), &a, &b, false,
+                          is_max ? "tl.maximum" : "tl.minimum", loc);
     if (a->type.dtype == DT_PTR)
         lower_error(L, loc, "maximum/minimum of pointers is not supported");
     broadcast_pair(L, &a, &b, loc);

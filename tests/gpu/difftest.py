@@ -28,6 +28,11 @@ For each seed:
      rtol * |triton| + atol * max|triton|; NaN equals NaN).  A worker that loses its CUDA
      context is restarted after the kernel that broke it.
 
+A mismatch goes to a referee: Triton's interpreter (TRITON_INTERPRET=1, in a child process) runs
+the same source on the same inputs on the CPU.  Where tilec agrees with it on every output and
+Triton does not, the kernel counts as "Triton wrong" (a bug in Triton's GPU lowering, not a tilec
+failure); otherwise it stays a mismatch, with the referee's verdict for each output.
+
 One line per failing kernel with a minimal repro (the seed, and the commands that regenerate
 and translate it), a progress line every 25 kernels run; then a summary: passed, mismatches,
 tilec crashes, compile failures, unsupported/rejected, Triton errors, not run.  The last line,
@@ -155,8 +160,9 @@ def make_inputs(meta, gen):
     return values, outs
 
 
-def compare(p, a, b):
-    """None when tilec's output `a` matches Triton's `b`, else a description."""
+def compare(p, a, b, names=("tilec", "triton")):
+    """None when output `a` (tilec's) matches `b` (Triton's) within p's tolerance, else a
+    description naming them by `names`."""
     torch = rgt.torch
     if not a.dtype.is_floating_point:
         bad = (a != b).nonzero().flatten()
@@ -170,7 +176,7 @@ def compare(p, a, b):
         bad = (~(same | close)).nonzero().flatten()
     if bad.numel() == 0:
         return None
-    show = ", ".join(f"[{int(i)}] tilec {a[i].item()!r} triton {b[i].item()!r}" for i in bad[:4])
+    show = ", ".join(f"[{int(i)}] {names[0]} {a[i].item()!r} {names[1]} {b[i].item()!r}" for i in bad[:4])
     return f"{p['name']}: {bad.numel()} of {a.numel()} elements differ: {show}"
 
 
@@ -196,8 +202,78 @@ def run_one(seed, meta, so, work, use_triton):
         return "TRITON-ERROR", err
     problems = [d for p in outs for d in [compare(p, tilec_out[p["name"]], values[p["name"]])] if d]
     if problems:
-        return "MISMATCH", "; ".join(problems)
+        inputs = {p["name"]: values[p["name"]].cpu() for p in meta["params"] if p["kind"] == "in"}
+        triton_out = {p["name"]: values[p["name"]].cpu() for p in outs}
+        tilec_out = {k: v.cpu() for k, v in tilec_out.items()}
+        status, verdict = referee(seed, meta, work, inputs, tilec_out, triton_out)
+        return status, "; ".join(problems) + " || " + verdict
     return "PASS", None
+
+
+# ---- 5: the referee for a mismatch: Triton's interpreter ---------------------------------
+#
+# Which of the two is right?  The kernels are generated, so no reference is known; Triton's
+# interpreter (TRITON_INTERPRET=1) runs the same source on the CPU, with NumPy for the
+# arithmetic and none of Triton's GPU lowering.  It must be set before triton is imported, so
+# it runs in a child process.  Where tilec agrees with the interpreter and Triton does not,
+# the mismatch is Triton's (TRITON-WRONG, not a tilec failure); otherwise it stays a MISMATCH.
+
+def referee(seed, meta, work, inputs, tilec_out, triton_out):
+    """(status, one line) for a mismatch, from the interpreter's outputs on the same inputs."""
+    path = os.path.join(work, f"referee{seed}.pt")
+    rgt.torch.save({"meta": meta, "work": work, "inputs": inputs, "tilec": tilec_out,
+                    "triton": triton_out}, path)
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    try:
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--referee", path], env=env,
+                           capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return "MISMATCH", "referee (Triton's interpreter): timed out after 300 s"
+    line = next((ln[len("@@referee "):] for ln in r.stdout.splitlines() if ln.startswith("@@referee ")), None)
+    if line is None:
+        tail = (r.stdout + r.stderr).strip().splitlines()[-1:] or ["no output"]
+        return "MISMATCH", f"referee (Triton's interpreter) failed: {tail[0][:300]}"
+    status, _, text = line.partition(" ")
+    return status, "referee (Triton's interpreter): " + text
+
+
+def referee_main(path):
+    """The child: runs the kernel in Triton's interpreter on the saved inputs and prints
+    "@@referee STATUS text", STATUS being TRITON-WRONG when tilec agrees with the interpreter on
+    every output and Triton does not, else MISMATCH."""
+    import importlib.util
+    torch = rgt.load_torch()
+    saved = torch.load(path)
+    meta = saved["meta"]
+    spec = importlib.util.spec_from_file_location(meta["kernel"], os.path.join(saved["work"], meta["source"]))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    fn = getattr(module, meta["kernel"])
+    args, consts, outs = {}, {}, []
+    for p in meta["params"]:
+        if p["kind"] == "in":
+            args[p["name"]] = saved["inputs"][p["name"]].clone()
+        elif p["kind"] == "out":
+            args[p["name"]] = rgt.poison_(torch.empty_like(saved["tilec"][p["name"]]))
+            outs.append(p)
+        elif p["kind"] == "int":
+            args[p["name"]] = p["value"]
+        else:
+            consts[p["name"]] = p["value"]
+    fn[tuple(meta["grid"])](**args, **consts)
+    verdicts, tilec_right, triton_right = [], True, True
+    for p in outs:
+        ref = args[p["name"]]
+        t = compare(p, saved["tilec"][p["name"]], ref, ("tilec", "interpreter"))
+        g = compare(p, saved["triton"][p["name"]], ref, ("triton", "interpreter"))
+        tilec_right &= t is None
+        triton_right &= g is None
+        who = ("both agree with it" if not t and not g else "tilec agrees, Triton differs" if not t
+               else "Triton agrees, tilec differs" if not g else "neither agrees")
+        verdicts.append(f"{p['name']}: {who}" + "".join(f" ({d.split(': ', 1)[1]})" for d in (t, g) if d))
+    status = "TRITON-WRONG" if tilec_right and not triton_right else "MISMATCH"
+    print(f"@@referee {status} " + "; ".join(verdicts), flush=True)
+    return 0
 
 
 def worker_main(plan_path):
@@ -309,9 +385,12 @@ def main():
                     "(less 30) after the start; the rest count as not run")
     ap.add_argument("--summary", help="append the one-line summary to this file")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--referee", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:
         return worker_main(opts.worker)
+    if opts.referee:
+        return referee_main(opts.referee)
 
     seeds = ([int(s) for s in opts.seeds.split(",")] if opts.seeds
              else list(range(opts.start, opts.start + opts.count)))
@@ -325,7 +404,7 @@ def main():
           f"nvcc {arch}, {opts.jobs} jobs, files in {work}", flush=True)
     t0 = time.time()
     deadline = t0 + opts.time_limit - 30 if opts.time_limit else None
-    counts = {k: 0 for k in ["PASS", "MISMATCH", "FAIL", "TRITON-ERROR", "crash", "compile",
+    counts = {k: 0 for k in ["PASS", "MISMATCH", "TRITON-WRONG", "FAIL", "TRITON-ERROR", "crash", "compile",
                              "nvrtc", "unsupported", "rejected", "NOT-RUN"]}
     progress = {"ran": 0, "of": 0}
     failures = []
@@ -402,7 +481,8 @@ def main():
     line = (f"{counts['PASS']} {verb}, {counts['MISMATCH']} mismatches, {counts['FAIL']} failed, "
             f"{counts['crash']} tilec crashes, {counts['compile']} nvcc failures, {counts['nvrtc']} NVRTC "
             f"failures, {counts['unsupported']} unsupported, {counts['rejected']} rejected, "
-            f"{counts['TRITON-ERROR']} Triton errors, {counts['NOT-RUN']} not run")
+            f"{counts['TRITON-ERROR']} Triton errors, {counts['TRITON-WRONG']} Triton wrong, "
+            f"{counts['NOT-RUN']} not run")
     print(line)
     if failures:
         print("failing seeds: " + ",".join(str(s) for s in sorted(failures)))
