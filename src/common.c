@@ -96,6 +96,55 @@ void vec_grow_(Arena *a, void **data, int *cap, size_t elem)
     *cap = ncap;
 }
 
+/* ---- string maps ------------------------------------------------------- */
+
+uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* The slot of key, or the empty slot where it would go; cap is a power of two, never full. */
+static int strmap_slot(const StrMap *m, const char *key)
+{
+    int mask = m->cap - 1;
+    int i = (int)(str_hash(key) & (uint64_t)mask);
+    while (m->keys[i] && strcmp(m->keys[i], key))
+        i = (i + 1) & mask;
+    return i;
+}
+
+int *strmap_find(const StrMap *m, const char *key)
+{
+    if (!m->cap)
+        return NULL;
+    int i = strmap_slot(m, key);
+    return m->keys[i] ? &m->vals[i] : NULL;
+}
+
+void strmap_put(Arena *a, StrMap *m, const char *key, int val)
+{
+    if (2 * (m->len + 1) > m->cap) {  /* at most half full */
+        StrMap grown = {NEW_ARRAY(a, const char *, m->cap ? 2 * m->cap : 16),
+                        NEW_ARRAY(a, int, m->cap ? 2 * m->cap : 16), m->cap ? 2 * m->cap : 16, m->len};
+        for (int i = 0; i < m->cap; i++)
+            if (m->keys[i]) {
+                int j = strmap_slot(&grown, m->keys[i]);
+                grown.keys[j] = m->keys[i];
+                grown.vals[j] = m->vals[i];
+            }
+        *m = grown;
+    }
+    int i = strmap_slot(m, key);
+    if (!m->keys[i]) {
+        m->keys[i] = key;
+        m->len++;
+    }
+    m->vals[i] = val;
+}
+
 /* ---- string builder ---------------------------------------------------- */
 
 static void sb_reserve(StrBuf *sb, size_t extra)

@@ -61,6 +61,20 @@ void arena_free(Arena *a);
     } while (0)
 void vec_grow_(Arena *a, void **data, int *cap, size_t elem);
 
+/* ---- string maps (arena-backed) ----------------------------------------- */
+
+uint64_t str_hash(const char *s); /* FNV-1a, 64-bit */
+
+/* Strings to ints, open addressing.  Keys are not copied: they must live as long as the map.
+ * `StrMap m = {0};` is an empty map. */
+typedef struct StrMap {
+    const char **keys;
+    int *vals;
+    int cap, len;
+} StrMap;
+int *strmap_find(const StrMap *m, const char *key);             /* NULL when absent */
+void strmap_put(Arena *a, StrMap *m, const char *key, int val); /* inserts or overwrites */
+
 /* ---- string builder (heap-backed, caller frees) ------------------------ */
 
 typedef struct StrBuf {

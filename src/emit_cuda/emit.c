@@ -31,7 +31,8 @@ typedef struct Emitter {
     const EmitOptions *opt;
     int indent;
     ValInfo *vi;
-    Vec(const char *) names;
+    StrMap names;          /* C names taken so far */
+    StrMap next_suffix;    /* base name -> the next _N to try for it */
     const SrcStmt *last_stmt;
     const char *grid[3];   /* host C for the launch grid's dimensions */
     Vec(struct Binding) binds; /* per-thread names bound at the kernel's top */
@@ -94,10 +95,7 @@ static bool name_taken(Emitter *E, const char *s)
             return true;
     if (s[0] == 'L' && s[1] >= '0' && s[1] <= '9')
         return true;
-    for (int i = 0; i < E->names.len; i++)
-        if (!strcmp(E->names.data[i], s))
-            return true;
-    return false;
+    return strmap_find(&E->names, s) != NULL;
 }
 
 static const char *unique_name(Emitter *E, const char *base)
@@ -114,14 +112,19 @@ static const char *unique_name(Emitter *E, const char *base)
         strcpy(clean, "v");
     const char *name = clean;
     if (name_taken(E, name)) {
-        for (int k = 2;; k++) {
+        /* x, x_2, x_3, ...: each base remembers where its suffixes stopped, so a kernel
+         * unrolled into thousands of values named alike still names them in linear time */
+        int *next = strmap_find(&E->next_suffix, clean);
+        int k = next ? *next : 2;
+        for (;; k++) {
             name = fmt(E, "%s_%d", clean, k);
             if (!name_taken(E, name))
                 break;
         }
+        strmap_put(E->a, &E->next_suffix, arena_strdup(E->a, clean), k + 1);
     }
     name = arena_strdup(E->a, name);
-    vec_push(E->a, &E->names, name);
+    strmap_put(E->a, &E->names, name, 0);
     return name;
 }
 
@@ -253,11 +256,8 @@ static const char *bind_once(Emitter *E, const char *hint, const char *type, con
         if (!strcmp(E->binds.data[i].expr, expr) && !strcmp(E->binds.data[i].type, type))
             return E->binds.data[i].name;
     const char *name = hint;
-    for (int i = 0; i < E->names.len && name == hint; i++)
-        if (!strcmp(E->names.data[i], hint))
-            name = NULL;
-    if (name)
-        vec_push(E->a, &E->names, name);
+    if (!strmap_find(&E->names, hint))
+        strmap_put(E->a, &E->names, name, 0);
     else
         name = unique_name(E, hint);
     Binding b = {name, type, arena_strdup(E->a, expr), comment};
@@ -3024,7 +3024,7 @@ void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
     /* parameter names are the source's and come first */
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];
-        vec_push(E.a, &E.names, kp->name);
+        strmap_put(E.a, &E.names, kp->name, 0);
         if (kp->value)
             E.vi[kp->value->id].name = kp->name;
     }

@@ -14,14 +14,6 @@
 
 static const char magic[] = "TILECBIN1\n";
 
-static uint64_t fnv1a(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 static char *entry_path(const tilec_context *ctx, uint64_t h)
 {
     StrBuf p = {0};
@@ -132,7 +124,7 @@ static void remember(tilec_context *ctx, uint64_t h, const char *key, const tile
 
 tilec_binary *rt_cache_lookup(tilec_context *ctx, const char *key)
 {
-    uint64_t h = fnv1a(key);
+    uint64_t h = str_hash(key);
     for (CacheEntry *e = ctx->cache.head; e; e = e->next) {
         if (e->hash == h && !strcmp(e->key, key)) {
             tilec_binary *b = rt_binary_copy(e->bin);
@@ -153,7 +145,7 @@ tilec_binary *rt_cache_lookup(tilec_context *ctx, const char *key)
 
 void rt_cache_store(tilec_context *ctx, const char *key, const tilec_binary *bin)
 {
-    uint64_t h = fnv1a(key);
+    uint64_t h = str_hash(key);
     remember(ctx, h, key, bin);
     if (ctx->cache_dir)
         write_file(ctx, h, key, bin);

@@ -122,3 +122,28 @@ Test(emit, no_fp8_helpers_without_fp8)
     cr_expect_null(strstr(t->code, "tilec fp8 helpers"));
     tilec_translation_free(t);
 }
+
+/* Unrolling names thousands of values alike (acc, acc_2, ... acc_4096): naming each must not
+ * scan all the names before it for every suffix it tries.  That took 78 s for this kernel
+ * (found by the fuzzer as a timeout); now it takes milliseconds, and the timeout fails a
+ * return of the quadratic search. */
+static const char unrolled_py[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def k(x_ptr, n):\n"
+    "    acc = n\n"
+    "    for i in tl.static_range(4096):\n"
+    "        acc = acc * 3 + (acc >> 2) - 1\n"
+    "    tl.store(x_ptr, acc)\n";
+
+Test(emit, thousands_of_alike_names_in_linear_time, .timeout = 10)
+{
+    tilec_translate_options o = {.filename = "k.py", .kernel = "k", .signature = "*i32, i32"};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(unrolled_py, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    cr_expect(strstr(t->code, "acc_4096 ="), "the last unrolled value is not acc_4096");
+    cr_expect_null(strstr(t->code, "acc_4097"), "more names than values");
+    tilec_translation_free(t);
+}
