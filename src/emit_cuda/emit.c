@@ -110,6 +110,12 @@ static const char *unique_name(Emitter *E, const char *base)
     clean[n] = 0;
     if (!n)
         strcpy(clean, "v");
+    else if (clean[0] == 'L' && clean[1] >= '0' && clean[1] <= '9' && n + 2 < sizeof clean) {
+        /* L0, L1_rows, ... name layouts; a source variable called so becomes v_L0 (every
+         * suffixed form would start with L<digit> too, and be taken) */
+        memmove(clean + 2, clean, n + 1);
+        memcpy(clean, "v_", 2);
+    }
     const char *name = clean;
     if (name_taken(E, name)) {
         /* x, x_2, x_3, ...: each base remembers where its suffixes stopped, so a kernel
@@ -255,11 +261,14 @@ static const char *bind_once(Emitter *E, const char *hint, const char *type, con
     for (int i = 0; i < E->binds.len; i++)
         if (!strcmp(E->binds.data[i].expr, expr) && !strcmp(E->binds.data[i].type, type))
             return E->binds.data[i].name;
+    /* The hint may name a layout (L0_base), which unique_name would rename away from; a
+     * second binding of it with another expression (the same layout over a smaller tile)
+     * gets the next free suffix, L0_base_2. */
     const char *name = hint;
-    if (!strmap_find(&E->names, hint))
-        strmap_put(E->a, &E->names, name, 0);
-    else
-        name = unique_name(E, hint);
+    for (int k = 2; strmap_find(&E->names, name); k++)
+        name = fmt(E, "%s_%d", hint, k);
+    name = arena_strdup(E->a, name);
+    strmap_put(E->a, &E->names, name, 0);
     Binding b = {name, type, arena_strdup(E->a, expr), comment};
     vec_push(E->a, &E->binds, b);
     return b.name;

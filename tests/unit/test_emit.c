@@ -147,3 +147,29 @@ Test(emit, thousands_of_alike_names_in_linear_time, .timeout = 10)
     cr_expect_null(strstr(t->code, "acc_4097"), "more names than values");
     tilec_translation_free(t);
 }
+
+/* Names that start like a layout's (L0, L1_rows) are the emitter's: a source variable called
+ * L0 is printed as v_L0, and a layout's base bound twice (the same layout over a tile of 64
+ * and one of 16 elements) as L0_base and L0_base_2.  Both once renamed forever, every
+ * candidate L0_2, L0_3, ... being taken (found by the fuzzer as a timeout). */
+static const char layout_names_py[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def k(x_ptr, n, BLOCK: tl.constexpr):\n"
+    "    L0 = tl.arange(0, BLOCK)\n"
+    "    x = tl.load(x_ptr + L0)\n"
+    "    tl.device_print('x', tl.zeros((16,), dtype=tl.float32))\n"
+    "    tl.store(x_ptr + L0, x + 1)\n";
+
+Test(emit, names_like_a_layouts_are_renamed_once, .timeout = 10)
+{
+    tilec_translate_options o = {.filename = "k.py", .kernel = "k", .signature = "*fp32:16, i32, 64"};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(layout_names_py, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    cr_expect(strstr(t->code, "v_L0["), "the variable L0 is not v_L0:\n%s", t->code);
+    cr_expect(strstr(t->code, "const int L0_base ="), "no L0_base:\n%s", t->code);
+    cr_expect(strstr(t->code, "const int L0_base_2 ="), "no second binding L0_base_2:\n%s", t->code);
+    tilec_translation_free(t);
+}
