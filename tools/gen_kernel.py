@@ -10,7 +10,8 @@ The same seed gives the same kernel on every machine (random.Random(seed), no ot
 randomness).  A kernel loads one to three inputs of random dtypes (fp32, fp16, bf16, i32, i64)
 as 1-D or 2-D tiles (ragged sizes, masks, row strides with gaps, row and column vectors that
 broadcast), combines them in a random expression tree (arithmetic with Triton's promotion
-rules, // and % on integers, bit operations, comparisons and tl.where, maximum/minimum, abs,
+rules, // and % on integers, bit operations, comparisons and tl.where, tl.maximum/tl.minimum
+and Python's max/min (whose scalars take part in the promotion), tl.clamp, abs,
 exp/exp2/log/sqrt/sigmoid, casts, reductions tl.sum/max/min along an axis broadcast back),
 possibly inside a loop (range or tl.static_range, loop-carried accumulators) or under a
 runtime `if`, and stores the tile plus one or two reductions of it.
@@ -124,6 +125,9 @@ class Gen:
         if k == 0:
             return Expr(f"(-{e.text})", e.dtype, e.mag, e.exact)
         if k == 1:
+            if is_float(e.dtype) and self.chance(0.3):   # scalar bounds: an fp32 result
+                c = self.pick(0.5, 2.0, 8.0)
+                return Expr(f"tl.clamp({e.text}, -{c}, {c})", "fp32", min(e.mag, c), e.exact)
             return Expr(f"tl.abs({e.text})", e.dtype, e.mag, e.exact)
         if k == 2:
             return Expr(f"tl.exp(tl.minimum({self.to_f32(e)}, 4.0))", "fp32", 60, False)
@@ -178,7 +182,7 @@ class Gen:
         if op == "*":
             return Expr(f"({a.text} * {b.text})", d, a.mag * b.mag, both_exact and not is_float(d))
         if op in ("max", "min"):
-            fn = "tl.maximum" if op == "max" else "tl.minimum"
+            fn = ("tl.maximum" if op == "max" else "tl.minimum") if self.chance(0.75) else op  # or Python's
             return Expr(f"{fn}({a.text}, {b.text})", d, max(a.mag, b.mag), both_exact)
         if op == "/":
             denom = b.dtype if is_float(b.dtype) else "fp32"
