@@ -242,7 +242,16 @@ def referee_main(path):
     "@@referee STATUS text", STATUS being TRITON-WRONG when tilec agrees with the interpreter on
     every output and Triton does not, else MISMATCH."""
     import importlib.util
+    from triton.runtime import interpreter
     torch = rgt.load_torch()
+    # Triton 3.6's interpreter keeps a scalar argument as a one-element array and reads a loop
+    # bound from it with int(array), which NumPy 2.3 refuses for arrays of one dimension
+    original_patch = interpreter._patch_lang_tensor
+
+    def patch_lang_tensor(tensor, scope):
+        original_patch(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
+    interpreter._patch_lang_tensor = patch_lang_tensor
     saved = torch.load(path)
     meta = saved["meta"]
     spec = importlib.util.spec_from_file_location(meta["kernel"], os.path.join(saved["work"], meta["source"]))
