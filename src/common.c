@@ -127,8 +127,8 @@ int *strmap_find(const StrMap *m, const char *key)
 void strmap_put(Arena *a, StrMap *m, const char *key, int val)
 {
     if (2 * (m->len + 1) > m->cap) {  /* at most half full */
-        StrMap grown = {NEW_ARRAY(a, const char *, m->cap ? 2 * m->cap : 16),
-                        NEW_ARRAY(a, int, m->cap ? 2 * m->cap : 16), m->cap ? 2 * m->cap : 16, m->len};
+        int cap = m->cap ? 2 * m->cap : 16;
+        StrMap grown = {NEW_ARRAY(a, const char *, cap), NEW_ARRAY(a, int, cap), cap, m->len};
         for (int i = 0; i < m->cap; i++)
             if (m->keys[i]) {
                 int j = strmap_slot(&grown, m->keys[i]);

@@ -127,7 +127,10 @@ static const char *unique_name(Emitter *E, const char *base)
             if (!name_taken(E, name))
                 break;
         }
-        strmap_put(E->a, &E->next_suffix, arena_strdup(E->a, clean), k + 1);
+        if (next)
+            *next = k + 1;
+        else
+            strmap_put(E->a, &E->next_suffix, arena_strdup(E->a, clean), k + 1);
     }
     name = arena_strdup(E->a, name);
     strmap_put(E->a, &E->names, name, 0);
