@@ -35,7 +35,7 @@ failure); otherwise it stays a mismatch, with the referee's verdict for each out
 
 One line per failing kernel with a minimal repro (the seed, and the commands that regenerate
 and translate it), a progress line every 25 kernels run; then a summary: passed, mismatches,
-tilec crashes, compile failures, unsupported/rejected, Triton errors, not run.  The last line,
+tilec crashes, compile failures, unsupported/rejected, Triton errors, Triton wrong, not run.  The last line,
 "difftest-summary: ...", says the same on one line with the date, seeds, GPU and versions;
 --summary FILE appends it to FILE, so that the chunks of a long run (--start/--count) add up
 in one results file.
@@ -245,7 +245,8 @@ def referee_main(path):
     from triton.runtime import interpreter
     torch = rgt.load_torch()
     # Triton 3.6's interpreter keeps a scalar argument as a one-element array and reads a loop
-    # bound from it with int(array), which NumPy 2.3 refuses for arrays of one dimension
+    # bound from it with int(array), which recent NumPy (2.5 on the H200 machine) refuses for an
+    # array of one dimension
     original_patch = interpreter._patch_lang_tensor
 
     def patch_lang_tensor(tensor, scope):
