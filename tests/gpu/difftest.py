@@ -31,7 +31,9 @@ For each seed:
 A mismatch goes to a referee: Triton's interpreter (TRITON_INTERPRET=1, in a child process) runs
 the same source on the same inputs on the CPU.  Where tilec agrees with it on every output and
 Triton does not, the kernel counts as "Triton wrong" (a bug in Triton's GPU lowering, not a tilec
-failure); otherwise it stays a mismatch, with the referee's verdict for each output.
+failure); otherwise it stays a mismatch, with the referee's verdict for each output.  A worker
+that dies inside Triton (after tilec's kernel has run: an assertion or an LLVM abort in Triton's
+compiler) reports a Triton error, not a failure.
 
 One line per failing kernel with a minimal repro (the seed, and the commands that regenerate
 and translate it), a progress line every 25 kernels run; then a summary: passed, mismatches,
@@ -197,6 +199,9 @@ def run_one(seed, meta, so, work, use_triton):
     tilec_out = {p["name"]: values[p["name"]].clone() for p in outs}
     for p in outs:
         rgt.poison_(values[p["name"]])
+    # tilec's kernel has run and been synchronized: if the process dies from here on (an
+    # assertion or an LLVM abort inside Triton's compiler), it is Triton's doing
+    print(f"@@triton {seed}", flush=True)
     err = kernel.launch_triton(values, grid)
     if err:
         return "TRITON-ERROR", err
@@ -253,6 +258,24 @@ def referee_main(path):
         original_patch(tensor, scope)
         scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
     interpreter._patch_lang_tensor = patch_lang_tensor
+    # nor does it run libdevice functions (extern_elementwise): the generated kernels use
+    # libdevice.tanh, which NumPy has
+    import numpy as np
+    from triton.language.extra.cuda import libdevice
+    numpy_twin = {"__nv_tanhf": np.tanh, "__nv_tanh": np.tanh}
+
+    def create_extern_elementwise(self, lib_name, lib_path, symbol, args, ret_type, is_pure):
+        if symbol not in numpy_twin or len(args) != 1:
+            raise NotImplementedError(f"the referee has no NumPy twin of libdevice's {symbol}")
+        return self.unary_op(args[0], numpy_twin[symbol])
+    interpreter.InterpreterBuilder.create_extern_elementwise = create_extern_elementwise
+    original_patch_lang = interpreter._patch_lang
+
+    def patch_lang(fn):
+        scope = original_patch_lang(fn)
+        interpreter._patch_builtin(libdevice, interpreter.interpreter_builder, scope)
+        return scope
+    interpreter._patch_lang = patch_lang
     saved = torch.load(path)
     meta = saved["meta"]
     spec = importlib.util.spec_from_file_location(meta["kernel"], os.path.join(saved["work"], meta["source"]))
@@ -346,11 +369,13 @@ def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=Non
             nonlocal restarts
             proc, share = pair
             while True:
-                done, started = set(), None
+                done, started, in_triton = set(), None, False
                 for line in proc.stdout:
                     line = line.rstrip("\n")
                     if line.startswith("@@start "):
-                        started = int(line.split()[1])
+                        started, in_triton = int(line.split()[1]), False
+                    elif line.startswith("@@triton "):
+                        in_triton = True
                     elif line.startswith("@@env "):
                         if env is not None and not env:
                             env.append(line[len("@@env "):])
@@ -362,7 +387,11 @@ def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=Non
                         print(line, flush=True)
                 rc = proc.wait()
                 if started is not None and started not in done:
-                    report(started, "FAIL", f"worker exited with status {rc} while running it")
+                    if in_triton:
+                        report(started, "TRITON-ERROR", f"the worker died (exit status {rc}) inside "
+                               "Triton, after tilec's kernel had run; Triton's compiler aborts on it")
+                    else:
+                        report(started, "FAIL", f"worker exited with status {rc} while running it")
                     done.add(started)
                 share = [it for it in share if it[0] not in done]
                 if not share:
