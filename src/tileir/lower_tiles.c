@@ -158,9 +158,10 @@ static CVal *reduce(Lower *L, ReduceKind k, Value *v, CVal *axis_c, Loc axis_loc
     int rank = v->type.rank;
     bool arg = k == RED_ARGMAX || k == RED_ARGMIN;
     Value *res, *idx = NULL;
-    if (!axis_c) {
+    if (!axis_c || axis_c->kind == CV_NONE) {  /* no axis, or axis=None: all of them */
         if (arg && rank > 1)
-            lower_error(L, loc, "an index reduction over all axes of a %d-D tensor is not supported yet (give axis=)", rank);
+            lower_error(L, axis_c ? axis_loc : loc, "an index reduction needs an axis on a %d-D tensor: Triton 3.6 cannot "
+                        "compile one over all axes either (it indexes the shape with None); give axis=", rank);
         res = v;
         for (int d = rank - 1; d >= 0; d--)
             res = reduce_axis(L, k, res, d, loc, &idx);
