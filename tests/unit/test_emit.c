@@ -8,6 +8,17 @@
 
 #include "tilec.h"
 
+/* Kernel `k` of `source` translated with `signature` (num_warps and arch 0: the defaults);
+ * fails the test with tilec's diagnostics when it does not translate. */
+static tilec_translation *translate_k(const char *source, const char *signature, int num_warps, int arch)
+{
+    tilec_translate_options o = {.filename = "k.py", .kernel = "k", .signature = signature,
+                                 .num_warps = num_warps, .arch = arch};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(source, &o, &t), TILEC_OK, "%s: %s", signature, t->diagnostic_text);
+    return t;
+}
+
 /* One reduction per dtype and kind, across lanes (and warps with more than one). */
 static const char reduce_py[] =
     "import triton\n"
@@ -43,11 +54,7 @@ ParameterizedTestParameters(emit, shuffles_run_in_every_lane)
  * that take the second branch, and on the GPU those shuffles pair with unrelated ones). */
 ParameterizedTest(ReduceCase *rc, emit, shuffles_run_in_every_lane)
 {
-    tilec_translate_options o = {.filename = "k.py", .kernel = "k", .signature = rc->signature,
-                                 .num_warps = rc->num_warps};
-    tilec_translation *t;
-    cr_assert_eq(tilec_translate_source(reduce_py, &o, &t), TILEC_OK, "%s: %s", rc->signature,
-                 t->diagnostic_text);
+    tilec_translation *t = translate_k(reduce_py, rc->signature, rc->num_warps, 0);
     int shuffles = 0;
     for (const char *p = t->code; *p;) {
         const char *nl = strchr(p, '\n');
@@ -102,9 +109,7 @@ ParameterizedTestParameters(emit, fp8_conversion_helpers)
  * the file includes cuda_fp8.h and the fp8 helpers (which other kernels do without). */
 ParameterizedTest(Fp8Emit *c, emit, fp8_conversion_helpers)
 {
-    tilec_translate_options o = {.filename = "k.py", .kernel = "k", .signature = c->signature, .arch = 90};
-    tilec_translation *t;
-    cr_assert_eq(tilec_translate_source(fp8_py, &o, &t), TILEC_OK, "%s: %s", c->signature, t->diagnostic_text);
+    tilec_translation *t = translate_k(fp8_py, c->signature, 0, 90);
     const char *body = strstr(t->code, "extern \"C\" __global__");
     cr_assert(body, "no kernel in:\n%s", t->code);
     cr_expect(strstr(body, c->helper), "%s: no %s in the kernel:\n%s", c->signature, c->helper, body);
@@ -115,9 +120,7 @@ ParameterizedTest(Fp8Emit *c, emit, fp8_conversion_helpers)
 
 Test(emit, no_fp8_helpers_without_fp8)
 {
-    tilec_translate_options o = {.filename = "k.py", .kernel = "k", .signature = "*fp32, *fp16, 0"};
-    tilec_translation *t;
-    cr_assert_eq(tilec_translate_source(fp8_py, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    tilec_translation *t = translate_k(fp8_py, "*fp32, *fp16, 0", 0, 0);
     cr_expect_null(strstr(t->code, "cuda_fp8.h"));
     cr_expect_null(strstr(t->code, "tilec fp8 helpers"));
     tilec_translation_free(t);
@@ -140,9 +143,7 @@ static const char unrolled_py[] =
 
 Test(emit, thousands_of_alike_names_in_linear_time, .timeout = 10)
 {
-    tilec_translate_options o = {.filename = "k.py", .kernel = "k", .signature = "*i32, i32"};
-    tilec_translation *t;
-    cr_assert_eq(tilec_translate_source(unrolled_py, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    tilec_translation *t = translate_k(unrolled_py, "*i32, i32", 0, 0);
     cr_expect(strstr(t->code, "acc_4096 ="), "the last unrolled value is not acc_4096");
     cr_expect_null(strstr(t->code, "acc_4097"), "more names than values");
     tilec_translation_free(t);
@@ -165,9 +166,7 @@ static const char layout_names_py[] =
 
 Test(emit, names_like_a_layouts_are_renamed_once, .timeout = 10)
 {
-    tilec_translate_options o = {.filename = "k.py", .kernel = "k", .signature = "*fp32:16, i32, 64"};
-    tilec_translation *t;
-    cr_assert_eq(tilec_translate_source(layout_names_py, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    tilec_translation *t = translate_k(layout_names_py, "*fp32:16, i32, 64", 0, 0);
     cr_expect(strstr(t->code, "v_L0["), "the variable L0 is not v_L0:\n%s", t->code);
     cr_expect(strstr(t->code, "const int L0_base ="), "no L0_base:\n%s", t->code);
     cr_expect(strstr(t->code, "const int L0_base_2 ="), "no second binding L0_base_2:\n%s", t->code);
