@@ -50,6 +50,7 @@ static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
         return tir_print(out, f, false), 0;
 
     tir_simplify(ctx, f);
+    tir_combine(ctx, f);
     VERIFY(ctx, f);
     if (dump_after(opt, "simplify"))
         return tir_print(out, f, false), 0;

@@ -1824,6 +1824,41 @@ static void emit_stage_convert(Emitter *E, const Op *op)
     line(E, "}");
 }
 
+/* A dot operand whose fragments this thread already holds (dot_operand_in_registers):
+ * each 32-bit word packs `kwidth` of the source's registers, no shared memory. */
+static void emit_register_fragments(Emitter *E, const Op *op)
+{
+    const Value *x = op->args[0], *r = op->results[0];
+    int kw = r->layout->kwidth;
+    LayoutMap sm, dm;
+    value_map(x, &sm);
+    value_map(r, &dm);
+    int rb[LMAP_MAX_REG_BITS];
+    if (!lmap_local(&sm, -1, &dm, rb))
+        BUG("operand %%%d is not held by the threads of its fragments", r->id);
+    line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d element%s per register", vname(E, r),
+         frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(x->type.dtype), r->layout->id,
+         r->layout->op_idx ? 'B' : 'A', kw, kw > 1 ? "s" : "");
+    line(E, "// L%d -> L%d in registers: each thread already holds the elements of its fragments", x->layout->id,
+         r->layout->id);
+    const char *e = elem_loop_open(E, nregs(r), kw);
+    const char *base = reg_index(E, x, r, e);
+    StrBuf elems = {0};
+    for (int j = 0; j < kw; j++) {
+        int off = 0;
+        for (int i = 0; (1 << i) < kw; i++)
+            if ((j >> i & 1) && rb[i] >= 0)
+                off |= 1 << rb[i];
+        const char *idx = off ? fmt(E, "%s + %d", paren(E, base), off) : base;
+        sb_printf(&elems, "%s%s", j ? ", " : "", ex(E, x, NULL, idx));
+    }
+    const char *list = elems.data ? elems.data : "";
+    const char *word = kw == 1 ? fmt(E, "tilec::bitcast<uint32_t>(%s)", list) : fmt(E, "tilec::pack%d(%s)", kw, list);
+    line(E, "%s[%s] = %s;", vname(E, r), kw > 1 ? fmt(E, "%s / %d", e, kw) : e, word);
+    sb_free(&elems);
+    elem_loop_close(E, nregs(r), kw);
+}
+
 /* A pipelined operand: its fragments from the ring slot of this iteration. */
 static void emit_local_load(Emitter *E, const Op *op)
 {
@@ -2679,7 +2714,9 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_BARRIER: line(E, "__syncthreads();"); break;
     case OP_REDUCE: emit_reduce(E, op); break;
     case OP_CONVERT:
-        if (is_dot_stage(op))
+        if (dot_operand_in_registers(op))
+            emit_register_fragments(E, op);
+        else if (is_dot_stage(op))
             emit_stage_convert(E, op);
         else
             emit_convert(E, op);

@@ -94,10 +94,25 @@ static void pad_for_element_reads(DotStage *s, const Value *src, const Layout *t
         }
 }
 
+/* A convert into an mma operand layout whose every thread already holds the
+ * elements of its fragments: the accumulator of a dot with all warps on M
+ * feeding the next dot as A (attention's p @ v), as Triton's register
+ * shortcut from the mma layout to the dot operand does.  No shared memory. */
+bool dot_operand_in_registers(const Op *op)
+{
+    if (op->kind != OP_CONVERT || !op->results[0]->layout || op->results[0]->layout->kind != LAYOUT_DOTOP ||
+        !op->args[0]->layout || op->args[0]->layout->kind != LAYOUT_MMA)
+        return false;
+    LayoutMap sm, dm;
+    value_map(op->args[0], &sm);
+    value_map(op->results[0], &dm);
+    return lmap_local(&sm, -1, &dm, NULL);
+}
+
 bool is_dot_stage(const Op *op)
 {
     return (op->kind == OP_CONVERT || op->kind == OP_LOCAL_LOAD) && op->results[0]->layout &&
-           op->results[0]->layout->kind == LAYOUT_DOTOP;
+           op->results[0]->layout->kind == LAYOUT_DOTOP && !dot_operand_in_registers(op);
 }
 
 /* The staging of the operand `src` (a tile in operand coordinates) for the
@@ -263,16 +278,6 @@ static Op *single_user(Block *b, const Value *v)
 }
 
 static const Value *load_mask(const Op *ld) { return ld->iattr[0] ? ld->args[1] : NULL; }
-
-static bool is_zero_splat(const Value *v)
-{
-    const Op *d = v->def;
-    while (d && (d->kind == OP_SPLAT || d->kind == OP_BROADCAST || d->kind == OP_CAST))
-        d = d->args[0]->def;
-    if (!d || d->kind != OP_CONST)
-        return false;
-    return dtype_is_float(d->results[0]->type.dtype) ? d->fattr == 0.0 && !signbit(d->fattr) : d->iattr[0] == 0;
-}
 
 int async_copy_elems(const Value *ptr, const Value *mask)
 {
@@ -464,7 +469,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         if (!c || c->kind != OP_CONVERT || !is_dot_stage(c) || !c->results[0]->layout->parent ||
             c->results[0]->layout->parent->kind != LAYOUT_MMA)
             continue;
-        if (op->iattr[1] && !is_zero_splat(op->args[2]))
+        if (op->iattr[1] && !tir_is_zero_splat(op->args[2]))
             continue; /* cp.async fills masked elements with zeros only */
         const Value *mask = load_mask(op);
         int v = async_copy_elems(op->args[0], mask);

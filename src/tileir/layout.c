@@ -245,7 +245,12 @@ void layout_map(const Layout *l, int rank, const int *shape, LayoutMap *m)
         return;
     }
     /* slice: the parent at the shape with a size-1 dimension re-inserted, so
-     * that every bit along it drops out; then renumber the dimensions */
+     * that every bit along it drops out; then renumber the dimensions.
+     * Lanes and warps along the removed dimension hold copies; register bits
+     * along it are removed, so that the registers are the distinct elements
+     * in the parent's register order (what a reduction along that dimension
+     * leaves in each thread).  Blocked parents already drop them at size 1;
+     * the mma accumulator keeps its fixed column-pair bit, which must go. */
     int pshape[TIR_MAX_RANK], sd = l->slice_dim;
     for (int d = 0, k = 0; d <= rank; d++)
         pshape[d] = d == sd ? 1 : shape[k++];
@@ -257,10 +262,12 @@ void layout_map(const Layout *l, int rank, const int *shape, LayoutMap *m)
         for (int i = 0; i < counts[g]; i++)
             if (groups[g][i].dim > sd)
                 groups[g][i].dim--;
-    memcpy(m->reg, pm.reg, sizeof pm.reg);
+    for (int i = 0; i < pm.nreg; i++)
+        if (pm.reg[i].dim >= 0)
+            m->reg[m->nreg++] = pm.reg[i];
     memcpy(m->lane, pm.lane, sizeof pm.lane);
     memcpy(m->warp, pm.warp, sizeof pm.warp);
-    m->nreg = pm.nreg, m->nlane = pm.nlane, m->nwarp = pm.nwarp;
+    m->nlane = pm.nlane, m->nwarp = pm.nwarp;
 }
 
 void value_map(const Value *v, LayoutMap *m)
@@ -407,7 +414,9 @@ int dot_kwidth(DType operand) { return dtype_bits(operand) >= 32 ? 1 : 32 / dtyp
 
 /* Triton's getMmaV2WarpsPerCTA: warps go where the repetitions of the 16x8
  * instruction are more numerous, ties to M; a dot chained to another (as in
- * attention) puts every warp on M, so that its rows stay in one warp. */
+ * attention) puts every warp on the longer of M and N (M on a tie), so that
+ * the rows of a softmax between the two stay in one warp and the first
+ * dot's accumulator is already the second's A operand in registers. */
 static Layout *mma_layout(Arena *a, TirFunc *f, const int *shape, bool chained)
 {
     Layout l = {0};
@@ -416,8 +425,10 @@ static Layout *mma_layout(Arena *a, TirFunc *f, const int *shape, bool chained)
     l.shape[0] = shape[0], l.shape[1] = shape[1];
     l.order[0] = 1, l.order[1] = 0;
     int nw = f->num_warps;
-    if (chained) {
+    if (chained && shape[0] >= shape[1]) {
         l.wpc[0] = nw, l.wpc[1] = 1;
+    } else if (chained) {
+        l.wpc[0] = 1, l.wpc[1] = nw;
     } else {
         int reps[2] = {shape[0] / 16 > 1 ? shape[0] / 16 : 1, shape[1] / 8 > 1 ? shape[1] / 8 : 1};
         l.wpc[0] = l.wpc[1] = 1;
@@ -472,19 +483,23 @@ static Layout *permute_blocked(Arena *a, TirFunc *f, const Layout *l, const int6
 }
 
 /* Is v computed from (or used by) another dot through elementwise ops? */
-static bool feeds_dot(const Value *v, int depth)
+/* The dot whose result reaches v through elementwise ops, conversions and
+ * transposes (the p = softmax(q @ k) feeding p @ v of attention), or NULL. */
+static const Op *feeding_dot(const Value *v, int depth)
 {
     const Op *d = v->def;
     if (!d || depth > 8)
-        return false;
+        return NULL;
     if (d->kind == OP_DOT)
-        return true;
+        return d;
     if (!op_is_elementwise(d->kind) && d->kind != OP_CONVERT && d->kind != OP_TRANS)
-        return false;
-    for (int k = 0; k < d->nargs; k++)
-        if (d->args[k]->type.rank && feeds_dot(d->args[k], depth + 1))
-            return true;
-    return false;
+        return NULL;
+    for (int k = 0; k < d->nargs; k++) {
+        const Op *found = d->args[k]->type.rank ? feeding_dot(d->args[k], depth + 1) : NULL;
+        if (found)
+            return found;
+    }
+    return NULL;
 }
 
 /* ---- assignment ------------------------------------------------------------------
@@ -540,6 +555,7 @@ typedef struct Assign {
     Vec(ShapeGroup) groups;
     Vec(MemAnchor) anchors;
     Vec(Recomputed) recomputed;
+    Vec(const Op *) chained;  /* dots whose result feeds another dot, or fed by one */
     int max_rank;
     bool changed;
 } Assign;
@@ -855,6 +871,36 @@ static bool has_memory_group(Assign *A, Type t)
     return g && g->has_order && type_numel(t) >= 32 * A->f->num_warps;
 }
 
+static bool is_chained(const Assign *A, const Op *dot)
+{
+    for (int i = 0; i < A->chained.len; i++)
+        if (A->chained.data[i] == dot)
+            return true;
+    return false;
+}
+
+/* Both ends of every dot -> dot chain, as Triton's warpsPerTileV2 finds them
+ * (a dot with another dot in its forward or backward slice). */
+static void find_chained_dots(Assign *A, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            find_chained_dots(A, op->regions[r]);
+        if (op->kind != OP_DOT)
+            continue;
+        for (int k = 0; k < 2; k++) {
+            const Op *src = feeding_dot(op->args[k], 0);
+            if (!src)
+                continue;
+            if (!is_chained(A, op))
+                vec_push(&A->ctx->arena, &A->chained, op);
+            if (!is_chained(A, src))
+                vec_push(&A->ctx->arena, &A->chained, src);
+        }
+    }
+}
+
 /* A dot's result takes the mma accumulator layout (or, on the FMA path,
  * its shape's home layout) before anything else is placed. */
 static void seed_dots(Assign *A, Block *b)
@@ -867,8 +913,7 @@ static void seed_dots(Assign *A, Block *b)
             continue;
         Value *res = op->results[0];
         if (dot_uses_mma(op))
-            set_layout(A, res, mma_layout(&A->ctx->arena, A->f, res->type.shape,
-                                          feeds_dot(op->args[0], 0) || feeds_dot(op->args[1], 0)));
+            set_layout(A, res, mma_layout(&A->ctx->arena, A->f, res->type.shape, is_chained(A, op)));
         else
             set_layout(A, res, home(A, res->type));
     }
@@ -1189,12 +1234,64 @@ static void drop_unused_layouts(TirFunc *f)
 }
 
 
+/* ---- loop-invariant operands -------------------------------------------------- */
+
+/* v is computed inside block b (or a block nested in it). */
+static bool defined_within(const Value *v, const Block *b)
+{
+    const Block *at = v->def ? v->def->parent : v->block;
+    while (at && at != b)
+        at = at->parent ? at->parent->parent : NULL;
+    return at == b;
+}
+
+static bool loop_op(const Op *op) { return op->kind == OP_FOR || op->kind == OP_WHILE; }
+
+/* Moves out of `loop` (at index *at of b) every conversion into a dot operand
+ * layout whose source is computed before the loop, to just before it. */
+static void hoist_from(Arena *a, Block *b, int *at, const Op *loop, Block *inner)
+{
+    for (int i = 0; i < inner->ops.len; i++) {
+        Op *op = inner->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            hoist_from(a, b, at, loop, op->regions[r]);
+        if (op->kind != OP_CONVERT || op->results[0]->layout->kind != LAYOUT_DOTOP)
+            continue;
+        bool inside = false;
+        for (int r = 0; r < loop->nregions; r++)
+            inside |= defined_within(op->args[0], loop->regions[r]);
+        if (inside)
+            continue;
+        memmove(&inner->ops.data[i], &inner->ops.data[i + 1], (size_t)(inner->ops.len - i - 1) * sizeof(Op *));
+        inner->ops.len--;
+        i--;
+        block_insert(a, b, *at, op);
+        (*at)++;
+    }
+}
+
+/* A dot operand computed before its loop (attention's q) is converted to the
+ * operand layout once, before the loop, as Triton's loop-invariant code
+ * motion leaves it, not staged through shared memory in every iteration. */
+static void hoist_invariant_operands(Arena *a, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        if (loop_op(op))
+            for (int r = 0; r < op->nregions; r++)
+                hoist_from(a, b, &i, op, op->regions[r]);
+        for (int r = 0; r < op->nregions; r++)
+            hoist_invariant_operands(a, op->regions[r]);
+    }
+}
+
 void tir_layouts(Ctx *ctx, TirFunc *f)
 {
-    Assign A = {ctx, f, {0}, {0}, {0}, 0, false};
+    Assign A = {.ctx = ctx, .f = f};
     scan_memory_ops(&A, f->body);
     for (int i = 0; i < A.groups.len; i++)
         finish_group(&A, &A.groups.data[i]);
+    find_chained_dots(&A, f->body);
     seed_dots(&A, f->body);
     seed_memory_ops(&A);
     if (f->uses_dot) /* the accumulator chain (zeros, loop-carried values) takes the mma layout before homes */
@@ -1206,6 +1303,7 @@ void tir_layouts(Ctx *ctx, TirFunc *f)
         propagate(&A);
     }
     insert_conversions(&A, f->body);
+    hoist_invariant_operands(&ctx->arena, f->body);
     tir_simplify(ctx, f);
     drop_unused_layouts(f);
 }

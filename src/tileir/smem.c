@@ -435,6 +435,8 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
         op->smem_conflicts = op->smem_plain_conflicts = 0;
         switch (op->kind) {
         case OP_CONVERT:
+            if (dot_operand_in_registers(op))
+                break;
             if (is_dot_stage(op))
                 dot_plan_stage(a, op);
             else

@@ -1,6 +1,7 @@
 /* tir.c — types, construction, printing, verification and simplification of the tile IR. */
 #include "tir.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -483,6 +484,77 @@ static bool remove_dead(Block *b)
     }
     b->ops.len = n;
     return changed;
+}
+
+/* ---- combining -------------------------------------------------------------------- */
+
+bool tir_is_zero_splat(const Value *v)
+{
+    const Op *d = v->def;
+    while (d && (d->kind == OP_SPLAT || d->kind == OP_BROADCAST || d->kind == OP_CAST))
+        d = d->args[0]->def;
+    if (!d || d->kind != OP_CONST)
+        return false;
+    return dtype_is_float(d->results[0]->type.dtype) ? d->fattr == 0.0 && !signbit(d->fattr) : d->iattr[0] == 0;
+}
+
+static void replace_uses(Block *b, const Value *from, Value *to)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int k = 0; k < op->nargs; k++)
+            if (op->args[k] == from)
+                op->args[k] = to;
+        for (int r = 0; r < op->nregions; r++)
+            replace_uses(op->regions[r], from, to);
+    }
+}
+
+static int index_in(const Block *b, const Op *op)
+{
+    for (int i = 0; i < b->ops.len; i++)
+        if (b->ops.data[i] == op)
+            return i;
+    return -1;
+}
+
+/* x + tl.dot(a, b) becomes tl.dot(a, b, acc=x) when the dot's own acc is zero
+ * and the sum is its only use (Triton's CombineDotAdd patterns): the tensor
+ * cores add x as they accumulate, with no second tile of registers and no
+ * separate pass of adds.  Triton does it, so the rounding is Triton's too.
+ * The dot moves down to the sum, where x is known to be computed. */
+static void combine_dot_add(Block *root, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            combine_dot_add(root, op->regions[r]);
+        if (op->kind != OP_ADD || op->results[0]->type.rank != 2)
+            continue;
+        for (int k = 0; k < 2; k++) {
+            Op *dot = op->args[k]->def;
+            Value *x = op->args[1 - k];
+            if (!dot || dot->kind != OP_DOT || dot->parent != b || op->args[k]->nuses != 1 ||
+                !tir_is_zero_splat(dot->args[2]) || x->type.dtype != dot->results[0]->type.dtype)
+                continue;
+            int at = index_in(b, dot);
+            memmove(&b->ops.data[at], &b->ops.data[at + 1], (size_t)(i - at - 1) * sizeof(Op *));
+            b->ops.data[i - 1] = dot;
+            dot->args[2]->nuses--;
+            dot->args[2] = x;
+            replace_uses(root, op->results[0], dot->results[0]);
+            dot->results[0]->nuses = op->results[0]->nuses;
+            op->results[0]->nuses = 0;
+            dot->results[0]->name = op->results[0]->name ? op->results[0]->name : dot->results[0]->name;
+            break;
+        }
+    }
+}
+
+void tir_combine(Ctx *ctx, TirFunc *f)
+{
+    combine_dot_add(f->body, f->body);
+    tir_simplify(ctx, f);
 }
 
 void tir_simplify(Ctx *ctx, TirFunc *f)

@@ -494,6 +494,8 @@ typedef struct LowerOptions {
 TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt);
 void tir_verify(Ctx *ctx, TirFunc *f);          /* BUG() on a broken invariant */
 void tir_simplify(Ctx *ctx, TirFunc *f);        /* dead code, use counts */
+void tir_combine(Ctx *ctx, TirFunc *f);         /* x + tl.dot(a, b) -> tl.dot(a, b, x), as Triton */
+bool tir_is_zero_splat(const Value *v);         /* a constant 0 (not -0.0), splat or broadcast */
 void tir_axisinfo(Ctx *ctx, TirFunc *f);
 void tir_layouts(Ctx *ctx, TirFunc *f);
 void tir_pipeline(Ctx *ctx, TirFunc *f);       /* dot.c: cp.async ring for the K loops of dots */
@@ -607,7 +609,8 @@ int reduce_warp_bits(const Op *op);   /* log2 of the warps along a reduction's a
 
 /* dot.c: tl.dot operand staging and the FMA path's buffers */
 SmemSwizzle dot_operand_swizzle(int op_idx, DType d, int cols, int contig_dim);
-bool is_dot_stage(const Op *op);        /* a convert to a dot operand layout, or a local_load */
+bool is_dot_stage(const Op *op);        /* a convert to a dot operand layout through shared memory, or a local_load */
+bool dot_operand_in_registers(const Op *op); /* a convert to a dot operand that moves no data between threads */
 DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots);
 int dot_stage_slot_elems(const DotStage *s);   /* one slot, padding included */
 int dot_stage_slot_bytes(const DotStage *s);

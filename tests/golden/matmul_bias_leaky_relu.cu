@@ -50,7 +50,7 @@
 //       4 registers per thread per tile value
 //   L5: slice of L2 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 64, a thread owns elements ((lane & 3) << 1) + ((warp & 1) << 3) + {0, 1, 16, 17, 32, 33, 48, 49} (replicated: 16 threads hold each element)
-//       16 registers per thread per tile value
+//       8 registers per thread per tile value
 //   L6: slice of L0 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 32, a thread owns elements ((lane & 3) << 3) + 0..7 (replicated: 32 threads hold each element)
 //       8 registers per thread per tile value
@@ -356,6 +356,22 @@ __device__ __forceinline__ uint32_t tf32_small(uint32_t x)
     return tf32_big(__float_as_uint(__uint_as_float(x) - __uint_as_float(tf32_big(x))));
 }
 
+// One 32-bit fragment register from elements a thread already holds (an
+// accumulator feeding the next tl.dot): the first element in the low bits,
+// as mma.sync reads a register of 16-bit (pack2) or 8-bit (pack4) elements.
+template <typename T>
+__device__ __forceinline__ uint32_t pack2(T lo, T hi)
+{
+    return (uint32_t)bitcast<uint16_t>(lo) | (uint32_t)bitcast<uint16_t>(hi) << 16;
+}
+
+template <typename T>
+__device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
+{
+    return (uint32_t)bitcast<uint8_t>(e0) | (uint32_t)bitcast<uint8_t>(e1) << 8 | (uint32_t)bitcast<uint8_t>(e2) << 16 |
+           (uint32_t)bitcast<uint8_t>(e3) << 24;
+}
+
 } // namespace tilec
 
 // stage0: operand A of a tl.dot (64x32 fp16, M x K), staged in shared memory for the tensor cores
@@ -399,7 +415,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     const int L1_col = (lane & 7) << 3;  // L1: this thread's first col; register e is at +e
     const int L0_row = (lane >> 2) + (warp << 3);  // L0: this thread's first row; register e is at +e << 5
     const int L0_col = (lane & 3) << 3;  // L0: this thread's first col; register e is at +e
-    const int L2_col = ((lane & 3) << 1) + ((warp & 1) << 3);  // L2: this thread's first col; register e is at +(e & 1) + ((e >> 2) << 4)
+    const int L2_col = ((lane & 3) << 1) + ((warp & 1) << 3);  // L2: this thread's first col; register e is at +(e & 1) + ((e >> 1) << 4)
     const int L2_row = (lane >> 2) + ((warp >> 1) << 4);  // L2: this thread's first row; register e is at +(((e >> 1) & 1) << 3) + ((e >> 4) << 5)
 
     // matmul.py:114  tile_m, tile_n = grouped_tile(tl.program_id(axis=0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
@@ -618,32 +634,32 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
     __syncthreads();
     // matmul.py:132  bias = tl.load(bias_ptr + cols, mask=col_ok, other=0.0).to(tl.float32)
-    int32_t cols_2[16];  // [64] i32, L5
+    int32_t cols_2[8];  // [64] i32, L5
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        cols_2[e] = tmp_2 + (L2_col + ((((e & 1) | (e & 12)) & 1) + ((((e & 1) | (e & 12)) >> 2) << 4)));
-    bool col_ok_2[16];  // [64] i1, L5
+    for (int e = 0; e < 8; ++e)
+        cols_2[e] = tmp_2 + (L2_col + ((e & 1) + ((e >> 1) << 4)));
+    bool col_ok_2[8];  // [64] i1, L5
     // the same value in each run of 2 registers (constancy 16 along dim 0): computed once per run
     #pragma unroll
-    for (int e = 0; e < 16; e += 2) {
-        const bool same = cols_2[(e & 1) | (e & 12)] < N;
+    for (int e = 0; e < 8; e += 2) {
+        const bool same = cols_2[e] < N;
         #pragma unroll
         for (int j = 0; j < 2; ++j)
             col_ok_2[e + j] = same;
     }
-    __half loaded[16];  // [64] fp16, L5, 4-byte loads
+    __half loaded[8];  // [64] fp16, L5, 4-byte loads
     #pragma unroll
-    for (int e = 0; e < 16; e += 2)
-        tilec::load<2>(&loaded[e], bias_ptr + cols_2[(((e & 1) | (e & 12)) & 1) | (((e & 1) | (e & 12)) & 12)], col_ok_2[(e & 1) | (e & 12)], __double2half(0.0));
-    float bias[16];  // [64] fp32, L5
+    for (int e = 0; e < 8; e += 2)
+        tilec::load<2>(&loaded[e], bias_ptr + cols_2[e], col_ok_2[e], __double2half(0.0));
+    float bias[8];  // [64] fp32, L5
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        bias[e] = __half2float(loaded[(e & 1) | (e & 12)]);
+    for (int e = 0; e < 8; ++e)
+        bias[e] = __half2float(loaded[e]);
     // matmul.py:133  acc = acc + bias[None, :]
     float acc_3[32];  // [64x64] fp32, L2
     #pragma unroll
     for (int e = 0; e < 32; ++e)
-        acc_3[e] = acc[e] + bias[(((e & 1) | (e & 12)) & 1) | (((e & 1) | (e & 12)) & 12)];
+        acc_3[e] = acc[e] + bias[(((e & 1) | (e & 12)) & 1) | ((((e & 1) | (e & 12)) >> 2) << 1)];
     // matmul.py:98  return tl.where(x >= 0, x, 0.01 * x)    (in leaky_relu, inlined from line 135)
     float acc_4[32];  // [64x64] fp32, L2
     #pragma unroll

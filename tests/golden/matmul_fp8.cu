@@ -484,6 +484,22 @@ __device__ __forceinline__ uint32_t tf32_small(uint32_t x)
     return tf32_big(__float_as_uint(__uint_as_float(x) - __uint_as_float(tf32_big(x))));
 }
 
+// One 32-bit fragment register from elements a thread already holds (an
+// accumulator feeding the next tl.dot): the first element in the low bits,
+// as mma.sync reads a register of 16-bit (pack2) or 8-bit (pack4) elements.
+template <typename T>
+__device__ __forceinline__ uint32_t pack2(T lo, T hi)
+{
+    return (uint32_t)bitcast<uint16_t>(lo) | (uint32_t)bitcast<uint16_t>(hi) << 16;
+}
+
+template <typename T>
+__device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
+{
+    return (uint32_t)bitcast<uint8_t>(e0) | (uint32_t)bitcast<uint8_t>(e1) << 8 | (uint32_t)bitcast<uint8_t>(e2) << 16 |
+           (uint32_t)bitcast<uint8_t>(e3) << 24;
+}
+
 } // namespace tilec
 
 // stage0: operand A of a tl.dot (128x64 fp8e4nv, M x K), staged in shared memory for the tensor cores

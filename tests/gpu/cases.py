@@ -144,7 +144,79 @@ def example_cases():
                       "*fp32:16, *fp32:16, i32, i32, i32, fp32, 1024", num_warps=4,
                       driver="row_chunks", dtype="fp32", sizes=list(ROW_SHAPES)))
     return (cases + rowwise_cases() + random_and_scan_cases() + atomic_and_misc_cases()
-            + matmul_cases() + fp8_cases() + math_cases())
+            + matmul_cases() + fp8_cases() + math_cases() + attention_cases())
+
+
+# ---- attention: examples/attention.py -----------------------------------------------------
+#
+# The chain tl.dot -> row softmax -> tl.dot.  attn_fwd at (Z, H, N_CTX): ragged lengths (77,
+# 1000) leave a partial last block of queries and of keys; decode at (batch, kv heads, longest
+# context) with ragged per-sequence lengths; paged at (query lengths, context lengths, kv heads,
+# cache blocks): decode steps (1 query) and prefill chunks mixed in one launch.
+ATTN_SHAPES = [(1, 1, 16), (2, 3, 77), (1, 2, 1000), (2, 4, 2048)]
+DECODE_SHAPES = [(1, 1, 5), (3, 2, 77), (4, 2, 1000), (2, 8, 4096)]
+PAGED_SHAPES = [([1, 1, 1], [15, 0, 40], 1, 16),
+                ([5, 17, 1, 64], [0, 33, 100, 7], 2, 64),
+                ([200, 1, 37], [300, 1000, 0], 2, 160)]
+ATTN_PTRS = "Q=*{d}:16, K=*{d}:16, V=*{d}:16, Out=*{d}:16, Lse=*fp32:16"
+ATTN_STRIDES = ", ".join(f"stride_{t}{x}=i32:16" for t in "qkvo" for x in
+                         {"q": "zhm", "k": "zhn", "v": "zhn", "o": "zhm"}[t])
+
+
+def _attn(dt, d, bm, bn, warps, causal, k_cols=False, stages=3, flags=()):
+    sig = (ATTN_PTRS.format(d=dt) + ", sm_scale=fp32, " + ATTN_STRIDES + ", H=i32, N_CTX=i32, "
+           f"HEAD_DIM={d}, BLOCK_M={bm}, BLOCK_N={bn}, CAUSAL={causal}, K_BY_COLUMNS={k_cols}")
+    name = (f"attn_fwd/{dt}/d{d}/{bm}x{bn}/w{warps}" + ("/causal" if causal else "")
+            + ("/k-by-columns" if k_cols else "") + "".join("/" + f.lstrip("-") for f in flags[1:]))
+    return Case(name, "examples/attention.py", "attn_fwd", sig, num_warps=warps, num_stages=stages,
+                driver="attn_fwd", dtype=dt, sizes=list(ATTN_SHAPES), feature="dot",
+                extra_flags=list(flags))
+
+
+def attention_cases():
+    split = ("Q=*{d}:16, K=*{d}:16, V=*{d}:16, Seq_lens=*i32:16, Mid_o=*fp32:16, Mid_lse=*fp32:16, "
+             "sm_scale=fp32, stride_qb=i32:16, stride_qh=i32:16, stride_kb=i32:16, stride_kt=i32:16, "
+             "stride_kh=i32:16, stride_vb=i32:16, stride_vt=i32:16, stride_vh=i32:16, "
+             "stride_mb=i32:16, stride_mh=i32:16, stride_ms=i32:16, stride_lb=i32, stride_lh=i32, "
+             "GROUP={g}, HEAD_DIM={hd}, BLOCK_H=16, BLOCK_N={bn}, NUM_SPLITS={s}")
+    merge = ("Mid_o=*fp32:16, Mid_lse=*fp32:16, Out=*{d}:16, stride_mb=i32:16, stride_mh=i32:16, "
+             "stride_ms=i32:16, stride_lb=i32, stride_lh=i32, stride_ob=i32:16, stride_oh=i32:16, "
+             "HEAD_DIM={hd}, NUM_SPLITS={s}")
+    paged = ("Q=*{d}:16, Key_cache=*{d}:16, Value_cache=*{d}:16, Out=*{d}:16, Block_tables=*i32:16, "
+             "Seq_lens=*i32:16, Query_start_len=*i32:16, sm_scale=fp32, num_seqs=i32, "
+             "stride_qt=i64:16, stride_qh=i64:16, stride_kblk=i64:16, stride_kslot=i64:16, "
+             "stride_khead=i64:16, stride_vblk=i64:16, stride_vslot=i64:16, stride_vhead=i64:16, "
+             "stride_bt=i64, stride_ot=i64:16, stride_oh=i64:16, QUERIES_PER_KV={q}, "
+             "HEAD_DIM={hd}, PAGE={p}, BLOCK_Q={bq}, BLOCK_M={bm}")
+    cases = [
+        _attn("fp16", 64, 128, 64, 4, False),
+        _attn("fp16", 64, 128, 64, 4, False, flags=("--arch", "sm_80")),
+        _attn("fp16", 64, 128, 64, 8, False),
+        _attn("fp16", 64, 128, 64, 4, True),
+        _attn("fp16", 128, 128, 64, 8, True),
+        _attn("bf16", 128, 64, 64, 4, False),
+        _attn("bf16", 64, 128, 32, 4, True, flags=("--arch", "sm_80")),
+        _attn("fp16", 64, 64, 32, 4, False, k_cols=True),
+        _attn("bf16", 128, 128, 64, 8, True, k_cols=True),
+        _attn("fp16", 32, 16, 16, 1, True, stages=2),
+    ]
+    for dt, g, hd, bn, s, w in [("fp16", 4, 128, 64, 8, 4), ("bf16", 8, 64, 32, 4, 4),
+                                ("fp16", 16, 128, 64, 16, 4), ("bf16", 1, 128, 32, 2, 2)]:
+        cases.append(Case(f"decode_split/{dt}/g{g}/d{hd}/n{bn}/s{s}/w{w}", "examples/attention.py",
+                          "decode_split", split.format(d=dt, g=g, hd=hd, bn=bn, s=s), num_warps=w,
+                          driver="decode_split", dtype=dt, sizes=list(DECODE_SHAPES), feature="dot",
+                          opts={"group": g}))
+        cases.append(Case(f"decode_merge/{dt}/g{g}/d{hd}/s{s}", "examples/attention.py",
+                          "decode_merge", merge.format(d=dt, hd=hd, s=s), num_warps=w,
+                          driver="decode_merge", dtype=dt, sizes=list(DECODE_SHAPES),
+                          opts={"group": g}))
+    for dt, q, hd, p, bq, bm, w in [("bf16", 4, 128, 16, 16, 64, 4), ("fp16", 8, 64, 32, 8, 64, 4),
+                                    ("bf16", 1, 128, 16, 64, 64, 4), ("fp16", 2, 64, 16, 64, 128, 8)]:
+        cases.append(Case(f"paged/{dt}/q{q}/d{hd}/page{p}/{bq}x{q}/w{w}", "examples/attention.py",
+                          "paged_attention", paged.format(d=dt, q=q, hd=hd, p=p, bq=bq, bm=bm),
+                          num_warps=w, driver="paged", dtype=dt, sizes=list(PAGED_SHAPES),
+                          feature="dot"))
+    return cases
 
 
 def rowwise_cases():

@@ -1293,6 +1293,7 @@ def where_bad_tol(out, ref64, rtol, atol, ulps):
         ok |= ulp_distance(out, ref64.to(out.dtype)) <= ulps
     ok &= ~torch.isnan(o)
     ok |= torch.isnan(o) & torch.isnan(ref64)
+    ok |= torch.isinf(o) & (o == ref64)      # an infinity of the right sign (-inf of an empty split)
     return ~ok
 
 
@@ -2150,6 +2151,216 @@ def drive_math_edge(kernel, case, n, use_triton, gen):
     return check.print()
 
 
+# ---- attention: examples/attention.py ---------------------------------------------------------
+#
+# Q, K, V random normal; the reference is float64 softmax(Q K^T * scale) V (causal where asked).
+# Outputs are fp16 or bf16 after an fp16/bf16 P: held to ATTN_TOL of the output's scale, and
+# tilec to the same bound against Triton.  Lse (log2 units) in fp32 to ATTN_LSE_TOL.
+
+ATTN_TOL = {"fp16": 1e-2, "bf16": 3e-2}
+ATTN_LSE_TOL = 2e-3
+
+
+def attn_tol(dt):
+    return ATTN_TOL["bf16" if dt == torch.bfloat16 else "fp16"]
+
+
+def flat_with_guard(shape, dtype, fill, gen):
+    """A contiguous tensor of `shape` at the start of a flat buffer with GUARD poisoned
+    elements after it: (buffer, view)."""
+    n = 1
+    for d in shape:
+        n *= d
+    buf = torch.empty(n + GUARD, dtype=dtype, device="cuda")
+    if fill == "randn":
+        buf[:n] = rand_float(n, dtype, gen)
+    else:
+        poison_(buf)
+    return buf, buf[:n].view(*shape)
+
+
+def attention_ref(q, k, v, scale, causal, offset=0):
+    """softmax(q k^T * scale) v over the last two dims, float64; causal: query i (at position
+    offset + i) sees keys 0..offset+i.  Returns (out, logsumexp in natural log)."""
+    s = q.double() @ k.double().transpose(-1, -2) * scale
+    if causal:
+        i = torch.arange(s.shape[-2], device="cuda")[:, None] + offset
+        j = torch.arange(s.shape[-1], device="cuda")[None, :]
+        s = s.masked_fill(j > i, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    return torch.softmax(s, dim=-1) @ v.double(), lse
+
+
+def drive_attn_fwd(kernel, case, shape, use_triton, gen):
+    """attn_fwd: shape (Z, H, N_CTX); HEAD_DIM, CAUSAL, K_BY_COLUMNS from the signature."""
+    Z, H, N = shape
+    c = kernel.constexprs
+    D, causal = c["HEAD_DIM"], bool(c["CAUSAL"])
+    dt = torch_dtype(case.dtype)
+    check = Check(case, f"{Z}x{H}x{N}x{D}" + (" causal" if causal else ""))
+    qb, q = flat_with_guard((Z, H, N, D), dt, "randn", gen)
+    kb, k = flat_with_guard((Z, H, N, D), dt, "randn", gen)
+    vb, v = flat_with_guard((Z, H, N, D), dt, "randn", gen)
+    ob, _ = flat_with_guard((Z, H, N, D), dt, "poison", gen)
+    lb, _ = flat_with_guard((Z * H * N,), torch.float32, "poison", gen)
+    scale = fp32_value(1.0 / math.sqrt(D))
+    st = (H * N * D, N * D, D)
+    values = {"Q": qb, "K": kb, "V": vb, "Out": ob, "Lse": lb, "sm_scale": scale,
+              "stride_qz": st[0], "stride_qh": st[1], "stride_qm": st[2],
+              "stride_kz": st[0], "stride_kh": st[1], "stride_kn": st[2],
+              "stride_vz": st[0], "stride_vh": st[1], "stride_vn": st[2],
+              "stride_oz": st[0], "stride_oh": st[1], "stride_om": st[2], "H": H, "N_CTX": N,
+              "Z_H": Z * H}
+    ref, lse = attention_ref(q, k, v, scale, causal)
+    tol = attn_tol(dt) * max(ref.abs().max().item(), 1.0)
+    n = Z * H * N * D
+    out = Expect("Out", lambda b: b[:n].view(Z, H, N, D), ref, atol=tol, rtol=attn_tol(dt),
+                 rest=lambda b: b[n:])
+    lse2 = (lse * (1.0 / math.log(2))).reshape(-1)
+    lse_e = Expect("Lse", lambda b: b[:Z * H * N], lse2, atol=ATTN_LSE_TOL, rtol=ATTN_LSE_TOL,
+                   rest=lambda b: b[Z * H * N:])
+    grid = grid_for(kernel, case, values, (-(-N // c["BLOCK_M"]), Z * H))
+    return run_and_check(kernel, check, values, [out, lse_e], grid, use_triton)
+
+
+def decode_inputs(kernel, case, shape, gen):
+    """(B, KV_HEADS, T) with ragged lengths: the tensors of both decode stages and the
+    float64 reference of each split."""
+    B, KH, T = shape
+    c = kernel.constexprs
+    G, D, S = case.opts["group"], c["HEAD_DIM"], c["NUM_SPLITS"]
+    dt = torch_dtype(case.dtype)
+    H = KH * G
+    lens = torch.randint(1, T + 1, (B,), generator=gen, device="cuda", dtype=torch.int32)
+    lens[0] = T
+    if B > 1:
+        lens[1] = 1
+    qb, q = flat_with_guard((B, H, D), dt, "randn", gen)
+    kb, k = flat_with_guard((B, T, KH, D), dt, "randn", gen)
+    vb, v = flat_with_guard((B, T, KH, D), dt, "randn", gen)
+    scale = fp32_value(1.0 / math.sqrt(D))
+    mid = torch.zeros(B, H, S, D, dtype=torch.float64, device="cuda")
+    mid_lse = torch.full((B, H, S), float("-inf"), dtype=torch.float64, device="cuda")
+    has = torch.zeros(B, H, S, dtype=torch.bool, device="cuda")
+    for b in range(B):
+        L = int(lens[b])
+        per = -(-L // S)
+        for s in range(S):
+            lo, hi = s * per, min(s * per + per, L)
+            if hi <= lo:
+                continue
+            kk = k[b, lo:hi].transpose(0, 1).repeat_interleave(G, dim=0)     # [H, n, D]
+            vv = v[b, lo:hi].transpose(0, 1).repeat_interleave(G, dim=0)
+            o, l = attention_ref(q[b][:, None, :], kk, vv, scale, False)
+            mid[b, :, s], mid_lse[b, :, s], has[b, :, s] = o[:, 0], l[:, 0], True
+    return dict(B=B, KH=KH, T=T, G=G, D=D, S=S, H=H, dt=dt, lens=lens, q=q, k=k, v=v, qb=qb,
+                kb=kb, vb=vb, scale=scale, mid=mid, mid_lse=mid_lse, has=has)
+
+
+def drive_decode_split(kernel, case, shape, use_triton, gen):
+    x = decode_inputs(kernel, case, shape, gen)
+    B, H, S, D, KH, T = x["B"], x["H"], x["S"], x["D"], x["KH"], x["T"]
+    check = Check(case, f"B{B} kv{KH}x{x['G']} T{T}")
+    mob, _ = flat_with_guard((B, H, S, D), torch.float32, "poison", gen)
+    mlb, _ = flat_with_guard((B, H, S), torch.float32, "poison", gen)
+    values = {"Q": x["qb"], "K": x["kb"], "V": x["vb"], "Seq_lens": x["lens"], "Mid_o": mob,
+              "Mid_lse": mlb, "sm_scale": x["scale"], "stride_qb": H * D, "stride_qh": D,
+              "stride_kb": T * KH * D, "stride_kt": KH * D, "stride_kh": D,
+              "stride_vb": T * KH * D, "stride_vt": KH * D, "stride_vh": D,
+              "stride_mb": H * S * D, "stride_mh": S * D, "stride_ms": D,
+              "stride_lb": H * S, "stride_lh": S}
+    has = x["has"]
+    n = B * H * S * D
+    o_view = lambda b: b[:n].view(B, H, S, D)[has]
+    o_rest = lambda b: torch.cat([b[:n].view(B, H, S, D)[~has].reshape(-1), b[n:]])
+    tol = attn_tol(x["dt"]) * max(x["mid"].abs().max().item(), 1.0)
+    out = Expect("Mid_o", o_view, x["mid"][has], atol=tol, rtol=attn_tol(x["dt"]), rest=o_rest)
+    lse = Expect("Mid_lse", lambda b: b[:B * H * S].view(B, H, S), x["mid_lse"], atol=ATTN_LSE_TOL,
+                 rtol=ATTN_LSE_TOL, rest=lambda b: b[B * H * S:])
+    return run_and_check(kernel, check, values, [out, lse], (B, KH, S), use_triton)
+
+
+def drive_decode_merge(kernel, case, shape, use_triton, gen):
+    """The splits' partial results from the float64 reference (fp32); a split without keys
+    holds NaN in Mid_o, which the kernel must not read."""
+    x = decode_inputs(kernel, case, shape, gen)
+    B, H, S, D, T = x["B"], x["H"], x["S"], x["D"], x["T"]
+    check = Check(case, f"B{B} H{H} T{T}")
+    mob, mo = flat_with_guard((B, H, S, D), torch.float32, "poison", gen)
+    mo.copy_(torch.where(x["has"][..., None], x["mid"], float("nan")).float())
+    mlb, ml = flat_with_guard((B, H, S), torch.float32, "poison", gen)
+    ml.copy_(x["mid_lse"].float())
+    ob, _ = flat_with_guard((B, H, D), x["dt"], "poison", gen)
+    values = {"Mid_o": mob, "Mid_lse": mlb, "Out": ob, "stride_mb": H * S * D,
+              "stride_mh": S * D, "stride_ms": D, "stride_lb": H * S, "stride_lh": S,
+              "stride_ob": H * D, "stride_oh": D}
+    kk = x["k"].repeat_interleave(x["G"], dim=2)     # [B, T, H, D]
+    vv = x["v"].repeat_interleave(x["G"], dim=2)
+    ref = torch.empty(B, H, D, dtype=torch.float64, device="cuda")
+    for b in range(B):
+        L = int(x["lens"][b])
+        o, _ = attention_ref(x["q"][b][:, None, :], kk[b, :L].transpose(0, 1),
+                             vv[b, :L].transpose(0, 1), x["scale"], False)
+        ref[b] = o[:, 0]
+    n = B * H * D
+    out = Expect("Out", lambda b: b[:n].view(B, H, D), ref, atol=attn_tol(x["dt"]),
+                 rtol=attn_tol(x["dt"]), rest=lambda b: b[n:])
+    return run_and_check(kernel, check, values, [out], (B, H), use_triton)
+
+
+def drive_paged(kernel, case, shape, use_triton, gen):
+    """paged_attention: shape (query lengths, context lengths, kv heads, cache blocks); the
+    cache's blocks are handed out in a random order through the block table."""
+    q_lens, ctx_lens, KH, nblocks = shape
+    c = kernel.constexprs
+    QPK, D, PAGE, BQ = c["QUERIES_PER_KV"], c["HEAD_DIM"], c["PAGE"], c["BLOCK_Q"]
+    dt = torch_dtype(case.dtype)
+    S, H = len(q_lens), KH * QPK
+    seq_lens = [a + b for a, b in zip(q_lens, ctx_lens)]
+    max_blocks = max(-(-L // PAGE) for L in seq_lens)
+    check = Check(case, f"{S} seqs q{sum(q_lens)} kv{KH}x{QPK}")
+    perm = torch.randperm(nblocks, generator=gen, device="cuda").to(torch.int32)
+    tables = torch.zeros(S, max_blocks, dtype=torch.int32, device="cuda")
+    used = 0
+    for s, L in enumerate(seq_lens):
+        nb = -(-L // PAGE)
+        tables[s, :nb] = perm[used:used + nb]
+        used += nb
+    assert used <= nblocks
+    total = sum(q_lens)
+    starts = [0]
+    for L in q_lens:
+        starts.append(starts[-1] + L)
+    qsl = torch.tensor(starts, dtype=torch.int32, device="cuda")
+    qb, q = flat_with_guard((total, H, D), dt, "randn", gen)
+    kcb, kc = flat_with_guard((nblocks, PAGE, KH, D), dt, "randn", gen)
+    vcb, vc = flat_with_guard((nblocks, PAGE, KH, D), dt, "randn", gen)
+    ob, _ = flat_with_guard((total, H, D), dt, "poison", gen)
+    scale = fp32_value(1.0 / math.sqrt(D))
+    values = {"Q": qb, "Key_cache": kcb, "Value_cache": vcb, "Out": ob, "Block_tables": tables,
+              "Seq_lens": torch.tensor(seq_lens, dtype=torch.int32, device="cuda"),
+              "Query_start_len": qsl, "sm_scale": scale, "num_seqs": S,
+              "stride_qt": H * D, "stride_qh": D, "stride_kblk": PAGE * KH * D,
+              "stride_kslot": KH * D, "stride_khead": D, "stride_vblk": PAGE * KH * D,
+              "stride_vslot": KH * D, "stride_vhead": D, "stride_bt": max_blocks,
+              "stride_ot": H * D, "stride_oh": D}
+    ref = torch.empty(total, H, D, dtype=torch.float64, device="cuda")
+    for s in range(S):
+        L, ql = seq_lens[s], q_lens[s]
+        nb = -(-L // PAGE)
+        kk = kc[tables[s, :nb].long()].reshape(nb * PAGE, KH, D)[:L].repeat_interleave(QPK, dim=1)
+        vv = vc[tables[s, :nb].long()].reshape(nb * PAGE, KH, D)[:L].repeat_interleave(QPK, dim=1)
+        o, _ = attention_ref(q[starts[s]:starts[s] + ql].transpose(0, 1), kk.transpose(0, 1),
+                             vv.transpose(0, 1), scale, True, offset=L - ql)
+        ref[starts[s]:starts[s] + ql] = o.transpose(0, 1)
+    n = total * H * D
+    tol = attn_tol(dt) * max(ref.abs().max().item(), 1.0)
+    out = Expect("Out", lambda b: b[:n].view(total, H, D), ref, atol=tol, rtol=attn_tol(dt),
+                 rest=lambda b: b[n:])
+    grid = (total // BQ + S, KH)
+    return run_and_check(kernel, check, values, [out], grid, use_triton)
+
+
 DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "scaled_add": drive_scaled_add, "row_chunks": drive_row_chunks,
            "generic": drive_generic,
@@ -2161,7 +2372,9 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "cumsum_rows": drive_cumsum_rows, "histogram": drive_histogram, "bits": drive_bits,
            "ticket": drive_ticket, "swap": drive_swap, "cas": drive_swap, "randn": drive_randn,
            "cumprod_rev": drive_cumprod_rev, "transpose": drive_transpose, "matmul": drive_matmul,
-           "fp8": drive_fp8, "math_edge": drive_math_edge}
+           "fp8": drive_fp8, "math_edge": drive_math_edge, "attn_fwd": drive_attn_fwd,
+           "decode_split": drive_decode_split, "decode_merge": drive_decode_merge,
+           "paged": drive_paged}
 
 
 def run_case(case, so, use_triton, seed):

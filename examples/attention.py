@@ -1,0 +1,220 @@
+"""Attention kernels: the chain tl.dot -> row softmax -> tl.dot that transformer layers run.
+
+attn_fwd            FlashAttention-2 forward (online softmax over blocks of keys), plain
+                    pointers, causal or not, any sequence length (masked loads and stores),
+                    K read by rows and transposed with tl.trans, or read as [HEAD_DIM, BLOCK_N].
+decode_split        decode attention, first stage: one new token per sequence, the heads that
+                    share a KV head (GQA) as the rows of one dot, the cached keys cut into
+                    NUM_SPLITS ranges, each range's partial softmax and output.
+decode_merge        decode attention, second stage: the partial results merged by their
+                    log-sum-exp.
+paged_attention     prefill and decode over a paged KV cache: query blocks of several
+                    sequences in one launch (a binary search over cumulative query lengths
+                    finds each program's sequence), BLOCK_Q tokens x QUERIES_PER_KV heads as
+                    the rows, keys and values found through a block table, causal within
+                    each sequence, 64-bit offsets into the cache.
+
+tilec examples/attention.py -k attn_fwd -s "Q=*fp16:16, K=*fp16:16, V=*fp16:16, \
+    Out=*fp16:16, Lse=*fp32:16, sm_scale=fp32, stride_qz=i32:16, stride_qh=i32:16, \
+    stride_qm=i32:16, stride_kz=i32:16, stride_kh=i32:16, stride_kn=i32:16, stride_vz=i32:16, \
+    stride_vh=i32:16, stride_vn=i32:16, stride_oz=i32:16, stride_oh=i32:16, stride_om=i32:16, \
+    H=i32, N_CTX=i32, HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=False, K_BY_COLUMNS=False" \
+    -w 4 --grid "cdiv(N_CTX, BLOCK_M), Z_H" -o attn_fwd.cu
+"""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def attn_fwd(Q, K, V, Out, Lse, sm_scale,
+             stride_qz, stride_qh, stride_qm, stride_kz, stride_kh, stride_kn,
+             stride_vz, stride_vh, stride_vn, stride_oz, stride_oh, stride_om,
+             H, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+             CAUSAL: tl.constexpr, K_BY_COLUMNS: tl.constexpr):
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    row_ok = offs_m < N_CTX
+    q = tl.load(Q + off_z * stride_qz + off_h * stride_qh + offs_m[:, None] * stride_qm + offs_d[None, :],
+                mask=row_ok[:, None], other=0.0)
+    k_base = K + off_z * stride_kz + off_h * stride_kh
+    v_base = V + off_z * stride_vz + off_h * stride_vh
+    qk_scale = sm_scale * 1.44269504
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    if CAUSAL:
+        hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
+    else:
+        hi = N_CTX
+    for start_n in range(0, hi, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        cols = start_n + offs_n
+        col_ok = cols < N_CTX
+        if K_BY_COLUMNS:
+            kt = tl.load(k_base + offs_d[:, None] + cols[None, :] * stride_kn, mask=col_ok[None, :], other=0.0)
+            qk = tl.dot(q, kt) * qk_scale
+        else:
+            k = tl.load(k_base + cols[:, None] * stride_kn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
+            qk = tl.dot(q, tl.trans(k)) * qk_scale
+        qk = tl.where(col_ok[None, :], qk, float("-inf"))
+        if CAUSAL:
+            qk = tl.where(offs_m[:, None] >= cols[None, :], qk, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    acc = acc / l_i[:, None]
+    tl.store(Lse + off_hz * N_CTX + offs_m, m_i + tl.math.log2(l_i), mask=row_ok)
+    tl.store(Out + off_z * stride_oz + off_h * stride_oh + offs_m[:, None] * stride_om + offs_d[None, :],
+             acc.to(Out.dtype.element_ty), mask=row_ok[:, None])
+
+
+@triton.jit
+def decode_split(Q, K, V, Seq_lens, Mid_o, Mid_lse, sm_scale,
+                 stride_qb, stride_qh, stride_kb, stride_kt, stride_kh, stride_vb, stride_vt, stride_vh,
+                 stride_mb, stride_mh, stride_ms, stride_lb, stride_lh,
+                 GROUP: tl.constexpr, HEAD_DIM: tl.constexpr,
+                 BLOCK_H: tl.constexpr, BLOCK_N: tl.constexpr, NUM_SPLITS: tl.constexpr):
+    """Q [batch, heads, HEAD_DIM]; K, V [batch, tokens, kv_heads, HEAD_DIM]; GROUP query heads
+    per KV head.  Mid_o [batch, heads, NUM_SPLITS, HEAD_DIM]
+    and Mid_lse [batch, heads, NUM_SPLITS] (natural log; -inf for a split without keys)."""
+    b = tl.program_id(0)
+    kv_head = tl.program_id(1)
+    split = tl.program_id(2)
+    seq_len = tl.load(Seq_lens + b)
+    g = tl.arange(0, BLOCK_H)
+    head = kv_head * GROUP + g
+    head_ok = g < GROUP
+    offs_d = tl.arange(0, HEAD_DIM)
+    offs_n = tl.arange(0, BLOCK_N)
+    q = tl.load(Q + b * stride_qb + head[:, None] * stride_qh + offs_d[None, :], mask=head_ok[:, None], other=0.0)
+    per_split = tl.cdiv(seq_len, NUM_SPLITS)
+    start = split * per_split
+    end = tl.minimum(start + per_split, seq_len)
+    m_i = tl.full([BLOCK_H], float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_H], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_H, HEAD_DIM], dtype=tl.float32)
+    k_base = K + b.to(tl.int64) * stride_kb + kv_head * stride_kh
+    v_base = V + b.to(tl.int64) * stride_vb + kv_head * stride_vh
+    for start_n in range(start, end, BLOCK_N):
+        t = start_n + offs_n
+        t_ok = t < end
+        k = tl.load(k_base + t[:, None] * stride_kt + offs_d[None, :], mask=t_ok[:, None], other=0.0)
+        qk = tl.dot(q, tl.trans(k)) * sm_scale
+        qk = tl.where(t_ok[None, :], qk, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.exp(qk - m_new[:, None])
+        alpha = tl.exp(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(v_base + t[:, None] * stride_vt + offs_d[None, :], mask=t_ok[:, None], other=0.0)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    has_keys = end > start
+    out = acc / tl.where(l_i > 0, l_i, 1.0)[:, None]
+    lse = tl.where(l_i > 0, m_i + tl.log(l_i), float("-inf"))
+    mid = Mid_o + b * stride_mb + head[:, None] * stride_mh + split * stride_ms + offs_d[None, :]
+    tl.store(mid, out, mask=head_ok[:, None] & has_keys)
+    tl.store(Mid_lse + b * stride_lb + head * stride_lh + split, lse, mask=head_ok)
+
+
+@triton.jit
+def decode_merge(Mid_o, Mid_lse, Out, stride_mb, stride_mh, stride_ms, stride_lb, stride_lh,
+                 stride_ob, stride_oh, HEAD_DIM: tl.constexpr, NUM_SPLITS: tl.constexpr):
+    """One program per (sequence, head): the splits' outputs weighted by exp(lse - max)."""
+    b = tl.program_id(0)
+    h = tl.program_id(1)
+    offs_d = tl.arange(0, HEAD_DIM)
+    lse_row = Mid_lse + b * stride_lb + h * stride_lh
+    m = tl.load(lse_row)
+    for s in range(1, NUM_SPLITS):
+        m = tl.maximum(m, tl.load(lse_row + s))
+    total = 0.0
+    acc = tl.zeros([HEAD_DIM], dtype=tl.float32)
+    for s in range(NUM_SPLITS):
+        lse = tl.load(lse_row + s)
+        if lse > float("-inf"):
+            w = tl.exp(lse - m)
+            acc += w * tl.load(Mid_o + b * stride_mb + h * stride_mh + s * stride_ms + offs_d)
+            total += w
+    tl.store(Out + b * stride_ob + h * stride_oh + offs_d, (acc / total).to(Out.dtype.element_ty))
+
+
+@triton.jit
+def find_seq_idx(query_start_len, target, num_seqs, BLOCK_Q: tl.constexpr):
+    """The sequence whose query blocks contain block `target` (blocks of each sequence are
+    numbered after those of the sequences before it: start // BLOCK_Q + index)."""
+    left = 0
+    right = num_seqs
+    while left < right:
+        mid = (left + right) // 2
+        mid_val = tl.load(query_start_len + mid) // BLOCK_Q + mid
+        if mid_val <= target:
+            left = mid + 1
+        else:
+            right = mid
+    return left - 1
+
+
+@triton.jit
+def paged_attention(Q, Key_cache, Value_cache, Out, Block_tables, Seq_lens, Query_start_len,
+                    sm_scale, num_seqs, stride_qt, stride_qh, stride_kblk, stride_kslot,
+                    stride_khead, stride_vblk, stride_vslot, stride_vhead, stride_bt,
+                    stride_ot, stride_oh,
+                    QUERIES_PER_KV: tl.constexpr, HEAD_DIM: tl.constexpr, PAGE: tl.constexpr,
+                    BLOCK_Q: tl.constexpr, BLOCK_M: tl.constexpr):
+    """Q, Out [tokens, heads, HEAD_DIM] (the queries of all sequences, back to back);
+    caches [blocks, PAGE, kv_heads, HEAD_DIM]; Block_tables [seqs, max_blocks];
+    Query_start_len [seqs + 1] (cumulative); Seq_lens [seqs]: context + new tokens.
+    Grid: (number of query blocks over all sequences, at most, kv heads)."""
+    q_block = tl.program_id(0)
+    kv_head = tl.program_id(1)
+    seq = find_seq_idx(Query_start_len, q_block, num_seqs, BLOCK_Q)
+    q_start = tl.load(Query_start_len + seq)
+    q_len = tl.load(Query_start_len + seq + 1) - q_start
+    local_block = q_block - (q_start // BLOCK_Q + seq)
+    if local_block * BLOCK_Q >= q_len:
+        return
+    offs_m = tl.arange(0, BLOCK_M)
+    offs_d = tl.arange(0, HEAD_DIM)
+    offs_n = tl.arange(0, PAGE)
+    q_pos = local_block * BLOCK_Q + offs_m // QUERIES_PER_KV
+    head = kv_head * QUERIES_PER_KV + offs_m % QUERIES_PER_KV
+    row_ok = q_pos < q_len
+    q_rows = (q_start + q_pos).to(tl.int64) * stride_qt + head * stride_qh
+    q = tl.load(Q + q_rows[:, None] + offs_d[None, :], mask=row_ok[:, None], other=0.0)
+    seq_len = tl.load(Seq_lens + seq)
+    context = seq_len - q_len
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    last_key = tl.minimum(context + (local_block + 1) * BLOCK_Q, seq_len)
+    scale = sm_scale * 1.44269504
+    for j in range(0, tl.cdiv(last_key, PAGE)):
+        blk = tl.load(Block_tables + seq * stride_bt + j).to(tl.int64)
+        key_pos = j * PAGE + offs_n
+        k = tl.load(Key_cache + blk * stride_kblk + kv_head * stride_khead + offs_n[:, None] * stride_kslot
+                    + offs_d[None, :])
+        qk = tl.dot(q, tl.trans(k)) * scale
+        visible = key_pos[None, :] <= context + q_pos[:, None]
+        qk = tl.where(visible & (key_pos[None, :] < seq_len), qk, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        m_safe = tl.where(m_new > float("-inf"), m_new, 0.0)
+        p = tl.math.exp2(qk - m_safe[:, None])
+        alpha = tl.math.exp2(m_i - m_safe)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        v = tl.load(Value_cache + blk * stride_vblk + kv_head * stride_vhead + offs_n[:, None] * stride_vslot
+                    + offs_d[None, :])
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    acc = acc / tl.where(l_i > 0, l_i, 1.0)[:, None]
+    o_rows = (q_start + q_pos).to(tl.int64) * stride_ot + head * stride_oh
+    tl.store(Out + o_rows[:, None] + offs_d[None, :], acc.to(Out.dtype.element_ty), mask=row_ok[:, None])
