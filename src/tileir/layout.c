@@ -416,7 +416,8 @@ int dot_kwidth(DType operand) { return dtype_bits(operand) >= 32 ? 1 : 32 / dtyp
  * instruction are more numerous, ties to M; a dot chained to another (as in
  * attention) puts every warp on the longer of M and N (M on a tie), so that
  * the rows of a softmax between the two stay in one warp and the first
- * dot's accumulator is already the second's A operand in registers. */
+ * dot's accumulator is already the second's A operand in registers; the
+ * later end of the chain takes the same warps (mma_layout_like). */
 static Layout *mma_layout(Arena *a, TirFunc *f, const int *shape, bool chained)
 {
     Layout l = {0};
@@ -442,6 +443,17 @@ static Layout *mma_layout(Arena *a, TirFunc *f, const int *shape, bool chained)
             }
         }
     }
+    return intern_layout(a, f, &l);
+}
+
+/* The mma layout of a dot chained to one already placed: the same warps, so
+ * that values pass between the two without moving (Triton reuses the
+ * encoding it finds on the other end of the chain). */
+static Layout *mma_layout_like(Arena *a, TirFunc *f, const int *shape, const Layout *other)
+{
+    Layout l = *other;
+    l.id = 0;
+    l.shape[0] = shape[0], l.shape[1] = shape[1];
     return intern_layout(a, f, &l);
 }
 
@@ -556,6 +568,7 @@ typedef struct Assign {
     Vec(MemAnchor) anchors;
     Vec(Recomputed) recomputed;
     Vec(const Op *) chained;  /* dots whose result feeds another dot, or fed by one */
+    Vec(const Op *) partner;  /* chained[i]'s other end (the first found) */
     int max_rank;
     bool changed;
 } Assign;
@@ -871,12 +884,20 @@ static bool has_memory_group(Assign *A, Type t)
     return g && g->has_order && type_numel(t) >= 32 * A->f->num_warps;
 }
 
-static bool is_chained(const Assign *A, const Op *dot)
+static int chain_index(const Assign *A, const Op *dot)
 {
     for (int i = 0; i < A->chained.len; i++)
         if (A->chained.data[i] == dot)
-            return true;
-    return false;
+            return i;
+    return -1;
+}
+
+static void add_chained(Assign *A, const Op *dot, const Op *other)
+{
+    if (chain_index(A, dot) >= 0)
+        return;
+    vec_push(&A->ctx->arena, &A->chained, dot);
+    vec_push(&A->ctx->arena, &A->partner, other);
 }
 
 /* Both ends of every dot -> dot chain, as Triton's warpsPerTileV2 finds them
@@ -893,10 +914,8 @@ static void find_chained_dots(Assign *A, Block *b)
             const Op *src = feeding_dot(op->args[k], 0);
             if (!src)
                 continue;
-            if (!is_chained(A, op))
-                vec_push(&A->ctx->arena, &A->chained, op);
-            if (!is_chained(A, src))
-                vec_push(&A->ctx->arena, &A->chained, src);
+            add_chained(A, op, src);
+            add_chained(A, src, op);
         }
     }
 }
@@ -912,8 +931,12 @@ static void seed_dots(Assign *A, Block *b)
         if (op->kind != OP_DOT)
             continue;
         Value *res = op->results[0];
-        if (dot_uses_mma(op))
-            set_layout(A, res, mma_layout(&A->ctx->arena, A->f, res->type.shape, is_chained(A, op)));
+        int c = chain_index(A, op);
+        const Layout *other = c >= 0 ? A->partner.data[c]->results[0]->layout : NULL;
+        if (dot_uses_mma(op) && other && other->kind == LAYOUT_MMA)
+            set_layout(A, res, mma_layout_like(&A->ctx->arena, A->f, res->type.shape, other));
+        else if (dot_uses_mma(op))
+            set_layout(A, res, mma_layout(&A->ctx->arena, A->f, res->type.shape, c >= 0));
         else
             set_layout(A, res, home(A, res->type));
     }
