@@ -315,6 +315,39 @@ typedef struct Pipe {
     bool ok;
 } Pipe;
 
+static bool scalar_load(const Op *op)
+{
+    return op->kind == OP_LOAD && op->results[0]->type.rank == 0 && !op->iattr[2];
+}
+
+/* A scalar load of stage 0 runs S-1 iterations ahead, where the loop may have
+ * ended and its address be past the data: it reads only while `pred` holds
+ * and gives 0 (or its `other`) otherwise, as Triton predicates what it
+ * pipelines.  The guard's ops are appended to b, before the load. */
+static void guard_ahead_load(Pipe *P, Block *b, Op *ld, Value *pred, const Op *near)
+{
+    Type t1 = type_scalar(DT_I1), tr = ld->results[0]->type;
+    Value *mask = pred;
+    if (ld->iattr[0]) {
+        Op *and = tir_op_new(P->a, P->f, OP_AND, 2, (Value *[]){ld->args[1], pred}, 1, &t1);
+        and->stmt = near->stmt, and->loc = near->loc;
+        tir_block_append(P->a, b, and);
+        mask = and->results[0];
+    }
+    Value *other = ld->iattr[1] ? ld->args[2] : NULL;
+    if (!other) {
+        Op *z = tir_op_new(P->a, P->f, OP_CONST, 0, NULL, 1, &tr);
+        z->stmt = near->stmt, z->loc = near->loc;
+        tir_block_append(P->a, b, z);
+        other = z->results[0];
+    }
+    Value **args = NEW_ARRAY(P->a, Value *, 3);
+    args[0] = ld->args[0], args[1] = mask, args[2] = other;
+    ld->args = args;
+    ld->nargs = 3;
+    ld->iattr[0] = ld->iattr[1] = 1;
+}
+
 /* Adds v's definition chain inside the body to stage 0. */
 static void collect_s0(Pipe *P, Value *v)
 {
@@ -336,6 +369,9 @@ static void collect_s0(Pipe *P, Value *v)
                                            d->kind == OP_BROADCAST || d->kind == OP_EXPAND_DIMS ||
                                            d->kind == OP_PROGRAM_ID || d->kind == OP_NUM_PROGRAMS)) &&
                    d->nregions == 0 && d->nres == 1;
+    /* a scalar load an operand's address depends on (a block table's entry), run
+     * ahead with its copy and guarded (guard_ahead_load) */
+    allowed |= scalar_load(d);
     if (!allowed || op_in(&P->loads, d)) {
         P->ok = false;
         return;
@@ -601,9 +637,16 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         ub->name = "trips";
     pred->def->iattr[0] = CMP_LT;
     vmap_put(&P, &pm, iv, ivs);
-    for (int i = 0; i < body->ops.len; i++)
-        if (op_in(&P.s0, body->ops.data[i]))
-            clone_into(&P, pb, body->ops.data[i], &pm);
+    for (int i = 0; i < body->ops.len; i++) {
+        if (!op_in(&P.s0, body->ops.data[i]))
+            continue;
+        Op *c = clone_into(&P, pb, body->ops.data[i], &pm);
+        if (scalar_load(c)) {
+            pb->ops.len--;
+            guard_ahead_load(&P, pb, c, pred, loop);
+            tir_block_append(P.a, pb, c);
+        }
+    }
     emit_copies(&P, pb, &pm, pred, s, rings);
     tir_block_append(P.a, pb, tir_op_new(P.a, f, OP_ASYNC_COMMIT, 0, NULL, 0, NULL));
     Value *yargs[64];
@@ -665,6 +708,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         for (int k = 0; k < op->nargs; k++)
             if (op->args[k] == iv)
                 op->args[k] = iva;
+        if (scalar_load(op))
+            guard_ahead_load(&P, &nb, op, preda, loop);
         tir_block_append(P.a, &nb, op);
     }
     VMap none = {0};
