@@ -1854,6 +1854,14 @@ static void emit_register_fragments(Emitter *E, const Op *op)
     }
     const char *list = elems.data ? elems.data : "";
     const char *word = kw == 1 ? fmt(E, "tilec::bitcast<uint32_t>(%s)", list) : fmt(E, "tilec::pack%d(%s)", kw, list);
+    /* fp32 rounded to 16 bits on the way in (p.to(tl.float16)): one packed cvt per pair */
+    const Op *cast = x->def;
+    if (kw == 2 && info(E, x)->inl && cast && cast->kind == OP_CAST && !cast->iattr[0] &&
+        cast->args[0]->type.dtype == DT_FP32 && (x->type.dtype == DT_FP16 || x->type.dtype == DT_BF16)) {
+        const char *lo = ex(E, cast->args[0], NULL, base);
+        const char *hi = ex(E, cast->args[0], NULL, fmt(E, "%s + %d", paren(E, base), 1 << rb[0]));
+        word = fmt(E, "tilec::pack2_%s(%s, %s)", x->type.dtype == DT_FP16 ? "f16" : "bf16", lo, hi);
+    }
     line(E, "%s[%s] = %s;", vname(E, r), kw > 1 ? fmt(E, "%s / %d", e, kw) : e, word);
     sb_free(&elems);
     elem_loop_close(E, nregs(r), kw);
