@@ -55,9 +55,10 @@ class Row:
         return self.cases[0]
 
 
-def fa2_row(dt, d, warps, causal, Z=4, H=32, N=2048):
+def fa2_row(dt, d, warps, causal, Z=4, H=32, N=2048, flags=()):
     c = manifest._attn(dt, d, 128, 64, warps, causal)
-    key = f"fa2/{dt}/d{d}/{Z}x{H}x{N}" + ("/causal" if causal else "")
+    c.extra_flags += list(flags)
+    key = f"fa2/{dt}/d{d}/{Z}x{H}x{N}" + ("/causal" if causal else "") + "".join(flags).replace("--", "/")
 
     def make(torch):
         tdt = harness.torch_dtype(dt)
@@ -164,7 +165,7 @@ def decode_row(B=64, T=8192, KH=8, G=4, D=128, S=16):
 
 def bench_rows():
     return [fa2_row("fp16", 64, 4, False), fa2_row("fp16", 64, 4, True), fa2_row("bf16", 128, 8, True),
-            paged_row(), decode_row()]
+            paged_row(), decode_row(), fa2_row("fp16", 64, 4, False, flags=("--min-blocks", "3"))]
 
 
 def worker_main(plan_path):
@@ -203,6 +204,7 @@ def worker_main(plan_path):
                         ptx = compiled.asm.get("ptx", "")
                         if "mma" in ptx:
                             mma = "wgmma" if "wgmma" in ptx else "mma.sync"
+                        mma = f"{mma}, {getattr(compiled, 'n_regs', '?')} regs"
                         runs.append(lambda fn=fn, grid=grid, args=args, consts=consts, opt=opt:
                                     fn[grid](**args, **consts, **opt))
 

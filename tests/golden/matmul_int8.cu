@@ -351,6 +351,23 @@ __device__ __forceinline__ uint32_t pack2(T lo, T hi)
     return (uint32_t)bitcast<uint16_t>(lo) | (uint32_t)bitcast<uint16_t>(hi) << 16;
 }
 
+// Two fp32 values rounded to fp16 (bf16) to the nearest even and packed by one
+// cvt.rn.f16x2.f32 (cvt.rn.bf16x2.f32): p.to(tl.float16) feeding a tl.dot.
+// Defined where the kernel includes cuda_fp16.h (cuda_bf16.h).
+#ifdef __CUDA_FP16_H__
+__device__ __forceinline__ uint32_t pack2_f16(float lo, float hi)
+{
+    return bitcast<uint32_t>(__floats2half2_rn(lo, hi));
+}
+#endif
+
+#ifdef __CUDA_BF16_H__
+__device__ __forceinline__ uint32_t pack2_bf16(float lo, float hi)
+{
+    return bitcast<uint32_t>(__floats2bfloat162_rn(lo, hi));
+}
+#endif
+
 template <typename T>
 __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 {

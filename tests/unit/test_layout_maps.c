@@ -228,6 +228,48 @@ Test(layout_maps, slice_along_dim0, .fini = arena_reset)
     sb_free(&d);
 }
 
+/* The mma.sync accumulator, 128x64 on 4 warps as [2, 2] (M, N). */
+static Layout mma_2x2(void)
+{
+    Layout l = {0};
+    l.kind = LAYOUT_MMA;
+    l.rank = 2;
+    l.shape[0] = 128, l.shape[1] = 64;
+    l.wpc[0] = 2, l.wpc[1] = 2;
+    l.order[0] = 1, l.order[1] = 0;
+    return l;
+}
+
+/* A row reduction of a tl.dot result (attention's row max): the slice keeps
+ * the row bits only.  Its registers are the distinct rows a thread holds (8),
+ * not the accumulator's column-pair bit as a duplicate (16), which made the
+ * reduced values be read with the parent's register numbering (the attention
+ * bug of issue 18). */
+Test(layout_maps, slice_of_mma_along_dim1, .fini = arena_reset)
+{
+    Layout p = mma_2x2();
+    Layout *s = layout_slice(&actx.arena, &afn, &p, 1);
+    LayoutMap m;
+    layout_map(s, 1, (int[]){128}, &m);
+    expect_bits("reg", m.reg, m.nreg, BITS({0, 3}, {0, 5}, {0, 6}));
+    expect_bits("lane", m.lane, m.nlane, BITS(NONE, NONE, {0, 0}, {0, 1}, {0, 2}));
+    expect_bits("warp", m.warp, m.nwarp, BITS(NONE, {0, 4}));
+    expect_map_covers(&m, 4);
+}
+
+/* A column reduction of a tl.dot result: the column bits, the row register bit gone. */
+Test(layout_maps, slice_of_mma_along_dim0, .fini = arena_reset)
+{
+    Layout p = mma_2x2();
+    Layout *s = layout_slice(&actx.arena, &afn, &p, 0);
+    LayoutMap m;
+    layout_map(s, 1, (int[]){64}, &m);
+    expect_bits("reg", m.reg, m.nreg, BITS({0, 0}, {0, 4}, {0, 5}));
+    expect_bits("lane", m.lane, m.nlane, BITS({0, 1}, {0, 2}, NONE, NONE, NONE));
+    expect_bits("warp", m.warp, m.nwarp, BITS({0, 3}, NONE));
+    expect_map_covers(&m, 4);
+}
+
 /* Same parent (or an equal one) and dim: the same Layout; ids in order. */
 Test(layout_maps, slice_interning, .fini = arena_reset)
 {
@@ -919,4 +961,43 @@ Test(layout_maps, mask_computed_once_per_run, .fini = reset)
     /* without the divisibility there is nothing to share */
     cr_assert_eq(translate(s, "*fp32:16, *fp32:16, i32, 1024", EMIT_CUDA), 0, "%s", log_text());
     EXPECT_NOT_OUT("computed once per run");
+}
+
+/* ---- chained dots (attention) --------------------------------------------------- */
+
+static const char *attn_src =
+    KERNEL_HEAD
+    "def k(q_ptr, k_ptr, v_ptr, o_ptr, N):\n"
+    "    rows = tl.arange(0, 128)\n"
+    "    cols = tl.arange(0, 64)\n"
+    "    q = tl.load(q_ptr + rows[:, None] * 64 + cols[None, :])\n"
+    "    m_i = tl.full([128], float('-inf'), dtype=tl.float32)\n"
+    "    acc = tl.zeros([128, 64], dtype=tl.float32)\n"
+    "    for n in range(0, N, 64):\n"
+    "        kt = tl.load(k_ptr + (n + cols)[None, :] * 64 + cols[:, None])\n"
+    "        s = tl.dot(q, kt)\n"
+    "        m_new = tl.maximum(m_i, tl.max(s, 1))\n"
+    "        p = tl.exp(s - m_new[:, None])\n"
+    "        v = tl.load(v_ptr + (n + cols)[:, None] * 64 + cols[None, :])\n"
+    "        acc = acc * tl.exp(m_i - m_new)[:, None] + tl.dot(p.to(tl.float16), v)\n"
+    "        m_i = m_new\n"
+    "    tl.store(o_ptr + rows[:, None] * 64 + cols[None, :], acc)\n";
+
+/* Both dots put every warp on M; the row max stays in the warp (no shared
+ * partials); p reaches the second dot in registers; q is staged once, before
+ * the loop; the second dot accumulates into acc itself (no zeroed temporary). */
+Test(layout_maps, chained_dots_in_registers, .fini = reset)
+{
+    cr_assert_eq(translate(attn_src, "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32", EMIT_CUDA), 0, "%s",
+                 log_text());
+    EXPECT_OUT("mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA [4, 1] (M, N)");
+    EXPECT_NOT_OUT("warpsPerCTA [2, 2] (M, N)");
+    EXPECT_NOT_OUT("partial maxs per result");
+    EXPECT_OUT("in registers: each thread already holds the elements of its fragments");
+    EXPECT_OUT("tilec::pack2_f16(");  // p.to(tl.float16): one packed cvt per pair
+    const char *q_stage = strstr(out_text(), "through shared memory (stage");
+    const char *loop = strstr(out_text(), "for (int32_t n = 0;");
+    cr_assert(q_stage && loop, "%s", out_text());
+    cr_expect_lt(q_stage, loop, "q's operand staging should come before the loop:\n%s", out_text());
+    EXPECT_OUT("tilec::mma_m16n8k16_f16(&acc[");
 }
