@@ -1642,8 +1642,6 @@ static const char *stage_ctype(DType d) { return dtype_is_fp8(d) ? "uint8_t" : d
  * stageN(smem, [slot,] row, col) -> the element's address. */
 static const char *stage_helper(Emitter *E, const Op *op)
 {
-    if (op->kind == OP_LOCAL_LOAD && op->buf) /* a resident operand: the buffer its local_store wrote */
-        op = op->buf;
     for (int i = 0; i < E->stage_ops.len; i++)
         if (E->stage_ops.data[i] == op)
             return E->stage_fns.data[i];
@@ -1653,7 +1651,7 @@ static const char *stage_helper(Emitter *E, const Op *op)
     vec_push(E->a, &E->stage_fns, fn);
     StrBuf *h = &E->helpers;
     const char *dims[2][2] = {{"M", "K"}, {"K", "N"}};
-    const Type t = op->kind == OP_LOCAL_STORE ? op->args[0]->type : op->results[0]->type;
+    const Type t = op->results[0]->type;
     const char *T = stage_ctype(s->dtype);
     sb_printf(h, "// %s: operand %c of a tl.dot (%dx%d %s, %s x %s), staged in shared memory for the tensor cores\n", fn,
               s->op_idx ? 'B' : 'A', t.shape[0], t.shape[1], dtype_name(s->dtype), dims[s->op_idx][0],
@@ -1734,13 +1732,6 @@ static void ld_setup(Emitter *E, const Op *op, const char *name)
 }
 
 /* ldmatrix number q (a C expression): fragment words group*q .. group*q + group-1. */
-/* The slot argument of a local_load's stage helper: its ring slot and ", ",
- * or "" for a one-slot buffer. */
-static const char *ring_slot(Emitter *E, const Op *ll)
-{
-    return ll->stage->nslots > 1 ? fmt(E, "%s, ", ex(E, ll->args[0], NULL, "0")) : "";
-}
-
 static void ld_group(Emitter *E, const Op *op, const char *fn, const char *slot, const char *name, const char *q)
 {
     DotLdmatrix ld;
@@ -1794,12 +1785,16 @@ static void stage_read(Emitter *E, const Op *op, const char *fn, const char *slo
 /* A convert into a dot operand layout: the tile goes to its swizzled staging
  * buffer (vector stores where the source holds consecutive elements), then
  * every warp reads its fragments. */
-/* The tile x into its swizzled staging buffer (vector stores where x holds
- * consecutive elements), then a barrier. */
-static void stage_write(Emitter *E, const Op *op, const char *fn)
+static void emit_stage_convert(Emitter *E, const Op *op)
 {
     const DotStage *s = op->stage;
-    const Value *x = op->args[0];
+    const Value *x = op->args[0], *r = op->results[0];
+    const char *fn = stage_helper(E, op);
+    line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
+         frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(s->dtype), r->layout->id, s->op_idx ? 'B' : 'A',
+         r->layout->kwidth);
+    line(E, "{  // L%d -> L%d through shared memory (%s)", x->layout->id, r->layout->id, fn);
+    E->indent++;
     LayoutMap sm;
     value_map(x, &sm);
     int rd = 1 - s->contig_dim, cd = s->contig_dim;
@@ -1823,19 +1818,6 @@ static void stage_write(Emitter *E, const Op *op, const char *fn)
         line(E, "*%s = %s;", at, ex(E, x, NULL, e));
     elem_loop_close(E, n, vec);
     line(E, "__syncthreads();");
-}
-
-static void emit_stage_convert(Emitter *E, const Op *op)
-{
-    const DotStage *s = op->stage;
-    const Value *x = op->args[0], *r = op->results[0];
-    const char *fn = stage_helper(E, op);
-    line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
-         frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(s->dtype), r->layout->id, s->op_idx ? 'B' : 'A',
-         r->layout->kwidth);
-    line(E, "{  // L%d -> L%d through shared memory (%s)", x->layout->id, r->layout->id, fn);
-    E->indent++;
-    stage_write(E, op, fn);
     stage_read(E, op, fn, "");
     trailing_sync(E, op);
     E->indent--;
@@ -1885,20 +1867,6 @@ static void emit_register_fragments(Emitter *E, const Op *op)
     elem_loop_close(E, nregs(r), kw);
 }
 
-/* A dot operand made before its loop, staged once: the loop's local_load reads it. */
-static void emit_local_store(Emitter *E, const Op *op)
-{
-    const char *fn = stage_helper(E, op);
-    const Value *x = op->args[0];
-    line(E, "{  // %s staged once in shared memory (%s) for the tl.dot in the loop below, which reads its", vname(E, x),
-         fn);
-    line(E, "   // fragments from there one K step at a time: no registers hold them across the loop");
-    E->indent++;
-    stage_write(E, op, fn);
-    E->indent--;
-    line(E, "}");
-}
-
 /* A pipelined operand: its fragments from the ring slot of this iteration. */
 static void emit_local_load(Emitter *E, const Op *op)
 {
@@ -1907,15 +1875,13 @@ static void emit_local_load(Emitter *E, const Op *op)
     line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
          frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(op->stage->dtype), r->layout->id,
          op->stage->op_idx ? 'B' : 'A', r->layout->kwidth);
-    const char *from = op->stage->nslots > 1 ? fmt(E, "slot %s of %s", ex(E, op->args[0], NULL, "0"), fn)
-                                             : fmt(E, "%s (written before the loop)", fn);
     if (fused_read(E, r)) {
-        line(E, "// read from %s one K step at a time, in the tl.dot below", from);
+        line(E, "// read from slot %s of %s one K step at a time, in the tl.dot below", ex(E, op->args[0], NULL, "0"), fn);
         return;
     }
-    line(E, "{  // from %s", from);
+    line(E, "{  // from slot %s of %s", ex(E, op->args[0], NULL, "0"), fn);
     E->indent++;
-    stage_read(E, op, fn, ring_slot(E, op));
+    stage_read(E, op, fn, fmt(E, "%s, ", ex(E, op->args[0], NULL, "0")));
     E->indent--;
     line(E, "}");
 }
@@ -2042,7 +2008,7 @@ static void fused_elem_read(Emitter *E, const Op *ll, const char *fn, const char
     line(E, "%sfor (int j = 0; j < %d; ++j) {  // %d registers x %d elements", n > 1 ? "    " : "", words * kw, words, kw);
     E->indent += n > 1 ? 2 : 1;
     line(E, "const int e = %d * (%s) + j;", kw, first);
-    elem_read(E, ll, fn, ring_slot(E, ll), "e");
+    elem_read(E, ll, fn, fmt(E, "%s, ", ex(E, ll->args[0], NULL, "0")), "e");
     E->indent -= n > 1 ? 2 : 1;
     line(E, "%s}", n > 1 ? "    " : "");
 }
@@ -2071,7 +2037,7 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
     }
     if (fa) {
         const Op *ll = op->args[0]->def;
-        const char *slot = ring_slot(E, ll);
+        const char *slot = fmt(E, "%s, ", ex(E, ll->args[0], NULL, "0"));
         line(E, "#pragma unroll");
         line(E, "for (int mi = 0; mi < %d; ++mi)", nm);
         E->indent++;
@@ -2080,7 +2046,7 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
     }
     if (fb) {
         const Op *ll = op->args[1]->def;
-        const char *slot = ring_slot(E, ll);
+        const char *slot = fmt(E, "%s, ", ex(E, ll->args[0], NULL, "0"));
         if (nn >= 2) {
             line(E, "#pragma unroll");
             line(E, "for (int np = 0; np < %d; ++np)  // two 8-column tiles per ldmatrix.x4", nn / 2);
@@ -2765,7 +2731,6 @@ static void emit_op(Emitter *E, const Op *op)
         break;
     case OP_DOT: emit_dot(E, op); break;
     case OP_LOCAL_LOAD: emit_local_load(E, op); break;
-    case OP_LOCAL_STORE: emit_local_store(E, op); break;
     case OP_ASYNC_COPY: emit_async_copy(E, op); break;
     case OP_ASYNC_COMMIT: line(E, "tilec::cp_async_commit();"); break;
     case OP_ASYNC_WAIT:
@@ -2845,7 +2810,6 @@ static void describe_smem(Emitter *E, const Block *b)
             break;
         case OP_SCAN: sb_puts(E->out, "each warp's running total, per repetition along the axis\n"); break;
         case OP_LOCAL_LOAD:
-        case OP_LOCAL_STORE:
         case OP_CONVERT:
             if (op->stage) {
                 const DotStage *st = op->stage;
@@ -2914,10 +2878,6 @@ static void emit_header(Emitter *E, int threads)
                                         "measured on the H200; for older GPUs, where ptxas may spill under this bound, "
                                         "the kernel keeps __launch_bounds__(%d).",
                                      TIR_MIN_BLOCKS_ARCH, promise, threads));
-        else if (f->min_blocks_chain)
-            comment_paragraph(E, fmt(E, "Registers: %s: tilec's choice for a chain of tl.dots, whose accumulator, "
-                                        "scores and packed operand are live at once; left to itself, ptxas may give "
-                                        "up registers for an occupancy they cannot reach, and spill.", promise));
         else
             comment_paragraph(E, fmt(E, "Registers: %s (--min-blocks).", promise));
     }

@@ -1270,19 +1270,14 @@ static bool defined_within(const Value *v, const Block *b)
 
 static bool loop_op(const Op *op) { return op->kind == OP_FOR || op->kind == OP_WHILE; }
 
-/* A conversion into a dot operand layout inside `loop` (at index *at of b)
- * whose source is computed before the loop: through shared memory, the
- * tile is written once, before the loop (local_store), and the loop reads
- * its fragments from there one K step at a time (a one-slot local_load), as
- * Triton leaves it after hoisting the local_alloc: no registers hold the
- * whole operand across the loop.  A conversion that moves no data between
- * threads is moved out whole. */
-static void hoist_from(Arena *a, TirFunc *f, Block *b, int *at, const Op *loop, Block *inner)
+/* Moves out of `loop` (at index *at of b) every conversion into a dot operand
+ * layout whose source is computed before the loop, to just before it. */
+static void hoist_from(Arena *a, Block *b, int *at, const Op *loop, Block *inner)
 {
     for (int i = 0; i < inner->ops.len; i++) {
         Op *op = inner->ops.data[i];
         for (int r = 0; r < op->nregions; r++)
-            hoist_from(a, f, b, at, loop, op->regions[r]);
+            hoist_from(a, b, at, loop, op->regions[r]);
         if (op->kind != OP_CONVERT || op->results[0]->layout->kind != LAYOUT_DOTOP)
             continue;
         bool inside = false;
@@ -1290,52 +1285,26 @@ static void hoist_from(Arena *a, TirFunc *f, Block *b, int *at, const Op *loop, 
             inside |= defined_within(op->args[0], loop->regions[r]);
         if (inside)
             continue;
-        if (dot_operand_in_registers(op)) {
-            memmove(&inner->ops.data[i], &inner->ops.data[i + 1], (size_t)(inner->ops.len - i - 1) * sizeof(Op *));
-            inner->ops.len--;
-            i--;
-            block_insert(a, b, *at, op);
-            (*at)++;
-            continue;
-        }
-        Op *st = tir_op_new(a, f, OP_LOCAL_STORE, 1, op->args, 0, NULL);
-        st->stmt = op->stmt;
-        st->loc = op->loc;
-        st->stage = dot_stage_for(a, op->args[0], op->results[0]->layout, 1);
-        block_insert(a, b, *at, st);
+        memmove(&inner->ops.data[i], &inner->ops.data[i + 1], (size_t)(inner->ops.len - i - 1) * sizeof(Op *));
+        inner->ops.len--;
+        i--;
+        block_insert(a, b, *at, op);
         (*at)++;
-        Type i32 = type_scalar(DT_I32);
-        Op *zero = tir_op_new(a, f, OP_CONST, 0, NULL, 1, &i32);
-        zero->stmt = op->stmt;
-        zero->loc = op->loc;
-        block_insert(a, b, *at, zero);
-        (*at)++;
-        Op *ll = tir_op_new(a, f, OP_LOCAL_LOAD, 1, zero->results, 0, NULL);
-        ll->nres = 1;
-        ll->results = op->results;
-        ll->results[0]->def = ll;
-        ll->stmt = op->stmt;
-        ll->loc = op->loc;
-        ll->stage = st->stage;
-        ll->buf = st;
-        st->buf = ll;
-        ll->parent = inner;
-        inner->ops.data[i] = ll;
     }
 }
 
-/* A dot operand computed before its loop (attention's q) is staged in shared
- * memory once, before the loop, as Triton's loop-invariant code motion
- * leaves it, not in every iteration. */
-static void hoist_invariant_operands(Arena *a, TirFunc *f, Block *b)
+/* A dot operand computed before its loop (attention's q) is converted to the
+ * operand layout once, before the loop, as Triton's loop-invariant code
+ * motion leaves it, not staged through shared memory in every iteration. */
+static void hoist_invariant_operands(Arena *a, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
         Op *op = b->ops.data[i];
         if (loop_op(op))
             for (int r = 0; r < op->nregions; r++)
-                hoist_from(a, f, b, &i, op, op->regions[r]);
+                hoist_from(a, b, &i, op, op->regions[r]);
         for (int r = 0; r < op->nregions; r++)
-            hoist_invariant_operands(a, f, op->regions[r]);
+            hoist_invariant_operands(a, op->regions[r]);
     }
 }
 
@@ -1346,7 +1315,6 @@ void tir_layouts(Ctx *ctx, TirFunc *f)
     for (int i = 0; i < A.groups.len; i++)
         finish_group(&A, &A.groups.data[i]);
     find_chained_dots(&A, f->body);
-    f->dot_chain = A.chained.len > 0;
     seed_dots(&A, f->body);
     seed_memory_ops(&A);
     if (f->uses_dot) /* the accumulator chain (zeros, loop-carried values) takes the mma layout before homes */
@@ -1358,7 +1326,7 @@ void tir_layouts(Ctx *ctx, TirFunc *f)
         propagate(&A);
     }
     insert_conversions(&A, f->body);
-    hoist_invariant_operands(&ctx->arena, f, f->body);
+    hoist_invariant_operands(&ctx->arena, f->body);
     tir_simplify(ctx, f);
     drop_unused_layouts(f);
 }

@@ -442,11 +442,7 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
             else
                 plan_convert(a, op);
             break;
-        case OP_LOCAL_LOAD:
-            if (!op->buf) /* a resident operand's buffer belongs to its local_store */
-                dot_plan_stage(a, op);
-            break;
-        case OP_LOCAL_STORE: dot_plan_stage(a, op); break;
+        case OP_LOCAL_LOAD: dot_plan_stage(a, op); break;
         case OP_DOT:
             if (!dot_uses_mma(op))
                 dot_plan_fma(op);
@@ -530,22 +526,6 @@ void tir_smem(Ctx *ctx, TirFunc *f)
                 if (o == loop) {
                     e->first = j < e->first ? j : e->first;
                     e->last = j > e->last ? j : e->last;
-                    break;
-                }
-    }
-    /* a resident operand (local_store before a loop) is read in every
-     * iteration: it lives until the first exchange after that loop, whose
-     * barrier every warp reaches only once it has left the loop */
-    for (int i = 0; i < ex.len; i++) {
-        Exchange *e = &ex.data[i];
-        if (e->op->kind != OP_LOCAL_STORE)
-            continue;
-        const Op *loop = e->op->buf->parent->parent;
-        e->last = i + 1;
-        for (int j = i + 1; j < ex.len; j++)
-            for (const Op *o = ex.data[j].op; o; o = o->parent ? o->parent->parent : NULL)
-                if (o == loop) {
-                    e->last = j + 1;
                     break;
                 }
     }

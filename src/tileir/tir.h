@@ -285,10 +285,6 @@ typedef enum Math2Fn {
     X(OP_TRANS, "trans", "P")   /* iattr[k] = the input dimension of result dim k */\
     X(OP_LOCAL_LOAD, "local_load", "P") /* [slot]: a dot operand from its   \
                                    staging buffer (stage), ldmatrix */         \
-    X(OP_LOCAL_STORE, "local_store", "") /* value: a dot operand made before \
-                                   its loop, written once to the staging      \
-                                   buffer (stage) the loop's local_load reads \
-                                   (buf) */                                   \
     X(OP_ASYNC_COPY, "async_copy", "") /* ptr, pred, slot [, mask]: cp.async \
                                    of a tile into `buf`'s staging buffer;     \
                                    iattr[0] = 1: stored transposed */         \
@@ -422,8 +418,7 @@ struct Op {
     int smem_plain_conflicts; /* conversions: the same, row-major without swizzle or padding */
     bool smem_keep_sync;  /* a barrier after the reads (see tir_smem) */
     DotStage *stage;      /* dot operand staging (convert to dotop, local_load, async_copy) */
-    Op *buf;              /* async_copy: the local_load whose buffer it fills;
-                           * local_store: the local_load that reads it, and back */
+    Op *buf;              /* async_copy: the local_load whose buffer it fills */
 };
 
 struct Block {
@@ -459,8 +454,6 @@ typedef struct TirFunc {
     int smem_bytes;       /* the shared-memory arena, after tir_layouts */
     int min_blocks;       /* __launch_bounds__'s blocks per SM; 0: none (tir_check_limits) */
     bool min_blocks_auto; /* tilec's choice (for sm_TIR_MIN_BLOCKS_ARCH and newer), not the caller's */
-    bool dot_chain;       /* a tl.dot feeds another (attention): tir_layouts */
-    bool min_blocks_chain;/* tilec's one-block promise for a dot chain, on every architecture */
     bool uses_fp16, uses_bf16;
     bool uses_fp8;        /* cuda_fp8.h and the fp8 helpers are included */
     bool uses_printf;     /* device_print / device_assert */

@@ -28,17 +28,12 @@
 //   CAUSAL           = True (constexpr)
 //   K_BY_COLUMNS     = False (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 65536 bytes of shared memory (dynamic; the launcher raises the limit), grid chosen by the caller
-//
-// Registers: __launch_bounds__(128, 1) promises ptxas 1 block per SM, so a thread may use up to 255
-// registers: tilec's choice for a chain of tl.dots, whose accumulator, scores and packed operand
-// are live at once; left to itself, ptxas may give up registers for an occupancy they cannot reach,
-// and spill.
+// Launch: 128 threads per block (4 warps), 49152 bytes of shared memory, grid chosen by the caller
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   attention.py:64  local_store, 16384 bytes at 49152: operand A of tl.dot, 128 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
+//   attention.py:64  convert_layout, 16384 bytes at 0: operand A of tl.dot, 128 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
 //   attention.py:64  local_load, 24576 bytes at 0: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
 //   attention.py:73  local_load, 24576 bytes at 24576: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   attention.py:76  convert_layout, 512 bytes at 16384: the tile changing layout (L4 -> L1), row-major;
@@ -410,10 +405,10 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // as 128 rows of 64 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 16384 bytes at byte 49152 of the arena.
+// 16384 bytes at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, int col)
 {
-    return reinterpret_cast<__half *>(smem + 49152) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
+    return reinterpret_cast<__half *>(smem + 0) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
 // stage1: operand B of a tl.dot (64x64 fp16, K x N), staged in shared memory for the tensor cores
@@ -453,10 +448,10 @@ static __device__ __forceinline__ int cvt4_at(int row, int col)
 }
 
 
-extern "C" __global__ void __launch_bounds__(128, 1)
+extern "C" __global__ void __launch_bounds__(128)
 attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V, __half *__restrict__ Out, float *__restrict__ Lse, float sm_scale, int32_t stride_qz, int32_t stride_qh, int32_t stride_qm, int32_t stride_kz, int32_t stride_kh, int32_t stride_kn, int32_t stride_vz, int32_t stride_vh, int32_t stride_vn, int32_t stride_oz, int32_t stride_oh, int32_t stride_om, int32_t H, int32_t N_CTX)
 {
-    extern __shared__ __align__(16) unsigned char smem[];  // the arena (dynamic, see the header)
+    __shared__ __align__(16) unsigned char smem[49152];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -517,12 +512,18 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     // attention.py:52  hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
     const int32_t hi = (((start_m + 1) * 128) < N_CTX ? ((start_m + 1) * 128) : N_CTX);
     // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
-    {  // q staged once in shared memory (stage0) for the tl.dot in the loop below, which reads its
-       // fragments from there one K step at a time: no registers hold them across the loop
+    uint32_t q_2[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
+    {  // L0 -> L8 through shared memory (stage0)
         #pragma unroll
         for (int e = 0; e < 64; e += 8)
             tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), &q[e]);
         __syncthreads();
+        // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int ld_row = (warp << 4) + (((lane >> 3) & 1) << 3) + (lane & 7), ld_col = (((lane >> 3) >> 1) << 3);
+        #pragma unroll
+        for (int qi = 0; qi < 8; ++qi)
+            tilec::ldmatrix<4, false>(&q_2[4 * qi], stage0(smem, ld_row + ((qi >> 2) << 6), ld_col + ((qi & 3) << 4)));
+        __syncthreads();  // the buffer is free again
     }
     // attention.py:55  for start_n in range(0, hi, BLOCK_N):
     for (int32_t i = 0; i < 2; i += 1) {
@@ -596,8 +597,6 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), (v_base + (cols_2[(e >> 3)] * stride_vn)) + offs_d[(e & 7)], in_range_2 && col_ok_2[(e >> 3)]);
         tilec::cp_async_commit();
         // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
-        uint32_t q_2[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
-        // read from stage0 (written before the loop) one K step at a time, in the tl.dot below
         uint32_t tmp_4[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         float tmp_5[64];  // [128x64] fp32, L2
@@ -605,15 +604,10 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         for (int e = 0; e < 64; ++e)
             tmp_5[e] = 0.0f;
         // 128x64 += 128x64 @ 64x64 on tensor cores: each warp issues 2 x 8 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
-        // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int q_2_ld_row = (warp << 4) + (((lane >> 3) & 1) << 3) + (lane & 7), q_2_ld_col = (((lane >> 3) >> 1) << 3);
         // ldmatrix.x4 into tmp_4: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int tmp_4_ld_row = (((lane >> 3) >> 1) << 3) + (lane & 7), tmp_4_ld_col = (((lane >> 3) & 1) << 3);
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {  // K steps
-            #pragma unroll
-            for (int mi = 0; mi < 2; ++mi)
-                tilec::ldmatrix<4, false>(&q_2[4 * (ks + 4 * mi)], stage0(smem, q_2_ld_row + (((ks + 4 * mi) >> 2) << 6), q_2_ld_col + (((ks + 4 * mi) & 3) << 4)));
             #pragma unroll
             for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
                 tilec::ldmatrix<4, false>(&tmp_4[4 * (ks + 4 * np)], stage1(smem, read_slot, tmp_4_ld_row + (((ks + 4 * np) >> 2) << 4), tmp_4_ld_col + (((ks + 4 * np) & 3) << 4)));
@@ -805,11 +799,7 @@ extern "C" cudaError_t attn_fwd_launch(cudaStream_t stream, unsigned grid_x, uns
     if (grid_x == 0 || grid_y == 0 || grid_z == 0)
         return cudaSuccess; // nothing to do
     const dim3 grid(grid_x, grid_y, grid_z);
-    // 65536 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(attn_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
-    if (attr != cudaSuccess)
-        return attr;
-    attn_fwd<<<grid, 128, 65536, stream>>>(Q, K, V, Out, Lse, sm_scale, stride_qz, stride_qh, stride_qm, stride_kz, stride_kh, stride_kn, stride_vz, stride_vh, stride_vn, stride_oz, stride_oh, stride_om, H, N_CTX);
+    attn_fwd<<<grid, 128, 0, stream>>>(Q, K, V, Out, Lse, sm_scale, stride_qz, stride_qh, stride_qm, stride_kz, stride_kh, stride_kn, stride_vz, stride_vh, stride_vn, stride_oz, stride_oh, stride_om, H, N_CTX);
     return cudaGetLastError();
 }
 #endif
