@@ -2878,6 +2878,10 @@ static void emit_header(Emitter *E, int threads)
                                         "measured on the H200; for older GPUs, where ptxas may spill under this bound, "
                                         "the kernel keeps __launch_bounds__(%d).",
                                      TIR_MIN_BLOCKS_ARCH, promise, threads));
+        else if (f->min_blocks_chain)
+            comment_paragraph(E, fmt(E, "Registers: %s: tilec's choice for a chain of tl.dots, whose accumulator, "
+                                        "scores and packed operand are live at once; left to itself, ptxas may give "
+                                        "up registers for an occupancy they cannot reach, and spill.", promise));
         else
             comment_paragraph(E, fmt(E, "Registers: %s (--min-blocks).", promise));
     }

@@ -1315,6 +1315,7 @@ void tir_layouts(Ctx *ctx, TirFunc *f)
     for (int i = 0; i < A.groups.len; i++)
         finish_group(&A, &A.groups.data[i]);
     find_chained_dots(&A, f->body);
+    f->dot_chain = A.chained.len > 0;
     seed_dots(&A, f->body);
     seed_memory_ops(&A);
     if (f->uses_dot) /* the accumulator chain (zeros, loop-carried values) takes the mma layout before homes */

@@ -454,6 +454,8 @@ typedef struct TirFunc {
     int smem_bytes;       /* the shared-memory arena, after tir_layouts */
     int min_blocks;       /* __launch_bounds__'s blocks per SM; 0: none (tir_check_limits) */
     bool min_blocks_auto; /* tilec's choice (for sm_TIR_MIN_BLOCKS_ARCH and newer), not the caller's */
+    bool dot_chain;       /* a tl.dot feeds another (attention): tir_layouts */
+    bool min_blocks_chain;/* tilec's one-block promise for a dot chain, on every architecture */
     bool uses_fp16, uses_bf16;
     bool uses_fp8;        /* cuda_fp8.h and the fp8 helpers are included */
     bool uses_printf;     /* device_print / device_assert */

@@ -30,6 +30,11 @@
 //
 // Launch: 128 threads per block (4 warps), 49152 bytes of shared memory, grid chosen by the caller
 //
+// Registers: __launch_bounds__(128, 1) promises ptxas 1 block per SM, so a thread may use up to 255
+// registers: tilec's choice for a chain of tl.dots, whose accumulator, scores and packed operand
+// are live at once; left to itself, ptxas may give up registers for an occupancy they cannot reach,
+// and spill.
+//
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
@@ -448,7 +453,7 @@ static __device__ __forceinline__ int cvt4_at(int row, int col)
 }
 
 
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void __launch_bounds__(128, 1)
 attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V, __half *__restrict__ Out, float *__restrict__ Lse, float sm_scale, int32_t stride_qz, int32_t stride_qh, int32_t stride_qm, int32_t stride_kz, int32_t stride_kh, int32_t stride_kn, int32_t stride_vz, int32_t stride_vh, int32_t stride_vn, int32_t stride_oz, int32_t stride_oh, int32_t stride_om, int32_t H, int32_t N_CTX)
 {
     __shared__ __align__(16) unsigned char smem[49152];  // the arena (see the header)

@@ -30,6 +30,11 @@
 //
 // Launch: 128 threads per block (4 warps), 24576 bytes of shared memory, grid chosen by the caller
 //
+// Registers: __launch_bounds__(128, 1) promises ptxas 1 block per SM, so a thread may use up to 255
+// registers: tilec's choice for a chain of tl.dots, whose accumulator, scores and packed operand
+// are live at once; left to itself, ptxas may give up registers for an occupancy they cannot reach,
+// and spill.
+//
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
@@ -436,7 +441,7 @@ static __device__ __forceinline__ int cvt3_at(int row, int col)
 }
 
 
-extern "C" __global__ void __launch_bounds__(128)
+extern "C" __global__ void __launch_bounds__(128, 1)
 paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_cache, __nv_bfloat16 *__restrict__ Value_cache, __nv_bfloat16 *__restrict__ Out, int32_t *__restrict__ Block_tables, int32_t *__restrict__ Seq_lens, int32_t *__restrict__ Query_start_len, float sm_scale, int32_t num_seqs, int64_t stride_qt, int64_t stride_qh, int64_t stride_kblk, int64_t stride_kslot, int64_t stride_khead, int64_t stride_vblk, int64_t stride_vslot, int64_t stride_vhead, int64_t stride_bt, int64_t stride_ot, int64_t stride_oh)
 {
     __shared__ __align__(16) unsigned char smem[24576];  // the arena (see the header)
