@@ -62,7 +62,8 @@ typedef enum tilec_status {
     TILEC_ERROR_DRIVER_NOT_FOUND,  /* libcuda.so.1 could not be loaded (no NVIDIA driver) */
     TILEC_ERROR_NO_DEVICE,         /* the driver found no usable GPU */
     TILEC_ERROR_DRIVER,            /* a CUDA driver call failed; the message names it */
-    TILEC_ERROR_LAUNCH_ARGS,       /* wrong number or kinds of launch arguments */
+    TILEC_ERROR_LAUNCH_ARGS,       /* wrong number or kinds of launch arguments, or a grid that
+                                      cannot be computed or is beyond the device's limits */
     TILEC_ERROR_IO,                /* the on-disk cache or another file could not be used */
     TILEC_ERROR_OUT_OF_MEMORY,
 } tilec_status;
@@ -288,9 +289,12 @@ static inline tilec_arg tilec_bool(int b) { tilec_arg a; a.kind = TILEC_TYPE_BOO
  * them from the kernel's grid expression (an error when it has none).  args: the kernel's
  * runtime arguments in order (info.num_args of them); each is checked against its parameter
  * (pointer, integer in range, float, bool) and converted to the parameter's type (fp32
- * scalars are passed as 4-byte floats, fp16/bf16 as their 2-byte encodings).  A bad count
- * or kind is TILEC_ERROR_LAUNCH_ARGS, found before the driver is touched.  A grid with a
- * zero dimension launches nothing.  Launches are asynchronous, as with cuLaunchKernel. */
+ * scalars are passed as 4-byte floats, fp16/bf16 as their 2-byte encodings).  The grid
+ * expression is computed in checked 64-bit arithmetic.  A bad count or kind, a zero divisor
+ * or an overflow in the grid, and a grid beyond the device's limits (x < 2^31, y and z <
+ * 65536) are TILEC_ERROR_LAUNCH_ARGS with a message, found before the driver is touched.
+ * A grid with a dimension <= 0 launches nothing and returns TILEC_OK.  Launches are
+ * asynchronous, as with cuLaunchKernel. */
 TILEC_API tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args,
                                     int num_args);
 

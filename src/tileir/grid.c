@@ -4,15 +4,119 @@
  * front end, with the grid as the current source so that errors point into
  * it, then checked against the kernel's parameters and flattened into
  * postfix code (GridProg).  The emitter prints the code as C in the .cu
- * launcher (tir_grid_c); the library evaluates it at launch and prints it in
- * --embed-cubin launchers.  One reader means one set of rules and messages. */
+ * launcher (tir_grid_c); the library evaluates it at launch (tir_grid_eval)
+ * and prints it in --embed-cubin launchers.  One reader means one set of
+ * rules and messages. */
 #include "tir.h"
 
 #include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../lexer.h"
+
+/* The largest grid every GPU since sm_30 launches, per dimension. */
+static const long long grid_limit[3] = {2147483647LL, 65535, 65535};
+
+/* ---- checked arithmetic ---------------------------------------------------------------- */
+
+typedef enum GridFault {
+    FAULT_NONE,
+    FAULT_ZERO_DIVISOR,
+    FAULT_OVERFLOW,       /* a result (in cdiv, a + b - 1) outside 64-bit signed integers */
+} GridFault;
+
+/* One operation in 64-bit arithmetic, a fault where C would divide by zero or overflow.
+ * cdiv(a, b) is (a + b - 1) / b, computed without the overflow of a + b - 1 where a and
+ * b are positive (there it is a / b rounded up). */
+static GridFault grid_apply(GridOpKind k, long long a, long long b, long long *out)
+{
+    *out = 0;
+    switch (k) {
+    case GRID_ADD: return __builtin_add_overflow(a, b, out) ? FAULT_OVERFLOW : FAULT_NONE;
+    case GRID_SUB: return __builtin_sub_overflow(a, b, out) ? FAULT_OVERFLOW : FAULT_NONE;
+    case GRID_MUL: return __builtin_mul_overflow(a, b, out) ? FAULT_OVERFLOW : FAULT_NONE;
+    case GRID_DIV:
+    case GRID_MOD:
+        if (b == 0)
+            return FAULT_ZERO_DIVISOR;
+        if (a == LLONG_MIN && b == -1)
+            return FAULT_OVERFLOW;
+        *out = k == GRID_DIV ? a / b : a % b;
+        return FAULT_NONE;
+    case GRID_CDIV: {
+        if (b == 0)
+            return FAULT_ZERO_DIVISOR;
+        if (a > 0 && b > 0) {
+            *out = a / b + (a % b != 0);
+            return FAULT_NONE;
+        }
+        long long sum;
+        if (__builtin_add_overflow(a, b, &sum) || __builtin_sub_overflow(sum, 1, &sum))
+            return FAULT_OVERFLOW;
+        return grid_apply(GRID_DIV, sum, b, out);
+    }
+    case GRID_MIN: *out = a < b ? a : b; return FAULT_NONE;
+    case GRID_MAX: *out = a > b ? a : b; return FAULT_NONE;
+    case GRID_CONST:
+    case GRID_PARAM: break;
+    }
+    BUG("grid_apply of op %d", (int)k);
+}
+
+static const char *const op_text[] = {[GRID_ADD] = "+",  [GRID_SUB] = "-", [GRID_MUL] = "*",
+                                      [GRID_DIV] = "//", [GRID_MOD] = "%", [GRID_CDIV] = "cdiv",
+                                      [GRID_MIN] = "min", [GRID_MAX] = "max"};
+
+bool tir_grid_eval(const GridProg *g, const long long *values, long long dims[3], char *err, size_t errlen)
+{
+    dims[0] = dims[1] = dims[2] = 1;
+    for (int d = 0; d < g->ndims; d++) {
+        char where[16] = "";
+        if (g->ndims > 1)
+            snprintf(where, sizeof where, "dimension %c: ", "xyz"[d]);
+        long long st[GRID_MAX_STACK];
+        int sp = 0;
+        for (int i = 0; i < g->nops[d]; i++) {
+            GridOp op = g->ops[d][i];
+            if (op.kind == GRID_CONST || op.kind == GRID_PARAM) {
+                if (sp == GRID_MAX_STACK)
+                    BUG("a grid deeper than %d", GRID_MAX_STACK);
+                st[sp++] = op.kind == GRID_CONST ? op.v : values[op.v];
+                continue;
+            }
+            long long r = st[--sp], l = st[--sp];
+            GridFault f = grid_apply(op.kind, l, r, &st[sp]);
+            if (f) {
+                const char *what = f == FAULT_ZERO_DIVISOR ? "divides by zero" : "overflows 64-bit integers";
+                if (op.kind >= GRID_CDIV)
+                    snprintf(err, errlen, "%s%s(%lld, %lld) %s", where, op_text[op.kind], l, r, what);
+                else
+                    snprintf(err, errlen, "%s%lld %s %lld %s", where, l, op_text[op.kind], r, what);
+                return false;
+            }
+            sp++;
+        }
+        dims[d] = st[0];
+    }
+    return true;
+}
+
+bool tir_grid_within_limits(const long long dims[3], char *err, size_t errlen)
+{
+    for (int d = 0; d < 3; d++) {
+        if (dims[d] > grid_limit[d]) {
+            snprintf(err, errlen, "dimension %c is %lld, beyond the device limit of %lld", "xyz"[d], dims[d],
+                     grid_limit[d]);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- reading the grid ------------------------------------------------------------------ */
 
 typedef Vec(GridOp) GridOps;
 
@@ -96,6 +200,8 @@ void tir_grid_compile(Ctx *ctx, const TirFunc *f, const char *text, GridProg *g)
     }
     ctx->src = kernel_src;
 }
+
+/* ---- printing ---------------------------------------------------------------------------- */
 
 char *tir_grid_c(Arena *a, const GridProg *g, int dim, const char *const *names)
 {

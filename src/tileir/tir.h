@@ -526,6 +526,13 @@ typedef struct GridProg {
 /* Reads `text` (NULL: no grid) against f's parameters; errors through diag_error,
  * pointing into the grid text. */
 void tir_grid_compile(Ctx *ctx, const TirFunc *f, const char *text, GridProg *g);
+/* The dimensions for `values` (GRID_PARAM v's value) in checked 64-bit arithmetic:
+ * false with a message in err on a zero divisor or an overflow.  A dimension <= 0 is no
+ * error: the launch has nothing to do. */
+bool tir_grid_eval(const GridProg *g, const long long *values, long long dims[3], char *err, size_t errlen);
+/* false with a message when a dimension is beyond the device's limit (x < 2^31, y and z
+ * < 65536 on every GPU). */
+bool tir_grid_within_limits(const long long dims[3], char *err, size_t errlen);
 /* Dimension `dim` as C ("1" when absent); names[v] spells a GRID_PARAM's v.  Calls
  * tilec_cdiv/tilec_min/tilec_max, which the launchers define. */
 char *tir_grid_c(Arena *a, const GridProg *g, int dim, const char *const *names);
