@@ -116,32 +116,135 @@ bool tir_grid_within_limits(const long long dims[3], char *err, size_t errlen)
     return true;
 }
 
+/* ---- ranges ------------------------------------------------------------------------------ */
+
+/* Every value an expression can take over all arguments, exactly (128 bits hold any
+ * product of two 64-bit values).  A constant is a range of one value. */
+typedef struct Range {
+    __int128 lo, hi;
+} Range;
+
+static __int128 min128(__int128 a, __int128 b) { return a < b ? a : b; }
+static __int128 max128(__int128 a, __int128 b) { return a > b ? a : b; }
+static bool is_const(Range r) { return r.lo == r.hi; }
+static Range to_64(Range r) { return (Range){max128(r.lo, LLONG_MIN), min128(r.hi, LLONG_MAX)}; }
+static Range hull(Range a, Range b) { return (Range){min128(a.lo, b.lo), max128(a.hi, b.hi)}; }
+
+static Range type_range(DType d)
+{
+    int bits = dtype_bits(d);
+    if (dtype_is_signed(d))
+        return (Range){-((__int128)1 << (bits - 1)), ((__int128)1 << (bits - 1)) - 1};
+    return (Range){0, ((__int128)1 << bits) - 1};
+}
+
+static __int128 exact(GridOpKind k, __int128 a, __int128 b)
+{
+    switch (k) {
+    case GRID_ADD: return a + b;
+    case GRID_SUB: return a - b;
+    case GRID_MUL: return a * b;
+    case GRID_DIV: return a / b;
+    case GRID_CDIV: return (a + b - 1) / b;
+    default: BUG("exact of op %d", (int)k);
+    }
+}
+
+/* Op k over l x r where k is monotonic in each operand, so that the corners bound it:
+ * +, - and *, and // and cdiv while the divisor keeps one sign. */
+static Range corners(GridOpKind k, Range l, Range r)
+{
+    __int128 c[] = {exact(k, l.lo, r.lo), exact(k, l.lo, r.hi), exact(k, l.hi, r.lo), exact(k, l.hi, r.hi)};
+    Range v = {c[0], c[0]};
+    for (int i = 1; i < 4; i++)
+        v = hull(v, (Range){c[i], c[i]});
+    return v;
+}
+
+/* The values of op k on operands in l and r, where it does not fault. */
+static Range op_range(GridOpKind k, Range l, Range r)
+{
+    switch (k) {
+    case GRID_ADD:
+    case GRID_SUB:
+    case GRID_MUL: return to_64(corners(k, l, r));
+    case GRID_DIV: {
+        Range neg = {r.lo, min128(r.hi, -1)}, pos = {max128(r.lo, 1), r.hi};
+        if (neg.lo > neg.hi)
+            return to_64(corners(k, l, pos));
+        if (pos.lo > pos.hi)
+            return to_64(corners(k, l, neg));
+        return to_64(hull(corners(k, l, neg), corners(k, l, pos)));
+    }
+    case GRID_MOD: {
+        /* the remainder has the dividend's sign and is smaller than the divisor */
+        __int128 m = max128(-r.lo, r.hi) - 1;
+        return (Range){l.lo < 0 ? max128(l.lo, -m) : 0, l.hi > 0 ? min128(l.hi, m) : 0};
+    }
+    case GRID_CDIV: return r.lo >= 1 ? corners(k, l, r) : (Range){LLONG_MIN, LLONG_MAX};
+    case GRID_MIN: return (Range){min128(l.lo, r.lo), min128(l.hi, r.hi)};
+    case GRID_MAX: return (Range){max128(l.lo, r.lo), max128(l.hi, r.hi)};
+    case GRID_CONST:
+    case GRID_PARAM: break;
+    }
+    BUG("op_range of op %d", (int)k);
+}
+
 /* ---- reading the grid ------------------------------------------------------------------ */
 
 typedef Vec(GridOp) GridOps;
 
-static void push(Arena *a, GridOps *ops, GridOpKind k, long long v) { vec_push(a, ops, ((GridOp){k, v})); }
-
-static void grid_node(Ctx *ctx, const TirFunc *f, const Node *n, GridOps *ops)
+static Range push_const(Arena *a, GridOps *ops, long long v, Loc loc)
 {
-    Arena *a = &ctx->arena;
+    vec_push(a, ops, ((GridOp){.kind = GRID_CONST, .v = v, .loc = loc}));
+    return (Range){v, v};
+}
+
+/* Appends op k on operands in l and r.  Constants are computed here: a zero divisor
+ * or an overflow among them is an error at loc, as is a divisor that is always 0. */
+static Range push_op(Ctx *ctx, GridOps *ops, GridOpKind k, Range l, Range r, Loc loc)
+{
+    bool divides = k == GRID_DIV || k == GRID_MOD || k == GRID_CDIV;
+    if (divides && is_const(r) && r.lo == 0)
+        diag_error(ctx, loc, "%s by zero in the grid", k == GRID_MOD ? "modulo" : "division");
+    Range v = op_range(k, l, r);
+    if (is_const(l) && is_const(r)) {
+        long long c;
+        if (grid_apply(k, (long long)l.lo, (long long)r.lo, &c))
+            diag_error(ctx, loc, "integer overflow in the grid (it is computed in 64-bit integers)");
+        v = (Range){c, c};
+    }
+    vec_push(&ctx->arena, ops, ((GridOp){.kind = k, .loc = loc}));
+    return v;
+}
+
+/* A constexpr in the grid: its value as lowering printed it (an integer fits in 64 bits). */
+static Range push_constexpr(Ctx *ctx, GridOps *ops, const KernelParam *kp, Loc loc)
+{
+    const char *s = kp->spec_text;
+    if (!s || !(isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1]))))
+        diag_error(ctx, loc, "'%s' is not an integer parameter", kp->name);
+    return push_const(&ctx->arena, ops, strtoll(s, NULL, 10), loc);
+}
+
+static Range grid_node(Ctx *ctx, const TirFunc *f, const Node *n, GridOps *ops)
+{
     switch (n->kind) {
-    case N_INT: push(a, ops, GRID_CONST, (long long)n->ival); return;
+    case N_INT:
+        if (n->big)
+            diag_error(ctx, n->loc, "integer literal does not fit in 64 bits");
+        return push_const(&ctx->arena, ops, (long long)n->ival, n->loc);
     case N_NAME:
         for (int i = 0; i < f->params.len; i++) {
             const KernelParam *kp = &f->params.data[i];
             if (strcmp(kp->name, n->name))
                 continue;
-            if (kp->value && dtype_is_int(kp->type.dtype)) {
-                push(a, ops, GRID_PARAM, i);
-                return;
-            }
-            const char *s = kp->spec_text;
-            if (!kp->value && s && (isdigit((unsigned char)s[0]) || (s[0] == '-' && isdigit((unsigned char)s[1])))) {
-                push(a, ops, GRID_CONST, strtoll(s, NULL, 10));
-                return;
-            }
-            diag_error(ctx, n->loc, "'%s' is not an integer parameter", n->name);
+            if (!kp->value)
+                return push_constexpr(ctx, ops, kp, n->loc);
+            if (!dtype_is_int(kp->type.dtype))
+                diag_error(ctx, n->loc, "'%s' is not an integer parameter", n->name);
+            vec_push(&ctx->arena, ops, ((GridOp){.kind = GRID_PARAM, .v = i, .loc = n->loc}));
+            return type_range(kp->type.dtype);
         }
         diag_error(ctx, n->loc, "unknown name '%s' (use the kernel's parameter names)", n->name);
     case N_BINOP: {
@@ -149,10 +252,9 @@ static void grid_node(Ctx *ctx, const TirFunc *f, const Node *n, GridOps *ops)
                        n->op == TOK_DSLASH ? GRID_DIV : n->op == TOK_PERCENT ? GRID_MOD : GRID_CONST;
         if (k == GRID_CONST)
             diag_error(ctx, n->loc, "the grid supports + - * // %% on integers, not %s", token_kind_name(n->op));
-        grid_node(ctx, f, n->lhs, ops);
-        grid_node(ctx, f, n->rhs, ops);
-        push(a, ops, k, 0);
-        return;
+        Range l = grid_node(ctx, f, n->lhs, ops);
+        Range r = grid_node(ctx, f, n->rhs, ops);
+        return push_op(ctx, ops, k, l, r, n->loc);
     }
     case N_CALL: {
         const Node *fn = n->lhs;
@@ -163,10 +265,9 @@ static void grid_node(Ctx *ctx, const TirFunc *f, const Node *n, GridOps *ops)
             diag_error(ctx, n->loc, "unknown function in the grid (cdiv, min and max are available)");
         if (n->items.len != 2 || n->kwargs.len)
             diag_error(ctx, n->loc, "%s takes two arguments", name);
-        grid_node(ctx, f, n->items.data[0], ops);
-        grid_node(ctx, f, n->items.data[1], ops);
-        push(a, ops, k, 0);
-        return;
+        Range l = grid_node(ctx, f, n->items.data[0], ops);
+        Range r = grid_node(ctx, f, n->items.data[1], ops);
+        return push_op(ctx, ops, k, l, r, n->loc);
     }
     default: diag_error(ctx, n->loc, "unsupported expression in the grid");
     }
@@ -190,11 +291,14 @@ void tir_grid_compile(Ctx *ctx, const TirFunc *f, const char *text, GridProg *g)
         diag_error(ctx, n->loc, "a grid has one to three dimensions, got %d", nd);
     g->ndims = nd;
     for (int d = 0; d < nd; d++) {
+        const Node *dim = dims ? dims->data[d] : n;
         GridOps ops = {0};
-        grid_node(ctx, f, dims ? dims->data[d] : n, &ops);
+        Range r = grid_node(ctx, f, dim, &ops);
         if (ops.len > GRID_MAX_STACK)
-            diag_error(ctx, (dims ? dims->data[d] : n)->loc, "the grid expression is too long (at most %d terms)",
-                       GRID_MAX_STACK);
+            diag_error(ctx, dim->loc, "the grid expression is too long (at most %d terms)", GRID_MAX_STACK);
+        if (r.lo > grid_limit[d])
+            diag_error(ctx, dim->loc, "the grid's %c dimension is %s%lld, beyond the device limit of %lld", "xyz"[d],
+                       is_const(r) ? "" : "at least ", (long long)r.lo, grid_limit[d]);
         g->ops[d] = ops.data;
         g->nops[d] = ops.len;
     }

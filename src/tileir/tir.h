@@ -513,6 +513,7 @@ typedef enum GridOpKind {
 typedef struct GridOp {
     GridOpKind kind;
     long long v;
+    Loc loc;              /* in the grid text */
 } GridOp;
 
 typedef struct GridProg {
@@ -524,7 +525,8 @@ typedef struct GridProg {
 #define GRID_MAX_STACK 64
 
 /* Reads `text` (NULL: no grid) against f's parameters; errors through diag_error,
- * pointing into the grid text. */
+ * pointing into the grid text, also for a constant that divides by zero or overflows and
+ * for a dimension that is always beyond the device's limit. */
 void tir_grid_compile(Ctx *ctx, const TirFunc *f, const char *text, GridProg *g);
 /* The dimensions for `values` (GRID_PARAM v's value) in checked 64-bit arithmetic:
  * false with a message in err on a zero divisor or an overflow.  A dimension <= 0 is no
