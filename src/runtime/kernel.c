@@ -16,6 +16,7 @@ struct tilec_kernel {
     tilec_kernel_info info;
     GridProg grid;
     int *arg_param;           /* runtime argument i is info.params[arg_param[i]] */
+    const char **arg_name;    /* and its name, for the grid's messages */
     tilec_binary_kind kind;
     char *image;              /* the cubin or PTX, NUL-terminated */
     size_t image_size;
@@ -47,9 +48,11 @@ static void copy_info(tilec_kernel *k, const Translation *t)
     k->info.params = ps;
     k->arg_param = NEW_ARRAY(a, int, src->num_args + 1);
     memcpy(k->arg_param, t->arg_param, sizeof(int) * (size_t)src->num_args);
-    k->grid.ndims = t->grid.ndims;
+    k->arg_name = NEW_ARRAY(a, const char *, src->num_args + 1);
+    for (int i = 0; i < src->num_args; i++)
+        k->arg_name[i] = ps[k->arg_param[i]].name;
+    k->grid = t->grid;
     for (int d = 0; d < 3; d++) {
-        k->grid.nops[d] = t->grid.nops[d];
         k->grid.ops[d] = NEW_ARRAY(a, GridOp, t->grid.nops[d] + 1);
         if (t->grid.nops[d])
             memcpy(k->grid.ops[d], t->grid.ops[d], sizeof(GridOp) * (size_t)t->grid.nops[d]);
@@ -368,7 +371,7 @@ tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3],
         return rt_fail(k->ctx, TILEC_ERROR_INVALID_ARGUMENT,
                        "%s has no grid expression (translate with options.grid): pass the grid to tilec_launch",
                        k->info.name);
-    } else if (!tir_grid_eval(&k->grid, values, dims, why, sizeof why)) {
+    } else if (!tir_grid_eval(&k->grid, values, k->arg_name, dims, why, sizeof why)) {
         return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: grid (%s): %s", k->info.name, k->info.grid, why);
     }
     if (dims[0] <= 0 || dims[1] <= 0 || dims[2] <= 0)

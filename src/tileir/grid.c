@@ -4,9 +4,18 @@
  * front end, with the grid as the current source so that errors point into
  * it, then checked against the kernel's parameters and flattened into
  * postfix code (GridProg).  The emitter prints the code as C in the .cu
- * launcher (tir_grid_c); the library evaluates it at launch (tir_grid_eval)
- * and prints it in --embed-cubin launchers.  One reader means one set of
- * rules and messages. */
+ * launcher (tir_grid_launch_c); the library evaluates it at launch
+ * (tir_grid_eval) and prints it in --embed-cubin launchers.  One reader means
+ * one set of rules and messages.
+ *
+ * Every user computes the grid in checked 64-bit arithmetic.  Constants are
+ * computed here, and a zero divisor or an overflow among them is an error in
+ * the grid text.  For the rest, the range of every value over all arguments
+ * (from the parameters' types) tells which operations some argument could
+ * make divide by zero or overflow: only those are printed as calls to
+ * checking helpers, so that the usual grid of an i32 size stays plain C, and
+ * only dimensions that can exceed the device's limits are compared with
+ * them. */
 #include "tir.h"
 
 #include <ctype.h>
@@ -28,7 +37,8 @@ typedef enum GridFault {
     FAULT_OVERFLOW,       /* a result (in cdiv, a + b - 1) outside 64-bit signed integers */
 } GridFault;
 
-/* One operation in 64-bit arithmetic, a fault where C would divide by zero or overflow.
+/* One operation in 64-bit arithmetic, a fault where C would divide by zero or overflow;
+ * the launchers' tilec_grid_* helpers (below) fail for exactly the same operands.
  * cdiv(a, b) is (a + b - 1) / b, computed without the overflow of a + b - 1 where a and
  * b are positive (there it is a / b rounded up). */
 static GridFault grid_apply(GridOpKind k, long long a, long long b, long long *out)
@@ -70,7 +80,8 @@ static const char *const op_text[] = {[GRID_ADD] = "+",  [GRID_SUB] = "-", [GRID
                                       [GRID_DIV] = "//", [GRID_MOD] = "%", [GRID_CDIV] = "cdiv",
                                       [GRID_MIN] = "min", [GRID_MAX] = "max"};
 
-bool tir_grid_eval(const GridProg *g, const long long *values, long long dims[3], char *err, size_t errlen)
+bool tir_grid_eval(const GridProg *g, const long long *values, const char *const *names, long long dims[3],
+                   char *err, size_t errlen)
 {
     dims[0] = dims[1] = dims[2] = 1;
     for (int d = 0; d < g->ndims; d++) {
@@ -84,7 +95,13 @@ bool tir_grid_eval(const GridProg *g, const long long *values, long long dims[3]
             if (op.kind == GRID_CONST || op.kind == GRID_PARAM) {
                 if (sp == GRID_MAX_STACK)
                     BUG("a grid deeper than %d", GRID_MAX_STACK);
-                st[sp++] = op.kind == GRID_CONST ? op.v : values[op.v];
+                long long v = op.kind == GRID_CONST ? op.v : values[op.v];
+                if (op.kind == GRID_PARAM && op.checked && v < 0) {
+                    snprintf(err, errlen, "%s%s = %llu does not fit in 64-bit signed integers", where, names[op.v],
+                             (unsigned long long)v);
+                    return false;
+                }
+                st[sp++] = v;
                 continue;
             }
             long long r = st[--sp], l = st[--sp];
@@ -127,6 +144,8 @@ typedef struct Range {
 static __int128 min128(__int128 a, __int128 b) { return a < b ? a : b; }
 static __int128 max128(__int128 a, __int128 b) { return a > b ? a : b; }
 static bool is_const(Range r) { return r.lo == r.hi; }
+static bool fits(Range r) { return r.lo >= LLONG_MIN && r.hi <= LLONG_MAX; }
+static bool holds(Range r, __int128 v) { return r.lo <= v && v <= r.hi; }
 static Range to_64(Range r) { return (Range){max128(r.lo, LLONG_MIN), min128(r.hi, LLONG_MAX)}; }
 static Range hull(Range a, Range b) { return (Range){min128(a.lo, b.lo), max128(a.hi, b.hi)}; }
 
@@ -135,7 +154,7 @@ static Range type_range(DType d)
     int bits = dtype_bits(d);
     if (dtype_is_signed(d))
         return (Range){-((__int128)1 << (bits - 1)), ((__int128)1 << (bits - 1)) - 1};
-    return (Range){0, ((__int128)1 << bits) - 1};
+    return (Range){0, d == DT_U64 ? LLONG_MAX : ((__int128)1 << bits) - 1}; /* u64: checked */
 }
 
 static __int128 exact(GridOpKind k, __int128 a, __int128 b)
@@ -161,27 +180,43 @@ static Range corners(GridOpKind k, Range l, Range r)
     return v;
 }
 
-/* The values of op k on operands in l and r, where it does not fault. */
-static Range op_range(GridOpKind k, Range l, Range r)
+/* The values of op k on operands in l and r, where it does not fault; *checked when
+ * some of them make it fault, or (cdiv) make tilec_cdiv's a + b - 1 overflow. */
+static Range op_range(GridOpKind k, Range l, Range r, bool *checked)
 {
+    *checked = false;
     switch (k) {
     case GRID_ADD:
     case GRID_SUB:
-    case GRID_MUL: return to_64(corners(k, l, r));
+    case GRID_MUL: {
+        Range v = corners(k, l, r);
+        *checked = !fits(v);
+        return to_64(v);
+    }
     case GRID_DIV: {
-        Range neg = {r.lo, min128(r.hi, -1)}, pos = {max128(r.lo, 1), r.hi};
+        Range neg = {r.lo, min128(r.hi, -1)}, pos = {max128(r.lo, 1), r.hi}, v;
         if (neg.lo > neg.hi)
-            return to_64(corners(k, l, pos));
-        if (pos.lo > pos.hi)
-            return to_64(corners(k, l, neg));
-        return to_64(hull(corners(k, l, neg), corners(k, l, pos)));
+            v = corners(k, l, pos);
+        else if (pos.lo > pos.hi)
+            v = corners(k, l, neg);
+        else
+            v = hull(corners(k, l, neg), corners(k, l, pos));
+        *checked = holds(r, 0) || !fits(v); /* LLONG_MIN // -1 is a corner */
+        return to_64(v);
     }
     case GRID_MOD: {
         /* the remainder has the dividend's sign and is smaller than the divisor */
         __int128 m = max128(-r.lo, r.hi) - 1;
+        *checked = holds(r, 0) || (l.lo == LLONG_MIN && holds(r, -1));
         return (Range){l.lo < 0 ? max128(l.lo, -m) : 0, l.hi > 0 ? min128(l.hi, m) : 0};
     }
-    case GRID_CDIV: return r.lo >= 1 ? corners(k, l, r) : (Range){LLONG_MIN, LLONG_MAX};
+    case GRID_CDIV:
+        if (r.lo < 1) {
+            *checked = true;
+            return (Range){LLONG_MIN, LLONG_MAX};
+        }
+        *checked = l.hi + r.hi - 1 > LLONG_MAX;
+        return corners(k, l, r);
     case GRID_MIN: return (Range){min128(l.lo, r.lo), min128(l.hi, r.hi)};
     case GRID_MAX: return (Range){max128(l.lo, r.lo), max128(l.hi, r.hi)};
     case GRID_CONST:
@@ -207,14 +242,15 @@ static Range push_op(Ctx *ctx, GridOps *ops, GridOpKind k, Range l, Range r, Loc
     bool divides = k == GRID_DIV || k == GRID_MOD || k == GRID_CDIV;
     if (divides && is_const(r) && r.lo == 0)
         diag_error(ctx, loc, "%s by zero in the grid", k == GRID_MOD ? "modulo" : "division");
-    Range v = op_range(k, l, r);
+    bool checked;
+    Range v = op_range(k, l, r, &checked);
     if (is_const(l) && is_const(r)) {
         long long c;
         if (grid_apply(k, (long long)l.lo, (long long)r.lo, &c))
             diag_error(ctx, loc, "integer overflow in the grid (it is computed in 64-bit integers)");
         v = (Range){c, c};
     }
-    vec_push(&ctx->arena, ops, ((GridOp){.kind = k, .loc = loc}));
+    vec_push(&ctx->arena, ops, ((GridOp){.kind = k, .checked = checked, .loc = loc}));
     return v;
 }
 
@@ -243,7 +279,9 @@ static Range grid_node(Ctx *ctx, const TirFunc *f, const Node *n, GridOps *ops)
                 return push_constexpr(ctx, ops, kp, n->loc);
             if (!dtype_is_int(kp->type.dtype))
                 diag_error(ctx, n->loc, "'%s' is not an integer parameter", n->name);
-            vec_push(&ctx->arena, ops, ((GridOp){.kind = GRID_PARAM, .v = i, .loc = n->loc}));
+            /* a u64 above LLONG_MAX is beyond the grid's arithmetic */
+            bool checked = kp->type.dtype == DT_U64;
+            vec_push(&ctx->arena, ops, ((GridOp){.kind = GRID_PARAM, .v = i, .checked = checked, .loc = n->loc}));
             return type_range(kp->type.dtype);
         }
         diag_error(ctx, n->loc, "unknown name '%s' (use the kernel's parameter names)", n->name);
@@ -301,13 +339,30 @@ void tir_grid_compile(Ctx *ctx, const TirFunc *f, const char *text, GridProg *g)
                        is_const(r) ? "" : "at least ", (long long)r.lo, grid_limit[d]);
         g->ops[d] = ops.data;
         g->nops[d] = ops.len;
+        g->may_exceed[d] = r.hi > grid_limit[d];
     }
     ctx->src = kernel_src;
 }
 
-/* ---- printing ---------------------------------------------------------------------------- */
+/* ---- printing: the launchers' C -------------------------------------------------------- */
 
-char *tir_grid_c(Arena *a, const GridProg *g, int dim, const char *const *names)
+static bool uses_checks(const GridProg *g)
+{
+    for (int d = 0; d < g->ndims; d++)
+        for (int i = 0; i < g->nops[d]; i++)
+            if (g->ops[d][i].checked)
+                return true;
+    return false;
+}
+
+/* C has no literal for LLONG_MIN. */
+static char *const_c(Arena *a, long long v)
+{
+    return v == LLONG_MIN ? "(-9223372036854775807ll - 1)" : arena_printf(a, "%lldll", v);
+}
+
+/* Dimension `dim` as a C expression ("1" when absent). */
+static char *grid_c(Arena *a, const GridProg *g, int dim, const char *const *names)
 {
     if (dim >= g->ndims)
         return "1";
@@ -315,20 +370,134 @@ char *tir_grid_c(Arena *a, const GridProg *g, int dim, const char *const *names)
     int sp = 0;
     for (int i = 0; i < g->nops[dim]; i++) {
         GridOp op = g->ops[dim][i];
-        if (op.kind == GRID_CONST || op.kind == GRID_PARAM) {
-            st[sp++] = op.kind == GRID_CONST ? arena_printf(a, "%lldll", op.v)
-                                             : arena_printf(a, "(long long)%s", names[op.v]);
+        if (op.kind == GRID_CONST) {
+            st[sp++] = const_c(a, op.v);
+            continue;
+        }
+        if (op.kind == GRID_PARAM) {
+            st[sp++] = arena_printf(a, op.checked ? "tilec_grid_u64(%s, &ok)" : "(long long)%s", names[op.v]);
             continue;
         }
         char *r = st[--sp], *l = st[--sp];
         static const char *const infix[] = {[GRID_ADD] = "+", [GRID_SUB] = "-", [GRID_MUL] = "*", [GRID_DIV] = "/",
                                             [GRID_MOD] = "%"};
-        static const char *const call[] = {[GRID_CDIV] = "tilec_cdiv", [GRID_MIN] = "tilec_min",
-                                           [GRID_MAX] = "tilec_max"};
-        if (op.kind >= GRID_CDIV)
-            st[sp++] = arena_printf(a, "%s(%s, %s)", call[op.kind], l, r);
+        static const char *const checked[] = {[GRID_ADD] = "add", [GRID_SUB] = "sub", [GRID_MUL] = "mul",
+                                              [GRID_DIV] = "div", [GRID_MOD] = "mod", [GRID_CDIV] = "cdiv"};
+        if (op.checked)
+            st[sp++] = arena_printf(a, "tilec_grid_%s(%s, %s, &ok)", checked[op.kind], l, r);
+        else if (op.kind >= GRID_CDIV)
+            st[sp++] = arena_printf(a, "tilec_%s(%s, %s)", op_text[op.kind], l, r);
         else
             st[sp++] = arena_printf(a, "(%s %s %s)", l, infix[op.kind], r);
     }
     return st[0];
+}
+
+/* The checking helpers, one per operation, in C that C99 (with stdbool.h) and C++ take. */
+static const char *const helper_c[] = {
+    [GRID_PARAM] = "static inline long long tilec_grid_u64(unsigned long long a, bool *ok)\n"
+                   "{\n"
+                   "    if (a > 0x7fffffffffffffffull) {\n"
+                   "        *ok = false;\n"
+                   "        return 0;\n"
+                   "    }\n"
+                   "    return (long long)a;\n"
+                   "}\n",
+    [GRID_ADD] = "static inline long long tilec_grid_add(long long a, long long b, bool *ok)\n"
+                 "{\n"
+                 "    const long long hi = 0x7fffffffffffffffll, lo = -hi - 1;\n"
+                 "    if (b > 0 ? a > hi - b : a < lo - b) {\n"
+                 "        *ok = false;\n"
+                 "        return 0;\n"
+                 "    }\n"
+                 "    return a + b;\n"
+                 "}\n",
+    [GRID_SUB] = "static inline long long tilec_grid_sub(long long a, long long b, bool *ok)\n"
+                 "{\n"
+                 "    const long long hi = 0x7fffffffffffffffll, lo = -hi - 1;\n"
+                 "    if (b < 0 ? a > hi + b : a < lo + b) {\n"
+                 "        *ok = false;\n"
+                 "        return 0;\n"
+                 "    }\n"
+                 "    return a - b;\n"
+                 "}\n",
+    [GRID_MUL] = "static inline long long tilec_grid_mul(long long a, long long b, bool *ok)\n"
+                 "{\n"
+                 "    const long long hi = 0x7fffffffffffffffll, lo = -hi - 1;\n"
+                 "    if (a > 0 ? (b > 0 ? a > hi / b : b < lo / a) : (b > 0 ? a < lo / b : a != 0 && b < hi / a)) {\n"
+                 "        *ok = false;\n"
+                 "        return 0;\n"
+                 "    }\n"
+                 "    return a * b;\n"
+                 "}\n",
+    [GRID_DIV] = "static inline long long tilec_grid_div(long long a, long long b, bool *ok)\n"
+                 "{\n"
+                 "    if (b == 0 || (b == -1 && a == -0x7fffffffffffffffll - 1)) {\n"
+                 "        *ok = false;\n"
+                 "        return 0;\n"
+                 "    }\n"
+                 "    return a / b;\n"
+                 "}\n",
+    [GRID_MOD] = "static inline long long tilec_grid_mod(long long a, long long b, bool *ok)\n"
+                 "{\n"
+                 "    if (b == 0 || (b == -1 && a == -0x7fffffffffffffffll - 1)) {\n"
+                 "        *ok = false;\n"
+                 "        return 0;\n"
+                 "    }\n"
+                 "    return a % b;\n"
+                 "}\n",
+    /* (a + b - 1) / b fails where a + b - 1 leaves 64 bits, which needs b <= 0 once the
+     * positive case is taken apart, or where it is LLONG_MIN and b is -1 */
+    [GRID_CDIV] = "static inline long long tilec_grid_cdiv(long long a, long long b, bool *ok)\n"
+                  "{\n"
+                  "    const long long lo = -0x7fffffffffffffffll - 1;\n"
+                  "    if (a > 0 && b > 0)\n"
+                  "        return a / b + (a % b != 0);\n"
+                  "    if (b == 0 || (b < 0 && a < lo - b + 1) || (b == -1 && a == lo + 2)) {\n"
+                  "        *ok = false;\n"
+                  "        return 0;\n"
+                  "    }\n"
+                  "    return (a + b - 1) / b;\n"
+                  "}\n",
+};
+
+void tir_grid_helpers_c(StrBuf *out, const GridProg *g, bool c_comments)
+{
+    if (!uses_checks(g))
+        return;
+    bool used[GRID_MAX + 1] = {0};
+    for (int d = 0; d < g->ndims; d++)
+        for (int i = 0; i < g->nops[d]; i++)
+            used[g->ops[d][i].kind] |= g->ops[d][i].checked;
+    sb_puts(out, c_comments ? "/* the grid in checked 64-bit arithmetic: a zero divisor, or a result beyond 64 bits, "
+                              "clears *ok */\n"
+                            : "// The grid in checked 64-bit arithmetic: a zero divisor, or a result beyond 64 bits, "
+                              "clears *ok.\n");
+    for (int k = 0; k <= GRID_MAX; k++)
+        if (used[k])
+            sb_puts(out, helper_c[k]);
+    sb_putc(out, '\n');
+}
+
+void tir_grid_launch_c(StrBuf *out, Arena *a, const GridProg *g, const GridLaunchC *how)
+{
+    const char *open = how->c_comments ? "/* " : "// ", *close = how->c_comments ? " */" : "";
+    bool checked = uses_checks(g);
+    if (checked)
+        sb_printf(out, "    bool ok = true; %scleared by a zero divisor or an overflow%s\n", open, close);
+    sb_printf(out, "    const long long gx = %s, gy = %s, gz = %s;\n", grid_c(a, g, 0, how->names),
+              grid_c(a, g, 1, how->names), grid_c(a, g, 2, how->names));
+    if (checked)
+        sb_printf(out, "    if (!ok)\n        return %s; %sa zero divisor or an overflow in the grid%s\n", how->invalid,
+                  open, close);
+    sb_printf(out, "    if (gx <= 0 || gy <= 0 || gz <= 0)\n        return %s; %snothing to do%s\n", how->empty, open,
+              close);
+    StrBuf cond = {0};
+    for (int d = 0; d < 3; d++)
+        if (g->may_exceed[d])
+            sb_printf(&cond, "%sg%c > %lldll", cond.len ? " || " : "", "xyz"[d], grid_limit[d]);
+    if (cond.len)
+        sb_printf(out, "    if (%s)\n        return %s; %sbeyond the device's grid limits%s\n", cond.data, how->invalid,
+                  open, close);
+    sb_free(&cond);
 }

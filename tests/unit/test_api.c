@@ -555,6 +555,27 @@ Test(api_launch, grid_faults_are_launch_errors)
     tilec_context_destroy(ctx);
 }
 
+Test(api_launch, u64_beyond_the_grid_arithmetic)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_translate_options o = {.kernel = "scale_kernel", .signature = "*fp32:16, u64, 1.0, 1.0, 256",
+                                 .grid = "cdiv(n, BLOCK)"};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(scale_py, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    const tilec_binary unused = {.kind = TILEC_BINARY_PTX, .arch = 80, .data = "// never loaded", .size = 15};
+    tilec_kernel *k;
+    cr_assert_eq(tilec_kernel_load(ctx, t, &unused, &k), TILEC_OK);
+    tilec_arg args[] = {tilec_devptr(256), tilec_uint(1ULL << 63)};
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 2), TILEC_ERROR_LAUNCH_ARGS, "it wrapped to an empty grid");
+    cr_assert_str_eq(tilec_context_error(ctx),
+                     "scale_kernel: grid (cdiv(n, BLOCK)): n = 9223372036854775808 does not fit in 64-bit signed integers");
+    args[1] = tilec_uint(256);
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 2), TILEC_ERROR_DRIVER_NOT_FOUND);
+    tilec_kernel_destroy(k);
+    tilec_translation_free(t);
+    tilec_context_destroy(ctx);
+}
+
 Test(api_launch, grid_limits_and_empty_grids)
 {
     tilec_context *ctx = no_driver_context();
