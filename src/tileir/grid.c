@@ -330,6 +330,9 @@ void tir_grid_compile(Ctx *ctx, const TirFunc *f, const char *text, GridProg *g)
     gs->text = text;
     gs->len = strlen(text);
     ctx->src = gs;
+    const char *line_break = strpbrk(text, "\r\n");
+    if (line_break)
+        diag_error(ctx, (Loc){1, (int)(line_break - text) + 1}, "the grid must be one line (it is printed in comments)");
     Node *n = parse_expression_source(ctx, lex_source(ctx));
     const NodeList *dims = n->kind == N_TUPLE ? &n->items : NULL;
     int nd = dims ? dims->len : 1;
