@@ -264,7 +264,8 @@ TILEC_API tilec_status tilec_kernel_load(tilec_context *ctx, const tilec_transla
 TILEC_API void tilec_kernel_destroy(tilec_kernel *k);
 TILEC_API const tilec_kernel_info *tilec_kernel_get_info(const tilec_kernel *k);
 
-/* One launch argument; build them with the helpers below. */
+/* One launch argument; build them with the helpers below (a kind that is no tilec_type_kind
+ * is TILEC_ERROR_LAUNCH_ARGS). */
 typedef struct tilec_arg {
     tilec_type_kind kind;
     union {

@@ -283,6 +283,10 @@ static tilec_status convert_arg(tilec_kernel *k, int i, const tilec_arg *arg, ui
     const tilec_param *p = &k->info.params[k->arg_param[i]];
     *slot = 0;
     *grid_value = 0;
+    if ((unsigned)arg->kind > TILEC_TYPE_BOOL)
+        return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: argument %d (%s) has kind %d, not a tilec_type_kind "
+                       "(make arguments with tilec_devptr, tilec_int, tilec_uint, tilec_float or tilec_bool)",
+                       k->info.name, i + 1, p->name, (int)arg->kind);
     if (p->kind == TILEC_TYPE_POINTER) {
         if (arg->kind != TILEC_TYPE_POINTER)
             goto kind_mismatch;

@@ -108,6 +108,11 @@ static void compile_and_launch_errors(void)
         s = tilec_launch(k, NULL, NULL, args, 4);
         expect("launch with a float for a pointer", s, TILEC_ERROR_LAUNCH_ARGS, tilec_context_error(ctx), "got a float");
         args[0] = tilec_devptr(256);
+        args[3] = (tilec_arg){.kind = (tilec_type_kind)77, .v.i = 100};
+        s = tilec_launch(k, NULL, NULL, args, 4);
+        expect("launch with an unknown kind (77)", s, TILEC_ERROR_LAUNCH_ARGS, tilec_context_error(ctx),
+               "argument 4 (n) has kind 77, not a tilec_type_kind");
+        args[3] = tilec_int(100);
         s = tilec_launch(k, NULL, NULL, args, 4);
         expect("launch without a driver", s, TILEC_ERROR_DRIVER_NOT_FOUND, tilec_context_error(ctx),
                "cannot load the CUDA driver");

@@ -461,7 +461,16 @@ Test(api_launch, argument_kinds_and_ranges)
     tilec_arg args[] = {tilec_devptr(256), tilec_float(1.0), tilec_devptr(1024), tilec_int(10)};
     cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
     cr_assert_str_eq(tilec_context_error(ctx), "add_kernel: argument 2 (y_ptr) is *fp32, got a float");
+    args[1] = (tilec_arg){.kind = (tilec_type_kind)77, .v.i = 512}; /* was taken for an integer */
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
+    cr_assert_str_eq(tilec_context_error(ctx), "add_kernel: argument 2 (y_ptr) has kind 77, not a tilec_type_kind "
+                                               "(make arguments with tilec_devptr, tilec_int, tilec_uint, tilec_float or "
+                                               "tilec_bool)");
+    args[3] = (tilec_arg){.kind = (tilec_type_kind)77, .v.i = 10};
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
     args[1] = tilec_devptr(512);
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
+    cr_assert_not_null(strstr(tilec_context_error(ctx), "argument 4 (n_elements) has kind 77"));
     args[3] = tilec_int(1LL << 40);
     cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
     cr_assert_str_eq(tilec_context_error(ctx), "add_kernel: argument 4 (n_elements) is i32; 1099511627776 does not fit");
