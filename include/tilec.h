@@ -326,7 +326,8 @@ TILEC_API tilec_status tilec_synchronize(tilec_context *ctx);
 /* Writes a C file that embeds `bins` (cubins and/or PTX, one per architecture) of the kernel
  * translated in t, with NAME_load/NAME_unload/NAME_launch returning CUresult (see the file's
  * header comment), and the matching .h.  Both strings are freed with tilec_free.  The C
- * compiles with a plain C compiler against cuda.h and links with -lcuda. */
+ * compiles with a plain C compiler against cuda.h and links with -lcuda.  A NULL entry in
+ * bins, or one without data, is TILEC_ERROR_INVALID_ARGUMENT. */
 TILEC_API tilec_status tilec_generate_embed(tilec_context *ctx, const tilec_translation *t,
                                             const tilec_binary *const *bins, int num_bins, char **c_file,
                                             char **h_file);

@@ -223,6 +223,15 @@ tilec_status tilec_generate_embed(tilec_context *ctx, const tilec_translation *p
     *c_file = *h_file = NULL;
     if (pub->status != TILEC_OK || !pub->info.name)
         return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT, "tilec_generate_embed needs a successful translation to CUDA");
+    for (int i = 0; i < num_bins; i++) {
+        const tilec_binary *b = bins[i];
+        if (!b || !b->data)
+            return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT, "tilec_generate_embed: bins[%d] %s", i,
+                           b ? "has no data" : "is NULL");
+        if (b->kind != TILEC_BINARY_CUBIN && b->kind != TILEC_BINARY_PTX)
+            return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT, "tilec_generate_embed: bins[%d] has kind %d, neither a "
+                           "cubin nor PTX", i, (int)b->kind);
+    }
     const Translation *t = (const Translation *)pub;
     const char *n = pub->info.name;
     Arena a = {0};

@@ -3,7 +3,8 @@
  * and ASan can watch it (Criterion forks, which they follow badly): malformed source, bad
  * options, a kernel name that does not exist, a bad grid, missing libnvrtc, an NVRTC
  * failure (unsupported architecture), launches with a wrong argument count and kind, a
- * grid that overflows or is beyond the device's limits, a missing driver, NULL arguments.  Each must return the expected code with a message, and
+ * grid that overflows or is beyond the device's limits, a missing driver, NULL arguments
+ * (also inside the binaries given to tilec_generate_embed).  Each must return the expected code with a message, and
  * everything is freed.  Exit status 0 when all behave; the leak check is the tool's.
  *
  *   api_errors                         (make lib-test runs it plain, under valgrind, under ASan)
@@ -117,6 +118,11 @@ static void compile_and_launch_errors(void)
         expect("launch without a driver", s, TILEC_ERROR_DRIVER_NOT_FOUND, tilec_context_error(ctx),
                "cannot load the CUDA driver");
         tilec_kernel_destroy(k);
+        const tilec_binary *bins[] = {b, NULL};
+        char *c_file, *h_file;
+        s = tilec_generate_embed(ctx, t, bins, 2, &c_file, &h_file);
+        expect("embed with a NULL binary", s, TILEC_ERROR_INVALID_ARGUMENT, tilec_context_error(ctx),
+               "bins[1] is NULL");
         tilec_binary_free(b);
     }
     tilec_kernel *k2 = NULL;

@@ -645,3 +645,27 @@ Test(api_embed, generated_c_has_the_launchers)
     tilec_translation_free(t);
     tilec_context_destroy(ctx);
 }
+
+Test(api_embed, bad_binaries_are_argument_errors)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_translation *t = translate_add();
+    const tilec_binary ptx = {.kind = TILEC_BINARY_PTX, .arch = 80, .data = "// PTX", .size = 6},
+                       empty = {.kind = TILEC_BINARY_CUBIN, .arch = 90},
+                       odd = {.kind = (tilec_binary_kind)5, .arch = 90, .data = "x", .size = 1};
+    const tilec_binary *with_null[] = {&ptx, NULL}, *with_empty[] = {&empty}, *with_odd[] = {&ptx, &odd};
+    char *c = (char *)1, *h = (char *)1;
+    cr_assert_eq(tilec_generate_embed(ctx, t, with_null, 2, &c, &h), TILEC_ERROR_INVALID_ARGUMENT, "it crashed");
+    cr_assert_str_eq(tilec_context_error(ctx), "tilec_generate_embed: bins[1] is NULL");
+    cr_assert_null(c);
+    cr_assert_null(h);
+    cr_assert_eq(tilec_generate_embed(ctx, t, with_empty, 1, &c, &h), TILEC_ERROR_INVALID_ARGUMENT);
+    cr_assert_str_eq(tilec_context_error(ctx), "tilec_generate_embed: bins[0] has no data");
+    cr_assert_eq(tilec_generate_embed(ctx, t, with_odd, 2, &c, &h), TILEC_ERROR_INVALID_ARGUMENT);
+    cr_assert_str_eq(tilec_context_error(ctx), "tilec_generate_embed: bins[1] has kind 5, neither a cubin nor PTX");
+    cr_assert_eq(tilec_generate_embed(ctx, t, with_null, 1, &c, &h), TILEC_OK, "the first binary alone is fine");
+    tilec_free(c);
+    tilec_free(h);
+    tilec_translation_free(t);
+    tilec_context_destroy(ctx);
+}
