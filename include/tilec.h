@@ -17,7 +17,8 @@
  * the binary cache.  A context and the objects made from it are not
  * thread-safe: use one context per thread, or serialise calls to one
  * context.  Translations and compiled binaries own their memory and may be
- * used on any thread once made.
+ * used on any thread once made; kernels belong to the context they were made
+ * from and must be destroyed before it.
  *
  * Typical use (error checks shortened):
  *
@@ -100,6 +101,8 @@ typedef struct tilec_context_options {
 /* Makes a context; opt may be NULL.  Nothing is loaded yet: NVRTC on the first compile,
  * the driver on the first load, launch or device query. */
 TILEC_API tilec_status tilec_context_create(const tilec_context_options *opt, tilec_context **out);
+/* Destroy the context's kernels first (tilec_kernel_destroy): they unload their modules
+ * through its driver.  Translations and binaries do not depend on it. */
 TILEC_API void tilec_context_destroy(tilec_context *ctx);
 /* The message of the last call on ctx that failed ("" if none).  Valid until the next call. */
 TILEC_API const char *tilec_context_error(const tilec_context *ctx);
@@ -261,6 +264,7 @@ TILEC_API tilec_status tilec_kernel_create(tilec_context *ctx, const char *sourc
  * tilec_kernel_get_attributes); this call does not touch the driver. */
 TILEC_API tilec_status tilec_kernel_load(tilec_context *ctx, const tilec_translation *t, const tilec_binary *bin,
                                          tilec_kernel **out);
+/* Unloads the kernel's modules; call it before tilec_context_destroy of its context. */
 TILEC_API void tilec_kernel_destroy(tilec_kernel *k);
 TILEC_API const tilec_kernel_info *tilec_kernel_get_info(const tilec_kernel *k);
 
