@@ -17,7 +17,8 @@
  * the binary cache.  A context and the objects made from it are not
  * thread-safe: use one context per thread, or serialise calls to one
  * context.  Translations and compiled binaries own their memory and may be
- * used on any thread once made.
+ * used on any thread once made; kernels belong to the context they were made
+ * from and must be destroyed before it.
  *
  * Typical use (error checks shortened):
  *
@@ -62,7 +63,8 @@ typedef enum tilec_status {
     TILEC_ERROR_DRIVER_NOT_FOUND,  /* libcuda.so.1 could not be loaded (no NVIDIA driver) */
     TILEC_ERROR_NO_DEVICE,         /* the driver found no usable GPU */
     TILEC_ERROR_DRIVER,            /* a CUDA driver call failed; the message names it */
-    TILEC_ERROR_LAUNCH_ARGS,       /* wrong number or kinds of launch arguments */
+    TILEC_ERROR_LAUNCH_ARGS,       /* wrong number or kinds of launch arguments, or a grid that
+                                      cannot be computed or is beyond the device's limits */
     TILEC_ERROR_IO,                /* the on-disk cache or another file could not be used */
     TILEC_ERROR_OUT_OF_MEMORY,
 } tilec_status;
@@ -99,6 +101,8 @@ typedef struct tilec_context_options {
 /* Makes a context; opt may be NULL.  Nothing is loaded yet: NVRTC on the first compile,
  * the driver on the first load, launch or device query. */
 TILEC_API tilec_status tilec_context_create(const tilec_context_options *opt, tilec_context **out);
+/* Destroy the context's kernels first (tilec_kernel_destroy): they unload their modules
+ * through its driver.  Translations and binaries do not depend on it. */
 TILEC_API void tilec_context_destroy(tilec_context *ctx);
 /* The message of the last call on ctx that failed ("" if none).  Valid until the next call. */
 TILEC_API const char *tilec_context_error(const tilec_context *ctx);
@@ -260,10 +264,12 @@ TILEC_API tilec_status tilec_kernel_create(tilec_context *ctx, const char *sourc
  * tilec_kernel_get_attributes); this call does not touch the driver. */
 TILEC_API tilec_status tilec_kernel_load(tilec_context *ctx, const tilec_translation *t, const tilec_binary *bin,
                                          tilec_kernel **out);
+/* Unloads the kernel's modules; call it before tilec_context_destroy of its context. */
 TILEC_API void tilec_kernel_destroy(tilec_kernel *k);
 TILEC_API const tilec_kernel_info *tilec_kernel_get_info(const tilec_kernel *k);
 
-/* One launch argument; build them with the helpers below. */
+/* One launch argument; build them with the helpers below (a kind that is no tilec_type_kind
+ * is TILEC_ERROR_LAUNCH_ARGS). */
 typedef struct tilec_arg {
     tilec_type_kind kind;
     union {
@@ -288,9 +294,12 @@ static inline tilec_arg tilec_bool(int b) { tilec_arg a; a.kind = TILEC_TYPE_BOO
  * them from the kernel's grid expression (an error when it has none).  args: the kernel's
  * runtime arguments in order (info.num_args of them); each is checked against its parameter
  * (pointer, integer in range, float, bool) and converted to the parameter's type (fp32
- * scalars are passed as 4-byte floats, fp16/bf16 as their 2-byte encodings).  A bad count
- * or kind is TILEC_ERROR_LAUNCH_ARGS, found before the driver is touched.  A grid with a
- * zero dimension launches nothing.  Launches are asynchronous, as with cuLaunchKernel. */
+ * scalars are passed as 4-byte floats, fp16/bf16 as their 2-byte encodings).  The grid
+ * expression is computed in checked 64-bit arithmetic.  A bad count or kind, a zero divisor
+ * or an overflow in the grid, and a grid beyond the device's limits (x < 2^31, y and z <
+ * 65536) are TILEC_ERROR_LAUNCH_ARGS with a message, found before the driver is touched.
+ * A grid with a dimension <= 0 launches nothing and returns TILEC_OK.  Launches are
+ * asynchronous, as with cuLaunchKernel. */
 TILEC_API tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args,
                                     int num_args);
 
@@ -321,7 +330,8 @@ TILEC_API tilec_status tilec_synchronize(tilec_context *ctx);
 /* Writes a C file that embeds `bins` (cubins and/or PTX, one per architecture) of the kernel
  * translated in t, with NAME_load/NAME_unload/NAME_launch returning CUresult (see the file's
  * header comment), and the matching .h.  Both strings are freed with tilec_free.  The C
- * compiles with a plain C compiler against cuda.h and links with -lcuda. */
+ * compiles with a plain C compiler against cuda.h and links with -lcuda.  A NULL entry in
+ * bins, or one without data, is TILEC_ERROR_INVALID_ARGUMENT. */
 TILEC_API tilec_status tilec_generate_embed(tilec_context *ctx, const tilec_translation *t,
                                             const tilec_binary *const *bins, int num_bins, char **c_file,
                                             char **h_file);

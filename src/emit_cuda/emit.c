@@ -34,7 +34,7 @@ typedef struct Emitter {
     StrMap names;          /* C names taken so far */
     StrMap next_suffix;    /* base name -> the next _N to try for it */
     const SrcStmt *last_stmt;
-    const char *grid[3];   /* host C for the launch grid's dimensions */
+    GridProg grid;         /* the launch grid (--grid) */
     Vec(struct Binding) binds; /* per-thread names bound at the kernel's top */
     StrBuf helpers;        /* device helpers printed before the kernel */
     Vec(const char *) helper_names;
@@ -2759,17 +2759,8 @@ static void emit_block(Emitter *E, const Block *b)
 
 /* ---- grid expression (host) ------------------------------------------------------------- */
 
-/* Fills E->grid[0..3) from opt->grid (tir_grid_compile); absent dimensions are 1. */
-static void parse_grid(Emitter *E)
-{
-    GridProg g;
-    tir_grid_compile(E->ctx, E->f, E->opt->grid, &g);
-    const char **names = NEW_ARRAY(E->a, const char *, E->f->params.len + 1);
-    for (int i = 0; i < E->f->params.len; i++)
-        names[i] = E->f->params.data[i].name;
-    for (int d = 0; d < 3; d++)
-        E->grid[d] = tir_grid_c(E->a, &g, d, names);
-}
+/* Fills E->grid from opt->grid (tir_grid_compile). */
+static void parse_grid(Emitter *E) { tir_grid_compile(E->ctx, E->f, E->opt->grid, &E->grid); }
 
 /* ---- header and launcher --------------------------------------------------------------- */
 
@@ -3016,6 +3007,7 @@ static void emit_launcher(Emitter *E, int threads)
 {
     const TirFunc *f = E->f;
     sb_puts(E->out, "\n#ifndef __CUDACC_RTC__\n");
+    tir_grid_helpers_c(E->out, &E->grid, false);
     sb_printf(E->out, "// Host launcher: %s_launch(stream, %sthe kernel's runtime arguments).\n", f->name,
               E->opt->grid ? "" : "grid_x, grid_y, grid_z, ");
     sb_printf(E->out, "extern \"C\" cudaError_t %s_launch(cudaStream_t stream", f->name);
@@ -3028,9 +3020,12 @@ static void emit_launcher(Emitter *E, int threads)
     }
     sb_puts(E->out, ")\n{\n");
     if (E->opt->grid) {
+        const char **names = NEW_ARRAY(E->a, const char *, f->params.len + 1);
+        for (int i = 0; i < f->params.len; i++)
+            names[i] = f->params.data[i].name;
         sb_printf(E->out, "    // grid = (%s)\n", E->opt->grid);
-        sb_printf(E->out, "    const long long gx = %s, gy = %s, gz = %s;\n", E->grid[0], E->grid[1], E->grid[2]);
-        sb_puts(E->out, "    if (gx <= 0 || gy <= 0 || gz <= 0)\n        return cudaSuccess; // nothing to do\n");
+        GridLaunchC how = {names, "cudaSuccess", "cudaErrorInvalidValue", false};
+        tir_grid_launch_c(E->out, E->a, &E->grid, &how);
         sb_puts(E->out, "    const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);\n");
     } else {
         sb_puts(E->out, "    if (grid_x == 0 || grid_y == 0 || grid_z == 0)\n        return cudaSuccess; // nothing to do\n");

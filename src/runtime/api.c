@@ -250,49 +250,6 @@ static bool compile_grid(Translation *t, const TirFunc *f)
     return ok;
 }
 
-bool rt_grid_eval(const GridProg *g, const long long *argv, long long dims[3], const char **err)
-{
-    dims[0] = dims[1] = dims[2] = 1;
-    for (int d = 0; d < g->ndims; d++) {
-        long long st[GRID_MAX_STACK];
-        int sp = 0;
-        for (int i = 0; i < g->nops[d]; i++) {
-            GridOp op = g->ops[d][i];
-            if (op.kind == GRID_CONST || op.kind == GRID_PARAM) {
-                if (sp == GRID_MAX_STACK) {
-                    *err = "the grid expression is too deeply nested";
-                    return false;
-                }
-                st[sp++] = op.kind == GRID_CONST ? op.v : argv[op.v];
-                continue;
-            }
-            long long r = st[--sp], l = st[--sp], v = 0;
-            if ((op.kind == GRID_DIV || op.kind == GRID_MOD || op.kind == GRID_CDIV) && r == 0) {
-                *err = "the grid expression divides by zero";
-                return false;
-            }
-            switch (op.kind) {
-            case GRID_ADD: v = l + r; break;
-            case GRID_SUB: v = l - r; break;
-            case GRID_MUL: v = l * r; break;
-            case GRID_DIV: v = l / r; break;
-            case GRID_MOD: v = l % r; break;
-            case GRID_CDIV: v = (l + r - 1) / r; break;
-            case GRID_MIN: v = l < r ? l : r; break;
-            case GRID_MAX: v = l > r ? l : r; break;
-            default: BUG("grid op %d", (int)op.kind);
-            }
-            st[sp++] = v;
-        }
-        dims[d] = st[0];
-        if (dims[d] > 0x7fffffffLL) {
-            *err = "a grid dimension is larger than 2^31 - 1";
-            return false;
-        }
-    }
-    return true;
-}
-
 /* ---- translation ---------------------------------------------------------------------- */
 
 static void collect_diagnostics(Translation *t)

@@ -16,6 +16,7 @@ struct tilec_kernel {
     tilec_kernel_info info;
     GridProg grid;
     int *arg_param;           /* runtime argument i is info.params[arg_param[i]] */
+    const char **arg_name;    /* and its name, for the grid's messages */
     tilec_binary_kind kind;
     char *image;              /* the cubin or PTX, NUL-terminated */
     size_t image_size;
@@ -47,9 +48,11 @@ static void copy_info(tilec_kernel *k, const Translation *t)
     k->info.params = ps;
     k->arg_param = NEW_ARRAY(a, int, src->num_args + 1);
     memcpy(k->arg_param, t->arg_param, sizeof(int) * (size_t)src->num_args);
-    k->grid.ndims = t->grid.ndims;
+    k->arg_name = NEW_ARRAY(a, const char *, src->num_args + 1);
+    for (int i = 0; i < src->num_args; i++)
+        k->arg_name[i] = ps[k->arg_param[i]].name;
+    k->grid = t->grid;
     for (int d = 0; d < 3; d++) {
-        k->grid.nops[d] = t->grid.nops[d];
         k->grid.ops[d] = NEW_ARRAY(a, GridOp, t->grid.nops[d] + 1);
         if (t->grid.nops[d])
             memcpy(k->grid.ops[d], t->grid.ops[d], sizeof(GridOp) * (size_t)t->grid.nops[d]);
@@ -280,6 +283,10 @@ static tilec_status convert_arg(tilec_kernel *k, int i, const tilec_arg *arg, ui
     const tilec_param *p = &k->info.params[k->arg_param[i]];
     *slot = 0;
     *grid_value = 0;
+    if ((unsigned)arg->kind > TILEC_TYPE_BOOL)
+        return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: argument %d (%s) has kind %d, not a tilec_type_kind "
+                       "(make arguments with tilec_devptr, tilec_int, tilec_uint, tilec_float or tilec_bool)",
+                       k->info.name, i + 1, p->name, (int)arg->kind);
     if (p->kind == TILEC_TYPE_POINTER) {
         if (arg->kind != TILEC_TYPE_POINTER)
             goto kind_mismatch;
@@ -361,19 +368,21 @@ tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3],
         params[i] = &slots[i];
     }
     long long dims[3];
+    char why[160];
     if (grid) {
         dims[0] = grid[0], dims[1] = grid[1], dims[2] = grid[2];
     } else if (!k->grid.ndims) {
         return rt_fail(k->ctx, TILEC_ERROR_INVALID_ARGUMENT,
                        "%s has no grid expression (translate with options.grid): pass the grid to tilec_launch",
                        k->info.name);
-    } else {
-        const char *err;
-        if (!rt_grid_eval(&k->grid, values, dims, &err))
-            return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: grid (%s): %s", k->info.name, k->info.grid, err);
+    } else if (!tir_grid_eval(&k->grid, values, k->arg_name, dims, why, sizeof why)) {
+        return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: grid (%s): %s", k->info.name, k->info.grid, why);
     }
     if (dims[0] <= 0 || dims[1] <= 0 || dims[2] <= 0)
-        return TILEC_OK; /* nothing to do, as the .cu launcher */
+        return rt_ok(k->ctx); /* nothing to do, as the .cu launcher */
+    if (!tir_grid_within_limits(dims, why, sizeof why))
+        return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: grid (%s): %s", k->info.name,
+                       grid ? "given to tilec_launch" : k->info.grid, why);
     void *f;
     tilec_status s = function_here(k, &f);
     if (s)

@@ -19,10 +19,8 @@
 /* ---- the grid expression, compiled for the host ---------------------------------------- */
 
 /* A translation's grid is tir_grid_compile's program with each GRID_PARAM
- * renumbered to its runtime argument.  rt_grid_eval evaluates the three
- * dimensions for `argv` (integer values of the runtime arguments); false with
- * a message on division by zero or a value out of range. */
-bool rt_grid_eval(const GridProg *g, const long long *argv, long long dims[3], const char **err);
+ * renumbered to its runtime argument, so that tir_grid_eval takes the integer
+ * values of the runtime arguments. */
 
 /* ---- translations -------------------------------------------------------------------- */
 

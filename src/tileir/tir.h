@@ -505,7 +505,8 @@ void tir_pipeline(Ctx *ctx, TirFunc *f);       /* dot.c: cp.async ring for the K
 /* ---- the launch grid (--grid) ------------------------------------------ */
 
 /* One dimension of the grid as postfix code over long long values, with C's
- * semantics (as the .cu launcher computes it). */
+ * semantics (as the .cu launcher computes it), in checked 64-bit arithmetic:
+ * a zero divisor or an overflow fails the launch, never a wrong grid. */
 typedef enum GridOpKind {
     GRID_CONST,   /* push v */
     GRID_PARAM,   /* push an integer parameter: v indexes f->params (the library renumbers
@@ -517,22 +518,46 @@ typedef enum GridOpKind {
 typedef struct GridOp {
     GridOpKind kind;
     long long v;
+    bool checked;         /* some arguments make it divide by zero or overflow (a u64
+                             parameter: exceed LLONG_MAX), so launchers check it */
+    Loc loc;              /* in the grid text */
 } GridOp;
 
 typedef struct GridProg {
     int ndims;            /* 0: no grid expression */
     GridOp *ops[3];
     int nops[3];
+    bool may_exceed[3];   /* some arguments take dimension d beyond the device's limit */
 } GridProg;
 
 #define GRID_MAX_STACK 64
 
 /* Reads `text` (NULL: no grid) against f's parameters; errors through diag_error,
- * pointing into the grid text. */
+ * pointing into the grid text: also a constant that divides by zero or overflows, and a
+ * dimension always beyond the device's limit. */
 void tir_grid_compile(Ctx *ctx, const TirFunc *f, const char *text, GridProg *g);
-/* Dimension `dim` as C ("1" when absent); names[v] spells a GRID_PARAM's v.  Calls
- * tilec_cdiv/tilec_min/tilec_max, which the launchers define. */
-char *tir_grid_c(Arena *a, const GridProg *g, int dim, const char *const *names);
+/* The dimensions for `values` (GRID_PARAM v's value; a u64 above LLONG_MAX wrapped to
+ * negative).  false with a message in err (naming names[v]) on a zero divisor or an
+ * overflow.  A dimension <= 0 is no error: the launch has nothing to do. */
+bool tir_grid_eval(const GridProg *g, const long long *values, const char *const *names, long long dims[3],
+                   char *err, size_t errlen);
+/* false with a message when a dimension is beyond the device's limit (x < 2^31, y and z
+ * < 65536 on every GPU). */
+bool tir_grid_within_limits(const long long dims[3], char *err, size_t errlen);
+
+/* The launchers' C (the .cu's and --embed-cubin's), for C99 with stdbool.h or C++. */
+typedef struct GridLaunchC {
+    const char *const *names;   /* names[v] spells GRID_PARAM v */
+    const char *empty;          /* returned when a dimension is <= 0: "cudaSuccess" */
+    const char *invalid;        /* returned on a fault or beyond the limits */
+    bool c_comments;            /* comments as C's block comments, not // */
+} GridLaunchC;
+/* The tilec_grid_* helpers that the grid's checked operations call, then a blank line
+ * (nothing when no operation is checked). */
+void tir_grid_helpers_c(StrBuf *out, const GridProg *g, bool c_comments);
+/* Statements (indented four spaces) that set `const long long gx, gy, gz` and return as
+ * `how` says; they call tilec_cdiv/tilec_min/tilec_max, which the launchers define. */
+void tir_grid_launch_c(StrBuf *out, Arena *a, const GridProg *g, const GridLaunchC *how);
 
 /* ---- printing -------------------------------------------------------- */
 

@@ -655,6 +655,8 @@ extern "C" cudaError_t matmul_kernel_launch(cudaStream_t stream, __half *__restr
     const long long gx = (tilec_cdiv((long long)M, 128ll) * tilec_cdiv((long long)N, 128ll)), gy = 1, gz = 1;
     if (gx <= 0 || gy <= 0 || gz <= 0)
         return cudaSuccess; // nothing to do
+    if (gx > 2147483647ll)
+        return cudaErrorInvalidValue; // beyond the device's grid limits
     const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);
     matmul_kernel<<<grid, 128, 0, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm);
     return cudaGetLastError();

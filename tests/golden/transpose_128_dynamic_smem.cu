@@ -296,6 +296,8 @@ extern "C" cudaError_t transpose_kernel_launch(cudaStream_t stream, float *__res
     const long long gx = tilec_cdiv((long long)M, 128ll), gy = tilec_cdiv((long long)N, 128ll), gz = 1;
     if (gx <= 0 || gy <= 0 || gz <= 0)
         return cudaSuccess; // nothing to do
+    if (gy > 65535ll)
+        return cudaErrorInvalidValue; // beyond the device's grid limits
     const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);
     // 67584 bytes of shared memory: above the default 48 KB, so raise the limit first
     const cudaError_t attr = cudaFuncSetAttribute(transpose_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 67584);

@@ -296,6 +296,8 @@ extern "C" cudaError_t transpose_kernel_launch(cudaStream_t stream, float *__res
     const long long gx = tilec_cdiv((long long)M, 64ll), gy = tilec_cdiv((long long)N, 64ll), gz = 1;
     if (gx <= 0 || gy <= 0 || gz <= 0)
         return cudaSuccess; // nothing to do
+    if (gy > 65535ll)
+        return cudaErrorInvalidValue; // beyond the device's grid limits
     const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);
     transpose_kernel<<<grid, 128, 0, stream>>>(X, Y, M, N, stride_x, stride_y);
     return cudaGetLastError();

@@ -3,11 +3,13 @@
  * and ASan can watch it (Criterion forks, which they follow badly): malformed source, bad
  * options, a kernel name that does not exist, a bad grid, missing libnvrtc, an NVRTC
  * failure (unsupported architecture), launches with a wrong argument count and kind, a
- * missing driver, NULL arguments.  Each must return the expected code with a message, and
+ * grid that overflows or is beyond the device's limits, a missing driver, NULL arguments
+ * (also inside the binaries given to tilec_generate_embed).  Each must return the expected code with a message, and
  * everything is freed.  Exit status 0 when all behave; the leak check is the tool's.
  *
  *   api_errors                         (make lib-test runs it plain, under valgrind, under ASan)
  */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -107,10 +109,20 @@ static void compile_and_launch_errors(void)
         s = tilec_launch(k, NULL, NULL, args, 4);
         expect("launch with a float for a pointer", s, TILEC_ERROR_LAUNCH_ARGS, tilec_context_error(ctx), "got a float");
         args[0] = tilec_devptr(256);
+        args[3] = (tilec_arg){.kind = (tilec_type_kind)77, .v.i = 100};
+        s = tilec_launch(k, NULL, NULL, args, 4);
+        expect("launch with an unknown kind (77)", s, TILEC_ERROR_LAUNCH_ARGS, tilec_context_error(ctx),
+               "argument 4 (n) has kind 77, not a tilec_type_kind");
+        args[3] = tilec_int(100);
         s = tilec_launch(k, NULL, NULL, args, 4);
         expect("launch without a driver", s, TILEC_ERROR_DRIVER_NOT_FOUND, tilec_context_error(ctx),
                "cannot load the CUDA driver");
         tilec_kernel_destroy(k);
+        const tilec_binary *bins[] = {b, NULL};
+        char *c_file, *h_file;
+        s = tilec_generate_embed(ctx, t, bins, 2, &c_file, &h_file);
+        expect("embed with a NULL binary", s, TILEC_ERROR_INVALID_ARGUMENT, tilec_context_error(ctx),
+               "bins[1] is NULL");
         tilec_binary_free(b);
     }
     tilec_kernel *k2 = NULL;
@@ -121,10 +133,49 @@ static void compile_and_launch_errors(void)
     tilec_translation_free(t);
 }
 
+/* The grid computed at launch: faults are errors with a message, never a signal. */
+static void grid_errors(void)
+{
+    tilec_translate_options o = {.kernel = "add_kernel", .signature = "*fp32:16, *fp32:16, *fp32:16, i64, 1024",
+                                 .grid = "n // (0 - 1), n * n"};
+    tilec_translation *t;
+    if (tilec_translate_source(add_py, &o, &t) != TILEC_OK) {
+        printf("FAIL cannot translate the grid test kernel\n%s", t->diagnostic_text);
+        failures++;
+        tilec_translation_free(t);
+        return;
+    }
+    tilec_context *ctx;
+    tilec_context_options co = {.cuda_library = "/nonexistent/libcuda.so.1"};
+    tilec_context_create(&co, &ctx);
+    const tilec_binary unused = {.kind = TILEC_BINARY_PTX, .arch = 80, .data = "// never loaded", .size = 15};
+    tilec_kernel *k;
+    tilec_status s = tilec_kernel_load(ctx, t, &unused, &k);
+    expect("kernel for the grid tests", s, TILEC_OK, "", NULL);
+    if (s == TILEC_OK) {
+        tilec_arg args[4] = {tilec_devptr(256), tilec_devptr(512), tilec_devptr(768), tilec_int(LLONG_MIN)};
+        s = tilec_launch(k, NULL, NULL, args, 4);
+        expect("grid LLONG_MIN // -1", s, TILEC_ERROR_LAUNCH_ARGS, tilec_context_error(ctx),
+               "dimension x: -9223372036854775808 // -1 overflows 64-bit integers");
+        args[3] = tilec_int(-3037000500);
+        s = tilec_launch(k, NULL, NULL, args, 4);
+        expect("grid n * n beyond 64 bits", s, TILEC_ERROR_LAUNCH_ARGS, tilec_context_error(ctx),
+               "dimension y: -3037000500 * -3037000500 overflows 64-bit integers");
+        args[3] = tilec_int(-65536);
+        s = tilec_launch(k, NULL, NULL, args, 4);
+        expect("grid beyond the device limit", s, TILEC_ERROR_LAUNCH_ARGS, tilec_context_error(ctx),
+               "dimension y is 4294967296, beyond the device limit of 65535");
+        tilec_kernel_destroy(k);
+    }
+    tilec_context_destroy(ctx);
+    tilec_translation_free(t);
+}
+
 int main(void)
 {
     translate_errors();
     compile_and_launch_errors();
+    grid_errors();
     printf("api_errors: %d failed\n", failures);
     return failures != 0;
 }

@@ -4,6 +4,7 @@
  * driver is pointed at a library that does not exist, so the tests behave the same on a
  * machine that has one.  NVRTC must be installed (CI has the CUDA toolkit). */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -460,7 +461,16 @@ Test(api_launch, argument_kinds_and_ranges)
     tilec_arg args[] = {tilec_devptr(256), tilec_float(1.0), tilec_devptr(1024), tilec_int(10)};
     cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
     cr_assert_str_eq(tilec_context_error(ctx), "add_kernel: argument 2 (y_ptr) is *fp32, got a float");
+    args[1] = (tilec_arg){.kind = (tilec_type_kind)77, .v.i = 512}; /* was taken for an integer */
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
+    cr_assert_str_eq(tilec_context_error(ctx), "add_kernel: argument 2 (y_ptr) has kind 77, not a tilec_type_kind "
+                                               "(make arguments with tilec_devptr, tilec_int, tilec_uint, tilec_float or "
+                                               "tilec_bool)");
+    args[3] = (tilec_arg){.kind = (tilec_type_kind)77, .v.i = 10};
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
     args[1] = tilec_devptr(512);
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
+    cr_assert_not_null(strstr(tilec_context_error(ctx), "argument 4 (n_elements) has kind 77"));
     args[3] = tilec_int(1LL << 40);
     cr_assert_eq(tilec_launch(k, NULL, NULL, args, 4), TILEC_ERROR_LAUNCH_ARGS);
     cr_assert_str_eq(tilec_context_error(ctx), "add_kernel: argument 4 (n_elements) is i32; 1099511627776 does not fit");
@@ -500,6 +510,105 @@ Test(api_launch, float_and_half_scalars_and_no_grid)
     tilec_context_destroy(ctx);
 }
 
+/* A kernel of one i64 argument n with `grid`, loaded from a binary that is never used: the
+ * launches below stop before the driver or at the missing driver. */
+static tilec_kernel *grid_kernel(tilec_context *ctx, const char *grid)
+{
+    tilec_translate_options o = {.kernel = "scale_kernel", .signature = "*fp32:16, i64, 1.0, 1.0, 256", .grid = grid};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(scale_py, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    const tilec_binary unused = {.kind = TILEC_BINARY_PTX, .arch = 80, .data = "// never loaded", .size = 15};
+    tilec_kernel *k;
+    cr_assert_eq(tilec_kernel_load(ctx, t, &unused, &k), TILEC_OK, "%s", tilec_context_error(ctx));
+    tilec_translation_free(t);
+    return k;
+}
+
+/* tilec_launch with n for the grid: its status, and the message in *message. */
+static tilec_status launch_n(tilec_context *ctx, const char *grid, long long n, const char **message)
+{
+    tilec_kernel *k = grid_kernel(ctx, grid);
+    tilec_arg args[] = {tilec_devptr(256), tilec_int(n)};
+    tilec_status s = tilec_launch(k, NULL, NULL, args, 2);
+    static char text[256];
+    snprintf(text, sizeof text, "%s", tilec_context_error(ctx));
+    *message = text;
+    tilec_kernel_destroy(k);
+    return s;
+}
+
+/* These trapped (SIGFPE) or wrapped to an empty grid and returned TILEC_OK having launched
+ * nothing. */
+Test(api_launch, grid_faults_are_launch_errors)
+{
+    tilec_context *ctx = no_driver_context();
+    static const struct {
+        const char *grid;
+        long long n;
+        const char *message;
+    } cases[] = {
+        {"n // (0 - 1)", LLONG_MIN, "scale_kernel: grid (n // (0 - 1)): -9223372036854775808 // -1 overflows 64-bit integers"},
+        {"n % (0 - 1)", LLONG_MIN, "scale_kernel: grid (n % (0 - 1)): -9223372036854775808 % -1 overflows 64-bit integers"},
+        {"n * n", 3037000500, "scale_kernel: grid (n * n): 3037000500 * 3037000500 overflows 64-bit integers"},
+        {"n + n", LLONG_MAX, "scale_kernel: grid (n + n): 9223372036854775807 + 9223372036854775807 overflows 64-bit integers"},
+        {"0 - n", LLONG_MIN, "scale_kernel: grid (0 - n): 0 - -9223372036854775808 overflows 64-bit integers"},
+        {"cdiv(n, 7)", LLONG_MAX, "scale_kernel: grid (cdiv(n, 7)): dimension x is 1317624576693539401, beyond the device "
+                                  "limit of 2147483647"},
+        {"cdiv(1024, n)", 0, "scale_kernel: grid (cdiv(1024, n)): cdiv(1024, 0) divides by zero"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *message;
+        cr_expect_eq(launch_n(ctx, cases[i].grid, cases[i].n, &message), TILEC_ERROR_LAUNCH_ARGS, "%s", cases[i].grid);
+        cr_expect_str_eq(message, cases[i].message);
+    }
+    tilec_context_destroy(ctx);
+}
+
+Test(api_launch, u64_beyond_the_grid_arithmetic)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_translate_options o = {.kernel = "scale_kernel", .signature = "*fp32:16, u64, 1.0, 1.0, 256",
+                                 .grid = "cdiv(n, BLOCK)"};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(scale_py, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    const tilec_binary unused = {.kind = TILEC_BINARY_PTX, .arch = 80, .data = "// never loaded", .size = 15};
+    tilec_kernel *k;
+    cr_assert_eq(tilec_kernel_load(ctx, t, &unused, &k), TILEC_OK);
+    tilec_arg args[] = {tilec_devptr(256), tilec_uint(1ULL << 63)};
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 2), TILEC_ERROR_LAUNCH_ARGS, "it wrapped to an empty grid");
+    cr_assert_str_eq(tilec_context_error(ctx),
+                     "scale_kernel: grid (cdiv(n, BLOCK)): n = 9223372036854775808 does not fit in 64-bit signed integers");
+    args[1] = tilec_uint(256);
+    cr_assert_eq(tilec_launch(k, NULL, NULL, args, 2), TILEC_ERROR_DRIVER_NOT_FOUND);
+    tilec_kernel_destroy(k);
+    tilec_translation_free(t);
+    tilec_context_destroy(ctx);
+}
+
+Test(api_launch, grid_limits_and_empty_grids)
+{
+    tilec_context *ctx = no_driver_context();
+    const char *message;
+    cr_assert_eq(launch_n(ctx, "n // 2", 1, &message), TILEC_OK, "0 programs: nothing to do, no driver needed");
+    cr_assert_eq(launch_n(ctx, "n // 2", -5, &message), TILEC_OK);
+    cr_assert_eq(launch_n(ctx, "n // 2", 2, &message), TILEC_ERROR_DRIVER_NOT_FOUND, "one program: needs the driver");
+    cr_assert_eq(launch_n(ctx, "1, n", 65535, &message), TILEC_ERROR_DRIVER_NOT_FOUND);
+    cr_assert_eq(launch_n(ctx, "1, n", 65536, &message), TILEC_ERROR_LAUNCH_ARGS);
+    cr_assert_str_eq(message, "scale_kernel: grid (1, n): dimension y is 65536, beyond the device limit of 65535");
+    cr_assert_eq(launch_n(ctx, "0, n", 65536, &message), TILEC_OK, "an empty grid does nothing, however wide");
+
+    tilec_kernel *k = grid_kernel(ctx, NULL);
+    tilec_arg args[] = {tilec_devptr(256), tilec_int(1)};
+    const unsigned wide[3] = {1, 1, 65536}, empty[3] = {0, 65536, 1}, widest[3] = {0x7fffffffu, 65535, 65535};
+    cr_assert_eq(tilec_launch(k, NULL, wide, args, 2), TILEC_ERROR_LAUNCH_ARGS);
+    cr_assert_str_eq(tilec_context_error(ctx),
+                     "scale_kernel: grid (given to tilec_launch): dimension z is 65536, beyond the device limit of 65535");
+    cr_assert_eq(tilec_launch(k, NULL, empty, args, 2), TILEC_OK);
+    cr_assert_eq(tilec_launch(k, NULL, widest, args, 2), TILEC_ERROR_DRIVER_NOT_FOUND);
+    tilec_kernel_destroy(k);
+    tilec_context_destroy(ctx);
+}
+
 Test(api_launch, kernel_create_without_a_driver)
 {
     tilec_context *ctx = no_driver_context();
@@ -533,6 +642,30 @@ Test(api_embed, generated_c_has_the_launchers)
     tilec_free(c);
     tilec_free(h);
     tilec_binary_free(b);
+    tilec_translation_free(t);
+    tilec_context_destroy(ctx);
+}
+
+Test(api_embed, bad_binaries_are_argument_errors)
+{
+    tilec_context *ctx = no_driver_context();
+    tilec_translation *t = translate_add();
+    const tilec_binary ptx = {.kind = TILEC_BINARY_PTX, .arch = 80, .data = "// PTX", .size = 6},
+                       empty = {.kind = TILEC_BINARY_CUBIN, .arch = 90},
+                       odd = {.kind = (tilec_binary_kind)5, .arch = 90, .data = "x", .size = 1};
+    const tilec_binary *with_null[] = {&ptx, NULL}, *with_empty[] = {&empty}, *with_odd[] = {&ptx, &odd};
+    char *c = (char *)1, *h = (char *)1;
+    cr_assert_eq(tilec_generate_embed(ctx, t, with_null, 2, &c, &h), TILEC_ERROR_INVALID_ARGUMENT, "it crashed");
+    cr_assert_str_eq(tilec_context_error(ctx), "tilec_generate_embed: bins[1] is NULL");
+    cr_assert_null(c);
+    cr_assert_null(h);
+    cr_assert_eq(tilec_generate_embed(ctx, t, with_empty, 1, &c, &h), TILEC_ERROR_INVALID_ARGUMENT);
+    cr_assert_str_eq(tilec_context_error(ctx), "tilec_generate_embed: bins[0] has no data");
+    cr_assert_eq(tilec_generate_embed(ctx, t, with_odd, 2, &c, &h), TILEC_ERROR_INVALID_ARGUMENT);
+    cr_assert_str_eq(tilec_context_error(ctx), "tilec_generate_embed: bins[1] has kind 5, neither a cubin nor PTX");
+    cr_assert_eq(tilec_generate_embed(ctx, t, with_null, 1, &c, &h), TILEC_OK, "the first binary alone is fine");
+    tilec_free(c);
+    tilec_free(h);
     tilec_translation_free(t);
     tilec_context_destroy(ctx);
 }

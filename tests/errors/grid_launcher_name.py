@@ -1,0 +1,10 @@
+# flags: -k k -s "*fp32:16, i32, 1024" --grid "cdiv(gx, BLOCK)"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, gx, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < gx)
+    tl.store(x_ptr + offs, x * 2.0, mask=offs < gx)
