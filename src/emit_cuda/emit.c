@@ -167,7 +167,7 @@ static const char *vname(Emitter *E, const Value *v)
 static const char *ctype(Emitter *E, Type t)
 {
     if (t.dtype == DT_PTR)
-        return fmt(E, "%s *", dtype_ctype(t.pointee));
+        return fmt(E, "%s *", dtype_memory_ctype(t.pointee));
     return dtype_ctype(t.dtype);
 }
 
@@ -175,7 +175,7 @@ static const char *ctype(Emitter *E, Type t)
 static const char *const_decl(Emitter *E, Type t, const char *name)
 {
     if (t.dtype == DT_PTR)
-        return fmt(E, "%s *const %s", dtype_ctype(t.pointee), name);
+        return fmt(E, "%s *const %s", dtype_memory_ctype(t.pointee), name);
     return fmt(E, "const %s %s", dtype_ctype(t.dtype), name);
 }
 
@@ -2896,7 +2896,7 @@ static const char *param_decl(Emitter *E, const KernelParam *kp)
 {
     Type t = kp->type;
     if (t.dtype == DT_PTR)
-        return fmt(E, "%s *__restrict__ %s", dtype_ctype(t.pointee), kp->name);
+        return fmt(E, "%s *__restrict__ %s", dtype_memory_ctype(t.pointee), kp->name);
     return fmt(E, "%s %s", dtype_ctype(t.dtype), kp->name);
 }
 
