@@ -2341,6 +2341,20 @@ static void emit_atomic(Emitter *E, const Op *op)
 /* tl.device_print: one line per element, "pid (x, y, z) idx (i, j) prefix value" as Triton prints */
 /* Triton's device_print prefix: ends in ": " when there are values, and
  * starts with a space when longer than two characters. */
+/* s inside the string literal of a printf format: C escapes, and % doubled. */
+static const char *printf_literal(Emitter *E, const char *s)
+{
+    StrBuf pct = {0};
+    for (; *s; s++) {
+        if (*s == '%')
+            sb_putc(&pct, '%');
+        sb_putc(&pct, *s);
+    }
+    const char *r = c_string_escape(E->a, pct.data ? pct.data : "");
+    sb_free(&pct);
+    return r;
+}
+
 static const char *print_prefix(Emitter *E, const char *prefix, bool has_args)
 {
     StrBuf p = {0};
@@ -2351,20 +2365,8 @@ static const char *print_prefix(Emitter *E, const char *prefix, bool has_args)
         p.data[--p.len] = 0;
         sb_puts(&p, ": ");
     }
-    StrBuf esc = {0};
-    if (p.len > 2 && p.data[0] != ' ')
-        sb_putc(&esc, ' ');
-    for (size_t i = 0; i < p.len; i++) {
-        char c = p.data[i];
-        if (c == '"' || c == '\\')
-            sb_putc(&esc, '\\');
-        if (c == '%')
-            sb_putc(&esc, '%');
-        sb_putc(&esc, c);
-    }
-    const char *r = fmt(E, "%s", esc.data ? esc.data : "");
+    const char *r = printf_literal(E, fmt(E, "%s%s", p.len > 2 && p.data[0] != ' ' ? " " : "", p.data ? p.data : ""));
     sb_free(&p);
-    sb_free(&esc);
     return r;
 }
 
@@ -2448,19 +2450,10 @@ static void emit_assert(Emitter *E, const Op *op)
     const Source *src = E->ctx->src;
     const char *file = strrchr(src->path, '/');
     file = file ? file + 1 : src->path;
-    StrBuf esc = {0};
-    for (const char *p = op->sattr ? op->sattr : ""; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            sb_putc(&esc, '\\');
-        if (*p == '%')
-            sb_putc(&esc, '%');
-        sb_putc(&esc, *p);
-    }
-    const char *msg = esc.data ? fmt(E, "%s", esc.data) : "";
-    sb_free(&esc);
+    const char *msg = printf_literal(E, op->sattr ? op->sattr : "");
     const char *report = fmt(E, "printf(\"%s:%d: %s: block: [%%u, %%u, %%u], thread: [%%u, 0, 0] Assertion `%s` failed.\\n\", "
                                 "blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x);",
-                             file, op->loc.line, E->f->name, msg);
+                             printf_literal(E, file), op->loc.line, E->f->name, msg);
     if (!c->type.rank) {
         line(E, "if (!%s) {", paren(E, ex(E, c, NULL, "0")));
         line(E, "    %s", report);
