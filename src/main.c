@@ -99,9 +99,32 @@ static bool parse_int(const char *s, int *out)
     return true;
 }
 
+/* An argument holding control characters, in bash's $'...' quoting: the command stays one line
+ * that pastes back as it was run. */
+static void quote_arg_ansi_c(StrBuf *sb, const char *a)
+{
+    sb_puts(sb, "$'");
+    for (const unsigned char *p = (const unsigned char *)a; *p; p++) {
+        if (*p == '\\' || *p == '\'')
+            sb_printf(sb, "\\%c", *p);
+        else if (*p == '\n' || *p == '\t' || *p == '\r')
+            sb_puts(sb, *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : "\\r");
+        else if (*p < 0x20 || *p == 0x7F)
+            sb_printf(sb, "\\x%02x", *p);
+        else
+            sb_putc(sb, (char)*p);
+    }
+    sb_putc(sb, '\'');
+}
+
 /* Quote an argument for the regenerate command when it needs it. */
 static void quote_arg(StrBuf *sb, const char *a)
 {
+    for (const unsigned char *p = (const unsigned char *)a; *p; p++)
+        if (*p < 0x20 || *p == 0x7F) {
+            quote_arg_ansi_c(sb, a);
+            return;
+        }
     bool plain = *a != 0;
     for (const char *p = a; *p; p++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-=./:,+", *p))

@@ -199,11 +199,11 @@ debug_strings_kernel(float *__restrict__ X)
     // debug_strings.py:10  x = tl.load(X + tl.arange(0, BLOCK))
     float x[2];  // [64] fp32, L0, 8-byte loads
     tilec::load<2>(&x[0], X + L0_base);
-    // debug_strings.py:11  tl.device_print("x n "is " 100% x1b", x)
+    // debug_strings.py:11  tl.device_print("x\n\"is\" \\ 100% \x1b", x)
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         printf("pid (%u, %u, %u) idx (%2d) x\n\"is\" \\ 100%% \033: %f\n", blockIdx.x, blockIdx.y, blockIdx.z, L0_base + e, (double)x[e]);
-    // debug_strings.py:12  tl.device_assert(x == x, "NaN in n "x " 100%s x1b")
+    // debug_strings.py:12  tl.device_assert(x == x, "NaN in\n\"x\" \\ 100%s \x1b")
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         if (!(x[e] == x[e])) {
