@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "tilec.h"
@@ -343,30 +346,44 @@ static bool parse_archs(Arena *a, const char *list, tilec_compile_options **out,
     return *n > 0;
 }
 
-static char *read_file(const char *path, size_t *len)
+/* The whole of the regular file at path, NUL-terminated, or NULL with the reason in *why.
+ * Nothing else is read: a directory, a device (/dev/zero) or a pipe is refused before any read
+ * (opened without blocking, then looked at), and no more than the size limit is allocated. */
+static char *read_file(const char *path, size_t *len, const char **why)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    *why = NULL;
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0 || fstat(fd, &st) != 0)
+        *why = strerror(errno);
+    else if (S_ISDIR(st.st_mode))
+        *why = "is a directory";
+    else if (!S_ISREG(st.st_mode))
+        *why = "not a regular file";
+    else if (st.st_size > TILEC_MAX_SOURCE_BYTES)
+        *why = "larger than the 8 MiB tilec reads (a kernel file is kilobytes)";
+    FILE *f = *why ? NULL : fdopen(fd, "rb");
+    if (!*why && !f)
+        *why = strerror(errno);
+    if (*why) {
+        if (fd >= 0)
+            close(fd);
         return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (n + 1 >= cap) {
-            if (cap >= ((size_t)1 << 30)) { /* 1 GiB is not a kernel */
-                free(buf);
-                fclose(f);
-                errno = EFBIG;
-                return NULL;
-            }
-            cap *= 2;
-            buf = realloc(buf, cap);
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        if (!got)
-            break;
-        n += got;
     }
+    /* st_size is at most the limit; one byte more tells a file that grew since */
+    size_t want = (size_t)st.st_size + 1, n = 0;
+    char *buf = malloc(want + 1);
+    if (!buf)
+        *why = "out of memory";
+    else if ((n = fread(buf, 1, want, f)) == want)
+        *why = "it grew while tilec read it";
+    else if (ferror(f))
+        *why = strerror(errno);
     fclose(f);
+    if (*why) {
+        free(buf);
+        return NULL;
+    }
     buf[n] = 0;
     *len = n;
     return buf;
@@ -519,9 +536,10 @@ int main(int argc, char **argv)
         return rc;
     }
     size_t len = 0;
-    char *text = read_file(c.input, &len);
+    const char *why = NULL;
+    char *text = read_file(c.input, &len, &why);
     if (!text) {
-        fprintf(stderr, "tilec: error: cannot read '%s': %s\n", c.input, strerror(errno));
+        fprintf(stderr, "tilec: error: cannot read '%s': %s\n", c.input, why);
         arena_free(&c.arena);
         return 1;
     }
