@@ -182,7 +182,8 @@ typedef struct tilec_diagnostic {
     tilec_severity severity;
     const char *file;        /* options.filename, or "--grid" for errors in the grid */
     int line, column;        /* 1-based; 0 when the message has no location */
-    const char *message;     /* without "file:line:col: error: " */
+    const char *message;     /* without "file:line:col: error: "; control and invisible
+                                characters from the input shown escaped (\x1b, \u202e) */
 } tilec_diagnostic;
 
 typedef struct tilec_translation {

@@ -373,7 +373,8 @@ const char *source_line(const Source *src, int line, int *len)
 }
 
 /* The source line under a diagnostic and a caret; a long line is cut to a
- * window around the column, marked with "...". */
+ * window around the column, marked with "...".  The line is shown as
+ * sb_put_visible shows text (tabs kept), and the caret counts what is shown. */
 static void print_source_excerpt(StrBuf *log, const Source *src, Loc loc)
 {
     enum { WIDTH = 100, BEFORE = 60 };
@@ -385,12 +386,31 @@ static void print_source_excerpt(StrBuf *log, const Source *src, Loc loc)
         if (start > len)
             start = len;
         end = start + WIDTH < len ? start + WIDTH : len;
+        while (start > 0 && (text[start] & 0xC0) == 0x80) /* whole UTF-8 characters */
+            start--;
+        while (end < len && (text[end] & 0xC0) == 0x80)
+            end++;
     }
+    StrBuf shown = {0}, pad = {0};
+    for (int i = start; i < end;) {
+        size_t before = shown.len;
+        int n = 1;
+        if (text[i] == '\t')
+            sb_putc(&shown, '\t');
+        else
+            n = (int)put_visible_char(&shown, (const unsigned char *)text + i, (size_t)(end - i));
+        bool escaped = shown.len - before != (size_t)n || memcmp(shown.data + before, text + i, (size_t)n);
+        for (size_t c = 0; i < loc.col - 1 && c < (escaped ? shown.len - before : 1); c++)
+            sb_putc(&pad, text[i] == '\t' ? '\t' : ' ');
+        i += n;
+    }
+    for (int i = end; i < loc.col - 1 && i <= end; i++) /* a column just past the line's end */
+        sb_putc(&pad, ' ');
     const char *pre = start > 0 ? "..." : "", *post = end < len ? "..." : "";
-    sb_printf(log, "  %s%.*s%s\n  %s", pre, end - start, text + start, post, start > 0 ? "   " : "");
-    for (int i = start + 1; i < loc.col && i <= end; i++)
-        sb_putc(log, text[i - 1] == '\t' ? '\t' : ' ');
-    sb_puts(log, "^\n");
+    sb_printf(log, "  %s%s%s\n  %s%s^\n", pre, shown.data ? shown.data : "", post, start > 0 ? "   " : "",
+              pad.data ? pad.data : "");
+    sb_free(&shown);
+    sb_free(&pad);
 }
 
 static const char *kind_name(DiagKind k)
@@ -405,14 +425,17 @@ static const char *kind_name(DiagKind k)
 
 void diag_vreport(Ctx *ctx, DiagKind kind, Loc loc, const char *fmt, va_list ap)
 {
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    char *msg = arena_alloc(&ctx->arena, (size_t)n + 1);
-    vsnprintf(msg, (size_t)n + 1, fmt, ap2);
-    va_end(ap2);
+    StrBuf raw = {0}, shown = {0};
+    sb_vprintf(&raw, fmt, ap);
+    sb_put_visible(&shown, raw.data ? raw.data : "", raw.len);  /* user text in it may hold anything */
+    char *msg = arena_strndup(&ctx->arena, shown.data ? shown.data : "", shown.len);
+    sb_free(&raw);
+    sb_free(&shown);
 
     const char *file = ctx->src ? ctx->src->path : "tilec";
+    sb_put_visible(&shown, file, strlen(file));
+    file = arena_strndup(&ctx->arena, shown.data, shown.len);
+    sb_free(&shown);
     Diagnostic d = {kind, file, loc, msg};
     vec_push(&ctx->arena, &ctx->diags, d);
     if (kind == DIAG_ERROR)

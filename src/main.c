@@ -83,11 +83,21 @@ typedef struct Cli {
 
 static bool parse_archs(Arena *a, const char *list, tilec_compile_options **out, int *n);
 
+/* s as a terminal should see it: control and invisible characters escaped (free it). */
+static char *visible(const char *s)
+{
+    StrBuf sb = {0};
+    sb_put_visible(&sb, s, strlen(s));
+    return sb_take(&sb);
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
+    char *shown = visible(arg);
     fprintf(stderr, "tilec: error: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, shown);
     fprintf(stderr, "\n(run 'tilec --help' for usage)\n");
+    free(shown);
     return 2;
 }
 
@@ -392,8 +402,10 @@ static char *read_file(const char *path, size_t *len, const char **why)
 static bool write_file(const char *path, const void *data, size_t size)
 {
     FILE *o = path ? fopen(path, "wb") : stdout;
+    char *shown = visible(path ? path : "standard output");
     if (!o) {
-        fprintf(stderr, "tilec: error: cannot write '%s': %s\n", path, strerror(errno));
+        fprintf(stderr, "tilec: error: cannot write '%s': %s\n", shown, strerror(errno));
+        free(shown);
         return false;
     }
     bool ok = fwrite(data, 1, size, o) == size;
@@ -402,7 +414,8 @@ static bool write_file(const char *path, const void *data, size_t size)
     else
         ok = fflush(o) == 0 && ok;
     if (!ok)
-        fprintf(stderr, "tilec: error: cannot write '%s': %s\n", path ? path : "standard output", strerror(errno));
+        fprintf(stderr, "tilec: error: cannot write '%s': %s\n", shown, strerror(errno));
+    free(shown);
     return ok;
 }
 
@@ -539,7 +552,9 @@ int main(int argc, char **argv)
     const char *why = NULL;
     char *text = read_file(c.input, &len, &why);
     if (!text) {
-        fprintf(stderr, "tilec: error: cannot read '%s': %s\n", c.input, why);
+        char *shown = visible(c.input);
+        fprintf(stderr, "tilec: error: cannot read '%s': %s\n", shown, why);
+        free(shown);
         arena_free(&c.arena);
         return 1;
     }
