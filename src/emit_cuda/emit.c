@@ -21,6 +21,7 @@ typedef struct ValInfo {
     bool inl;           /* printed inside its user's expression */
     bool declared;      /* a variable declared before its defining op (if/for results) */
     bool folded_addr;   /* a named pointer tile computed inside its load or store */
+    int depth;          /* inl: how deeply its expression nests inlined ones (plan_block) */
 } ValInfo;
 
 typedef struct Emitter {
@@ -494,6 +495,21 @@ static bool inlinable_kind(OpKind k)
            k == OP_BROADCAST || k == OP_EXPAND_DIMS;
 }
 
+/* An inlined expression nests those of its inlined operands; a chain of thousands
+ * (`a + a + ...`) is cut into named steps, as its text would grow with the square. */
+enum { MAX_INLINE_DEPTH = 64 };
+
+static int inline_depth(Emitter *E, const Op *op)
+{
+    int d = 0;
+    for (int k = 0; k < op->nargs; k++) {
+        const ValInfo *ai = info(E, op->args[k]);
+        if (ai->inl && ai->depth > d)
+            d = ai->depth;
+    }
+    return d + 1;
+}
+
 static void plan_block(Emitter *E, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -504,10 +520,13 @@ static void plan_block(Emitter *E, Block *b)
             continue;
         Value *v = op->results[0];
         ValInfo *vi = info(E, v);
+        vi->depth = inline_depth(E, op);
         if (op->kind == OP_CONST || op->kind == OP_SPLAT || op->kind == OP_TRANS) {
             vi->inl = true;
             continue;
         }
+        if (vi->depth > MAX_INLINE_DEPTH)
+            continue;
         if (!inlinable_kind(op->kind) || v->nuses != 1 || !vi->user)
             continue;
         Op *u = vi->user;

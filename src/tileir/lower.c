@@ -198,6 +198,38 @@ static CVal *lower_subscript(Lower *L, Node *n)
     lower_error(L, n->loc, "%s is not subscriptable", cv_describe(L, base));
 }
 
+/* One link of a BoolOp chain: `acc and rhs` / `acc or rhs`. */
+static CVal *lower_boolop(Lower *L, Node *n, CVal *a)
+{
+    if (a->kind != CV_VALUE) {
+        bool t = cv_truthy(L, a, n->lhs->loc);
+        if ((n->op == TOK_AND && !t) || (n->op == TOK_OR && t))
+            return a;
+        return lower_expr(L, n->rhs);
+    }
+    CVal *b = lower_expr(L, n->rhs);
+    Value *x = to_bool(L, a->v, n->loc), *y = to_bool(L, to_value(L, b, n->loc), n->loc);
+    broadcast_pair(L, &x, &y, n->loc);
+    Value *ab[2] = {x, y};
+    return cv_value(L, emit1(L, n->op == TOK_AND ? OP_AND : OP_OR, n->loc, 2, ab, x->type));
+}
+
+/* `a + b - c ...` and `a and b and c` are trees as deep as they are long on their left
+ * spine (the parser does not count those links as nesting): walked with a loop, in the order
+ * the recursion would take, so that a chain's length costs no stack. */
+static CVal *lower_chain(Lower *L, Node *n)
+{
+    Vec(Node *) spine = {0};
+    for (Node *k = n; k->kind == N_BINOP || k->kind == N_BOOLOP; k = k->lhs)
+        vec_push(L->a, &spine, k);
+    CVal *acc = lower_expr(L, spine.data[spine.len - 1]->lhs);
+    for (int i = spine.len - 1; i >= 0; i--) {
+        Node *k = spine.data[i];
+        acc = k->kind == N_BOOLOP ? lower_boolop(L, k, acc) : lower_binop(L, k->op, acc, lower_expr(L, k->rhs), k->loc);
+    }
+    return acc;
+}
+
 CVal *lower_expr(Lower *L, Node *n)
 {
     int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
@@ -220,30 +252,9 @@ CVal *lower_expr(Lower *L, Node *n)
     case N_TRUE: r = cv_bool(L, true); break;
     case N_FALSE: r = cv_bool(L, false); break;
     case N_NONE: r = cv_none(L); break;
-    case N_BINOP: {
-        CVal *a = lower_expr(L, n->lhs), *b = lower_expr(L, n->rhs);
-        r = lower_binop(L, n->op, a, b, n->loc);
-        break;
-    }
+    case N_BINOP:
+    case N_BOOLOP: r = lower_chain(L, n); break;
     case N_UNARY: r = lower_unary(L, n->op, lower_expr(L, n->lhs), n->loc); break;
-    case N_BOOLOP: {
-        CVal *a = lower_expr(L, n->lhs);
-        if (a->kind != CV_VALUE) {
-            bool t = cv_truthy(L, a, n->lhs->loc);
-            if ((n->op == TOK_AND && !t) || (n->op == TOK_OR && t)) {
-                r = a;
-                break;
-            }
-            r = lower_expr(L, n->rhs);
-            break;
-        }
-        CVal *b = lower_expr(L, n->rhs);
-        Value *x = to_bool(L, a->v, n->loc), *y = to_bool(L, to_value(L, b, n->loc), n->loc);
-        broadcast_pair(L, &x, &y, n->loc);
-        Value *ab[2] = {x, y};
-        r = cv_value(L, emit1(L, n->op == TOK_AND ? OP_AND : OP_OR, n->loc, 2, ab, x->type));
-        break;
-    }
     case N_COMPARE: {
         CVal *left = lower_expr(L, n->lhs);
         CVal *acc = NULL;
@@ -1223,21 +1234,25 @@ static bool list_calls(const NodeList *l, const char *name)
     return false;
 }
 
+/* Recursion on every child but lhs, which is followed with a loop: a chain's left spine
+ * (`a + b + ...`) is as long as the chain. */
 static bool node_calls(const Node *n, const char *name)
 {
-    if (!n)
-        return false;
-    if (n->kind == N_CALL && n->lhs->kind == N_NAME && !strcmp(n->lhs->name, name))
-        return true;
-    const Node *kids[] = {n->lhs, n->rhs, n->cond, n->iter, n->lo, n->hi, n->step};
-    for (size_t i = 0; i < ARRAY_LEN(kids); i++)
-        if (node_calls(kids[i], name))
+    for (; n; n = n->lhs) {
+        if (n->kind == N_CALL && n->lhs->kind == N_NAME && !strcmp(n->lhs->name, name))
             return true;
-    for (int i = 0; i < n->kwargs.len; i++)
-        if (node_calls(n->kwargs.data[i].value, name))
+        const Node *kids[] = {n->rhs, n->cond, n->iter, n->lo, n->hi, n->step};
+        for (size_t i = 0; i < ARRAY_LEN(kids); i++)
+            if (node_calls(kids[i], name))
+                return true;
+        for (int i = 0; i < n->kwargs.len; i++)
+            if (node_calls(n->kwargs.data[i].value, name))
+                return true;
+        if (list_calls(&n->items, name) || list_calls(&n->values, name) || list_calls(&n->body, name) ||
+            list_calls(&n->orelse, name))
             return true;
-    return list_calls(&n->items, name) || list_calls(&n->values, name) || list_calls(&n->body, name) ||
-           list_calls(&n->orelse, name);
+    }
+    return false;
 }
 
 static bool body_calls(const NodeList *body, const char *name) { return list_calls(body, name); }
