@@ -997,7 +997,54 @@ static int64_t parse_int_text(const char *s, bool *ok)
     return v;
 }
 
-static CVal *parse_value_text(Lower *L, const char *text, Loc loc)
+/* Where a -D or signature entry's errors point: its own location, else (given on the command
+ * line, which has none) `fallback`, the parameter it is for or the kernel's def line. */
+static Loc spec_loc(const SpecEntry *e, Loc fallback) { return e->loc.line ? e->loc : fallback; }
+
+/* Integer literals under unary and binary operators only: what int_expression folds. */
+static bool int_arithmetic(const Node *n)
+{
+    switch (n->kind) {
+    case N_INT: return true;
+    case N_UNARY: return n->op != TOK_NOT && int_arithmetic(n->lhs);
+    case N_BINOP: return int_arithmetic(n->lhs) && int_arithmetic(n->rhs);
+    default: return false;
+    }
+}
+
+/* A value written as integer arithmetic (2**31, (1 << 20) - 1), folded as Python folds it.
+ * Its text is a side source named by `origin` (as the grid is), so that a mistake in it points
+ * into it: "-D BLOCK:1:4: error: ...". */
+static CVal *int_expression(Lower *L, const char *text, const char *origin, Loc loc, const char *param)
+{
+    const Source *kernel_src = L->ctx->src;
+    Source *vs = NEW(L->a, Source);
+    *vs = (Source){origin, text, strlen(text)};
+    L->ctx->src = vs;
+    Node *n = parse_expression_source(L->ctx, lex_source(L->ctx));
+    const Source *value_src = L->ctx->src; /* vs, or the lexer's translated copy */
+    L->ctx->src = kernel_src;
+    if (!int_arithmetic(n))
+        lower_error(L, loc, "cannot parse the value '%s' given for '%s' (%s): a value is a number, a string, a "
+                    "dtype or integer arithmetic on numbers", text, param, origin);
+    L->ctx->src = value_src; /* an overflow while folding points into the value */
+    CVal *v = lower_expr(L, n);
+    L->ctx->src = kernel_src;
+    return v;
+}
+
+/* Arithmetic operators outside a number's exponent (1e-3 is a float, -5 an int). */
+static bool has_operator(const char *s)
+{
+    for (const char *p = s; *p; p++)
+        if (strchr("*/%<>&|^~()", *p) || ((*p == '+' || *p == '-') && p > s && (p[-1] | 0x20) != 'e'))
+            return true;
+    return false;
+}
+
+/* A value from -D or the signature (origin: "-D NAME" or "-s") for the parameter param; its
+ * errors point at loc. */
+static CVal *parse_value_text(Lower *L, const char *text, const char *origin, Loc loc, const char *param)
 {
     while (*text == ' ')
         text++;
@@ -1006,7 +1053,7 @@ static CVal *parse_value_text(Lower *L, const char *text, Loc loc)
         n--;
     char *s = arena_strndup(L->a, text, n);
     if (!*s)
-        lower_error(L, loc, "empty value");
+        lower_error(L, loc, "empty value given for '%s' (%s)", param, origin);
     bool ok;
     int64_t i = parse_int_text(s, &ok);
     if (ok)
@@ -1027,10 +1074,13 @@ static CVal *parse_value_text(Lower *L, const char *text, Loc loc)
     int d = dtype_from_name(dt);
     if (d >= 0)
         return cv_dtype(L, type_scalar((DType)d));
+    if (has_operator(s))
+        return int_expression(L, s, origin, loc, param);
     /* a bare word is a string constexpr (-D ACTIVATION=silu) */
     for (const char *p = s; *p; p++)
         if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
-            lower_error(L, loc, "cannot parse the value '%s'", s);
+            lower_error(L, loc, "cannot parse the value '%s' given for '%s' (%s): a value is a number, a string, a "
+                        "dtype or integer arithmetic on numbers", s, param, origin);
     return cv_str(L, s, (int)n);
 }
 
@@ -1332,7 +1382,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
     for (int i = 0; i < opt->sig.len; i++)
         npos += opt->sig.data[i].name == NULL;
     if (npos > fd->params.len)
-        lower_error(L, opt->sig.data[0].loc, "the signature has %d entries but kernel '%s' has %d parameters",
+        lower_error(L, spec_loc(&opt->sig.data[0], fd->loc), "the signature has %d entries but kernel '%s' has %d parameters",
                     npos, fd->name, fd->params.len);
     for (int i = 0; i < opt->sig.len; i++) {
         const SpecEntry *e = &opt->sig.data[i];
@@ -1342,7 +1392,8 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
         for (int k = 0; k < fd->params.len; k++)
             found |= !strcmp(fd->params.data[k].name, e->name);
         if (!found)
-            lower_error(L, e->loc, "the signature names '%s', which is not a parameter of '%s'", e->name, fd->name);
+            lower_error(L, spec_loc(e, fd->loc), "the signature names '%s', which is not a parameter of '%s'", e->name,
+                        fd->name);
     }
     for (int i = 0; i < opt->defines.len; i++) {
         const SpecEntry *e = &opt->defines.data[i];
@@ -1353,7 +1404,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
         for (int d = 0; d < fd->decorators.len; d++)
             in_heur |= fd->decorators.data[d]->kind == N_CALL && callee_is(fd->decorators.data[d], "heuristics");
         if (!found && !in_heur)
-            lower_error(L, e->loc, "-D %s: '%s' has no parameter of that name", e->name, fd->name);
+            lower_error(L, spec_loc(e, fd->loc), "-D %s: '%s' has no parameter of that name", e->name, fd->name);
     }
 
     int pos = 0;
@@ -1378,9 +1429,10 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
         CVal *val = NULL;
         if (kp.is_constexpr) {
             if (def)
-                val = parse_value_text(L, def->text, def->loc);
+                val = parse_value_text(L, def->text, arena_printf(L->a, "-D %s", p->name), spec_loc(def, p->loc),
+                                       p->name);
             else if (e)
-                val = parse_value_text(L, e->text, e->loc);
+                val = parse_value_text(L, e->text, "-s", spec_loc(e, p->loc), p->name);
             else if ((val = config_value(L, at.config, p->name)) != NULL)
                 ;
             else if (p->default_value) {
@@ -1399,13 +1451,13 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
             continue;
         }
         if (def)
-            lower_error(L, def->loc, "-D %s: '%s' is not a tl.constexpr parameter; give its type in the signature", p->name, p->name);
+            lower_error(L, spec_loc(def, p->loc), "-D %s: '%s' is not a tl.constexpr parameter; give its type in the signature", p->name, p->name);
         if (!e)
             lower_error(L, p->loc, "missing signature entry for parameter '%s' of '%s' (e.g. -s \"%s=*fp32:16\" or -s \"%s=i32\")",
                         p->name, fd->name, p->name, p->name);
         Type t;
         int64_t div;
-        if (parse_sig_type(L, e->text, &t, &div, e->loc)) {
+        if (parse_sig_type(L, e->text, &t, &div, spec_loc(e, p->loc))) {
             kp.type = t;
             kp.div = div;
             kp.value = tir_value_new(L->a, f, t);
@@ -1415,9 +1467,9 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
             vec_push(L->a, &f->params, kp);
             env_set(L, L->env, p->name, cv_value(L, kp.value));
         } else {
-            val = parse_value_text(L, e->text, e->loc);
+            val = parse_value_text(L, e->text, "-s", spec_loc(e, p->loc), p->name);
             if (val->kind == CV_STR)
-                lower_error(L, e->loc, "malformed signature entry '%s' for parameter '%s': expected a type such as "
+                lower_error(L, spec_loc(e, p->loc), "malformed signature entry '%s' for parameter '%s': expected a type such as "
                             "*fp32:16, i32 or fp32, or a number", e->text, p->name);
             kp.specialised = true;
             kp.spec_text = cval_text(L, val);
@@ -1436,7 +1488,8 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
     for (int i = 0; i < opt->defines.len; i++) {
         const SpecEntry *e = &opt->defines.data[i];
         if (!env_get(heur, e->name))
-            env_set(L, heur, e->name, parse_value_text(L, e->text, e->loc));
+            env_set(L, heur, e->name,
+                    parse_value_text(L, e->text, arena_printf(L->a, "-D %s", e->name), spec_loc(e, fd->loc), e->name));
     }
     apply_heuristics(L, fd, heur);
     for (int i = 0; i < f->params.len; i++) {
