@@ -1155,6 +1155,9 @@ static Autotune find_autotune(Lower *L, FuncDef *fd)
         if (at.config->kind != N_CALL || !callee_is(at.config, "Config"))
             lower_error(L, at.config->loc, "autotune configs must be triton.Config(...) calls");
     }
+    if (!at.config && L->opt->config_index) /* 0 is the default: it cannot be told from no --config */
+        lower_error(L, fd->loc, "--config %d picks an @triton.autotune config, but '%s' has no @triton.autotune",
+                    L->opt->config_index, fd->name);
     return at;
 }
 
