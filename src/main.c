@@ -82,6 +82,16 @@ typedef struct Cli {
 } Cli;
 
 static bool parse_archs(Arena *a, const char *list, tilec_compile_options **out, int *n);
+static char *header_path(Arena *a, const char *out);
+
+/* Whether two paths name one file: the same text, or the same file on disk. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!strcmp(a, b))
+        return true;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 /* s as a terminal should see it: control and invisible characters escaped (free it). */
 static char *visible(const char *s)
@@ -319,6 +329,14 @@ static int parse_args(Cli *c, int argc, char **argv)
         return usage_error("--embed-cubin needs a comma-separated list like sm_80,sm_90,compute_90; got '%s'", c->embed);
     if (c->report && !cuda_out)
         return usage_error("%s", "--report needs CUDA output (not --emit tileir/layouts or --dump)");
+    const char *header = c->header ? header_path(&c->arena, c->output) : NULL;
+    if (c->output && same_file(c->output, c->input))
+        return usage_error("-o names the input file '%s': tilec would overwrite the source", c->output);
+    if (header && same_file(header, c->output))
+        return usage_error("--header writes FILE.h next to -o FILE, so -o '%s' would be overwritten by the "
+                           "header: name the output .cu (.c with --embed-cubin)", c->output);
+    if (header && same_file(header, c->input))
+        return usage_error("--header would write '%s', the input file", header);
     c->t.defines = c->defines.data;
     c->t.num_defines = c->defines.len;
     c->t.output = c->emit == CLI_TILEIR ? TILEC_OUTPUT_TILEIR : c->emit == CLI_LAYOUTS ? TILEC_OUTPUT_LAYOUTS
