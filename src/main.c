@@ -1,10 +1,10 @@
 /* main.c — the tilec command line, a client of the library (include/tilec.h): parse
  * flags, read the file, translate, optionally compile with NVRTC, write. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -420,9 +420,10 @@ static char *read_file(const char *path, size_t *len, const char **why)
 static bool write_file(const char *path, const void *data, size_t size)
 {
     FILE *o = path ? fopen(path, "wb") : stdout;
+    int err = errno;
     char *shown = visible(path ? path : "standard output");
     if (!o) {
-        fprintf(stderr, "tilec: error: cannot write '%s': %s\n", shown, strerror(errno));
+        fprintf(stderr, "tilec: error: cannot write '%s': %s\n", shown, strerror(err));
         free(shown);
         return false;
     }

@@ -2364,9 +2364,6 @@ static void emit_atomic(Emitter *E, const Op *op)
     elem_loop_close(E, n, 1);
 }
 
-/* tl.device_print: one line per element, "pid (x, y, z) idx (i, j) prefix value" as Triton prints */
-/* Triton's device_print prefix: ends in ": " when there are values, and
- * starts with a space when longer than two characters. */
 /* s inside the string literal of a printf format: C escapes, and % doubled. */
 static const char *printf_literal(Emitter *E, const char *s)
 {
@@ -2381,6 +2378,9 @@ static const char *printf_literal(Emitter *E, const char *s)
     return r;
 }
 
+/* tl.device_print: one line per element, "pid (x, y, z) idx (i, j) prefix value" as Triton prints */
+/* Triton's device_print prefix: ends in ": " when there are values, and
+ * starts with a space when longer than two characters. */
 static const char *print_prefix(Emitter *E, const char *prefix, bool has_args)
 {
     StrBuf p = {0};
