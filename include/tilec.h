@@ -184,9 +184,11 @@ typedef enum tilec_severity { TILEC_SEVERITY_ERROR, TILEC_SEVERITY_WARNING, TILE
 
 typedef struct tilec_diagnostic {
     tilec_severity severity;
-    const char *file;        /* options.filename, or "--grid" for errors in the grid */
+    const char *file;        /* options.filename, or the option an error is inside: "--grid",
+                                "-D NAME" or "-s" (a value such as 2**64, which overflows) */
     int line, column;        /* 1-based; 0 when the message has no location */
-    const char *message;     /* without "file:line:col: error: " */
+    const char *message;     /* without "file:line:col: error: "; control and invisible
+                                characters from the input shown escaped (\x1b, \u202e) */
 } tilec_diagnostic;
 
 typedef struct tilec_translation {

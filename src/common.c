@@ -211,6 +211,152 @@ char *sb_take(StrBuf *sb)
     return p;
 }
 
+/* ---- Unicode and user text in output ----------------------------------- */
+
+typedef struct UnicodeRange {
+    uint32_t lo, hi;
+} UnicodeRange;
+
+#include "unicode_tables.h"
+
+static bool in_ranges(const UnicodeRange *r, size_t n, uint32_t cp)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cp < r[mid].lo)
+            hi = mid;
+        else if (cp > r[mid].hi)
+            lo = mid + 1;
+        else
+            return true;
+    }
+    return false;
+}
+
+static bool ascii_name_char(uint32_t cp, bool first)
+{
+    return (cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z') || cp == '_' || (!first && cp >= '0' && cp <= '9');
+}
+
+bool uni_is_xid_start(uint32_t cp)
+{
+    return cp < 0x80 ? ascii_name_char(cp, true) : in_ranges(xid_start, ARRAY_LEN(xid_start), cp);
+}
+
+bool uni_is_xid_continue(uint32_t cp)
+{
+    return cp < 0x80 ? ascii_name_char(cp, false) : in_ranges(xid_continue, ARRAY_LEN(xid_continue), cp);
+}
+
+bool uni_nfkc_changes(uint32_t cp) { return cp >= 0x80 && in_ranges(nfkc_changes, ARRAY_LEN(nfkc_changes), cp); }
+
+bool uni_is_invisible(uint32_t cp)
+{
+    return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && in_ranges(invisible, ARRAY_LEN(invisible), cp));
+}
+
+int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    static const uint32_t min_of[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (!n)
+        return 0;
+    int len = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+    if (!len || (size_t)len > n)
+        return 0;
+    uint32_t c = len == 1 ? s[0] : s[0] & (0x7F >> len);
+    for (int i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        c = c << 6 | (s[i] & 0x3F);
+    }
+    if (c < min_of[len] || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    *cp = c;
+    return len;
+}
+
+/* One character of user text at s (n > 0 bytes left), as sb_put_visible shows it; returns
+ * the bytes it took. */
+static size_t put_visible_char(StrBuf *sb, const unsigned char *s, size_t n)
+{
+    uint32_t cp = 0;
+    int len = utf8_decode(s, n, &cp);
+    if (!len) {
+        sb_printf(sb, "\\x%02x", s[0]);
+        return 1;
+    }
+    if (!uni_is_invisible(cp)) {
+        sb_putn(sb, (const char *)s, (size_t)len);
+        return (size_t)len;
+    }
+    switch (cp) {
+    case '\n': sb_puts(sb, "\\n"); break;
+    case '\r': sb_puts(sb, "\\r"); break;
+    case '\t': sb_puts(sb, "\\t"); break;
+    default: sb_printf(sb, cp < 0x80 ? "\\x%02x" : cp <= 0xFFFF ? "\\u%04x" : "\\U%08x", (unsigned)cp);
+    }
+    return (size_t)len;
+}
+
+void sb_put_visible(StrBuf *sb, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    while (p < end)
+        p += put_visible_char(sb, p, (size_t)(end - p));
+}
+
+void sb_put_comment(StrBuf *sb, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+    while (p < end) {
+        unsigned char prev = p > (const unsigned char *)s ? p[-1] : 0;
+        if ((*p == '/' && prev == '*') || (*p == '*' && prev == '/') || (*p == '?' && prev == '?')) {
+            sb_putc(sb, '\\');  /* no comment end or start, no trigraph */
+            sb_putc(sb, (char)*p++);
+        } else if (*p == '\\' && p + 1 + strspn((const char *)p + 1, " ") == end) {
+            sb_puts(sb, "\\x5c");  /* would splice the next line into the comment */
+            p++;
+        } else {
+            p += put_visible_char(sb, p, (size_t)(end - p));
+        }
+    }
+}
+
+void sb_put_c_string(StrBuf *sb, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
+    while (p < end) {
+        uint32_t cp = 0;
+        int len = utf8_decode(p, (size_t)(end - p), &cp);
+        if (*p == '"' || *p == '\\' || (*p == '?' && p > (const unsigned char *)s && p[-1] == '?')) {
+            sb_putc(sb, '\\');
+            sb_putc(sb, (char)*p++);
+        } else if (*p == '\n' || *p == '\r' || *p == '\t') {
+            sb_puts(sb, *p == '\n' ? "\\n" : *p == '\r' ? "\\r" : "\\t");
+            p++;
+        } else if (len && !uni_is_invisible(cp)) {
+            sb_putn(sb, (const char *)p, (size_t)len);
+            p += len;
+        } else {
+            for (int i = 0; i < (len ? len : 1); i++)  /* the same bytes, shown */
+                sb_printf(sb, "\\%03o", *p++);
+        }
+    }
+}
+
+static char *escape_into(Arena *a, const char *s, void (*put)(StrBuf *, const char *))
+{
+    StrBuf sb = {0};
+    put(&sb, s);
+    char *r = arena_strndup(a, sb.data ? sb.data : "", sb.len);
+    sb_free(&sb);
+    return r;
+}
+
+char *comment_escape(Arena *a, const char *s) { return escape_into(a, s, sb_put_comment); }
+char *c_string_escape(Arena *a, const char *s) { return escape_into(a, s, sb_put_c_string); }
+
 /* ---- diagnostics ------------------------------------------------------- */
 
 const char *source_line(const Source *src, int line, int *len)
@@ -227,7 +373,8 @@ const char *source_line(const Source *src, int line, int *len)
 }
 
 /* The source line under a diagnostic and a caret; a long line is cut to a
- * window around the column, marked with "...". */
+ * window around the column, marked with "...".  The line is shown as
+ * sb_put_visible shows text (tabs kept), and the caret counts what is shown. */
 static void print_source_excerpt(StrBuf *log, const Source *src, Loc loc)
 {
     enum { WIDTH = 100, BEFORE = 60 };
@@ -239,12 +386,31 @@ static void print_source_excerpt(StrBuf *log, const Source *src, Loc loc)
         if (start > len)
             start = len;
         end = start + WIDTH < len ? start + WIDTH : len;
+        while (start > 0 && (text[start] & 0xC0) == 0x80) /* whole UTF-8 characters */
+            start--;
+        while (end < len && (text[end] & 0xC0) == 0x80)
+            end++;
     }
+    StrBuf shown = {0}, pad = {0};
+    for (int i = start; i < end;) {
+        size_t before = shown.len;
+        int n = 1;
+        if (text[i] == '\t')
+            sb_putc(&shown, '\t');
+        else
+            n = (int)put_visible_char(&shown, (const unsigned char *)text + i, (size_t)(end - i));
+        bool escaped = shown.len - before != (size_t)n || memcmp(shown.data + before, text + i, (size_t)n);
+        for (size_t c = 0; i < loc.col - 1 && c < (escaped ? shown.len - before : 1); c++)
+            sb_putc(&pad, text[i] == '\t' ? '\t' : ' ');
+        i += n;
+    }
+    for (int i = end; i < loc.col - 1 && i <= end; i++) /* a column just past the line's end */
+        sb_putc(&pad, ' ');
     const char *pre = start > 0 ? "..." : "", *post = end < len ? "..." : "";
-    sb_printf(log, "  %s%.*s%s\n  %s", pre, end - start, text + start, post, start > 0 ? "   " : "");
-    for (int i = start + 1; i < loc.col && i <= end; i++)
-        sb_putc(log, text[i - 1] == '\t' ? '\t' : ' ');
-    sb_puts(log, "^\n");
+    sb_printf(log, "  %s%s%s\n  %s%s^\n", pre, shown.data ? shown.data : "", post, start > 0 ? "   " : "",
+              pad.data ? pad.data : "");
+    sb_free(&shown);
+    sb_free(&pad);
 }
 
 static const char *kind_name(DiagKind k)
@@ -259,14 +425,17 @@ static const char *kind_name(DiagKind k)
 
 void diag_vreport(Ctx *ctx, DiagKind kind, Loc loc, const char *fmt, va_list ap)
 {
-    va_list ap2;
-    va_copy(ap2, ap);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    char *msg = arena_alloc(&ctx->arena, (size_t)n + 1);
-    vsnprintf(msg, (size_t)n + 1, fmt, ap2);
-    va_end(ap2);
+    StrBuf raw = {0}, shown = {0};
+    sb_vprintf(&raw, fmt, ap);
+    sb_put_visible(&shown, raw.data ? raw.data : "", raw.len);  /* user text in it may hold anything */
+    char *msg = arena_strndup(&ctx->arena, shown.data ? shown.data : "", shown.len);
+    sb_free(&raw);
+    sb_free(&shown);
 
     const char *file = ctx->src ? ctx->src->path : "tilec";
+    sb_put_visible(&shown, file, strlen(file));
+    file = arena_strndup(&ctx->arena, shown.data, shown.len);
+    sb_free(&shown);
     Diagnostic d = {kind, file, loc, msg};
     vec_push(&ctx->arena, &ctx->diags, d);
     if (kind == DIAG_ERROR)

@@ -90,6 +90,30 @@ void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap);
 void sb_free(StrBuf *sb);
 char *sb_take(StrBuf *sb); /* returns the NUL-terminated buffer; sb is reset */
 
+/* ---- Unicode and user text in output ----------------------------------- */
+
+/* The code point of the UTF-8 sequence at s (n bytes available) in *cp, and its length
+ * 1..4; 0 for a byte that starts no valid sequence (overlong, surrogate, past U+10FFFF). */
+int utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+bool uni_is_xid_start(uint32_t cp);     /* Python's first character of a name (and '_') */
+bool uni_is_xid_continue(uint32_t cp);  /* a later character of a name */
+bool uni_nfkc_changes(uint32_t cp);     /* rewritten by NFKC, which Python applies to names */
+bool uni_is_invisible(uint32_t cp);     /* control, format, bidi or line separator */
+
+/* User text (paths, source, options) in what tilec prints.  Each shows what could act on a
+ * terminal or hide text as an escape: control characters as \n \r \t \x1b, invisible
+ * and bidi characters (U+200B, U+202E) as \u202e, bytes that are not UTF-8 as \xff. */
+void sb_put_visible(StrBuf *sb, const char *s, size_t n);   /* diagnostics */
+/* Inside a C comment (// or a block comment): also "*" "/" and "/" "*" broken by a
+ * backslash, "??" written ?\? (no trigraph) and a backslash that ends the text as \x5c (no
+ * line splice), so the text cannot end the comment or continue it onto the next line. */
+void sb_put_comment(StrBuf *sb, const char *s);
+/* Inside a C string literal: \" \\ \n \r \t, every other byte that is not printable
+ * ASCII or valid visible UTF-8 as a three-digit octal escape, "??" as ?\?. */
+void sb_put_c_string(StrBuf *sb, const char *s);
+char *comment_escape(Arena *a, const char *s);   /* sb_put_comment into the arena */
+char *c_string_escape(Arena *a, const char *s);  /* sb_put_c_string into the arena */
+
 /* ---- sources and locations --------------------------------------------- */
 
 typedef struct Source {

@@ -162,8 +162,17 @@ bool tilec_parse_signature(Arena *a, const char *sig, LowerOptions *lo, const ch
             p++;
     }
     int named = 0, positional = 0;
-    for (int i = 0; i < lo->sig.len; i++)
-        lo->sig.data[i].name ? named++ : positional++;
+    StrMap seen = {0};
+    for (int i = 0; i < lo->sig.len; i++) {
+        const char *name = lo->sig.data[i].name;
+        if (name && strmap_find(&seen, name)) {
+            *err = arena_printf(a, "'%s' is named twice in the signature", name);
+            return false;
+        }
+        if (name)
+            strmap_put(a, &seen, name, i);
+        name ? named++ : positional++;
+    }
     if (named && positional) {
         *err = "the signature mixes positional and named entries; use one form";
         return false;

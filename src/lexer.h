@@ -10,6 +10,13 @@
  * at EOF), and reports malformed input (unterminated strings, bad numbers,
  * inconsistent dedent, stray characters, unbalanced brackets) through
  * diag_error.  It never looks at what the tokens mean.
+ *
+ * The file is read as Python reads it: as UTF-8 (anything else is an error), a leading BOM
+ * dropped, and CRLF and a lone CR translated to LF (universal newlines), so that a CR ends a
+ * comment or a line exactly where Python's would.  When that changes the text, ctx->src is
+ * replaced by the translated copy (in the arena), which later passes and diagnostics use;
+ * its line and column numbers are the file's.  Names follow Python's identifier rule (Unicode
+ * XID_Start, then XID_Continue); one that NFKC normalization would change is refused.
  */
 #ifndef TILEC_LEXER_H
 #define TILEC_LEXER_H

@@ -53,7 +53,7 @@ enum {
     re2c:yyfill:enable = 0;
     re2c:sentinel = 0;
 
-    eol        = "\r"? "\n";
+    eol        = "\n";  /* CR and CRLF were translated (translate_newlines) */
     dig        = [0-9];
     hexdig     = [0-9a-fA-F];
     digitpart  = dig ("_"? dig)*;
@@ -166,6 +166,43 @@ static int check_number_end(Lexer *lx, int kind)
         (c >= '0' && c <= '9') || c == '.')
         diag_error(lx->ctx, lx->tok_loc, "invalid decimal literal");
     return kind;
+}
+
+/* ---- names ------------------------------------------------------------- */
+
+/* A name with bytes past ASCII, [tok, cur): Python's identifier rule.  A character that no
+ * name may hold is reported as CPython's tokenizer reports it; one that NFKC would rewrite
+ * (Python compares names after NFKC) is refused rather than read as another name. */
+static void check_name(Lexer *lx)
+{
+    for (const unsigned char *p = lx->tok; p < lx->cur;) {
+        uint32_t cp = 0;
+        int len = utf8_decode(p, (size_t)(lx->cur - p), &cp);
+        Loc loc = loc_at(lx, p);
+        if (!len)
+            BUG("invalid UTF-8 in a name after check_utf8");
+        if (p == lx->tok ? !uni_is_xid_start(cp) : !uni_is_xid_continue(cp)) {
+            if (uni_is_invisible(cp))
+                diag_error(lx->ctx, loc, "invalid non-printable character U+%04X", (unsigned)cp);
+            diag_error(lx->ctx, loc, "invalid character '%.*s' (U+%04X)", len, (const char *)p, (unsigned)cp);
+        }
+        if (uni_nfkc_changes(cp))
+            diag_error(lx->ctx, loc, "'%.*s' (U+%04X) in a name is another character after the NFKC normalization "
+                                     "Python applies to names; write the name in NFKC form",
+                       len, (const char *)p, (unsigned)cp);
+        p += len;
+    }
+}
+
+static int name_token(Lexer *lx, Token *t)
+{
+    for (const unsigned char *p = lx->tok; p < lx->cur; p++)
+        if (*p >= 0x80) {
+            check_name(lx);
+            break;
+        }
+    t->text = arena_strndup(&lx->ctx->arena, (const char *)lx->tok, (size_t)(lx->cur - lx->tok));
+    return TOK_NAME;
 }
 
 /* ---- strings ----------------------------------------------------------- */
@@ -285,7 +322,7 @@ static void skip_nested_quote(Lexer *lx, int nquotes)
             unterminated(lx, nquotes);
         if (c == 0)
             null_byte(lx, lx->cur);
-        if (c == '\n' || c == '\r')
+        if (c == '\n')
             unterminated(lx, nquotes);
         lx->cur++;
         if (c == q)
@@ -321,18 +358,16 @@ static int string_token(Lexer *lx, Token *t)
             null_byte(lx, c);
         if (*c == q && (nquotes == 1 || (c[1] == q && c[2] == q)))
             break;
-        if (*c == '\n' || (*c == '\r' && c[1] == '\n')) {
+        if (*c == '\n') {
             if (nquotes == 1)
                 unterminated(lx, nquotes);
-            lx->cur += *c == '\r' ? 2 : 1;
+            lx->cur++;
             newline_at(lx, lx->cur);
             continue;
         }
         if (*c == '\\') {
             /* A backslash hides the next character from the scan, even in raw strings. */
             lx->cur++;
-            if (*lx->cur == '\r' && lx->cur[1] == '\n')
-                lx->cur++;
             if (*lx->cur == '\n') {
                 lx->cur++;
                 newline_at(lx, lx->cur);
@@ -388,7 +423,7 @@ static int scan(Lexer *lx, Token *t)
         [\x00]      { if (lx->tok != lx->end) null_byte(lx, lx->tok);
                       lx->cur = lx->tok;
                       return SCAN_EOF; }
-        [ \t\f\r]+  { return SCAN_SKIP; }
+        [ \t\f]+    { return SCAN_SKIP; }
         "#" [^\n\x00]* { return SCAN_SKIP; }
         eol         { return SCAN_EOL; }
         "\\" eol    { return SCAN_CONTINUATION; }
@@ -425,9 +460,7 @@ static int scan(Lexer *lx, Token *t)
         "yield"    { return TOK_YIELD; }    "async"    { return TOK_ASYNC; }
         "await"    { return TOK_AWAIT; }
 
-        name { t->text = arena_strndup(&lx->ctx->arena, (const char *)lx->tok,
-                                       (size_t)(lx->cur - lx->tok));
-               return TOK_NAME; }
+        name { return name_token(lx, t); }
 
         "("   { return TOK_LPAREN; }    ")"   { return TOK_RPAREN; }
         "["   { return TOK_LBRACKET; }  "]"   { return TOK_RBRACKET; }
@@ -489,7 +522,7 @@ static void begin_line(Lexer *lx)
             break;
     }
     lx->cur = p;
-    if (*p == '#' || *p == '\n' || (*p == '\r' && p[1] == '\n') || (*p == 0 && p == lx->end))
+    if (*p == '#' || *p == '\n' || (*p == 0 && p == lx->end))
         return;
     lx->at_bol = false;
     Loc loc = loc_at(lx, p);
@@ -553,11 +586,49 @@ static void end_of_file(Lexer *lx)
     emit(lx, TOK_EOF, loc, lx->cur, 0);
 }
 
+/* Python's reading of a source file: a leading UTF-8 BOM dropped, CRLF and a lone CR as LF.
+ * ctx->src becomes the translated copy where that changes anything. */
+static void translate_newlines(Ctx *ctx)
+{
+    const Source *src = ctx->src;
+    size_t skip = src->len >= 3 && !memcmp(src->text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+    if (!skip && !memchr(src->text, '\r', src->len))
+        return;
+    char *text = arena_alloc(&ctx->arena, src->len + 1), *o = text;
+    for (size_t i = skip; i < src->len; i++) {
+        if (src->text[i] != '\r')
+            *o++ = src->text[i];
+        else if (i + 1 == src->len || src->text[i + 1] != '\n')
+            *o++ = '\n';
+    }
+    *o = 0;
+    Source *t = NEW(&ctx->arena, Source);
+    *t = (Source){src->path, text, (size_t)(o - text)};
+    ctx->src = t;
+}
+
+/* Python reads source files as UTF-8: the first byte that is not is an error. */
+static void check_utf8(Lexer *lx)
+{
+    for (const unsigned char *p = lx->text; p < lx->end;) {
+        uint32_t cp;
+        int len = *p < 0x80 ? 1 : utf8_decode(p, (size_t)(lx->end - p), &cp);
+        if (!len)
+            diag_error(lx->ctx, loc_at(lx, p), "invalid UTF-8 (byte 0x%02x): Python reads source files as UTF-8", *p);
+        if (*p == '\n')
+            newline_at(lx, p + 1);
+        p += len;
+    }
+    lx->line = 1;
+    lx->line_start = lx->text;
+}
+
 TokenArray lex_source(Ctx *ctx)
 {
     if (ctx->src->len > TILEC_MAX_SOURCE_BYTES)
         diag_error(ctx, (Loc){0, 0}, "source file too large (%zu bytes; tilec reads at most %d MiB)",
                    ctx->src->len, TILEC_MAX_SOURCE_BYTES >> 20);
+    translate_newlines(ctx);
     Lexer lx = {0};
     lx.ctx = ctx;
     lx.text = (const unsigned char *)ctx->src->text;
@@ -566,6 +637,7 @@ TokenArray lex_source(Ctx *ctx)
     lx.line = 1;
     lx.at_bol = true;
     vec_push(&ctx->arena, &lx.indents, 0);
+    check_utf8(&lx);
 
     for (;;) {
         if (lx.at_bol && lx.brackets.len == 0)

@@ -1,9 +1,12 @@
 /* main.c — the tilec command line, a client of the library (include/tilec.h): parse
  * flags, read the file, translate, optionally compile with NVRTC, write. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "tilec.h"
@@ -79,12 +82,32 @@ typedef struct Cli {
 } Cli;
 
 static bool parse_archs(Arena *a, const char *list, tilec_compile_options **out, int *n);
+static char *header_path(Arena *a, const char *out);
+
+/* Whether two paths name one file: the same text, or the same file on disk. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!strcmp(a, b))
+        return true;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* s as a terminal should see it: control and invisible characters escaped (free it). */
+static char *visible(const char *s)
+{
+    StrBuf sb = {0};
+    sb_put_visible(&sb, s, strlen(s));
+    return sb_take(&sb);
+}
 
 static int usage_error(const char *fmt, const char *arg)
 {
+    char *shown = visible(arg);
     fprintf(stderr, "tilec: error: ");
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, shown);
     fprintf(stderr, "\n(run 'tilec --help' for usage)\n");
+    free(shown);
     return 2;
 }
 
@@ -99,9 +122,32 @@ static bool parse_int(const char *s, int *out)
     return true;
 }
 
+/* An argument holding control characters, in bash's $'...' quoting: the command stays one line
+ * that pastes back as it was run. */
+static void quote_arg_ansi_c(StrBuf *sb, const char *a)
+{
+    sb_puts(sb, "$'");
+    for (const unsigned char *p = (const unsigned char *)a; *p; p++) {
+        if (*p == '\\' || *p == '\'')
+            sb_printf(sb, "\\%c", *p);
+        else if (*p == '\n' || *p == '\t' || *p == '\r')
+            sb_puts(sb, *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : "\\r");
+        else if (*p < 0x20 || *p == 0x7F)
+            sb_printf(sb, "\\x%02x", *p);
+        else
+            sb_putc(sb, (char)*p);
+    }
+    sb_putc(sb, '\'');
+}
+
 /* Quote an argument for the regenerate command when it needs it. */
 static void quote_arg(StrBuf *sb, const char *a)
 {
+    for (const unsigned char *p = (const unsigned char *)a; *p; p++)
+        if (*p < 0x20 || *p == 0x7F) {
+            quote_arg_ansi_c(sb, a);
+            return;
+        }
     bool plain = *a != 0;
     for (const char *p = a; *p; p++)
         if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-=./:,+", *p))
@@ -283,6 +329,14 @@ static int parse_args(Cli *c, int argc, char **argv)
         return usage_error("--embed-cubin needs a comma-separated list like sm_80,sm_90,compute_90; got '%s'", c->embed);
     if (c->report && !cuda_out)
         return usage_error("%s", "--report needs CUDA output (not --emit tileir/layouts or --dump)");
+    const char *header = c->header ? header_path(&c->arena, c->output) : NULL;
+    if (c->output && same_file(c->output, c->input))
+        return usage_error("-o names the input file '%s': tilec would overwrite the source", c->output);
+    if (header && same_file(header, c->output))
+        return usage_error("--header writes FILE.h next to -o FILE, so -o '%s' would be overwritten by the "
+                           "header: name the output .cu (.c with --embed-cubin)", c->output);
+    if (header && same_file(header, c->input))
+        return usage_error("--header would write '%s', the input file", header);
     c->t.defines = c->defines.data;
     c->t.num_defines = c->defines.len;
     c->t.output = c->emit == CLI_TILEIR ? TILEC_OUTPUT_TILEIR : c->emit == CLI_LAYOUTS ? TILEC_OUTPUT_LAYOUTS
@@ -320,30 +374,44 @@ static bool parse_archs(Arena *a, const char *list, tilec_compile_options **out,
     return *n > 0;
 }
 
-static char *read_file(const char *path, size_t *len)
+/* The whole of the regular file at path, NUL-terminated, or NULL with the reason in *why.
+ * Nothing else is read: a directory, a device (/dev/zero) or a pipe is refused before any read
+ * (opened without blocking, then looked at), and no more than the size limit is allocated. */
+static char *read_file(const char *path, size_t *len, const char **why)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    *why = NULL;
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0 || fstat(fd, &st) != 0)
+        *why = strerror(errno);
+    else if (S_ISDIR(st.st_mode))
+        *why = "is a directory";
+    else if (!S_ISREG(st.st_mode))
+        *why = "not a regular file";
+    else if (st.st_size > TILEC_MAX_SOURCE_BYTES)
+        *why = "larger than the 8 MiB tilec reads (a kernel file is kilobytes)";
+    FILE *f = *why ? NULL : fdopen(fd, "rb");
+    if (!*why && !f)
+        *why = strerror(errno);
+    if (*why) {
+        if (fd >= 0)
+            close(fd);
         return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (n + 1 >= cap) {
-            if (cap >= ((size_t)1 << 30)) { /* 1 GiB is not a kernel */
-                free(buf);
-                fclose(f);
-                errno = EFBIG;
-                return NULL;
-            }
-            cap *= 2;
-            buf = realloc(buf, cap);
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        if (!got)
-            break;
-        n += got;
     }
+    /* st_size is at most the limit; one byte more tells a file that grew since */
+    size_t want = (size_t)st.st_size + 1, n = 0;
+    char *buf = malloc(want + 1);
+    if (!buf)
+        *why = "out of memory";
+    else if ((n = fread(buf, 1, want, f)) == want)
+        *why = "it grew while tilec read it";
+    else if (ferror(f))
+        *why = strerror(errno);
     fclose(f);
+    if (*why) {
+        free(buf);
+        return NULL;
+    }
     buf[n] = 0;
     *len = n;
     return buf;
@@ -352,8 +420,11 @@ static char *read_file(const char *path, size_t *len)
 static bool write_file(const char *path, const void *data, size_t size)
 {
     FILE *o = path ? fopen(path, "wb") : stdout;
+    int err = errno;
+    char *shown = visible(path ? path : "standard output");
     if (!o) {
-        fprintf(stderr, "tilec: error: cannot write '%s': %s\n", path, strerror(errno));
+        fprintf(stderr, "tilec: error: cannot write '%s': %s\n", shown, strerror(err));
+        free(shown);
         return false;
     }
     bool ok = fwrite(data, 1, size, o) == size;
@@ -362,7 +433,8 @@ static bool write_file(const char *path, const void *data, size_t size)
     else
         ok = fflush(o) == 0 && ok;
     if (!ok)
-        fprintf(stderr, "tilec: error: cannot write '%s': %s\n", path ? path : "standard output", strerror(errno));
+        fprintf(stderr, "tilec: error: cannot write '%s': %s\n", shown, strerror(errno));
+    free(shown);
     return ok;
 }
 
@@ -496,9 +568,12 @@ int main(int argc, char **argv)
         return rc;
     }
     size_t len = 0;
-    char *text = read_file(c.input, &len);
+    const char *why = NULL;
+    char *text = read_file(c.input, &len, &why);
     if (!text) {
-        fprintf(stderr, "tilec: error: cannot read '%s': %s\n", c.input, strerror(errno));
+        char *shown = visible(c.input);
+        fprintf(stderr, "tilec: error: cannot read '%s': %s\n", shown, why);
+        free(shown);
         arena_free(&c.arena);
         return 1;
     }

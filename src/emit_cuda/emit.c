@@ -21,6 +21,7 @@ typedef struct ValInfo {
     bool inl;           /* printed inside its user's expression */
     bool declared;      /* a variable declared before its defining op (if/for results) */
     bool folded_addr;   /* a named pointer tile computed inside its load or store */
+    int depth;          /* inl: how deeply its expression nests inlined ones (plan_block) */
 } ValInfo;
 
 typedef struct Emitter {
@@ -167,7 +168,7 @@ static const char *vname(Emitter *E, const Value *v)
 static const char *ctype(Emitter *E, Type t)
 {
     if (t.dtype == DT_PTR)
-        return fmt(E, "%s *", dtype_ctype(t.pointee));
+        return fmt(E, "%s *", dtype_memory_ctype(t.pointee));
     return dtype_ctype(t.dtype);
 }
 
@@ -175,7 +176,7 @@ static const char *ctype(Emitter *E, Type t)
 static const char *const_decl(Emitter *E, Type t, const char *name)
 {
     if (t.dtype == DT_PTR)
-        return fmt(E, "%s *const %s", dtype_ctype(t.pointee), name);
+        return fmt(E, "%s *const %s", dtype_memory_ctype(t.pointee), name);
     return fmt(E, "const %s %s", dtype_ctype(t.dtype), name);
 }
 
@@ -494,6 +495,21 @@ static bool inlinable_kind(OpKind k)
            k == OP_BROADCAST || k == OP_EXPAND_DIMS;
 }
 
+/* An inlined expression nests those of its inlined operands; a chain of thousands
+ * (`a + a + ...`) is cut into named steps, as its text would grow with the square. */
+enum { MAX_INLINE_DEPTH = 64 };
+
+static int inline_depth(Emitter *E, const Op *op)
+{
+    int d = 0;
+    for (int k = 0; k < op->nargs; k++) {
+        const ValInfo *ai = info(E, op->args[k]);
+        if (ai->inl && ai->depth > d)
+            d = ai->depth;
+    }
+    return d + 1;
+}
+
 static void plan_block(Emitter *E, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -504,10 +520,13 @@ static void plan_block(Emitter *E, Block *b)
             continue;
         Value *v = op->results[0];
         ValInfo *vi = info(E, v);
+        vi->depth = inline_depth(E, op);
         if (op->kind == OP_CONST || op->kind == OP_SPLAT || op->kind == OP_TRANS) {
             vi->inl = true;
             continue;
         }
+        if (vi->depth > MAX_INLINE_DEPTH)
+            continue;
         if (!inlinable_kind(op->kind) || v->nuses != 1 || !vi->user)
             continue;
         Op *u = vi->user;
@@ -881,6 +900,13 @@ static const char *ex(Emitter *E, const Value *v, const Value *ctx, const char *
 
 /* ---- statements -------------------------------------------------------------------------- */
 
+/* The source file's name without its folders, as C comment text. */
+static const char *source_file_name(Emitter *E)
+{
+    const char *path = E->ctx->src->path, *slash = strrchr(path, '/');
+    return comment_escape(E->a, slash ? slash + 1 : path);
+}
+
 static void stmt_comment(Emitter *E, const Op *op)
 {
     const SrcStmt *s = op->stmt;
@@ -894,7 +920,8 @@ static void stmt_comment(Emitter *E, const Op *op)
     bool space = false;
     for (int i = s->begin; i < s->end && i < (int)src->len; i++) {
         char c = src->text[i];
-        if (c == '\n' || c == '\r' || c == '\t' || c == ' ' || c == '\\') {
+        bool continuation = c == '\\' && i + 1 < (int)src->len && src->text[i + 1] == '\n';
+        if (c == '\n' || c == '\t' || c == ' ' || continuation) {
             space = text.len > 0;
             continue;
         }
@@ -903,14 +930,13 @@ static void stmt_comment(Emitter *E, const Op *op)
         space = false;
         sb_putc(&text, c);
     }
-    const char *file = strrchr(src->path, '/');
-    file = file ? file + 1 : src->path;
-    if (s->helper)
-        line(E, "// %s:%d  %s    (in %s, inlined from line %d)", file, s->loc.line, text.data ? text.data : "",
-             s->helper, s->call_line);
-    else
-        line(E, "// %s:%d  %s", file, s->loc.line, text.data ? text.data : "");
+    const char *stmt = comment_escape(E->a, text.data ? text.data : "");
     sb_free(&text);
+    if (s->helper)
+        line(E, "// %s:%d  %s    (in %s, inlined from line %d)", source_file_name(E), s->loc.line, stmt, s->helper,
+             s->call_line);
+    else
+        line(E, "// %s:%d  %s", source_file_name(E), s->loc.line, stmt);
 }
 
 static const char *shape_note(Emitter *E, const Value *v)
@@ -2381,6 +2407,20 @@ static void emit_atomic(Emitter *E, const Op *op)
     elem_loop_close(E, n, 1);
 }
 
+/* s inside the string literal of a printf format: C escapes, and % doubled. */
+static const char *printf_literal(Emitter *E, const char *s)
+{
+    StrBuf pct = {0};
+    for (; *s; s++) {
+        if (*s == '%')
+            sb_putc(&pct, '%');
+        sb_putc(&pct, *s);
+    }
+    const char *r = c_string_escape(E->a, pct.data ? pct.data : "");
+    sb_free(&pct);
+    return r;
+}
+
 /* tl.device_print: one line per element, "pid (x, y, z) idx (i, j) prefix value" as Triton prints */
 /* Triton's device_print prefix: ends in ": " when there are values, and
  * starts with a space when longer than two characters. */
@@ -2394,20 +2434,8 @@ static const char *print_prefix(Emitter *E, const char *prefix, bool has_args)
         p.data[--p.len] = 0;
         sb_puts(&p, ": ");
     }
-    StrBuf esc = {0};
-    if (p.len > 2 && p.data[0] != ' ')
-        sb_putc(&esc, ' ');
-    for (size_t i = 0; i < p.len; i++) {
-        char c = p.data[i];
-        if (c == '"' || c == '\\')
-            sb_putc(&esc, '\\');
-        if (c == '%')
-            sb_putc(&esc, '%');
-        sb_putc(&esc, c);
-    }
-    const char *r = fmt(E, "%s", esc.data ? esc.data : "");
+    const char *r = printf_literal(E, fmt(E, "%s%s", p.len > 2 && p.data[0] != ' ' ? " " : "", p.data ? p.data : ""));
     sb_free(&p);
-    sb_free(&esc);
     return r;
 }
 
@@ -2491,19 +2519,10 @@ static void emit_assert(Emitter *E, const Op *op)
     const Source *src = E->ctx->src;
     const char *file = strrchr(src->path, '/');
     file = file ? file + 1 : src->path;
-    StrBuf esc = {0};
-    for (const char *p = op->sattr ? op->sattr : ""; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            sb_putc(&esc, '\\');
-        if (*p == '%')
-            sb_putc(&esc, '%');
-        sb_putc(&esc, *p);
-    }
-    const char *msg = esc.data ? fmt(E, "%s", esc.data) : "";
-    sb_free(&esc);
+    const char *msg = printf_literal(E, op->sattr ? op->sattr : "");
     const char *report = fmt(E, "printf(\"%s:%d: %s: block: [%%u, %%u, %%u], thread: [%%u, 0, 0] Assertion `%s` failed.\\n\", "
                                 "blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x);",
-                             file, op->loc.line, E->f->name, msg);
+                             printf_literal(E, file), op->loc.line, E->f->name, msg);
     if (!c->type.rank) {
         line(E, "if (!%s) {", paren(E, ex(E, c, NULL, "0")));
         line(E, "    %s", report);
@@ -2784,8 +2803,7 @@ static void comment_paragraph(Emitter *E, const char *text)
 
 static void describe_smem(Emitter *E, const Block *b)
 {
-    const char *file = strrchr(E->ctx->src->path, '/');
-    file = file ? file + 1 : E->ctx->src->path;
+    const char *file = source_file_name(E);
     for (int i = 0; i < b->ops.len; i++) {
         const Op *op = b->ops.data[i];
         for (int r = 0; r < op->nregions; r++)
@@ -2833,9 +2851,9 @@ static void emit_header(Emitter *E, int threads)
     const TirFunc *f = E->f;
     const Source *src = E->ctx->src;
     sb_printf(E->out, "// %s.cu — generated by tilec %s from %s:%d (kernel %s). Do not edit.\n", f->name,
-              TILEC_VERSION, src->path, f->loc.line, f->name);
+              TILEC_VERSION, comment_escape(E->a, src->path), f->loc.line, f->name);
     if (E->opt->command)
-        sb_printf(E->out, "// Regenerate: %s\n", E->opt->command);
+        sb_printf(E->out, "// Regenerate: %s\n", comment_escape(E->a, E->opt->command));
     sb_puts(E->out, "//\n// Signature:\n");
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];
@@ -2847,14 +2865,14 @@ static void emit_header(Emitter *E, int threads)
                 sb_printf(E->out, t.dtype == DT_PTR ? " (%lld-byte aligned)" : " (multiple of %lld)", (long long)kp->div);
             sb_putc(E->out, '\n');
         } else {
-            sb_printf(E->out, "//   %-16s = %s (%s)\n", kp->name, kp->spec_text ? kp->spec_text : "?",
+            sb_printf(E->out, "//   %-16s = %s (%s)\n", kp->name, kp->spec_text ? comment_escape(E->a, kp->spec_text) : "?",
                       kp->is_constexpr ? "constexpr" : "specialised");
         }
     }
     sb_printf(E->out, "//\n// Launch: %d threads per block (%d warps), %d bytes of shared memory%s, grid ", threads,
               f->num_warps, f->smem_bytes, f->smem_bytes > 48 * 1024 ? " (dynamic; the launcher raises the limit)" : "");
     if (E->opt->grid)
-        sb_printf(E->out, "(%s)\n", E->opt->grid);
+        sb_printf(E->out, "(%s)\n", comment_escape(E->a, E->opt->grid));
     else
         sb_puts(E->out, "chosen by the caller\n");
     if (f->min_blocks) {
@@ -2936,7 +2954,7 @@ static const char *param_decl(Emitter *E, const KernelParam *kp)
 {
     Type t = kp->type;
     if (t.dtype == DT_PTR)
-        return fmt(E, "%s *__restrict__ %s", dtype_ctype(t.pointee), kp->name);
+        return fmt(E, "%s *__restrict__ %s", dtype_memory_ctype(t.pointee), kp->name);
     return fmt(E, "%s %s", dtype_ctype(t.dtype), kp->name);
 }
 
@@ -3023,7 +3041,7 @@ static void emit_launcher(Emitter *E, int threads)
         const char **names = NEW_ARRAY(E->a, const char *, f->params.len + 1);
         for (int i = 0; i < f->params.len; i++)
             names[i] = f->params.data[i].name;
-        sb_printf(E->out, "    // grid = (%s)\n", E->opt->grid);
+        sb_printf(E->out, "    // grid = (%s)\n", comment_escape(E->a, E->opt->grid));
         GridLaunchC how = {names, "cudaSuccess", "cudaErrorInvalidValue", false};
         tir_grid_launch_c(E->out, E->a, &E->grid, &how);
         sb_puts(E->out, "    const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);\n");
@@ -3067,6 +3085,19 @@ static void scan_uses(TirFunc *f, const Block *b)
     }
 }
 
+/* The kernel's and its runtime parameters' names are C names in the .cu (the kernel, NAME_launch
+ * and its arguments) as they are (in_c): refused where C cannot take them. */
+static void check_c_name(Emitter *E, const char *nm, const char *what, bool in_c)
+{
+    for (const char *p = nm; *p && in_c; p++)
+        if ((unsigned char)*p >= 0x80)
+            diag_error(E->ctx, E->f->loc, "%s '%s' is not ASCII, and nvcc takes only ASCII names for kernels and "
+                                          "their parameters; please rename it", what, nm);
+    for (size_t k = 0; k < ARRAY_LEN(reserved); k++)
+        if (!strcmp(reserved[k], nm))
+            diag_error(E->ctx, E->f->loc, "%s '%s' is reserved in the generated CUDA; please rename it", what, nm);
+}
+
 void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
 {
     Emitter E = {0};
@@ -3084,12 +3115,9 @@ void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
         if (kp->value)
             E.vi[kp->value->id].name = kp->name;
     }
-    for (int i = 0; i < f->params.len; i++) {
-        const char *nm = f->params.data[i].name;
-        for (size_t k = 0; k < ARRAY_LEN(reserved); k++)
-            if (!strcmp(reserved[k], nm))
-                diag_error(ctx, f->loc, "parameter name '%s' is reserved in the generated CUDA; please rename it", nm);
-    }
+    check_c_name(&E, f->name, "kernel name", true);
+    for (int i = 0; i < f->params.len; i++)
+        check_c_name(&E, f->params.data[i].name, "parameter name", f->params.data[i].value != NULL);
     record_users(&E, f->body);
     plan_block(&E, f->body);
     plan_regions(&E, f->body);

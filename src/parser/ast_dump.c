@@ -107,8 +107,34 @@ static void dump_param(StrBuf *out, const Param *prm)
     }
 }
 
+/* `(BinOp + (BinOp + a b) c)` for a chain as long as its left spine: the openings of the
+ * spine, the leftmost operand, then each link's right operand, with a loop. */
+static void dump_chain(StrBuf *out, const Node *n)
+{
+    Arena a = {0};
+    Vec(const Node *) spine = {0};
+    const Node *k = n;
+    for (; k->kind == N_BINOP || k->kind == N_BOOLOP; k = k->lhs) {
+        vec_push(&a, &spine, k);
+        sb_printf(out, "(%s ", node_kind_name(k->kind));
+        put_op(out, k->op);
+        sb_putc(out, ' ');
+    }
+    dump_expr(out, k);
+    for (int i = spine.len - 1; i >= 0; i--) {
+        sb_putc(out, ' ');
+        dump_expr(out, spine.data[i]->rhs);
+        sb_putc(out, ')');
+    }
+    arena_free(&a);
+}
+
 static void dump_expr(StrBuf *out, const Node *n)
 {
+    if (n->kind == N_BINOP || n->kind == N_BOOLOP) {
+        dump_chain(out, n);
+        return;
+    }
     sb_printf(out, "(%s", node_kind_name(n->kind));
     switch (n->kind) {
     case N_NAME: sb_printf(out, " %s", n->name); break;
@@ -124,14 +150,6 @@ static void dump_expr(StrBuf *out, const Node *n)
     case N_FLOAT: sb_putc(out, ' '); put_double(out, n->fval); break;
     case N_STR: sb_putc(out, ' '); put_string(out, n->str, n->str_len, n->fstring); break;
     case N_TRUE: case N_FALSE: case N_NONE: case N_ELLIPSIS: break;
-    case N_BINOP: case N_BOOLOP:
-        sb_putc(out, ' ');
-        put_op(out, n->op);
-        sb_putc(out, ' ');
-        dump_expr(out, n->lhs);
-        sb_putc(out, ' ');
-        dump_expr(out, n->rhs);
-        break;
     case N_UNARY:
         sb_putc(out, ' ');
         put_op(out, n->op);

@@ -18,6 +18,7 @@ typedef struct Parser {
     int ntoks, pos;
     int prev_end;        /* byte offset just past the last consumed real token */
     int depth, max_depth;
+    bool chains_nest;    /* each link of `a + b + c` counts as a level (see enter_link) */
 } Parser;
 
 static Node *parse_expr(Parser *p);
@@ -120,6 +121,18 @@ static void enter(Parser *p, Loc loc, const char *what)
 }
 
 static void leave(Parser *p) { p->depth--; }
+
+/* A link of a left-associative chain (`a + b + c`, `a and b and c`) makes the tree deeper on
+ * its left spine only, which the passes over a kernel's AST walk with a loop (lower_expr,
+ * ast_dump): there it is not nesting.  The grid's evaluator recurses on it, so for side
+ * expressions (chains_nest) it counts.  Returns the levels entered. */
+static int enter_link(Parser *p, Loc loc)
+{
+    if (!p->chains_nest)
+        return 0;
+    enter(p, loc, "expression");
+    return 1;
+}
 
 static Node *new_node(Parser *p, NodeKind kind, Loc loc)
 {
@@ -464,8 +477,7 @@ static Node *parse_binary(Parser *p, int min_prec)
             return lhs;
         }
         Node *n = new_node(p, N_BINOP, peek(p)->loc);
-        enter(p, n->loc, "expression"); /* a left-leaning chain deepens the tree too */
-        levels++;
+        levels += enter_link(p, n->loc);
         n->op = next(p)->kind;
         n->lhs = lhs;
         n->rhs = parse_binary(p, prec + 1);
@@ -541,8 +553,8 @@ static Node *parse_bool(Parser *p, TokenKind op)
 {
     Node *lhs = op == TOK_OR ? parse_bool(p, TOK_AND) : parse_not_test(p);
     int levels = 0;
-    for (; at(p, op); levels++) {
-        enter(p, peek(p)->loc, "expression");
+    while (at(p, op)) {
+        levels += enter_link(p, peek(p)->loc);
         Node *n = new_node(p, N_BOOLOP, next(p)->loc);
         n->op = op;
         n->lhs = lhs;
@@ -1050,6 +1062,7 @@ Node *parse_expression_source(Ctx *ctx, TokenArray toks)
 {
     Parser p;
     parser_init(&p, ctx, toks);
+    p.chains_nest = true;
     accept(&p, TOK_INDENT);
     Node *n = parse_testlist(&p);
     accept(&p, TOK_NEWLINE);

@@ -201,7 +201,7 @@ static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *
             p->bits = dtype_bits(ty.dtype);
         }
         if (kp->value) {
-            ctypes[nargs] = ty.dtype == DT_PTR ? arena_printf(a, "%s *", dtype_ctype(ty.pointee)) : dtype_ctype(ty.dtype);
+            ctypes[nargs] = ty.dtype == DT_PTR ? arena_printf(a, "%s *", dtype_memory_ctype(ty.pointee)) : dtype_ctype(ty.dtype);
             t->arg_param[nargs++] = i;
         }
     }

@@ -3,8 +3,10 @@
  * memory are known (the pass after tir_smem).
  *
  * A tile lives in registers: each thread holds its elements in a small array
- * that the emitter unrolls.  Past a few hundred 32-bit registers per thread
- * ptxas spills to local memory (slow but correct, as with Triton: a warning);
+ * that the emitter unrolls.  A value holding more than the 255 registers a
+ * thread can have may make ptxas spill to local memory (slow but correct, as
+ * with Triton: a warning, worded as the estimate it is, since ptxas need not
+ * keep the whole tile live);
  * past TIR_MAX_ELEMS_PER_THREAD elements the unrolled code is too large to
  * compile at all (an error).  Shared memory beyond the architecture's
  * per-block limit cannot be launched (an error).  Atomics whose results the
@@ -175,10 +177,13 @@ void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt)
                    "(at most %d): use a smaller block or more warps (num_warps up to 32)",
                    type_str(&ctx->arena, w[0].v->type), w[0].elems, f->num_warps, TIR_MAX_ELEMS_PER_THREAD);
     else if (w[1].v && w[1].regs > TIR_SPILL_REGS)
+        /* an estimate: ptxas need not keep a whole tile live (a load streamed into a store
+         * of 512 registers' worth took 231 and did not spill), so this says what may happen */
         diag_warning(ctx, w[1].op->loc,
-                     "this %s value needs %d registers per thread (%d threads); ptxas will spill "
-                     "to local memory: a smaller block or more warps avoids it",
-                     type_str(&ctx->arena, w[1].v->type), w[1].regs, threads);
+                     "this %s value holds %d registers of data per thread (%d threads), more than the %d "
+                     "a thread can have: ptxas may spill to local memory (--report shows whether it does); "
+                     "a smaller block or more warps avoids it",
+                     type_str(&ctx->arena, w[1].v->type), w[1].regs, threads, TIR_SPILL_REGS);
     if (f->smem_bytes > smem_limit(arch))
         diag_error(ctx, smem_op ? smem_op->loc : f->loc,
                    "the kernel needs %d bytes of shared memory, %d of them for this %s, but a block on "

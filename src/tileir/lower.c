@@ -198,6 +198,38 @@ static CVal *lower_subscript(Lower *L, Node *n)
     lower_error(L, n->loc, "%s is not subscriptable", cv_describe(L, base));
 }
 
+/* One link of a BoolOp chain: `acc and rhs` / `acc or rhs`. */
+static CVal *lower_boolop(Lower *L, Node *n, CVal *a)
+{
+    if (a->kind != CV_VALUE) {
+        bool t = cv_truthy(L, a, n->lhs->loc);
+        if ((n->op == TOK_AND && !t) || (n->op == TOK_OR && t))
+            return a;
+        return lower_expr(L, n->rhs);
+    }
+    CVal *b = lower_expr(L, n->rhs);
+    Value *x = to_bool(L, a->v, n->loc), *y = to_bool(L, to_value(L, b, n->loc), n->loc);
+    broadcast_pair(L, &x, &y, n->loc);
+    Value *ab[2] = {x, y};
+    return cv_value(L, emit1(L, n->op == TOK_AND ? OP_AND : OP_OR, n->loc, 2, ab, x->type));
+}
+
+/* `a + b - c ...` and `a and b and c` are trees as deep as they are long on their left
+ * spine (the parser does not count those links as nesting): walked with a loop, in the order
+ * the recursion would take, so that a chain's length costs no stack. */
+static CVal *lower_chain(Lower *L, Node *n)
+{
+    Vec(Node *) spine = {0};
+    for (Node *k = n; k->kind == N_BINOP || k->kind == N_BOOLOP; k = k->lhs)
+        vec_push(L->a, &spine, k);
+    CVal *acc = lower_expr(L, spine.data[spine.len - 1]->lhs);
+    for (int i = spine.len - 1; i >= 0; i--) {
+        Node *k = spine.data[i];
+        acc = k->kind == N_BOOLOP ? lower_boolop(L, k, acc) : lower_binop(L, k->op, acc, lower_expr(L, k->rhs), k->loc);
+    }
+    return acc;
+}
+
 CVal *lower_expr(Lower *L, Node *n)
 {
     int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
@@ -220,30 +252,9 @@ CVal *lower_expr(Lower *L, Node *n)
     case N_TRUE: r = cv_bool(L, true); break;
     case N_FALSE: r = cv_bool(L, false); break;
     case N_NONE: r = cv_none(L); break;
-    case N_BINOP: {
-        CVal *a = lower_expr(L, n->lhs), *b = lower_expr(L, n->rhs);
-        r = lower_binop(L, n->op, a, b, n->loc);
-        break;
-    }
+    case N_BINOP:
+    case N_BOOLOP: r = lower_chain(L, n); break;
     case N_UNARY: r = lower_unary(L, n->op, lower_expr(L, n->lhs), n->loc); break;
-    case N_BOOLOP: {
-        CVal *a = lower_expr(L, n->lhs);
-        if (a->kind != CV_VALUE) {
-            bool t = cv_truthy(L, a, n->lhs->loc);
-            if ((n->op == TOK_AND && !t) || (n->op == TOK_OR && t)) {
-                r = a;
-                break;
-            }
-            r = lower_expr(L, n->rhs);
-            break;
-        }
-        CVal *b = lower_expr(L, n->rhs);
-        Value *x = to_bool(L, a->v, n->loc), *y = to_bool(L, to_value(L, b, n->loc), n->loc);
-        broadcast_pair(L, &x, &y, n->loc);
-        Value *ab[2] = {x, y};
-        r = cv_value(L, emit1(L, n->op == TOK_AND ? OP_AND : OP_OR, n->loc, 2, ab, x->type));
-        break;
-    }
     case N_COMPARE: {
         CVal *left = lower_expr(L, n->lhs);
         CVal *acc = NULL;
@@ -986,7 +997,54 @@ static int64_t parse_int_text(const char *s, bool *ok)
     return v;
 }
 
-static CVal *parse_value_text(Lower *L, const char *text, Loc loc)
+/* Where a -D or signature entry's errors point: its own location, else (given on the command
+ * line, which has none) `fallback`, the parameter it is for or the kernel's def line. */
+static Loc spec_loc(const SpecEntry *e, Loc fallback) { return e->loc.line ? e->loc : fallback; }
+
+/* Integer literals under unary and binary operators only: what int_expression folds. */
+static bool int_arithmetic(const Node *n)
+{
+    switch (n->kind) {
+    case N_INT: return true;
+    case N_UNARY: return n->op != TOK_NOT && int_arithmetic(n->lhs);
+    case N_BINOP: return int_arithmetic(n->lhs) && int_arithmetic(n->rhs);
+    default: return false;
+    }
+}
+
+/* A value written as integer arithmetic (2**31, (1 << 20) - 1), folded as Python folds it.
+ * Its text is a side source named by `origin` (as the grid is), so that a mistake in it points
+ * into it: "-D BLOCK:1:4: error: ...". */
+static CVal *int_expression(Lower *L, const char *text, const char *origin, Loc loc, const char *param)
+{
+    const Source *kernel_src = L->ctx->src;
+    Source *vs = NEW(L->a, Source);
+    *vs = (Source){origin, text, strlen(text)};
+    L->ctx->src = vs;
+    Node *n = parse_expression_source(L->ctx, lex_source(L->ctx));
+    const Source *value_src = L->ctx->src; /* vs, or the lexer's translated copy */
+    L->ctx->src = kernel_src;
+    if (!int_arithmetic(n))
+        lower_error(L, loc, "cannot parse the value '%s' given for '%s' (%s): a value is a number, a string, a "
+                    "dtype or integer arithmetic on numbers", text, param, origin);
+    L->ctx->src = value_src; /* an overflow while folding points into the value */
+    CVal *v = lower_expr(L, n);
+    L->ctx->src = kernel_src;
+    return v;
+}
+
+/* Arithmetic operators outside a number's exponent (1e-3 is a float, -5 an int). */
+static bool has_operator(const char *s)
+{
+    for (const char *p = s; *p; p++)
+        if (strchr("*/%<>&|^~()", *p) || ((*p == '+' || *p == '-') && p > s && (p[-1] | 0x20) != 'e'))
+            return true;
+    return false;
+}
+
+/* A value from -D or the signature (origin: "-D NAME" or "-s") for the parameter param; its
+ * errors point at loc. */
+static CVal *parse_value_text(Lower *L, const char *text, const char *origin, Loc loc, const char *param)
 {
     while (*text == ' ')
         text++;
@@ -995,7 +1053,7 @@ static CVal *parse_value_text(Lower *L, const char *text, Loc loc)
         n--;
     char *s = arena_strndup(L->a, text, n);
     if (!*s)
-        lower_error(L, loc, "empty value");
+        lower_error(L, loc, "empty value given for '%s' (%s)", param, origin);
     bool ok;
     int64_t i = parse_int_text(s, &ok);
     if (ok)
@@ -1016,10 +1074,13 @@ static CVal *parse_value_text(Lower *L, const char *text, Loc loc)
     int d = dtype_from_name(dt);
     if (d >= 0)
         return cv_dtype(L, type_scalar((DType)d));
+    if (has_operator(s))
+        return int_expression(L, s, origin, loc, param);
     /* a bare word is a string constexpr (-D ACTIVATION=silu) */
     for (const char *p = s; *p; p++)
         if (!(*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
-            lower_error(L, loc, "cannot parse the value '%s'", s);
+            lower_error(L, loc, "cannot parse the value '%s' given for '%s' (%s): a value is a number, a string, a "
+                        "dtype or integer arithmetic on numbers", s, param, origin);
     return cv_str(L, s, (int)n);
 }
 
@@ -1094,6 +1155,9 @@ static Autotune find_autotune(Lower *L, FuncDef *fd)
         if (at.config->kind != N_CALL || !callee_is(at.config, "Config"))
             lower_error(L, at.config->loc, "autotune configs must be triton.Config(...) calls");
     }
+    if (!at.config && L->opt->config_index) /* 0 is the default: it cannot be told from no --config */
+        lower_error(L, fd->loc, "--config %d picks an @triton.autotune config, but '%s' has no @triton.autotune",
+                    L->opt->config_index, fd->name);
     return at;
 }
 
@@ -1223,21 +1287,25 @@ static bool list_calls(const NodeList *l, const char *name)
     return false;
 }
 
+/* Recursion on every child but lhs, which is followed with a loop: a chain's left spine
+ * (`a + b + ...`) is as long as the chain. */
 static bool node_calls(const Node *n, const char *name)
 {
-    if (!n)
-        return false;
-    if (n->kind == N_CALL && n->lhs->kind == N_NAME && !strcmp(n->lhs->name, name))
-        return true;
-    const Node *kids[] = {n->lhs, n->rhs, n->cond, n->iter, n->lo, n->hi, n->step};
-    for (size_t i = 0; i < ARRAY_LEN(kids); i++)
-        if (node_calls(kids[i], name))
+    for (; n; n = n->lhs) {
+        if (n->kind == N_CALL && n->lhs->kind == N_NAME && !strcmp(n->lhs->name, name))
             return true;
-    for (int i = 0; i < n->kwargs.len; i++)
-        if (node_calls(n->kwargs.data[i].value, name))
+        const Node *kids[] = {n->rhs, n->cond, n->iter, n->lo, n->hi, n->step};
+        for (size_t i = 0; i < ARRAY_LEN(kids); i++)
+            if (node_calls(kids[i], name))
+                return true;
+        for (int i = 0; i < n->kwargs.len; i++)
+            if (node_calls(n->kwargs.data[i].value, name))
+                return true;
+        if (list_calls(&n->items, name) || list_calls(&n->values, name) || list_calls(&n->body, name) ||
+            list_calls(&n->orelse, name))
             return true;
-    return list_calls(&n->items, name) || list_calls(&n->values, name) || list_calls(&n->body, name) ||
-           list_calls(&n->orelse, name);
+    }
+    return false;
 }
 
 static bool body_calls(const NodeList *body, const char *name) { return list_calls(body, name); }
@@ -1317,7 +1385,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
     for (int i = 0; i < opt->sig.len; i++)
         npos += opt->sig.data[i].name == NULL;
     if (npos > fd->params.len)
-        lower_error(L, opt->sig.data[0].loc, "the signature has %d entries but kernel '%s' has %d parameters",
+        lower_error(L, spec_loc(&opt->sig.data[0], fd->loc), "the signature has %d entries but kernel '%s' has %d parameters",
                     npos, fd->name, fd->params.len);
     for (int i = 0; i < opt->sig.len; i++) {
         const SpecEntry *e = &opt->sig.data[i];
@@ -1327,7 +1395,8 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
         for (int k = 0; k < fd->params.len; k++)
             found |= !strcmp(fd->params.data[k].name, e->name);
         if (!found)
-            lower_error(L, e->loc, "the signature names '%s', which is not a parameter of '%s'", e->name, fd->name);
+            lower_error(L, spec_loc(e, fd->loc), "the signature names '%s', which is not a parameter of '%s'", e->name,
+                        fd->name);
     }
     for (int i = 0; i < opt->defines.len; i++) {
         const SpecEntry *e = &opt->defines.data[i];
@@ -1338,7 +1407,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
         for (int d = 0; d < fd->decorators.len; d++)
             in_heur |= fd->decorators.data[d]->kind == N_CALL && callee_is(fd->decorators.data[d], "heuristics");
         if (!found && !in_heur)
-            lower_error(L, e->loc, "-D %s: '%s' has no parameter of that name", e->name, fd->name);
+            lower_error(L, spec_loc(e, fd->loc), "-D %s: '%s' has no parameter of that name", e->name, fd->name);
     }
 
     int pos = 0;
@@ -1363,9 +1432,10 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
         CVal *val = NULL;
         if (kp.is_constexpr) {
             if (def)
-                val = parse_value_text(L, def->text, def->loc);
+                val = parse_value_text(L, def->text, arena_printf(L->a, "-D %s", p->name), spec_loc(def, p->loc),
+                                       p->name);
             else if (e)
-                val = parse_value_text(L, e->text, e->loc);
+                val = parse_value_text(L, e->text, "-s", spec_loc(e, p->loc), p->name);
             else if ((val = config_value(L, at.config, p->name)) != NULL)
                 ;
             else if (p->default_value) {
@@ -1384,13 +1454,13 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
             continue;
         }
         if (def)
-            lower_error(L, def->loc, "-D %s: '%s' is not a tl.constexpr parameter; give its type in the signature", p->name, p->name);
+            lower_error(L, spec_loc(def, p->loc), "-D %s: '%s' is not a tl.constexpr parameter; give its type in the signature", p->name, p->name);
         if (!e)
             lower_error(L, p->loc, "missing signature entry for parameter '%s' of '%s' (e.g. -s \"%s=*fp32:16\" or -s \"%s=i32\")",
                         p->name, fd->name, p->name, p->name);
         Type t;
         int64_t div;
-        if (parse_sig_type(L, e->text, &t, &div, e->loc)) {
+        if (parse_sig_type(L, e->text, &t, &div, spec_loc(e, p->loc))) {
             kp.type = t;
             kp.div = div;
             kp.value = tir_value_new(L->a, f, t);
@@ -1400,9 +1470,9 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
             vec_push(L->a, &f->params, kp);
             env_set(L, L->env, p->name, cv_value(L, kp.value));
         } else {
-            val = parse_value_text(L, e->text, e->loc);
+            val = parse_value_text(L, e->text, "-s", spec_loc(e, p->loc), p->name);
             if (val->kind == CV_STR)
-                lower_error(L, e->loc, "malformed signature entry '%s' for parameter '%s': expected a type such as "
+                lower_error(L, spec_loc(e, p->loc), "malformed signature entry '%s' for parameter '%s': expected a type such as "
                             "*fp32:16, i32 or fp32, or a number", e->text, p->name);
             kp.specialised = true;
             kp.spec_text = cval_text(L, val);
@@ -1421,7 +1491,8 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
     for (int i = 0; i < opt->defines.len; i++) {
         const SpecEntry *e = &opt->defines.data[i];
         if (!env_get(heur, e->name))
-            env_set(L, heur, e->name, parse_value_text(L, e->text, e->loc));
+            env_set(L, heur, e->name,
+                    parse_value_text(L, e->text, arena_printf(L->a, "-D %s", e->name), spec_loc(e, fd->loc), e->name));
     }
     apply_heuristics(L, fd, heur);
     for (int i = 0; i < f->params.len; i++) {

@@ -728,12 +728,28 @@ static bool py_compare(Lower *L, TokenKind op, CVal *a, CVal *b, Loc loc)
                 token_kind_name(op));
 }
 
+/* The kernel parameter whose value v is, or NULL. */
+static const KernelParam *param_of_value(Lower *L, const Value *v)
+{
+    for (int i = 0; i < L->f->params.len; i++)
+        if (L->f->params.data[i].value == v)
+            return &L->f->params.data[i];
+    return NULL;
+}
+
 CVal *lower_compare(Lower *L, TokenKind op, CVal *ca, CVal *cb, Loc loc)
 {
     if (ca->kind != CV_VALUE && cb->kind != CV_VALUE)
         return cv_bool(L, py_compare(L, op, ca, cb, loc));
     Value *a, *b;
     (void)binary_operands(L, op, ca, cb, &a, &b, true, token_kind_name(op), loc);
+    if (a->type.dtype == DT_PTR || b->type.dtype == DT_PTR) { /* as Triton's binary_op_type_checking_impl */
+        bool both = a->type.dtype == DT_PTR && b->type.dtype == DT_PTR;
+        const KernelParam *kp = both ? NULL : param_of_value(L, a->type.dtype == DT_PTR ? a : b);
+        lower_error(L, loc, "cannot compare %s and %s with %s: Triton compares numbers, not pointers%s",
+                    type_str(L->a, a->type), type_str(L->a, b->type), token_kind_name(op),
+                    kp ? arena_printf(L->a, " ('%s' is a pointer in the signature)", kp->name) : "");
+    }
     broadcast_pair(L, &a, &b, loc);
     CmpPred p;
     switch (op) {

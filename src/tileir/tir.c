@@ -20,6 +20,7 @@ static const struct {
 const char *dtype_name(DType d) { return dtype_info[d].name; }
 const char *dtype_triton_name(DType d) { return dtype_info[d].triton; }
 const char *dtype_ctype(DType d) { return dtype_info[d].ctype; }
+const char *dtype_memory_ctype(DType d) { return d == DT_I1 ? "int8_t" : dtype_info[d].ctype; }
 int dtype_bits(DType d) { return dtype_info[d].bits; }
 bool dtype_is_float(DType d) { return dtype_info[d].cls == 'f'; }
 bool dtype_is_int(DType d) { return strchr("bsu", dtype_info[d].cls) != NULL; }

@@ -51,6 +51,9 @@ typedef enum DType {
 const char *dtype_name(DType d);        /* "fp32" */
 const char *dtype_triton_name(DType d); /* "float32" */
 const char *dtype_ctype(DType d);       /* "float" */
+/* The C type of an element in memory, what a pointer to d points to: a byte (int8_t) for i1,
+ * as Triton keeps bools in memory; dtype_ctype otherwise. */
+const char *dtype_memory_ctype(DType d);
 int dtype_bits(DType d);
 bool dtype_is_float(DType d);
 bool dtype_is_int(DType d);             /* incl. i1 */

@@ -669,3 +669,50 @@ Test(api_embed, bad_binaries_are_argument_errors)
     tilec_translation_free(t);
     tilec_context_destroy(ctx);
 }
+
+/* No line of generated C may start outside the comment that user text was put in. */
+static void expect_inert(const char *what, const char *text)
+{
+    cr_expect_null(strstr(text, "\n#error"), "%s: a live #error:\n%s", what, text);
+    cr_expect_null(strstr(text, "\n#define EVIL"), "%s: a live #define:\n%s", what, text);
+    cr_expect_null(strstr(text, "*/ int evil"), "%s: a block comment ended early", what);
+    cr_expect_null(strchr(text, '\r'), "%s: a carriage return", what);
+}
+
+Test(api_embed, user_text_in_comments_stays_there)
+{
+    static const char note_py[] =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit\n"
+        "def note_kernel(x_ptr, n, NOTE: tl.constexpr, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + offs, 1.0, mask=offs < n)\n";
+    tilec_translate_options o = {
+        .filename = "dir*/ int evil;\n#define EVIL 1\n/*\\",
+        .signature = "*fp32:16, i32, 'a\n#error in a value\r#error after a CR', 256",
+        .grid = "cdiv(n, BLOCK) # */ int evil; #error in the grid", /* one line: --grid refuses more */
+        .command = "tilec note.py\n#error in the command\\",
+    };
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(note_py, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    expect_inert(".cu", t->code);
+    expect_inert(".h", t->header);
+    cr_expect_not_null(strstr(t->code, "// Regenerate: tilec note.py\\n#error in the command\\x5c\n"));
+    cr_expect_not_null(strstr(t->code, "grid (cdiv(n, BLOCK) # *\\/ int evil; #error in the grid)\n"));
+    tilec_context *ctx = no_driver_context();
+    tilec_compile_options co = {.arch = 80, .kind = TILEC_BINARY_PTX};
+    tilec_binary *b;
+    cr_assert_eq(tilec_compile(ctx, t->code, &co, &b), TILEC_OK, "%s", tilec_context_error(ctx));
+    char *c, *h;
+    cr_assert_eq(tilec_generate_embed(ctx, t, (const tilec_binary *const *)&b, 1, &c, &h), TILEC_OK);
+    expect_inert("embed .c", c);
+    expect_inert("embed .h", h);
+    cr_expect_not_null(strstr(c, "from dir*\\/ int evil;\\n#define EVIL 1\\n/\\*\\x5c (kernel note_kernel)"));
+    tilec_free(c);
+    tilec_free(h);
+    tilec_binary_free(b);
+    tilec_translation_free(t);
+    tilec_context_destroy(ctx);
+}

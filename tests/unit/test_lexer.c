@@ -79,6 +79,8 @@ static void expect_error(const char *text, size_t len, const char *want)
               "got: %s\nwant: %s", ctx.log.data, want);
 }
 
+#define EXPECT_ERROR(text, want) expect_error((text), sizeof(text) - 1, (want))
+
 /* ---- token classes ----------------------------------------------------- */
 
 Test(lexer, keywords)
@@ -383,14 +385,55 @@ Test(lexer, backslash_continuation)
     cr_assert_eq(toks.data[4].loc.col, 9);
 }
 
+/* Python reads sources with universal newlines: CRLF and a lone CR are LF, in strings too. */
 Test(lexer, crlf_line_endings)
 {
     expect_shape("if x:\r\n    y = 'a'\r\n\r\n    # c\r\nz = \\\r\n 1\r\n",
                  "if x : NEWLINE INDENT y = STR(a) NEWLINE DEDENT z = 1 NEWLINE EOF");
-    cr_assert_eq(toks.data[3].length, 2);  /* NEWLINE spans \r\n */
+    cr_assert_eq(toks.data[3].length, 1);  /* the NEWLINE of the translated text */
     cr_assert_eq(toks.data[toks.len - 3].loc.line, 6);
     teardown();
-    expect_shape("s = '''a\r\nb'''\r\n", "s = STR(a\r\nb) NEWLINE EOF");
+    expect_shape("s = '''a\r\nb'''\r\n", "s = STR(a\nb) NEWLINE EOF");
+}
+
+Test(lexer, lone_cr_ends_a_line_as_in_python)
+{
+    /* the CR ends the comment: the second assignment is code, as Python runs it */
+    expect_shape("if a:\n    o = x + y  # note\r    o = x - y\n",
+                 "if a : NEWLINE INDENT o = x + y NEWLINE o = x - y NEWLINE DEDENT EOF");
+    cr_assert_eq(toks.data[toks.len - 7].loc.line, 3, "the line after the CR is line 3");
+    cr_assert_str_eq(ctx.src->text, "if a:\n    o = x + y  # note\n    o = x - y\n");
+    teardown();
+    expect_shape("a = 1\rb = 2\r\rc = 3", "a = 1 NEWLINE b = 2 NEWLINE c = 3 NEWLINE EOF");
+    cr_assert_eq(toks.data[8].loc.line, 4);
+    teardown();
+    expect_shape("s = '''a\rb\r\nc'''\rt = \\\r 1\r", "s = STR(a\nb\nc) NEWLINE t = 1 NEWLINE EOF");
+    teardown();
+    EXPECT_ERROR("s = 'a\rb'\n", "t.py:1:5: error: unterminated string literal");
+}
+
+Test(lexer, utf8_bom_is_skipped)
+{
+    expect_shape("\xEF\xBB\xBFx = 1\n", "x = 1 NEWLINE EOF");
+    cr_assert_eq(toks.data[0].loc.col, 1);
+}
+
+/* Names follow Python's identifier rule; what Python refuses, tilec refuses at the character. */
+Test(lexer, unicode_names)
+{
+    expect_shape("caf\xc3\xa9 = \xe4\xb8\xad_1\n", "caf\xc3\xa9 = \xe4\xb8\xad_1 NEWLINE EOF");
+    teardown();
+    EXPECT_ERROR("x\xe2\x80\x8b = 1\n", "t.py:1:2: error: invalid non-printable character U+200B");
+    teardown();
+    EXPECT_ERROR("ab\xe2\x80\xae" "cd = 1\n", "t.py:1:3: error: invalid non-printable character U+202E");
+    teardown();
+    EXPECT_ERROR("x = a \xe2\x82\xac b\n", "t.py:1:7: error: invalid character '\xe2\x82\xac' (U+20AC)");
+    teardown();
+    EXPECT_ERROR("\xef\xac\x81le = 1\n", "t.py:1:1: error: '\xef\xac\x81' (U+FB01) in a name is another character "
+                                     "after the NFKC normalization Python applies to names; write the name in "
+                                     "NFKC form");
+    teardown();
+    EXPECT_ERROR("x = 1\n# caf\xe9\n", "t.py:2:6: error: invalid UTF-8 (byte 0xe9): Python reads source files as UTF-8");
 }
 
 Test(lexer, tabs_indent_to_multiples_of_eight)
@@ -408,8 +451,6 @@ Test(lexer, token_kind_names)
 }
 
 /* ---- errors ------------------------------------------------------------ */
-
-#define EXPECT_ERROR(text, want) expect_error((text), sizeof(text) - 1, (want))
 
 Test(lexer, unterminated_strings)
 {

@@ -468,3 +468,50 @@ Test(lower, early_return_in_runtime_if)
     const char *st = strstr(o, "  store ");
     cr_expect(st && r && st > r, "store should follow the early-return if:\n%s", o);
 }
+
+/* ---- values given in the signature ------------------------------------------------- */
+
+static const char *value_src =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def k(x_ptr, K: tl.constexpr):\n"
+    "    tl.store(x_ptr, K)\n";
+
+/* Integer arithmetic on numbers is folded as Python folds it; other text is an error that
+ * names the parameter and points at it, or into the value where the value is wrong. */
+Test(lower, signature_values_are_integer_arithmetic)
+{
+    static const struct { const char *value, *constant; } ok[] = {
+        {"2**31", "constant 2147483648 : u32"}, {"(1 << 20) - 1", "constant 1048575 : i32"},
+        {"-2**3", "constant -8 : i32"},         {"7 // -2", "constant -4 : i32"},
+        {"1e-3", "constant 0.001 : fp32"},      {"'a-b'", NULL},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(ok); i++) {
+        char sig[64];
+        snprintf(sig, sizeof sig, "*i64, %s", ok[i].value);
+        bool is_str = !ok[i].constant;
+        int rc = translate(value_src, NULL, sig, "lower");
+        if (is_str) { /* a string is a value, which tl.store then refuses */
+            cr_expect(strstr(log_text(), "t.py:5:"), "%s: %s", ok[i].value, log_text());
+        } else {
+            cr_assert_eq(rc, 0, "%s: %s", ok[i].value, log_text());
+            cr_expect(strstr(out_text(), ok[i].constant), "%s: no %s in\n%s", ok[i].value, ok[i].constant, out_text());
+        }
+        reset();
+    }
+    static const struct { const char *value, *error; } bad[] = {
+        {"1 +", "-s:1:4: error: expected an expression, got newline\n"},
+        {"2**64", "-s:1:2: error: integer overflow"},
+        {"a.b", "t.py:4:14: error: cannot parse the value 'a.b' given for 'K' (-s): a value is a number, a string, "
+                "a dtype or integer arithmetic on numbers\n"},
+        {"x + 1", "t.py:4:14: error: cannot parse the value 'x + 1' given for 'K' (-s)"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        char sig[64];
+        snprintf(sig, sizeof sig, "*i64, %s", bad[i].value);
+        cr_expect_neq(translate(value_src, NULL, sig, "lower"), 0, "%s", bad[i].value);
+        cr_expect(!strncmp(log_text(), bad[i].error, strlen(bad[i].error)), "%s: got\n%s", bad[i].value, log_text());
+        reset();
+    }
+}

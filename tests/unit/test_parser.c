@@ -650,6 +650,38 @@ Test(parser, nesting_limit)
                                    "             ^\n");
 }
 
+/* A flat chain nests nothing: `x + x + ... + x` of 10,000 terms parses, in a kernel as in
+ * the dump (whose text is the same nested form for any length), while parentheses nest. */
+Test(parser, long_chains_are_not_nesting)
+{
+    enum { TERMS = 10000 };
+    static char text[64 + 2 * 6 * TERMS];
+    int n = snprintf(text, sizeof text, "@triton.jit\ndef k(x):\n    y = x");
+    for (int i = 1; i < TERMS; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, " + x");
+    n += snprintf(text + n, sizeof text - (size_t)n, "\n    z = x");
+    for (int i = 1; i < TERMS; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n, " and x");
+    snprintf(text + n, sizeof text - (size_t)n, "\n");
+    cr_assert(parse(text), "%s", ctx.log.data);
+    const Node *y = mod->funcs.data[0]->body.data[0]->rhs;
+    int links = 0;
+    for (; y->kind == N_BINOP; y = y->lhs)
+        links++;
+    cr_expect_eq(links, TERMS - 1, "left-associative: one link per '+'");
+    reset();
+    cr_assert_str_eq(dump_expr("a - b + c and d and e"),
+                     "(BoolOp and (BoolOp and (BinOp + (BinOp - (Name a) (Name b)) (Name c)) (Name d)) (Name e))");
+    reset();
+    /* the grid's evaluator recurses on chains: there a link still counts */
+    static char grid[16 + 4 * 300];
+    n = snprintf(grid, sizeof grid, "n");
+    for (int i = 0; i < 250; i++)
+        n += snprintf(grid + n, sizeof grid - (size_t)n, " + n");
+    cr_assert_not(parse_expr_text(grid));
+    cr_assert(strstr(ctx.log.data, "error: expression nested too deeply (limit 200)"), "%s", ctx.log.data);
+}
+
 Test(parser, deep_blocks_are_limited)
 {
     static char text[8192];

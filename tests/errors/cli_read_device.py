@@ -1,0 +1,8 @@
+# args: /dev/zero -k k
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, n):
+    tl.store(x_ptr, n)
