@@ -242,16 +242,15 @@ def referee(seed, meta, work, inputs, tilec_out, triton_out):
     return status, "referee (Triton's interpreter): " + text
 
 
-def referee_main(path):
-    """The child: runs the kernel in Triton's interpreter on the saved inputs and prints
-    "@@referee STATUS text", STATUS being TRITON-WRONG when tilec agrees with the interpreter on
-    every output and Triton does not, else MISMATCH."""
-    import importlib.util
+def patch_interpreter():
+    """Fixes Triton 3.6's interpreter (TRITON_INTERPRET=1) where it cannot run the generated
+    kernels, or runs them wrong.  Call before the kernel's module is loaded."""
+    import numpy as np
     from triton.runtime import interpreter
-    torch = rgt.load_torch()
-    # Triton 3.6's interpreter keeps a scalar argument as a one-element array and reads a loop
-    # bound from it with int(array), which recent NumPy (2.5 on the H200 machine) refuses for an
-    # array of one dimension
+    import triton.language as tl
+    # it keeps a scalar argument as a one-element array and reads a loop bound from it with
+    # int(array), which recent NumPy (2.5 on the H200 machine) refuses for an array of one
+    # dimension
     original_patch = interpreter._patch_lang_tensor
 
     def patch_lang_tensor(tensor, scope):
@@ -260,7 +259,6 @@ def referee_main(path):
     interpreter._patch_lang_tensor = patch_lang_tensor
     # nor does it run libdevice functions (extern_elementwise): the generated kernels use
     # libdevice.tanh, which NumPy has
-    import numpy as np
     from triton.language.extra.cuda import libdevice
     numpy_twin = {"__nv_tanhf": np.tanh, "__nv_tanh": np.tanh}
 
@@ -276,6 +274,28 @@ def referee_main(path):
         interpreter._patch_builtin(libdevice, interpreter.interpreter_builder, scope)
         return scope
     interpreter._patch_lang = patch_lang
+    # it keeps bf16 values as their uint16 bits, and its tl.dot multiplies those bits as
+    # integers (a 16x16 bf16 dot is off by 1e10): widen bf16 operands to fp32 first (exact)
+    original_dot = interpreter.InterpreterBuilder.create_dot
+
+    def widen(h):
+        if h.dtype.scalar != tl.bfloat16:
+            return h
+        return interpreter.TensorHandle((h.data.astype(np.uint32) << 16).view(np.float32), tl.float32)
+
+    def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        return original_dot(self, widen(a), widen(b), d, input_precision, max_num_imprecise_acc)
+    interpreter.InterpreterBuilder.create_dot = create_dot
+    return interpreter
+
+
+def referee_main(path):
+    """The child: runs the kernel in Triton's interpreter on the saved inputs and prints
+    "@@referee STATUS text", STATUS being TRITON-WRONG when tilec agrees with the interpreter on
+    every output and Triton does not, else MISMATCH."""
+    import importlib.util
+    torch = rgt.load_torch()
+    patch_interpreter()
     saved = torch.load(path)
     meta = saved["meta"]
     spec = importlib.util.spec_from_file_location(meta["kernel"], os.path.join(saved["work"], meta["source"]))
