@@ -305,6 +305,56 @@ def patch_interpreter():
     def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
         return original_dot(self, widen(a), widen(b), d, input_precision, max_num_imprecise_acc)
     interpreter.InterpreterBuilder.create_dot = create_dot
+
+    # nor does it do bf16 arithmetic: it adds, multiplies and compares the uint16 bits, makes
+    # no nonzero bf16 constant (a bf16 tensor times a Python float: no get_bf16), and casts
+    # fp32 to bf16 by truncation where Triton rounds to nearest even.  bf16 operands are
+    # widened to fp32 (exact), and results rounded to nearest even, as the GPU does
+    Builder = interpreter.InterpreterBuilder
+    TensorHandle = interpreter.TensorHandle
+
+    def to_f32(data):
+        return (data.astype(np.uint32) << 16).view(np.float32)
+
+    def to_bf16(x):
+        x = np.asarray(x, dtype=np.float32)
+        bits = x.view(np.uint32)
+        out = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+        return np.where(np.isnan(x), np.uint16(0x7FC0), out)
+
+    def is_bf16(h):
+        return h.dtype.scalar == tl.bfloat16
+
+    def get_bf16(self, value):
+        return TensorHandle(to_bf16(np.array([value], dtype=np.float32)), tl.bfloat16)
+    if not hasattr(Builder, "get_bf16"):
+        Builder.get_bf16 = get_bf16
+    original_binary, original_unary = Builder.binary_op, Builder.unary_op
+    original_fma, original_cast = Builder.create_fma, Builder.cast_impl
+
+    def binary_op(self, lhs, rhs, op):
+        if not (is_bf16(lhs) and is_bf16(rhs)):
+            return original_binary(self, lhs, rhs, op)
+        out = op(to_f32(lhs.data), to_f32(rhs.data))
+        return TensorHandle(to_bf16(out) if out.dtype == np.float32 else out, tl.bfloat16)
+
+    def unary_op(self, arg, op):
+        if not is_bf16(arg):
+            return original_unary(self, arg, op)
+        return TensorHandle(to_bf16(op(to_f32(arg.data))), tl.bfloat16)
+
+    def create_fma(self, x, y, z):
+        if not is_bf16(z):
+            return original_fma(self, x, y, z)
+        return TensorHandle(to_bf16(to_f32(x.data) * to_f32(y.data) + to_f32(z.data)), tl.bfloat16)
+
+    def cast_impl(self, src, dst_type):
+        if src.dtype.scalar == tl.float32 and dst_type.scalar == tl.bfloat16:
+            return TensorHandle(to_bf16(src.data), tl.bfloat16)
+        return original_cast(self, src, dst_type)
+    Builder.binary_op, Builder.unary_op, Builder.create_fma = binary_op, unary_op, create_fma
+    Builder.cast_impl = cast_impl
+    # (the lambdas create_fadd... call self.binary_op, and create_fp_trunc... self.cast_impl)
     return interpreter
 
 
