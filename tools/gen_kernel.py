@@ -5,9 +5,12 @@
     python3 tools/gen_kernel.py SEED --out DIR       write DIR/kSEED.py and DIR/kSEED.json
     python3 tools/gen_kernel.py SEED --meta          print its JSON description
     python3 tools/gen_kernel.py SEED --flags-line    the source under a "# flags: ..." line
+    python3 tools/gen_kernel.py SEED --family attn   an attention-class kernel (tools/gen_attn.py)
 
 The same seed gives the same kernel on every machine (random.Random(seed), no other source of
-randomness).  A kernel loads one to three inputs of random dtypes (fp32, fp16, bf16, i32, i64)
+randomness); a seed names one kernel per family.  The default family is described here; the
+attention family (--family attn: tl.dot chains, softmax, masks, online-softmax loops) is
+described in tools/gen_attn.py and writes attnSEED.py instead of kSEED.py.  A kernel loads one to three inputs of random dtypes (fp32, fp16, bf16, i32, i64)
 as 1-D or 2-D tiles (ragged sizes, masks, row strides with gaps, row and column vectors that
 broadcast), combines them in a random expression tree (arithmetic with Triton's promotion
 rules, // and % on integers, bit operations, comparisons and tl.where, tl.maximum/tl.minimum
@@ -447,8 +450,19 @@ class Gen:
         return "\n".join(src) + "\n", meta
 
 
-def generate(seed):
-    """(source text, description) of kernel `seed`."""
+FAMILIES = ("default", "attn")
+
+
+def generate(seed, family="default"):
+    """(source text, description) of kernel `seed` of `family`."""
+    if family == "attn":
+        here = os.path.dirname(os.path.abspath(__file__))
+        if here not in sys.path:
+            sys.path.insert(0, here)
+        import gen_attn
+        return gen_attn.generate(seed)
+    if family != "default":
+        raise ValueError(f"no kernel family {family!r} (families: {', '.join(FAMILIES)})")
     return Gen(seed).generate()
 
 
@@ -459,8 +473,10 @@ def main():
     ap.add_argument("--meta", action="store_true", help="print the JSON description")
     ap.add_argument("--flags-line", action="store_true",
                     help="print the source under a '# flags: ...' line (a tests/errors-style fuzz seed)")
+    ap.add_argument("--family", choices=FAMILIES, default="default",
+                    help="which kind of kernel (default: the elementwise/reduction one)")
     opts = ap.parse_args()
-    src, meta = generate(opts.seed)
+    src, meta = generate(opts.seed, opts.family)
     if opts.out:
         os.makedirs(opts.out, exist_ok=True)
         with open(os.path.join(opts.out, meta["source"]), "w") as f:

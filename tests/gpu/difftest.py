@@ -6,15 +6,20 @@ on the same random inputs, results compared.
     python3 tests/gpu/difftest.py --start 1000 --count 200     seeds 1000..1199
     python3 tests/gpu/difftest.py --seeds 17,42 --keep /tmp/d  some seeds, files kept
     python3 tests/gpu/difftest.py --count 200 --cpu-only       no GPU: translate and compile
+    python3 tests/gpu/difftest.py --family attn --count 300    attention-class kernels
     python3 tests/gpu/difftest.py --start 101 --count 100 --time-limit 480 \
         --summary difftest-summary.txt                          one chunk of a longer run
 
 For each seed:
   1. tools/gen_kernel.py writes kSEED.py (a @triton.jit kernel) and kSEED.json (its
-     signature, warps, grid, and every parameter's kind, dtype, size and tolerance);
-  2. bin/tilec translates it (in parallel over --jobs processes).  Exit status 1 with a
-     message is counted as "rejected" (with "not supported" in it: "unsupported") and is not a
-     failure; any other exit status (a crash, a signal, a timeout) is a failure;
+     signature, warps, grid, and every parameter's kind, dtype, size and tolerance); with
+     --family attn, attnSEED.py and attnSEED.json of the attention family (tools/gen_attn.py:
+     chained tl.dot, softmax, masks, online-softmax loops), whose scalars may be fp32;
+  2. bin/tilec translates it (in parallel over --jobs processes).  Exit status 1 with an
+     error message (its first "error:" line, after any warnings) is counted as "rejected"
+     (with "not supported" in it: "unsupported") and is not a failure; any other exit status
+     (a crash, a signal, a timeout) is a failure.  The rejections are then counted by
+     construct (the message without position and numbers), with their seeds;
   3. nvcc compiles the .cu files, --batch kernels per translation unit (each file wrapped in
      its own namespace; the kernels and launchers are extern "C" with distinct names), into
      one shared library per batch; a batch that fails is retried file by file so that the
@@ -52,6 +57,7 @@ import argparse
 import concurrent.futures
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -70,17 +76,21 @@ HEADERS = ("#include <stdint.h>\n#include <stdio.h>\n#include <cuda_runtime.h>\n
            "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n")
 
 
+FAMILY = "default"      # --family: which generator the seeds are for
+
+
 def repro(seed, meta=None):
-    meta = meta or gen_kernel.generate(seed)[1]
-    return (f"python3 tools/gen_kernel.py {seed} --out /tmp/k && bin/tilec /tmp/k/{meta['source']} "
+    meta = meta or gen_kernel.generate(seed, FAMILY)[1]
+    family = f" --family {FAMILY}" if FAMILY != "default" else ""
+    return (f"python3 tools/gen_kernel.py {seed}{family} --out /tmp/k && bin/tilec /tmp/k/{meta['source']} "
             f"{shlex.join(meta['tilec_args'])} -o /tmp/k/{meta['kernel']}.cu")
 
 
 # ---- 1-2: generate and translate (one process per seed) ---------------------------------
 
 def translate(args):
-    seed, work, tilec = args
-    src, meta = gen_kernel.generate(seed)
+    seed, work, tilec, family = args
+    src, meta = gen_kernel.generate(seed, family)
     py = os.path.join(work, meta["source"])
     cu = os.path.join(work, meta["kernel"] + ".cu")
     with open(py, "w") as f:
@@ -94,10 +104,19 @@ def translate(args):
         return seed, meta, "crash", "tilec timed out after 60 s"
     if r.returncode == 0:
         return seed, meta, "ok", cu
-    first = (r.stderr.strip().splitlines() or ["(no message)"])[0]
+    lines = r.stderr.strip().splitlines()
+    # the first error (warnings may come before it)
+    first = next((ln for ln in lines if "error:" in ln), lines[0] if lines else "(no message)")
     if r.returncode == 1 and "error:" in first:
         return seed, meta, "unsupported" if "not supported" in first else "rejected", first
     return seed, meta, "crash", f"tilec exit status {r.returncode}: {r.stderr.strip()[-2000:]}"
+
+
+def construct(message):
+    """tilec's first error line without the file, the position and the numbers: what it
+    rejected, the same words for every kernel that it rejects for the same reason."""
+    head, sep, rest = message.partition(" error: ")
+    return re.sub(r"\d+", "N", rest if sep else message)
 
 
 # ---- 3: compile ---------------------------------------------------------------------------
@@ -157,7 +176,7 @@ def make_inputs(meta, gen):
             values[p["name"]] = rgt.poison_(torch.empty(max(p["numel"], 1), dtype=rgt.torch_dtype(p["dtype"]),
                                                         device="cuda"))
             outs.append(p)
-        elif p["kind"] == "int":
+        elif p["kind"] in ("int", "float"):
             values[p["name"]] = p["value"]
     return values, outs
 
@@ -242,16 +261,15 @@ def referee(seed, meta, work, inputs, tilec_out, triton_out):
     return status, "referee (Triton's interpreter): " + text
 
 
-def referee_main(path):
-    """The child: runs the kernel in Triton's interpreter on the saved inputs and prints
-    "@@referee STATUS text", STATUS being TRITON-WRONG when tilec agrees with the interpreter on
-    every output and Triton does not, else MISMATCH."""
-    import importlib.util
+def patch_interpreter():
+    """Fixes Triton 3.6's interpreter (TRITON_INTERPRET=1) where it cannot run the generated
+    kernels, or runs them wrong.  Call before the kernel's module is loaded."""
+    import numpy as np
     from triton.runtime import interpreter
-    torch = rgt.load_torch()
-    # Triton 3.6's interpreter keeps a scalar argument as a one-element array and reads a loop
-    # bound from it with int(array), which recent NumPy (2.5 on the H200 machine) refuses for an
-    # array of one dimension
+    import triton.language as tl
+    # it keeps a scalar argument as a one-element array and reads a loop bound from it with
+    # int(array), which recent NumPy (2.5 on the H200 machine) refuses for an array of one
+    # dimension
     original_patch = interpreter._patch_lang_tensor
 
     def patch_lang_tensor(tensor, scope):
@@ -260,7 +278,6 @@ def referee_main(path):
     interpreter._patch_lang_tensor = patch_lang_tensor
     # nor does it run libdevice functions (extern_elementwise): the generated kernels use
     # libdevice.tanh, which NumPy has
-    import numpy as np
     from triton.language.extra.cuda import libdevice
     numpy_twin = {"__nv_tanhf": np.tanh, "__nv_tanh": np.tanh}
 
@@ -276,6 +293,78 @@ def referee_main(path):
         interpreter._patch_builtin(libdevice, interpreter.interpreter_builder, scope)
         return scope
     interpreter._patch_lang = patch_lang
+    # it keeps bf16 values as their uint16 bits, and its tl.dot multiplies those bits as
+    # integers (a 16x16 bf16 dot is off by 1e10): widen bf16 operands to fp32 first (exact)
+    original_dot = interpreter.InterpreterBuilder.create_dot
+
+    def widen(h):
+        if h.dtype.scalar != tl.bfloat16:
+            return h
+        return interpreter.TensorHandle((h.data.astype(np.uint32) << 16).view(np.float32), tl.float32)
+
+    def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        return original_dot(self, widen(a), widen(b), d, input_precision, max_num_imprecise_acc)
+    interpreter.InterpreterBuilder.create_dot = create_dot
+
+    # nor does it do bf16 arithmetic: it adds, multiplies and compares the uint16 bits, makes
+    # no nonzero bf16 constant (a bf16 tensor times a Python float: no get_bf16), and casts
+    # fp32 to bf16 by truncation where Triton rounds to nearest even.  bf16 operands are
+    # widened to fp32 (exact), and results rounded to nearest even, as the GPU does
+    Builder = interpreter.InterpreterBuilder
+    TensorHandle = interpreter.TensorHandle
+
+    def to_f32(data):
+        return (data.astype(np.uint32) << 16).view(np.float32)
+
+    def to_bf16(x):
+        x = np.asarray(x, dtype=np.float32)
+        bits = x.view(np.uint32)
+        out = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+        return np.where(np.isnan(x), np.uint16(0x7FC0), out)
+
+    def is_bf16(h):
+        return h.dtype.scalar == tl.bfloat16
+
+    def get_bf16(self, value):
+        return TensorHandle(to_bf16(np.array([value], dtype=np.float32)), tl.bfloat16)
+    if not hasattr(Builder, "get_bf16"):
+        Builder.get_bf16 = get_bf16
+    original_binary, original_unary = Builder.binary_op, Builder.unary_op
+    original_fma, original_cast = Builder.create_fma, Builder.cast_impl
+
+    def binary_op(self, lhs, rhs, op):
+        if not (is_bf16(lhs) and is_bf16(rhs)):
+            return original_binary(self, lhs, rhs, op)
+        out = op(to_f32(lhs.data), to_f32(rhs.data))
+        return TensorHandle(to_bf16(out) if out.dtype == np.float32 else out, tl.bfloat16)
+
+    def unary_op(self, arg, op):
+        if not is_bf16(arg):
+            return original_unary(self, arg, op)
+        return TensorHandle(to_bf16(op(to_f32(arg.data))), tl.bfloat16)
+
+    def create_fma(self, x, y, z):
+        if not is_bf16(z):
+            return original_fma(self, x, y, z)
+        return TensorHandle(to_bf16(to_f32(x.data) * to_f32(y.data) + to_f32(z.data)), tl.bfloat16)
+
+    def cast_impl(self, src, dst_type):
+        if src.dtype.scalar == tl.float32 and dst_type.scalar == tl.bfloat16:
+            return TensorHandle(to_bf16(src.data), tl.bfloat16)
+        return original_cast(self, src, dst_type)
+    Builder.binary_op, Builder.unary_op, Builder.create_fma = binary_op, unary_op, create_fma
+    Builder.cast_impl = cast_impl
+    # (the lambdas create_fadd... call self.binary_op, and create_fp_trunc... self.cast_impl)
+    return interpreter
+
+
+def referee_main(path):
+    """The child: runs the kernel in Triton's interpreter on the saved inputs and prints
+    "@@referee STATUS text", STATUS being TRITON-WRONG when tilec agrees with the interpreter on
+    every output and Triton does not, else MISMATCH."""
+    import importlib.util
+    torch = rgt.load_torch()
+    patch_interpreter()
     saved = torch.load(path)
     meta = saved["meta"]
     spec = importlib.util.spec_from_file_location(meta["kernel"], os.path.join(saved["work"], meta["source"]))
@@ -289,7 +378,7 @@ def referee_main(path):
         elif p["kind"] == "out":
             args[p["name"]] = rgt.poison_(torch.empty_like(saved["tilec"][p["name"]]))
             outs.append(p)
-        elif p["kind"] == "int":
+        elif p["kind"] in ("int", "float"):
             args[p["name"]] = p["value"]
         else:
             consts[p["name"]] = p["value"]
@@ -412,6 +501,9 @@ def main():
     ap.add_argument("--count", type=int, default=100)
     ap.add_argument("--start", type=int, default=1)
     ap.add_argument("--seeds", help="comma-separated seeds (instead of --start/--count)")
+    ap.add_argument("--family", choices=gen_kernel.FAMILIES, default="default",
+                    help="which generator: default (elementwise, reductions, scans) or attn "
+                    "(attention-class: tl.dot chains, softmax, masks, online-softmax loops)")
     ap.add_argument("--tilec", default=os.path.join(ROOT, "bin", "tilec"))
     ap.add_argument("--arch", help="nvcc -arch (default: the GPU's)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 4, help="translate/compile processes")
@@ -430,6 +522,8 @@ def main():
         return worker_main(opts.worker)
     if opts.referee:
         return referee_main(opts.referee)
+    global FAMILY
+    FAMILY = opts.family
 
     seeds = ([int(s) for s in opts.seeds.split(",")] if opts.seeds
              else list(range(opts.start, opts.start + opts.count)))
@@ -439,7 +533,8 @@ def main():
     arch = "sm_80+sm_90" if opts.cpu_only else (opts.arch or rgt.detect_arch())
     work = os.path.abspath(opts.keep) if opts.keep else tempfile.mkdtemp(prefix="tilec-difftest-")
     os.makedirs(work, exist_ok=True)
-    print(f"difftest: {len(seeds)} kernels (seeds {seeds[0]}..{seeds[-1]}), tilec {tilec}, "
+    family = f"{opts.family} family, " if opts.family != "default" else ""
+    print(f"difftest: {len(seeds)} kernels ({family}seeds {seeds[0]}..{seeds[-1]}), tilec {tilec}, "
           f"nvcc {arch}, {opts.jobs} jobs, files in {work}", flush=True)
     t0 = time.time()
     deadline = t0 + opts.time_limit - 30 if opts.time_limit else None
@@ -448,6 +543,7 @@ def main():
     progress = {"ran": 0, "of": 0}
     failures = []
     metas = {}
+    rejections = {}      # tilec's message without its position -> seeds
     env = []
 
     def report(seed, status, text):
@@ -459,13 +555,13 @@ def main():
             if progress["ran"] % 25 == 0:
                 print(f"-- ran {progress['ran']} of {progress['of']} in {time.time() - t2:.0f} s", flush=True)
         if status != "PASS":
-            line = f"{status:<12} k{seed}: {text}"
+            line = f"{status:<12} {metas[seed]['kernel'] if seed in metas else f'k{seed}'}: {text}"
             print(line + f"\n             repro: {repro(seed, metas.get(seed))}", flush=True)
             if status in ("MISMATCH", "FAIL", "crash", "compile", "nvrtc"):
                 failures.append(seed)
 
     with concurrent.futures.ProcessPoolExecutor(max_workers=opts.jobs) as pool:
-        translated = list(pool.map(translate, [(s, work, tilec) for s in seeds], chunksize=4))
+        translated = list(pool.map(translate, [(s, work, tilec, opts.family) for s in seeds], chunksize=4))
     ok = []
     for seed, meta, status, text in translated:
         metas[seed] = meta
@@ -473,11 +569,15 @@ def main():
             ok.append((seed, text))
         elif status in ("unsupported", "rejected"):
             counts[status] += 1
-            print(f"{status:<12} k{seed}: {text}", flush=True)
+            print(f"{status:<12} {meta['kernel']}: {text}", flush=True)
+            rejections.setdefault(construct(text), []).append(seed)
         else:
             report(seed, status, text)
     t1 = time.time()
     print(f"-- translated {len(seeds)} in {t1 - t0:.1f} s: {len(ok)} ok", flush=True)
+    for what, which in sorted(rejections.items(), key=lambda kv: -len(kv[1])):
+        print(f"-- rejected {len(which)}x: {what} (seeds {','.join(map(str, which[:10]))}"
+              f"{', ...' if len(which) > 10 else ''})", flush=True)
 
     batches = [ok[i:i + opts.batch] for i in range(0, len(ok), opts.batch)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
@@ -527,7 +627,7 @@ def main():
         print("failing seeds: " + ",".join(str(s) for s in sorted(failures)))
     seeds_text = f"seeds {seeds[0]}..{seeds[-1]}" if not opts.seeds else f"seeds {opts.seeds}"
     where = "CPU only" if opts.cpu_only else (env[0] if env else arch)
-    summary = (f"difftest-summary: {time.strftime('%Y-%m-%d %H:%M', time.gmtime(t0))} UTC, {seeds_text} "
+    summary = (f"difftest-summary: {time.strftime('%Y-%m-%d %H:%M', time.gmtime(t0))} UTC, {family}{seeds_text} "
                f"({len(seeds)} kernels), {where}, {time.time() - t0:.0f} s: {line}"
                + (f"; failing seeds {','.join(str(s) for s in sorted(failures))}" if failures else ""))
     print(summary, flush=True)
