@@ -2958,6 +2958,36 @@ static const char *param_decl(Emitter *E, const KernelParam *kp)
     return fmt(E, "%s %s", dtype_ctype(t.dtype), kp->name);
 }
 
+static bool ident_char(char c) { return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z'); }
+
+/* Does the C text use `name` as an identifier?  Comments and string literals
+ * do not count ("// tiles of this warp" declares no need for `warp`: an
+ * unused variable is an NVRTC warning). */
+static bool uses_ident(const char *text, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = text; p && *p; p++) {
+        if (p[0] == '/' && p[1] == '/') {
+            while (*p && *p != '\n')
+                p++;
+            if (!*p)
+                break;
+            continue;
+        }
+        if (*p == '"') {
+            for (p++; *p && *p != '"'; p++)
+                if (*p == '\\' && p[1])
+                    p++;
+            if (!*p)
+                break;
+            continue;
+        }
+        if (!strncmp(p, name, n) && !ident_char(p[n]) && (p == text || !ident_char(p[-1])))
+            return true;
+    }
+    return false;
+}
+
 static void emit_kernel(Emitter *E, int threads)
 {
     const TirFunc *f = E->f;
@@ -2994,10 +3024,10 @@ static void emit_kernel(Emitter *E, int threads)
         const Binding *b = &E->binds.data[i];
         sb_printf(&pro, "    const %s %s = %s;  // %s\n", b->type, b->name, b->expr, b->comment);
     }
-    bool uses_lane = pro.data && strstr(pro.data, "lane"), uses_warp = pro.data && strstr(pro.data, "warp");
-    bool uses_tid = (body.data && strstr(body.data, "tid")) || uses_lane || uses_warp;
-    bool uses_lane_body = body.data && strstr(body.data, "lane");
-    bool uses_warp_body = body.data && strstr(body.data, "warp");
+    bool uses_lane = uses_ident(pro.data, "lane"), uses_warp = uses_ident(pro.data, "warp");
+    bool uses_tid = uses_ident(body.data, "tid") || uses_lane || uses_warp;
+    bool uses_lane_body = uses_ident(body.data, "lane");
+    bool uses_warp_body = uses_ident(body.data, "warp");
     if (f->smem_bytes) {
         if (f->smem_bytes > 48 * 1024)
             sb_puts(E->out, "    extern __shared__ __align__(16) unsigned char smem[];  // the arena (dynamic, see the header)\n");

@@ -172,3 +172,22 @@ Test(emit, names_like_a_layouts_are_renamed_once, .timeout = 10)
     cr_expect(strstr(t->code, "const int L0_base_2 ="), "no second binding L0_base_2:\n%s", t->code);
     tilec_translation_free(t);
 }
+
+/* One warp: nothing needs `warp`, though comments speak of "this warp"; an
+ * unused variable is an NVRTC warning (the attention difftest, seed 6). */
+Test(emit, one_warp_dot_declares_no_warp_index)
+{
+    static const char dot_py[] = "import triton\n"
+                                 "import triton.language as tl\n"
+                                 "\n"
+                                 "@triton.jit\n"
+                                 "def k(a_ptr, b_ptr, c_ptr):\n"
+                                 "    i = tl.arange(0, 16)\n"
+                                 "    a = tl.load(a_ptr + i[:, None] * 16 + i[None, :])\n"
+                                 "    b = tl.load(b_ptr + i[:, None] * 16 + i[None, :])\n"
+                                 "    tl.store(c_ptr + i[:, None] * 16 + i[None, :], tl.dot(a, b))\n";
+    tilec_translation *t = translate_k(dot_py, "*fp16:16, *fp16:16, *fp32:16", 1, 80);
+    cr_expect(strstr(t->code, "tiles of this warp"), "the comment the old check tripped on is gone:\n%s", t->code);
+    cr_expect_null(strstr(t->code, "const int warp ="), "%s", t->code);
+    tilec_translation_free(t);
+}
