@@ -584,6 +584,53 @@ Test(layout_maps, exprs_evaluate_to_the_map, .fini = arena_reset)
     }
 }
 
+/* Twenty register bits that alternate between the dims give ten one-bit runs per dim, and a
+ * long register index (300 characters) is spelled out in every term: the expression must
+ * come out whole (fixed-size buffers once cut it mid-term) and evaluate to the map. */
+Test(layout_maps, long_exprs_are_never_cut)
+{
+    LayoutMap m = {.rank = 2, .shape = {1024, 1024}, .nreg = 20};
+    for (int i = 0; i < 20; i++)
+        m.reg[i] = (LBit){(int8_t)(i % 2), (int8_t)(9 - i / 2)}; /* reversed: no two bits make a run */
+    StrBuf idx = {0};
+    sb_puts(&idx, "e");
+    while (idx.len < 300)
+        sb_puts(&idx, " + 0");
+    for (int d = 0; d < 2; d++) {
+        StrBuf r = {0};
+        lmap_reg_expr(&r, &m, d, idx.data);
+        int terms = 0;
+        for (const char *p = r.data; (p = strstr(p, idx.data)); p += idx.len)
+            terms++;
+        cr_expect_eq(terms, 10, "dim %d: %d whole copies of the index in \"%s\"", d, terms, r.data);
+        cr_expect_gt(r.len, 10 * idx.len);
+        for (int b = -1; b < 20; b++) { /* no bit, each bit alone, and all bits */
+            int e = b < 0 ? 0 : 1 << b;
+            cr_expect_eq(eval_expr(r.data, 0, 0, e), lmap_reg_offset(&m, e, d), "dim %d e %d", d, e);
+        }
+        cr_expect_eq(eval_expr(r.data, 0, 0, (1 << 20) - 1), 1023, "dim %d, every bit", d);
+        sb_free(&r);
+    }
+    sb_free(&idx);
+}
+
+/* lmap_moves_expr with sources whose names are long: every run is a whole term. */
+Test(layout_maps, moves_expr_keeps_long_names_whole)
+{
+    char a[400], b[400];
+    memset(a, 'a', sizeof a - 1), a[sizeof a - 1] = 0;
+    memset(b, 'b', sizeof b - 1), b[sizeof b - 1] = 0;
+    BitSrc srcs[2] = {{a, 8}, {b, -1}};
+    BitMove mv[] = {{0, 0, 0}, {0, 1, 1}, {1, 0, 2}, {0, 4, 5}, {1, 3, 9}, {1, 4, 10}};
+    StrBuf r = {0};
+    lmap_moves_expr(&r, srcs, mv, (int)ARRAY_LEN(mv));
+    StrBuf want = {0};
+    sb_printf(&want, "(%s & 3) + ((%s & 1) << 2) + (((%s >> 4) & 1) << 5) + (((%s >> 3) & 3) << 9)", a, b, a, b);
+    cr_expect_str_eq(r.data, want.data);
+    sb_free(&r);
+    sb_free(&want);
+}
+
 /* ---- 5. shuffle distances ------------------------------------------------------- */
 
 /* xor distances of the lanes that move `axis`, highest first (the butterfly's order) */
