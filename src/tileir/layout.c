@@ -1344,19 +1344,12 @@ void lmap_describe(StrBuf *out, const LayoutMap *m)
         bool wrap = strchr(base.data, ' ') && !strstr(base.data, " + "); /* "(lane & 7) << 3" then " + 0..7" */
         sb_printf(&dimtext, wrap ? "(%s)" : "%s", base.data);
         sb_free(&base);
-        int offs[64], n = 0, count = 0;
-        for (int r = 0; r < (1 << m->nreg); r++) {
-            bool low = true;
-            for (int i = 0; i < m->nreg; i++)
-                if ((r >> i & 1) && m->reg[i].dim != d)
-                    low = false;
-            if (!low)
-                continue;
-            if (n < 64)
-                offs[n++] = lmap_reg_offset(m, r, d);
-            count++;
-        }
-        if (count == 1) {
+        /* the register offsets along d are the sums of subsets of these distinct powers of two */
+        int pos[LMAP_MAX_REG_BITS], k = 0;
+        for (int i = 0; i < m->nreg; i++)
+            if (m->reg[i].dim == d)
+                pos[k++] = m->reg[i].bit;
+        if (!k) {
             if (wrap) /* no offsets follow: drop the parentheses again */
                 sb_printf(out, "%.*s", (int)dimtext.len - 2, dimtext.data + 1);
             else
@@ -1364,25 +1357,26 @@ void lmap_describe(StrBuf *out, const LayoutMap *m)
             sb_free(&dimtext);
             continue;
         }
-        /* offsets are sums of distinct powers of two: sort them */
-        for (int i = 1; i < n; i++)
-            for (int j = i; j > 0 && offs[j] < offs[j - 1]; j--) {
-                int t = offs[j];
-                offs[j] = offs[j - 1];
-                offs[j - 1] = t;
+        for (int i = 1; i < k; i++)
+            for (int j = i; j > 0 && pos[j] < pos[j - 1]; j--) {
+                int t = pos[j];
+                pos[j] = pos[j - 1];
+                pos[j - 1] = t;
             }
-        int step = offs[1] - offs[0];
-        bool ap = true;
-        for (int i = 2; i < n; i++)
-            ap &= offs[i] - offs[i - 1] == step;
+        bool ap = pos[k - 1] - pos[0] == k - 1; /* consecutive bits: an arithmetic progression */
+        int count = 1 << k, step = 1 << pos[0];
         if (ap && step == 1)
             sb_printf(&dimtext, " + 0..%d", count - 1);
         else if (ap && count > 4)
             sb_printf(&dimtext, " + %d*i for i < %d", step, count);
         else {
             sb_puts(&dimtext, " + {");
-            for (int i = 0; i < n && i < 8; i++)
-                sb_printf(&dimtext, "%s%d", i ? ", " : "", offs[i]);
+            for (int t = 0; t < count && t < 8; t++) { /* the t-th smallest: t's bits on the sorted positions */
+                int off = 0;
+                for (int j = 0; j < k; j++)
+                    off += (t >> j & 1) << pos[j];
+                sb_printf(&dimtext, "%s%d", t ? ", " : "", off);
+            }
             sb_puts(&dimtext, count > 8 ? ", ...}" : "}");
         }
         sb_puts(out, zero && !strncmp(dimtext.data, "0 + ", 4) ? dimtext.data + 4 : dimtext.data);

@@ -852,6 +852,20 @@ Test(layout_maps, bug_describe_parenthesises_shifted_base)
     sb_free(&d);
 }
 
+/* 128 register offsets along one dim, the registers holding the high coordinate bits first:
+ * the description lists the smallest offsets, not the first registers' (it once looked at
+ * the first 64 registers only, which all had coordinate bit 0 clear). */
+Test(layout_maps, describe_lists_the_smallest_of_many_offsets)
+{
+    LayoutMap m = {.rank = 1, .shape = {8192}, .nreg = 7};
+    for (int i = 0; i < 7; i++)
+        m.reg[i] = (LBit){0, (int8_t)(2 * (6 - i))};
+    StrBuf d = {0};
+    lmap_describe(&d, &m);
+    cr_expect_str_eq(d.data, "elements {0, 1, 4, 5, 16, 17, 20, 21, ...}");
+    sb_free(&d);
+}
+
 /* A one-term register offset such as "(e >> 2) << 3" added to the thread's
  * base must be parenthesised: "L0_row + (e >> 2) << 3" would be
  * (L0_row + (e >> 2)) << 3, and argmax along axis 0 would report row 8 for
