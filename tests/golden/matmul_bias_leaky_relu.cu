@@ -621,7 +621,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     int32_t cols_2[16];  // [64] i32, L5
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        cols_2[e] = tmp_2 + (L2_col + ((((e & 1) | (e & 12)) & 1) + ((((e & 1) | (e & 12)) >> 2) << 4)));
+        cols_2[e] = tmp_2 + (L2_col + ((e & 1) + (((e >> 2) & 3) << 4)));
     bool col_ok_2[16];  // [64] i1, L5
     // the same value in each run of 2 registers (constancy 16 along dim 0): computed once per run
     #pragma unroll
@@ -634,7 +634,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     __half loaded[16];  // [64] fp16, L5, 4-byte loads
     #pragma unroll
     for (int e = 0; e < 16; e += 2)
-        tilec::load<2>(&loaded[e], bias_ptr + cols_2[(((e & 1) | (e & 12)) & 1) | (((e & 1) | (e & 12)) & 12)], col_ok_2[(e & 1) | (e & 12)], __double2half(0.0));
+        tilec::load<2>(&loaded[e], bias_ptr + cols_2[(e & 1) | (e & 12)], col_ok_2[(e & 1) | (e & 12)], __double2half(0.0));
     float bias[16];  // [64] fp32, L5
     #pragma unroll
     for (int e = 0; e < 16; ++e)
@@ -643,7 +643,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     float acc_3[32];  // [64x64] fp32, L2
     #pragma unroll
     for (int e = 0; e < 32; ++e)
-        acc_3[e] = acc[e] + bias[(((e & 1) | (e & 12)) & 1) | (((e & 1) | (e & 12)) & 12)];
+        acc_3[e] = acc[e] + bias[(e & 1) | (e & 12)];
     // matmul.py:98  return tl.where(x >= 0, x, 0.01 * x)    (in leaky_relu, inlined from line 135)
     float acc_4[32];  // [64x64] fp32, L2
     #pragma unroll
