@@ -103,9 +103,9 @@ static bool name_taken(Emitter *E, const char *s)
 
 static const char *unique_name(Emitter *E, const char *base)
 {
-    char clean[96];
+    char *clean = arena_alloc(E->a, strlen(base) + 3); /* room for a "v_" prefix */
     size_t n = 0;
-    for (const char *p = base; *p && n + 1 < sizeof clean; p++) {
+    for (const char *p = base; *p; p++) {
         char c = *p;
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (n && c >= '0' && c <= '9');
         clean[n++] = ok ? c : '_';
@@ -113,7 +113,7 @@ static const char *unique_name(Emitter *E, const char *base)
     clean[n] = 0;
     if (!n)
         strcpy(clean, "v");
-    else if (clean[0] == 'L' && clean[1] >= '0' && clean[1] <= '9' && n + 2 < sizeof clean) {
+    else if (clean[0] == 'L' && clean[1] >= '0' && clean[1] <= '9') {
         /* L0, L1_rows, ... name layouts; a source variable called so becomes v_L0 (every
          * suffixed form would start with L<digit> too, and be taken) */
         memmove(clean + 2, clean, n + 1);
@@ -133,9 +133,8 @@ static const char *unique_name(Emitter *E, const char *base)
         if (next)
             *next = k + 1;
         else
-            strmap_put(E->a, &E->next_suffix, arena_strdup(E->a, clean), k + 1);
+            strmap_put(E->a, &E->next_suffix, clean, k + 1);
     }
-    name = arena_strdup(E->a, name);
     strmap_put(E->a, &E->names, name, 0);
     return name;
 }
