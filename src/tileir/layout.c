@@ -1170,11 +1170,9 @@ static void mark_used(const Block *b, bool *used)
 
 /* Home layouts of shapes whose values all ended up in other layouts are
  * dropped; the rest are renumbered L0, L1... in order. */
-static void drop_unused_layouts(TirFunc *f)
+static void drop_unused_layouts(Arena *a, TirFunc *f)
 {
-    bool used[256] = {false};
-    if (f->layouts.len > 256)
-        return;
+    bool *used = NEW_ARRAY(a, bool, f->layouts.len);
     mark_used(f->body, used);
     int n = 0;
     for (int i = 0; i < f->layouts.len; i++) {
@@ -1207,7 +1205,7 @@ void tir_layouts(Ctx *ctx, TirFunc *f)
     }
     insert_conversions(&A, f->body);
     tir_simplify(ctx, f);
-    drop_unused_layouts(f);
+    drop_unused_layouts(&ctx->arena, f);
 }
 
 /* ---- expressions and descriptions of a map ------------------------------------------ */
