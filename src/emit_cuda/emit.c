@@ -1881,12 +1881,23 @@ static void ld_setup(Emitter *E, const Op *op, const char *name)
     stage_ldmatrix(op, &ld);
     const char *coord[2];
     for (int c = 0; c < 2; c++) {
-        const char *w = ld_part(E, ld.warp, ld.nwarp, c, "warp");
-        const char *j = ld_part(E, ld.mat, ld.nmat, c, "lane >> 3");
-        const char *x = !strcmp(w, "0") ? j : !strcmp(j, "0") ? w : fmt(E, "%s + %s", w, paren(E, j));
-        if (c == 0)
-            x = !strcmp(x, "0") ? "(lane & 7)" : fmt(E, "%s + (lane & 7)", x);
-        coord[c] = x;
+        /* the warp's bits, then the lane's: lane l gives row l % 8 of matrix l / 8, so lane
+         * bits 0..2 are row bits and the ones above pick the matrix */
+        BitSrc srcs[2] = {{"warp", ld.nwarp}, {"lane", 3 + ld.nmat}};
+        BitMove mv[ARRAY_LEN(ld.warp) + 3 + ARRAY_LEN(ld.mat)];
+        int k = 0;
+        for (int i = 0; i < ld.nwarp; i++)
+            if (ld.warp[i].dim == c)
+                mv[k++] = (BitMove){0, (int8_t)i, ld.warp[i].bit};
+        for (int b = 0; b < 3 && c == 0; b++)
+            mv[k++] = (BitMove){1, (int8_t)b, (int8_t)b};
+        for (int i = 0; i < ld.nmat; i++)
+            if (ld.mat[i].dim == c)
+                mv[k++] = (BitMove){1, (int8_t)(3 + i), ld.mat[i].bit};
+        StrBuf t = {0};
+        lmap_moves_expr(&t, srcs, mv, k);
+        coord[c] = fmt(E, "%s", t.data);
+        sb_free(&t);
     }
     line(E, "// ldmatrix%s.x%d into %s: lane l gives the address of row l %% 8 of 8x8 matrix l / 8", ld.trans ? ".trans" : "",
          ld.group, vname(E, op->results[0]));

@@ -450,7 +450,7 @@ dot_where_mask_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, fl
             tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), &a[e]);
         __syncthreads();
         // ldmatrix.x4 into a_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int ld_row = ((warp >> 1) << 4) + (((lane >> 3) & 1) << 3) + (lane & 7), ld_col = (((lane >> 3) >> 1) << 3);
+        const int ld_row = ((warp >> 1) << 4) + (lane & 15), ld_col = (lane >> 4) << 3;
         #pragma unroll
         for (int qi = 0; qi < 4; ++qi)
             tilec::ldmatrix<4, false>(&a_2[4 * qi], stage0(smem, ld_row + ((qi >> 1) << 5), ld_col + ((qi & 1) << 4)));
@@ -463,7 +463,7 @@ dot_where_mask_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, fl
             tilec::store<8>(stage1(smem, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), &b[e]);
         __syncthreads();
         // ldmatrix.trans.x4 into b_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int ld_row = (((lane >> 3) & 1) << 3) + (lane & 7), ld_col = ((warp & 1) << 3) + (((lane >> 3) >> 1) << 4);
+        const int ld_row = lane & 15, ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
         #pragma unroll
         for (int qi = 0; qi < 4; ++qi)
             tilec::ldmatrix<4, true>(&b_2[4 * qi], stage1(smem, ld_row + ((qi & 1) << 4), ld_col + ((qi >> 1) << 5)));
