@@ -458,15 +458,13 @@ static void print_report(tilec_context *ctx, const tilec_translation *t, const t
     int major = 0, minor = 0;
     tilec_nvrtc_version(ctx, &major, &minor);
     fprintf(stderr, "tilec: report for %s (sm_%d cubin from NVRTC %d.%d, ptxas -v):\n", in->name, b->arch, major, minor);
-    char bound[96] = "";
+    fprintf(stderr, "  threads per block    %d (%d warps, __launch_bounds__", in->threads_per_block, in->num_warps);
     if (in->min_blocks_per_sm && b->arch >= in->min_blocks_arch)
-        snprintf(bound, sizeof bound, " with %d block%s per SM", in->min_blocks_per_sm,
-                 in->min_blocks_per_sm == 1 ? "" : "s");
+        fprintf(stderr, " with %d block%s per SM", in->min_blocks_per_sm, in->min_blocks_per_sm == 1 ? "" : "s");
     else if (in->min_blocks_per_sm)
-        snprintf(bound, sizeof bound, "; the promise of %d blocks per SM applies from sm_%d", in->min_blocks_per_sm,
-                 in->min_blocks_arch);
-    fprintf(stderr, "  threads per block    %d (%d warps, __launch_bounds__%s)\n", in->threads_per_block, in->num_warps,
-            bound);
+        fprintf(stderr, "; the promise of %d blocks per SM applies from sm_%d", in->min_blocks_per_sm,
+                in->min_blocks_arch);
+    fprintf(stderr, ")\n");
     fprintf(stderr, "  shared memory        %d bytes planned by tilec%s; ptxas: %d bytes static\n", in->shared_bytes,
             in->dynamic_shared ? " (dynamic)" : "", b->static_shared_bytes);
     fprintf(stderr, "  registers            %d per thread\n", b->registers);

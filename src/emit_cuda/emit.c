@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../lexer.h"
@@ -34,6 +35,8 @@ typedef struct Emitter {
     ValInfo *vi;
     StrMap names;          /* C names taken so far */
     StrMap next_suffix;    /* base name -> the next _N to try for it */
+    Vec(struct RegIx) ixs; /* register indices printed so far, as bit runs ... */
+    StrMap ix_of_text;     /* ... by their text */
     const SrcStmt *last_stmt;
     GridProg grid;         /* the launch grid (--grid) */
     Vec(struct Binding) binds; /* per-thread names bound at the kernel's top */
@@ -101,9 +104,9 @@ static bool name_taken(Emitter *E, const char *s)
 
 static const char *unique_name(Emitter *E, const char *base)
 {
-    char clean[96];
+    char *clean = arena_alloc(E->a, strlen(base) + 3); /* room for a "v_" prefix */
     size_t n = 0;
-    for (const char *p = base; *p && n + 1 < sizeof clean; p++) {
+    for (const char *p = base; *p; p++) {
         char c = *p;
         bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (n && c >= '0' && c <= '9');
         clean[n++] = ok ? c : '_';
@@ -111,7 +114,7 @@ static const char *unique_name(Emitter *E, const char *base)
     clean[n] = 0;
     if (!n)
         strcpy(clean, "v");
-    else if (clean[0] == 'L' && clean[1] >= '0' && clean[1] <= '9' && n + 2 < sizeof clean) {
+    else if (clean[0] == 'L' && clean[1] >= '0' && clean[1] <= '9') {
         /* L0, L1_rows, ... name layouts; a source variable called so becomes v_L0 (every
          * suffixed form would start with L<digit> too, and be taken) */
         memmove(clean + 2, clean, n + 1);
@@ -131,9 +134,8 @@ static const char *unique_name(Emitter *E, const char *base)
         if (next)
             *next = k + 1;
         else
-            strmap_put(E->a, &E->next_suffix, arena_strdup(E->a, clean), k + 1);
+            strmap_put(E->a, &E->next_suffix, clean, k + 1);
     }
-    name = arena_strdup(E->a, name);
     strmap_put(E->a, &E->names, name, 0);
     return name;
 }
@@ -296,6 +298,229 @@ static const Layout *root_layout(const Layout *l, int *d)
     return l;
 }
 
+/* ---- register indices ------------------------------------------------------------------
+ *
+ * A register index travels through the emitter as C text: a loop counter ("e", "kk"), a
+ * constant, or bits of counters moved into place by move_bits.  Reading a value through a
+ * chain of views (a broadcast of an expand_dims of a slice ...) moves the bits again at each
+ * link, and a coordinate takes bits of the result once more; wrapping the text each time
+ * would nest the bit algebra as deep as the chain.  So each index move_bits prints is also
+ * recorded as the runs of counter bits it spells, and the next move, or the coordinate,
+ * starts from those runs: the C is one level of shifts and masks however long the chain.
+ * A record says what its text says (a run printed without a mask takes all the counter's
+ * higher bits), given the emitter's invariant that the fields of an index never overlap. */
+
+/* ((var >> from) & (2^len - 1)) << to, where len may be IX_ALL (no mask: all of var's bits
+ * from `from` up); `top`: var has no bits above the run */
+typedef struct IxRun {
+    int8_t var, from, to, len;
+    bool top;
+} IxRun;
+#define IX_ALL 64
+
+#define IX_MAX_VARS 4
+typedef struct RegIx {
+    const char *var[IX_MAX_VARS]; /* counters as C: a name, or an expression in parentheses */
+    int nvar;
+    IxRun run[LMAP_MAX_REG_BITS];
+    int nrun;
+} RegIx;
+
+static bool is_int_literal(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+/* The runs `text` spells: its record, or else all of it as one counter. */
+static RegIx ix_get(Emitter *E, const char *text)
+{
+    int *k = strmap_find(&E->ix_of_text, text);
+    if (k)
+        return E->ixs.data[*k];
+    return (RegIx){.var = {paren(E, text)}, .nvar = 1, .run = {{0, 0, 0, IX_ALL, true}}, .nrun = 1};
+}
+
+/* R's number for counter `name`, added if new; -1 when R has no room for another */
+static int ix_var(RegIx *R, const char *name)
+{
+    for (int v = 0; v < R->nvar; v++)
+        if (!strcmp(R->var[v], name))
+            return v;
+    if (R->nvar == IX_MAX_VARS)
+        return -1;
+    R->var[R->nvar] = name;
+    return R->nvar++;
+}
+
+/* Bit b of S as counter bit (*var, *bit); false when the bit is always 0. */
+static bool ix_bit(const RegIx *S, int b, int *var, int *bit)
+{
+    for (int i = 0; i < S->nrun; i++) {
+        const IxRun *r = &S->run[i];
+        if (b >= r->to && b < r->to + r->len) {
+            *var = r->var;
+            *bit = r->from + b - r->to;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* How many low bits counter v can have set when S is below 2^nbits (-1: unknown): known
+ * through a top run, by its end, or by S's bound where the run is unmasked. */
+static int ix_var_bits(const RegIx *S, int v, int nbits)
+{
+    int w = -1;
+    for (int i = 0; i < S->nrun; i++) {
+        const IxRun *r = &S->run[i];
+        if (r->var != v || !r->top)
+            continue;
+        int end = r->len != IX_ALL ? r->from + r->len : nbits < 0 ? -1 : r->from + (nbits > r->to ? nbits - r->to : 0);
+        if (end >= 0 && (w < 0 || end < w))
+            w = end;
+    }
+    return w;
+}
+
+/* Records R as the runs of `text`.  An unmasked run ends where another field of the index
+ * begins, as fields never overlap, and its counter has no bits above that; a record whose
+ * runs still overlap is not kept. */
+static void ix_record(Emitter *E, const char *text, RegIx R)
+{
+    if (strmap_find(&E->ix_of_text, text))
+        return;
+    for (int i = 0; i < R.nrun; i++) {
+        IxRun *r = &R.run[i];
+        int end = r->to + r->len;
+        for (int j = 0; j < R.nrun && r->len == IX_ALL; j++)
+            if (R.run[j].to > r->to && R.run[j].to < end)
+                end = R.run[j].to;
+        if (r->len == IX_ALL)
+            r->len = (int8_t)(end - r->to);
+    }
+    for (int i = 0; i < R.nrun; i++)
+        for (int j = i + 1; j < R.nrun; j++)
+            if (R.run[i].to < R.run[j].to + R.run[j].len && R.run[j].to < R.run[i].to + R.run[i].len)
+                return;
+    vec_push(E->a, &E->ixs, R);
+    strmap_put(E->a, &E->ix_of_text, text, E->ixs.len - 1);
+}
+
+/* Bits from[t] of `src` moved to bits to[t], as C ("(e & 3) | ((e >> 2) << 4)").
+ * Runs of consecutive bits move together.  `src_bits` is how many low bits
+ * src can have set (-1: unknown); a run that ends there needs no mask.  src may be
+ * an index this function printed: then its counters' bits move, not its text. */
+static const char *move_bits(Emitter *E, const char *src, const int *from, const int *to, int n, int src_bits)
+{
+    if (!n || !strcmp(src, "0"))
+        return "0";
+    if (is_int_literal(src)) {
+        long long x = strtoll(src, NULL, 10), r = 0;
+        for (int t = 0; t < n; t++)
+            r |= (x >> from[t] & 1) << to[t];
+        return fmt(E, "%lld", r);
+    }
+    RegIx S = ix_get(E, src), R = {.nvar = 0};
+    int var[LMAP_MAX_REG_BITS], bit[LMAP_MAX_REG_BITS], dst[LMAP_MAX_REG_BITS], k = 0;
+    for (int t = 0; t < n; t++)
+        if (ix_bit(&S, from[t], &var[k], &bit[k]))
+            dst[k++] = to[t];
+    StrBuf text = {0};
+    for (int i = 0; i < k;) {
+        int len = 1;
+        while (i + len < k && var[i + len] == var[i] && bit[i + len] == bit[i] + len && dst[i + len] == dst[i] + len)
+            len++;
+        int f = bit[i], d = dst[i], mask = (1 << len) - 1, width = ix_var_bits(&S, var[i], src_bits);
+        const char *x = S.var[var[i]];
+        bool top = width >= 0 && f + len >= width;
+        const char *term;
+        if (f == d) {
+            term = !f && top ? x : fmt(E, "(%s & %d)", x, mask << f);
+        } else {
+            term = f ? fmt(E, "(%s >> %d)", x, f) : x;
+            if (!top)
+                term = fmt(E, "(%s & %d)", term, mask);
+            if (d)
+                term = fmt(E, "(%s << %d)", term, d);
+        }
+        bool unmasked = top && (f != d || !f);
+        /* R's counters are some of S's, so ix_var finds room */
+        R.run[R.nrun++] = (IxRun){(int8_t)ix_var(&R, x), (int8_t)f, (int8_t)d, (int8_t)(unmasked ? IX_ALL : len), unmasked};
+        sb_printf(&text, "%s%s", i ? " | " : "", term);
+        i += len;
+    }
+    if (!k)
+        return "0";
+    const char *r = fmt(E, "%s", text.data);
+    sb_free(&text);
+    ix_record(E, r, R);
+    return r;
+}
+
+static const int identity_bits[LMAP_MAX_REG_BITS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
+
+/* Bit t of `src` (t < n) moved to bit pos[t]. */
+static const char *deposit(Emitter *E, const int *pos, int n, const char *src)
+{
+    return move_bits(E, src, identity_bits, pos, n, n);
+}
+
+/* Bits pos[t] of `src` (which has src_bits bits) gathered into bit t. */
+static const char *compress(Emitter *E, const int *pos, int n, const char *src, int src_bits)
+{
+    return move_bits(E, src, pos, identity_bits, n, src_bits);
+}
+
+/* a | b for register-index parts, which set different bits; either may be "0" */
+static const char *or_bits(Emitter *E, const char *a, const char *b)
+{
+    if (!strcmp(a, "0"))
+        return b;
+    if (!strcmp(b, "0"))
+        return a;
+    const char *text = fmt(E, "%s | %s", a, b);
+    RegIx A = ix_get(E, a), B = ix_get(E, b), R = A;
+    for (int i = 0; i < B.nrun; i++) {
+        IxRun r = B.run[i];
+        int v = ix_var(&R, B.var[r.var]);
+        if (v < 0 || R.nrun == LMAP_MAX_REG_BITS)
+            return text; /* not recorded: a later move wraps the text */
+        r.var = (int8_t)v;
+        R.run[R.nrun++] = r;
+    }
+    ix_record(E, text, R);
+    return text;
+}
+
+/* Register idx's offset from the thread's first coordinate along d (m's dim), as C: one
+ * term per run of counter bits, "(e & 1) + (((e >> 2) & 3) << 4)". */
+static const char *reg_coord(Emitter *E, const LayoutMap *m, int d, const char *idx)
+{
+    if (is_int_literal(idx))
+        return fmt(E, "%d", lmap_reg_offset(m, (int)strtol(idx, NULL, 10), d));
+    RegIx S = ix_get(E, idx);
+    BitSrc srcs[IX_MAX_VARS];
+    for (int v = 0; v < S.nvar; v++)
+        srcs[v] = (BitSrc){S.var[v], ix_var_bits(&S, v, m->nreg)};
+    BitMove mv[LMAP_MAX_REG_BITS];
+    int n = 0;
+    for (int i = 0; i < m->nreg; i++) {
+        int var, bit;
+        if (m->reg[i].dim == d && ix_bit(&S, i, &var, &bit))
+            mv[n++] = (BitMove){(int8_t)var, (int8_t)bit, m->reg[i].bit};
+    }
+    StrBuf t = {0};
+    lmap_moves_expr(&t, srcs, mv, n);
+    const char *r = fmt(E, "%s", t.data);
+    sb_free(&t);
+    return r;
+}
+
 /* The thread's first coordinate of `v` along dim d, as a name or "0". */
 static const char *thread_coord(Emitter *E, const Value *v, const LayoutMap *m, int d)
 {
@@ -321,10 +546,7 @@ static const char *thread_coord(Emitter *E, const Value *v, const LayoutMap *m, 
 static const char *elem_coord(Emitter *E, const Value *v, const LayoutMap *m, int d, const char *idx)
 {
     const char *base = thread_coord(E, v, m, d);
-    StrBuf t = {0};
-    lmap_reg_expr(&t, m, d, idx);
-    const char *off = fmt(E, "%s", t.data);
-    sb_free(&t);
+    const char *off = reg_coord(E, m, d, idx);
     if (!strcmp(off, "0"))
         return base;
     if (!strcmp(base, "0"))
@@ -345,55 +567,6 @@ static const char *owner_pred(Emitter *E, const Value *v, const LayoutMap *m)
     const Layout *root = root_layout(v->layout, &d0);
     return bind_once(E, v->layout->kind == LAYOUT_SLICE ? fmt(E, "L%d_owner", v->layout->id) : fmt(E, "L%d_owner", root->id),
                      "bool", expr, fmt(E, "L%d is replicated: one owner writes each element", v->layout->id));
-}
-
-/* Bits from[t] of `src` moved to bits to[t], as C ("(e & 3) | ((e >> 2) << 4)").
- * Runs of consecutive bits move together.  `src_bits` is how many low bits
- * src can have set (-1: unknown); a run that ends there needs no mask. */
-static const char *move_bits(Emitter *E, const char *src, const int *from, const int *to, int n, int src_bits)
-{
-    if (!n)
-        return "0";
-    const char *x = strchr(src, ' ') ? fmt(E, "(%s)", src) : src;
-    StrBuf t = {0};
-    for (int i = 0; i < n;) {
-        int len = 1;
-        while (i + len < n && from[i + len] == from[i] + len && to[i + len] == to[i] + len)
-            len++;
-        int f = from[i], d = to[i], mask = (1 << len) - 1;
-        bool top = src_bits >= 0 && f + len >= src_bits;
-        const char *term;
-        if (f == d) {
-            term = !f && top ? x : fmt(E, "(%s & %d)", x, mask << f);
-        } else {
-            term = f ? fmt(E, "(%s >> %d)", x, f) : x;
-            if (!top)
-                term = fmt(E, "(%s & %d)", term, mask);
-            if (d)
-                term = fmt(E, "(%s << %d)", term, d);
-        }
-        sb_printf(&t, "%s%s", i ? " | " : "", term);
-        i += len;
-    }
-    const char *r = fmt(E, "%s", t.data);
-    sb_free(&t);
-    return r;
-}
-
-static const int identity_bits[LMAP_MAX_REG_BITS] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19};
-
-/* Bit t of `src` (t < n) moved to bit pos[t]. */
-static const char *deposit(Emitter *E, const int *pos, int n, const char *src)
-{
-    if (!strcmp(src, "0"))
-        return "0";
-    return move_bits(E, src, identity_bits, pos, n, n);
-}
-
-/* Bits pos[t] of `src` (which has src_bits bits) gathered into bit t. */
-static const char *compress(Emitter *E, const int *pos, int n, const char *src, int src_bits)
-{
-    return move_bits(E, src, pos, identity_bits, n, src_bits);
 }
 
 /* The register of `v` that register `idx` of `ctx` reads (same thread). */
@@ -1194,7 +1367,7 @@ static void emit_reduce(Emitter *E, const Op *op)
     const char *dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
     const char *di = ri ? (scalar ? acci : fmt(E, "%s[%s]", acci, j)) : NULL;
     const char *xk = deposit(E, kept, nk, j);
-    const char *xr = strcmp(xk, "0") ? fmt(E, "%s | %s", xk, deposit(E, red, nr, "kk")) : deposit(E, red, nr, "kk");
+    const char *xr = or_bits(E, xk, deposit(E, red, nr, "kk"));
     if (K >= 4 && !ri) {
         /* a tree, not a chain: log2(K) dependent steps instead of K - 1 */
         line(E, "%s part[%d];  // this thread's %d values, combined pairwise", T, K, K);
@@ -1347,16 +1520,6 @@ static const char *strrep_ww(Emitter *E, const char *s, const char *w)
     return r;
 }
 
-/* a | b for register-index parts, either of which may be "0" */
-static const char *or_bits(Emitter *E, const char *a, const char *b)
-{
-    if (!strcmp(a, "0"))
-        return b;
-    if (!strcmp(b, "0"))
-        return a;
-    return fmt(E, "%s | %s", a, b);
-}
-
 /* A scan along one axis: in-thread runs, a Hillis-Steele scan over the
  * lanes along the axis, warp totals through shared memory, and carries
  * between the CTA tile's repetitions (which hold later coordinates). */
@@ -1386,12 +1549,11 @@ static void emit_scan(Emitter *E, const Op *op)
     line(E, "{");
     E->indent++;
     /* register of (outer e = rep * NK + kept, inner kk) */
-    const char *ej = nk ? fmt(E, "(e & %d)", NK - 1) : "0";
-    const char *er = nk ? fmt(E, "(e >> %d)", nk) : "e";
-    const char *outer_bits = fmt(E, "%s%s%s", nk ? deposit(E, kept, nk, ej) : "", nk && nr ? " | " : "",
-                                 nr ? deposit(E, rep, nr, er) : "");
-    if (!*outer_bits)
-        outer_bits = "0";
+    int up[LMAP_MAX_REG_BITS];
+    for (int i = 0; i < nr; i++)
+        up[i] = nk + i;
+    const char *ej = compress(E, identity_bits, nk, "e", nk + nr), *er = compress(E, up, nr, "e", nk + nr);
+    const char *outer_bits = or_bits(E, deposit(E, kept, nk, ej), deposit(E, rep, nr, er));
 #define REG(kkexpr) or_bits(E, outer_bits, deposit(E, nano, nn, kkexpr))
     const char *first = rev ? fmt(E, "%d", NN - 1) : "0";
     const char *last = rev ? "0" : fmt(E, "%d", NN - 1);
@@ -1745,12 +1907,23 @@ static void ld_setup(Emitter *E, const Op *op, const char *name)
     stage_ldmatrix(op, &ld);
     const char *coord[2];
     for (int c = 0; c < 2; c++) {
-        const char *w = ld_part(E, ld.warp, ld.nwarp, c, "warp");
-        const char *j = ld_part(E, ld.mat, ld.nmat, c, "lane >> 3");
-        const char *x = !strcmp(w, "0") ? j : !strcmp(j, "0") ? w : fmt(E, "%s + %s", w, paren(E, j));
-        if (c == 0)
-            x = !strcmp(x, "0") ? "(lane & 7)" : fmt(E, "%s + (lane & 7)", x);
-        coord[c] = x;
+        /* the warp's bits, then the lane's: lane l gives row l % 8 of matrix l / 8, so lane
+         * bits 0..2 are row bits and the ones above pick the matrix */
+        BitSrc srcs[2] = {{"warp", ld.nwarp}, {"lane", 3 + ld.nmat}};
+        BitMove mv[ARRAY_LEN(ld.warp) + 3 + ARRAY_LEN(ld.mat)];
+        int k = 0;
+        for (int i = 0; i < ld.nwarp; i++)
+            if (ld.warp[i].dim == c)
+                mv[k++] = (BitMove){0, (int8_t)i, ld.warp[i].bit};
+        for (int b = 0; b < 3 && c == 0; b++)
+            mv[k++] = (BitMove){1, (int8_t)b, (int8_t)b};
+        for (int i = 0; i < ld.nmat; i++)
+            if (ld.mat[i].dim == c)
+                mv[k++] = (BitMove){1, (int8_t)(3 + i), ld.mat[i].bit};
+        StrBuf t = {0};
+        lmap_moves_expr(&t, srcs, mv, k);
+        coord[c] = fmt(E, "%s", t.data);
+        sb_free(&t);
     }
     line(E, "// ldmatrix%s.x%d into %s: lane l gives the address of row l %% 8 of 8x8 matrix l / 8", ld.trans ? ".trans" : "",
          ld.group, vname(E, op->results[0]));

@@ -1238,11 +1238,9 @@ static void mark_used(const Block *b, bool *used)
 
 /* Home layouts of shapes whose values all ended up in other layouts are
  * dropped; the rest are renumbered L0, L1... in order. */
-static void drop_unused_layouts(TirFunc *f)
+static void drop_unused_layouts(Arena *a, TirFunc *f)
 {
-    bool used[256] = {false};
-    if (f->layouts.len > 256)
-        return;
+    bool *used = NEW_ARRAY(a, bool, f->layouts.len);
     mark_used(f->body, used);
     int n = 0;
     for (int i = 0; i < f->layouts.len; i++) {
@@ -1329,77 +1327,87 @@ void tir_layouts(Ctx *ctx, TirFunc *f)
     insert_conversions(&A, f->body);
     hoist_invariant_operands(&ctx->arena, f->body);
     tir_simplify(ctx, f);
-    drop_unused_layouts(f);
+    drop_unused_layouts(&ctx->arena, f);
 }
 
 /* ---- expressions and descriptions of a map ------------------------------------------ */
 
-/* Runs of `src` bits (lane, warp or a register index) that set coordinate
- * bits of `dim`, one term each: "(lane >> 3) & 3" shifted into place. */
-typedef struct Terms {
-    char t[24][256];
-    int n;
-} Terms;
-
-static void bits_terms(Terms *T, const LBit *bits, int nbits, int dim, const char *src)
+static bool run_goes_on(const BitMove *a, const BitMove *b)
 {
-    for (int i = 0; i < nbits;) {
-        if (bits[i].dim != dim) {
-            i++;
-            continue;
-        }
+    return b->src == a->src && b->from == a->from + 1 && b->to == a->to + 1;
+}
+
+/* One run of `len` bits as C: "((lane >> 3) & 3) << 2".  The mask is left out where the
+ * run reaches the source's top bit: nothing above it can be set. */
+static void run_term(StrBuf *t, const BitSrc *s, int from, int to, int len)
+{
+    bool shifted = from > 0, masked = !(s->bits >= 0 && from + len >= s->bits);
+    bool compound = shifted || masked || strchr(s->name, ' ');
+    if (to && compound)
+        sb_putc(t, '(');
+    if (shifted && masked)
+        sb_putc(t, '(');
+    sb_puts(t, s->name);
+    if (shifted)
+        sb_printf(t, " >> %d", from);
+    if (shifted && masked)
+        sb_putc(t, ')');
+    if (masked)
+        sb_printf(t, " & %d", (1 << len) - 1);
+    if (to && compound)
+        sb_putc(t, ')');
+    if (to)
+        sb_printf(t, " << %d", to);
+}
+
+void lmap_moves_expr(StrBuf *out, const BitSrc *srcs, const BitMove *mv, int n)
+{
+    int runs = 0;
+    for (int i = 0; i < n; i++)
+        runs += !i || !run_goes_on(&mv[i - 1], &mv[i]);
+    if (!runs) {
+        sb_puts(out, "0");
+        return;
+    }
+    for (int i = 0, k = 0; i < n; k++) {
         int len = 1;
-        while (i + len < nbits && bits[i + len].dim == dim && bits[i + len].bit == bits[i].bit + len)
+        while (i + len < n && run_goes_on(&mv[i + len - 1], &mv[i + len]))
             len++;
-        char x[200];
-        if (i)
-            snprintf(x, sizeof x, "%s >> %d", src, i);
-        else
-            snprintf(x, sizeof x, "%s", src);
-        char y[220];
-        if (i + len < nbits)
-            snprintf(y, sizeof y, i ? "(%s) & %d" : "%s & %d", x, (1 << len) - 1);
-        else
-            snprintf(y, sizeof y, "%s", x);
-        if (bits[i].bit)
-            snprintf(T->t[T->n++], sizeof T->t[0], strchr(y, ' ') ? "(%s) << %d" : "%s << %d", y, bits[i].bit);
-        else
-            snprintf(T->t[T->n++], sizeof T->t[0], "%s", y);
+        StrBuf t = {0};
+        run_term(&t, &srcs[mv[i].src], mv[i].from, mv[i].to, len);
+        bool paren = runs > 1 && strchr(t.data, ' ');
+        sb_printf(out, paren ? "%s(%s)" : "%s%s", k ? " + " : "", t.data);
+        sb_free(&t);
         i += len;
     }
 }
 
-/* one term: as is; several: each operand of + parenthesised where needed */
-static void terms_join(StrBuf *out, const Terms *T)
+/* The moves of the bits of `src` (one of lane, warp, register index) that set coordinate bits of `dim`. */
+static int dim_moves(BitMove *mv, int n, const LBit *bits, int nbits, int dim, int src)
 {
-    if (!T->n) {
-        sb_puts(out, "0");
-        return;
-    }
-    for (int i = 0; i < T->n; i++) {
-        bool paren = T->n > 1 && strchr(T->t[i], ' ');
-        sb_printf(out, paren ? "%s(%s)" : "%s%s", i ? " + " : "", T->t[i]);
-    }
+    for (int i = 0; i < nbits; i++)
+        if (bits[i].dim == dim)
+            mv[n++] = (BitMove){(int8_t)src, (int8_t)i, bits[i].bit};
+    return n;
 }
 
 void lmap_base_expr(StrBuf *out, const LayoutMap *m, int dim)
 {
-    Terms T = {.n = 0};
-    bits_terms(&T, m->lane, m->nlane, dim, "lane");
-    bits_terms(&T, m->warp, m->nwarp, dim, "warp");
-    terms_join(out, &T);
+    BitSrc srcs[2] = {{"lane", m->nlane}, {"warp", m->nwarp}};
+    BitMove mv[5 + 5];
+    int n = dim_moves(mv, 0, m->lane, m->nlane, dim, 0);
+    n = dim_moves(mv, n, m->warp, m->nwarp, dim, 1);
+    lmap_moves_expr(out, srcs, mv, n);
 }
 
 void lmap_reg_expr(StrBuf *out, const LayoutMap *m, int dim, const char *idx)
 {
-    Terms T = {.n = 0};
-    char wrapped[220];
-    if (strchr(idx, ' ')) { /* an expression: keep it whole under >> and & */
-        snprintf(wrapped, sizeof wrapped, "(%s)", idx);
-        idx = wrapped;
-    }
-    bits_terms(&T, m->reg, m->nreg, dim, idx);
-    terms_join(out, &T);
+    StrBuf name = {0};
+    sb_printf(&name, strchr(idx, ' ') ? "(%s)" : "%s", idx); /* an expression: keep it whole under >> and & */
+    BitSrc src = {name.data, m->nreg};
+    BitMove mv[LMAP_MAX_REG_BITS];
+    lmap_moves_expr(out, &src, mv, dim_moves(mv, 0, m->reg, m->nreg, dim, 0));
+    sb_free(&name);
 }
 
 int lmap_lead_bits(const LayoutMap *m, int d)
@@ -1456,19 +1464,12 @@ void lmap_describe(StrBuf *out, const LayoutMap *m)
         bool wrap = strchr(base.data, ' ') && !strstr(base.data, " + "); /* "(lane & 7) << 3" then " + 0..7" */
         sb_printf(&dimtext, wrap ? "(%s)" : "%s", base.data);
         sb_free(&base);
-        int offs[64], n = 0, count = 0;
-        for (int r = 0; r < (1 << m->nreg); r++) {
-            bool low = true;
-            for (int i = 0; i < m->nreg; i++)
-                if ((r >> i & 1) && m->reg[i].dim != d)
-                    low = false;
-            if (!low)
-                continue;
-            if (n < 64)
-                offs[n++] = lmap_reg_offset(m, r, d);
-            count++;
-        }
-        if (count == 1) {
+        /* the register offsets along d are the sums of subsets of these distinct powers of two */
+        int pos[LMAP_MAX_REG_BITS], k = 0;
+        for (int i = 0; i < m->nreg; i++)
+            if (m->reg[i].dim == d)
+                pos[k++] = m->reg[i].bit;
+        if (!k) {
             if (wrap) /* no offsets follow: drop the parentheses again */
                 sb_printf(out, "%.*s", (int)dimtext.len - 2, dimtext.data + 1);
             else
@@ -1476,25 +1477,26 @@ void lmap_describe(StrBuf *out, const LayoutMap *m)
             sb_free(&dimtext);
             continue;
         }
-        /* offsets are sums of distinct powers of two: sort them */
-        for (int i = 1; i < n; i++)
-            for (int j = i; j > 0 && offs[j] < offs[j - 1]; j--) {
-                int t = offs[j];
-                offs[j] = offs[j - 1];
-                offs[j - 1] = t;
+        for (int i = 1; i < k; i++)
+            for (int j = i; j > 0 && pos[j] < pos[j - 1]; j--) {
+                int t = pos[j];
+                pos[j] = pos[j - 1];
+                pos[j - 1] = t;
             }
-        int step = offs[1] - offs[0];
-        bool ap = true;
-        for (int i = 2; i < n; i++)
-            ap &= offs[i] - offs[i - 1] == step;
+        bool ap = pos[k - 1] - pos[0] == k - 1; /* consecutive bits: an arithmetic progression */
+        int count = 1 << k, step = 1 << pos[0];
         if (ap && step == 1)
             sb_printf(&dimtext, " + 0..%d", count - 1);
         else if (ap && count > 4)
             sb_printf(&dimtext, " + %d*i for i < %d", step, count);
         else {
             sb_puts(&dimtext, " + {");
-            for (int i = 0; i < n && i < 8; i++)
-                sb_printf(&dimtext, "%s%d", i ? ", " : "", offs[i]);
+            for (int t = 0; t < count && t < 8; t++) { /* the t-th smallest: t's bits on the sorted positions */
+                int off = 0;
+                for (int j = 0; j < k; j++)
+                    off += (t >> j & 1) << pos[j];
+                sb_printf(&dimtext, "%s%d", t ? ", " : "", off);
+            }
             sb_puts(&dimtext, count > 8 ? ", ...}" : "}");
         }
         sb_puts(out, zero && !strncmp(dimtext.data, "0 + ", 4) ? dimtext.data + 4 : dimtext.data);
@@ -1552,6 +1554,13 @@ void layout_describe(StrBuf *out, const Layout *l)
     print_vec(out, l->order, l->rank);
 }
 
+/* "512+" before a later group's element, nothing before the first group's */
+static void group_start(StrBuf *out, int offset)
+{
+    if (offset)
+        sb_printf(out, "%d+", offset);
+}
+
 /* "thread t owns elements 4t..4t+3 and 512+4t..512+4t+3" for 1-D layouts */
 static void layout_ownership(StrBuf *out, const Layout *l)
 {
@@ -1582,15 +1591,15 @@ static void layout_ownership(StrBuf *out, const Layout *l)
             sb_printf(out, "... (%d groups, stride %d)", reps, tile);
             break;
         }
-        char base[32];
-        if (r)
-            snprintf(base, sizeof base, "%d+", r * tile);
-        else
-            base[0] = 0;
-        if (spt == 1)
-            sb_printf(out, "%st", base);
-        else
-            sb_printf(out, "%s%dt..%s%dt+%d", base, spt, base, spt, spt - 1);
+        if (spt == 1) {
+            group_start(out, r * tile);
+            sb_puts(out, "t");
+        } else {
+            group_start(out, r * tile);
+            sb_printf(out, "%dt..", spt);
+            group_start(out, r * tile);
+            sb_printf(out, "%dt+%d", spt, spt - 1);
+        }
     }
 }
 

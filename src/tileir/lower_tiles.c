@@ -268,9 +268,11 @@ static int parse_choice(Lower *L, CVal *c, Loc loc, const char *what, const char
     for (int i = 0; i < n; i++)
         if (!strcmp(c->s, names[i]))
             return i;
-    char list[128] = "";
+    StrBuf sb = {0};
     for (int i = 0; i < n; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
+        sb_printf(&sb, "%s%s", i ? ", " : "", names[i]);
+    char *list = arena_strdup(L->a, sb.data); /* lower_error does not return */
+    sb_free(&sb);
     lower_error(L, loc, "unknown %s \"%s\" (expected one of: %s)", what, c->s, list);
 }
 

@@ -100,19 +100,20 @@ int type_numel(Type t)
 
 char *type_str(Arena *a, Type t)
 {
-    char elem[64];
-    if (t.dtype == DT_PTR)
-        snprintf(elem, sizeof elem, "ptr<%s>", dtype_name(t.pointee));
-    else
-        snprintf(elem, sizeof elem, "%s", dtype_name(t.dtype));
-    if (t.rank == 0)
-        return arena_strdup(a, elem);
-    char buf[160];
-    int n = snprintf(buf, sizeof buf, "tensor<");
+    StrBuf sb = {0};
+    if (t.rank)
+        sb_puts(&sb, "tensor<");
     for (int i = 0; i < t.rank; i++)
-        n += snprintf(buf + n, sizeof buf - (size_t)n, "%dx", t.shape[i]);
-    snprintf(buf + n, sizeof buf - (size_t)n, "%s>", elem);
-    return arena_strdup(a, buf);
+        sb_printf(&sb, "%dx", t.shape[i]);
+    if (t.dtype == DT_PTR)
+        sb_printf(&sb, "ptr<%s>", dtype_name(t.pointee));
+    else
+        sb_puts(&sb, dtype_name(t.dtype));
+    if (t.rank)
+        sb_puts(&sb, ">");
+    char *s = arena_strdup(a, sb.data);
+    sb_free(&sb);
+    return s;
 }
 
 /* ---- ops ---------------------------------------------------------------- */

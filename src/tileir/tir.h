@@ -589,6 +589,19 @@ int dot_kwidth(DType operand);   /* K elements of an operand per 32-bit register
  * for register `idx`'s offset from it, and the registers' constant offsets. */
 void lmap_base_expr(StrBuf *out, const LayoutMap *m, int dim);
 void lmap_reg_expr(StrBuf *out, const LayoutMap *m, int dim, const char *idx);
+/* Index arithmetic as bit moves: bit `from` of source `src` (srcs[src]: its C, and how many
+ * low bits it can have set, -1 if unknown) lands on bit `to` of the result; no two moves
+ * land on one bit.  lmap_moves_expr appends the result as a sum with one term per run of
+ * moves (consecutive source bits onto consecutive result bits), in the moves' order:
+ * "(e & 1) + (((e >> 2) & 3) << 4)"; "0" when there are none. */
+typedef struct BitSrc {
+    const char *name;
+    int bits;
+} BitSrc;
+typedef struct BitMove {
+    int8_t src, from, to;
+} BitMove;
+void lmap_moves_expr(StrBuf *out, const BitSrc *srcs, const BitMove *mv, int n);
 int lmap_reg_offset(const LayoutMap *m, int reg, int dim);
 /* The coordinate c[] of register r of thread (lane, warp). */
 void lmap_coords(const LayoutMap *m, int r, int lane, int warp, int *c);

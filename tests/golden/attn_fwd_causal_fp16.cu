@@ -524,7 +524,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), &q[e]);
         __syncthreads();
         // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int ld_row = (warp << 4) + (((lane >> 3) & 1) << 3) + (lane & 7), ld_col = (((lane >> 3) >> 1) << 3);
+        const int ld_row = (warp << 4) + (lane & 15), ld_col = (lane >> 4) << 3;
         #pragma unroll
         for (int qi = 0; qi < 8; ++qi)
             tilec::ldmatrix<4, false>(&q_2[4 * qi], stage0(smem, ld_row + ((qi >> 2) << 6), ld_col + ((qi & 3) << 4)));
@@ -610,7 +610,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             tmp_5[e] = 0.0f;
         // 128x64 += 128x64 @ 64x64 on tensor cores: each warp issues 2 x 8 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
         // ldmatrix.x4 into tmp_4: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int tmp_4_ld_row = (((lane >> 3) >> 1) << 3) + (lane & 7), tmp_4_ld_col = (((lane >> 3) & 1) << 3);
+        const int tmp_4_ld_row = (lane & 7) + ((lane >> 4) << 3), tmp_4_ld_col = ((lane >> 3) & 1) << 3;
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {  // K steps
             #pragma unroll
@@ -642,7 +642,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         float qk_2[64];  // [128x64] fp32, L2
         #pragma unroll
         for (int e = 0; e < 64; ++e)
-            qk_2[e] = col_ok_3[(((e & 1) | (e & 28)) & 1) | ((((e & 1) | (e & 28)) >> 2) << 1)] ? qk[e] : __int_as_float(0xff800000);
+            qk_2[e] = col_ok_3[(e & 1) | (((e >> 2) & 7) << 1)] ? qk[e] : __int_as_float(0xff800000);
         // attention.py:67  qk = tl.where(offs_m[:, None] >= cols[None, :], qk, float("-inf"))
         int32_t offs_m_4[4];  // [128] i32, L4
         #pragma unroll
@@ -651,7 +651,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         float qk_3[64];  // [128x64] fp32, L2
         #pragma unroll
         for (int e = 0; e < 64; ++e)
-            qk_3[e] = (offs_m_4[(((e & 2) | ((e >> 5) << 2)) >> 1)] >= cols_3[(((e & 1) | (e & 28)) & 1) | ((((e & 1) | (e & 28)) >> 2) << 1)]) ? qk_2[e] : __int_as_float(0xff800000);
+            qk_3[e] = (offs_m_4[((e >> 1) & 1) | ((e >> 5) << 1)] >= cols_3[(e & 1) | (((e >> 2) & 7) << 1)]) ? qk_2[e] : __int_as_float(0xff800000);
         // attention.py:68  m_new = tl.maximum(m_i, tl.max(qk, 1))
         float tmp_7[4];  // [128] fp32, L4
         // max along dim 1: 16 values in each thread, then across 4 lanes
@@ -687,7 +687,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         float p[64];  // [128x64] fp32, L2
         #pragma unroll
         for (int e = 0; e < 64; ++e)
-            p[e] = tilec::exp2_approx(qk_3[e] - m_new[(((e & 2) | ((e >> 5) << 2)) >> 1)]);
+            p[e] = tilec::exp2_approx(qk_3[e] - m_new[((e >> 1) & 1) | ((e >> 5) << 1)]);
         // attention.py:70  alpha = tl.math.exp2(m_i - m_new)
         float alpha[4];  // [128] fp32, L4
         #pragma unroll
@@ -733,10 +733,10 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         // read from slot read_slot of stage2 one K step at a time, in the tl.dot below
         #pragma unroll
         for (int e = 0; e < 64; ++e)
-            acc[e] = acc[e] * alpha[(((e & 2) | ((e >> 5) << 2)) >> 1)];
+            acc[e] = acc[e] * alpha[((e >> 1) & 1) | ((e >> 5) << 1)];
         // 128x64 += 128x64 @ 64x64 on tensor cores: each warp issues 2 x 8 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
         // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int v_2_ld_row = (((lane >> 3) & 1) << 3) + (lane & 7), v_2_ld_col = (((lane >> 3) >> 1) << 3);
+        const int v_2_ld_row = lane & 15, v_2_ld_col = (lane >> 4) << 3;
         #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {  // K steps
             #pragma unroll
@@ -764,7 +764,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     float acc_3[64];  // [128x64] fp32, L2
     #pragma unroll
     for (int e = 0; e < 64; ++e)
-        acc_3[e] = tilec::div_full(acc[e], l_i[(((e & 2) | ((e >> 5) << 2)) >> 1)]);
+        acc_3[e] = tilec::div_full(acc[e], l_i[((e >> 1) & 1) | ((e >> 5) << 1)]);
     // attention.py:76  tl.store(Lse + off_hz * N_CTX + offs_m, m_i + tl.math.log2(l_i), mask=row_ok)
     float tmp_13[1];  // [128] fp32, L1
     {  // L4 -> L1 through shared memory (cvt3)

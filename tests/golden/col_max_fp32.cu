@@ -261,7 +261,7 @@ col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__res
             #pragma unroll
             for (int kk = 1; kk < 4; ++kk) {
                 const float other = x[e | (kk << 2)];
-                const int32_t other_i = L0_row + (((e | (kk << 2)) >> 2) << 3);
+                const int32_t other_i = L0_row + (kk << 3);
                 if (other > chunk_max[e] || (other == chunk_max[e] && other_i < chunk_row[e])) {
                     chunk_max[e] = other;
                     chunk_row[e] = other_i;

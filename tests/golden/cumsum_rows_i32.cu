@@ -255,13 +255,13 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
         {
             #pragma unroll
             for (int e = 0; e < 8; ++e) {
-                tmp[(((e & 3)) << 1) | ((e >> 2))] = x[(((e & 3)) << 1) | ((e >> 2))];
+                tmp[((e & 3) << 1) | (e >> 2)] = x[((e & 3) << 1) | (e >> 2)];
             }
             int32_t before[8];  // everything ahead of this thread's run, within its repetition
             int32_t total[8];   // each repetition's total over the whole block
             #pragma unroll
             for (int e = 0; e < 8; ++e) {
-                int32_t incl = tmp[(((e & 3)) << 1) | ((e >> 2))];
+                int32_t incl = tmp[((e & 3) << 1) | (e >> 2)];
                 #pragma unroll
                 for (int s = 1; s < 32; s <<= 1) {
                     const int32_t other = tilec::shfl_up(incl, s);
@@ -276,7 +276,7 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
             if (lane == 31) {
                 #pragma unroll
                 for (int e = 0; e < 8; ++e)
-                    partial[(warp * 2 + (e >> 2)) * 4 + (((((e & 3)) << 1) | ((e >> 2))) >> 1)] = total[e];
+                    partial[(warp * 2 + (e >> 2)) * 4 + (e & 3)] = total[e];
             }
             __syncthreads();
             #pragma unroll
@@ -284,7 +284,7 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
                 int32_t sum = 0;
                 #pragma unroll
                 for (int ww = 0; ww < 4; ++ww) {
-                    const int32_t v = partial[(ww * 2 + (e >> 2)) * 4 + (((((e & 3)) << 1) | ((e >> 2))) >> 1)];
+                    const int32_t v = partial[(ww * 2 + (e >> 2)) * 4 + (e & 3)];
                     if (ww < warp)
                         before[e] = before[e] + v;
                     sum = sum + v;
@@ -301,7 +301,7 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
             }
             #pragma unroll
             for (int e = 0; e < 8; ++e)
-                tmp[(((e & 3)) << 1) | ((e >> 2))] = before[e] + tmp[(((e & 3)) << 1) | ((e >> 2))];
+                tmp[((e & 3) << 1) | (e >> 2)] = before[e] + tmp[((e & 3) << 1) | (e >> 2)];
         }
         int32_t y[8];  // [4x256] i32, L0
         #pragma unroll
@@ -317,10 +317,10 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
         // sum along dim 1: 2 values in each thread, then across 32 lanes, then across 4 warps
         #pragma unroll
         for (int e = 0; e < 4; ++e) {
-            carry_4[e] = (cols[(((e << 1)) & 1)] == ((start + 256) - 1)) ? y[(e << 1)] : 0;
+            carry_4[e] = (cols[0] == ((start + 256) - 1)) ? y[(e << 1)] : 0;
             #pragma unroll
             for (int kk = 1; kk < 2; ++kk)
-                carry_4[e] = carry_4[e] + ((cols[(((e << 1) | kk) & 1)] == ((start + 256) - 1)) ? y[(e << 1) | kk] : 0);
+                carry_4[e] = carry_4[e] + ((cols[kk] == ((start + 256) - 1)) ? y[(e << 1) | kk] : 0);
         }
         #pragma unroll
         for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {

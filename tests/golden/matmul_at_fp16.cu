@@ -609,9 +609,9 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
         // ldmatrix.x4 into tmp_5: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int tmp_5_ld_row = ((warp >> 1) << 4) + (((lane >> 3) & 1) << 3) + (lane & 7), tmp_5_ld_col = (((lane >> 3) >> 1) << 3);
+        const int tmp_5_ld_row = ((warp >> 1) << 4) + (lane & 15), tmp_5_ld_col = (lane >> 4) << 3;
         // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int b_ld_row = (((lane >> 3) & 1) << 3) + (lane & 7), b_ld_col = ((warp & 1) << 3) + (((lane >> 3) >> 1) << 4);
+        const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {  // K steps
             #pragma unroll

@@ -506,7 +506,7 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
                 *stage0(smem, L0_row + (e << 2), L0_col) = a[e];
             __syncthreads();
             // ldmatrix.x4 into a_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = ((warp >> 1) << 4) + (((lane >> 3) & 1) << 3) + (lane & 7), ld_col = (((lane >> 3) >> 1) << 3);
+            const int ld_row = ((warp >> 1) << 4) + (lane & 15), ld_col = (lane >> 4) << 3;
             #pragma unroll
             for (int qi = 0; qi < 4; ++qi)
                 tilec::ldmatrix<4, false>(&a_2[4 * qi], stage0(smem, ld_row + ((qi >> 1) << 5), ld_col + ((qi & 1) << 4)));
@@ -519,7 +519,7 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
                 *stage1(smem, L1_row + (e << 1), L1_col) = b[e];
             __syncthreads();
             // ldmatrix.trans.x4 into b_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = (((lane >> 3) & 1) << 3) + (lane & 7), ld_col = ((warp & 1) << 3) + (((lane >> 3) >> 1) << 4);
+            const int ld_row = lane & 15, ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
             #pragma unroll
             for (int qi = 0; qi < 4; ++qi)
                 tilec::ldmatrix<4, true>(&b_2[4 * qi], stage1(smem, ld_row + ((qi & 1) << 4), ld_col + ((qi >> 1) << 5)));

@@ -618,9 +618,9 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int a_ld_row = ((warp >> 1) << 4) + (((lane >> 3) & 1) << 3) + (lane & 7), a_ld_col = (((lane >> 3) >> 1) << 3);
+        const int a_ld_row = ((warp >> 1) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
         // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int b_ld_row = (((lane >> 3) & 1) << 3) + (lane & 7), b_ld_col = ((warp & 1) << 3) + (((lane >> 3) >> 1) << 4);
+        const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {  // K steps
             #pragma unroll
@@ -676,7 +676,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     float acc_3[32];  // [64x64] fp32, L2
     #pragma unroll
     for (int e = 0; e < 32; ++e)
-        acc_3[e] = acc[e] + bias[(((e & 1) | (e & 12)) & 1) | ((((e & 1) | (e & 12)) >> 2) << 1)];
+        acc_3[e] = acc[e] + bias[(e & 1) | (((e >> 2) & 3) << 1)];
     // matmul.py:98  return tl.where(x >= 0, x, 0.01 * x)    (in leaky_relu, inlined from line 135)
     float acc_4[32];  // [64x64] fp32, L2
     #pragma unroll

@@ -579,9 +579,9 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         // 128x128 += 128x32 @ 32x128 on tensor cores: each warp issues 4 x 8 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int a_ld_row = ((warp >> 1) << 4) + (((lane >> 3) & 1) << 3) + (lane & 7), a_ld_col = (((lane >> 3) >> 1) << 3);
+        const int a_ld_row = ((warp >> 1) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
         // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int b_ld_row = (((lane >> 3) & 1) << 3) + (lane & 7), b_ld_col = ((warp & 1) << 3) + (((lane >> 3) >> 1) << 4);
+        const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {  // K steps
             #pragma unroll

@@ -728,7 +728,7 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         // 128x128 += 128x64 @ 64x128 on tensor cores: each warp issues 4 x 4 mma.sync.m16n8k32_e4m3_e5m2 per K step of 32, 2 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int a_ld_row = ((warp >> 2) << 4) + (((lane >> 3) & 1) << 3) + (lane & 7), a_ld_col = (((lane >> 3) >> 1) << 4);
+        const int a_ld_row = ((warp >> 2) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 4;
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {  // K steps
             // operand B of K step ks, one element at a time (b's K is not its contiguous dimension)

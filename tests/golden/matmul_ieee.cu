@@ -481,7 +481,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
                 float a_k[8], b_k[4];  // A[row][k] for this thread's rows, B[k][col] for its columns
                 #pragma unroll
                 for (int i = 0; i < 8; ++i)
-                    a_k[i] = as[(L2_row + ((((i << 2)) >> 2) << 2)) * 16 + k];
+                    a_k[i] = as[(L2_row + (i << 2)) * 16 + k];
                 #pragma unroll
                 for (int i = 0; i < 4; ++i)
                     b_k[i] = bs[k * 64 + (L2_col + (i & 3))];

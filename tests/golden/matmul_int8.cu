@@ -570,7 +570,7 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         // 64x64 += 64x64 @ 64x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k32_s8 per K step of 32, 2 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int a_ld_row = ((warp >> 1) << 4) + (((lane >> 3) & 1) << 3) + (lane & 7), a_ld_col = (((lane >> 3) >> 1) << 4);
+        const int a_ld_row = ((warp >> 1) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 4;
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {  // K steps
             // operand B of K step ks, one element at a time (b's K is not its contiguous dimension)

@@ -578,7 +578,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         uint32_t a[32];  // [64x32] fp32, L7: operand A fragments, 1 elements per register
         {  // from slot read_slot of stage0
             // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = ((warp >> 1) << 4) + (((lane >> 3) & 1) << 3) + (lane & 7), ld_col = (((lane >> 3) >> 1) << 2);
+            const int ld_row = ((warp >> 1) << 4) + (lane & 15), ld_col = (lane >> 4) << 2;
             #pragma unroll
             for (int qi = 0; qi < 8; ++qi)
                 tilec::ldmatrix<4, false>(&a[4 * qi], stage0(smem, read_slot, ld_row + ((qi >> 2) << 5), ld_col + ((qi & 3) << 3)));

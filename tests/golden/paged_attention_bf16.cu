@@ -558,7 +558,7 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
             tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), &q[e]);
         __syncthreads();
         // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int ld_row = (warp << 4) + (((lane >> 3) & 1) << 3) + (lane & 7), ld_col = (((lane >> 3) >> 1) << 3);
+        const int ld_row = (warp << 4) + (lane & 15), ld_col = (lane >> 4) << 3;
         #pragma unroll
         for (int qi = 0; qi < 8; ++qi)
             tilec::ldmatrix<4, false>(&q_2[4 * qi], stage0(smem, ld_row, ld_col + (qi << 4)));
@@ -639,7 +639,7 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
             tmp_6[e] = 0.0f;
         // 64x16 += 64x128 @ 128x16 on tensor cores: each warp issues 1 x 2 mma.sync.m16n8k16_bf16 per K step of 16, 8 K steps
         // ldmatrix.x4 into tmp_5: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int tmp_5_ld_row = (((lane >> 3) >> 1) << 3) + (lane & 7), tmp_5_ld_col = (((lane >> 3) & 1) << 3);
+        const int tmp_5_ld_row = (lane & 7) + ((lane >> 4) << 3), tmp_5_ld_col = ((lane >> 3) & 1) << 3;
         #pragma unroll
         for (int ks = 0; ks < 8; ++ks) {  // K steps
             #pragma unroll
@@ -667,12 +667,12 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         bool visible[8];  // [64x16] i1, L1
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            visible[e] = key_pos[(((e & 1) | (e & 4)) & 1) | ((((e & 1) | (e & 4)) >> 2) << 1)] <= (context + q_pos_2[(((((e & 2)) & 2)) >> 1)]);
+            visible[e] = key_pos[(e & 1) | (((e >> 2) & 1) << 1)] <= (context + q_pos_2[((e >> 1) & 1)]);
         // attention.py:208  qk = tl.where(visible & (key_pos[None, :] < seq_len), qk, float("-inf"))
         float qk_2[8];  // [64x16] fp32, L1
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            qk_2[e] = (visible[e] & (key_pos[(((((e & 1) | (e & 4)) & 1) | (((e & 1) | (e & 4)) & 4)) & 1) | ((((((e & 1) | (e & 4)) & 1) | (((e & 1) | (e & 4)) & 4)) >> 2) << 1)] < seq_len)) ? qk[e] : __int_as_float(0xff800000);
+            qk_2[e] = (visible[e] & (key_pos[(e & 1) | (((e >> 2) & 1) << 1)] < seq_len)) ? qk[e] : __int_as_float(0xff800000);
         // attention.py:209  m_new = tl.maximum(m_i, tl.max(qk, 1))
         float tmp_8[2];  // [64] fp32, L3
         // max along dim 1: 4 values in each thread, then across 4 lanes
@@ -707,7 +707,7 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         float p[8];  // [64x16] fp32, L1
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            p[e] = tilec::exp2_approx(qk_2[e] - m_safe[(((e & 2)) >> 1)]);
+            p[e] = tilec::exp2_approx(qk_2[e] - m_safe[((e >> 1) & 1)]);
         // attention.py:212  alpha = tl.math.exp2(m_i - m_safe)
         float alpha[2];  // [64] fp32, L3
         #pragma unroll
@@ -747,10 +747,10 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         // read from slot read_slot of stage2 one K step at a time, in the tl.dot below
         #pragma unroll
         for (int e = 0; e < 64; ++e)
-            acc[e] = acc[e] * alpha[(((e & 2)) >> 1)];
+            acc[e] = acc[e] * alpha[((e >> 1) & 1)];
         // 64x128 += 64x16 @ 16x128 on tensor cores: each warp issues 1 x 16 mma.sync.m16n8k16_bf16 per K step of 16, 1 K step
         // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int v_2_ld_row = (((lane >> 3) & 1) << 3) + (lane & 7), v_2_ld_col = (((lane >> 3) >> 1) << 3);
+        const int v_2_ld_row = lane & 15, v_2_ld_col = (lane >> 4) << 3;
         #pragma unroll
         for (int ks = 0; ks < 1; ++ks) {  // K steps
             #pragma unroll
@@ -778,7 +778,7 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     float acc_3[64];  // [64x128] fp32, L1
     #pragma unroll
     for (int e = 0; e < 64; ++e)
-        acc_3[e] = tilec::div_full(acc[e], ((l_i[(((e & 2)) >> 1)] > 0.0f) ? l_i[(((e & 2)) >> 1)] : 1.0f));
+        acc_3[e] = tilec::div_full(acc[e], ((l_i[((e >> 1) & 1)] > 0.0f) ? l_i[((e >> 1) & 1)] : 1.0f));
     // attention.py:219  o_rows = (q_start + q_pos).to(tl.int64) * stride_ot + head * stride_oh
     int64_t o_rows[8];  // [64] i64, L4
     #pragma unroll

@@ -289,11 +289,11 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
     #pragma unroll
     for (int e = 0; e < 2; ++e) {
         tmp_2[e] = x[(e << 2)];
-        tmp_3[e] = L0_col + (((e << 2)) & 3);
+        tmp_3[e] = L0_col;
         #pragma unroll
         for (int kk = 1; kk < 4; ++kk) {
             const float other = x[(e << 2) | kk];
-            const int32_t other_i = L0_col + (((e << 2) | kk) & 3);
+            const int32_t other_i = L0_col + kk;
             if (other < tmp_2[e] || (other == tmp_2[e] && other_i < tmp_3[e])) {
                 tmp_2[e] = other;
                 tmp_3[e] = other_i;

@@ -19,7 +19,8 @@ static void reset(void)
 
 TestSuite(axisinfo, .fini = reset);
 
-static int translate(const char *source, const char *sig)
+/* Translates to `dump`'s text (--dump), or to CUDA when dump is NULL. */
+static int translate_to(const char *source, const char *sig, const char *dump)
 {
     src = (Source){"t.py", source, strlen(source)};
     memset(&ctx, 0, sizeof ctx);
@@ -28,9 +29,11 @@ static int translate(const char *source, const char *sig)
     TranslateOptions opt = {0};
     const char *err = NULL;
     cr_assert(tilec_parse_signature(&ctx.arena, sig, &opt.lower, &err), "bad signature: %s", err);
-    opt.dump = "axisinfo";
+    opt.dump = dump;
     return tilec_translate(&ctx, &opt, &out);
 }
+
+static int translate(const char *source, const char *sig) { return translate_to(source, sig, "axisinfo"); }
 
 /* The "{contig=..., div=..., const=...}" annotation of the value named `name`. */
 static const char *info_of(const char *name)
@@ -154,6 +157,63 @@ Test(axisinfo, constants_carry_value)
     cr_expect(strstr(out.data, "constant 1024 : i32 {contig=[1], div=[1024], const=[1], value=1024}"),
               "%s", out.data);
     cr_expect(strstr(out.data, "\"n\" {divisibility=16} {contig=[1], div=[16], const=[1]}"), "%s", out.data);
+}
+
+/* ---- nested loops ---------------------------------------------------------------- */
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* The inner loop is solved twice: in the outer loop's first round q is the constant 0 and s
+ * stays a multiple of 64; from the second q is only a multiple of 4, and so is s.  The body
+ * of the inner loop must end with the last answer, not the first one kept. */
+static const char *nested_src =
+    "import triton\nimport triton.language as tl\n"
+    "@triton.jit\n"
+    "def k(x_ptr, n):\n"
+    "    q = 0\n"
+    "    for i in range(4):\n"
+    "        s = q\n"
+    "        for j in range(4):\n"
+    "            s = s + 64\n"
+    "        q = s + 4\n"
+    "    tl.store(x_ptr + q, 1.0)\n";
+
+Test(axisinfo, inner_loop_ends_with_the_outer_loops_fixpoint)
+{
+    cr_assert_eq(translate(nested_src, "*fp32:16, i32"), 0, "%s", ctx.log.data);
+    cr_expect_eq(count_of(out.data, "\"s\" {contig=[1], div=[4], const=[1]}"), 2, "%s", out.data); /* result, add */
+    cr_expect_eq(count_of(out.data, "\"s\" {contig=[1], div=[64]"), 0, "%s", out.data);
+    EXPECT_INFO("q", "{contig=[1], div=[4], const=[1]}");
+}
+
+/* 64 loops, one in another, each carrying a counter of its own that starts at 0 (a loop
+ * needs two rounds to settle it), the innermost storing a tile indexed by the loop
+ * variables.  Re-solving every inner loop on each round of each outer one took time
+ * exponential in the depth (26 loops: 12 s); each loop is now solved once per input. */
+Test(axisinfo, nested_loops_in_linear_time, .timeout = 1)
+{
+    StrBuf k = {0};
+    sb_puts(&k, "import triton\nimport triton.language as tl\n@triton.jit\n"
+                "def k(x_ptr, o_ptr):\n    r = tl.arange(0, 16)\n");
+    int depth = 64;
+    for (int d = 0; d < depth; d++) {
+        sb_printf(&k, "%*sn%d = 0\n", 4 * (d + 1), "", d);
+        sb_printf(&k, "%*sfor i%d in range(4):\n", 4 * (d + 1), "", d);
+        sb_printf(&k, "%*sn%d = n%d + 1\n", 4 * (d + 2), "", d, d);
+    }
+    sb_printf(&k, "%*sx = tl.load(x_ptr + r * i%d + i0 + n%d)\n", 4 * (depth + 1), "", depth - 1, depth / 2);
+    sb_printf(&k, "%*stl.store(o_ptr + r + i%d * 16, x * i%d + r)\n", 4 * (depth + 1), "", depth / 2, depth - 1);
+    int rc = translate_to(k.data, "*fp32:16, *fp32:16", NULL);
+    sb_free(&k);
+    cr_assert_eq(rc, 0, "%s", ctx.log.data);
+    cr_expect(strstr(out.data, "for (int32_t i63 = 0; i63 < 4; i63 += 1)"), "no innermost loop in:\n%s", out.data);
+    cr_expect(strstr(out.data, "// t.py:199  tl.store(o_ptr + r + i32 * 16, x * i63 + r)"), "no store in:\n%s", out.data);
 }
 
 /* ---- integer helpers ----------------------------------------------------------- */

@@ -191,3 +191,24 @@ Test(emit, one_warp_dot_declares_no_warp_index)
     cr_expect_null(strstr(t->code, "const int warp ="), "%s", t->code);
     tilec_translation_free(t);
 }
+
+/* A source name of 120 characters is printed whole: the emitter once cut names at 95, so that
+ * x..x and x..x_b became x..x (95) and x..x_2. */
+Test(emit, long_names_are_kept_whole, .timeout = 10)
+{
+    char name[121], py[1024], want[512];
+    memset(name, 'x', 120);
+    name[120] = 0;
+    snprintf(py, sizeof py,
+             "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+             "def k(x_ptr):\n"
+             "    r = tl.arange(0, 16)\n"
+             "    %s = tl.load(x_ptr + r)\n"
+             "    %s_b = %s * 2\n"
+             "    tl.store(x_ptr + r, %s_b)\n",
+             name, name, name, name);
+    tilec_translation *t = translate_k(py, "*fp32:16", 0, 0);
+    snprintf(want, sizeof want, "%s_b[0] = %s[0] * 2.0f;", name, name);
+    cr_expect(strstr(t->code, want), "no \"%s\" in:\n%s", want, t->code);
+    tilec_translation_free(t);
+}

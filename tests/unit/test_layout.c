@@ -178,9 +178,9 @@ static const char *vadd_src =
     "    y = tl.load(y_ptr + offs, mask=mask)\n"
     "    tl.store(out_ptr + offs, x + y, mask=mask)\n";
 
-static int emit_layouts(const char *sig)
+static int emit_layouts_of(const char *source, const char *sig)
 {
-    src = (Source){"t.py", vadd_src, strlen(vadd_src)};
+    src = (Source){"t.py", source, strlen(source)};
     memset(&ctx, 0, sizeof ctx);
     ctx.src = &src;
     memset(&out, 0, sizeof out);
@@ -190,6 +190,8 @@ static int emit_layouts(const char *sig)
     opt.emit = EMIT_LAYOUTS;
     return tilec_translate(&ctx, &opt, &out);
 }
+
+static int emit_layouts(const char *sig) { return emit_layouts_of(vadd_src, sig); }
 
 Test(layout, emit_layouts_vector_add_fp32, .fini = reset)
 {
@@ -220,4 +222,36 @@ Test(layout, emit_layouts_small_block_replicated, .fini = reset)
     cr_expect(strstr(out.data, "L0: blocked 64, sizePerThread [1], threadsPerWarp [32], warpsPerCTA [4]"),
               "%s", out.data);
     cr_expect(strstr(out.data, "replicated"), "%s", out.data);
+}
+
+/* A hundred 3-D shapes, each summed down to one element, make over 256 layouts before
+ * the unused ones are dropped: every layout listed is some value's, or a slice's parent.
+ * (Past 256 layouts, the unused ones were once all kept.) */
+Test(layout, unused_layouts_dropped_past_256, .fini = reset, .timeout = 20)
+{
+    StrBuf k = {0};
+    sb_puts(&k, "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, o_ptr):\n");
+    for (int a = 1; a <= 16; a *= 2)
+        for (int b = 1; b <= 16; b *= 2)
+            for (int c = 2; c <= 16; c *= 2) {
+                sb_printf(&k, "    x = tl.load(x_ptr + tl.arange(0, %d)[:, None, None] * 4096 + tl.arange(0, %d)[None, :, None] * 64"
+                              " + tl.arange(0, %d)[None, None, :])\n", a, b, c);
+                sb_puts(&k, "    tl.store(o_ptr + tl.arange(0, 1), tl.sum(tl.sum(x, axis=0), axis=0).sum(0)[None])\n");
+            }
+    int rc = emit_layouts_of(k.data, "*fp32:16, *fp32:16");
+    sb_free(&k);
+    cr_assert_eq(rc, 0, "%s", ctx.log.data);
+    int listed = 0;
+    for (const char *p = out.data; (p = strstr(p, "\nL")); p++) {
+        int id;
+        char colon;
+        if (sscanf(p + 1, "L%d%c", &id, &colon) != 2 || colon != ':')
+            continue;
+        listed++;
+        char value[32], parent[32];
+        snprintf(value, sizeof value, ", L%d, ", id);
+        snprintf(parent, sizeof parent, " of L%d ", id);
+        cr_expect(strstr(out.data, value) || strstr(out.data, parent), "L%d is listed but unused", id);
+    }
+    cr_expect_gt(listed, 256);
 }

@@ -626,6 +626,53 @@ Test(layout_maps, exprs_evaluate_to_the_map, .fini = arena_reset)
     }
 }
 
+/* Twenty register bits that alternate between the dims give ten one-bit runs per dim, and a
+ * long register index (300 characters) is spelled out in every term: the expression must
+ * come out whole (fixed-size buffers once cut it mid-term) and evaluate to the map. */
+Test(layout_maps, long_exprs_are_never_cut)
+{
+    LayoutMap m = {.rank = 2, .shape = {1024, 1024}, .nreg = 20};
+    for (int i = 0; i < 20; i++)
+        m.reg[i] = (LBit){(int8_t)(i % 2), (int8_t)(9 - i / 2)}; /* reversed: no two bits make a run */
+    StrBuf idx = {0};
+    sb_puts(&idx, "e");
+    while (idx.len < 300)
+        sb_puts(&idx, " + 0");
+    for (int d = 0; d < 2; d++) {
+        StrBuf r = {0};
+        lmap_reg_expr(&r, &m, d, idx.data);
+        int terms = 0;
+        for (const char *p = r.data; (p = strstr(p, idx.data)); p += idx.len)
+            terms++;
+        cr_expect_eq(terms, 10, "dim %d: %d whole copies of the index in \"%s\"", d, terms, r.data);
+        cr_expect_gt(r.len, 10 * idx.len);
+        for (int b = -1; b < 20; b++) { /* no bit, each bit alone, and all bits */
+            int e = b < 0 ? 0 : 1 << b;
+            cr_expect_eq(eval_expr(r.data, 0, 0, e), lmap_reg_offset(&m, e, d), "dim %d e %d", d, e);
+        }
+        cr_expect_eq(eval_expr(r.data, 0, 0, (1 << 20) - 1), 1023, "dim %d, every bit", d);
+        sb_free(&r);
+    }
+    sb_free(&idx);
+}
+
+/* lmap_moves_expr with sources whose names are long: every run is a whole term. */
+Test(layout_maps, moves_expr_keeps_long_names_whole)
+{
+    char a[400], b[400];
+    memset(a, 'a', sizeof a - 1), a[sizeof a - 1] = 0;
+    memset(b, 'b', sizeof b - 1), b[sizeof b - 1] = 0;
+    BitSrc srcs[2] = {{a, 8}, {b, -1}};
+    BitMove mv[] = {{0, 0, 0}, {0, 1, 1}, {1, 0, 2}, {0, 4, 5}, {1, 3, 9}, {1, 4, 10}};
+    StrBuf r = {0};
+    lmap_moves_expr(&r, srcs, mv, (int)ARRAY_LEN(mv));
+    StrBuf want = {0};
+    sb_printf(&want, "(%s & 3) + ((%s & 1) << 2) + (((%s >> 4) & 1) << 5) + (((%s >> 3) & 3) << 9)", a, b, a, b);
+    cr_expect_str_eq(r.data, want.data);
+    sb_free(&r);
+    sb_free(&want);
+}
+
 /* ---- 5. shuffle distances ------------------------------------------------------- */
 
 /* xor distances of the lanes that move `axis`, highest first (the butterfly's order) */
@@ -847,6 +894,20 @@ Test(layout_maps, bug_describe_parenthesises_shifted_base)
     sb_free(&d);
 }
 
+/* 128 register offsets along one dim, the registers holding the high coordinate bits first:
+ * the description lists the smallest offsets, not the first registers' (it once looked at
+ * the first 64 registers only, which all had coordinate bit 0 clear). */
+Test(layout_maps, describe_lists_the_smallest_of_many_offsets)
+{
+    LayoutMap m = {.rank = 1, .shape = {8192}, .nreg = 7};
+    for (int i = 0; i < 7; i++)
+        m.reg[i] = (LBit){0, (int8_t)(2 * (6 - i))};
+    StrBuf d = {0};
+    lmap_describe(&d, &m);
+    cr_expect_str_eq(d.data, "elements {0, 1, 4, 5, 16, 17, 20, 21, ...}");
+    sb_free(&d);
+}
+
 /* A one-term register offset such as "(e >> 2) << 3" added to the thread's
  * base must be parenthesised: "L0_row + (e >> 2) << 3" would be
  * (L0_row + (e >> 2)) << 3, and argmax along axis 0 would report row 8 for
@@ -864,11 +925,11 @@ Test(layout_maps, argmax_axis0_index_precedence, .fini = reset)
 {
     cr_assert_eq(translate(argmax_rows_src, "*fp32:16, *i32:16, 64", EMIT_CUDA), 0, "%s", log_text());
     EXPECT_OUT("m[e] = L0_row + ((e >> 2) << 3);");
-    EXPECT_OUT("const int32_t other_i = L0_row + (((e | (kk << 2)) >> 2) << 3);");
+    EXPECT_OUT("const int32_t other_i = L0_row + (kk << 3);");
     EXPECT_OUT("t.py:8  reduce, 2048 bytes at 0: 4 partial argmaxs per result");
     EXPECT_OUT("int32_t *partial_i = reinterpret_cast<int32_t *>(smem + 1024);");
     EXPECT_NOT_OUT("L0_row + (e >> 2) << 3");
-    EXPECT_NOT_OUT("L0_row + ((e | (kk << 2)) >> 2) << 3");
+    EXPECT_NOT_OUT("L0_row + kk << 3");
 }
 
 /* argmax of a bool tile across warps: tir_smem plans 256 one-byte values
