@@ -319,11 +319,21 @@ def golden_cases():
             if "debug_ops.py" in line:
                 print(f"-- skipping {name} on the GPU (row-strided pointers and device_print)")
                 continue
+            # debug_strings prints messages with control characters, which Triton refuses
+            # (its device_print wants ASCII); make test compiles the escaped C strings.
+            if "debug_strings.py" in line:
+                print(f"-- skipping {name} on the GPU (messages Triton refuses as non-ASCII)")
+                continue
             case = parse_golden_line(name, line)
             # The generic driver passes n for every integer argument, which only fits
             # 1-D kernels; kernels with rows and columns are covered by their own cases.
             if (case.source, case.kernel) in two_d:
                 print(f"-- skipping {name} on the GPU ({case.kernel} has its own 2-D cases)")
+                continue
+            with open(os.path.join(ROOT, case.source)) as f:
+                uses_dot = "tl.dot(" in f.read()
+            if uses_dot:     # fixed 2-D tiles that no size n fits; attention's cases run the same ops
+                print(f"-- skipping {name} on the GPU (tl.dot on fixed 2-D tiles: no 1-D size fits)")
                 continue
             out.append(case)
     return out
