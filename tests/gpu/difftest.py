@@ -38,7 +38,8 @@ the same source on the same inputs on the CPU.  Where tilec agrees with it on ev
 Triton does not, the kernel counts as "Triton wrong" (a bug in Triton's GPU lowering, not a tilec
 failure); otherwise it stays a mismatch, with the referee's verdict for each output.  A worker
 that dies inside Triton (after tilec's kernel has run: an assertion or an LLVM abort in Triton's
-compiler) reports a Triton error, not a failure.
+compiler) reports a Triton error, not a failure; so does one whose context Triton's kernel breaks
+(an illegal address) after tilec's kernel ran and was synchronized without error.
 
 One line per failing kernel with a minimal repro (the seed, and the commands that regenerate
 and translate it), a progress line every 25 kernels run; then a summary: passed, mismatches,
@@ -201,6 +202,11 @@ def compare(p, a, b, names=("tilec", "triton")):
     return f"{p['name']}: {bad.numel()} of {a.numel()} elements differ: {show}"
 
 
+class TritonContextLost(Exception):
+    """Triton's kernel broke the CUDA context (an illegal address), after tilec's had run
+    and been synchronized without error."""
+
+
 def run_one(seed, meta, so, work, use_triton):
     torch = rgt.torch
     case = rgt.Case(meta["kernel"], os.path.join(work, meta["source"]), meta["kernel"], meta["sig"],
@@ -221,7 +227,10 @@ def run_one(seed, meta, so, work, use_triton):
     # tilec's kernel has run and been synchronized: if the process dies from here on (an
     # assertion or an LLVM abort inside Triton's compiler), it is Triton's doing
     print(f"@@triton {seed}", flush=True)
-    err = kernel.launch_triton(values, grid)
+    try:
+        err = kernel.launch_triton(values, grid)
+    except rgt.ContextLost as e:     # tilec's kernel was synchronized: this fault is Triton's
+        raise TritonContextLost(str(e)) from None
     if err:
         return "TRITON-ERROR", err
     problems = [d for p in outs for d in [compare(p, tilec_out[p["name"]], values[p["name"]])] if d]
@@ -424,6 +433,10 @@ def worker_main(plan_path):
         print(f"@@start {seed}", flush=True)
         try:
             status, text = run_one(seed, item["meta"], item["so"], plan["work"], use_triton)
+        except TritonContextLost as e:
+            print(f"@@result {seed} TRITON-ERROR Triton's kernel lost the CUDA context after tilec's "
+                  f"ran cleanly: {e}", flush=True)
+            return 3
         except rgt.ContextLost as e:
             print(f"@@result {seed} FAIL CUDA context lost: {e}", flush=True)
             return 3
