@@ -4,6 +4,7 @@
  */
 #include "lower_internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -989,11 +990,16 @@ static CVal *inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nar
 
 /* ---- specialisation ----------------------------------------------------------------- */
 
-static int64_t parse_int_text(const char *s, bool *ok)
+/* An integer written whole in s; *ok false if it is not one, *too_big when it is one that a
+ * 64-bit integer cannot hold (strtoll would have clamped it). */
+static int64_t parse_int_text(const char *s, bool *ok, bool *too_big)
 {
     char *end;
+    errno = 0;
     long long v = strtoll(s, &end, 0);
-    *ok = end != s && *end == 0;
+    bool whole = end != s && *end == 0;
+    *too_big = whole && errno == ERANGE;
+    *ok = whole && !*too_big;
     return v;
 }
 
@@ -1054,10 +1060,12 @@ static CVal *parse_value_text(Lower *L, const char *text, const char *origin, Lo
     char *s = arena_strndup(L->a, text, n);
     if (!*s)
         lower_error(L, loc, "empty value given for '%s' (%s)", param, origin);
-    bool ok;
-    int64_t i = parse_int_text(s, &ok);
+    bool ok, too_big;
+    int64_t i = parse_int_text(s, &ok, &too_big);
     if (ok)
         return cv_int(L, i);
+    if (too_big)
+        lower_error(L, loc, "the value %s given for '%s' (%s) does not fit in a 64-bit integer", s, param, origin);
     char *end;
     double f = strtod(s, &end);
     if (end != s && *end == 0)
@@ -1097,8 +1105,8 @@ static bool parse_sig_type(Lower *L, const char *text, Type *t, int64_t *div, Lo
     char *colon = strchr(s, ':');
     if (colon) {
         *colon = 0;
-        bool ok;
-        int64_t d = parse_int_text(colon + 1, &ok);
+        bool ok, too_big;
+        int64_t d = parse_int_text(colon + 1, &ok, &too_big);
         if (!ok || d <= 0 || !is_pow2(d))
             lower_error(L, loc, "malformed signature entry '%s': the hint after ':' must be a power of two such as 16", text);
         *div = d;
