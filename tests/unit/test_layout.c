@@ -226,8 +226,9 @@ Test(layout, emit_layouts_small_block_replicated, .fini = reset)
 
 /* A hundred 3-D shapes, each summed down to one element, make over 256 layouts before
  * the unused ones are dropped: every layout listed is some value's, or a slice's parent.
- * (Past 256 layouts, the unused ones were once all kept.) */
-Test(layout, unused_layouts_dropped_past_256, .fini = reset, .timeout = 20)
+ * (Past 256 layouts, the unused ones were once all kept.)  No .timeout: with this one's 20 s,
+ * criterion 2.4.1's runner leaked 48 bytes under ASan with --jobs 2 and failed asan-check. */
+Test(layout, unused_layouts_dropped_past_256, .fini = reset)
 {
     StrBuf k = {0};
     sb_puts(&k, "import triton\nimport triton.language as tl\n@triton.jit\ndef k(x_ptr, o_ptr):\n");
