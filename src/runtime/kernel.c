@@ -368,21 +368,27 @@ tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3],
         params[i] = &slots[i];
     }
     long long dims[3];
-    char why[160];
+    StrBuf why = {0}; /* what is wrong with the grid: names a parameter, so any length */
     if (grid) {
         dims[0] = grid[0], dims[1] = grid[1], dims[2] = grid[2];
     } else if (!k->grid.ndims) {
         return rt_fail(k->ctx, TILEC_ERROR_INVALID_ARGUMENT,
                        "%s has no grid expression (translate with options.grid): pass the grid to tilec_launch",
                        k->info.name);
-    } else if (!tir_grid_eval(&k->grid, values, k->arg_name, dims, why, sizeof why)) {
-        return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: grid (%s): %s", k->info.name, k->info.grid, why);
+    } else if (!tir_grid_eval(&k->grid, values, k->arg_name, dims, &why)) {
+        tilec_status s = rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: grid (%s): %s", k->info.name, k->info.grid,
+                                 why.data);
+        sb_free(&why);
+        return s;
     }
     if (dims[0] <= 0 || dims[1] <= 0 || dims[2] <= 0)
         return rt_ok(k->ctx); /* nothing to do, as the .cu launcher */
-    if (!tir_grid_within_limits(dims, why, sizeof why))
-        return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: grid (%s): %s", k->info.name,
-                       grid ? "given to tilec_launch" : k->info.grid, why);
+    if (!tir_grid_within_limits(dims, &why)) {
+        tilec_status s = rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: grid (%s): %s", k->info.name,
+                                 grid ? "given to tilec_launch" : k->info.grid, why.data);
+        sb_free(&why);
+        return s;
+    }
     void *f;
     tilec_status s = function_here(k, &f);
     if (s)

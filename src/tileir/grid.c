@@ -81,13 +81,12 @@ static const char *const op_text[] = {[GRID_ADD] = "+",  [GRID_SUB] = "-", [GRID
                                       [GRID_MIN] = "min", [GRID_MAX] = "max"};
 
 bool tir_grid_eval(const GridProg *g, const long long *values, const char *const *names, long long dims[3],
-                   char *err, size_t errlen)
+                   StrBuf *err)
 {
     dims[0] = dims[1] = dims[2] = 1;
     for (int d = 0; d < g->ndims; d++) {
-        char where[16] = "";
-        if (g->ndims > 1)
-            snprintf(where, sizeof where, "dimension %c: ", "xyz"[d]);
+        static const char *const dim_text[] = {"dimension x: ", "dimension y: ", "dimension z: "};
+        const char *where = g->ndims > 1 ? dim_text[d] : "";
         long long st[GRID_MAX_STACK];
         int sp = 0;
         for (int i = 0; i < g->nops[d]; i++) {
@@ -97,7 +96,7 @@ bool tir_grid_eval(const GridProg *g, const long long *values, const char *const
                     BUG("a grid deeper than %d", GRID_MAX_STACK);
                 long long v = op.kind == GRID_CONST ? op.v : values[op.v];
                 if (op.kind == GRID_PARAM && op.checked && v < 0) {
-                    snprintf(err, errlen, "%s%s = %llu does not fit in 64-bit signed integers", where, names[op.v],
+                    sb_printf(err, "%s%s = %llu does not fit in 64-bit signed integers", where, names[op.v],
                              (unsigned long long)v);
                     return false;
                 }
@@ -109,9 +108,9 @@ bool tir_grid_eval(const GridProg *g, const long long *values, const char *const
             if (f) {
                 const char *what = f == FAULT_ZERO_DIVISOR ? "divides by zero" : "overflows 64-bit integers";
                 if (op.kind >= GRID_CDIV)
-                    snprintf(err, errlen, "%s%s(%lld, %lld) %s", where, op_text[op.kind], l, r, what);
+                    sb_printf(err, "%s%s(%lld, %lld) %s", where, op_text[op.kind], l, r, what);
                 else
-                    snprintf(err, errlen, "%s%lld %s %lld %s", where, l, op_text[op.kind], r, what);
+                    sb_printf(err, "%s%lld %s %lld %s", where, l, op_text[op.kind], r, what);
                 return false;
             }
             sp++;
@@ -121,11 +120,11 @@ bool tir_grid_eval(const GridProg *g, const long long *values, const char *const
     return true;
 }
 
-bool tir_grid_within_limits(const long long dims[3], char *err, size_t errlen)
+bool tir_grid_within_limits(const long long dims[3], StrBuf *err)
 {
     for (int d = 0; d < 3; d++) {
         if (dims[d] > grid_limit[d]) {
-            snprintf(err, errlen, "dimension %c is %lld, beyond the device limit of %lld", "xyz"[d], dims[d],
+            sb_printf(err, "dimension %c is %lld, beyond the device limit of %lld", "xyz"[d], dims[d],
                      grid_limit[d]);
             return false;
         }

@@ -543,10 +543,10 @@ void tir_grid_compile(Ctx *ctx, const TirFunc *f, const char *text, GridProg *g)
  * negative).  false with a message in err (naming names[v]) on a zero divisor or an
  * overflow.  A dimension <= 0 is no error: the launch has nothing to do. */
 bool tir_grid_eval(const GridProg *g, const long long *values, const char *const *names, long long dims[3],
-                   char *err, size_t errlen);
+                   StrBuf *err);
 /* false with a message when a dimension is beyond the device's limit (x < 2^31, y and z
  * < 65536 on every GPU). */
-bool tir_grid_within_limits(const long long dims[3], char *err, size_t errlen);
+bool tir_grid_within_limits(const long long dims[3], StrBuf *err);
 
 /* The launchers' C (the .cu's and --embed-cubin's), for C99 with stdbool.h or C++. */
 typedef struct GridLaunchC {

@@ -101,39 +101,44 @@ ParameterizedTest(EvalCase *tc, grid, eval, .init = translate_kernel, .fini = fr
 {
     GridProg g = read_grid(tc->grid);
     long long values[7] = {0, tc->a, tc->b, tc->c, 0, 0, 0}, dims[3];
-    char err[160] = "";
-    bool ok = tir_grid_eval(&g, values, names, dims, err, sizeof err);
+    StrBuf err = {0};
+    bool ok = tir_grid_eval(&g, values, names, dims, &err);
     if (tc->message[0]) {
         cr_assert(!ok, "%s: evaluated to %lld", tc->grid, dims[0]);
-        cr_assert_str_eq(err, tc->message, "%s", tc->grid);
+        cr_assert_str_eq(err.data, tc->message, "%s", tc->grid);
+        sb_free(&err);
         return;
     }
-    cr_assert(ok, "%s: %s", tc->grid, err);
+    cr_assert(ok, "%s: %s", tc->grid, err.data);
     for (int d = 0; d < 3; d++)
         cr_assert_eq(dims[d], tc->dims[d], "%s: dimension %d is %lld, not %lld", tc->grid, d, dims[d], tc->dims[d]);
 }
 
 Test(grid, device_limits)
 {
-    char err[160] = "";
-    cr_assert(tir_grid_within_limits((long long[]){2147483647, 65535, 65535}, err, sizeof err));
-    cr_assert(!tir_grid_within_limits((long long[]){2147483648, 1, 1}, err, sizeof err));
-    cr_assert_str_eq(err, "dimension x is 2147483648, beyond the device limit of 2147483647");
-    cr_assert(!tir_grid_within_limits((long long[]){1, 65536, 1}, err, sizeof err));
-    cr_assert_str_eq(err, "dimension y is 65536, beyond the device limit of 65535");
-    cr_assert(!tir_grid_within_limits((long long[]){1, 1, 1LL << 40}, err, sizeof err));
-    cr_assert_str_eq(err, "dimension z is 1099511627776, beyond the device limit of 65535");
+    StrBuf err = {0};
+    cr_assert(tir_grid_within_limits((long long[]){2147483647, 65535, 65535}, &err));
+    cr_assert(!tir_grid_within_limits((long long[]){2147483648, 1, 1}, &err));
+    cr_assert_str_eq(err.data, "dimension x is 2147483648, beyond the device limit of 2147483647");
+    err.len = 0;
+    cr_assert(!tir_grid_within_limits((long long[]){1, 65536, 1}, &err));
+    cr_assert_str_eq(err.data, "dimension y is 65536, beyond the device limit of 65535");
+    err.len = 0;
+    cr_assert(!tir_grid_within_limits((long long[]){1, 1, 1LL << 40}, &err));
+    cr_assert_str_eq(err.data, "dimension z is 1099511627776, beyond the device limit of 65535");
+    sb_free(&err);
 }
 
 Test(grid, u64_beyond_the_grid_arithmetic, .init = translate_kernel, .fini = free_kernel)
 {
     GridProg g = read_grid("cdiv(u, BLOCK)");
     long long values[7] = {0, 0, 0, 0, (long long)(1ULL << 63)}, dims[3]; /* u64 values arrive wrapped */
-    char err[160] = "";
-    cr_assert(!tir_grid_eval(&g, values, names, dims, err, sizeof err));
-    cr_assert_str_eq(err, "u = 9223372036854775808 does not fit in 64-bit signed integers");
+    StrBuf err = {0};
+    cr_assert(!tir_grid_eval(&g, values, names, dims, &err));
+    cr_assert_str_eq(err.data, "u = 9223372036854775808 does not fit in 64-bit signed integers");
+    sb_free(&err);
     values[4] = LLONG_MAX;
-    cr_assert(tir_grid_eval(&g, values, names, dims, err, sizeof err), "%s", err);
+    cr_assert(tir_grid_eval(&g, values, names, dims, &err), "%s", err.data);
     cr_assert_eq(dims[0], 9007199254740992);
 }
 
@@ -279,10 +284,11 @@ static void expected(const GridProg *g, long long a, long long b, long long c, u
                      size_t size)
 {
     long long values[7] = {0, a, b, c, (long long)u, 0, 0}, dims[3];
-    char err[160];
-    int r = !tir_grid_eval(g, values, names, dims, err, sizeof err)            ? 2 :
+    StrBuf err = {0};
+    int r = !tir_grid_eval(g, values, names, dims, &err)                       ? 2 :
             dims[0] <= 0 || dims[1] <= 0 || dims[2] <= 0                      ? 1 :
-            !tir_grid_within_limits(dims, err, sizeof err)                     ? 2 : 0;
+            !tir_grid_within_limits(dims, &err)                                ? 2 : 0;
+    sb_free(&err);
     if (r)
         dims[0] = dims[1] = dims[2] = 0;
     snprintf(line, size, "%d %lld %lld %lld\n", r, dims[0], dims[1], dims[2]);
