@@ -1,6 +1,8 @@
 # tilec — build, test and install.
 #
 #   make                    release build of bin/tilec
+#   make example            bin/tilec, then the bundled vector-add kernel translated into
+#                           build/example/add_kernel.cu (the README's first command)
 #   make BUILD=debug        -O0 -g, IR verifier after every pass
 #   make BUILD=asan         AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test               everything CI runs (no GPU needed)
@@ -48,7 +50,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:.c=.o)
 TEMPLATES := $(sort $(wildcard templates/*.cuh))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean test unit golden errors cuda-check sass-check asan-check valgrind-check gpu-test install regen-golden
+.PHONY: all clean example test unit golden errors cuda-check sass-check asan-check valgrind-check gpu-test install regen-golden
 all: $(TILEC) $(B)/libtilec.a
 
 $(TILEC): $(B)/src/main.o $(B)/libtilec.a
@@ -77,6 +79,18 @@ $(B)/tools/embed: tools/embed.c
 $(B)/gen/templates.c $(B)/gen/templates.h: $(TEMPLATES) $(B)/tools/embed
 	@mkdir -p $(B)/gen
 	$(B)/tools/embed $(B)/gen/templates $(TEMPLATES)
+
+# ---- the bundled example --------------------------------------------------
+
+# What the README's first command shows: tilec built and one kernel translated, with its
+# launcher's header, into a .cu that nvcc compiles.  Needs no CUDA.
+EXAMPLE_CU := build/example/add_kernel.cu
+
+example: $(TILEC)
+	@mkdir -p $(dir $(EXAMPLE_CU))
+	$(TILEC) examples/vector_add.py -k add_kernel -s "*fp32:16, *fp32:16, *fp32:16, i32, 1024" \
+	    --grid "cdiv(n_elements, BLOCK_SIZE)" -o $(EXAMPLE_CU) --header
+	@echo "wrote $(EXAMPLE_CU) and $(EXAMPLE_CU:.cu=.h); compile with: nvcc -O3 -arch=sm_80 -c $(EXAMPLE_CU)"
 
 # ---- tests ---------------------------------------------------------------
 
