@@ -47,13 +47,6 @@ void lower_bind(Lower *L, Node *call, const char *fname, const char *const *para
     }
 }
 
-int64_t const_int(Lower *L, CVal *c, Loc loc, const char *what)
-{
-    if (c->kind == CV_INT || c->kind == CV_BOOL)
-        return c->i;
-    lower_error(L, loc, "%s must be a constexpr integer, got %s", what, cv_describe(L, c));
-}
-
 static Value *float_arg(Lower *L, CVal *c, Loc loc, const char *fname, bool allow_half)
 {
     Value *v = to_value(L, c, loc);
@@ -65,18 +58,6 @@ static Value *float_arg(Lower *L, CVal *c, Loc loc, const char *fname, bool allo
 }
 
 /* ---- dtypes -------------------------------------------------------------- */
-
-Type parse_dtype_cval(Lower *L, CVal *c, Loc loc)
-{
-    if (c->kind == CV_DTYPE)
-        return c->dt;
-    if (c->kind == CV_STR) {
-        int d = dtype_from_name(c->s);
-        if (d >= 0)
-            return type_scalar((DType)d);
-    }
-    lower_error(L, loc, "expected a dtype (such as tl.float32), got %s", cv_describe(L, c));
-}
 
 /* tl.<name> attributes that are dtypes */
 static int tl_dtype(const char *name)

@@ -93,6 +93,8 @@ CVal *cv_builtin(Lower *L, const char *name);
 const char *cv_describe(Lower *L, const CVal *c);
 bool cv_is_python_scalar(const CVal *c);
 bool cv_truthy(Lower *L, const CVal *c, Loc loc);
+int64_t const_int(Lower *L, CVal *c, Loc loc, const char *what);
+Type parse_dtype_cval(Lower *L, CVal *c, Loc loc);  /* tl.float32, 'fp32'... */
 
 /* IR building */
 Op *emit_op(Lower *L, OpKind kind, Loc loc, int nargs, Value **args, Type res);
@@ -139,7 +141,6 @@ void lower_bind(Lower *L, Node *call, const char *fname, const char *const *para
     static const char *const params_[] = {__VA_ARGS__};                        \
     Args A;                                                                    \
     lower_bind(L, call, name, params_, (int)ARRAY_LEN(params_), args, nargs, kwnames, kwvals, nkw, &A)
-int64_t const_int(Lower *L, CVal *c, Loc loc, const char *what);
 
 /* 2-D tiles, reductions, scans, atomics, debugging ops (lower_tiles.c); NULL
  * when `fn` is none of them.  `self` is the receiver of a tensor method. */
@@ -148,7 +149,6 @@ CVal *lower_tile_builtin(Lower *L, const char *fn, const char *name, Node *call,
 
 /* shared with lower.c */
 CVal *lower_expr(Lower *L, Node *n);
-Type parse_dtype_cval(Lower *L, CVal *c, Loc loc);
 
 NORETURN void lower_error(Lower *L, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 

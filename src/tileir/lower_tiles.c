@@ -18,21 +18,6 @@ static int norm_axis(Lower *L, int64_t axis, int rank, Loc loc)
     return (int)(axis < 0 ? axis + rank : axis);
 }
 
-Value *lower_expand_dims(Lower *L, Value *v, int axis, Loc loc)
-{
-    Type t = v->type;
-    if (t.rank + 1 > TIR_MAX_RANK)
-        lower_error(L, loc, "tensors of rank %d are not supported (at most %d)", t.rank + 1, TIR_MAX_RANK);
-    if (!t.rank) /* a scalar becomes a 1-element tile */
-        return emit1(L, OP_SPLAT, loc, 1, &v, type_tensor(t, 1, (int[]){1}));
-    memmove(t.shape + axis + 1, t.shape + axis, sizeof(int) * (size_t)(t.rank - axis));
-    t.shape[axis] = 1;
-    t.rank++;
-    Op *op = emit_op(L, OP_EXPAND_DIMS, loc, 1, &v, t);
-    op->iattr[0] = axis;
-    return op->results[0];
-}
-
 static Value *tensor_arg(Lower *L, CVal *c, Loc loc, const char *fname)
 {
     if (c->kind != CV_VALUE && !cv_is_python_scalar(c))
@@ -416,23 +401,6 @@ static CVal *do_assert(Lower *L, const char *name, Node *call, CVal **args, int 
 }
 
 /* ---- dot and transposes ------------------------------------------------------------------- */
-
-/* tl.trans / tl.permute / .T: result dimension k is input dimension perm[k]. */
-Value *lower_permute(Lower *L, Value *v, const int *perm, Loc loc)
-{
-    Type t = v->type;
-    bool ident = true;
-    for (int k = 0; k < t.rank; k++) {
-        t.shape[k] = v->type.shape[perm[k]];
-        ident &= perm[k] == k;
-    }
-    if (ident)
-        return v;
-    Op *op = emit_op(L, OP_TRANS, loc, 1, &v, t);
-    for (int k = 0; k < t.rank; k++)
-        op->iattr[k] = perm[k];
-    return op->results[0];
-}
 
 static CVal *do_trans(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
                       const char **kwnames, CVal **kwvals, int nkw)
