@@ -1,8 +1,9 @@
 /*
- * lower_builtins.c — the tl.* library, libdevice/tl.math, and the Python
- * builtins a kernel may call, each lowered to tile IR with Triton's rules.
- * Features of later tiers are recognised by name and reported as not
- * supported yet, never as unknown.
+ * lower_builtins.c — attributes of modules, tensors and dtypes, and the
+ * handlers (see builtins.h) of Triton's core library: programs, loads and
+ * stores, constants, casts, hints, libdevice / tl.math, dtype methods and
+ * the Python builtins a kernel may call, each lowered to tile IR with
+ * Triton's rules.
  */
 #include "lower_internal.h"
 
@@ -10,49 +11,6 @@
 #include <string.h>
 #include <strings.h>
 #include <stdlib.h>
-
-/* ---- argument binding ------------------------------------------------------ */
-
-void lower_bind(Lower *L, Node *call, const char *fname, const char *const *params, int np,
-                 CVal **args, int nargs, const char **kwn, CVal **kwv, int nkw, Args *out)
-{
-    memset(out, 0, sizeof *out);
-    if (nargs > np)
-        lower_error(L, call->loc, "%s takes at most %d arguments, got %d", fname, np, nargs);
-    for (int i = 0; i < nargs; i++) {
-        out->v[i] = args[i];
-        out->loc[i] = call->items.data[i]->loc;
-    }
-    for (int k = 0; k < nkw; k++) {
-        int found = -1;
-        for (int i = 0; i < np; i++) {
-            size_t n = strcspn(params[i], "?");
-            if (strlen(kwn[k]) == n && !strncmp(params[i], kwn[k], n))
-                found = i;
-        }
-        if (found < 0)
-            lower_error(L, call->kwargs.data[k].loc, "%s got an unexpected keyword argument '%s'", fname, kwn[k]);
-        if (out->v[found])
-            lower_error(L, call->kwargs.data[k].loc, "%s got multiple values for argument '%s'", fname, kwn[k]);
-        out->v[found] = kwv[k];
-        out->loc[found] = call->kwargs.data[k].loc;
-    }
-    for (int i = 0; i < np; i++) {
-        if (!out->loc[i].line)
-            out->loc[i] = call->loc;
-        if (out->v[i] && out->v[i]->kind == CV_NONE && strchr(params[i], '?'))
-            out->v[i] = NULL;
-        if (!out->v[i] && !strchr(params[i], '?'))
-            lower_error(L, call->loc, "%s is missing its argument '%s'", fname, params[i]);
-    }
-}
-
-int64_t const_int(Lower *L, CVal *c, Loc loc, const char *what)
-{
-    if (c->kind == CV_INT || c->kind == CV_BOOL)
-        return c->i;
-    lower_error(L, loc, "%s must be a constexpr integer, got %s", what, cv_describe(L, c));
-}
 
 static Value *float_arg(Lower *L, CVal *c, Loc loc, const char *fname, bool allow_half)
 {
@@ -65,18 +23,6 @@ static Value *float_arg(Lower *L, CVal *c, Loc loc, const char *fname, bool allo
 }
 
 /* ---- dtypes -------------------------------------------------------------- */
-
-Type parse_dtype_cval(Lower *L, CVal *c, Loc loc)
-{
-    if (c->kind == CV_DTYPE)
-        return c->dt;
-    if (c->kind == CV_STR) {
-        int d = dtype_from_name(c->s);
-        if (d >= 0)
-            return type_scalar((DType)d);
-    }
-    lower_error(L, loc, "expected a dtype (such as tl.float32), got %s", cv_describe(L, c));
-}
 
 /* tl.<name> attributes that are dtypes */
 static int tl_dtype(const char *name)
@@ -91,78 +37,6 @@ static int tl_dtype(const char *name)
     for (size_t i = 0; i < ARRAY_LEN(t); i++)
         if (!strcmp(name, t[i].n))
             return (int)t[i].d;
-    return -1;
-}
-
-/* Names in Triton's library that tilec recognises but does not support yet. */
-static const char *later_feature(const char *fn)
-{
-    static const struct { const char *name, *what; } t[] = {
-        {"reduce", "reductions with a combine function"},
-        {"associative_scan", "scans with a combine function"},
-        {"dot_scaled", "scaled matrix products"},
-        {"reshape", "reshapes"}, {"view", "reshapes"}, {"join", "join/split"}, {"split", "join/split"},
-        {"interleave", "join/split"}, {"cat", "concatenation"},
-        {"make_block_ptr", "block pointers"}, {"advance", "block pointers"},
-        {"make_tensor_descriptor", "tensor descriptors"}, {"sort", "sorting"}, {"gather", "gather"},
-        {"histogram", "histograms"}, {"inline_asm_elementwise", "inline assembly"},
-        {"softmax", "reductions"}, {"flip", "flip"},
-        {"swizzle2d", "swizzle2d"}, {"ravel", "reshapes"}, {"topk", "topk"},
-        {"_experimental_descriptor_load", "tensor descriptors"},
-        {"_experimental_descriptor_store", "tensor descriptors"},
-        {"_experimental_make_tensor_descriptor", "tensor descriptors"},
-        {"load_tensor_descriptor", "tensor descriptors"}, {"store_tensor_descriptor", "tensor descriptors"},
-        {"pointer_type", "pointers to pointers"}, {"map_elementwise", "custom elementwise functions"},
-        {"tuple", "tuples of tensors"}, {"async_task", "warp specialization"},
-
-        {"extra.cuda.globaltimer", "CUDA-specific extras"}, {"extra.cuda.smid", "CUDA-specific extras"},
-        {"extra.cuda.num_threads", "CUDA-specific extras"}, {"extra.cuda.num_warps", "CUDA-specific extras"},
-        {"extra.cuda.convert_custom_float8_sm80", "float8e4b15 conversions"},
-        {"extra.cuda.convert_custom_float8_sm70", "float8e4b15 conversions"},
-        {"extra.cuda.experimental_device_tensormap_create1d", "tensor descriptors"},
-        {"extra.cuda.experimental_device_tensormap_create2d", "tensor descriptors"},
-        {"extra.cuda.experimental_tensormap_fenceproxy_acquire", "tensor descriptors"},
-    };
-    for (size_t i = 0; i < ARRAY_LEN(t); i++)
-        if (!strcmp(fn, t[i].name))
-            return t[i].what;
-    return NULL;
-}
-
-static int math_lookup(const char *n)
-{
-    static const char *const names[] = {
-#define X(e, nm, f, d) nm,
-        MATH_LIST(X)
-#undef X
-    };
-    for (int i = 0; i < MATH__COUNT; i++)
-        if (!strcmp(n, names[i]))
-            return i;
-    /* libdevice spellings */
-    static const struct { const char *n; MathFn m; } alias[] = {
-        {"fabs", MATH_ABS}, {"exp2f", MATH_EXP2}, {"logf", MATH_LOG},
-        {"sqrtf", MATH_SQRT_RN}, {"rsqrtf", MATH_RSQRT}, {"tanhf", MATH_TANH}, {"erff", MATH_ERF},
-        {"floorf", MATH_FLOOR}, {"ceilf", MATH_CEIL}, {"nearbyint", MATH_RINT}, {"llrint", MATH_RINT},
-    };
-    for (size_t i = 0; i < ARRAY_LEN(alias); i++)
-        if (!strcmp(n, alias[i].n))
-            return (int)alias[i].m;
-    return -1;
-}
-
-static int math2_lookup(const char *n)
-{
-    static const char *const names[] = {
-#define X(e, nm, f, d) nm,
-        MATH2_LIST(X)
-#undef X
-    };
-    for (int i = 0; i < MATH2__COUNT; i++)
-        if (!strcmp(n, names[i]))
-            return i;
-    if (!strcmp(n, "powf"))
-        return MATH2_POW;
     return -1;
 }
 
@@ -267,74 +141,6 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
     if (base->kind == CV_BUILTIN && !strcmp(base->s, "triton.jit"))
         return base;
     lower_error(L, loc, "%s has no attribute '%s'", cv_describe(L, base), attr);
-}
-
-/* ---- methods ---------------------------------------------------------------- */
-
-static Value *lower_cast(Lower *L, Value *v, Type to, bool bitcast, bool rtz, Loc loc);
-
-CVal *lower_method_call(Lower *L, CVal *method, Node *call, CVal **args, int nargs,
-                        const char **kwnames, CVal **kwvals, int nkw)
-{
-    const char *name = method->s;
-    CVal *self = method->self;
-    if (self->kind == CV_DTYPE) {
-        Type t = self->dt;
-        if (nargs || nkw)
-            lower_error(L, call->loc, "dtype.%s() takes no arguments", name);
-        if (!strcmp(name, "is_floating"))
-            return cv_bool(L, dtype_is_float(t.dtype));
-        if (!strcmp(name, "is_int"))
-            return cv_bool(L, dtype_is_int(t.dtype));
-        if (!strcmp(name, "is_int_signed"))
-            return cv_bool(L, dtype_is_signed(t.dtype));
-        if (!strcmp(name, "is_int_unsigned"))
-            return cv_bool(L, dtype_is_int(t.dtype) && !dtype_is_signed(t.dtype));
-        if (!strcmp(name, "is_ptr"))
-            return cv_bool(L, t.dtype == DT_PTR);
-        if (!strcmp(name, "is_fp16"))
-            return cv_bool(L, t.dtype == DT_FP16);
-        if (!strcmp(name, "is_bf16"))
-            return cv_bool(L, t.dtype == DT_BF16);
-        if (!strcmp(name, "is_fp32"))
-            return cv_bool(L, t.dtype == DT_FP32);
-        if (!strcmp(name, "is_fp64"))
-            return cv_bool(L, t.dtype == DT_FP64);
-        lower_error(L, call->loc, "dtype has no method '%s'", name);
-    }
-    Value *v = self->v;
-    if (!strcmp(name, "to")) {
-        BIND("dtype", "fp_downcast_rounding?", "bitcast?");
-        Type to = parse_dtype_cval(L, A.v[0], A.loc[0]);
-        bool bc = A.v[2] && cv_truthy(L, A.v[2], A.loc[2]);
-        bool rtz = false;
-        if (A.v[1]) {
-            if (A.v[1]->kind != CV_STR || (strcmp(A.v[1]->s, "rtz") && strcmp(A.v[1]->s, "rtne")))
-                lower_error(L, A.loc[1], "fp_downcast_rounding must be \"rtne\" or \"rtz\"");
-            rtz = !strcmp(A.v[1]->s, "rtz");
-        }
-        return cv_value(L, lower_cast(L, v, to, bc, rtz, call->loc));
-    }
-    {
-        CVal **all = NEW_ARRAY(L->a, CVal *, nargs + 1);
-        all[0] = self;
-        Node shifted = *call; /* argument locations: the receiver stands in for item 0 */
-        shifted.items.data = NEW_ARRAY(L->a, Node *, nargs + 1);
-        shifted.items.data[0] = call;
-        if (nargs) { /* memcpy from NULL is undefined even for 0 bytes */
-            memcpy(all + 1, args, sizeof(CVal *) * (size_t)nargs);
-            memcpy(shifted.items.data + 1, call->items.data, sizeof(Node *) * (size_t)nargs);
-        }
-        shifted.items.len = nargs + 1;
-        CVal *r = lower_tile_builtin(L, name, arena_printf(L->a, ".%s()", name), &shifted, all, nargs + 1, kwnames,
-                                     kwvals, nkw);
-        if (r)
-            return r;
-    }
-    const char *later = later_feature(name);
-    if (later)
-        lower_error(L, call->loc, "tensor method '.%s()' is not supported yet (%s)", name, later);
-    lower_error(L, call->loc, "tensor has no method '%s' in tilec", name);
 }
 
 /* ---- casts ----------------------------------------------------------------- */
@@ -444,111 +250,352 @@ static void check_cache_modifier(Lower *L, CVal *c, Loc loc, bool is_store)
     lower_error(L, loc, "unknown cache modifier \"%s\"", c->s);
 }
 
-static CVal *lower_load(Lower *L, Node *call, const char *name, CVal **args, int nargs,
-                        const char **kwnames, CVal **kwvals, int nkw)
+/* ---- programs, memory ------------------------------------------------------------ */
+
+CVal *builtin_program_id(const BuiltinCall *c)
 {
-    BIND("pointer", "mask?", "other?", "boundary_check?", "padding_option?", "cache_modifier?",
-         "eviction_policy?", "volatile?");
-    Value *p = memory_pointer(L, A.v[0], A.loc[0], "tl.load");
-    if (A.v[3] && !(A.v[3]->kind == CV_TUPLE && A.v[3]->items.len == 0))
-        lower_error(L, A.loc[3], "boundary_check is only for block pointers, which are not supported yet");
-    if (A.v[4] && !(A.v[4]->kind == CV_STR && A.v[4]->slen == 0))
-        lower_error(L, A.loc[4], "padding_option is only for block pointers, which are not supported yet");
-    if (A.v[2] && !A.v[1])
-        lower_error(L, A.loc[2], "tl.load: `other` cannot be given without `mask`");
-    check_cache_modifier(L, A.v[5], A.loc[5], false);
+    Lower *L = c->L;
+    int64_t axis = const_int(L, c->arg[0], c->at[0], "the axis");
+    if (axis < 0 || axis > 2)
+        lower_error(L, c->at[0], "%s axis must be 0, 1 or 2, got %lld", c->name, (long long)axis);
+    Op *o = emit_op(L, (OpKind)c->data, c->loc, 0, NULL, type_scalar(DT_I32));
+    o->iattr[0] = axis;
+    return cv_value(L, o->results[0]);
+}
+
+CVal *builtin_arange(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    Loc loc = c->loc;
+    int64_t s = const_int(L, c->arg[0], c->at[0], "tl.arange start");
+    int64_t e = const_int(L, c->arg[1], c->at[1], "tl.arange end");
+    if ((s >> 32) != 0 || (e >> 32) != 0)
+        lower_error(L, loc, "tl.arange bounds must fit in 32 bits");
+    if (e <= s)
+        lower_error(L, loc, "tl.arange needs end > start, got arange(%lld, %lld)", (long long)s, (long long)e);
+    if (!is_pow2(e - s))
+        lower_error(L, loc, "tl.arange needs a power-of-two length, got %lld", (long long)(e - s));
+    if (e - s > TIR_MAX_NUMEL)
+        lower_error(L, loc, "tl.arange length %lld exceeds %d elements", (long long)(e - s), TIR_MAX_NUMEL);
+    int shape[1] = {(int)(e - s)};
+    Op *o = emit_op(L, OP_MAKE_RANGE, loc, 0, NULL, type_tensor(type_scalar(DT_I32), 1, shape));
+    o->iattr[0] = s;
+    o->iattr[1] = e;
+    return cv_value(L, o->results[0]);
+}
+
+CVal *builtin_load(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    CVal *const *A = c->arg;
+    const Loc *at = c->at;
+    Value *p = memory_pointer(L, A[0], at[0], "tl.load");
+    if (A[3] && !(A[3]->kind == CV_TUPLE && A[3]->items.len == 0))
+        lower_error(L, at[3], "boundary_check is only for block pointers, which are not supported yet");
+    if (A[4] && !(A[4]->kind == CV_STR && A[4]->slen == 0))
+        lower_error(L, at[4], "padding_option is only for block pointers, which are not supported yet");
+    if (A[2] && !A[1])
+        lower_error(L, at[2], "tl.load: `other` cannot be given without `mask`");
+    check_cache_modifier(L, A[5], at[5], false);
     Type elem = type_scalar(p->type.pointee == DT_I1 ? DT_I8 : p->type.pointee);
     Value *ops[3] = {p, NULL, NULL};
     int n = 1;
-    if (A.v[1]) {
-        Value *m = to_bool(L, to_value(L, A.v[1], A.loc[1]), A.loc[1]);
+    if (A[1]) {
+        Value *m = to_bool(L, to_value(L, A[1], at[1]), at[1]);
         if (p->type.rank == 0 && m->type.rank)
-            lower_error(L, A.loc[1], "tl.load of a scalar pointer needs a scalar mask");
+            lower_error(L, at[1], "tl.load of a scalar pointer needs a scalar mask");
         if (p->type.rank)
-            m = broadcast_to_shape(L, m, p->type.rank, p->type.shape, A.loc[1]);
+            m = broadcast_to_shape(L, m, p->type.rank, p->type.shape, at[1]);
         ops[n++] = m;
     }
-    if (A.v[2]) {
-        Value *o = cast_value(L, to_value(L, A.v[2], A.loc[2]), elem, A.loc[2]);
+    if (A[2]) {
+        Value *o = cast_value(L, to_value(L, A[2], at[2]), elem, at[2]);
         if (p->type.rank)
-            o = broadcast_to_shape(L, o, p->type.rank, p->type.shape, A.loc[2]);
+            o = broadcast_to_shape(L, o, p->type.rank, p->type.shape, at[2]);
         ops[n++] = o;
     }
     Type rt = type_tensor(elem, p->type.rank, p->type.shape);
-    Op *op = emit_op(L, OP_LOAD, call->loc, n, ops, rt);
-    op->iattr[0] = A.v[1] != NULL;
-    op->iattr[1] = A.v[2] != NULL;
-    op->iattr[2] = A.v[7] && cv_truthy(L, A.v[7], A.loc[7]);
+    Op *op = emit_op(L, OP_LOAD, c->loc, n, ops, rt);
+    op->iattr[0] = A[1] != NULL;
+    op->iattr[1] = A[2] != NULL;
+    op->iattr[2] = cv_truthy(L, A[7], at[7]);
     Value *r = op->results[0];
     if (p->type.pointee == DT_I1)
-        r = to_bool(L, r, call->loc);
+        r = to_bool(L, r, c->loc);
     return cv_value(L, r);
 }
 
-static CVal *lower_store(Lower *L, Node *call, const char *name, CVal **args, int nargs,
-                         const char **kwnames, CVal **kwvals, int nkw)
+CVal *builtin_store(const BuiltinCall *c)
 {
-    BIND("pointer", "value", "mask?", "boundary_check?", "cache_modifier?", "eviction_policy?");
-    Value *p = memory_pointer(L, A.v[0], A.loc[0], "tl.store");
-    if (A.v[3] && !(A.v[3]->kind == CV_TUPLE && A.v[3]->items.len == 0))
-        lower_error(L, A.loc[3], "boundary_check is only for block pointers, which are not supported yet");
-    check_cache_modifier(L, A.v[4], A.loc[4], true);
+    Lower *L = c->L;
+    CVal *const *A = c->arg;
+    const Loc *at = c->at;
+    Value *p = memory_pointer(L, A[0], at[0], "tl.store");
+    if (A[3] && !(A[3]->kind == CV_TUPLE && A[3]->items.len == 0))
+        lower_error(L, at[3], "boundary_check is only for block pointers, which are not supported yet");
+    check_cache_modifier(L, A[4], at[4], true);
     Type elem = type_scalar(p->type.pointee == DT_I1 ? DT_I8 : p->type.pointee);
-    Value *v = to_value(L, A.v[1], A.loc[1]);
+    Value *v = to_value(L, A[1], at[1]);
     if (p->type.rank == 0 && v->type.rank)
-        lower_error(L, A.loc[1], "tl.store of a tensor through a scalar pointer");
+        lower_error(L, at[1], "tl.store of a tensor through a scalar pointer");
     if (v->type.rank > p->type.rank)
-        lower_error(L, A.loc[1], "tl.store: the value's shape %s is larger than the pointer's %s",
+        lower_error(L, at[1], "tl.store: the value's shape %s is larger than the pointer's %s",
                     type_str(L->a, v->type), type_str(L->a, p->type));
-    v = cast_value(L, v, elem, A.loc[1]);
+    v = cast_value(L, v, elem, at[1]);
     if (p->type.rank)
-        v = broadcast_to_shape(L, v, p->type.rank, p->type.shape, A.loc[1]);
+        v = broadcast_to_shape(L, v, p->type.rank, p->type.shape, at[1]);
     Value *ops[3] = {p, v, NULL};
     int n = 2;
-    if (A.v[2]) {
-        Value *m = to_value(L, A.v[2], A.loc[2]);
+    if (A[2]) {
+        Value *m = to_value(L, A[2], at[2]);
         if (m->type.dtype != DT_I1)
-            lower_error(L, A.loc[2], "tl.store: mask must be a boolean tensor, got %s", type_str(L->a, m->type));
+            lower_error(L, at[2], "tl.store: mask must be a boolean tensor, got %s", type_str(L->a, m->type));
         if (p->type.rank)
-            m = broadcast_to_shape(L, m, p->type.rank, p->type.shape, A.loc[2]);
+            m = broadcast_to_shape(L, m, p->type.rank, p->type.shape, at[2]);
         ops[n++] = m;
     }
     Op *op = tir_op_new(L->a, L->f, OP_STORE, n, ops, 0, NULL);
-    op->loc = call->loc;
+    op->loc = c->loc;
     op->stmt = L->stmt;
-    op->iattr[0] = A.v[2] != NULL;
+    op->iattr[0] = A[2] != NULL;
     tir_block_append(L->a, L->cur, op);
     return cv_none(L);
 }
 
-static CVal *lower_hint(Lower *L, Node *call, const char *name, CVal **args, int nargs,
-                        const char **kwnames, CVal **kwvals, int nkw, int which)
+/* ---- constants and elementwise functions ------------------------------------------ */
+
+static CVal *full(const BuiltinCall *c, CVal *shape_c, CVal *value, CVal *dtype)
 {
-    BIND("input", "values");
-    Value *v = to_value(L, A.v[0], A.loc[0]);
+    int shape[TIR_MAX_RANK];
+    int rank = shape_from(c->L, shape_c, c->loc, shape);
+    return cv_value(c->L, lower_full(c->L, rank, shape, value, parse_dtype_cval(c->L, dtype, c->loc), c->loc));
+}
+
+CVal *builtin_zeros(const BuiltinCall *c) { return full(c, c->arg[0], cv_int(c->L, 0), c->arg[1]); }
+CVal *builtin_full(const BuiltinCall *c) { return full(c, c->arg[0], c->arg[1], c->arg[2]); }
+
+/* zeros_like / full_like: the input's shape, its element type unless dtype is given */
+static CVal *full_like(const BuiltinCall *c, CVal *value, CVal *dtype)
+{
+    Value *x = to_value(c->L, c->arg[0], c->at[0]);
+    Type t = dtype ? parse_dtype_cval(c->L, dtype, c->loc) : type_elem(x->type);
+    return cv_value(c->L, lower_full(c->L, x->type.rank, x->type.shape, value, t, c->loc));
+}
+
+CVal *builtin_zeros_like(const BuiltinCall *c) { return full_like(c, cv_int(c->L, 0), c->arg[1]); }
+CVal *builtin_full_like(const BuiltinCall *c) { return full_like(c, c->arg[1], c->arg[2]); }
+
+CVal *builtin_where(const BuiltinCall *c)
+{
+    Value *cond = to_value(c->L, c->arg[0], c->at[0]);
+    return cv_value(c->L, lower_where(c->L, cond, c->arg[1], c->arg[2], c->loc));
+}
+
+/* tl.maximum (data 1) and tl.minimum (data 0) */
+CVal *builtin_minmax(const BuiltinCall *c)
+{
+    return cv_value(c->L, lower_minmax(c->L, c->data, c->arg[0], c->arg[1], c->loc));
+}
+
+CVal *builtin_clamp(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    Type tx = value_type_of(L, c->arg[0], c->loc);
+    if (!dtype_is_float(tx.dtype))
+        lower_error(L, c->loc, "tl.clamp is only defined for floating-point tensors, got %s", dtype_name(tx.dtype));
+    Value *lo = lower_minmax(L, true, c->arg[0], c->arg[1], c->loc);
+    return cv_value(L, lower_minmax(L, false, cv_value(L, lo), c->arg[2], c->loc));
+}
+
+CVal *builtin_fma(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    Loc loc = c->loc;
+    Value *x = to_value(L, c->arg[0], loc), *y = to_value(L, c->arg[1], loc), *z = to_value(L, c->arg[2], loc);
+    DType d = x->type.dtype;
+    if (!dtype_is_float(d) || !dtype_is_float(y->type.dtype) || !dtype_is_float(z->type.dtype))
+        lower_error(L, loc, "%s expects floating-point operands", c->name);
+    if (y->type.dtype == DT_FP64 || z->type.dtype == DT_FP64)
+        d = DT_FP64;
+    else if (d != DT_FP64 && (y->type.dtype == DT_FP32 || z->type.dtype == DT_FP32 || d == DT_FP32))
+        d = DT_FP32;
+    check_not_fp8_arith(L, d, c->name, loc);
+    x = cast_value(L, x, type_scalar(d), loc);
+    y = cast_value(L, y, type_scalar(d), loc);
+    z = cast_value(L, z, type_scalar(d), loc);
+    broadcast_pair(L, &x, &y, loc);
+    broadcast_pair(L, &x, &z, loc);
+    broadcast_pair(L, &y, &z, loc);
+    Value *a3[3] = {x, y, z};
+    return cv_value(L, emit1(L, OP_FMA, loc, 3, a3, x->type));
+}
+
+CVal *builtin_umulhi(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    CVal *r = lower_binop(L, TOK_STAR, c->arg[0], c->arg[1], c->loc); /* for types and broadcast */
+    Op *mul = r->v->def;
+    Value *a = mul->args[0], *b = mul->args[1];
+    if (!dtype_is_int(a->type.dtype) || dtype_bits(a->type.dtype) != 32)
+        lower_error(L, c->loc, "%s expects 32-bit integers", c->name);
+    Value *a2[2] = {a, b};
+    return cv_value(L, emit1(L, OP_UMULHI, c->loc, 2, a2, a->type));
+}
+
+/* (x + div - 1) // div */
+CVal *builtin_cdiv(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    CVal *t = lower_binop(L, TOK_PLUS, c->arg[0], c->arg[1], c->loc);
+    t = lower_binop(L, TOK_MINUS, t, cv_int(L, 1), c->loc);
+    return lower_binop(L, TOK_DSLASH, t, c->arg[1], c->loc);
+}
+
+static CVal *math2(Lower *L, const char *name, int fn, CVal *x, CVal *y, Loc loc);
+
+CVal *builtin_fdiv(const BuiltinCall *c)
+{
+    if (cv_truthy(c->L, c->arg[2], c->at[2]))
+        return math2(c->L, c->name, MATH2_DIV_RN, c->arg[0], c->arg[1], c->loc);
+    return lower_binop(c->L, TOK_SLASH, c->arg[0], c->arg[1], c->loc);
+}
+
+CVal *builtin_cast(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    Value *v = to_value(L, c->arg[0], c->at[0]);
+    Type to = parse_dtype_cval(L, c->arg[1], c->at[1]);
+    bool rtz = c->arg[2] && c->arg[2]->kind == CV_STR && !strcmp(c->arg[2]->s, "rtz");
+    return cv_value(L, lower_cast(L, v, to, cv_truthy(L, c->arg[3], c->at[3]), rtz, c->loc));
+}
+
+/* x.to(dtype, fp_downcast_rounding, bitcast) */
+CVal *builtin_to(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    Type to = parse_dtype_cval(L, c->arg[1], c->at[1]);
+    bool rtz = false;
+    CVal *rounding = c->arg[2];
+    if (rounding) {
+        if (rounding->kind != CV_STR || (strcmp(rounding->s, "rtz") && strcmp(rounding->s, "rtne")))
+            lower_error(L, c->at[2], "fp_downcast_rounding must be \"rtne\" or \"rtz\"");
+        rtz = !strcmp(rounding->s, "rtz");
+    }
+    return cv_value(L, lower_cast(L, c->arg[0]->v, to, cv_truthy(L, c->arg[3], c->at[3]), rtz, c->loc));
+}
+
+/* ---- hints and translation-time helpers ------------------------------------------- */
+
+/* tl.multiple_of (data 0), tl.max_contiguous (1), tl.max_constancy (2) */
+CVal *builtin_hint(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    const char *name = c->name;
+    Value *v = to_value(L, c->arg[0], c->at[0]);
     int rank = v->type.rank ? v->type.rank : 1;
     int64_t vals[TIR_MAX_RANK];
-    CVal *c = A.v[1];
-    if (c->kind == CV_TUPLE) {
-        if (c->items.len != rank)
-            lower_error(L, A.loc[1], "%s needs %d values, one per dimension, got %d", name, rank, c->items.len);
+    CVal *h = c->arg[1];
+    Loc at = c->at[1];
+    if (h->kind == CV_TUPLE) {
+        if (h->items.len != rank)
+            lower_error(L, at, "%s needs %d values, one per dimension, got %d", name, rank, h->items.len);
         for (int i = 0; i < rank; i++)
-            vals[i] = const_int(L, c->items.data[i], A.loc[1], name);
+            vals[i] = const_int(L, h->items.data[i], at, name);
     } else {
         if (rank != 1)
-            lower_error(L, A.loc[1], "%s needs one value per dimension", name);
-        vals[0] = const_int(L, c, A.loc[1], name);
+            lower_error(L, at, "%s needs one value per dimension", name);
+        vals[0] = const_int(L, h, at, name);
     }
     for (int i = 0; i < rank; i++) {
         if (vals[i] <= 0)
-            lower_error(L, A.loc[1], "%s values must be positive, got %lld", name, (long long)vals[i]);
-        int64_t *dst = which == 0 ? v->hint_div : which == 1 ? v->hint_contig : v->hint_const;
+            lower_error(L, at, "%s values must be positive, got %lld", name, (long long)vals[i]);
+        int64_t *dst = c->data == 0 ? v->hint_div : c->data == 1 ? v->hint_contig : v->hint_const;
         dst[i] = vals[i];
     }
     return cv_value(L, v);
 }
 
-static CVal *lower_math1(Lower *L, Node *call, const char *name, int fn, CVal *x, Loc loc)
+CVal *builtin_assume(const BuiltinCall *c) { return cv_none(c->L); }
+
+CVal *builtin_debug_barrier(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    Op *op = tir_op_new(L->a, L->f, OP_BARRIER, 0, NULL, 0, NULL);
+    op->loc = c->loc;
+    op->stmt = L->stmt;
+    tir_block_append(L->a, L->cur, op);
+    return cv_none(L);
+}
+
+CVal *builtin_static_assert(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    CVal *cond = c->arg[0], *msg = c->arg[1];
+    if (cond->kind == CV_VALUE)
+        lower_error(L, c->at[0], "tl.static_assert needs a translation-time condition");
+    if (!cv_truthy(L, cond, c->at[0])) {
+        if (msg && msg->kind == CV_STR && msg->slen)
+            lower_error(L, c->loc, "static_assert failed: %s", msg->s);
+        lower_error(L, c->loc, "static_assert failed");
+    }
+    return cv_none(L);
+}
+
+/* the values separated by spaces, as a note; sep, end, file and flush are ignored */
+CVal *builtin_static_print(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    CVal *values = c->arg[0];
+    StrBuf sb = {0};
+    for (int i = 0; i < values->items.len; i++) {
+        CVal *v = values->items.data[i];
+        if (i)
+            sb_putc(&sb, ' ');
+        if (v->kind == CV_STR)
+            sb_puts(&sb, v->s);
+        else if (v->kind == CV_INT)
+            sb_printf(&sb, "%lld", (long long)v->i);
+        else
+            sb_puts(&sb, cv_describe(L, v));
+    }
+    diag_note(L->ctx, c->loc, "static_print: %s", sb.data ? sb.data : "");
+    sb_free(&sb);
+    return cv_none(L);
+}
+
+CVal *builtin_constexpr(const BuiltinCall *c) { return c->arg[0]; }
+
+CVal *builtin_get_int_dtype(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    int64_t bits = const_int(L, c->arg[0], c->at[0], "tl.get_int_dtype's bitwidth");
+    bool is_signed = cv_truthy(L, c->arg[1], c->at[1]);
+    static const DType s_of[] = {DT_I8, DT_I16, DT_I32, DT_I64}, u_of[] = {DT_U8, DT_U16, DT_U32, DT_U64};
+    if (bits == 1 && is_signed)
+        return cv_dtype(L, type_scalar(DT_I1));
+    for (int i = 0; i < 4; i++)
+        if (bits == 8 << i)
+            return cv_dtype(L, type_scalar(is_signed ? s_of[i] : u_of[i]));
+    lower_error(L, c->at[0], "tl.get_int_dtype: no %ssigned integer type of %lld bits", is_signed ? "" : "un",
+                (long long)bits);
+}
+
+/* tl.standard._log2: floor(log2(i)) of a constexpr integer, 0 below 2 */
+CVal *builtin_log2_constexpr(const BuiltinCall *c)
+{
+    int64_t n = const_int(c->L, c->arg[0], c->at[0], "tl._log2's argument");
+    return cv_int(c->L, n > 1 ? log2_int(n) : 0);
+}
+
+/* range(), tl.range(), tl.static_range() anywhere but a for loop's header */
+CVal *builtin_for_iterable(const BuiltinCall *c)
+{
+    lower_error(c->L, c->loc, "%s can only be used as the iterable of a for loop", c->name);
+}
+
+/* ---- math functions ---------------------------------------------------------------- */
+
+static CVal *math1(Lower *L, const char *name, int fn, CVal *x, Loc loc)
 {
     Value *v = to_value(L, x, loc);
     DType d = v->type.dtype;
@@ -563,10 +610,7 @@ static CVal *lower_math1(Lower *L, Node *call, const char *name, int fn, CVal *x
             return cv_value(L, o->results[0]);
         }
     }
-    if (fn == MATH_FLOOR || fn == MATH_CEIL || fn == MATH_ABS)
-        v = float_arg(L, x, loc, name, true);
-    else
-        v = float_arg(L, x, loc, name, false);
+    v = float_arg(L, x, loc, name, fn == MATH_FLOOR || fn == MATH_CEIL || fn == MATH_ABS);
     if (fn != MATH_ABS) /* Triton's |x| on fp8 clears the sign bit; nothing else computes on fp8 */
         check_not_fp8_arith(L, v->type.dtype, name, loc);
     Type rt = v->type;
@@ -577,13 +621,12 @@ static CVal *lower_math1(Lower *L, Node *call, const char *name, int fn, CVal *x
     return cv_value(L, o->results[0]);
 }
 
-static CVal *lower_math2(Lower *L, Node *call, int fn, CVal *x, CVal *y, Loc loc, const char *name)
+static CVal *math2(Lower *L, const char *name, int fn, CVal *x, CVal *y, Loc loc)
 {
-    Value *a, *b;
     Type tx = value_type_of(L, x, loc), ty = value_type_of(L, y, loc);
     DType d = tx.dtype == DT_FP64 || ty.dtype == DT_FP64 ? DT_FP64 : DT_FP32;
-    a = cast_value(L, to_value(L, x, loc), type_scalar(d), loc);
-    b = cast_value(L, to_value(L, y, loc), type_scalar(d), loc);
+    Value *a = cast_value(L, to_value(L, x, loc), type_scalar(d), loc);
+    Value *b = cast_value(L, to_value(L, y, loc), type_scalar(d), loc);
     if (!dtype_is_float(tx.dtype) || !dtype_is_float(ty.dtype))
         if (fn == MATH2_DIV_RN)
             lower_error(L, loc, "%s expects floating-point operands", name);
@@ -594,371 +637,146 @@ static CVal *lower_math2(Lower *L, Node *call, int fn, CVal *x, CVal *y, Loc loc
     return cv_value(L, o->results[0]);
 }
 
-static CVal *lower_tl(Lower *L, const char *fn, Node *call, CVal **args, int nargs,
-                      const char **kwnames, CVal **kwvals, int nkw)
+/* tl.exp, libdevice.exp...: data is the MathFn */
+CVal *builtin_math1(const BuiltinCall *c) { return math1(c->L, c->name, c->data, c->arg[0], c->at[0]); }
+
+/* tl.pow, libdevice.atan2...: data is the Math2Fn */
+CVal *builtin_math2(const BuiltinCall *c) { return math2(c->L, c->name, c->data, c->arg[0], c->arg[1], c->loc); }
+
+/* ---- dtype methods ------------------------------------------------------------------- */
+
+CVal *builtin_dtype_is_floating(const BuiltinCall *c) { return cv_bool(c->L, dtype_is_float(c->arg[0]->dt.dtype)); }
+CVal *builtin_dtype_is_int(const BuiltinCall *c) { return cv_bool(c->L, dtype_is_int(c->arg[0]->dt.dtype)); }
+CVal *builtin_dtype_is_int_signed(const BuiltinCall *c) { return cv_bool(c->L, dtype_is_signed(c->arg[0]->dt.dtype)); }
+
+CVal *builtin_dtype_is_int_unsigned(const BuiltinCall *c)
 {
-    const char *name = arena_printf(L->a, "tl.%s", fn);
-    Loc loc = call->loc;
-    CVal *tile = lower_tile_builtin(L, fn, name, call, args, nargs, kwnames, kwvals, nkw);
-    if (tile)
-        return tile;
-    CVal *rnd = lower_random(L, fn, call, args, nargs, kwnames, kwvals, nkw);
-    if (rnd)
-        return rnd;
-    if (!strcmp(fn, "program_id") || !strcmp(fn, "num_programs")) {
-        BIND("axis");
-        int64_t axis = const_int(L, A.v[0], A.loc[0], "the axis");
-        if (axis < 0 || axis > 2)
-            lower_error(L, A.loc[0], "%s axis must be 0, 1 or 2, got %lld", name, (long long)axis);
-        Op *o = emit_op(L, fn[0] == 'p' ? OP_PROGRAM_ID : OP_NUM_PROGRAMS, loc, 0, NULL, type_scalar(DT_I32));
-        o->iattr[0] = axis;
-        return cv_value(L, o->results[0]);
-    }
-    if (!strcmp(fn, "arange")) {
-        BIND("start", "end");
-        int64_t s = const_int(L, A.v[0], A.loc[0], "tl.arange start");
-        int64_t e = const_int(L, A.v[1], A.loc[1], "tl.arange end");
-        if ((s >> 32) != 0 || (e >> 32) != 0)
-            lower_error(L, loc, "tl.arange bounds must fit in 32 bits");
-        if (e <= s)
-            lower_error(L, loc, "tl.arange needs end > start, got arange(%lld, %lld)", (long long)s, (long long)e);
-        if (!is_pow2(e - s))
-            lower_error(L, loc, "tl.arange needs a power-of-two length, got %lld", (long long)(e - s));
-        if (e - s > TIR_MAX_NUMEL)
-            lower_error(L, loc, "tl.arange length %lld exceeds %d elements", (long long)(e - s), TIR_MAX_NUMEL);
-        int shape[1] = {(int)(e - s)};
-        Op *o = emit_op(L, OP_MAKE_RANGE, loc, 0, NULL, type_tensor(type_scalar(DT_I32), 1, shape));
-        o->iattr[0] = s;
-        o->iattr[1] = e;
-        return cv_value(L, o->results[0]);
-    }
-    if (!strcmp(fn, "cdiv")) {
-        BIND("x", "div");
-        CVal *t = lower_binop(L, TOK_PLUS, A.v[0], A.v[1], loc);
-        t = lower_binop(L, TOK_MINUS, t, cv_int(L, 1), loc);
-        return lower_binop(L, TOK_DSLASH, t, A.v[1], loc);
-    }
-    if (!strcmp(fn, "load"))
-        return lower_load(L, call, name, args, nargs, kwnames, kwvals, nkw);
-    if (!strcmp(fn, "store"))
-        return lower_store(L, call, name, args, nargs, kwnames, kwvals, nkw);
-    if (!strcmp(fn, "zeros") || !strcmp(fn, "full")) {
-        bool z = fn[0] == 'z';
-        CVal *shape_c, *val, *dt;
-        if (z) {
-            BIND("shape", "dtype");
-            shape_c = A.v[0], val = cv_int(L, 0), dt = A.v[1];
+    DType d = c->arg[0]->dt.dtype;
+    return cv_bool(c->L, dtype_is_int(d) && !dtype_is_signed(d));
+}
+
+/* dtype.is_fp16() and the like: data is the DType */
+CVal *builtin_dtype_is(const BuiltinCall *c) { return cv_bool(c->L, c->arg[0]->dt.dtype == (DType)c->data); }
+
+/* ---- Python builtins, math and triton.* helpers ------------------------------------------ */
+
+/* min(a, b, ...) (data 0) and max (data 1): folded on Python numbers, elementwise on tensors */
+CVal *builtin_py_minmax(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    CVal *args = c->arg[0];
+    if (args->items.len < 2)
+        lower_error(L, c->loc, "%s in a kernel needs at least two positional arguments", c->name);
+    bool is_max = c->data;
+    CVal *acc = args->items.data[0];
+    for (int i = 1; i < args->items.len; i++) {
+        CVal *b = args->items.data[i];
+        if (acc->kind != CV_VALUE && b->kind != CV_VALUE) {
+            CVal *lt = lower_compare(L, TOK_LT, acc, b, c->loc);
+            acc = (lt->i != 0) == is_max ? b : acc;
         } else {
-            BIND("shape", "value", "dtype");
-            shape_c = A.v[0], val = A.v[1], dt = A.v[2];
+            acc = cv_value(L, lower_minmax(L, is_max, acc, b, c->loc));
         }
-        int shape[TIR_MAX_RANK];
-        int rank = shape_from(L, shape_c, loc, shape);
-        return cv_value(L, lower_full(L, rank, shape, val, parse_dtype_cval(L, dt, loc), loc));
     }
-    if (!strcmp(fn, "zeros_like") || !strcmp(fn, "full_like")) {
-        Value *x;
-        CVal *val = cv_int(L, 0), *dt = NULL;
-        if (fn[0] == 'z') {
-            BIND("input", "dtype?");
-            x = to_value(L, A.v[0], A.loc[0]);
-            dt = A.v[1];
-        } else {
-            BIND("input", "value", "dtype?");
-            x = to_value(L, A.v[0], A.loc[0]);
-            val = A.v[1];
-            dt = A.v[2];
-        }
-        Type t = dt ? parse_dtype_cval(L, dt, loc) : type_elem(x->type);
-        return cv_value(L, lower_full(L, x->type.rank, x->type.shape, val, t, loc));
-    }
-    if (!strcmp(fn, "where")) {
-        BIND("condition", "x", "y");
-        Value *c = to_value(L, A.v[0], A.loc[0]);
-        return cv_value(L, lower_where(L, c, A.v[1], A.v[2], loc));
-    }
-    if (!strcmp(fn, "maximum") || !strcmp(fn, "minimum")) {
-        BIND("x", "y", "propagate_nan?");
-        return cv_value(L, lower_minmax(L, fn[1] == 'a', A.v[0], A.v[1], loc));
-    }
-    if (!strcmp(fn, "clamp")) {
-        BIND("x", "min", "max", "propagate_nan?");
-        Type tx = value_type_of(L, A.v[0], loc);
-        if (!dtype_is_float(tx.dtype))
-            lower_error(L, loc, "tl.clamp is only defined for floating-point tensors, got %s", dtype_name(tx.dtype));
-        Value *lo = lower_minmax(L, true, A.v[0], A.v[1], loc);
-        return cv_value(L, lower_minmax(L, false, cv_value(L, lo), A.v[2], loc));
-    }
-    if (!strcmp(fn, "fma")) {
-        BIND("x", "y", "z");
-        Value *x = to_value(L, A.v[0], loc), *y = to_value(L, A.v[1], loc), *z = to_value(L, A.v[2], loc);
-        DType d = x->type.dtype;
-        if (!dtype_is_float(d) || !dtype_is_float(y->type.dtype) || !dtype_is_float(z->type.dtype))
-            lower_error(L, loc, "tl.fma expects floating-point operands");
-        if (y->type.dtype == DT_FP64 || z->type.dtype == DT_FP64)
-            d = DT_FP64;
-        else if (d != DT_FP64 && (y->type.dtype == DT_FP32 || z->type.dtype == DT_FP32 || d == DT_FP32))
-            d = DT_FP32;
-        check_not_fp8_arith(L, d, name, loc);
-        x = cast_value(L, x, type_scalar(d), loc);
-        y = cast_value(L, y, type_scalar(d), loc);
-        z = cast_value(L, z, type_scalar(d), loc);
-        broadcast_pair(L, &x, &y, loc);
-        broadcast_pair(L, &x, &z, loc);
-        broadcast_pair(L, &y, &z, loc);
-        Value *a3[3] = {x, y, z};
-        return cv_value(L, emit1(L, OP_FMA, loc, 3, a3, x->type));
-    }
-    if (!strcmp(fn, "umulhi")) {
-        BIND("x", "y");
-        Value *a, *b;
-        CVal *r = lower_binop(L, TOK_STAR, A.v[0], A.v[1], loc); /* for types and broadcast */
-        Op *mul = r->v->def;
-        a = mul->args[0];
-        b = mul->args[1];
-        if (!dtype_is_int(a->type.dtype) || dtype_bits(a->type.dtype) != 32)
-            lower_error(L, loc, "tl.umulhi expects 32-bit integers");
-        Value *a2[2] = {a, b};
-        return cv_value(L, emit1(L, OP_UMULHI, loc, 2, a2, a->type));
-    }
-    if (!strcmp(fn, "fdiv")) {
-        BIND("x", "y", "ieee_rounding?");
-        if (A.v[2] && cv_truthy(L, A.v[2], A.loc[2]))
-            return lower_math2(L, call, MATH2_DIV_RN, A.v[0], A.v[1], loc, name);
-        return lower_binop(L, TOK_SLASH, A.v[0], A.v[1], loc);
-    }
-    if (!strcmp(fn, "cast")) {
-        BIND("input", "dtype", "fp_downcast_rounding?", "bitcast?");
-        Value *v = to_value(L, A.v[0], A.loc[0]);
-        Type to = parse_dtype_cval(L, A.v[1], A.loc[1]);
-        bool rtz = A.v[2] && A.v[2]->kind == CV_STR && !strcmp(A.v[2]->s, "rtz");
-        return cv_value(L, lower_cast(L, v, to, A.v[3] && cv_truthy(L, A.v[3], A.loc[3]), rtz, loc));
-    }
-    if (!strcmp(fn, "multiple_of"))
-        return lower_hint(L, call, name, args, nargs, kwnames, kwvals, nkw, 0);
-    if (!strcmp(fn, "max_contiguous"))
-        return lower_hint(L, call, name, args, nargs, kwnames, kwvals, nkw, 1);
-    if (!strcmp(fn, "max_constancy"))
-        return lower_hint(L, call, name, args, nargs, kwnames, kwvals, nkw, 2);
-    if (!strcmp(fn, "static_assert")) {
-        BIND("cond", "msg?");
-        if (A.v[0]->kind == CV_VALUE)
-            lower_error(L, A.loc[0], "tl.static_assert needs a translation-time condition");
-        if (!cv_truthy(L, A.v[0], A.loc[0])) {
-            if (A.v[1] && A.v[1]->kind == CV_STR && A.v[1]->slen)
-                lower_error(L, loc, "static_assert failed: %s", A.v[1]->s);
-            lower_error(L, loc, "static_assert failed");
-        }
-        return cv_none(L);
-    }
-    if (!strcmp(fn, "static_print")) {
-        StrBuf sb = {0};
-        for (int i = 0; i < nargs; i++) {
-            CVal *c = args[i];
-            if (i)
-                sb_putc(&sb, ' ');
-            if (c->kind == CV_STR)
-                sb_puts(&sb, c->s);
-            else if (c->kind == CV_INT)
-                sb_printf(&sb, "%lld", (long long)c->i);
-            else
-                sb_puts(&sb, cv_describe(L, c));
-        }
-        diag_note(L->ctx, loc, "static_print: %s", sb.data ? sb.data : "");
-        sb_free(&sb);
-        return cv_none(L);
-    }
-    if (!strcmp(fn, "assume"))
-        return cv_none(L);
-    if (!strcmp(fn, "debug_barrier")) {
-        Op *op = tir_op_new(L->a, L->f, OP_BARRIER, 0, NULL, 0, NULL);
-        op->loc = loc;
-        op->stmt = L->stmt;
-        tir_block_append(L->a, L->cur, op);
-        return cv_none(L);
-    }
-    if (!strcmp(fn, "constexpr")) {
-        if (nargs != 1)
-            lower_error(L, loc, "tl.constexpr takes one value");
-        return args[0];
-    }
-    if (!strcmp(fn, "get_int_dtype")) {
-        BIND("bitwidth", "signed");
-        int64_t bits = const_int(L, A.v[0], A.loc[0], "tl.get_int_dtype's bitwidth");
-        bool is_signed = cv_truthy(L, A.v[1], A.loc[1]);
-        static const DType s_of[] = {DT_I8, DT_I16, DT_I32, DT_I64}, u_of[] = {DT_U8, DT_U16, DT_U32, DT_U64};
-        if (bits == 1 && is_signed)
-            return cv_dtype(L, type_scalar(DT_I1));
-        for (int i = 0; i < 4; i++)
-            if (bits == 8 << i)
-                return cv_dtype(L, type_scalar(is_signed ? s_of[i] : u_of[i]));
-        lower_error(L, A.loc[0], "tl.get_int_dtype: no %ssigned integer type of %lld bits", is_signed ? "" : "un",
-                    (long long)bits);
-    }
-    if (!strcmp(fn, "_log2")) {
-        /* tl.standard._log2: floor(log2(i)) of a constexpr integer, 0 below 2 */
-        BIND("i");
-        int64_t n = const_int(L, A.v[0], A.loc[0], "tl._log2's argument");
-        return cv_int(L, n > 1 ? log2_int(n) : 0);
-    }
-    if (!strcmp(fn, "range") || !strcmp(fn, "static_range"))
-        lower_error(L, loc, "%s can only be used as the iterable of a for loop", name);
-    int m = math_lookup(fn);
-    if (m >= 0) {
-        BIND("x");
-        return lower_math1(L, call, name, m, A.v[0], A.loc[0]);
-    }
-    int m2 = math2_lookup(fn);
-    if (m2 >= 0) {
-        BIND("x", "y");
-        return lower_math2(L, call, m2, A.v[0], A.v[1], loc, name);
-    }
-    const char *later = later_feature(fn);
-    if (later)
-        lower_error(L, loc, "%s is not supported yet (%s)", name, later);
-    lower_error(L, loc, "unknown function %s", name);
+    return acc;
 }
 
-static CVal *lower_libdevice(Lower *L, const char *fn, Node *call, CVal **args, int nargs,
-                             const char **kwnames, CVal **kwvals, int nkw)
+CVal *builtin_len(const BuiltinCall *c)
 {
-    const char *name = arena_printf(L->a, "libdevice.%s", fn);
-    /* libdevice's exp is __nv_expf, not tl.exp's approximation */
-    int m = !strcmp(fn, "exp") || !strcmp(fn, "expf") ? (int)MATH_EXP_LIBDEVICE : math_lookup(fn);
-    if (m >= 0) {
-        BIND("x");
-        return lower_math1(L, call, name, m, A.v[0], A.loc[0]);
-    }
-    int m2 = math2_lookup(fn);
-    if (m2 >= 0) {
-        BIND("x", "y");
-        return lower_math2(L, call, m2, A.v[0], A.v[1], call->loc, name);
-    }
-    if (!strcmp(fn, "fma") || !strcmp(fn, "umulhi") || !strcmp(fn, "cdiv"))
-        return lower_tl(L, fn, call, args, nargs, kwnames, kwvals, nkw);
-    lower_error(L, call->loc, "unknown or unsupported math function %s", name);
+    CVal *x = c->arg[0];
+    if (x->kind == CV_TUPLE)
+        return cv_int(c->L, x->items.len);
+    if (x->kind == CV_STR)
+        return cv_int(c->L, x->slen);
+    if (x->kind == CV_VALUE && x->v->type.rank)
+        return cv_int(c->L, x->v->type.shape[0]);
+    lower_error(c->L, c->loc, "len() of %s", cv_describe(c->L, x));
 }
 
-/* Python builtins and triton.* helpers usable in kernels. */
-static CVal *lower_python_builtin(Lower *L, const char *fn, Node *call, CVal **args, int nargs,
-                                  const char **kwnames, CVal **kwvals, int nkw)
+CVal *builtin_abs(const BuiltinCall *c)
 {
-    Loc loc = call->loc;
-    if (!strcmp(fn, "min") || !strcmp(fn, "max")) {
-        if (nargs < 2 || nkw)
-            lower_error(L, loc, "%s() in a kernel needs at least two positional arguments", fn);
-        bool is_max = fn[1] == 'a';
-        CVal *acc = args[0];
-        for (int i = 1; i < nargs; i++) {
-            CVal *b = args[i];
-            if (acc->kind != CV_VALUE && b->kind != CV_VALUE) {
-                CVal *lt = lower_compare(L, TOK_LT, acc, b, loc);
-                acc = (lt->i != 0) == is_max ? b : acc;
-            } else {
-                acc = cv_value(L, lower_minmax(L, is_max, acc, b, loc));
-            }
-        }
-        return acc;
-    }
-    if (!strcmp(fn, "len")) {
-        if (nargs != 1)
-            lower_error(L, loc, "len() takes one argument");
-        if (args[0]->kind == CV_TUPLE)
-            return cv_int(L, args[0]->items.len);
-        if (args[0]->kind == CV_STR)
-            return cv_int(L, args[0]->slen);
-        if (args[0]->kind == CV_VALUE && args[0]->v->type.rank)
-            return cv_int(L, args[0]->v->type.shape[0]);
-        lower_error(L, loc, "len() of %s", cv_describe(L, args[0]));
-    }
-    if (!strcmp(fn, "float") && nargs == 1 && args[0]->kind == CV_STR) {
-        /* float('inf'), float('-inf'), float('nan') */
-        const char *t = args[0]->s;
-        bool neg = t[0] == '-';
-        const char *u = (t[0] == '-' || t[0] == '+') ? t + 1 : t;
-        if (!strcasecmp(u, "inf") || !strcasecmp(u, "infinity"))
-            return cv_float(L, neg ? -INFINITY : INFINITY);
-        if (!strcasecmp(u, "nan"))
-            return cv_float(L, NAN);
-        char *end;
-        double f = strtod(t, &end);
-        if (*t && !*end)
-            return cv_float(L, f);
-        lower_error(L, loc, "could not convert string to float: '%s'", t);
-    }
-    if (!strcmp(fn, "int") || !strcmp(fn, "float") || !strcmp(fn, "bool")) {
-        if (nargs != 1 || args[0]->kind == CV_VALUE || !cv_is_python_scalar(args[0]))
-            lower_error(L, loc, "%s() is only supported on translation-time numbers", fn);
-        CVal *c = args[0];
-        double f = c->kind == CV_FLOAT ? c->f : (double)c->i;
-        if (fn[0] == 'i') {
-            if (c->kind != CV_FLOAT)
-                return cv_int(L, c->i);
-            if (!(f > -9.2e18 && f < 9.2e18))
-                lower_error(L, loc, "int() of %g is out of range", f);
-            return cv_int(L, (int64_t)f);
-        }
-        if (fn[0] == 'f')
-            return cv_float(L, f);
-        return cv_bool(L, f != 0);
-    }
-    if (!strcmp(fn, "abs")) {
-        if (nargs != 1)
-            lower_error(L, loc, "abs() takes one argument");
-        if (args[0]->kind == CV_INT && args[0]->i == INT64_MIN)
-            lower_error(L, loc, "integer overflow in a constexpr expression (tilec folds constexprs in 64 bits)");
-        if (args[0]->kind == CV_INT)
-            return cv_int(L, args[0]->i < 0 ? -args[0]->i : args[0]->i);
-        if (args[0]->kind == CV_FLOAT)
-            return cv_float(L, fabs(args[0]->f));
-        return lower_math1(L, call, "abs", MATH_ABS, args[0], loc);
-    }
-    if (!strcmp(fn, "triton.cdiv")) {
-        if (nargs != 2)
-            lower_error(L, loc, "triton.cdiv takes two arguments");
-        return lower_tl(L, "cdiv", call, args, nargs, kwnames, kwvals, nkw);
-    }
-    if (!strcmp(fn, "triton.next_power_of_2")) {
-        if (nargs != 1 || args[0]->kind != CV_INT)
-            lower_error(L, loc, "triton.next_power_of_2 needs a constexpr integer");
-        int64_t n = args[0]->i, p = 1;
-        if (n > (int64_t)1 << 62)
-            lower_error(L, loc, "triton.next_power_of_2(%lld) does not fit in 64 bits", (long long)n);
-        while (p < n)
-            p <<= 1;
-        return cv_int(L, p);
-    }
-    if (!strcmp(fn, "print"))
-        lower_error(L, loc, "print() in a kernel is tl.device_print, which is not supported yet");
-    if (!strcmp(fn, "range"))
-        lower_error(L, loc, "range() can only be used as the iterable of a for loop");
-    if (!strcmp(fn, "isinstance"))
-        lower_error(L, loc, "isinstance() is not supported in kernels");
-    lower_error(L, loc, "unknown function %s", fn);
+    Lower *L = c->L;
+    CVal *x = c->arg[0];
+    if (x->kind == CV_INT && x->i == INT64_MIN)
+        lower_error(L, c->loc, "integer overflow in a constexpr expression (tilec folds constexprs in 64 bits)");
+    if (x->kind == CV_INT)
+        return cv_int(L, x->i < 0 ? -x->i : x->i);
+    if (x->kind == CV_FLOAT)
+        return cv_float(L, fabs(x->f));
+    return math1(L, "abs", MATH_ABS, x, c->loc);
 }
 
-CVal *lower_builtin_call(Lower *L, const char *name, Node *call, CVal **args, int nargs,
-                         const char **kwnames, CVal **kwvals, int nkw)
+/* int(), float(), bool() of a translation-time number: its value as a double */
+static double py_number(const BuiltinCall *c)
 {
-    if (!strncmp(name, "tl.", 3))
-        return lower_tl(L, name + 3, call, args, nargs, kwnames, kwvals, nkw);
-    if (!strncmp(name, "libdevice.", 10))
-        return lower_libdevice(L, name + 10, call, args, nargs, kwnames, kwvals, nkw);
-    if (!strncmp(name, "math.", 5)) {
-        const char *fn = name + 5;
-        for (int i = 0; i < nargs; i++)
-            if (!cv_is_python_scalar(args[i]))
-                lower_error(L, call->loc, "%s() needs translation-time numbers; use tl.%s for tensors", name, fn);
-        double x = nargs > 0 ? (args[0]->kind == CV_FLOAT ? args[0]->f : (double)args[0]->i) : 0;
-        if (!strcmp(fn, "log2")) return cv_float(L, log2(x));
-        if (!strcmp(fn, "log")) return cv_float(L, log(x));
-        if (!strcmp(fn, "sqrt")) return cv_float(L, sqrt(x));
-        if (!strcmp(fn, "exp")) return cv_float(L, exp(x));
-        if ((!strcmp(fn, "ceil") || !strcmp(fn, "floor")) && !(x > -9.2e18 && x < 9.2e18))
-            lower_error(L, call->loc, "%s(%g) does not fit in a 64-bit integer", name, x);
-        if (!strcmp(fn, "ceil")) return cv_int(L, (int64_t)ceil(x));
-        if (!strcmp(fn, "floor")) return cv_int(L, (int64_t)floor(x));
-        lower_error(L, call->loc, "unsupported function %s", name);
+    CVal *x = c->arg[0];
+    if (x->kind == CV_VALUE || !cv_is_python_scalar(x))
+        lower_error(c->L, c->loc, "%s is only supported on translation-time numbers", c->name);
+    return x->kind == CV_FLOAT ? x->f : (double)x->i;
+}
+
+CVal *builtin_int(const BuiltinCall *c)
+{
+    double f = py_number(c);
+    if (c->arg[0]->kind != CV_FLOAT)
+        return cv_int(c->L, c->arg[0]->i);
+    if (!(f > -9.2e18 && f < 9.2e18))
+        lower_error(c->L, c->loc, "int() of %g is out of range", f);
+    return cv_int(c->L, (int64_t)f);
+}
+
+CVal *builtin_bool(const BuiltinCall *c) { return cv_bool(c->L, py_number(c) != 0); }
+
+/* float(x), and float('inf'), float('-inf'), float('nan'), float('1.5') */
+CVal *builtin_float(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    if (c->arg[0]->kind != CV_STR)
+        return cv_float(L, py_number(c));
+    const char *t = c->arg[0]->s;
+    bool neg = t[0] == '-';
+    const char *u = (t[0] == '-' || t[0] == '+') ? t + 1 : t;
+    if (!strcasecmp(u, "inf") || !strcasecmp(u, "infinity"))
+        return cv_float(L, neg ? -INFINITY : INFINITY);
+    if (!strcasecmp(u, "nan"))
+        return cv_float(L, NAN);
+    char *end;
+    double f = strtod(t, &end);
+    if (*t && !*end)
+        return cv_float(L, f);
+    lower_error(L, c->loc, "could not convert string to float: '%s'", t);
+}
+
+/* Python's math module on translation-time numbers: data is the MathFn */
+CVal *builtin_py_math(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    CVal *x = c->arg[0];
+    if (!cv_is_python_scalar(x))
+        lower_error(L, c->loc, "%s() needs translation-time numbers; use tl.%s for tensors", c->name,
+                    c->name + strlen("math."));
+    double f = x->kind == CV_FLOAT ? x->f : (double)x->i;
+    switch (c->data) {
+    case MATH_LOG2: return cv_float(L, log2(f));
+    case MATH_LOG: return cv_float(L, log(f));
+    case MATH_SQRT: return cv_float(L, sqrt(f));
+    case MATH_EXP: return cv_float(L, exp(f));
+    default: break;
     }
-    return lower_python_builtin(L, name, call, args, nargs, kwnames, kwvals, nkw);
+    if (!(f > -9.2e18 && f < 9.2e18))
+        lower_error(L, c->loc, "%s(%g) does not fit in a 64-bit integer", c->name, f);
+    return cv_int(L, (int64_t)(c->data == MATH_CEIL ? ceil(f) : floor(f)));
+}
+
+CVal *builtin_next_power_of_2(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    if (c->arg[0]->kind != CV_INT)
+        lower_error(L, c->loc, "triton.next_power_of_2 needs a constexpr integer");
+    int64_t n = c->arg[0]->i, p = 1;
+    if (n > (int64_t)1 << 62)
+        lower_error(L, c->loc, "triton.next_power_of_2(%lld) does not fit in 64 bits", (long long)n);
+    while (p < n)
+        p <<= 1;
+    return cv_int(L, p);
 }

@@ -1,7 +1,9 @@
 /*
  * lower_internal.h — shared state of the AST → tile IR lowering
  * (lower.c: statements, names, calls; lower_ops.c: typed operations and
- * Triton's promotion rules; lower_builtins.c: the tl.* library).
+ * Triton's promotion rules; builtins.c: the table of callable builtins and
+ * their argument binder; lower_builtins.c, lower_tiles.c, lower_random.c:
+ * the builtins' handlers).
  *
  * During lowering every expression evaluates to a CVal: either a
  * compile-time Python object (int, float, bool, str, None, dtype, tuple,
@@ -11,6 +13,7 @@
 #ifndef TILEC_LOWER_INTERNAL_H
 #define TILEC_LOWER_INTERNAL_H
 
+#include "builtins.h"
 #include "tir.h"
 
 typedef enum CKind {
@@ -93,6 +96,8 @@ CVal *cv_builtin(Lower *L, const char *name);
 const char *cv_describe(Lower *L, const CVal *c);
 bool cv_is_python_scalar(const CVal *c);
 bool cv_truthy(Lower *L, const CVal *c, Loc loc);
+int64_t const_int(Lower *L, CVal *c, Loc loc, const char *what);
+Type parse_dtype_cval(Lower *L, CVal *c, Loc loc);  /* tl.float32, 'fp32'... */
 
 /* IR building */
 Op *emit_op(Lower *L, OpKind kind, Loc loc, int nargs, Value **args, Type res);
@@ -117,38 +122,38 @@ void check_not_fp8_arith(Lower *L, DType d, const char *what, Loc loc);
 DType literal_dtype(Lower *L, const CVal *c, Loc loc);
 Type value_type_of(Lower *L, CVal *c, Loc loc);
 
-/* builtins */
+/* ---- builtins (builtins.h: the table; builtins.c: binder and dispatch) ---- */
+
+/* One call of a builtin, its arguments bound to the row's parameters. */
+typedef struct BuiltinCall {
+    Lower *L;
+    const char *name;     /* for messages: "tl.sum", ".sum()" (a method), "abs()" */
+    Node *call;           /* the N_CALL */
+    Loc loc;              /* the call's location */
+    CVal **arg;           /* one per parameter; NULL: an optional one whose default is None */
+    Loc *at;              /* where each argument was written (the call when not given) */
+    const Loc *rest_at;   /* where each item of the "*name" parameter's tuple was written */
+    int data;             /* the row's data */
+} BuiltinCall;
+
+typedef CVal *BuiltinFn(const BuiltinCall *c);
+#define X(name, flags, handler, data, params) BuiltinFn builtin_##handler;
+#define LATER(name, flags, what)
+BUILTIN_LIST(X, LATER)
+#undef X
+#undef LATER
+BuiltinFn builtin_math1, builtin_math2; /* the MATH_LIST / MATH2_LIST rows */
+
+/* f(...) where f is a CV_BUILTIN named `name`, and x.f(...) where `method`
+ * is a CV_METHOD: find the row, bind the arguments, run the handler. */
 CVal *lower_builtin_call(Lower *L, const char *name, Node *call, CVal **args, int nargs,
                          const char **kwnames, CVal **kwvals, int nkw);
-CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc);
 CVal *lower_method_call(Lower *L, CVal *method, Node *call, CVal **args, int nargs,
                         const char **kwnames, CVal **kwvals, int nkw);
-/* lower_random.c: tl.rand/randn/randint/randint4x/philox...; NULL if fn is not one */
-CVal *lower_random(Lower *L, const char *fn, Node *call, CVal **args, int nargs,
-                   const char **kwnames, CVal **kwvals, int nkw);
-
-/* argument binding: positional and keyword arguments to `params` ("name",
- * or "name?" for optional); missing optionals are NULL */
-typedef struct Args {
-    CVal *v[12];
-    Loc loc[12];
-} Args;
-void lower_bind(Lower *L, Node *call, const char *fname, const char *const *params, int np,
-                CVal **args, int nargs, const char **kwn, CVal **kwv, int nkw, Args *out);
-#define BIND(...)                                                              \
-    static const char *const params_[] = {__VA_ARGS__};                        \
-    Args A;                                                                    \
-    lower_bind(L, call, name, params_, (int)ARRAY_LEN(params_), args, nargs, kwnames, kwvals, nkw, &A)
-int64_t const_int(Lower *L, CVal *c, Loc loc, const char *what);
-
-/* 2-D tiles, reductions, scans, atomics, debugging ops (lower_tiles.c); NULL
- * when `fn` is none of them.  `self` is the receiver of a tensor method. */
-CVal *lower_tile_builtin(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
-                         const char **kwnames, CVal **kwvals, int nkw);
+CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc);
 
 /* shared with lower.c */
 CVal *lower_expr(Lower *L, Node *n);
-Type parse_dtype_cval(Lower *L, CVal *c, Loc loc);
 
 NORETURN void lower_error(Lower *L, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 

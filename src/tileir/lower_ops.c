@@ -1,7 +1,8 @@
 /*
  * lower_ops.c — typed operations during lowering: Python-level folding,
  * Triton's binary promotion (triton-internals §7.2), integer division
- * semantics (§7.3), casts (§7.7) and numpy broadcasting.
+ * semantics (§7.3), casts (§7.7), numpy broadcasting and the shape
+ * primitives (expand_dims, permute) that builtins and subscripts share.
  */
 #include "lower_internal.h"
 
@@ -85,6 +86,25 @@ bool cv_truthy(Lower *L, const CVal *c, Loc loc)
     case CV_BUILTIN: return true;
     default: lower_error(L, loc, "%s has no truth value at translation time", cv_describe(L, c));
     }
+}
+
+int64_t const_int(Lower *L, CVal *c, Loc loc, const char *what)
+{
+    if (c->kind == CV_INT || c->kind == CV_BOOL)
+        return c->i;
+    lower_error(L, loc, "%s must be a constexpr integer, got %s", what, cv_describe(L, c));
+}
+
+Type parse_dtype_cval(Lower *L, CVal *c, Loc loc)
+{
+    if (c->kind == CV_DTYPE)
+        return c->dt;
+    if (c->kind == CV_STR) {
+        int d = dtype_from_name(c->s);
+        if (d >= 0)
+            return type_scalar((DType)d);
+    }
+    lower_error(L, loc, "expected a dtype (such as tl.float32), got %s", cv_describe(L, c));
 }
 
 /* ---- IR building ---------------------------------------------------------- */
@@ -237,6 +257,38 @@ void broadcast_pair(Lower *L, Value **a, Value **b, Loc loc)
     }
     *a = broadcast_to_shape(L, *a, rank, shape, loc);
     *b = broadcast_to_shape(L, *b, rank, shape, loc);
+}
+
+Value *lower_expand_dims(Lower *L, Value *v, int axis, Loc loc)
+{
+    Type t = v->type;
+    if (t.rank + 1 > TIR_MAX_RANK)
+        lower_error(L, loc, "tensors of rank %d are not supported (at most %d)", t.rank + 1, TIR_MAX_RANK);
+    if (!t.rank) /* a scalar becomes a 1-element tile */
+        return emit1(L, OP_SPLAT, loc, 1, &v, type_tensor(t, 1, (int[]){1}));
+    memmove(t.shape + axis + 1, t.shape + axis, sizeof(int) * (size_t)(t.rank - axis));
+    t.shape[axis] = 1;
+    t.rank++;
+    Op *op = emit_op(L, OP_EXPAND_DIMS, loc, 1, &v, t);
+    op->iattr[0] = axis;
+    return op->results[0];
+}
+
+/* tl.trans / tl.permute / .T: result dimension k is input dimension perm[k]. */
+Value *lower_permute(Lower *L, Value *v, const int *perm, Loc loc)
+{
+    Type t = v->type;
+    bool ident = true;
+    for (int k = 0; k < t.rank; k++) {
+        t.shape[k] = v->type.shape[perm[k]];
+        ident &= perm[k] == k;
+    }
+    if (ident)
+        return v;
+    Op *op = emit_op(L, OP_TRANS, loc, 1, &v, t);
+    for (int k = 0; k < t.rank; k++)
+        op->iattr[k] = perm[k];
+    return op->results[0];
 }
 
 /* ---- casts (§7.7) --------------------------------------------------------- */

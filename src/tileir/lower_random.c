@@ -31,8 +31,7 @@
 
 #include <string.h>
 
-#define N_ROUNDS_DEFAULT 10 /* random.py: N_ROUNDS_DEFAULT */
-#define N_ROUNDS_MAX 1024   /* tilec's guard against runaway unrolling */
+#define N_ROUNDS_MAX 1024 /* tilec's guard against runaway unrolling */
 
 /* The Philox multipliers and Weyl key increments (Random123's
  * PHILOX_M4x32_0/1, PHILOX_W32_0/1 and their 64-bit counterparts), named as
@@ -50,11 +49,9 @@ static const PhiloxConsts philox_u64 = {0x9E3779B97F4A7C15ull, 0xBB67AE8584CAA73
 #define UNIFORM_SCALE_32 4.6566127342e-10
 #define UNIFORM_SCALE_64 1.0842020432385337e-19
 
-/* n_rounds: a constexpr integer, N_ROUNDS_DEFAULT when not given. */
+/* n_rounds: a constexpr integer (builtins.h gives random.py's default, 10). */
 static int n_rounds_arg(Lower *L, CVal *c, Loc loc, const char *fname)
 {
-    if (!c)
-        return N_ROUNDS_DEFAULT;
     if (c->kind != CV_INT)
         lower_error(L, loc, "%s: n_rounds must be a constexpr integer, got %s", fname, cv_describe(L, c));
     if (c->i < 0 || c->i > N_ROUNDS_MAX)
@@ -272,82 +269,93 @@ static void pair_uniform_to_normal(Lower *L, CVal *u1, CVal *u2, CVal **out, Loc
     out[1] = lower_binop(L, TOK_STAR, r, math1(L, MATH_SIN, th, loc, fname), loc);
 }
 
-/* ---- entry point ------------------------------------------------------------ */
+/* ---- the builtins -------------------------------------------------------------- */
 
-CVal *lower_random(Lower *L, const char *fn, Node *call, CVal **args, int nargs, const char **kwnames,
-                   CVal **kwvals, int nkw)
+CVal *builtin_philox_impl(const BuiltinCall *c)
 {
-    static const char *const names[] = {
-        "randint", "randint4x", "rand", "rand4x", "randn", "randn4x", "philox", "philox_impl",
-        "uint_to_uniform_float", "pair_uniform_to_normal",
-    };
-    bool known = false;
-    for (size_t i = 0; i < ARRAY_LEN(names); i++)
-        known = known || !strcmp(fn, names[i]);
-    if (!known)
-        return NULL;
-    const char *name = arena_printf(L->a, "tl.%s", fn);
-    Loc loc = call->loc;
-    CVal *r[4], *u[4], *nrm[4];
+    CVal *r[4] = {c->arg[0], c->arg[1], c->arg[2], c->arg[3]}, *k[2] = {c->arg[4], c->arg[5]};
+    philox_impl(c->L, r, k, n_rounds_arg(c->L, c->arg[6], c->at[6], c->name), c->loc, c->name);
+    return tuple_of(c->L, r, 4);
+}
 
-    if (!strcmp(fn, "philox_impl")) {
-        BIND("c0", "c1", "c2", "c3", "k0", "k1", "n_rounds?");
-        int n = n_rounds_arg(L, A.v[6], A.loc[6], name);
-        for (int i = 0; i < 4; i++)
-            r[i] = A.v[i];
-        CVal *k[2] = {A.v[4], A.v[5]};
-        philox_impl(L, r, k, n, loc, name);
-        return tuple_of(L, r, 4);
-    }
-    if (!strcmp(fn, "philox")) {
-        BIND("seed", "c0", "c1", "c2", "c3", "n_rounds?");
-        int n = n_rounds_arg(L, A.v[5], A.loc[5], name);
-        for (int i = 0; i < 4; i++)
-            r[i] = A.v[i + 1];
-        philox(L, A.v[0], r, n, loc, name);
-        return tuple_of(L, r, 4);
-    }
-    if (!strcmp(fn, "uint_to_uniform_float")) {
-        BIND("x");
-        return uint_to_uniform_float(L, A.v[0], A.loc[0], name);
-    }
-    if (!strcmp(fn, "pair_uniform_to_normal")) {
-        BIND("u1", "u2");
-        pair_uniform_to_normal(L, A.v[0], A.v[1], nrm, loc, name);
-        return tuple_of(L, nrm, 2);
-    }
+CVal *builtin_philox(const BuiltinCall *c)
+{
+    CVal *r[4] = {c->arg[1], c->arg[2], c->arg[3], c->arg[4]};
+    philox(c->L, c->arg[0], r, n_rounds_arg(c->L, c->arg[5], c->at[5], c->name), c->loc, c->name);
+    return tuple_of(c->L, r, 4);
+}
 
-    /* (seed, offset[s], n_rounds) */
-    CVal *seed, *offset;
-    int n;
-    if (!strcmp(fn, "rand4x")) {
-        BIND("seed", "offsets", "n_rounds?");
-        seed = A.v[0], offset = A.v[1];
-        n = n_rounds_arg(L, A.v[2], A.loc[2], name);
-    } else {
-        BIND("seed", "offset", "n_rounds?");
-        seed = A.v[0], offset = A.v[1];
-        n = n_rounds_arg(L, A.v[2], A.loc[2], name);
-    }
-    randint4x(L, seed, offset, n, r, loc, name);
-    if (!strcmp(fn, "randint4x"))
-        return tuple_of(L, r, 4);
-    if (!strcmp(fn, "randint"))
-        return r[0];
-    if (!strcmp(fn, "rand"))
-        return uint_to_uniform_float(L, r[0], loc, name);
-    if (!strcmp(fn, "randn")) {
-        u[0] = uint_to_uniform_float(L, r[0], loc, name);
-        u[1] = uint_to_uniform_float(L, r[1], loc, name);
-        pair_uniform_to_normal(L, u[0], u[1], nrm, loc, name);
-        return nrm[0];
-    }
-    for (int i = 0; i < 4; i++)
-        u[i] = uint_to_uniform_float(L, r[i], loc, name);
-    if (!strcmp(fn, "rand4x"))
-        return tuple_of(L, u, 4);
-    /* randn4x */
-    pair_uniform_to_normal(L, u[0], u[1], nrm, loc, name);
-    pair_uniform_to_normal(L, u[2], u[3], nrm + 2, loc, name);
-    return tuple_of(L, nrm, 4);
+CVal *builtin_uint_to_uniform_float(const BuiltinCall *c)
+{
+    return uint_to_uniform_float(c->L, c->arg[0], c->at[0], c->name);
+}
+
+CVal *builtin_pair_uniform_to_normal(const BuiltinCall *c)
+{
+    CVal *nrm[2];
+    pair_uniform_to_normal(c->L, c->arg[0], c->arg[1], nrm, c->loc, c->name);
+    return tuple_of(c->L, nrm, 2);
+}
+
+/* The four random ints of (seed, offset, n_rounds), the parameters of
+ * randint, randint4x, rand, rand4x, randn and randn4x. */
+static void random_ints(const BuiltinCall *c, CVal **r)
+{
+    randint4x(c->L, c->arg[0], c->arg[1], n_rounds_arg(c->L, c->arg[2], c->at[2], c->name), r, c->loc, c->name);
+}
+
+/* r[0..n) as uniform floats */
+static void uniform(const BuiltinCall *c, CVal **r, int n)
+{
+    for (int i = 0; i < n; i++)
+        r[i] = uint_to_uniform_float(c->L, r[i], c->loc, c->name);
+}
+
+CVal *builtin_randint(const BuiltinCall *c)
+{
+    CVal *r[4];
+    random_ints(c, r);
+    return r[0];
+}
+
+CVal *builtin_randint4x(const BuiltinCall *c)
+{
+    CVal *r[4];
+    random_ints(c, r);
+    return tuple_of(c->L, r, 4);
+}
+
+CVal *builtin_rand(const BuiltinCall *c)
+{
+    CVal *r[4];
+    random_ints(c, r);
+    uniform(c, r, 1);
+    return r[0];
+}
+
+CVal *builtin_rand4x(const BuiltinCall *c)
+{
+    CVal *r[4];
+    random_ints(c, r);
+    uniform(c, r, 4);
+    return tuple_of(c->L, r, 4);
+}
+
+CVal *builtin_randn(const BuiltinCall *c)
+{
+    CVal *r[4], *nrm[2];
+    random_ints(c, r);
+    uniform(c, r, 2);
+    pair_uniform_to_normal(c->L, r[0], r[1], nrm, c->loc, c->name);
+    return nrm[0];
+}
+
+CVal *builtin_randn4x(const BuiltinCall *c)
+{
+    CVal *r[4], *nrm[4];
+    random_ints(c, r);
+    uniform(c, r, 4);
+    pair_uniform_to_normal(c->L, r[0], r[1], nrm, c->loc, c->name);
+    pair_uniform_to_normal(c->L, r[2], r[3], nrm + 2, c->loc, c->name);
+    return tuple_of(c->L, nrm, 4);
 }

@@ -1,7 +1,8 @@
 /*
- * lower_tiles.c — the tl.* functions that change a tile's shape or combine
- * its elements: expand_dims and broadcasting, reductions (Triton's result
- * dtypes, axis / keep_dims / return_indices), scans, atomics, and the
+ * lower_tiles.c — the handlers (see builtins.h) of the tl.* functions that
+ * change a tile's shape or combine its elements: expand_dims and
+ * broadcasting, reductions (Triton's result dtypes, axis / keep_dims /
+ * return_indices), scans, atomics, transposes and tl.dot, and the
  * debugging ops device_print and device_assert.
  */
 #include "lower_internal.h"
@@ -18,21 +19,6 @@ static int norm_axis(Lower *L, int64_t axis, int rank, Loc loc)
     return (int)(axis < 0 ? axis + rank : axis);
 }
 
-Value *lower_expand_dims(Lower *L, Value *v, int axis, Loc loc)
-{
-    Type t = v->type;
-    if (t.rank + 1 > TIR_MAX_RANK)
-        lower_error(L, loc, "tensors of rank %d are not supported (at most %d)", t.rank + 1, TIR_MAX_RANK);
-    if (!t.rank) /* a scalar becomes a 1-element tile */
-        return emit1(L, OP_SPLAT, loc, 1, &v, type_tensor(t, 1, (int[]){1}));
-    memmove(t.shape + axis + 1, t.shape + axis, sizeof(int) * (size_t)(t.rank - axis));
-    t.shape[axis] = 1;
-    t.rank++;
-    Op *op = emit_op(L, OP_EXPAND_DIMS, loc, 1, &v, t);
-    op->iattr[0] = axis;
-    return op->results[0];
-}
-
 static Value *tensor_arg(Lower *L, CVal *c, Loc loc, const char *fname)
 {
     if (c->kind != CV_VALUE && !cv_is_python_scalar(c))
@@ -40,19 +26,20 @@ static Value *tensor_arg(Lower *L, CVal *c, Loc loc, const char *fname)
     return to_value(L, c, loc);
 }
 
-static CVal *do_expand_dims(Lower *L, const char *name, Node *call, CVal **args, int nargs, const char **kwnames,
-                            CVal **kwvals, int nkw)
+/* tl.expand_dims(input, axis): axis an int or a tuple of them */
+CVal *builtin_expand_dims(const BuiltinCall *c)
 {
-    BIND("input", "axis");
-    Value *v = tensor_arg(L, A.v[0], A.loc[0], name);
-    int naxes = A.v[1]->kind == CV_TUPLE ? A.v[1]->items.len : 1;
+    Lower *L = c->L;
+    Value *v = tensor_arg(L, c->arg[0], c->at[0], c->name);
+    CVal *axis = c->arg[1];
+    int naxes = axis->kind == CV_TUPLE ? axis->items.len : 1;
     int axes[TIR_MAX_RANK];
     int new_rank = v->type.rank + naxes;
     if (new_rank > TIR_MAX_RANK)
-        lower_error(L, call->loc, "tensors of rank %d are not supported (at most %d)", new_rank, TIR_MAX_RANK);
+        lower_error(L, c->loc, "tensors of rank %d are not supported (at most %d)", new_rank, TIR_MAX_RANK);
     for (int i = 0; i < naxes; i++) {
-        CVal *c = A.v[1]->kind == CV_TUPLE ? A.v[1]->items.data[i] : A.v[1];
-        axes[i] = norm_axis(L, const_int(L, c, A.loc[1], "the axis"), new_rank, A.loc[1]);
+        CVal *a = axis->kind == CV_TUPLE ? axis->items.data[i] : axis;
+        axes[i] = norm_axis(L, const_int(L, a, c->at[1], "the axis"), new_rank, c->at[1]);
     }
     for (int i = 1; i < naxes; i++) /* insert in increasing order */
         for (int j = i; j > 0 && axes[j] < axes[j - 1]; j--) {
@@ -61,7 +48,7 @@ static CVal *do_expand_dims(Lower *L, const char *name, Node *call, CVal **args,
             axes[j - 1] = t;
         }
     for (int i = 0; i < naxes; i++)
-        v = lower_expand_dims(L, v, axes[i], call->loc);
+        v = lower_expand_dims(L, v, axes[i], c->loc);
     return cv_value(L, v);
 }
 
@@ -78,6 +65,30 @@ static int shape_list(Lower *L, CVal **items, int n, Loc loc, int *shape)
         shape[i] = (int)d;
     }
     return n;
+}
+
+/* tl.broadcast_to(input, *shape): the shape as separate arguments or one tuple */
+CVal *builtin_broadcast_to(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    Value *v = tensor_arg(L, c->arg[0], c->at[0], c->name);
+    int shape[TIR_MAX_RANK];
+    CVal *dims = c->arg[1];
+    int rank = shape_list(L, dims->items.data, dims->items.len, c->loc, shape);
+    return cv_value(L, broadcast_to_shape(L, v, rank, shape, c->loc));
+}
+
+/* tl.broadcast(input, other): both, broadcast to one shape */
+CVal *builtin_broadcast(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    Value *a = to_value(L, c->arg[0], c->at[0]), *b = to_value(L, c->arg[1], c->at[1]);
+    broadcast_pair(L, &a, &b, c->loc);
+    CVal *t = NEW(L->a, CVal);
+    t->kind = CV_TUPLE;
+    vec_push(L->a, &t->items, cv_value(L, a));
+    vec_push(L->a, &t->items, cv_value(L, b));
+    return t;
 }
 
 /* ---- reductions ------------------------------------------------------------------ */
@@ -191,69 +202,70 @@ static CVal *reduce(Lower *L, ReduceKind k, Value *v, CVal *axis_c, Loc axis_loc
     return t;
 }
 
-static CVal *do_reduction(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
-                          const char **kwnames, CVal **kwvals, int nkw)
+CVal *builtin_sum(const BuiltinCall *c)
 {
-    Loc loc = call->loc;
-    if (!strcmp(fn, "sum")) {
-        BIND("input", "axis?", "keep_dims?", "dtype?");
-        Value *v = tensor_arg(L, A.v[0], A.loc[0], name);
-        if (A.v[3])
-            v = cast_value(L, v, parse_dtype_cval(L, A.v[3], A.loc[3]), A.loc[3]);
-        v = promote_for(L, RED_SUM, false, v, loc);
-        return reduce(L, RED_SUM, v, A.v[1], A.loc[1], A.v[2] && cv_truthy(L, A.v[2], A.loc[2]), false, loc);
-    }
-    if (!strcmp(fn, "xor_sum")) {
-        BIND("input", "axis?", "keep_dims?");
-        Value *v = promote_for(L, RED_XOR, false, tensor_arg(L, A.v[0], A.loc[0], name), loc);
-        return reduce(L, RED_XOR, v, A.v[1], A.loc[1], A.v[2] && cv_truthy(L, A.v[2], A.loc[2]), false, loc);
-    }
-    if (!strcmp(fn, "max") || !strcmp(fn, "min")) {
-        BIND("input", "axis?", "return_indices?", "return_indices_tie_break_left?", "keep_dims?");
-        bool mx = fn[1] == 'a';
-        bool ri = A.v[2] && cv_truthy(L, A.v[2], A.loc[2]);
-        if (A.v[3] && !cv_truthy(L, A.v[3], A.loc[3]))
-            lower_error(L, A.loc[3], "return_indices_tie_break_left=False is not supported yet (ties go to the lowest index)");
-        bool kd = A.v[4] && cv_truthy(L, A.v[4], A.loc[4]);
-        Value *v = promote_for(L, mx ? RED_MAX : RED_MIN, ri, tensor_arg(L, A.v[0], A.loc[0], name), loc);
-        if (ri)
-            return reduce(L, mx ? RED_ARGMAX : RED_ARGMIN, v, A.v[1], A.loc[1], kd, true, loc);
-        return reduce(L, mx ? RED_MAX : RED_MIN, v, A.v[1], A.loc[1], kd, false, loc);
-    }
-    if (!strcmp(fn, "argmax") || !strcmp(fn, "argmin")) {
-        BIND("input", "axis", "tie_break_left?", "keep_dims?");
-        bool mx = fn[4] == 'a';
-        if (A.v[2] && !cv_truthy(L, A.v[2], A.loc[2]))
-            lower_error(L, A.loc[2], "tie_break_left=False is not supported yet (ties go to the lowest index)");
-        Value *v = promote_for(L, mx ? RED_ARGMAX : RED_ARGMIN, true, tensor_arg(L, A.v[0], A.loc[0], name), loc);
-        return reduce(L, mx ? RED_ARGMAX : RED_ARGMIN, v, A.v[1], A.loc[1], A.v[3] && cv_truthy(L, A.v[3], A.loc[3]),
-                      false, loc);
-    }
-    return NULL;
+    Lower *L = c->L;
+    Value *v = tensor_arg(L, c->arg[0], c->at[0], c->name);
+    if (c->arg[3])
+        v = cast_value(L, v, parse_dtype_cval(L, c->arg[3], c->at[3]), c->at[3]);
+    v = promote_for(L, RED_SUM, false, v, c->loc);
+    return reduce(L, RED_SUM, v, c->arg[1], c->at[1], cv_truthy(L, c->arg[2], c->at[2]), false, c->loc);
 }
 
-static CVal *do_scan(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
-                     const char **kwnames, CVal **kwvals, int nkw)
+CVal *builtin_xor_sum(const BuiltinCall *c)
 {
-    BIND("input", "axis?", "reverse?", "dtype?");
-    Value *v = tensor_arg(L, A.v[0], A.loc[0], name);
+    Lower *L = c->L;
+    Value *v = promote_for(L, RED_XOR, false, tensor_arg(L, c->arg[0], c->at[0], c->name), c->loc);
+    return reduce(L, RED_XOR, v, c->arg[1], c->at[1], cv_truthy(L, c->arg[2], c->at[2]), false, c->loc);
+}
+
+/* tl.max / tl.min (data RED_MAX / RED_MIN), with return_indices the argmax too */
+CVal *builtin_max_min(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    bool mx = c->data == RED_MAX;
+    bool ri = cv_truthy(L, c->arg[2], c->at[2]);
+    if (!cv_truthy(L, c->arg[3], c->at[3]))
+        lower_error(L, c->at[3], "return_indices_tie_break_left=False is not supported yet (ties go to the lowest index)");
+    bool kd = cv_truthy(L, c->arg[4], c->at[4]);
+    Value *v = promote_for(L, c->data, ri, tensor_arg(L, c->arg[0], c->at[0], c->name), c->loc);
+    if (ri)
+        return reduce(L, mx ? RED_ARGMAX : RED_ARGMIN, v, c->arg[1], c->at[1], kd, true, c->loc);
+    return reduce(L, c->data, v, c->arg[1], c->at[1], kd, false, c->loc);
+}
+
+/* tl.argmax / tl.argmin (data RED_ARGMAX / RED_ARGMIN) */
+CVal *builtin_argmax_min(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    if (!cv_truthy(L, c->arg[2], c->at[2]))
+        lower_error(L, c->at[2], "tie_break_left=False is not supported yet (ties go to the lowest index)");
+    Value *v = promote_for(L, c->data, true, tensor_arg(L, c->arg[0], c->at[0], c->name), c->loc);
+    return reduce(L, c->data, v, c->arg[1], c->at[1], cv_truthy(L, c->arg[3], c->at[3]), false, c->loc);
+}
+
+/* tl.cumsum / tl.cumprod (data SCAN_SUM / SCAN_PROD) */
+CVal *builtin_scan(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    Value *v = tensor_arg(L, c->arg[0], c->at[0], c->name);
     if (!v->type.rank)
-        lower_error(L, call->loc, "%s needs a tensor, got a scalar", name);
-    if (A.v[3])
-        v = cast_value(L, v, parse_dtype_cval(L, A.v[3], A.loc[3]), A.loc[3]);
+        lower_error(L, c->loc, "%s needs a tensor, got a scalar", c->name);
+    if (c->arg[3])
+        v = cast_value(L, v, parse_dtype_cval(L, c->arg[3], c->at[3]), c->at[3]);
     DType d = v->type.dtype;
     if (d == DT_PTR)
-        lower_error(L, A.loc[0], "cannot scan a tensor of pointers");
+        lower_error(L, c->at[0], "cannot scan a tensor of pointers");
     if (d == DT_BF16)
-        v = cast_to(L, v, DT_FP32, call->loc);
-    else if (fn[3] == 's' && dtype_is_int(d) && dtype_bits(d) < 32)
-        v = cast_to(L, v, dtype_is_signed(d) ? DT_I32 : DT_U32, call->loc);
-    check_not_fp8_arith(L, v->type.dtype, name, call->loc);
-    int axis = norm_axis(L, A.v[1] ? const_int(L, A.v[1], A.loc[1], "the axis") : 0, v->type.rank, A.loc[1]);
-    Op *op = emit_op(L, OP_SCAN, call->loc, 1, &v, v->type);
-    op->iattr[0] = fn[3] == 's' ? SCAN_SUM : SCAN_PROD;
+        v = cast_to(L, v, DT_FP32, c->loc);
+    else if (c->data == SCAN_SUM && dtype_is_int(d) && dtype_bits(d) < 32)
+        v = cast_to(L, v, dtype_is_signed(d) ? DT_I32 : DT_U32, c->loc);
+    check_not_fp8_arith(L, v->type.dtype, c->name, c->loc);
+    int axis = norm_axis(L, const_int(L, c->arg[1], c->at[1], "the axis"), v->type.rank, c->at[1]);
+    Op *op = emit_op(L, OP_SCAN, c->loc, 1, &v, v->type);
+    op->iattr[0] = c->data;
     op->iattr[1] = axis;
-    op->iattr[2] = A.v[2] && cv_truthy(L, A.v[2], A.loc[2]);
+    op->iattr[2] = cv_truthy(L, c->arg[2], c->at[2]);
     return cv_value(L, op->results[0]);
 }
 
@@ -276,61 +288,45 @@ static int parse_choice(Lower *L, CVal *c, Loc loc, const char *what, const char
     lower_error(L, loc, "unknown %s \"%s\" (expected one of: %s)", what, c->s, list);
 }
 
-static CVal *do_atomic(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
-                       const char **kwnames, CVal **kwvals, int nkw)
+/* tl.atomic_add... (pointer, val, mask, sem, scope), or with `cas`
+ * tl.atomic_cas (pointer, cmp, val, sem, scope) */
+static CVal *atomic(const BuiltinCall *c, bool cas)
 {
-    static const char *const ops[] = {
-#define X(e, n) n,
-        ATOMIC_LIST(X)
-#undef X
-    };
     static const char *const sems[] = {"acq_rel", "acquire", "release", "relaxed"};
     static const char *const scopes[] = {"gpu", "cta", "sys"};
-    bool cas = !strcmp(fn, "atomic_cas");
-    int kind = -1;
-    for (int i = 0; i < (int)ARRAY_LEN(ops) && !cas; i++)
-        if (!strcmp(fn + 7, ops[i]))
-            kind = i;
-    if (!cas && kind < 0)
-        return NULL;
-    Args A;
-    if (cas) {
-        static const char *const p[] = {"pointer", "cmp", "val", "sem?", "scope?"};
-        lower_bind(L, call, name, p, 5, args, nargs, kwnames, kwvals, nkw, &A);
-    } else {
-        static const char *const p[] = {"pointer", "val", "mask?", "sem?", "scope?"};
-        lower_bind(L, call, name, p, 5, args, nargs, kwnames, kwvals, nkw, &A);
-    }
-    Value *ptr = to_value(L, A.v[0], A.loc[0]);
+    Lower *L = c->L;
+    const char *name = c->name;
+    int kind = cas ? -1 : c->data;
+    Value *ptr = to_value(L, c->arg[0], c->at[0]);
     if (ptr->type.dtype != DT_PTR)
-        lower_error(L, A.loc[0], "%s expects a pointer or a tensor of pointers, got %s", name, type_str(L->a, ptr->type));
+        lower_error(L, c->at[0], "%s expects a pointer or a tensor of pointers, got %s", name, type_str(L->a, ptr->type));
     DType pt = ptr->type.pointee;
-    int sem = parse_choice(L, A.v[3], A.loc[3], "memory semantics (sem)", sems, 4, SEM_ACQ_REL);
-    int scope = parse_choice(L, A.v[4], A.loc[4], "scope", scopes, 3, SCOPE_GPU);
+    int sem = parse_choice(L, c->arg[3], c->at[3], "memory semantics (sem)", sems, 4, SEM_ACQ_REL);
+    int scope = parse_choice(L, c->arg[4], c->at[4], "scope", scopes, 3, SCOPE_GPU);
     bool fp = dtype_is_float(pt);
     int bits = dtype_bits(pt);
     if (cas || kind != ATOM_ADD) {
         if (bits < 32 || (fp && kind != ATOM_MAX && kind != ATOM_MIN && kind != ATOM_XCHG && !cas) ||
             (fp && bits != 32 && bits != 64))
-            lower_error(L, call->loc, "%s on %s is not supported (32- and 64-bit elements%s)", name,
+            lower_error(L, c->loc, "%s on %s is not supported (32- and 64-bit elements%s)", name,
                         dtype_triton_name(pt), fp ? "; floats only with add, max, min, xchg, cas" : "");
     } else if (bits < 16 || (!fp && bits < 32) || pt == DT_FP8E4NV || pt == DT_FP8E5) {
-        lower_error(L, call->loc, "%s on %s is not supported", name, dtype_triton_name(pt));
+        lower_error(L, c->loc, "%s on %s is not supported", name, dtype_triton_name(pt));
     } else if (pt == DT_BF16 && L->opt->arch < 90) {
-        lower_error(L, call->loc, "%s on bfloat16 needs sm_90 (--arch 90)", name);
+        lower_error(L, c->loc, "%s on bfloat16 needs sm_90 (--arch 90)", name);
     }
     Type et = type_scalar(pt);
-    Value *val = cast_value(L, to_value(L, A.v[cas ? 2 : 1], A.loc[cas ? 2 : 1]), et, A.loc[1]);
-    Value *cmp = cas ? cast_value(L, to_value(L, A.v[1], A.loc[1]), et, A.loc[1]) : NULL;
-    Value *mask = !cas && A.v[2] ? to_bool(L, to_value(L, A.v[2], A.loc[2]), A.loc[2]) : NULL;
+    Value *val = cast_value(L, to_value(L, c->arg[cas ? 2 : 1], c->at[cas ? 2 : 1]), et, c->at[1]);
+    Value *cmp = cas ? cast_value(L, to_value(L, c->arg[1], c->at[1]), et, c->at[1]) : NULL;
+    Value *mask = !cas && c->arg[2] ? to_bool(L, to_value(L, c->arg[2], c->at[2]), c->at[2]) : NULL;
     /* broadcast everything to the pointer's shape (or the pointer up to the values') */
     Value *all[3] = {ptr, val, cmp ? cmp : mask};
     for (int i = 1; i < 3; i++)
         if (all[i])
-            broadcast_pair(L, &all[0], &all[i], call->loc);
+            broadcast_pair(L, &all[0], &all[i], c->loc);
     for (int i = 1; i < 3; i++)
         if (all[i])
-            broadcast_pair(L, &all[0], &all[i], call->loc);
+            broadcast_pair(L, &all[0], &all[i], c->loc);
     ptr = all[0];
     Type rt = type_tensor(et, ptr->type.rank, ptr->type.shape);
     if (!ptr->type.rank)
@@ -338,10 +334,10 @@ static CVal *do_atomic(Lower *L, const char *fn, const char *name, Node *call, C
     Op *op;
     if (cas) {
         Value *ops3[3] = {ptr, all[2], all[1]};
-        op = emit_op(L, OP_ATOMIC_CAS, call->loc, 3, ops3, rt);
+        op = emit_op(L, OP_ATOMIC_CAS, c->loc, 3, ops3, rt);
     } else {
         Value *ops3[3] = {ptr, all[1], all[2]};
-        op = emit_op(L, OP_ATOMIC_RMW, call->loc, mask ? 3 : 2, ops3, rt);
+        op = emit_op(L, OP_ATOMIC_RMW, c->loc, mask ? 3 : 2, ops3, rt);
         op->iattr[0] = kind;
         op->iattr[1] = mask != NULL;
     }
@@ -350,129 +346,111 @@ static CVal *do_atomic(Lower *L, const char *fn, const char *name, Node *call, C
     return cv_value(L, op->results[0]);
 }
 
+/* data: the AtomicKind */
+CVal *builtin_atomic(const BuiltinCall *c) { return atomic(c, false); }
+CVal *builtin_atomic_cas(const BuiltinCall *c) { return atomic(c, true); }
+
 /* ---- debugging ---------------------------------------------------------------------- */
 
-static CVal *do_print(Lower *L, const char *name, Node *call, CVal **args, int nargs, const char **kwnames,
-                      CVal **kwvals, int nkw)
+/* tl.device_print(prefix, *args, hex=False) */
+CVal *builtin_device_print(const BuiltinCall *c)
 {
-    if (nargs < 1 || args[0]->kind != CV_STR)
-        lower_error(L, call->loc, "%s needs a string prefix as its first argument", name);
-    bool hex = false;
-    for (int k = 0; k < nkw; k++) {
-        if (strcmp(kwnames[k], "hex"))
-            lower_error(L, call->kwargs.data[k].loc, "%s got an unexpected keyword argument '%s'", name, kwnames[k]);
-        hex = cv_truthy(L, kwvals[k], call->kwargs.data[k].loc);
-    }
-    Value **vals = NEW_ARRAY(L->a, Value *, nargs);
-    int n = 0, rank = 0, shape[TIR_MAX_RANK] = {0};
-    for (int i = 1; i < nargs; i++) {
-        vals[n] = to_value(L, args[i], call->items.data[i]->loc);
-        if (vals[n]->type.rank > rank) {
-            rank = vals[n]->type.rank;
-            memcpy(shape, vals[n]->type.shape, sizeof shape);
+    Lower *L = c->L;
+    const char *name = c->name;
+    if (c->arg[0]->kind != CV_STR)
+        lower_error(L, c->loc, "%s needs a string prefix as its first argument", name);
+    bool hex = cv_truthy(L, c->arg[2], c->at[2]);
+    CVal *args = c->arg[1];
+    int n = args->items.len, rank = 0, shape[TIR_MAX_RANK] = {0};
+    Value **vals = NEW_ARRAY(L->a, Value *, n + 1);
+    for (int i = 0; i < n; i++) {
+        vals[i] = to_value(L, args->items.data[i], c->rest_at[i]);
+        if (vals[i]->type.rank > rank) {
+            rank = vals[i]->type.rank;
+            memcpy(shape, vals[i]->type.shape, sizeof shape);
         }
-        n++;
     }
     for (int i = 0; i < n; i++)
         if (rank && vals[i]->type.rank != rank)
-            vals[i] = broadcast_to_shape(L, vals[i], rank, shape, call->loc);
+            vals[i] = broadcast_to_shape(L, vals[i], rank, shape, c->loc);
         else if (rank) {
             for (int d = 0; d < rank; d++)
                 if (vals[i]->type.shape[d] != shape[d])
-                    lower_error(L, call->loc, "%s: all tensors must have the same shape", name);
+                    lower_error(L, c->loc, "%s: all tensors must have the same shape", name);
         }
-    Op *op = emit_op(L, OP_PRINT, call->loc, n, vals, type_scalar(DT_I1));
+    Op *op = emit_op(L, OP_PRINT, c->loc, n, vals, type_scalar(DT_I1));
     op->nres = 0;
     op->iattr[0] = hex;
-    op->sattr = args[0]->s;
+    op->sattr = c->arg[0]->s;
     return cv_none(L);
 }
 
-static CVal *do_assert(Lower *L, const char *name, Node *call, CVal **args, int nargs, const char **kwnames,
-                       CVal **kwvals, int nkw)
+CVal *builtin_device_assert(const BuiltinCall *c)
 {
-    BIND("cond", "msg?", "mask?");
-    if (A.v[1] && A.v[1]->kind != CV_STR)
-        lower_error(L, A.loc[1], "%s message must be a string", name);
+    Lower *L = c->L;
+    const char *name = c->name;
+    CVal *cond_c = c->arg[0], *msg = c->arg[1];
+    if (msg && msg->kind != CV_STR)
+        lower_error(L, c->at[1], "%s message must be a string", name);
     if (!L->debug)
         return cv_none(L); /* compiled in only with --debug, as Triton does without TRITON_DEBUG */
-    if (cv_is_python_scalar(A.v[0]) || A.v[0]->kind == CV_NONE) {
-        if (!cv_truthy(L, A.v[0], A.loc[0]))
-            lower_error(L, A.loc[0], "%s fails at translation time: the condition is false", name);
+    if (cv_is_python_scalar(cond_c) || cond_c->kind == CV_NONE) {
+        if (!cv_truthy(L, cond_c, c->at[0]))
+            lower_error(L, c->at[0], "%s fails at translation time: the condition is false", name);
         return cv_none(L);
     }
-    Value *c = to_bool(L, to_value(L, A.v[0], A.loc[0]), A.loc[0]);
-    if (A.v[2]) {
-        Value *m = to_bool(L, to_value(L, A.v[2], A.loc[2]), A.loc[2]);
-        broadcast_pair(L, &c, &m, call->loc);
-        Value *nm = emit1(L, OP_NOT, call->loc, 1, &m, m->type);
-        Value *o[2] = {c, nm};
-        c = emit1(L, OP_OR, call->loc, 2, o, c->type);
+    Value *cond = to_bool(L, to_value(L, cond_c, c->at[0]), c->at[0]);
+    if (c->arg[2]) {
+        Value *m = to_bool(L, to_value(L, c->arg[2], c->at[2]), c->at[2]);
+        broadcast_pair(L, &cond, &m, c->loc);
+        Value *nm = emit1(L, OP_NOT, c->loc, 1, &m, m->type);
+        Value *o[2] = {cond, nm};
+        cond = emit1(L, OP_OR, c->loc, 2, o, cond->type);
     }
-    Op *op = emit_op(L, OP_ASSERT, call->loc, 1, &c, type_scalar(DT_I1));
+    Op *op = emit_op(L, OP_ASSERT, c->loc, 1, &cond, type_scalar(DT_I1));
     op->nres = 0;
-    op->sattr = A.v[1] ? A.v[1]->s : "";
+    op->sattr = msg ? msg->s : "";
     return cv_none(L);
 }
 
 /* ---- dot and transposes ------------------------------------------------------------------- */
 
-/* tl.trans / tl.permute / .T: result dimension k is input dimension perm[k]. */
-Value *lower_permute(Lower *L, Value *v, const int *perm, Loc loc)
+/* tl.trans / tl.permute (input, *dims): the dims as separate arguments or one tuple */
+static CVal *trans(const BuiltinCall *c, bool is_permute)
 {
-    Type t = v->type;
-    bool ident = true;
-    for (int k = 0; k < t.rank; k++) {
-        t.shape[k] = v->type.shape[perm[k]];
-        ident &= perm[k] == k;
-    }
-    if (ident)
-        return v;
-    Op *op = emit_op(L, OP_TRANS, loc, 1, &v, t);
-    for (int k = 0; k < t.rank; k++)
-        op->iattr[k] = perm[k];
-    return op->results[0];
-}
-
-static CVal *do_trans(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
-                      const char **kwnames, CVal **kwvals, int nkw)
-{
-    if (nargs < 1)
-        lower_error(L, call->loc, "%s needs a tensor", name);
-    Value *v = tensor_arg(L, args[0], call->loc, name);
+    Lower *L = c->L;
+    const char *name = c->name;
+    Value *v = tensor_arg(L, c->arg[0], c->at[0], name);
     int rank = v->type.rank;
-    CVal **dims = args + 1;
-    int ndims = nargs - 1;
-    for (int k = 0; k < nkw; k++) {
-        if (strcmp(kwnames[k], "dims") || ndims)
-            lower_error(L, call->kwargs.data[k].loc, "%s got an unexpected keyword argument '%s'", name, kwnames[k]);
-        dims = &kwvals[k];
-        ndims = 1;
-    }
+    CVal **dims = c->arg[1]->items.data;
+    int ndims = c->arg[1]->items.len;
     if (ndims == 1 && dims[0]->kind == CV_TUPLE) {
         ndims = dims[0]->items.len;
         dims = dims[0]->items.data;
     }
     int perm[TIR_MAX_RANK];
     if (!ndims) {
-        if (!strcmp(fn, "permute"))
-            lower_error(L, call->loc, "%s needs the order of the dimensions", name);
+        if (is_permute)
+            lower_error(L, c->loc, "%s needs the order of the dimensions", name);
         if (rank != 2)
-            lower_error(L, call->loc, "%s without dims needs a 2-D tensor, got rank %d", name, rank);
+            lower_error(L, c->loc, "%s without dims needs a 2-D tensor, got rank %d", name, rank);
         perm[0] = 1, perm[1] = 0;
     } else {
         if (ndims != rank)
-            lower_error(L, call->loc, "%s: %d dims given for a tensor of rank %d", name, ndims, rank);
+            lower_error(L, c->loc, "%s: %d dims given for a tensor of rank %d", name, ndims, rank);
         bool seen[TIR_MAX_RANK] = {false};
         for (int k = 0; k < rank; k++) {
-            perm[k] = norm_axis(L, const_int(L, dims[k], call->loc, "a dimension"), rank, call->loc);
+            perm[k] = norm_axis(L, const_int(L, dims[k], c->loc, "a dimension"), rank, c->loc);
             if (seen[perm[k]])
-                lower_error(L, call->loc, "%s: dims must be a permutation of 0..%d", name, rank - 1);
+                lower_error(L, c->loc, "%s: dims must be a permutation of 0..%d", name, rank - 1);
             seen[perm[k]] = true;
         }
     }
-    return cv_value(L, lower_permute(L, v, perm, call->loc));
+    return cv_value(L, lower_permute(L, v, perm, c->loc));
 }
+
+CVal *builtin_trans(const BuiltinCall *c) { return trans(c, false); }
+CVal *builtin_permute(const BuiltinCall *c) { return trans(c, true); }
 
 static bool dot_dtype_ok(DType d)
 {
@@ -480,60 +458,60 @@ static bool dot_dtype_ok(DType d)
 }
 
 /* tl.dot with Triton's rules (triton-internals §6.1). */
-static CVal *do_dot(Lower *L, const char *name, Node *call, CVal **args, int nargs, const char **kwnames,
-                    CVal **kwvals, int nkw)
+CVal *builtin_dot(const BuiltinCall *c)
 {
-    BIND("input", "other", "acc?", "input_precision?", "allow_tf32?", "max_num_imprecise_acc?", "out_dtype?");
-    Value *a = tensor_arg(L, A.v[0], A.loc[0], name), *b = tensor_arg(L, A.v[1], A.loc[1], name);
+    Lower *L = c->L;
+    const char *name = c->name;
+    Value *a = tensor_arg(L, c->arg[0], c->at[0], name), *b = tensor_arg(L, c->arg[1], c->at[1], name);
     Type ta = a->type, tb = b->type;
     if (ta.rank == 3 || tb.rank == 3)
-        lower_error(L, call->loc, "%s on 3-D (batched) tiles is not supported yet; loop over the batch or use "
+        lower_error(L, c->loc, "%s on 3-D (batched) tiles is not supported yet; loop over the batch or use "
                     "program_id for it", name);
     if (ta.rank != 2 || tb.rank != 2)
-        lower_error(L, call->loc, "%s needs two 2-D tensors, got ranks %d and %d", name, ta.rank, tb.rank);
+        lower_error(L, c->loc, "%s needs two 2-D tensors, got ranks %d and %d", name, ta.rank, tb.rank);
     if (ta.shape[1] != tb.shape[0])
-        lower_error(L, call->loc, "%s: the shapes [%d, %d] and [%d, %d] do not match (K = %d against %d)", name,
+        lower_error(L, c->loc, "%s: the shapes [%d, %d] and [%d, %d] do not match (K = %d against %d)", name,
                     ta.shape[0], ta.shape[1], tb.shape[0], tb.shape[1], ta.shape[1], tb.shape[0]);
     DType da = ta.dtype, db = tb.dtype;
     /* fp8: mma.sync.m16n8k32 with e4m3/e5m2 operands (sm_89 and later), in
      * any combination of the two formats, as Triton allows */
     if (dtype_is_fp8(da) != dtype_is_fp8(db))
-        lower_error(L, call->loc, "%s on %s and %s operands is not supported yet (Triton converts the fp8 operand to "
+        lower_error(L, c->loc, "%s on %s and %s operands is not supported yet (Triton converts the fp8 operand to "
                     "the other's type: write that .to() yourself)", name, dtype_triton_name(da), dtype_triton_name(db));
     if (dtype_is_fp8(da) && L->opt->arch < 90)
-        lower_error(L, call->loc, "%s on fp8 operands needs --arch sm_90 (tensor cores take fp8 from sm_89 on)", name);
+        lower_error(L, c->loc, "%s on fp8 operands needs --arch sm_90 (tensor cores take fp8 from sm_89 on)", name);
     if (da == DT_U8 || db == DT_U8)
-        lower_error(L, call->loc, "%s on uint8 operands is not supported yet", name);
+        lower_error(L, c->loc, "%s on uint8 operands is not supported yet", name);
     if (!dot_dtype_ok(da) || !dot_dtype_ok(db))
-        lower_error(L, call->loc, "%s does not take %s operands (int8, float8e4nv, float8e5, float16, bfloat16, float32 "
+        lower_error(L, c->loc, "%s does not take %s operands (int8, float8e4nv, float8e5, float16, bfloat16, float32 "
                     "or float64)", name,
                     dtype_triton_name(dot_dtype_ok(da) ? db : da));
     if (da != db && !dtype_is_fp8(da))
-        lower_error(L, call->loc, "%s needs operands of one dtype, got %s and %s", name, dtype_triton_name(da),
+        lower_error(L, c->loc, "%s needs operands of one dtype, got %s and %s", name, dtype_triton_name(da),
                     dtype_triton_name(db));
     int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
     int min_k = dtype_bits(da) == 8 ? 32 : dtype_bits(da) == 16 ? 16 : dtype_bits(da) == 32 ? 8 : 4;
     if (K < min_k)
-        lower_error(L, call->loc, "%s on %s needs K >= %d, got K = %d", name, dtype_triton_name(da), min_k, K);
+        lower_error(L, c->loc, "%s on %s needs K >= %d, got K = %d", name, dtype_triton_name(da), min_k, K);
     if (M < 16 || N < 16)
-        lower_error(L, call->loc, "%s with M or N below 16 is not supported yet (got M = %d, N = %d)", name, M, N);
+        lower_error(L, c->loc, "%s with M or N below 16 is not supported yet (got M = %d, N = %d)", name, M, N);
     /* precision */
     int prec = DOT_TF32;
-    if (A.v[3] && A.v[4])
-        lower_error(L, A.loc[4], "%s: give input_precision or allow_tf32, not both", name);
-    if (A.v[3]) {
+    if (c->arg[3] && c->arg[4])
+        lower_error(L, c->at[4], "%s: give input_precision or allow_tf32, not both", name);
+    if (c->arg[3]) {
         static const char *const names[] = {"tf32", "tf32x3", "ieee"};
-        if (A.v[3]->kind != CV_STR)
-            lower_error(L, A.loc[3], "input_precision must be a string (\"tf32\", \"tf32x3\" or \"ieee\")");
+        if (c->arg[3]->kind != CV_STR)
+            lower_error(L, c->at[3], "input_precision must be a string (\"tf32\", \"tf32x3\" or \"ieee\")");
         prec = -1;
         for (int i = 0; i < 3; i++)
-            if (!strcmp(A.v[3]->s, names[i]))
+            if (!strcmp(c->arg[3]->s, names[i]))
                 prec = i;
         if (prec < 0)
-            lower_error(L, A.loc[3], "input_precision \"%s\" is not supported (\"tf32\", \"tf32x3\" or \"ieee\")",
-                        A.v[3]->s);
-    } else if (A.v[4]) {
-        prec = cv_truthy(L, A.v[4], A.loc[4]) ? DOT_TF32 : DOT_IEEE;
+            lower_error(L, c->at[3], "input_precision \"%s\" is not supported (\"tf32\", \"tf32x3\" or \"ieee\")",
+                        c->arg[3]->s);
+    } else if (c->arg[4]) {
+        prec = cv_truthy(L, c->arg[4], c->at[4]) ? DOT_TF32 : DOT_IEEE;
     }
     if (da != DT_FP32)
         prec = DOT_TF32; /* only fp32 operands have a choice */
@@ -541,89 +519,41 @@ static CVal *do_dot(Lower *L, const char *name, Node *call, CVal **args, int nar
      * fp16 gives out_dtype; an acc must have the result's shape and be of
      * out_dtype (float32 unless given) */
     DType out_arg = DT_FP32;
-    if (A.v[6]) {
-        Type o = parse_dtype_cval(L, A.v[6], A.loc[6]);
+    if (c->arg[6]) {
+        Type o = parse_dtype_cval(L, c->arg[6], c->at[6]);
         if (o.dtype == DT_BF16)
-            lower_error(L, A.loc[6], "%s: out_dtype=bfloat16 is not supported (Triton's rule): use float32 and cast "
+            lower_error(L, c->at[6], "%s: out_dtype=bfloat16 is not supported (Triton's rule): use float32 and cast "
                         "with .to(tl.bfloat16)", name);
         out_arg = o.dtype;
     }
     DType out = da == DT_I8 ? DT_I32 : da == DT_FP32 || da == DT_BF16 ? DT_FP32 : da == DT_FP64 ? DT_FP64 : out_arg;
     if (dtype_is_fp8(da) && out != DT_FP32)
-        lower_error(L, A.loc[6], "%s on fp8 operands with out_dtype=%s is not supported yet (use float32 and cast)", name,
+        lower_error(L, c->at[6], "%s on fp8 operands with out_dtype=%s is not supported yet (use float32 and cast)", name,
                     dtype_triton_name(out));
     if (da == DT_FP16 && out != DT_FP32 && out != DT_FP16)
-        lower_error(L, A.loc[6], "%s: out_dtype must be float32 or float16 for float16 operands, got %s", name,
+        lower_error(L, c->at[6], "%s: out_dtype must be float32 or float16 for float16 operands, got %s", name,
                     dtype_triton_name(out));
     Type rt = type_tensor(type_scalar(out), 2, (int[]){M, N});
     Value *acc;
-    if (A.v[2]) {
-        acc = tensor_arg(L, A.v[2], A.loc[2], name);
+    if (c->arg[2]) {
+        acc = tensor_arg(L, c->arg[2], c->at[2], name);
         if (acc->type.rank != 2 || acc->type.shape[0] != M || acc->type.shape[1] != N)
-            lower_error(L, A.loc[2], "%s: acc must have the result's shape [%d, %d], got %s", name, M, N,
+            lower_error(L, c->at[2], "%s: acc must have the result's shape [%d, %d], got %s", name, M, N,
                         type_str(L->a, acc->type));
         if (acc->type.dtype != out_arg)
-            lower_error(L, A.loc[2], "%s: acc is %s but out_dtype is %s (Triton requires them equal; pass out_dtype=tl.%s)",
+            lower_error(L, c->at[2], "%s: acc is %s but out_dtype is %s (Triton requires them equal; pass out_dtype=tl.%s)",
                         name, dtype_triton_name(acc->type.dtype), dtype_triton_name(out_arg),
                         dtype_triton_name(acc->type.dtype));
         if (acc->type.dtype != out)
-            lower_error(L, A.loc[2], "%s: acc must be %s, the result type for %s operands, got %s", name,
+            lower_error(L, c->at[2], "%s: acc must be %s, the result type for %s operands, got %s", name,
                         dtype_triton_name(out), dtype_triton_name(da), dtype_triton_name(acc->type.dtype));
     } else {
-        Value *z = dtype_is_float(out) ? emit_const_float(L, out, 0.0, call->loc) : emit_const_int(L, out, 0, call->loc);
-        acc = splat_to(L, z, rt, call->loc);
+        Value *z = dtype_is_float(out) ? emit_const_float(L, out, 0.0, c->loc) : emit_const_int(L, out, 0, c->loc);
+        acc = splat_to(L, z, rt, c->loc);
     }
     Value *ops[3] = {a, b, acc};
-    Op *op = emit_op(L, OP_DOT, call->loc, 3, ops, rt);
+    Op *op = emit_op(L, OP_DOT, c->loc, 3, ops, rt);
     op->iattr[0] = prec;
     L->f->uses_dot = true;
     return cv_value(L, op->results[0]);
-}
-
-/* ---- entry ---------------------------------------------------------------------------- */
-
-CVal *lower_tile_builtin(Lower *L, const char *fn, const char *name, Node *call, CVal **args, int nargs,
-                         const char **kwnames, CVal **kwvals, int nkw)
-{
-    if (!strcmp(fn, "expand_dims"))
-        return do_expand_dims(L, name, call, args, nargs, kwnames, kwvals, nkw);
-    if (!strcmp(fn, "broadcast_to")) {
-        if (nargs < 1)
-            lower_error(L, call->loc, "%s needs a tensor and a shape", name);
-        Value *v = tensor_arg(L, args[0], call->loc, name);
-        int shape[TIR_MAX_RANK];
-        int rank = shape_list(L, args + 1, nargs - 1, call->loc, shape);
-        for (int k = 0; k < nkw; k++)
-            if (strcmp(kwnames[k], "shape") || rank)
-                lower_error(L, call->kwargs.data[k].loc, "%s got an unexpected keyword argument '%s'", name, kwnames[k]);
-            else
-                rank = shape_list(L, &kwvals[k], 1, call->loc, shape);
-        return cv_value(L, broadcast_to_shape(L, v, rank, shape, call->loc));
-    }
-    if (!strcmp(fn, "broadcast")) {
-        BIND("input", "other");
-        Value *a = to_value(L, A.v[0], A.loc[0]), *b = to_value(L, A.v[1], A.loc[1]);
-        broadcast_pair(L, &a, &b, call->loc);
-        CVal *t = NEW(L->a, CVal);
-        t->kind = CV_TUPLE;
-        vec_push(L->a, &t->items, cv_value(L, a));
-        vec_push(L->a, &t->items, cv_value(L, b));
-        return t;
-    }
-    CVal *r = do_reduction(L, fn, name, call, args, nargs, kwnames, kwvals, nkw);
-    if (r)
-        return r;
-    if (!strcmp(fn, "cumsum") || !strcmp(fn, "cumprod"))
-        return do_scan(L, fn, name, call, args, nargs, kwnames, kwvals, nkw);
-    if (!strncmp(fn, "atomic_", 7))
-        return do_atomic(L, fn, name, call, args, nargs, kwnames, kwvals, nkw);
-    if (!strcmp(fn, "device_print"))
-        return do_print(L, name, call, args, nargs, kwnames, kwvals, nkw);
-    if (!strcmp(fn, "device_assert"))
-        return do_assert(L, name, call, args, nargs, kwnames, kwvals, nkw);
-    if (!strcmp(fn, "dot"))
-        return do_dot(L, name, call, args, nargs, kwnames, kwvals, nkw);
-    if (!strcmp(fn, "trans") || !strcmp(fn, "permute"))
-        return do_trans(L, fn, name, call, args, nargs, kwnames, kwvals, nkw);
-    return NULL;
 }

@@ -1,0 +1,199 @@
+/*
+ * builtins.h — every function a kernel may call, one row each: Triton's
+ * tl.* library, tensor and dtype methods, libdevice / tl.math, Python's
+ * math module and the Python builtins.  builtins.c turns the rows into the
+ * lookup table and binds each call's arguments to the row's parameters
+ * before its handler runs; lower_internal.h declares the handlers.
+ *
+ *   B(name, flags, handler, data, "parameters")
+ *     name        as the kernel writes it, after module aliases are resolved
+ *                 ("tl.load", "libdevice.exp", "math.log2", "min");
+ *                 "tensor.NAME" and "dtype.NAME" are methods of a tensor or
+ *                 a dtype, their receiver bound to the first parameter
+ *     flags       BI_METHOD: also a tensor method, x.NAME(...) binding x to
+ *                 the first parameter
+ *     handler     CVal *builtin_HANDLER(const BuiltinCall *c)
+ *     data        an int the handler reads as c->data (which reduction,
+ *                 which atomic, which op...)
+ *     parameters  as in a Python signature: "x" is required; "x=None",
+ *                 "x=False", "x=True" and "x=INT" are optional with that
+ *                 default (an explicit None also gives the default; None
+ *                 arrives as NULL); "*x" takes the remaining positional
+ *                 arguments as a tuple, and the parameters after it are
+ *                 keyword-only
+ *   LATER(name, flags, what)
+ *     known to Triton, not supported by tilec yet: calls are reported as
+ *     "NAME is not supported yet (WHAT)"
+ *
+ * The unary and binary math functions (tl.exp, libdevice.pow...) are not
+ * rows here: builtins.c adds one row per MATH_LIST / MATH2_LIST entry of
+ * tir.h, under tl. and libdevice., plus the libdevice spellings in
+ * BUILTIN_MATH_ALIASES.  Rows listed first win, so libdevice.exp (expf)
+ * comes before the generated one.
+ */
+#ifndef TILEC_BUILTINS_H
+#define TILEC_BUILTINS_H
+
+enum { BI_METHOD = 1 };
+
+#define BUILTIN_LIST(B, LATER)                                                                                    \
+    /* ---- programs, memory, constants, casts (lower_builtins.c) */                                             \
+    B("tl.program_id", 0, program_id, OP_PROGRAM_ID, "axis")                                                      \
+    B("tl.num_programs", 0, program_id, OP_NUM_PROGRAMS, "axis")                                                  \
+    B("tl.arange", 0, arange, 0, "start, end")                                                                    \
+    B("tl.load", 0, load, 0,                                                                                      \
+      "pointer, mask=None, other=None, boundary_check=None, padding_option=None, cache_modifier=None, "           \
+      "eviction_policy=None, volatile=False")                                                                     \
+    B("tl.store", 0, store, 0,                                                                                    \
+      "pointer, value, mask=None, boundary_check=None, cache_modifier=None, eviction_policy=None")                \
+    B("tl.zeros", 0, zeros, 0, "shape, dtype")                                                                    \
+    B("tl.full", 0, full, 0, "shape, value, dtype")                                                               \
+    B("tl.zeros_like", 0, zeros_like, 0, "input, dtype=None")                                                     \
+    B("tl.full_like", 0, full_like, 0, "input, value, dtype=None")                                                \
+    B("tl.where", 0, where, 0, "condition, x, y")                                                                 \
+    B("tl.maximum", 0, minmax, 1, "x, y, propagate_nan=None")                                                     \
+    B("tl.minimum", 0, minmax, 0, "x, y, propagate_nan=None")                                                     \
+    B("tl.clamp", 0, clamp, 0, "x, min, max, propagate_nan=None")                                                 \
+    B("tl.fma", 0, fma, 0, "x, y, z")                                                                             \
+    B("tl.umulhi", 0, umulhi, 0, "x, y")                                                                          \
+    B("tl.cdiv", 0, cdiv, 0, "x, div")                                                                            \
+    B("tl.fdiv", 0, fdiv, 0, "x, y, ieee_rounding=False")                                                         \
+    B("tl.cast", 0, cast, 0, "input, dtype, fp_downcast_rounding=None, bitcast=False")                            \
+    B("tensor.to", 0, to, 0, "self, dtype, fp_downcast_rounding=None, bitcast=False")                             \
+    B("tl.multiple_of", 0, hint, 0, "input, values")                                                              \
+    B("tl.max_contiguous", 0, hint, 1, "input, values")                                                           \
+    B("tl.max_constancy", 0, hint, 2, "input, values")                                                            \
+    B("tl.assume", 0, assume, 0, "cond")                                                                          \
+    B("tl.debug_barrier", 0, debug_barrier, 0, "")                                                                \
+    B("tl.static_assert", 0, static_assert, 0, "cond, msg=None")                                                  \
+    B("tl.static_print", 0, static_print, 0, "*values, sep=None, end=None, file=None, flush=None")                \
+    B("tl.constexpr", 0, constexpr, 0, "value")                                                                   \
+    B("tl.get_int_dtype", 0, get_int_dtype, 0, "bitwidth, signed")                                                \
+    B("tl._log2", 0, log2_constexpr, 0, "i")                                                                      \
+    B("tl.range", 0, for_iterable, 0,                                                                             \
+      "arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, disallow_acc_multi_buffer=False, "    \
+      "flatten=False, warp_specialize=False")                                                                     \
+    B("tl.static_range", 0, for_iterable, 0, "arg1, arg2=None, step=None")                                        \
+    B("libdevice.exp", 0, math1, MATH_EXP_LIBDEVICE, "x") /* __nv_expf, not tl.exp's approximation */             \
+    B("libdevice.expf", 0, math1, MATH_EXP_LIBDEVICE, "x")                                                        \
+    B("libdevice.fma", 0, fma, 0, "x, y, z")                                                                      \
+    B("libdevice.umulhi", 0, umulhi, 0, "x, y")                                                                   \
+    B("libdevice.cdiv", 0, cdiv, 0, "x, div")                                                                     \
+    /* ---- dtype methods (lower_builtins.c) */                                                                   \
+    B("dtype.is_floating", 0, dtype_is_floating, 0, "self")                                                       \
+    B("dtype.is_int", 0, dtype_is_int, 0, "self")                                                                 \
+    B("dtype.is_int_signed", 0, dtype_is_int_signed, 0, "self")                                                   \
+    B("dtype.is_int_unsigned", 0, dtype_is_int_unsigned, 0, "self")                                               \
+    B("dtype.is_ptr", 0, dtype_is, DT_PTR, "self")                                                                \
+    B("dtype.is_fp16", 0, dtype_is, DT_FP16, "self")                                                              \
+    B("dtype.is_bf16", 0, dtype_is, DT_BF16, "self")                                                              \
+    B("dtype.is_fp32", 0, dtype_is, DT_FP32, "self")                                                              \
+    B("dtype.is_fp64", 0, dtype_is, DT_FP64, "self")                                                              \
+    /* ---- Python builtins, math and triton.* helpers (lower_builtins.c) */                                      \
+    B("min", 0, py_minmax, 0, "*args")                                                                            \
+    B("max", 0, py_minmax, 1, "*args")                                                                            \
+    B("len", 0, len, 0, "obj")                                                                                    \
+    B("abs", 0, abs, 0, "x")                                                                                      \
+    B("int", 0, int, 0, "x")                                                                                      \
+    B("float", 0, float, 0, "x")                                                                                  \
+    B("bool", 0, bool, 0, "x")                                                                                    \
+    B("range", 0, for_iterable, 0, "*args")                                                                       \
+    B("math.log2", 0, py_math, MATH_LOG2, "x")                                                                    \
+    B("math.log", 0, py_math, MATH_LOG, "x")                                                                      \
+    B("math.sqrt", 0, py_math, MATH_SQRT, "x")                                                                    \
+    B("math.exp", 0, py_math, MATH_EXP, "x")                                                                      \
+    B("math.ceil", 0, py_math, MATH_CEIL, "x")                                                                    \
+    B("math.floor", 0, py_math, MATH_FLOOR, "x")                                                                  \
+    B("triton.cdiv", 0, cdiv, 0, "x, div")                                                                        \
+    B("triton.next_power_of_2", 0, next_power_of_2, 0, "n")                                                       \
+    LATER("print", 0, "use tl.device_print")                                                                      \
+    LATER("isinstance", 0, "type tests")                                                               \
+    /* ---- shapes, reductions, scans, atomics, dot, debugging (lower_tiles.c) */                                 \
+    B("tl.expand_dims", BI_METHOD, expand_dims, 0, "input, axis")                                                 \
+    B("tl.broadcast_to", BI_METHOD, broadcast_to, 0, "input, *shape")                                             \
+    B("tl.broadcast", BI_METHOD, broadcast, 0, "input, other")                                                    \
+    B("tl.trans", BI_METHOD, trans, 0, "input, *dims")                                                            \
+    B("tl.permute", BI_METHOD, permute, 0, "input, *dims")                                                        \
+    B("tl.sum", BI_METHOD, sum, 0, "input, axis=None, keep_dims=False, dtype=None")                               \
+    B("tl.xor_sum", BI_METHOD, xor_sum, 0, "input, axis=None, keep_dims=False")                                   \
+    B("tl.max", BI_METHOD, max_min, RED_MAX,                                                                      \
+      "input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False")              \
+    B("tl.min", BI_METHOD, max_min, RED_MIN,                                                                      \
+      "input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False")              \
+    B("tl.argmax", BI_METHOD, argmax_min, RED_ARGMAX, "input, axis, tie_break_left=True, keep_dims=False")        \
+    B("tl.argmin", BI_METHOD, argmax_min, RED_ARGMIN, "input, axis, tie_break_left=True, keep_dims=False")        \
+    B("tl.cumsum", BI_METHOD, scan, SCAN_SUM, "input, axis=0, reverse=False, dtype=None")                         \
+    B("tl.cumprod", BI_METHOD, scan, SCAN_PROD, "input, axis=0, reverse=False, dtype=None")                       \
+    B("tl.atomic_add", BI_METHOD, atomic, ATOM_ADD, "pointer, val, mask=None, sem=None, scope=None")              \
+    B("tl.atomic_max", BI_METHOD, atomic, ATOM_MAX, "pointer, val, mask=None, sem=None, scope=None")              \
+    B("tl.atomic_min", BI_METHOD, atomic, ATOM_MIN, "pointer, val, mask=None, sem=None, scope=None")              \
+    B("tl.atomic_and", BI_METHOD, atomic, ATOM_AND, "pointer, val, mask=None, sem=None, scope=None")              \
+    B("tl.atomic_or", BI_METHOD, atomic, ATOM_OR, "pointer, val, mask=None, sem=None, scope=None")                \
+    B("tl.atomic_xor", BI_METHOD, atomic, ATOM_XOR, "pointer, val, mask=None, sem=None, scope=None")              \
+    B("tl.atomic_xchg", BI_METHOD, atomic, ATOM_XCHG, "pointer, val, mask=None, sem=None, scope=None")            \
+    B("tl.atomic_cas", BI_METHOD, atomic_cas, 0, "pointer, cmp, val, sem=None, scope=None")                       \
+    B("tl.dot", BI_METHOD, dot, 0,                                                                                \
+      "input, other, acc=None, input_precision=None, allow_tf32=None, max_num_imprecise_acc=None, "               \
+      "out_dtype=None")                                                                                           \
+    B("tl.device_print", BI_METHOD, device_print, 0, "prefix, *args, hex=False")                                  \
+    B("tl.device_assert", BI_METHOD, device_assert, 0, "cond, msg=None, mask=None")                               \
+    /* ---- Philox random numbers (lower_random.c) */                                                             \
+    B("tl.randint", 0, randint, 0, "seed, offset, n_rounds=10")                                                   \
+    B("tl.randint4x", 0, randint4x, 0, "seed, offset, n_rounds=10")                                               \
+    B("tl.rand", 0, rand, 0, "seed, offset, n_rounds=10")                                                         \
+    B("tl.rand4x", 0, rand4x, 0, "seed, offsets, n_rounds=10")                                                    \
+    B("tl.randn", 0, randn, 0, "seed, offset, n_rounds=10")                                                       \
+    B("tl.randn4x", 0, randn4x, 0, "seed, offset, n_rounds=10")                                                   \
+    B("tl.philox", 0, philox, 0, "seed, c0, c1, c2, c3, n_rounds=10")                                             \
+    B("tl.philox_impl", 0, philox_impl, 0, "c0, c1, c2, c3, k0, k1, n_rounds=10")                                 \
+    B("tl.uint_to_uniform_float", 0, uint_to_uniform_float, 0, "x")                                               \
+    B("tl.pair_uniform_to_normal", 0, pair_uniform_to_normal, 0, "u1, u2")                                        \
+    /* ---- not supported yet */                                                                                 \
+    LATER("tl.reduce", BI_METHOD, "reductions with a combine function")                                          \
+    LATER("tl.associative_scan", BI_METHOD, "scans with a combine function")                                     \
+    LATER("tl.dot_scaled", BI_METHOD, "scaled matrix products")                                                  \
+    LATER("tl.reshape", BI_METHOD, "reshapes")                                                                   \
+    LATER("tl.view", BI_METHOD, "reshapes")                                                                      \
+    LATER("tl.ravel", BI_METHOD, "reshapes")                                                                     \
+    LATER("tl.join", BI_METHOD, "join/split")                                                                    \
+    LATER("tl.split", BI_METHOD, "join/split")                                                                   \
+    LATER("tl.interleave", BI_METHOD, "join/split")                                                              \
+    LATER("tl.cat", BI_METHOD, "concatenation")                                                                  \
+    LATER("tl.make_block_ptr", BI_METHOD, "block pointers")                                                      \
+    LATER("tl.advance", BI_METHOD, "block pointers")                                                             \
+    LATER("tl.make_tensor_descriptor", BI_METHOD, "tensor descriptors")                                          \
+    LATER("tl.load_tensor_descriptor", BI_METHOD, "tensor descriptors")                                          \
+    LATER("tl.store_tensor_descriptor", BI_METHOD, "tensor descriptors")                                         \
+    LATER("tl._experimental_descriptor_load", BI_METHOD, "tensor descriptors")                                   \
+    LATER("tl._experimental_descriptor_store", BI_METHOD, "tensor descriptors")                                  \
+    LATER("tl._experimental_make_tensor_descriptor", BI_METHOD, "tensor descriptors")                            \
+    LATER("tl.sort", BI_METHOD, "sorting")                                                                       \
+    LATER("tl.topk", BI_METHOD, "topk")                                                                          \
+    LATER("tl.gather", BI_METHOD, "gather")                                                                      \
+    LATER("tl.histogram", BI_METHOD, "histograms")                                                               \
+    LATER("tl.flip", BI_METHOD, "flip")                                                                          \
+    LATER("tl.softmax", BI_METHOD, "reductions")                                                                 \
+    LATER("tl.swizzle2d", BI_METHOD, "swizzle2d")                                                                \
+    LATER("tl.inline_asm_elementwise", BI_METHOD, "inline assembly")                                             \
+    LATER("tl.map_elementwise", BI_METHOD, "custom elementwise functions")                                       \
+    LATER("tl.pointer_type", BI_METHOD, "pointers to pointers")                                                  \
+    LATER("tl.tuple", BI_METHOD, "tuples of tensors")                                                            \
+    LATER("tl.async_task", BI_METHOD, "warp specialization")                                                     \
+    LATER("tl.extra.cuda.globaltimer", 0, "CUDA-specific extras")                                                \
+    LATER("tl.extra.cuda.smid", 0, "CUDA-specific extras")                                                       \
+    LATER("tl.extra.cuda.num_threads", 0, "CUDA-specific extras")                                                \
+    LATER("tl.extra.cuda.num_warps", 0, "CUDA-specific extras")                                                  \
+    LATER("tl.extra.cuda.convert_custom_float8_sm80", 0, "float8e4b15 conversions")                              \
+    LATER("tl.extra.cuda.convert_custom_float8_sm70", 0, "float8e4b15 conversions")                              \
+    LATER("tl.extra.cuda.experimental_device_tensormap_create1d", 0, "tensor descriptors")                       \
+    LATER("tl.extra.cuda.experimental_device_tensormap_create2d", 0, "tensor descriptors")                       \
+    LATER("tl.extra.cuda.experimental_tensormap_fenceproxy_acquire", 0, "tensor descriptors")
+
+/* libdevice spellings of the math functions, accepted under tl. and
+ * libdevice. alike: X(math function, name) or X2(binary one, name) */
+#define BUILTIN_MATH_ALIASES(X, X2)                                                                               \
+    X(MATH_ABS, "fabs") X(MATH_EXP2, "exp2f") X(MATH_LOG, "logf") X(MATH_SQRT_RN, "sqrtf")                        \
+    X(MATH_RSQRT, "rsqrtf") X(MATH_TANH, "tanhf") X(MATH_ERF, "erff") X(MATH_FLOOR, "floorf")                     \
+    X(MATH_CEIL, "ceilf") X(MATH_RINT, "nearbyint") X(MATH_RINT, "llrint") X2(MATH2_POW, "powf")
+
+#endif
