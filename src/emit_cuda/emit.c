@@ -5,53 +5,23 @@
  * expression, the vector width of each memory op, which loop-carried values
  * are written in place), then print (header, helpers, kernel, launcher).
  */
-#include "emit.h"
+#include "emit_internal.h"
 
-#include <ctype.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lexer.h"
 #include "templates.h"
 
-typedef struct ValInfo {
-    const char *name;   /* C name; NULL while unnamed */
-    Op *user;           /* the single user when nuses == 1 */
-    bool inl;           /* printed inside its user's expression */
-    bool declared;      /* a variable declared before its defining op (if/for results) */
-    bool folded_addr;   /* a named pointer tile computed inside its load or store */
-    int depth;          /* inl: how deeply its expression nests inlined ones (plan_block) */
-} ValInfo;
-
-typedef struct Emitter {
-    Ctx *ctx;
-    Arena *a;
-    StrBuf *out;
-    const TirFunc *f;
-    const EmitOptions *opt;
-    int indent;
-    ValInfo *vi;
-    StrMap names;          /* C names taken so far */
-    StrMap next_suffix;    /* base name -> the next _N to try for it */
-    Vec(struct RegIx) ixs; /* register indices printed so far, as bit runs ... */
-    StrMap ix_of_text;     /* ... by their text */
-    const SrcStmt *last_stmt;
-    GridProg grid;         /* the launch grid (--grid) */
-    Vec(struct Binding) binds; /* per-thread names bound at the kernel's top */
-    StrBuf helpers;        /* device helpers printed before the kernel */
-    Vec(const char *) helper_names;
-    int nbuf;              /* shared buffers named so far */
-    Vec(const Op *) stage_ops; /* staging buffers named so far ... */
-    Vec(const char *) stage_fns; /* ... and their helpers */
-} Emitter;
-
-static ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }
+static void line(Emitter *E, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static const char *paren(Emitter *E, const char *s);
+static const char *ex(Emitter *E, const Value *v, const Value *ctx, const char *idx);
+static void emit_block(Emitter *E, const Block *b);
+static bool fused_read(Emitter *E, const Value *v);
+static bool helper_known(Emitter *E, const char *name);
 
 /* ---- output primitives -------------------------------------------------------- */
 
-static void line(Emitter *E, const char *fmt, ...) PRINTF_LIKE(2, 3);
 static void line(Emitter *E, const char *fmt, ...)
 {
     for (int i = 0; i < E->indent; i++)
@@ -63,8 +33,7 @@ static void line(Emitter *E, const char *fmt, ...)
     sb_putc(E->out, '\n');
 }
 
-static char *fmt(Emitter *E, const char *f, ...) PRINTF_LIKE(2, 3);
-static char *fmt(Emitter *E, const char *f, ...)
+char *fmt(Emitter *E, const char *f, ...)
 {
     va_list ap, ap2;
     va_start(ap, f);
@@ -76,191 +45,6 @@ static char *fmt(Emitter *E, const char *f, ...)
     va_end(ap2);
     return p;
 }
-
-/* ---- names ----------------------------------------------------------------------- */
-
-static const char *const reserved[] = {
-    "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "return",
-    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-    "volatile", "while", "class", "delete", "new", "namespace", "operator", "private", "protected",
-    "public", "template", "this", "throw", "try", "catch", "typename", "using", "virtual", "true",
-    "false", "nullptr", "asm", "friend", "mutable", "explicit", "export", "constexpr", "decltype",
-    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "tilec", "e", "tid", "lane", "warp",
-    "min", "max", "abs", "exp", "log", "sqrt", "dim3", "grid", "stream", "main", "not", "and", "or",
-    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old", "part", "before", "total", "incl", "prev", "sum", "rr", "s", "v", "same", "j",
-    "ks", "mi", "ni", "np", "qi", /* tl.dot: K steps, 16x8 tiles, ldmatrix groups */
-};
-
-static bool name_taken(Emitter *E, const char *s)
-{
-    for (size_t i = 0; i < ARRAY_LEN(reserved); i++)
-        if (!strcmp(reserved[i], s))
-            return true;
-    if (s[0] == 'L' && s[1] >= '0' && s[1] <= '9')
-        return true;
-    return strmap_find(&E->names, s) != NULL;
-}
-
-static const char *unique_name(Emitter *E, const char *base)
-{
-    char *clean = arena_alloc(E->a, strlen(base) + 3); /* room for a "v_" prefix */
-    size_t n = 0;
-    for (const char *p = base; *p; p++) {
-        char c = *p;
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (n && c >= '0' && c <= '9');
-        clean[n++] = ok ? c : '_';
-    }
-    clean[n] = 0;
-    if (!n)
-        strcpy(clean, "v");
-    else if (clean[0] == 'L' && clean[1] >= '0' && clean[1] <= '9') {
-        /* L0, L1_rows, ... name layouts; a source variable called so becomes v_L0 (every
-         * suffixed form would start with L<digit> too, and be taken) */
-        memmove(clean + 2, clean, n + 1);
-        memcpy(clean, "v_", 2);
-    }
-    const char *name = clean;
-    if (name_taken(E, name)) {
-        /* x, x_2, x_3, ...: each base remembers where its suffixes stopped, so a kernel
-         * unrolled into thousands of values named alike still names them in linear time */
-        int *next = strmap_find(&E->next_suffix, clean);
-        int k = next ? *next : 2;
-        for (;; k++) {
-            name = fmt(E, "%s_%d", clean, k);
-            if (!name_taken(E, name))
-                break;
-        }
-        if (next)
-            *next = k + 1;
-        else
-            strmap_put(E->a, &E->next_suffix, clean, k + 1);
-    }
-    strmap_put(E->a, &E->names, name, 0);
-    return name;
-}
-
-static const char *role_name(const Op *op)
-{
-    switch (op->kind) {
-    case OP_LOAD: return "loaded";
-    case OP_MAKE_RANGE: return "range";
-    case OP_CMP: return "cond";
-    case OP_ADDPTR: return "ptrs";
-    case OP_PROGRAM_ID: return "pid";
-    case OP_NUM_PROGRAMS: return "nprog";
-    case OP_CAST: return "cvt";
-    case OP_SELECT: return "sel";
-    case OP_MATH:
-    case OP_MATH2: return "fn";
-    default: return "tmp";
-    }
-}
-
-static const char *vname(Emitter *E, const Value *v)
-{
-    ValInfo *vi = info(E, v);
-    if (!vi->name)
-        vi->name = unique_name(E, v->name ? v->name : v->def ? role_name(v->def) : "arg");
-    return vi->name;
-}
-
-/* ---- types and literals ------------------------------------------------------------ */
-
-static const char *ctype(Emitter *E, Type t)
-{
-    if (t.dtype == DT_PTR)
-        return fmt(E, "%s *", dtype_memory_ctype(t.pointee));
-    return dtype_ctype(t.dtype);
-}
-
-/* "const T name" or "T *const name" */
-static const char *const_decl(Emitter *E, Type t, const char *name)
-{
-    if (t.dtype == DT_PTR)
-        return fmt(E, "%s *const %s", dtype_memory_ctype(t.pointee), name);
-    return fmt(E, "const %s %s", dtype_ctype(t.dtype), name);
-}
-
-/* "T name[N]" or "T *name[N]" */
-static const char *decl(Emitter *E, Type t, const char *name, int n)
-{
-    const char *ct = ctype(E, t);
-    size_t len = strlen(ct);
-    const char *sep = (len && ct[len - 1] == '*') ? "" : " ";
-    if (n)
-        return fmt(E, "%s%s%s[%d]", ct, sep, name, n);
-    return fmt(E, "%s%s%s", ct, sep, name);
-}
-
-static const char *float_literal(Emitter *E, double x, DType d)
-{
-    if (dtype_is_fp8(d)) { /* lowering makes no fp8 constant but +0 and -0 */
-        if (x != 0)
-            BUG("fp8 literal %g", x);
-        return fmt(E, "tilec::%s_bits(%s)", d == DT_FP8E4NV ? "e4m3" : "e5m2", signbit(x) ? "0x80" : "0x00");
-    }
-    if (isnan(x) || isinf(x)) {
-        const char *f32 = isnan(x) ? "__int_as_float(0x7fc00000)" : x > 0 ? "__int_as_float(0x7f800000)" : "__int_as_float(0xff800000)";
-        switch (d) {
-        case DT_FP64:
-            return isnan(x) ? "__longlong_as_double(0x7ff8000000000000ll)"
-                   : x > 0  ? "__longlong_as_double(0x7ff0000000000000ll)"
-                            : "__longlong_as_double(0xfff0000000000000ll)";
-        case DT_FP16: return fmt(E, "__float2half(%s)", f32);
-        case DT_BF16: return fmt(E, "__float2bfloat16(%s)", f32);
-        default: return f32;
-        }
-    }
-    char buf[64];
-    if (d == DT_FP32)
-        snprintf(buf, sizeof buf, "%.9g", (double)(float)x);
-    else
-        snprintf(buf, sizeof buf, "%.17g", x);
-    if (!strpbrk(buf, ".en"))
-        strcat(buf, ".0");
-    switch (d) {
-    case DT_FP32: return fmt(E, "%sf", buf);
-    case DT_FP64: return fmt(E, "%s", buf);
-    case DT_FP16: return fmt(E, "__double2half(%s)", buf);
-    case DT_BF16: return fmt(E, "__double2bfloat16(%s)", buf);
-    default: return fmt(E, "%s", buf);
-    }
-}
-
-static const char *int_literal(Emitter *E, int64_t v, DType d)
-{
-    switch (d) {
-    case DT_I1: return v ? "true" : "false";
-    case DT_I64:
-        if (v == INT64_MIN)
-            return "(-9223372036854775807ll - 1)";
-        return fmt(E, "%lldll", (long long)v);
-    case DT_U64: return fmt(E, "%lluull", (unsigned long long)v);
-    case DT_U32: return fmt(E, "%uu", (unsigned)v);
-    case DT_I32:
-        if (v == INT32_MIN)
-            return "(-2147483647 - 1)";
-        return fmt(E, "%lld", (long long)v);
-    default: return fmt(E, "(%s)%lld", dtype_ctype(d), (long long)v);
-    }
-}
-
-static const char *zero_of(Emitter *E, DType d)
-{
-    return dtype_is_float(d) ? float_literal(E, 0.0, d) : int_literal(E, 0, d);
-}
-
-static const char *paren(Emitter *E, const char *s);
-
-/* ---- thread coordinates ----------------------------------------------------------- */
-
-/* Named per-thread quantities bound once at the top of the kernel: each
- * layout's first coordinate along each dimension, and owner predicates of
- * replicated layouts. */
-typedef struct Binding {
-    const char *name, *type, *expr, *comment;
-} Binding;
 
 static const char *bind_once(Emitter *E, const char *hint, const char *type, const char *expr, const char *comment)
 {
@@ -316,9 +100,11 @@ typedef struct IxRun {
     int8_t var, from, to, len;
     bool top;
 } IxRun;
+
 #define IX_ALL 64
 
 #define IX_MAX_VARS 4
+
 typedef struct RegIx {
     const char *var[IX_MAX_VARS]; /* counters as C: a name, or an expression in parentheses */
     int nvar;
@@ -813,9 +599,6 @@ static void plan_regions(Emitter *E, Block *b)
 
 /* ---- expressions ------------------------------------------------------------------------ */
 
-static const char *ex(Emitter *E, const Value *v, const Value *ctx, const char *idx);
-static const char *paren(Emitter *E, const char *s);
-
 static const char *small_int_wrap(Emitter *E, DType d, const char *s)
 {
     if (dtype_is_int(d) && d != DT_I1 && dtype_bits(d) < 32)
@@ -1071,15 +854,6 @@ static const char *ex(Emitter *E, const Value *v, const Value *ctx, const char *
     return fmt(E, "%s[%s]", vname(E, v), ri);
 }
 
-/* ---- statements -------------------------------------------------------------------------- */
-
-/* The source file's name without its folders, as C comment text. */
-static const char *source_file_name(Emitter *E)
-{
-    const char *path = E->ctx->src->path, *slash = strrchr(path, '/');
-    return comment_escape(E->a, slash ? slash + 1 : path);
-}
-
 static void stmt_comment(Emitter *E, const Op *op)
 {
     const SrcStmt *s = op->stmt;
@@ -1111,25 +885,6 @@ static void stmt_comment(Emitter *E, const Op *op)
     else
         line(E, "// %s:%d  %s", source_file_name(E), s->loc.line, stmt);
 }
-
-static const char *shape_note(Emitter *E, const Value *v)
-{
-    if (!v->type.rank)
-        return "";
-    StrBuf t = {0};
-    for (int d = 0; d < v->type.rank; d++)
-        sb_printf(&t, "%s%d", d ? "x" : "", v->type.shape[d]);
-    const char *r = fmt(E, "  // [%s] %s, L%d", t.data, dtype_name(v->type.dtype == DT_PTR ? v->type.pointee : v->type.dtype),
-                        v->layout ? v->layout->id : -1);
-    sb_free(&t);
-    return r;
-}
-
-static void emit_block(Emitter *E, const Block *b);
-
-/* ---- loops over a thread's elements ---------------------------------------------------- */
-
-static int nregs(const Value *v) { return value_regs(v); }
 
 /* Opens the loop over a thread's `n` register elements in steps of `step` and
  * returns the index to use inside it.  One step needs no loop: index 0. */
@@ -1183,14 +938,15 @@ static void elem_close(Emitter *E, int n, bool multi)
     line(E, "}");
 }
 
-/* Element `idx` of some source: a value, an op's expression, or an array. */
-typedef const char *(*ElemExpr)(Emitter *E, const void *src, const Value *ctx, const char *idx);
 static const char *value_elem(Emitter *E, const void *v, const Value *ctx, const char *idx) { return ex(E, v, ctx, idx); }
+
 static const char *op_elem(Emitter *E, const void *op, const Value *ctx, const char *idx) { return op_expr(E, op, idx); }
+
 static const char *array_elem(Emitter *E, const void *name, const Value *ctx, const char *idx)
 {
     return fmt(E, "%s[%s]", (const char *)name, idx);
 }
+
 static const char *scalar_elem(Emitter *E, const void *name, const Value *ctx, const char *idx) { return name; }
 
 /* dst = src, element by element when `like` is a tensor. */
@@ -1813,10 +1569,7 @@ static void emit_convert(Emitter *E, const Op *op)
     line(E, "}");
 }
 
-
 /* ---- tl.dot: operand staging, ldmatrix, mma.sync, the FMA path ------------------------------- */
-
-static bool fused_read(Emitter *E, const Value *v);
 
 /* 32-bit registers of a dot operand fragment (kwidth elements each). */
 static int frag_words(const Value *v) { return nregs(v) / v->layout->kwidth; }
@@ -2114,8 +1867,6 @@ static void emit_async_copy(Emitter *E, const Op *op)
          oc[1 - s->contig_dim], oc[s->contig_dim], ex(E, ptr, ptr, e), p);
     elem_loop_close(E, n, v);
 }
-
-static bool helper_known(Emitter *E, const char *name);
 
 /* The fp8 mma (sm_89 and later), written into the helpers when a kernel uses it. */
 static const char *mma_fp8_helper(Emitter *E, DType a, DType b)
@@ -2443,6 +2194,7 @@ static void atom_ptx_type(DType d, const char *kind, const char **ptx, const cha
 }
 
 static const char *const sem_names[] = {"acq_rel", "acquire", "release", "relaxed"};
+
 static const char *const scope_names[] = {"gpu", "cta", "sys"};
 
 /* A device helper doing one `atom` instruction; returns its name. */
@@ -3286,19 +3038,6 @@ static void scan_uses(TirFunc *f, const Block *b)
         for (int r = 0; r < op->nregions; r++)
             scan_uses(f, op->regions[r]);
     }
-}
-
-/* The kernel's and its runtime parameters' names are C names in the .cu (the kernel, NAME_launch
- * and its arguments) as they are (in_c): refused where C cannot take them. */
-static void check_c_name(Emitter *E, const char *nm, const char *what, bool in_c)
-{
-    for (const char *p = nm; *p && in_c; p++)
-        if ((unsigned char)*p >= 0x80)
-            diag_error(E->ctx, E->f->loc, "%s '%s' is not ASCII, and nvcc takes only ASCII names for kernels and "
-                                          "their parameters; please rename it", what, nm);
-    for (size_t k = 0; k < ARRAY_LEN(reserved); k++)
-        if (!strcmp(reserved[k], nm))
-            diag_error(E->ctx, E->f->loc, "%s '%s' is reserved in the generated CUDA; please rename it", what, nm);
 }
 
 void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)

@@ -1,0 +1,78 @@
+/*
+ * emit_internal.h — state shared by the files of the CUDA emitter (emit.h's
+ * contract; emit.c is the entry point).
+ *
+ * One Emitter lives for one cuda_emit call.  Everything it prints is C text
+ * allocated in the translation's arena (fmt); `line` prints one indented
+ * line of the kernel.  A register index travels as C text (a loop counter,
+ * a constant, or bits of counters moved into place: coords.c); an element
+ * of a value is the C expression ex() returns for one register index.
+ */
+#ifndef TILEC_EMIT_INTERNAL_H
+#define TILEC_EMIT_INTERNAL_H
+
+#include "emit.h"
+#include "../tileir/tir.h"
+
+typedef struct ValInfo {
+    const char *name;   /* C name; NULL while unnamed */
+    Op *user;           /* the single user when nuses == 1 */
+    bool inl;           /* printed inside its user's expression */
+    bool declared;      /* a variable declared before its defining op (if/for results) */
+    bool folded_addr;   /* a named pointer tile computed inside its load or store */
+    int depth;          /* inl: how deeply its expression nests inlined ones (plan_block) */
+} ValInfo;
+
+/* Named per-thread quantities bound once at the top of the kernel: each
+ * layout's first coordinate along each dimension, and owner predicates of
+ * replicated layouts. */
+typedef struct Binding {
+    const char *name, *type, *expr, *comment;
+} Binding;
+
+typedef struct Emitter {
+    Ctx *ctx;
+    Arena *a;
+    StrBuf *out;
+    const TirFunc *f;
+    const EmitOptions *opt;
+    int indent;
+    ValInfo *vi;
+    StrMap names;          /* C names taken so far */
+    StrMap next_suffix;    /* base name -> the next _N to try for it */
+    Vec(struct RegIx) ixs; /* register indices printed so far, as bit runs ... */
+    StrMap ix_of_text;     /* ... by their text */
+    const SrcStmt *last_stmt;
+    GridProg grid;         /* the launch grid (--grid) */
+    Vec(struct Binding) binds; /* per-thread names bound at the kernel's top */
+    StrBuf helpers;        /* device helpers printed before the kernel */
+    Vec(const char *) helper_names;
+    int nbuf;              /* shared buffers named so far */
+    Vec(const Op *) stage_ops; /* staging buffers named so far ... */
+    Vec(const char *) stage_fns; /* ... and their helpers */
+} Emitter;
+
+static inline ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }
+
+static inline int nregs(const Value *v) { return value_regs(v); }
+
+/* Element `idx` of some source: a value, an op's expression, or an array. */
+typedef const char *(*ElemExpr)(Emitter *E, const void *src, const Value *ctx, const char *idx);
+
+/* emit.c */
+char *fmt(Emitter *E, const char *f, ...) PRINTF_LIKE(2, 3);
+
+/* names.c */
+const char *unique_name(Emitter *E, const char *base);
+const char *vname(Emitter *E, const Value *v);
+const char *ctype(Emitter *E, Type t);
+const char *const_decl(Emitter *E, Type t, const char *name);
+const char *decl(Emitter *E, Type t, const char *name, int n);
+const char *float_literal(Emitter *E, double x, DType d);
+const char *int_literal(Emitter *E, int64_t v, DType d);
+const char *zero_of(Emitter *E, DType d);
+const char *source_file_name(Emitter *E);
+const char *shape_note(Emitter *E, const Value *v);
+void check_c_name(Emitter *E, const char *nm, const char *what, bool in_c);
+
+#endif
