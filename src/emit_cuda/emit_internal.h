@@ -61,6 +61,7 @@ typedef const char *(*ElemExpr)(Emitter *E, const void *src, const Value *ctx, c
 
 /* emit.c */
 char *fmt(Emitter *E, const char *f, ...) PRINTF_LIKE(2, 3);
+const char *paren(Emitter *E, const char *s);
 
 /* names.c */
 const char *unique_name(Emitter *E, const char *base);
@@ -74,5 +75,15 @@ const char *zero_of(Emitter *E, DType d);
 const char *source_file_name(Emitter *E);
 const char *shape_note(Emitter *E, const Value *v);
 void check_c_name(Emitter *E, const char *nm, const char *what, bool in_c);
+
+/* coords.c */
+const char *move_bits(Emitter *E, const char *src, const int *from, const int *to, int n, int src_bits);
+extern const int identity_bits[LMAP_MAX_REG_BITS];
+const char *deposit(Emitter *E, const int *pos, int n, const char *src);
+const char *compress(Emitter *E, const int *pos, int n, const char *src, int src_bits);
+const char *or_bits(Emitter *E, const char *a, const char *b);
+const char *elem_coord(Emitter *E, const Value *v, const LayoutMap *m, int d, const char *idx);
+const char *owner_pred(Emitter *E, const Value *v, const LayoutMap *m);
+const char *reg_index(Emitter *E, const Value *v, const Value *ctx, const char *idx);
 
 #endif
