@@ -60,8 +60,9 @@ static inline int nregs(const Value *v) { return value_regs(v); }
 typedef const char *(*ElemExpr)(Emitter *E, const void *src, const Value *ctx, const char *idx);
 
 /* emit.c */
+void line(Emitter *E, const char *fmt, ...) PRINTF_LIKE(2, 3);
 char *fmt(Emitter *E, const char *f, ...) PRINTF_LIKE(2, 3);
-const char *paren(Emitter *E, const char *s);
+int memory_vec(const Op *op);
 
 /* names.c */
 const char *unique_name(Emitter *E, const char *base);
@@ -85,5 +86,29 @@ const char *or_bits(Emitter *E, const char *a, const char *b);
 const char *elem_coord(Emitter *E, const Value *v, const LayoutMap *m, int d, const char *idx);
 const char *owner_pred(Emitter *E, const Value *v, const LayoutMap *m);
 const char *reg_index(Emitter *E, const Value *v, const Value *ctx, const char *idx);
+
+/* plan.c */
+void record_users(Emitter *E, Block *b);
+void plan_block(Emitter *E, Block *b);
+void plan_regions(Emitter *E, Block *b);
+
+/* expr.c */
+const char *small_int_wrap(Emitter *E, DType d, const char *s);
+const char *math_c_name(MathFn m, DType d);
+const char *paren(Emitter *E, const char *s);
+const char *op_expr(Emitter *E, const Op *op, const char *idx);
+const char *ex(Emitter *E, const Value *v, const Value *ctx, const char *idx);
+
+/* loops.c */
+const char *elem_loop_open(Emitter *E, int n, int step);
+void elem_loop_close(Emitter *E, int n, int step);
+const char *elem_open(Emitter *E, int n, bool multi);
+void elem_close(Emitter *E, int n, bool multi);
+const char *value_elem(Emitter *E, const void *v, const Value *ctx, const char *idx);
+const char *array_elem(Emitter *E, const void *name, const Value *ctx, const char *idx);
+const char *scalar_elem(Emitter *E, const void *name, const Value *ctx, const char *idx);
+void fill(Emitter *E, const char *dst, const Value *like, ElemExpr src, const void *arg);
+void declare_var(Emitter *E, const Value *v);
+void emit_assign(Emitter *E, const Op *op);
 
 #endif
