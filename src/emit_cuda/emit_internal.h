@@ -62,7 +62,6 @@ typedef const char *(*ElemExpr)(Emitter *E, const void *src, const Value *ctx, c
 /* emit.c */
 void line(Emitter *E, const char *fmt, ...) PRINTF_LIKE(2, 3);
 char *fmt(Emitter *E, const char *f, ...) PRINTF_LIKE(2, 3);
-int memory_vec(const Op *op);
 
 /* names.c */
 const char *unique_name(Emitter *E, const char *base);
@@ -110,5 +109,20 @@ const char *scalar_elem(Emitter *E, const void *name, const Value *ctx, const ch
 void fill(Emitter *E, const char *dst, const Value *like, ElemExpr src, const void *arg);
 void declare_var(Emitter *E, const Value *v);
 void emit_assign(Emitter *E, const Op *op);
+
+/* memory.c */
+int memory_vec(const Op *op);
+void emit_load(Emitter *E, const Op *op);
+void emit_store(Emitter *E, const Op *op);
+
+/* convert.c */
+void trailing_sync(Emitter *E, const Op *op);
+const char *smem_storage(Emitter *E, const Op *op, const char *sep);
+const char *smem_verdict(Emitter *E, const Op *op);
+void emit_convert(Emitter *E, const Op *op);
+
+/* reduce.c */
+void emit_reduce(Emitter *E, const Op *op);
+void emit_scan(Emitter *E, const Op *op);
 
 #endif
