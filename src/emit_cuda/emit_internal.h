@@ -62,6 +62,7 @@ typedef const char *(*ElemExpr)(Emitter *E, const void *src, const Value *ctx, c
 /* emit.c */
 void line(Emitter *E, const char *fmt, ...) PRINTF_LIKE(2, 3);
 char *fmt(Emitter *E, const char *f, ...) PRINTF_LIKE(2, 3);
+bool helper_known(Emitter *E, const char *name);
 
 /* names.c */
 const char *unique_name(Emitter *E, const char *base);
@@ -124,5 +125,20 @@ void emit_convert(Emitter *E, const Op *op);
 /* reduce.c */
 void emit_reduce(Emitter *E, const Op *op);
 void emit_scan(Emitter *E, const Op *op);
+
+/* stage.c */
+int frag_words(const Value *v);
+const char *stage_helper(Emitter *E, const Op *op);
+void ld_setup(Emitter *E, const Op *op, const char *name);
+void ld_group(Emitter *E, const Op *op, const char *fn, const char *slot, const char *name, const char *q);
+void elem_read(Emitter *E, const Op *op, const char *fn, const char *slot, const char *e);
+void emit_stage_convert(Emitter *E, const Op *op);
+void emit_register_fragments(Emitter *E, const Op *op);
+void emit_local_load(Emitter *E, const Op *op);
+void emit_async_copy(Emitter *E, const Op *op);
+
+/* dot.c */
+bool fused_read(Emitter *E, const Value *v);
+void emit_dot(Emitter *E, const Op *op);
 
 #endif
