@@ -141,4 +141,11 @@ void emit_async_copy(Emitter *E, const Op *op);
 bool fused_read(Emitter *E, const Value *v);
 void emit_dot(Emitter *E, const Op *op);
 
+/* atomics.c */
+void emit_atomic(Emitter *E, const Op *op);
+
+/* debug.c */
+void emit_print(Emitter *E, const Op *op);
+void emit_assert(Emitter *E, const Op *op);
+
 #endif
