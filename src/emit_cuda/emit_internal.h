@@ -62,7 +62,6 @@ typedef const char *(*ElemExpr)(Emitter *E, const void *src, const Value *ctx, c
 /* emit.c */
 void line(Emitter *E, const char *fmt, ...) PRINTF_LIKE(2, 3);
 char *fmt(Emitter *E, const char *f, ...) PRINTF_LIKE(2, 3);
-bool helper_known(Emitter *E, const char *name);
 
 /* names.c */
 const char *unique_name(Emitter *E, const char *base);
@@ -147,5 +146,18 @@ void emit_atomic(Emitter *E, const Op *op);
 /* debug.c */
 void emit_print(Emitter *E, const Op *op);
 void emit_assert(Emitter *E, const Op *op);
+
+/* control.c */
+void emit_block(Emitter *E, const Block *b);
+
+/* kernel.c */
+bool helper_known(Emitter *E, const char *name);
+void emit_header(Emitter *E, int threads);
+void emit_includes(Emitter *E);
+const char *param_decl(Emitter *E, const KernelParam *kp);
+void emit_kernel(Emitter *E, int threads);
+
+/* launcher.c */
+void emit_launcher(Emitter *E, int threads);
 
 #endif
