@@ -67,81 +67,119 @@ static void arg_combine(Emitter *E, bool mx, const char *dv, const char *di, con
     line(E, "}");
 }
 
-void emit_reduce(Emitter *E, const Op *op)
-{
-    const Value *x = op->args[0], *r = op->results[0], *ri = op->nres > 1 ? op->results[1] : NULL;
-    ReduceKind k = (ReduceKind)op->iattr[0];
-    int axis = (int)op->iattr[1];
-    bool mx = k == RED_ARGMAX;
-    LayoutMap xm;
-    value_map(x, &xm);
+/* One reduction being printed: the operand's register, lane and warp bits split
+ * along the axis (AxisBits), and the names of the result and of its index. */
+typedef struct Reduce {
+    const Op *op;
+    const Value *x, *r, *ri; /* operand, result, and the index of tl.argmax/argmin or NULL */
+    ReduceKind k;
+    int axis;
+    bool mx;                 /* ri: argmax, else argmin */
+    LayoutMap xm;            /* the operand's layout */
     AxisBits ab;
-    axis_bits(&xm, axis, &ab);
-    int xm_nwarp = xm.nwarp;
-    const int *kept = ab.kept, *red = ab.axis_reg, *lanes = ab.lane, *warps = ab.warp;
-    int nk = ab.nkept, nr = ab.naxis_reg, nl = ab.nlane, nw = ab.nwarp;
-    int NR = 1 << nk, K = 1 << nr;
-    DType d = r->type.dtype;
-    const char *T = dtype_ctype(d);
-    bool scalar = r->type.rank == 0;
-    const char *acc = vname(E, r), *acci = ri ? vname(E, ri) : NULL;
-    if (scalar) {
-        line(E, "%s %s;", T, acc);
-        if (ri)
-            line(E, "int32_t %s;", acci);
-    } else {
-        line(E, "%s;%s", decl(E, type_elem(r->type), acc, NR), shape_note(E, r));
-        if (ri)
-            line(E, "%s;", decl(E, type_elem(ri->type), acci, NR));
-    }
-    line(E, "// %s along dim %d: %d value%s in each thread%s%s", reduce_name(k), axis, K, K > 1 ? "s" : "",
-         nl ? fmt(E, ", then across %d lanes", 1 << nl) : "", nw ? fmt(E, ", then across %d warps", 1 << nw) : "");
-    /* 1. within the thread */
-    bool multi = K > 1 || ri;
-    const char *j = elem_open(E, NR, multi);
-    const char *dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
-    const char *di = ri ? (scalar ? acci : fmt(E, "%s[%s]", acci, j)) : NULL;
-    const char *xk = deposit(E, kept, nk, j);
-    const char *xr = or_bits(E, xk, deposit(E, red, nr, "kk"));
-    if (K >= 4 && !ri) {
-        /* a tree, not a chain: log2(K) dependent steps instead of K - 1 */
-        line(E, "%s part[%d];  // this thread's %d values, combined pairwise", T, K, K);
-        line(E, "#pragma unroll");
-        line(E, "for (int kk = 0; kk < %d; ++kk)", K);
-        line(E, "    part[kk] = %s;", ex(E, x, NULL, xr));
-        for (int half = K / 2; half >= 1; half /= 2) { /* constant bounds: fully unrolled, registers only */
-            if (half > 1) {
-                line(E, "#pragma unroll");
-                line(E, "for (int kk = 0; kk < %d; ++kk)", half);
-                line(E, "    part[kk] = %s;", combine_expr(E, k, d, "part[kk]", fmt(E, "part[kk + %d]", half)));
-            } else {
-                line(E, "part[0] = %s;", combine_expr(E, k, d, "part[0]", "part[1]"));
-            }
-        }
-        line(E, "%s = part[0];", dv);
-    } else {
-        line(E, "%s = %s;", dv, ex(E, x, NULL, xk));
-        if (ri)
-            line(E, "%s = %s;", di, elem_coord(E, x, &xm, axis, xk));
-        if (K > 1) {
+    int NR, K;               /* results per thread; operand values per result in one thread */
+    DType d;
+    const char *T;           /* the result's C type */
+    bool scalar;             /* a scalar result: no register arrays */
+    const char *acc, *acci;  /* the result's name, its index's (or NULL) */
+} Reduce;
+
+/* The result (or index, `name`) register j writes, or the scalar itself. */
+static const char *acc_elem(Emitter *E, const Reduce *R, const char *name, const char *j)
+{
+    return R->scalar ? name : fmt(E, "%s[%s]", name, j);
+}
+
+/* a tree, not a chain: log2(K) dependent steps instead of K - 1 */
+static void reduce_tree(Emitter *E, const Reduce *R, const char *dv, const char *xr)
+{
+    const char *T = R->T;
+    int K = R->K;
+    line(E, "%s part[%d];  // this thread's %d values, combined pairwise", T, K, K);
+    line(E, "#pragma unroll");
+    line(E, "for (int kk = 0; kk < %d; ++kk)", K);
+    line(E, "    part[kk] = %s;", ex(E, R->x, NULL, xr));
+    for (int half = K / 2; half >= 1; half /= 2) { /* constant bounds: fully unrolled, registers only */
+        if (half > 1) {
             line(E, "#pragma unroll");
-            line(E, "for (int kk = 1; kk < %d; ++kk)%s", K, ri ? " {" : "");
-            E->indent++;
-            if (ri) {
-                line(E, "const %s other = %s;", T, ex(E, x, NULL, xr));
-                line(E, "const int32_t other_i = %s;", elem_coord(E, x, &xm, axis, xr));
-                arg_combine(E, mx, dv, di, "other", "other_i");
-            } else {
-                line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, ex(E, x, NULL, xr)));
-            }
-            E->indent--;
-            if (ri)
-                line(E, "}");
+            line(E, "for (int kk = 0; kk < %d; ++kk)", half);
+            line(E, "    part[kk] = %s;", combine_expr(E, R->k, R->d, "part[kk]", fmt(E, "part[kk + %d]", half)));
+        } else {
+            line(E, "part[0] = %s;", combine_expr(E, R->k, R->d, "part[0]", "part[1]"));
         }
     }
-    elem_close(E, NR, multi);
-    /* 2. across lanes: butterfly, so every lane ends with the result */
-    for (int i = nl - 1; i >= 0;) {
+    line(E, "%s = part[0];", dv);
+}
+
+/* a chain from the first value, keeping the best one's index for argmax/argmin */
+static void reduce_chain(Emitter *E, const Reduce *R, const char *dv, const char *di, const char *xk, const char *xr)
+{
+    const Value *x = R->x;
+    line(E, "%s = %s;", dv, ex(E, x, NULL, xk));
+    if (R->ri)
+        line(E, "%s = %s;", di, elem_coord(E, x, &R->xm, R->axis, xk));
+    if (R->K == 1)
+        return;
+    line(E, "#pragma unroll");
+    line(E, "for (int kk = 1; kk < %d; ++kk)%s", R->K, R->ri ? " {" : "");
+    E->indent++;
+    if (R->ri) {
+        line(E, "const %s other = %s;", R->T, ex(E, x, NULL, xr));
+        line(E, "const int32_t other_i = %s;", elem_coord(E, x, &R->xm, R->axis, xr));
+        arg_combine(E, R->mx, dv, di, "other", "other_i");
+    } else {
+        line(E, "%s = %s;", dv, combine_expr(E, R->k, R->d, dv, ex(E, x, NULL, xr)));
+    }
+    E->indent--;
+    if (R->ri)
+        line(E, "}");
+}
+
+/* 1. within the thread: each result's K values */
+static void reduce_in_thread(Emitter *E, const Reduce *R)
+{
+    const AxisBits *ab = &R->ab;
+    bool multi = R->K > 1 || R->ri;
+    const char *j = elem_open(E, R->NR, multi);
+    const char *dv = acc_elem(E, R, R->acc, j);
+    const char *di = R->ri ? acc_elem(E, R, R->acci, j) : NULL;
+    const char *xk = deposit(E, ab->kept, ab->nkept, j);
+    const char *xr = or_bits(E, xk, deposit(E, ab->axis_reg, ab->naxis_reg, "kk"));
+    if (R->K >= 4 && !R->ri)
+        reduce_tree(E, R, dv, xr);
+    else
+        reduce_chain(E, R, dv, di, xk, xr);
+    elem_close(E, R->NR, multi);
+}
+
+/* Every result combined with the one of the lane `m` (a C expression) away. */
+static void reduce_shuffle(Emitter *E, const Reduce *R, const char *m)
+{
+    /* two statements per element need a block, except for one element: the lane
+     * loop's own braces hold them */
+    bool twice = combine_reads_twice(R->k, R->d), block = R->ri || (twice && R->NR > 1);
+    const char *j = elem_open(E, R->NR, block);
+    const char *dv = acc_elem(E, R, R->acc, j);
+    if (R->ri) {
+        const char *di = acc_elem(E, R, R->acci, j);
+        line(E, "const %s other = tilec::shfl_xor(%s, %s);", R->T, dv, m);
+        line(E, "const int32_t other_i = tilec::shfl_xor(%s, %s);", di, m);
+        arg_combine(E, R->mx, dv, di, "other", "other_i");
+    } else if (twice) {
+        line(E, "const %s other = tilec::shfl_xor(%s, %s);", R->T, dv, m);
+        line(E, "%s = %s;", dv, combine_expr(E, R->k, R->d, dv, "other"));
+    } else {
+        line(E, "%s = %s;", dv, combine_expr(E, R->k, R->d, dv, fmt(E, "tilec::shfl_xor(%s, %s)", dv, m)));
+    }
+    elem_close(E, R->NR, block);
+}
+
+/* 2. across lanes: butterfly, so every lane ends with the result; a run of
+ * consecutive lane bits is one loop */
+static void reduce_lanes(Emitter *E, const Reduce *R)
+{
+    const int *lanes = R->ab.lane;
+    for (int i = R->ab.nlane - 1; i >= 0;) {
         int hi = lanes[i], len = 1;
         while (i - len >= 0 && lanes[i - len] == hi - len)
             len++;
@@ -153,89 +191,121 @@ void emit_reduce(Emitter *E, const Op *op)
             line(E, "{");
         }
         E->indent++;
-        const char *m = len > 1 ? "lane_bit" : fmt(E, "%d", 1 << hi);
-        /* two statements per element need a block, except for one element: the lane
-         * loop's own braces hold them */
-        bool twice = combine_reads_twice(k, d), block = ri || (twice && NR > 1);
-        j = elem_open(E, NR, block);
-        dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
-        if (ri) {
-            di = scalar ? acci : fmt(E, "%s[%s]", acci, j);
-            line(E, "const %s other = tilec::shfl_xor(%s, %s);", T, dv, m);
-            line(E, "const int32_t other_i = tilec::shfl_xor(%s, %s);", di, m);
-            arg_combine(E, mx, dv, di, "other", "other_i");
-        } else if (twice) {
-            line(E, "const %s other = tilec::shfl_xor(%s, %s);", T, dv, m);
-            line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, "other"));
-        } else {
-            line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, fmt(E, "tilec::shfl_xor(%s, %s)", dv, m)));
-        }
-        elem_close(E, NR, block);
+        reduce_shuffle(E, R, len > 1 ? "lane_bit" : fmt(E, "%d", 1 << hi));
         E->indent--;
         line(E, "}");
         i -= len;
     }
-    if (!nw)
-        return;
-    /* 3. across warps, through shared memory: one partial per warp along the axis */
-    LayoutMap rm;
-    if (!scalar)
-        value_map(r, &rm);
-    int numel = type_numel(r->type);
-    int W = 1 << nw;
+}
+
+/* One lane of each warp per result writes the warp's partial to slot
+ * slot_base + the result's index. */
+static void write_partials(Emitter *E, const Reduce *R, const LayoutMap *rm, const char *slot_base)
+{
     unsigned lane_axis = 0;
-    for (int i = 0; i < nl; i++)
-        lane_axis |= 1u << lanes[i];
-    const char *wa = compress(E, warps, nw, "warp", xm_nwarp);
-    int bytes = smem_elem_bytes(r->type);
-    int idx_off = op->smem_offset + (((numel * W * bytes) + 3) & ~3);
-    line(E, "{");
-    E->indent++;
-    line(E, "// %d partials per result, %d bytes at smem + %d", W, op->smem_bytes, op->smem_offset);
-    line(E, "%s *partial = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset);
-    if (ri)
-        line(E, "int32_t *partial_i = reinterpret_cast<int32_t *>(smem + %d);", idx_off);
-    const char *slot_base = numel > 1 ? fmt(E, "%s * %d", paren(E, wa), numel) : wa;
+    for (int i = 0; i < R->ab.nlane; i++)
+        lane_axis |= 1u << R->ab.lane[i];
     if (lane_axis)
         line(E, lane_axis == 31 ? "if (lane == 0) {  // one lane per result writes its warp's partial"
                                 : "if ((lane & %u) == 0) {  // one lane per result writes its warp's partial", lane_axis);
     else
         line(E, "{");
     E->indent++;
-    j = elem_open(E, NR, ri != NULL);
-    const char *lin = scalar ? "0" : linear_index(E, r, &rm, j);
+    const char *j = elem_open(E, R->NR, R->ri != NULL);
+    const char *lin = R->scalar ? "0" : linear_index(E, R->r, rm, j);
     const char *slot = strcmp(lin, "0") ? fmt(E, "%s + %s", slot_base, lin) : slot_base;
-    line(E, "partial[%s] = %s;", slot, scalar ? acc : fmt(E, "%s[%s]", acc, j));
-    if (ri)
-        line(E, "partial_i[%s] = %s;", slot, scalar ? acci : fmt(E, "%s[%s]", acci, j));
-    elem_close(E, NR, ri != NULL);
+    line(E, "partial[%s] = %s;", slot, acc_elem(E, R, R->acc, j));
+    if (R->ri)
+        line(E, "partial_i[%s] = %s;", slot, acc_elem(E, R, R->acci, j));
+    elem_close(E, R->NR, R->ri != NULL);
     E->indent--;
     line(E, "}");
-    line(E, "__syncthreads();");
-    j = elem_open(E, NR, true);
-    lin = scalar ? "0" : linear_index(E, r, &rm, j);
-    dv = scalar ? acc : fmt(E, "%s[%s]", acc, j);
-    di = ri ? (scalar ? acci : fmt(E, "%s[%s]", acci, j)) : NULL;
+}
+
+/* Every thread combines the W warps' partials of each of its results. */
+static void combine_partials(Emitter *E, const Reduce *R, const LayoutMap *rm, int numel, int W)
+{
+    const char *j = elem_open(E, R->NR, true);
+    const char *lin = R->scalar ? "0" : linear_index(E, R->r, rm, j);
+    const char *dv = acc_elem(E, R, R->acc, j);
+    const char *di = R->ri ? acc_elem(E, R, R->acci, j) : NULL;
     line(E, "%s = partial[%s];", dv, lin);
-    if (ri)
+    if (R->ri)
         line(E, "%s = partial_i[%s];", di, lin);
     const char *wslot = strcmp(lin, "0") ? fmt(E, "ww * %d + %s", numel, lin) : fmt(E, "ww * %d", numel);
     if (numel == 1)
         wslot = strcmp(lin, "0") ? fmt(E, "ww + %s", lin) : "ww";
     line(E, "#pragma unroll");
-    line(E, "for (int ww = 1; ww < %d; ++ww)%s", W, ri ? " {" : "");
+    line(E, "for (int ww = 1; ww < %d; ++ww)%s", W, R->ri ? " {" : "");
     E->indent++;
-    if (ri)
-        arg_combine(E, mx, dv, di, fmt(E, "partial[%s]", wslot), fmt(E, "partial_i[%s]", wslot));
+    if (R->ri)
+        arg_combine(E, R->mx, dv, di, fmt(E, "partial[%s]", wslot), fmt(E, "partial_i[%s]", wslot));
     else
-        line(E, "%s = %s;", dv, combine_expr(E, k, d, dv, fmt(E, "partial[%s]", wslot)));
+        line(E, "%s = %s;", dv, combine_expr(E, R->k, R->d, dv, fmt(E, "partial[%s]", wslot)));
     E->indent--;
-    if (ri)
+    if (R->ri)
         line(E, "}");
-    elem_close(E, NR, true);
+    elem_close(E, R->NR, true);
+}
+
+/* 3. across warps, through shared memory: one partial per warp along the axis */
+static void reduce_warps(Emitter *E, const Reduce *R)
+{
+    const Op *op = R->op;
+    const char *T = R->T;
+    LayoutMap rm;
+    if (!R->scalar)
+        value_map(R->r, &rm);
+    int numel = type_numel(R->r->type);
+    int W = 1 << R->ab.nwarp;
+    const char *wa = compress(E, R->ab.warp, R->ab.nwarp, "warp", R->xm.nwarp);
+    int bytes = smem_elem_bytes(R->r->type);
+    int idx_off = op->smem_offset + (((numel * W * bytes) + 3) & ~3);
+    line(E, "{");
+    E->indent++;
+    line(E, "// %d partials per result, %d bytes at smem + %d", W, op->smem_bytes, op->smem_offset);
+    line(E, "%s *partial = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset);
+    if (R->ri)
+        line(E, "int32_t *partial_i = reinterpret_cast<int32_t *>(smem + %d);", idx_off);
+    write_partials(E, R, &rm, numel > 1 ? fmt(E, "%s * %d", paren(E, wa), numel) : wa);
+    line(E, "__syncthreads();");
+    combine_partials(E, R, &rm, numel, W);
     trailing_sync(E, op);
     E->indent--;
     line(E, "}");
+}
+
+void emit_reduce(Emitter *E, const Op *op)
+{
+    Reduce R = {.op = op, .x = op->args[0], .r = op->results[0], .ri = op->nres > 1 ? op->results[1] : NULL};
+    R.k = (ReduceKind)op->iattr[0];
+    R.axis = (int)op->iattr[1];
+    R.mx = R.k == RED_ARGMAX;
+    value_map(R.x, &R.xm);
+    axis_bits(&R.xm, R.axis, &R.ab);
+    R.NR = 1 << R.ab.nkept;
+    R.K = 1 << R.ab.naxis_reg;
+    R.d = R.r->type.dtype;
+    R.T = dtype_ctype(R.d);
+    R.scalar = R.r->type.rank == 0;
+    R.acc = vname(E, R.r);
+    R.acci = R.ri ? vname(E, R.ri) : NULL;
+    if (R.scalar) {
+        line(E, "%s %s;", R.T, R.acc);
+        if (R.ri)
+            line(E, "int32_t %s;", R.acci);
+    } else {
+        line(E, "%s;%s", decl(E, type_elem(R.r->type), R.acc, R.NR), shape_note(E, R.r));
+        if (R.ri)
+            line(E, "%s;", decl(E, type_elem(R.ri->type), R.acci, R.NR));
+    }
+    int nl = R.ab.nlane, nw = R.ab.nwarp;
+    line(E, "// %s along dim %d: %d value%s in each thread%s%s", reduce_name(R.k), R.axis, R.K, R.K > 1 ? "s" : "",
+         nl ? fmt(E, ", then across %d lanes", 1 << nl) : "", nw ? fmt(E, ", then across %d warps", 1 << nw) : "");
+    reduce_in_thread(E, &R);
+    reduce_lanes(E, &R);
+    if (nw)
+        reduce_warps(E, &R);
 }
 
 /* `s` with every "WW" replaced by `w`. */
