@@ -325,163 +325,227 @@ static const char *strrep_ww(Emitter *E, const char *s, const char *w)
     return r;
 }
 
-/* A scan along one axis: in-thread runs, a Hillis-Steele scan over the
- * lanes along the axis, warp totals through shared memory, and carries
- * between the CTA tile's repetitions (which hold later coordinates). */
-void emit_scan(Emitter *E, const Op *op)
-{
-    const Value *x = op->args[0], *r = op->results[0];
-    int axis = (int)op->iattr[1];
-    bool rev = op->iattr[2] != 0, prod = op->iattr[0] == SCAN_PROD;
-    DType d = r->type.dtype;
-    const char *T = dtype_ctype(d);
-    const char *ident = prod ? (dtype_is_float(d) ? float_literal(E, 1.0, d) : int_literal(E, 1, d)) : zero_of(E, d);
-#define COMBINE(a, b) (prod ? small_int_wrap(E, d, fmt(E, "%s * %s", paren(E, a), paren(E, b))) : combine_expr(E, RED_SUM, d, a, b))
-    LayoutMap m;
-    value_map(x, &m);
+/* One scan being printed.  The thread's registers are walked as (outer e, inner kk):
+ * e = repetition * NK + kept bits, kk the run along the axis. */
+typedef struct Scan {
+    const Op *op;
+    const Value *x, *r;
+    int axis;
+    bool rev, prod;          /* reversed; cumprod, else cumsum */
+    DType d;
+    const char *T, *ident;   /* the C type; the identity of the combine */
+    LayoutMap m;             /* the operand's layout */
     AxisBits ab;
-    axis_bits(&m, axis, &ab);
-    int xm_nwarp = m.nwarp;
-    const int *nano = ab.nano, *rep = ab.rep, *kept = ab.kept, *lanes = ab.lane, *warps = ab.warp;
-    int nn = ab.nnano, nr = ab.nrep, nk = ab.nkept, nl = ab.nlane, nw = ab.nwarp;
-    int NK = 1 << nk, NR = 1 << nr, NN = 1 << nn, NO = NK * NR;
-    const char *y = vname(E, r);
-    if (!info(E, r)->declared)
-        line(E, "%s;%s", decl(E, type_elem(r->type), y, nregs(r)), shape_note(E, r));
-    line(E, "// %s%s along dim %d: runs of %d in each thread%s%s%s", prod ? "cumprod" : "cumsum", rev ? " (reversed)" : "",
-         axis, NN, nl ? fmt(E, ", across %d lanes", 1 << nl) : "", nw ? fmt(E, ", across %d warps", 1 << nw) : "",
-         NR > 1 ? fmt(E, ", carried over %d repetitions", NR) : "");
-    line(E, "{");
-    E->indent++;
-    /* register of (outer e = rep * NK + kept, inner kk) */
-    int up[LMAP_MAX_REG_BITS];
-    for (int i = 0; i < nr; i++)
-        up[i] = nk + i;
-    const char *ej = compress(E, identity_bits, nk, "e", nk + nr), *er = compress(E, up, nr, "e", nk + nr);
-    const char *outer_bits = or_bits(E, deposit(E, kept, nk, ej), deposit(E, rep, nr, er));
-#define REG(kkexpr) or_bits(E, outer_bits, deposit(E, nano, nn, kkexpr))
-    const char *first = rev ? fmt(E, "%d", NN - 1) : "0";
-    const char *last = rev ? "0" : fmt(E, "%d", NN - 1);
-    /* 1. runs within the thread */
+    int NK, NR, NN, NO;      /* kept registers, repetitions, run length, NK * NR */
+    const char *y;           /* the result's name */
+    const char *ej, *er;     /* e's kept part and repetition */
+    const char *outer_bits;  /* e's bits in place in a register index */
+    const char *lane_a;      /* the lane's position along the axis */
+    bool need_total;         /* the block's total is needed: warps or repetitions */
+} Scan;
+
+static const char *scan_combine(Emitter *E, const Scan *S, const char *a, const char *b)
+{
+    if (S->prod)
+        return small_int_wrap(E, S->d, fmt(E, "%s * %s", paren(E, a), paren(E, b)));
+    return combine_expr(E, RED_SUM, S->d, a, b);
+}
+
+/* register of (outer e, inner kk) */
+static const char *scan_reg(Emitter *E, const Scan *S, const char *kk)
+{
+    return or_bits(E, S->outer_bits, deposit(E, S->ab.nano, S->ab.nnano, kk));
+}
+
+/* 1. runs within the thread */
+static void scan_runs(Emitter *E, const Scan *S)
+{
+    const char *y = S->y, *first = S->rev ? fmt(E, "%d", S->NN - 1) : "0";
     line(E, "#pragma unroll");
-    line(E, "for (int e = 0; e < %d; ++e) {", NO);
+    line(E, "for (int e = 0; e < %d; ++e) {", S->NO);
     E->indent++;
-    line(E, "%s[%s] = %s;", y, REG(first), ex(E, x, NULL, REG(first)));
-    if (NN > 1) {
+    line(E, "%s[%s] = %s;", y, scan_reg(E, S, first), ex(E, S->x, NULL, scan_reg(E, S, first)));
+    if (S->NN > 1) {
         line(E, "#pragma unroll");
-        if (rev)
-            line(E, "for (int kk = %d; kk >= 0; --kk)", NN - 2);
+        if (S->rev)
+            line(E, "for (int kk = %d; kk >= 0; --kk)", S->NN - 2);
         else
-            line(E, "for (int kk = 1; kk < %d; ++kk)", NN);
-        const char *prev = rev ? "kk + 1" : "kk - 1";
-        line(E, "    %s[%s] = %s;", y, REG("kk"), COMBINE(fmt(E, "%s[%s]", y, REG(prev)), ex(E, x, NULL, REG("kk"))));
+            line(E, "for (int kk = 1; kk < %d; ++kk)", S->NN);
+        const char *prev = S->rev ? "kk + 1" : "kk - 1";
+        line(E, "    %s[%s] = %s;", y, scan_reg(E, S, "kk"),
+             scan_combine(E, S, fmt(E, "%s[%s]", y, scan_reg(E, S, prev)), ex(E, S->x, NULL, scan_reg(E, S, "kk"))));
     }
     E->indent--;
     line(E, "}");
-    /* 2. the thread's run totals, scanned over the lanes along the axis */
-    line(E, "%s before[%d];  // everything ahead of this thread's run, within its repetition", T, NO);
-    bool need_total = nw || NR > 1; /* else unused, and NVRTC warns */
-    if (need_total)
-        line(E, "%s total[%d];   // each repetition's total over the whole block", T, NO);
+}
+
+/* 2. the thread's run totals, scanned over the lanes along the axis (Hillis-Steele) */
+static void scan_lanes(Emitter *E, Scan *S)
+{
+    const char *T = S->T;
+    bool rev = S->rev;
+    const int *lanes = S->ab.lane;
+    int nl = S->ab.nlane;
+    line(E, "%s before[%d];  // everything ahead of this thread's run, within its repetition", T, S->NO);
+    if (S->need_total)
+        line(E, "%s total[%d];   // each repetition's total over the whole block", T, S->NO);
     unsigned lmask = 0;
     for (int i = 0; i < nl; i++)
         lmask |= 1u << lanes[i];
-    const char *lane_a = nl ? compress(E, lanes, nl, "lane", 5) : "0";
+    S->lane_a = nl ? compress(E, lanes, nl, "lane", 5) : "0";
     line(E, "#pragma unroll");
-    line(E, "for (int e = 0; e < %d; ++e) {", NO);
+    line(E, "for (int e = 0; e < %d; ++e) {", S->NO);
     E->indent++;
-    if (nl || need_total)
-        line(E, "%s incl = %s[%s];", T, y, REG(last));
+    if (nl || S->need_total)
+        line(E, "%s incl = %s[%s];", T, S->y, scan_reg(E, S, rev ? "0" : fmt(E, "%d", S->NN - 1)));
     if (nl) {
         line(E, "#pragma unroll");
         line(E, "for (int s = 1; s < %d; s <<= 1) {", 1 << nl);
         line(E, "    const %s other = tilec::%s(incl, %s);", T, rev ? "shfl_down" : "shfl_up",
              lanes[0] ? fmt(E, "s << %d", lanes[0]) : "s");
-        line(E, rev ? "    if (%s + s < %d)" : "    if (%s >= s)", lane_a, 1 << nl);
-        line(E, "        incl = %s;", COMBINE("other", "incl"));
+        line(E, rev ? "    if (%s + s < %d)" : "    if (%s >= s)", S->lane_a, 1 << nl);
+        line(E, "        incl = %s;", scan_combine(E, S, "other", "incl"));
         line(E, "}");
         line(E, "const %s prev = tilec::%s(incl, %d);", T, rev ? "shfl_down" : "shfl_up", 1 << lanes[0]);
-        line(E, "before[e] = %s == %d ? %s : prev;", lane_a, rev ? (1 << nl) - 1 : 0, ident);
-        if (need_total)
+        line(E, "before[e] = %s == %d ? %s : prev;", S->lane_a, rev ? (1 << nl) - 1 : 0, S->ident);
+        if (S->need_total)
             line(E, "total[e] = tilec::shfl_idx(incl, %s);", rev ? fmt(E, "lane & %u", ~lmask & 31u) : fmt(E, "lane | %u", lmask));
     } else {
-        line(E, "before[e] = %s;", ident);
-        if (need_total)
+        line(E, "before[e] = %s;", S->ident);
+        if (S->need_total)
             line(E, "total[e] = incl;");
     }
     E->indent--;
     line(E, "}");
-    /* 3. warp totals through shared memory */
-    if (nw) {
-        int W = 1 << nw;
-        int other = type_numel(x->type) / x->type.shape[axis];
-        const char *wa = compress(E, warps, nw, "warp", xm_nwarp);
-        line(E, "%s *partial = reinterpret_cast<%s *>(smem + %d);  // [%d warps][%d repetitions][%d]", T, T,
-             op->smem_offset, W, NR, other);
-        StrBuf olin = {0};
-        const char *reg0 = REG("0");
-        bool any = false;
-        for (int dd = 0; dd < x->type.rank; dd++) {
-            if (dd == axis)
-                continue;
-            const char *c = elem_coord(E, x, &m, dd, reg0);
-            if (any)
-                sb_printf(&olin, " * %d + %s", x->type.shape[dd], paren(E, c));
-            else
-                sb_puts(&olin, paren(E, c));
-            any = true;
-        }
-        const char *olin_s = any ? fmt(E, "%s", olin.data) : "0";
-        sb_free(&olin);
-        /* [warp][repetition][other coordinates] */
-        const char *wr = NR > 1 ? fmt(E, "WW * %d + %s", NR, er) : "WW";
-        const char *slot = other > 1 ? fmt(E, "%s * %d + %s", paren(E, wr), other, olin_s) : wr;
-        if (nl)
-            line(E, rev ? "if (%s == 0) {" : "if (%s == %d) {", lane_a, (1 << nl) - 1);
+}
+
+/* Row-major index of the coordinates other than the axis of register 0 of e, as C. */
+static const char *scan_other_index(Emitter *E, const Scan *S)
+{
+    const Value *x = S->x;
+    StrBuf olin = {0};
+    const char *reg0 = scan_reg(E, S, "0");
+    bool any = false;
+    for (int dd = 0; dd < x->type.rank; dd++) {
+        if (dd == S->axis)
+            continue;
+        const char *c = elem_coord(E, x, &S->m, dd, reg0);
+        if (any)
+            sb_printf(&olin, " * %d + %s", x->type.shape[dd], paren(E, c));
         else
-            line(E, "{");
-        line(E, "    #pragma unroll");
-        line(E, "    for (int e = 0; e < %d; ++e)", NO);
-        line(E, "        partial[%s] = total[e];", strrep_ww(E, slot, paren(E, wa)));
-        line(E, "}");
-        line(E, "__syncthreads();");
-        line(E, "#pragma unroll");
-        line(E, "for (int e = 0; e < %d; ++e) {", NO);
-        E->indent++;
-        line(E, "%s sum = %s;", T, ident);
-        line(E, "#pragma unroll");
-        line(E, "for (int ww = 0; ww < %d; ++ww) {", W);
-        line(E, "    const %s v = partial[%s];", T, strrep_ww(E, slot, "ww"));
-        line(E, rev ? "    if (ww > %s)" : "    if (ww < %s)", wa);
-        line(E, "        before[e] = %s;", COMBINE("before[e]", "v"));
-        line(E, "    sum = %s;", COMBINE("sum", "v"));
-        line(E, "}");
-        line(E, "total[e] = sum;");
-        E->indent--;
-        line(E, "}");
-        trailing_sync(E, op);
+            sb_puts(&olin, paren(E, c));
+        any = true;
     }
-    /* 4. carries between repetitions, then everything ahead added to the runs */
-    if (NR > 1) {
+    const char *olin_s = any ? fmt(E, "%s", olin.data) : "0";
+    sb_free(&olin);
+    return olin_s;
+}
+
+/* 3. warp totals through shared memory: each warp's last lane writes its totals, then
+ * every thread adds those of the warps ahead of its own */
+static void scan_warps(Emitter *E, const Scan *S)
+{
+    const Value *x = S->x;
+    const char *T = S->T;
+    bool rev = S->rev;
+    int nl = S->ab.nlane, NR = S->NR, NO = S->NO;
+    int W = 1 << S->ab.nwarp;
+    int other = type_numel(x->type) / x->type.shape[S->axis];
+    const char *wa = compress(E, S->ab.warp, S->ab.nwarp, "warp", S->m.nwarp);
+    line(E, "%s *partial = reinterpret_cast<%s *>(smem + %d);  // [%d warps][%d repetitions][%d]", T, T,
+         S->op->smem_offset, W, NR, other);
+    const char *olin_s = scan_other_index(E, S);
+    /* [warp][repetition][other coordinates] */
+    const char *wr = NR > 1 ? fmt(E, "WW * %d + %s", NR, S->er) : "WW";
+    const char *slot = other > 1 ? fmt(E, "%s * %d + %s", paren(E, wr), other, olin_s) : wr;
+    if (nl)
+        line(E, rev ? "if (%s == 0) {" : "if (%s == %d) {", S->lane_a, (1 << nl) - 1);
+    else
+        line(E, "{");
+    line(E, "    #pragma unroll");
+    line(E, "    for (int e = 0; e < %d; ++e)", NO);
+    line(E, "        partial[%s] = total[e];", strrep_ww(E, slot, paren(E, wa)));
+    line(E, "}");
+    line(E, "__syncthreads();");
+    line(E, "#pragma unroll");
+    line(E, "for (int e = 0; e < %d; ++e) {", NO);
+    E->indent++;
+    line(E, "%s sum = %s;", T, S->ident);
+    line(E, "#pragma unroll");
+    line(E, "for (int ww = 0; ww < %d; ++ww) {", W);
+    line(E, "    const %s v = partial[%s];", T, strrep_ww(E, slot, "ww"));
+    line(E, rev ? "    if (ww > %s)" : "    if (ww < %s)", wa);
+    line(E, "        before[e] = %s;", scan_combine(E, S, "before[e]", "v"));
+    line(E, "    sum = %s;", scan_combine(E, S, "sum", "v"));
+    line(E, "}");
+    line(E, "total[e] = sum;");
+    E->indent--;
+    line(E, "}");
+    trailing_sync(E, S->op);
+}
+
+/* 4. carries between repetitions, then everything ahead added to the runs */
+static void scan_carry(Emitter *E, const Scan *S)
+{
+    const char *y = S->y;
+    if (S->NR > 1) {
         line(E, "#pragma unroll");
-        line(E, "for (int e = 0; e < %d; ++e) {", NO);
+        line(E, "for (int e = 0; e < %d; ++e) {", S->NO);
         line(E, "    #pragma unroll");
-        line(E, "    for (int rr = 0; rr < %d; ++rr)", NR);
-        line(E, rev ? "        if (rr > %s)" : "        if (rr < %s)", er);
-        line(E, "            before[e] = %s;", COMBINE("before[e]", nk ? fmt(E, "total[rr * %d + %s]", NK, ej) : "total[rr]"));
+        line(E, "    for (int rr = 0; rr < %d; ++rr)", S->NR);
+        line(E, S->rev ? "        if (rr > %s)" : "        if (rr < %s)", S->er);
+        line(E, "            before[e] = %s;",
+             scan_combine(E, S, "before[e]", S->ab.nkept ? fmt(E, "total[rr * %d + %s]", S->NK, S->ej) : "total[rr]"));
         line(E, "}");
     }
     line(E, "#pragma unroll");
-    line(E, "for (int e = 0; e < %d; ++e)", NO);
-    if (NN > 1) {
+    line(E, "for (int e = 0; e < %d; ++e)", S->NO);
+    if (S->NN > 1) {
         line(E, "    #pragma unroll");
-        line(E, "    for (int kk = 0; kk < %d; ++kk)", NN);
-        line(E, "        %s[%s] = %s;", y, REG("kk"), COMBINE("before[e]", fmt(E, "%s[%s]", y, REG("kk"))));
+        line(E, "    for (int kk = 0; kk < %d; ++kk)", S->NN);
+        line(E, "        %s[%s] = %s;", y, scan_reg(E, S, "kk"),
+             scan_combine(E, S, "before[e]", fmt(E, "%s[%s]", y, scan_reg(E, S, "kk"))));
     } else {
-        line(E, "    %s[%s] = %s;", y, REG("0"), COMBINE("before[e]", fmt(E, "%s[%s]", y, REG("0"))));
+        line(E, "    %s[%s] = %s;", y, scan_reg(E, S, "0"), scan_combine(E, S, "before[e]", fmt(E, "%s[%s]", y, scan_reg(E, S, "0"))));
     }
+}
+
+/* A scan along one axis: in-thread runs, a Hillis-Steele scan over the
+ * lanes along the axis, warp totals through shared memory, and carries
+ * between the CTA tile's repetitions (which hold later coordinates). */
+void emit_scan(Emitter *E, const Op *op)
+{
+    Scan S = {.op = op, .x = op->args[0], .r = op->results[0]};
+    S.axis = (int)op->iattr[1];
+    S.rev = op->iattr[2] != 0;
+    S.prod = op->iattr[0] == SCAN_PROD;
+    DType d = S.d = S.r->type.dtype;
+    S.T = dtype_ctype(d);
+    S.ident = S.prod ? (dtype_is_float(d) ? float_literal(E, 1.0, d) : int_literal(E, 1, d)) : zero_of(E, d);
+    value_map(S.x, &S.m);
+    axis_bits(&S.m, S.axis, &S.ab);
+    int nk = S.ab.nkept, nr = S.ab.nrep, nl = S.ab.nlane, nw = S.ab.nwarp;
+    S.NK = 1 << nk, S.NR = 1 << nr, S.NN = 1 << S.ab.nnano, S.NO = S.NK * S.NR;
+    S.y = vname(E, S.r);
+    if (!info(E, S.r)->declared)
+        line(E, "%s;%s", decl(E, type_elem(S.r->type), S.y, nregs(S.r)), shape_note(E, S.r));
+    line(E, "// %s%s along dim %d: runs of %d in each thread%s%s%s", S.prod ? "cumprod" : "cumsum", S.rev ? " (reversed)" : "",
+         S.axis, S.NN, nl ? fmt(E, ", across %d lanes", 1 << nl) : "", nw ? fmt(E, ", across %d warps", 1 << nw) : "",
+         S.NR > 1 ? fmt(E, ", carried over %d repetitions", S.NR) : "");
+    line(E, "{");
+    E->indent++;
+    int up[LMAP_MAX_REG_BITS];
+    for (int i = 0; i < nr; i++)
+        up[i] = nk + i;
+    S.ej = compress(E, identity_bits, nk, "e", nk + nr);
+    S.er = compress(E, up, nr, "e", nk + nr);
+    S.outer_bits = or_bits(E, deposit(E, S.ab.kept, nk, S.ej), deposit(E, S.ab.rep, nr, S.er));
+    S.need_total = nw || S.NR > 1; /* else unused, and NVRTC warns */
+    scan_runs(E, &S);
+    scan_lanes(E, &S);
+    if (nw)
+        scan_warps(E, &S);
+    scan_carry(E, &S);
     E->indent--;
     line(E, "}");
-#undef REG
-#undef COMBINE
 }
