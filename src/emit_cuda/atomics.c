@@ -132,10 +132,11 @@ void emit_atomic(Emitter *E, const Op *op)
         /* one thread does a scalar atomic; the old value reaches the others through shared memory */
         if (used)
             line(E, "%s;", decl(E, r->type, name, 0));
-        const char *pred = mask ? fmt(E, "tid == 0 && %s", paren(E, ex(E, mask, NULL, "0"))) : "tid == 0";
+        const char *pred = mask ? fmt(E, "tid == 0 && %s", paren(E, value_at(E, mask, NULL, "0"))) : "tid == 0";
         line(E, "if (%s)", pred);
-        const char *call = cas ? fmt(E, "%s(%s, %s, %s)", fn, ex(E, ptr, NULL, "0"), ex(E, cmp, NULL, "0"), ex(E, val, NULL, "0"))
-                               : fmt(E, "%s(%s, %s)", fn, ex(E, ptr, NULL, "0"), ex(E, val, NULL, "0"));
+        const char *call = cas ? fmt(E, "%s(%s, %s, %s)", fn, value_at(E, ptr, NULL, "0"), value_at(E, cmp, NULL, "0"),
+                                     value_at(E, val, NULL, "0"))
+                               : fmt(E, "%s(%s, %s)", fn, value_at(E, ptr, NULL, "0"), value_at(E, val, NULL, "0"));
         if (used) {
             const char *T = ctype(E, r->type);
             line(E, "    *reinterpret_cast<%s *>(smem + %d) = %s;", T, op->smem_offset, call);
@@ -157,11 +158,11 @@ void emit_atomic(Emitter *E, const Op *op)
     }
     int n = nregs(ptr);
     const char *i = elem_loop_open(E, n, 1);
-    const char *pred = mask ? ex(E, mask, ptr, i) : NULL;
+    const char *pred = mask ? value_at(E, mask, ptr, i) : NULL;
     if (owner)
         pred = pred ? fmt(E, "%s && %s", owner, paren(E, pred)) : owner;
-    const char *call = cas ? fmt(E, "%s(%s, %s, %s)", fn, ex(E, ptr, ptr, i), ex(E, cmp, ptr, i), ex(E, val, ptr, i))
-                           : fmt(E, "%s(%s, %s)", fn, ex(E, ptr, ptr, i), ex(E, val, ptr, i));
+    const char *call = cas ? fmt(E, "%s(%s, %s, %s)", fn, value_at(E, ptr, ptr, i), value_at(E, cmp, ptr, i), value_at(E, val, ptr, i))
+                           : fmt(E, "%s(%s, %s)", fn, value_at(E, ptr, ptr, i), value_at(E, val, ptr, i));
     if (used)
         line(E, pred ? "%s[%s] = %s ? %s : %s;" : "%s[%s] = %s%s", name, i, pred ? pred : call, pred ? call : ";",
              pred ? zero_of(E, d) : "");

@@ -93,8 +93,8 @@ static void emit_for(Emitter *E, const Op *op)
     const Value *iv = body->args.data[0];
     const char *t = dtype_ctype(iv->type.dtype);
     const char *ivn = vname(E, iv);
-    line(E, "for (%s %s = %s; %s < %s; %s += %s) {", t, ivn, ex(E, op->args[0], NULL, "0"), ivn,
-         paren(E, ex(E, op->args[1], NULL, "0")), ivn, paren(E, ex(E, op->args[2], NULL, "0")));
+    line(E, "for (%s %s = %s; %s < %s; %s += %s) {", t, ivn, value_at(E, op->args[0], NULL, "0"), ivn,
+         paren(E, value_at(E, op->args[1], NULL, "0")), ivn, paren(E, value_at(E, op->args[2], NULL, "0")));
     E->indent++;
     emit_block(E, body);
     const Op *y = body->ops.data[body->ops.len - 1];
@@ -114,7 +114,7 @@ static void emit_while(Emitter *E, const Op *op)
     const Block *before = op->regions[0], *after = op->regions[1];
     emit_block(E, before);
     const Op *cond = before->ops.data[before->ops.len - 1];
-    line(E, "if (!%s)", paren(E, ex(E, cond->args[0], NULL, "0")));
+    line(E, "if (!%s)", paren(E, value_at(E, cond->args[0], NULL, "0")));
     line(E, "    break;");
     emit_block(E, after);
     const Op *y = after->ops.data[after->ops.len - 1];
@@ -127,7 +127,7 @@ static void emit_if(Emitter *E, const Op *op)
 {
     for (int i = 0; i < op->nres; i++)
         declare_var(E, op->results[i]);
-    line(E, "if (%s) {", ex(E, op->args[0], NULL, "0"));
+    line(E, "if (%s) {", value_at(E, op->args[0], NULL, "0"));
     for (int r = 0; r < 2; r++) {
         const Block *b = op->regions[r];
         if (r == 1) {

@@ -123,7 +123,7 @@ void emit_convert(Emitter *E, const Op *op)
     StrBuf args = {0};
     for (int d = 0; d < t.rank; d++)
         sb_printf(&args, "%s%s", d ? ", " : "", elem_coord(E, x, &sm, d, e));
-    line(E, "buf[%s(%s)] = %s;", fn, args.data ? args.data : "", ex(E, x, NULL, e));
+    line(E, "buf[%s(%s)] = %s;", fn, args.data ? args.data : "", value_at(E, x, NULL, e));
     sb_free(&args);
     elem_loop_close(E, n, 1);
     line(E, "__syncthreads();");

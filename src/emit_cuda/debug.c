@@ -52,7 +52,7 @@ void emit_print(Emitter *E, const Op *op)
         DType d = v->type.dtype;
         int bits = dtype_bits(d);
         const char *vf, *vv = NULL;
-        const char *val = ex(E, v, v->type.rank ? v : NULL, v->type.rank ? "e" : "0");
+        const char *val = value_at(E, v, v->type.rank ? v : NULL, v->type.rank ? "e" : "0");
         if (op->iattr[0] && d != DT_PTR) {
             int w = bits < 8 ? 2 : bits / 4;
             vf = bits == 64 ? "0x%016llx" : fmt(E, "0x%%0%dx", w);
@@ -122,7 +122,7 @@ void emit_assert(Emitter *E, const Op *op)
                                 "blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x);",
                              printf_literal(E, file), op->loc.line, E->f->name, msg);
     if (!c->type.rank) {
-        line(E, "if (!%s) {", paren(E, ex(E, c, NULL, "0")));
+        line(E, "if (!%s) {", paren(E, value_at(E, c, NULL, "0")));
         line(E, "    %s", report);
         line(E, "    __trap();");
         line(E, "}");
@@ -131,7 +131,7 @@ void emit_assert(Emitter *E, const Op *op)
     int n = nregs(c);
     line(E, "#pragma unroll");
     line(E, "for (int e = 0; e < %d; ++e)", n);
-    line(E, "    if (!%s) {", paren(E, ex(E, c, c, "e")));
+    line(E, "    if (!%s) {", paren(E, value_at(E, c, c, "e")));
     line(E, "        %s", report);
     line(E, "        __trap();");
     line(E, "    }");

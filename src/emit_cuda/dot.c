@@ -96,7 +96,7 @@ static void fused_elem_read(Emitter *E, const Op *ll, const char *fn, const char
     line(E, "%sfor (int j = 0; j < %d; ++j) {  // %d registers x %d elements", n > 1 ? "    " : "", words * kw, words, kw);
     E->indent += n > 1 ? 2 : 1;
     line(E, "const int e = %d * (%s) + j;", kw, first);
-    elem_read(E, ll, fn, fmt(E, "%s, ", ex(E, ll->args[0], NULL, "0")), "e");
+    elem_read(E, ll, fn, fmt(E, "%s, ", value_at(E, ll->args[0], NULL, "0")), "e");
     E->indent -= n > 1 ? 2 : 1;
     line(E, "%s}", n > 1 ? "    " : "");
 }
@@ -125,7 +125,7 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
     }
     if (fa) {
         const Op *ll = op->args[0]->def;
-        const char *slot = fmt(E, "%s, ", ex(E, ll->args[0], NULL, "0"));
+        const char *slot = fmt(E, "%s, ", value_at(E, ll->args[0], NULL, "0"));
         line(E, "#pragma unroll");
         line(E, "for (int mi = 0; mi < %d; ++mi)", nm);
         E->indent++;
@@ -134,7 +134,7 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
     }
     if (fb) {
         const Op *ll = op->args[1]->def;
-        const char *slot = fmt(E, "%s, ", ex(E, ll->args[0], NULL, "0"));
+        const char *slot = fmt(E, "%s, ", value_at(E, ll->args[0], NULL, "0"));
         if (nn >= 2) {
             line(E, "#pragma unroll");
             line(E, "for (int np = 0; np < %d; ++np)  // two 8-column tiles per ldmatrix.x4", nn / 2);
@@ -243,7 +243,7 @@ static void emit_dot_fma(Emitter *E, const Op *op)
         int n = nregs(xs[k]);
         const char *e = elem_loop_open(E, n, 1);
         line(E, "%s[%s * %d + %s] = %s;", bufs[k], paren(E, elem_coord(E, xs[k], &xm, 0, e)), xs[k]->type.shape[1],
-             paren(E, elem_coord(E, xs[k], &xm, 1, e)), ex(E, xs[k], NULL, e));
+             paren(E, elem_coord(E, xs[k], &xm, 1, e)), value_at(E, xs[k], NULL, e));
         elem_loop_close(E, n, 1);
     }
     line(E, "__syncthreads();");

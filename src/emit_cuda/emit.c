@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+/* One line of the kernel, at the current indent. */
 void line(Emitter *E, const char *fmt, ...)
 {
     for (int i = 0; i < E->indent; i++)
@@ -23,6 +24,7 @@ void line(Emitter *E, const char *fmt, ...)
     sb_putc(E->out, '\n');
 }
 
+/* printf into the arena: the emitter's C text lives as long as the translation. */
 char *fmt(Emitter *E, const char *f, ...)
 {
     va_list ap, ap2;
@@ -39,6 +41,8 @@ char *fmt(Emitter *E, const char *f, ...)
 /* Fills E->grid from opt->grid (tir_grid_compile). */
 static void parse_grid(Emitter *E) { tir_grid_compile(E->ctx, E->f, E->opt->grid, &E->grid); }
 
+/* What the file must include (fp16, bf16, fp8, printf, the flush-to-zero math
+ * helpers), noted on f before the header is printed. */
 static void scan_uses(TirFunc *f, const Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {

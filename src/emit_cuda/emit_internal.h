@@ -1,12 +1,15 @@
 /*
- * emit_internal.h — state shared by the files of the CUDA emitter (emit.h's
- * contract; emit.c is the entry point).
+ * emit_internal.h — what the files of the CUDA emitter share (emit.h has the
+ * contract; emit.c is the entry point, and each other file holds one concern,
+ * named in its first comment).
  *
  * One Emitter lives for one cuda_emit call.  Everything it prints is C text
- * allocated in the translation's arena (fmt); `line` prints one indented
- * line of the kernel.  A register index travels as C text (a loop counter,
- * a constant, or bits of counters moved into place: coords.c); an element
- * of a value is the C expression ex() returns for one register index.
+ * allocated in the translation's arena (fmt); `line` prints one indented line
+ * of the kernel.  A register index travels as C text: a loop counter, a
+ * constant, or bits of counters moved into place (coords.c).  value_at turns
+ * a value and a register index into the C expression of that element, with
+ * folded operands nested inside (expr.c).  Functions used by one file stay
+ * static there; those below are used by several.
  */
 #ifndef TILEC_EMIT_INTERNAL_H
 #define TILEC_EMIT_INTERNAL_H
@@ -59,11 +62,11 @@ static inline int nregs(const Value *v) { return value_regs(v); }
 /* Element `idx` of some source: a value, an op's expression, or an array. */
 typedef const char *(*ElemExpr)(Emitter *E, const void *src, const Value *ctx, const char *idx);
 
-/* emit.c */
+/* emit.c: output primitives */
 void line(Emitter *E, const char *fmt, ...) PRINTF_LIKE(2, 3);
 char *fmt(Emitter *E, const char *f, ...) PRINTF_LIKE(2, 3);
 
-/* names.c */
+/* names.c: C names, declarations, literals */
 const char *unique_name(Emitter *E, const char *base);
 const char *vname(Emitter *E, const Value *v);
 const char *ctype(Emitter *E, Type t);
@@ -76,7 +79,7 @@ const char *source_file_name(Emitter *E);
 const char *shape_note(Emitter *E, const Value *v);
 void check_c_name(Emitter *E, const char *nm, const char *what, bool in_c);
 
-/* coords.c */
+/* coords.c: register indices (bit moves on C text) and element coordinates */
 const char *move_bits(Emitter *E, const char *src, const int *from, const int *to, int n, int src_bits);
 extern const int identity_bits[LMAP_MAX_REG_BITS];
 const char *deposit(Emitter *E, const int *pos, int n, const char *src);
@@ -86,23 +89,24 @@ const char *elem_coord(Emitter *E, const Value *v, const LayoutMap *m, int d, co
 const char *owner_pred(Emitter *E, const Value *v, const LayoutMap *m);
 const char *reg_index(Emitter *E, const Value *v, const Value *ctx, const char *idx);
 
-/* plan.c */
+/* plan.c: the plan made before printing */
 void record_users(Emitter *E, Block *b);
 void plan_block(Emitter *E, Block *b);
 void plan_regions(Emitter *E, Block *b);
 
-/* expr.c */
+/* expr.c: element expressions */
 const char *small_int_wrap(Emitter *E, DType d, const char *s);
 const char *math_c_name(MathFn m, DType d);
 const char *paren(Emitter *E, const char *s);
 const char *op_expr(Emitter *E, const Op *op, const char *idx);
-const char *ex(Emitter *E, const Value *v, const Value *ctx, const char *idx);
+const char *value_at(Emitter *E, const Value *v, const Value *ctx, const char *idx);
 
-/* loops.c */
+/* loops.c: loops over a thread's elements; element-wise statements */
 const char *elem_loop_open(Emitter *E, int n, int step);
 void elem_loop_close(Emitter *E, int n, int step);
 const char *elem_open(Emitter *E, int n, bool multi);
 void elem_close(Emitter *E, int n, bool multi);
+/* ElemExprs: a Value (value_at), a char * array or scalar name */
 const char *value_elem(Emitter *E, const void *v, const Value *ctx, const char *idx);
 const char *array_elem(Emitter *E, const void *name, const Value *ctx, const char *idx);
 const char *scalar_elem(Emitter *E, const void *name, const Value *ctx, const char *idx);
@@ -110,22 +114,22 @@ void fill(Emitter *E, const char *dst, const Value *like, ElemExpr src, const vo
 void declare_var(Emitter *E, const Value *v);
 void emit_assign(Emitter *E, const Op *op);
 
-/* memory.c */
+/* memory.c: tl.load, tl.store */
 int memory_vec(const Op *op);
 void emit_load(Emitter *E, const Op *op);
 void emit_store(Emitter *E, const Op *op);
 
-/* convert.c */
-void trailing_sync(Emitter *E, const Op *op);
+/* convert.c: layout conversions through shared memory */
+void trailing_sync(Emitter *E, const Op *op); /* the barrier after an exchange's reads */
 const char *smem_storage(Emitter *E, const Op *op, const char *sep);
 const char *smem_verdict(Emitter *E, const Op *op);
 void emit_convert(Emitter *E, const Op *op);
 
-/* reduce.c */
+/* reduce.c: reductions and scans */
 void emit_reduce(Emitter *E, const Op *op);
 void emit_scan(Emitter *E, const Op *op);
 
-/* stage.c */
+/* stage.c: tl.dot operands (staging, ldmatrix, cp.async) */
 int frag_words(const Value *v);
 const char *stage_helper(Emitter *E, const Op *op);
 void ld_setup(Emitter *E, const Op *op, const char *name);
@@ -136,28 +140,28 @@ void emit_register_fragments(Emitter *E, const Op *op);
 void emit_local_load(Emitter *E, const Op *op);
 void emit_async_copy(Emitter *E, const Op *op);
 
-/* dot.c */
-bool fused_read(Emitter *E, const Value *v);
+/* dot.c: tl.dot */
+bool fused_read(Emitter *E, const Value *v); /* a pipelined operand read in its dot's K loop */
 void emit_dot(Emitter *E, const Op *op);
 
 /* atomics.c */
 void emit_atomic(Emitter *E, const Op *op);
 
-/* debug.c */
+/* debug.c: tl.device_print, tl.device_assert */
 void emit_print(Emitter *E, const Op *op);
 void emit_assert(Emitter *E, const Op *op);
 
-/* control.c */
+/* control.c: statements in order, control flow */
 void emit_block(Emitter *E, const Block *b);
 
-/* kernel.c */
-bool helper_known(Emitter *E, const char *name);
+/* kernel.c: the header comment, includes, device helpers, the kernel's signature */
+bool helper_known(Emitter *E, const char *name); /* printed already into E->helpers? */
 void emit_header(Emitter *E, int threads);
 void emit_includes(Emitter *E);
 const char *param_decl(Emitter *E, const KernelParam *kp);
 void emit_kernel(Emitter *E, int threads);
 
-/* launcher.c */
+/* launcher.c: the host launcher */
 void emit_launcher(Emitter *E, int threads);
 
 #endif

@@ -204,9 +204,9 @@ const char *op_expr(Emitter *E, const Op *op, const char *idx)
 {
     const Value *r = op->results[0];
     if (op->kind == OP_TRANS) /* the same registers, dimensions renamed */
-        return ex(E, op->args[0], NULL, idx);
-    const char *a = op->nargs > 0 ? paren(E, ex(E, op->args[0], r, idx)) : NULL;
-    const char *b = op->nargs > 1 ? paren(E, ex(E, op->args[1], r, idx)) : NULL;
+        return value_at(E, op->args[0], NULL, idx);
+    const char *a = op->nargs > 0 ? paren(E, value_at(E, op->args[0], r, idx)) : NULL;
+    const char *b = op->nargs > 1 ? paren(E, value_at(E, op->args[1], r, idx)) : NULL;
     switch (op->kind) {
     case OP_CONST:
         if (dtype_is_float(r->type.dtype))
@@ -214,7 +214,7 @@ const char *op_expr(Emitter *E, const Op *op, const char *idx)
         return int_literal(E, op->iattr[0], r->type.dtype);
     case OP_SPLAT:
     case OP_BROADCAST:
-    case OP_EXPAND_DIMS: return ex(E, op->args[0], r, idx);
+    case OP_EXPAND_DIMS: return value_at(E, op->args[0], r, idx);
     case OP_PROGRAM_ID: return fmt(E, "(int32_t)blockIdx.%c", "xyz"[op->iattr[0]]);
     case OP_NUM_PROGRAMS: return fmt(E, "(int32_t)gridDim.%c", "xyz"[op->iattr[0]]);
     case OP_MAKE_RANGE: {
@@ -231,24 +231,25 @@ const char *op_expr(Emitter *E, const Op *op, const char *idx)
             return fmt(E, "!%s", a);
         return small_int_wrap(E, r->type.dtype, fmt(E, "~%s", a));
     case OP_SELECT: {
-        const char *c = paren(E, ex(E, op->args[2], r, idx));
+        const char *c = paren(E, value_at(E, op->args[2], r, idx));
         return fmt(E, "%s ? %s : %s", a, b, c);
     }
-    case OP_MATH: return math_call(E, op, ex(E, op->args[0], r, idx));
-    case OP_MATH2: return math2_call(E, op, ex(E, op->args[0], r, idx), ex(E, op->args[1], r, idx));
+    case OP_MATH: return math_call(E, op, value_at(E, op->args[0], r, idx));
+    case OP_MATH2: return math2_call(E, op, value_at(E, op->args[0], r, idx), value_at(E, op->args[1], r, idx));
     case OP_FMA: {
         DType d = r->type.dtype;
         const char *fn = d == DT_FP32 ? "fmaf" : d == DT_FP64 ? "fma" : "__hfma";
-        return fmt(E, "%s(%s, %s, %s)", fn, ex(E, op->args[0], r, idx), ex(E, op->args[1], r, idx), ex(E, op->args[2], r, idx));
+        return fmt(E, "%s(%s, %s, %s)", fn, value_at(E, op->args[0], r, idx), value_at(E, op->args[1], r, idx),
+                   value_at(E, op->args[2], r, idx));
     }
-    case OP_CAST: return cast_expr(E, op, ex(E, op->args[0], r, idx));
+    case OP_CAST: return cast_expr(E, op, value_at(E, op->args[0], r, idx));
     case OP_BITCAST:
-        return fmt(E, "tilec::bitcast<%s>(%s)", ctype(E, type_elem(r->type)), ex(E, op->args[0], r, idx));
+        return fmt(E, "tilec::bitcast<%s>(%s)", ctype(E, type_elem(r->type)), value_at(E, op->args[0], r, idx));
     default: return binop_expr(E, op, a, b);
     }
 }
 
-const char *ex(Emitter *E, const Value *v, const Value *ctx, const char *idx)
+const char *value_at(Emitter *E, const Value *v, const Value *ctx, const char *idx)
 {
     ValInfo *vi = info(E, v);
     const char *ri = reg_index(E, v, ctx, idx);

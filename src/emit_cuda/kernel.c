@@ -10,6 +10,8 @@
 
 #include "templates.h"
 
+/* Has a device helper called `name` been printed into E->helpers?  If not, it
+ * counts as printed from now on: the caller prints it. */
 bool helper_known(Emitter *E, const char *name)
 {
     for (int i = 0; i < E->helper_names.len; i++)

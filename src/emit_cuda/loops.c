@@ -57,7 +57,7 @@ void elem_close(Emitter *E, int n, bool multi)
     line(E, "}");
 }
 
-const char *value_elem(Emitter *E, const void *v, const Value *ctx, const char *idx) { return ex(E, v, ctx, idx); }
+const char *value_elem(Emitter *E, const void *v, const Value *ctx, const char *idx) { return value_at(E, v, ctx, idx); }
 
 static const char *op_elem(Emitter *E, const void *op, const Value *ctx, const char *idx) { return op_expr(E, op, idx); }
 

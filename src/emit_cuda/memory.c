@@ -58,10 +58,11 @@ void emit_load(Emitter *E, const Op *op)
     const char *name = vname(E, r);
     DType d = r->type.dtype;
     if (!r->type.rank) {
-        const char *p = paren(E, ex(E, ptr, NULL, "0"));
+        const char *p = paren(E, value_at(E, ptr, NULL, "0"));
         const char *val = is_volatile ? fmt(E, "*(volatile %s *)%s", dtype_ctype(d), p) : fmt(E, "*%s", p);
         if (mask)
-            val = fmt(E, "%s ? %s : %s", paren(E, ex(E, mask, NULL, "0")), val, other ? ex(E, other, NULL, "0") : zero_of(E, d));
+            val = fmt(E, "%s ? %s : %s", paren(E, value_at(E, mask, NULL, "0")), val,
+                      other ? value_at(E, other, NULL, "0") : zero_of(E, d));
         line(E, "%s = %s;", info(E, r)->declared ? name : const_decl(E, r->type, name), val);
         return;
     }
@@ -70,17 +71,17 @@ void emit_load(Emitter *E, const Op *op)
         line(E, "%s;%s, %d-byte loads", decl(E, type_elem(r->type), name, n), shape_note(E, r),
              vec * dtype_bits(d) / 8);
     const char *i = elem_loop_open(E, n, vec);
-    const char *p = ex(E, ptr, r, i);
-    const char *fallback = other ? ex(E, other, r, i) : zero_of(E, d);
+    const char *p = value_at(E, ptr, r, i);
+    const char *fallback = other ? value_at(E, other, r, i) : zero_of(E, d);
     if (d == DT_I64 || d == DT_U64) /* 1ll is long long, int64_t is long: tilec::load<V, T> must see one T */
         fallback = fmt(E, "(%s)%s", dtype_ctype(d), paren(E, fallback));
     if (is_volatile)
-        line(E, "%s[%s] = %s*(volatile %s *)%s%s;", name, i, mask ? fmt(E, "%s ? ", paren(E, ex(E, mask, r, i))) : "",
+        line(E, "%s[%s] = %s*(volatile %s *)%s%s;", name, i, mask ? fmt(E, "%s ? ", paren(E, value_at(E, mask, r, i))) : "",
              dtype_ctype(d), paren(E, p), mask ? fmt(E, " : %s", fallback) : "");
     else if (!mask)
         line(E, "tilec::load<%d>(&%s[%s], %s);", vec, name, i, p);
     else
-        line(E, "tilec::load<%d>(&%s[%s], %s, %s, %s);", vec, name, i, p, ex(E, mask, r, i), fallback);
+        line(E, "tilec::load<%d>(&%s[%s], %s, %s, %s);", vec, name, i, p, value_at(E, mask, r, i), fallback);
     elem_loop_close(E, n, vec);
 }
 
@@ -98,7 +99,7 @@ void emit_store(Emitter *E, const Op *op)
         fill(E, src, ptr, value_elem, val);
     }
     const char *i = elem_loop_open(E, n, vec);
-    const char *pred = mask ? ex(E, mask, ptr, i) : NULL;
+    const char *pred = mask ? value_at(E, mask, ptr, i) : NULL;
     if (!ptr->type.rank) /* a scalar: every thread has it, one stores it */
         pred = pred ? fmt(E, "tid == 0 && %s", paren(E, pred)) : "tid == 0";
     if (ptr->type.rank) {
@@ -108,14 +109,14 @@ void emit_store(Emitter *E, const Op *op)
         if (owner)
             pred = pred ? fmt(E, "%s && %s", owner, paren(E, pred)) : owner;
     }
-    const char *p = ex(E, ptr, ptr, i);
+    const char *p = value_at(E, ptr, ptr, i);
     if (vec > 1) {
         line(E, "tilec::store<%d>(%s, &%s[%s]%s%s);", vec, p, src, i, pred ? ", " : "", pred ? pred : "");
     } else {
         if (pred)
             line(E, "if (%s)", pred);
         E->indent += pred != NULL;
-        line(E, "*%s = %s;", paren(E, p), ex(E, val, ptr, i));
+        line(E, "*%s = %s;", paren(E, p), value_at(E, val, ptr, i));
         E->indent -= pred != NULL;
     }
     elem_loop_close(E, n, vec);

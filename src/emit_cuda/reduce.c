@@ -98,7 +98,7 @@ static void reduce_tree(Emitter *E, const Reduce *R, const char *dv, const char 
     line(E, "%s part[%d];  // this thread's %d values, combined pairwise", T, K, K);
     line(E, "#pragma unroll");
     line(E, "for (int kk = 0; kk < %d; ++kk)", K);
-    line(E, "    part[kk] = %s;", ex(E, R->x, NULL, xr));
+    line(E, "    part[kk] = %s;", value_at(E, R->x, NULL, xr));
     for (int half = K / 2; half >= 1; half /= 2) { /* constant bounds: fully unrolled, registers only */
         if (half > 1) {
             line(E, "#pragma unroll");
@@ -115,7 +115,7 @@ static void reduce_tree(Emitter *E, const Reduce *R, const char *dv, const char 
 static void reduce_chain(Emitter *E, const Reduce *R, const char *dv, const char *di, const char *xk, const char *xr)
 {
     const Value *x = R->x;
-    line(E, "%s = %s;", dv, ex(E, x, NULL, xk));
+    line(E, "%s = %s;", dv, value_at(E, x, NULL, xk));
     if (R->ri)
         line(E, "%s = %s;", di, elem_coord(E, x, &R->xm, R->axis, xk));
     if (R->K == 1)
@@ -124,11 +124,11 @@ static void reduce_chain(Emitter *E, const Reduce *R, const char *dv, const char
     line(E, "for (int kk = 1; kk < %d; ++kk)%s", R->K, R->ri ? " {" : "");
     E->indent++;
     if (R->ri) {
-        line(E, "const %s other = %s;", R->T, ex(E, x, NULL, xr));
+        line(E, "const %s other = %s;", R->T, value_at(E, x, NULL, xr));
         line(E, "const int32_t other_i = %s;", elem_coord(E, x, &R->xm, R->axis, xr));
         arg_combine(E, R->mx, dv, di, "other", "other_i");
     } else {
-        line(E, "%s = %s;", dv, combine_expr(E, R->k, R->d, dv, ex(E, x, NULL, xr)));
+        line(E, "%s = %s;", dv, combine_expr(E, R->k, R->d, dv, value_at(E, x, NULL, xr)));
     }
     E->indent--;
     if (R->ri)
@@ -364,7 +364,7 @@ static void scan_runs(Emitter *E, const Scan *S)
     line(E, "#pragma unroll");
     line(E, "for (int e = 0; e < %d; ++e) {", S->NO);
     E->indent++;
-    line(E, "%s[%s] = %s;", y, scan_reg(E, S, first), ex(E, S->x, NULL, scan_reg(E, S, first)));
+    line(E, "%s[%s] = %s;", y, scan_reg(E, S, first), value_at(E, S->x, NULL, scan_reg(E, S, first)));
     if (S->NN > 1) {
         line(E, "#pragma unroll");
         if (S->rev)
@@ -373,7 +373,7 @@ static void scan_runs(Emitter *E, const Scan *S)
             line(E, "for (int kk = 1; kk < %d; ++kk)", S->NN);
         const char *prev = S->rev ? "kk + 1" : "kk - 1";
         line(E, "    %s[%s] = %s;", y, scan_reg(E, S, "kk"),
-             scan_combine(E, S, fmt(E, "%s[%s]", y, scan_reg(E, S, prev)), ex(E, S->x, NULL, scan_reg(E, S, "kk"))));
+             scan_combine(E, S, fmt(E, "%s[%s]", y, scan_reg(E, S, prev)), value_at(E, S->x, NULL, scan_reg(E, S, "kk"))));
     }
     E->indent--;
     line(E, "}");
@@ -506,7 +506,8 @@ static void scan_carry(Emitter *E, const Scan *S)
         line(E, "        %s[%s] = %s;", y, scan_reg(E, S, "kk"),
              scan_combine(E, S, "before[e]", fmt(E, "%s[%s]", y, scan_reg(E, S, "kk"))));
     } else {
-        line(E, "    %s[%s] = %s;", y, scan_reg(E, S, "0"), scan_combine(E, S, "before[e]", fmt(E, "%s[%s]", y, scan_reg(E, S, "0"))));
+        line(E, "    %s[%s] = %s;", y, scan_reg(E, S, "0"),
+             scan_combine(E, S, "before[e]", fmt(E, "%s[%s]", y, scan_reg(E, S, "0"))));
     }
 }
 

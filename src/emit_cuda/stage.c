@@ -203,7 +203,7 @@ void emit_stage_convert(Emitter *E, const Op *op)
     if (vec > 1)
         line(E, "tilec::store<%d>(%s, &%s[%s]);", vec, at, vname(E, arr), e);
     else
-        line(E, "*%s = %s;", at, ex(E, x, NULL, e));
+        line(E, "*%s = %s;", at, value_at(E, x, NULL, e));
     elem_loop_close(E, n, vec);
     line(E, "__syncthreads();");
     stage_read(E, op, fn, "");
@@ -238,7 +238,7 @@ void emit_register_fragments(Emitter *E, const Op *op)
             if ((j >> i & 1) && rb[i] >= 0)
                 off |= 1 << rb[i];
         const char *idx = off ? fmt(E, "%s + %d", paren(E, base), off) : base;
-        sb_printf(&elems, "%s%s", j ? ", " : "", ex(E, x, NULL, idx));
+        sb_printf(&elems, "%s%s", j ? ", " : "", value_at(E, x, NULL, idx));
     }
     const char *list = elems.data ? elems.data : "";
     const char *word = kw == 1 ? fmt(E, "tilec::bitcast<uint32_t>(%s)", list) : fmt(E, "tilec::pack%d(%s)", kw, list);
@@ -246,8 +246,8 @@ void emit_register_fragments(Emitter *E, const Op *op)
     const Op *cast = x->def;
     if (kw == 2 && info(E, x)->inl && cast && cast->kind == OP_CAST && !cast->iattr[0] &&
         cast->args[0]->type.dtype == DT_FP32 && (x->type.dtype == DT_FP16 || x->type.dtype == DT_BF16)) {
-        const char *lo = ex(E, cast->args[0], NULL, base);
-        const char *hi = ex(E, cast->args[0], NULL, fmt(E, "%s + %d", paren(E, base), 1 << rb[0]));
+        const char *lo = value_at(E, cast->args[0], NULL, base);
+        const char *hi = value_at(E, cast->args[0], NULL, fmt(E, "%s + %d", paren(E, base), 1 << rb[0]));
         word = fmt(E, "tilec::pack2_%s(%s, %s)", x->type.dtype == DT_FP16 ? "f16" : "bf16", lo, hi);
     }
     line(E, "%s[%s] = %s;", vname(E, r), kw > 1 ? fmt(E, "%s / %d", e, kw) : e, word);
@@ -264,12 +264,12 @@ void emit_local_load(Emitter *E, const Op *op)
          frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(op->stage->dtype), r->layout->id,
          op->stage->op_idx ? 'B' : 'A', r->layout->kwidth);
     if (fused_read(E, r)) {
-        line(E, "// read from slot %s of %s one K step at a time, in the tl.dot below", ex(E, op->args[0], NULL, "0"), fn);
+        line(E, "// read from slot %s of %s one K step at a time, in the tl.dot below", value_at(E, op->args[0], NULL, "0"), fn);
         return;
     }
-    line(E, "{  // from slot %s of %s", ex(E, op->args[0], NULL, "0"), fn);
+    line(E, "{  // from slot %s of %s", value_at(E, op->args[0], NULL, "0"), fn);
     E->indent++;
-    stage_read(E, op, fn, fmt(E, "%s, ", ex(E, op->args[0], NULL, "0")));
+    stage_read(E, op, fn, fmt(E, "%s, ", value_at(E, op->args[0], NULL, "0")));
     E->indent--;
     line(E, "}");
 }
@@ -292,14 +292,14 @@ void emit_async_copy(Emitter *E, const Op *op)
     value_map(ptr, &m);
     int n = nregs(ptr);
     line(E, "// cp.async into slot %s of %s: %d-byte copies, zero-filled where masked or past the loop's end",
-         ex(E, slot, NULL, "0"), fn, bytes);
+         value_at(E, slot, NULL, "0"), fn, bytes);
     const char *e = elem_loop_open(E, n, v);
     const char *c0 = elem_coord(E, ptr, &m, 0, e), *c1 = elem_coord(E, ptr, &m, 1, e);
     const char *oc[2] = {op->iattr[0] ? c1 : c0, op->iattr[0] ? c0 : c1}; /* operand coordinates */
-    const char *p = ex(E, pred, NULL, "0");
+    const char *p = value_at(E, pred, NULL, "0");
     if (mask)
-        p = fmt(E, "%s && %s", paren(E, p), paren(E, ex(E, mask, ptr, e)));
-    line(E, "tilec::cp_async<%d>(%s(smem, %s, %s, %s), %s, %s);", bytes, fn, ex(E, slot, NULL, "0"),
-         oc[1 - s->contig_dim], oc[s->contig_dim], ex(E, ptr, ptr, e), p);
+        p = fmt(E, "%s && %s", paren(E, p), paren(E, value_at(E, mask, ptr, e)));
+    line(E, "tilec::cp_async<%d>(%s(smem, %s, %s, %s), %s, %s);", bytes, fn, value_at(E, slot, NULL, "0"),
+         oc[1 - s->contig_dim], oc[s->contig_dim], value_at(E, ptr, ptr, e), p);
     elem_loop_close(E, n, v);
 }
