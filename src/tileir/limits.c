@@ -93,7 +93,7 @@ static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst w[2], c
             if (elems > w[0].elems)
                 w[0] = (Worst){v, op, elems, regs};
             /* Pointer tiles are left out of the spill estimate: a large one
-             * used by one load or store is computed where it is used (emit.c),
+             * used by one load or store is computed where it is used (emit_cuda/plan.c),
              * and of a loop-carried one only the first pointer of each vector
              * access stays live. */
             if (regs > w[1].regs && v->type.dtype != DT_PTR)

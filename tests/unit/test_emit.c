@@ -1,4 +1,4 @@
-/* test_emit.c — properties of the CUDA that src/emit_cuda/emit.c prints, checked on every
+/* test_emit.c — properties of the CUDA that src/emit_cuda/ prints, checked on every
  * line of a translation (the golden tests pin the exact text; these say what must hold in
  * any text the emitter could choose). */
 #include <criterion/criterion.h>

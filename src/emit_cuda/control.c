@@ -1,0 +1,205 @@
+/*
+ * control.c — statements in order: each op after its source comment, and the
+ * for, while and if statements with the assignments of their yielded values.
+ */
+#include "emit_internal.h"
+
+#include <string.h>
+
+static void stmt_comment(Emitter *E, const Op *op)
+{
+    const SrcStmt *s = op->stmt;
+    if (!s || s == E->last_stmt)
+        return;
+    if (E->last_stmt && E->last_stmt->begin == s->begin && E->last_stmt->end == s->end)
+        return;
+    E->last_stmt = s;
+    const Source *src = E->ctx->src;
+    StrBuf text = {0};
+    bool space = false;
+    for (int i = s->begin; i < s->end && i < (int)src->len; i++) {
+        char c = src->text[i];
+        bool continuation = c == '\\' && i + 1 < (int)src->len && src->text[i + 1] == '\n';
+        if (c == '\n' || c == '\t' || c == ' ' || continuation) {
+            space = text.len > 0;
+            continue;
+        }
+        if (space)
+            sb_putc(&text, ' ');
+        space = false;
+        sb_putc(&text, c);
+    }
+    const char *stmt = comment_escape(E->a, text.data ? text.data : "");
+    sb_free(&text);
+    if (s->helper)
+        line(E, "// %s:%d  %s    (in %s, inlined from line %d)", source_file_name(E), s->loc.line, stmt, s->helper,
+             s->call_line);
+    else
+        line(E, "// %s:%d  %s", source_file_name(E), s->loc.line, stmt);
+}
+
+static bool is_block_arg(const Block *b, const Value *v)
+{
+    for (int i = 0; i < b->args.len; i++)
+        if (b->args.data[i] == v)
+            return true;
+    return false;
+}
+
+/* Assign yielded values to the variables they feed.  The assignments are
+ * simultaneous: when one reads another's variable, go through temporaries. */
+static void emit_yield_into(Emitter *E, const Block *b, const Op *y, Value *const *targets)
+{
+    bool clash = false;
+    for (int i = 0; i < y->nargs; i++)
+        if (is_block_arg(b, y->args[i]) && strcmp(vname(E, y->args[i]), vname(E, targets[i])))
+            clash = true;
+    for (int i = 0; i < y->nargs && clash; i++) {
+        const Value *t = targets[i];
+        const char *tmp = fmt(E, "%s_next", vname(E, t));
+        if (!strcmp(vname(E, t), vname(E, y->args[i])))
+            continue;
+        if (t->type.rank)
+            line(E, "%s;", decl(E, type_elem(t->type), tmp, nregs(t)));
+        else
+            line(E, "%s;", decl(E, t->type, tmp, 0));
+        fill(E, tmp, t, value_elem, y->args[i]);
+    }
+    for (int i = 0; i < y->nargs; i++) {
+        const char *dst = vname(E, targets[i]);
+        if (!strcmp(dst, vname(E, y->args[i])))
+            continue;
+        if (clash)
+            fill(E, dst, targets[i], targets[i]->type.rank ? array_elem : scalar_elem, fmt(E, "%s_next", dst));
+        else
+            fill(E, dst, targets[i], value_elem, y->args[i]);
+    }
+}
+
+static void assign_from(Emitter *E, const Value *dst, const Value *src)
+{
+    if (!strcmp(vname(E, dst), vname(E, src)) && !info(E, src)->inl)
+        return;
+    fill(E, vname(E, dst), dst, value_elem, src);
+}
+
+static void emit_for(Emitter *E, const Op *op)
+{
+    const Block *body = op->regions[0];
+    for (int i = 0; i < op->nres; i++) {
+        declare_var(E, op->results[i]);
+        assign_from(E, op->results[i], op->args[3 + i]);
+    }
+    const Value *iv = body->args.data[0];
+    const char *t = dtype_ctype(iv->type.dtype);
+    const char *ivn = vname(E, iv);
+    line(E, "for (%s %s = %s; %s < %s; %s += %s) {", t, ivn, value_at(E, op->args[0], NULL, "0"), ivn,
+         paren(E, value_at(E, op->args[1], NULL, "0")), ivn, paren(E, value_at(E, op->args[2], NULL, "0")));
+    E->indent++;
+    emit_block(E, body);
+    const Op *y = body->ops.data[body->ops.len - 1];
+    emit_yield_into(E, body, y, op->results);
+    E->indent--;
+    line(E, "}");
+}
+
+static void emit_while(Emitter *E, const Op *op)
+{
+    for (int i = 0; i < op->nres; i++) {
+        declare_var(E, op->results[i]);
+        assign_from(E, op->results[i], op->args[i]);
+    }
+    line(E, "while (true) {");
+    E->indent++;
+    const Block *before = op->regions[0], *after = op->regions[1];
+    emit_block(E, before);
+    const Op *cond = before->ops.data[before->ops.len - 1];
+    line(E, "if (!%s)", paren(E, value_at(E, cond->args[0], NULL, "0")));
+    line(E, "    break;");
+    emit_block(E, after);
+    const Op *y = after->ops.data[after->ops.len - 1];
+    emit_yield_into(E, after, y, op->results);
+    E->indent--;
+    line(E, "}");
+}
+
+static void emit_if(Emitter *E, const Op *op)
+{
+    for (int i = 0; i < op->nres; i++)
+        declare_var(E, op->results[i]);
+    line(E, "if (%s) {", value_at(E, op->args[0], NULL, "0"));
+    for (int r = 0; r < 2; r++) {
+        const Block *b = op->regions[r];
+        if (r == 1) {
+            bool empty = b->ops.len == 1 && b->ops.data[0]->kind == OP_YIELD && !op->nres;
+            if (empty)
+                break;
+            line(E, "} else {");
+        }
+        E->indent++;
+        emit_block(E, b);
+        const Op *y = b->ops.data[b->ops.len - 1];
+        if (y->kind == OP_YIELD)
+            emit_yield_into(E, b, y, op->results);
+        E->indent--;
+    }
+    line(E, "}");
+}
+
+static void emit_op(Emitter *E, const Op *op)
+{
+    if (op->nres == 1 && info(E, op->results[0])->inl) {
+        const Value *v = op->results[0];
+        if (info(E, v)->folded_addr) {
+            stmt_comment(E, op);
+            line(E, "// (%s: each address is computed where it is used, below)", vname(E, v));
+        }
+        return;
+    }
+    if (op->kind == OP_YIELD || op->kind == OP_CONDITION)
+        return;
+    stmt_comment(E, op);
+    switch (op->kind) {
+    case OP_LOAD: emit_load(E, op); break;
+    case OP_STORE: emit_store(E, op); break;
+    case OP_FOR: emit_for(E, op); E->last_stmt = NULL; break;
+    case OP_WHILE: emit_while(E, op); E->last_stmt = NULL; break;
+    case OP_IF: emit_if(E, op); E->last_stmt = NULL; break;
+    case OP_RETURN: line(E, "return;"); break;
+    case OP_BARRIER: line(E, "__syncthreads();"); break;
+    case OP_REDUCE: emit_reduce(E, op); break;
+    case OP_CONVERT:
+        if (dot_operand_in_registers(op))
+            emit_register_fragments(E, op);
+        else if (is_dot_stage(op))
+            emit_stage_convert(E, op);
+        else
+            emit_convert(E, op);
+        break;
+    case OP_DOT: emit_dot(E, op); break;
+    case OP_LOCAL_LOAD: emit_local_load(E, op); break;
+    case OP_ASYNC_COPY: emit_async_copy(E, op); break;
+    case OP_ASYNC_COMMIT: line(E, "tilec::cp_async_commit();"); break;
+    case OP_ASYNC_WAIT:
+        line(E, "tilec::cp_async_wait<%lld>();  // at most %lld group%s of copies still in flight",
+             (long long)op->iattr[0], (long long)op->iattr[0], op->iattr[0] == 1 ? "" : "s");
+        line(E, "__syncthreads();");
+        break;
+    case OP_SCAN: emit_scan(E, op); break;
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: emit_atomic(E, op); break;
+    case OP_PRINT: emit_print(E, op); break;
+    case OP_ASSERT: emit_assert(E, op); break;
+    default:
+        if (op->nres != 1)
+            BUG("emit: unexpected op %s", op_name(op->kind));
+        emit_assign(E, op);
+        break;
+    }
+}
+
+void emit_block(Emitter *E, const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++)
+        emit_op(E, b->ops.data[i]);
+}

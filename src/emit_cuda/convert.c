@@ -1,0 +1,148 @@
+/*
+ * convert.c — a tile changing layout through shared memory (convert_layout),
+ * and the description of each conversion buffer's storage.
+ */
+#include "emit_internal.h"
+
+#include <string.h>
+
+/* The barrier after an exchange's reads, unless the next exchange's barrier does its job (tir_smem). */
+void trailing_sync(Emitter *E, const Op *op)
+{
+    if (op->smem_keep_sync)
+        line(E, "__syncthreads();  // the buffer is free again");
+    else
+        line(E, "// no barrier here: a following exchange uses other bytes, and its barrier frees these");
+}
+
+/* How a conversion buffer is stored, in words, its clauses separated by `sep`:
+ * "row-major", the swizzle's formula, the padding. */
+const char *smem_storage(Emitter *E, const Op *op, const char *sep)
+{
+    const SmemLayout *l = &op->smem_layout;
+    const SmemSwizzle *z = &l->swz;
+    StrBuf b = {0};
+    sb_puts(&b, "row-major");
+    if (!smem_swizzle_none(*z)) {
+        const char *phase = z->per_phase > 1 ? fmt(E, "(row / %d) %% %d", z->per_phase, z->max_phase)
+                                             : fmt(E, "row %% %d", z->max_phase);
+        sb_printf(&b, ",%scolumns swizzled in each row of %d (tilec::swizzle): col' = ", sep, 1 << l->row_log2);
+        if (z->vec > 1)
+            sb_printf(&b, "((col / %d) ^ (%s)) * %d + col %% %d", z->vec, phase, z->vec, z->vec);
+        else
+            sb_printf(&b, "col ^ (%s)", phase);
+    }
+    if (l->pad)
+        sb_printf(&b, ",%sthen %d padding element%s after every %d", sep, l->pad, l->pad > 1 ? "s" : "", 1 << l->pad_log2);
+    const char *s = fmt(E, "%s", b.data);
+    sb_free(&b);
+    return s;
+}
+
+/* What the swizzle or padding buys, or the conflicts that remain. */
+const char *smem_verdict(Emitter *E, const Op *op)
+{
+    if (op->smem_conflicts)
+        return fmt(E, "%d extra shared-memory wavefronts counted (bank conflicts)", op->smem_conflicts);
+    if (op->smem_plain_conflicts)
+        return fmt(E, "no bank conflicts on the write or the read (counted statically; %d extra wavefronts without %s)",
+                   op->smem_plain_conflicts,
+                   smem_swizzle_none(op->smem_layout.swz) ? "the padding"
+                   : op->smem_layout.pad                 ? "the swizzle and padding"
+                                                         : "the swizzle");
+    return "no bank conflicts on the write or the read (counted statically)";
+}
+
+/* cvtN_at(coordinates): the element's offset in the buffer. */
+static void emit_convert_index(Emitter *E, const Op *op, const char *fn)
+{
+    Type t = op->args[0]->type;
+    const SmemLayout *l = &op->smem_layout;
+    StrBuf *h = &E->helpers;
+    bool swizzled = !smem_swizzle_none(l->swz);
+    sb_printf(h, "static __device__ __forceinline__ int %s(", fn);
+    if (t.rank == 1)
+        sb_puts(h, "int i)\n{\n");
+    else if (t.rank == 2)
+        sb_puts(h, "int row, int col)\n{\n");
+    else {
+        for (int d = 0; d < t.rank; d++)
+            sb_printf(h, "%sint i%d", d ? ", " : "", d);
+        sb_puts(h, ")\n{\n    const int row = ");
+        for (int d = 0; d < t.rank - 1; d++) {
+            int stride = 1;
+            for (int k = d + 1; k < t.rank - 1; k++)
+                stride *= t.shape[k];
+            sb_printf(h, "%s%s", d ? " + " : "", stride > 1 ? fmt(E, "(i%d << %d)", d, log2_int(stride)) : fmt(E, "i%d", d));
+        }
+        sb_printf(h, ", col = i%d;\n", t.rank - 1);
+    }
+    if (t.rank > 1) {
+        if (swizzled)
+            sb_printf(h, "    const int i = (row << %d) + tilec::swizzle<%d, %d, %d>(row, col);\n", l->row_log2, l->swz.vec,
+                      l->swz.per_phase, l->swz.max_phase);
+        else
+            sb_printf(h, "    const int i = (row << %d) + col;\n", l->row_log2);
+    }
+    if (l->pad)
+        sb_printf(h, "    return i + (i >> %d)%s;\n}\n\n", l->pad_log2, l->pad > 1 ? fmt(E, " * %d", l->pad) : "");
+    else
+        sb_puts(h, "    return i;\n}\n\n");
+}
+
+/* A tile changes layout through a shared buffer, row-major, swizzled or
+ * padded as tir_smem chose. */
+void emit_convert(Emitter *E, const Op *op)
+{
+    const Value *x = op->args[0], *r = op->results[0];
+    LayoutMap sm, dm;
+    value_map(x, &sm);
+    value_map(r, &dm);
+    Type t = x->type;
+    int bufno = E->nbuf++;
+    const char *fn = fmt(E, "cvt%d_at", bufno);
+    StrBuf *h = &E->helpers;
+    StrBuf shape = {0};
+    for (int d = 0; d < t.rank; d++)
+        sb_printf(&shape, "%s%d", d ? "x" : "", t.shape[d]);
+    sb_printf(h, "// cvt%d: a %s %s tile changing layout (L%d -> L%d) in shared memory, %s;\n// %d bytes; %s.\n", bufno,
+              shape.data, dtype_name(t.dtype == DT_PTR ? DT_I64 : t.dtype), x->layout->id, r->layout->id,
+              smem_storage(E, op, "\n// "), op->smem_bytes, smem_verdict(E, op));
+    sb_free(&shape);
+    emit_convert_index(E, op, fn);
+    const char *T = ctype(E, type_elem(t));
+    const char *name = vname(E, r);
+    if (!info(E, r)->declared)
+        line(E, "%s;%s", decl(E, type_elem(r->type), name, nregs(r)), shape_note(E, r));
+    line(E, "{  // L%d -> L%d through shared memory (cvt%d)", x->layout->id, r->layout->id, bufno);
+    E->indent++;
+    const char *BT = T[strlen(T) - 1] == '*' ? fmt(E, "%s*", T) : fmt(E, "%s *", T);
+    line(E, "%sbuf = reinterpret_cast<%s>(smem + %d);", BT, BT, op->smem_offset);
+    int n = nregs(x);
+    const char *e = elem_loop_open(E, n, 1);
+    StrBuf args = {0};
+    for (int d = 0; d < t.rank; d++)
+        sb_printf(&args, "%s%s", d ? ", " : "", elem_coord(E, x, &sm, d, e));
+    line(E, "buf[%s(%s)] = %s;", fn, args.data ? args.data : "", value_at(E, x, NULL, e));
+    sb_free(&args);
+    elem_loop_close(E, n, 1);
+    line(E, "__syncthreads();");
+    n = nregs(r);
+    int vr = op->smem_read_vec;
+    if (vr > 1)
+        line(E, "// each run of %d consecutive elements comes back as one %d-byte read", vr,
+             vr * smem_elem_bytes(type_elem(t)));
+    e = elem_loop_open(E, n, vr);
+    StrBuf args2 = {0};
+    for (int d = 0; d < t.rank; d++)
+        sb_printf(&args2, "%s%s", d ? ", " : "", elem_coord(E, r, &dm, d, e));
+    if (vr > 1)
+        line(E, "tilec::load<%d>(&%s[%s], &buf[%s(%s)]);", vr, name, e, fn, args2.data ? args2.data : "");
+    else
+        line(E, "%s[%s] = buf[%s(%s)];", name, e, fn, args2.data ? args2.data : "");
+    sb_free(&args2);
+    elem_loop_close(E, n, vr);
+    trailing_sync(E, op);
+    E->indent--;
+    line(E, "}");
+}

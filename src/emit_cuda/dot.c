@@ -1,0 +1,294 @@
+/*
+ * dot.c — tl.dot: mma.sync over the operand fragments (tf32x3 included), and
+ * the FMA path through shared memory.
+ */
+#include "emit_internal.h"
+
+#include <string.h>
+
+/* The fp8 mma (sm_89 and later), written into the helpers when a kernel uses it. */
+static const char *mma_fp8_helper(Emitter *E, DType a, DType b)
+{
+    const char *ta = a == DT_FP8E5 ? "e5m2" : "e4m3", *tb = b == DT_FP8E5 ? "e5m2" : "e4m3";
+    const char *fn = fmt(E, "mma_m16n8k32_%s_%s", ta, tb);
+    if (helper_known(E, fn))
+        return fn;
+    StrBuf *h = &E->helpers;
+    sb_printf(h, "// mma.sync on fp8 (sm_89 and later): d (4 fp32 accumulators of one 16x8 tile) += a (16x32 %s)\n"
+                 "// * b (32x8 %s), four elements per fragment register, in the PTX order (as int8's m16n8k32).\n", ta, tb);
+    sb_printf(h, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 890\n"
+                 "#error \"this kernel multiplies fp8 on tensor cores: compile it for sm_89 or later\"\n#endif\n");
+    sb_printf(h, "static __device__ __forceinline__ void %s(float *d, const uint32_t *a, const uint32_t *b)\n{\n", fn);
+    sb_printf(h, "    asm volatile(\"mma.sync.aligned.m16n8k32.row.col.f32.%s.%s.f32 {%%0, %%1, %%2, %%3}, \"\n", ta, tb);
+    sb_printf(h, "                 \"{%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\\n\"\n");
+    sb_printf(h, "                 : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n");
+    sb_printf(h, "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n}\n\n");
+    return fn;
+}
+
+/* The mma helper (tilec::... from the template, or a helper of this file). */
+static const char *mma_fn(Emitter *E, DType in, DType in_b, DType out)
+{
+    if (dtype_is_fp8(in))
+        return mma_fp8_helper(E, in, in_b);
+    switch (in) {
+    case DT_FP16: return out == DT_FP16 ? "tilec::mma_m16n8k16_f16_f16acc" : "tilec::mma_m16n8k16_f16";
+    case DT_BF16: return "tilec::mma_m16n8k16_bf16";
+    case DT_FP32: return "tilec::mma_m16n8k8_tf32";
+    default: return "tilec::mma_m16n8k32_s8";
+    }
+}
+
+/* Number of repetitions (per thread) of the 16x8 tile along d in the mma map. */
+static int mma_reps(const LayoutMap *m, int d)
+{
+    int n = 0;
+    for (int i = 2; i < m->nreg; i++)
+        n += m->reg[i].dim == d;
+    return 1 << n;
+}
+
+/* r = acc, unless the dot accumulates in acc's own registers. */
+static void dot_init_result(Emitter *E, const Op *op)
+{
+    const Value *acc = op->args[2], *r = op->results[0];
+    const char *name = vname(E, r);
+    if (!info(E, r)->declared)
+        declare_var(E, r);
+    if (strcmp(name, vname(E, acc)) || info(E, acc)->inl)
+        fill(E, name, r, value_elem, acc);
+}
+
+/* A pipelined operand read by its dot only: its fragments are loaded inside
+ * the dot's K loop, one K step at a time, so that only the registers (and
+ * the addresses) of the current step are live. */
+bool fused_read(Emitter *E, const Value *v)
+{
+    const Op *d = v->def;
+    return d && d->kind == OP_LOCAL_LOAD && v->nuses == 1 && info(E, v)->user &&
+           info(E, v)->user->kind == OP_DOT && info(E, v)->user->parent == d->parent &&
+           !(info(E, v)->user->args[0]->type.dtype == DT_FP32 && info(E, v)->user->iattr[0] == DOT_TF32X3);
+}
+
+/* B fragment word of (ks, ni): its first N repetition sits before the K ones. */
+static const char *b_word(Emitter *E, int nn, int nk)
+{
+    return nn >= 2 ? fmt(E, "2 * (ni & 1) + 4 * (ks + %d * (ni >> 1))", nk) : "2 * ks";
+}
+
+/* The fragment registers of K step ks read one element at a time (operands
+ * whose K is not contiguous in 8- or 32-bit types, which ldmatrix cannot
+ * transpose): `words` registers from word `first` (a C expression) on,
+ * inside loops over `loop` (mi or ni) when n > 1. */
+static void fused_elem_read(Emitter *E, const Op *ll, const char *fn, const char *loop, int n, const char *first,
+                            int words)
+{
+    const DotStage *s = ll->stage;
+    const Value *r = ll->results[0];
+    int kw = r->layout->kwidth;
+    line(E, "// operand %c of K step ks, one element at a time (%s's K is not its contiguous dimension)",
+         s->op_idx ? 'B' : 'A', vname(E, r));
+    if (n > 1) {
+        line(E, "#pragma unroll");
+        line(E, "for (int %s = 0; %s < %d; ++%s)", loop, loop, n, loop);
+    }
+    line(E, "#pragma unroll");
+    line(E, "%sfor (int j = 0; j < %d; ++j) {  // %d registers x %d elements", n > 1 ? "    " : "", words * kw, words, kw);
+    E->indent += n > 1 ? 2 : 1;
+    line(E, "const int e = %d * (%s) + j;", kw, first);
+    elem_read(E, ll, fn, fmt(E, "%s, ", value_at(E, ll->args[0], NULL, "0")), "e");
+    E->indent -= n > 1 ? 2 : 1;
+    line(E, "%s}", n > 1 ? "    " : "");
+}
+
+static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *a, const char *b, int nm, int nn, int nk)
+{
+    const Value *r = op->results[0];
+    const char *name = vname(E, r);
+    bool fa = fused_read(E, op->args[0]), fb = fused_read(E, op->args[1]);
+    const Op *lla = fa ? op->args[0]->def : NULL, *llb = fb ? op->args[1]->def : NULL;
+    const char *fna = fa ? stage_helper(E, lla) : NULL, *fnb = fb ? stage_helper(E, llb) : NULL;
+    if (fa && lla->stage->ldmatrix)
+        ld_setup(E, lla, fmt(E, "%s_ld", a));
+    if (fb && llb->stage->ldmatrix)
+        ld_setup(E, llb, fmt(E, "%s_ld", b));
+    line(E, "#pragma unroll");
+    line(E, "for (int ks = 0; ks < %d; ++ks) {  // K steps", nk);
+    E->indent++;
+    if (fa && !lla->stage->ldmatrix) {
+        fused_elem_read(E, lla, fna, "mi", nm, fmt(E, nm > 1 ? "4 * (ks + %d * mi)" : "4 * ks", nk), 4);
+        fa = false;
+    }
+    if (fb && !llb->stage->ldmatrix) {
+        fused_elem_read(E, llb, fnb, "ni", nn, nn >= 2 ? b_word(E, nn, nk) : "2 * ks", 2);
+        fb = false;
+    }
+    if (fa) {
+        const Op *ll = op->args[0]->def;
+        const char *slot = fmt(E, "%s, ", value_at(E, ll->args[0], NULL, "0"));
+        line(E, "#pragma unroll");
+        line(E, "for (int mi = 0; mi < %d; ++mi)", nm);
+        E->indent++;
+        ld_group(E, ll, fna, slot, fmt(E, "%s_ld", a), fmt(E, "ks + %d * mi", nk));
+        E->indent--;
+    }
+    if (fb) {
+        const Op *ll = op->args[1]->def;
+        const char *slot = fmt(E, "%s, ", value_at(E, ll->args[0], NULL, "0"));
+        if (nn >= 2) {
+            line(E, "#pragma unroll");
+            line(E, "for (int np = 0; np < %d; ++np)  // two 8-column tiles per ldmatrix.x4", nn / 2);
+            E->indent++;
+            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), fmt(E, "ks + %d * np", nk));
+            E->indent--;
+        } else if (nk >= 2) {
+            line(E, "if ((ks & 1) == 0)  // one ldmatrix.x4 holds two K steps");
+            E->indent++;
+            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), "(ks >> 1)");
+            E->indent--;
+        } else {
+            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), "0");
+        }
+    }
+    bool h = r->type.dtype == DT_FP16;
+    line(E, "#pragma unroll");
+    line(E, "for (int mi = 0; mi < %d; ++mi)  // 16-row tiles of this warp", nm);
+    line(E, "#pragma unroll");
+    line(E, "    for (int ni = 0; ni < %d; ++ni)  // 8-column tiles of this warp", nn);
+    const char *acc = fmt(E, "&%s[4 * (ni + %d * mi)]", name, nn);
+    if (h)
+        acc = fmt(E, "reinterpret_cast<uint32_t *>(%s)", acc);
+    line(E, "        %s(%s, &%s[4 * (ks + %d * mi)], &%s[%s]);", fn, acc, a, nk, b, b_word(E, nn, nk));
+    E->indent--;
+    line(E, "}");
+}
+
+static void emit_dot_mma(Emitter *E, const Op *op)
+{
+    const Value *a = op->args[0], *b = op->args[1], *r = op->results[0];
+    DType in = a->type.dtype;
+    LayoutMap m;
+    value_map(r, &m);
+    int M = r->type.shape[0], N = r->type.shape[1], K = a->type.shape[1];
+    int ik = 8 * dot_kwidth(in); /* K of one mma: 16 fp16/bf16, 8 tf32, 32 int8 */
+    int nm = mma_reps(&m, 0), nn = mma_reps(&m, 1), nk = K / ik;
+    const char *fn = mma_fn(E, in, b->type.dtype, r->type.dtype);
+    dot_init_result(E, op);
+    const char *prec = in != DT_FP32 ? "" : op->iattr[0] == DOT_TF32X3 ? ", tf32x3: three tf32 products" : ", tf32";
+    line(E, "// %dx%d += %dx%d @ %dx%d on tensor cores%s: each warp issues %d x %d mma.sync.%s per K step of %d, %d K step%s",
+         M, N, M, K, K, N, prec, nm, nn, strchr(fn, '_') + 1, ik, nk, nk > 1 ? "s" : "");  /* "m16n8k16_f16" */
+    if (in == DT_FP32 && op->iattr[0] == DOT_TF32X3) {
+        /* Triton's F32DotTC: small products into a zeroed sum (NaN there
+         * becomes 0), big * big on top, then added to the accumulator */
+        const char *an = vname(E, a), *bn = vname(E, b), *name = vname(E, r);
+        int wa = frag_words(a), wb = frag_words(b);
+        line(E, "{");
+        E->indent++;
+        line(E, "uint32_t a_big[%d], a_small[%d], b_big[%d], b_small[%d];", wa, wa, wb, wb);
+        line(E, "#pragma unroll");
+        line(E, "for (int i = 0; i < %d; ++i)", wa);
+        line(E, "    a_big[i] = tilec::tf32_big(%s[i]), a_small[i] = tilec::tf32_small(%s[i]);", an, an);
+        line(E, "#pragma unroll");
+        line(E, "for (int i = 0; i < %d; ++i)", wb);
+        line(E, "    b_big[i] = tilec::tf32_big(%s[i]), b_small[i] = tilec::tf32_small(%s[i]);", bn, bn);
+        line(E, "#pragma unroll");
+        line(E, "for (int mi = 0; mi < %d; ++mi)  // 16-row tiles of this warp", nm);
+        line(E, "#pragma unroll");
+        line(E, "    for (int ni = 0; ni < %d; ++ni) {  // 8-column tiles of this warp", nn);
+        E->indent += 2;
+        line(E, "float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};");
+        const char *pairs[3][2] = {{"a_small", "b_big"}, {"a_big", "b_small"}, {"a_big", "b_big"}};
+        for (int p = 0; p < 3; p++) {
+            if (p == 2) {
+                line(E, "#pragma unroll");
+                line(E, "for (int j = 0; j < 4; ++j)");
+                line(E, "    t[j] = isnan(t[j]) ? 0.0f : t[j];");
+            }
+            line(E, "#pragma unroll");
+            line(E, "for (int ks = 0; ks < %d; ++ks)", nk);
+            line(E, "    %s(t, &%s[4 * (ks + %d * mi)], &%s[%s]);", fn, pairs[p][0], nk, pairs[p][1],
+                 b_word(E, nn, nk));
+        }
+        line(E, "#pragma unroll");
+        line(E, "for (int j = 0; j < 4; ++j)");
+        line(E, "    %s[4 * (ni + %d * mi) + j] += t[j];", name, nn);
+        E->indent -= 2;
+        line(E, "    }");
+        E->indent--;
+        line(E, "}");
+        return;
+    }
+    emit_mma_loop(E, op, fn, vname(E, a), vname(E, b), nm, nn, nk);
+}
+
+/* The FMA path (fp64, input_precision="ieee"): A and B through shared
+ * memory row-major; for each k a thread reads the A values of its rows and
+ * the B values of its columns, then updates its results. */
+static void emit_dot_fma(Emitter *E, const Op *op)
+{
+    const Value *a = op->args[0], *b = op->args[1], *r = op->results[0];
+    int M = r->type.shape[0], N = r->type.shape[1], K = a->type.shape[1];
+    const char *T = dtype_ctype(a->type.dtype);
+    dot_init_result(E, op);
+    line(E, "{  // %dx%d += %dx%d @ %dx%d with fused multiply-adds (exact fp32/fp64), A and B through shared memory",
+         M, N, M, K, K, N);
+    E->indent++;
+    line(E, "%s *as = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset);
+    line(E, "%s *bs = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset + dot_fma_b_offset(op));
+    const Value *xs[2] = {a, b};
+    const char *bufs[2] = {"as", "bs"};
+    for (int k = 0; k < 2; k++) {
+        LayoutMap xm;
+        value_map(xs[k], &xm);
+        int n = nregs(xs[k]);
+        const char *e = elem_loop_open(E, n, 1);
+        line(E, "%s[%s * %d + %s] = %s;", bufs[k], paren(E, elem_coord(E, xs[k], &xm, 0, e)), xs[k]->type.shape[1],
+             paren(E, elem_coord(E, xs[k], &xm, 1, e)), value_at(E, xs[k], NULL, e));
+        elem_loop_close(E, n, 1);
+    }
+    line(E, "__syncthreads();");
+    LayoutMap m;
+    value_map(r, &m);
+    /* the result's register bits along M (rows) and N (columns) */
+    int rb[2][LMAP_MAX_REG_BITS], nb[2] = {0, 0}, pos[2][LMAP_MAX_REG_BITS];
+    for (int i = 0; i < m.nreg; i++)
+        if (m.reg[i].dim >= 0) {
+            int d = m.reg[i].dim;
+            rb[d][nb[d]] = i;
+            pos[d][nb[d]++] = i;
+        }
+    const char *name = vname(E, r);
+    const char *fma = a->type.dtype == DT_FP64 ? "fma" : "fmaf";
+    line(E, "#pragma unroll 4");
+    line(E, "for (int k = 0; k < %d; ++k) {", K);
+    E->indent++;
+    line(E, "%s a_k[%d], b_k[%d];  // A[row][k] for this thread's rows, B[k][col] for its columns", T, 1 << nb[0], 1 << nb[1]);
+    for (int d = 0; d < 2; d++) {
+        line(E, "#pragma unroll");
+        line(E, "for (int i = 0; i < %d; ++i)", 1 << nb[d]);
+        const char *reg = deposit(E, pos[d], nb[d], "i");
+        const char *c = elem_coord(E, r, &m, d, reg);
+        if (d == 0)
+            line(E, "    a_k[i] = as[%s * %d + k];", paren(E, c), K);
+        else
+            line(E, "    b_k[i] = bs[k * %d + %s];", N, paren(E, c));
+    }
+    int n = nregs(r);
+    line(E, "#pragma unroll");
+    line(E, "for (int e = 0; e < %d; ++e)", n);
+    line(E, "    %s[e] = %s(a_k[%s], b_k[%s], %s[e]);", name, fma, compress(E, rb[0], nb[0], "e", m.nreg),
+         compress(E, rb[1], nb[1], "e", m.nreg), name);
+    E->indent--;
+    line(E, "}");
+    trailing_sync(E, op);
+    E->indent--;
+    line(E, "}");
+}
+
+void emit_dot(Emitter *E, const Op *op)
+{
+    if (dot_uses_mma(op))
+        emit_dot_mma(E, op);
+    else
+        emit_dot_fma(E, op);
+}

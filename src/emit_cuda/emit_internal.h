@@ -1,0 +1,167 @@
+/*
+ * emit_internal.h — what the files of the CUDA emitter share (emit.h has the
+ * contract; emit.c is the entry point, and each other file holds one concern,
+ * named in its first comment).
+ *
+ * One Emitter lives for one cuda_emit call.  Everything it prints is C text
+ * allocated in the translation's arena (fmt); `line` prints one indented line
+ * of the kernel.  A register index travels as C text: a loop counter, a
+ * constant, or bits of counters moved into place (coords.c).  value_at turns
+ * a value and a register index into the C expression of that element, with
+ * folded operands nested inside (expr.c).  Functions used by one file stay
+ * static there; those below are used by several.
+ */
+#ifndef TILEC_EMIT_INTERNAL_H
+#define TILEC_EMIT_INTERNAL_H
+
+#include "emit.h"
+#include "../tileir/tir.h"
+
+typedef struct ValInfo {
+    const char *name;   /* C name; NULL while unnamed */
+    Op *user;           /* the single user when nuses == 1 */
+    bool inl;           /* printed inside its user's expression */
+    bool declared;      /* a variable declared before its defining op (if/for results) */
+    bool folded_addr;   /* a named pointer tile computed inside its load or store */
+    int depth;          /* inl: how deeply its expression nests inlined ones (plan_block) */
+} ValInfo;
+
+/* Named per-thread quantities bound once at the top of the kernel: each
+ * layout's first coordinate along each dimension, and owner predicates of
+ * replicated layouts. */
+typedef struct Binding {
+    const char *name, *type, *expr, *comment;
+} Binding;
+
+typedef struct Emitter {
+    Ctx *ctx;
+    Arena *a;
+    StrBuf *out;
+    const TirFunc *f;
+    const EmitOptions *opt;
+    int indent;
+    ValInfo *vi;
+    StrMap names;          /* C names taken so far */
+    StrMap next_suffix;    /* base name -> the next _N to try for it */
+    Vec(struct RegIx) ixs; /* register indices printed so far, as bit runs ... */
+    StrMap ix_of_text;     /* ... by their text */
+    const SrcStmt *last_stmt;
+    GridProg grid;         /* the launch grid (--grid) */
+    Vec(struct Binding) binds; /* per-thread names bound at the kernel's top */
+    StrBuf helpers;        /* device helpers printed before the kernel */
+    Vec(const char *) helper_names;
+    int nbuf;              /* shared buffers named so far */
+    Vec(const Op *) stage_ops; /* staging buffers named so far ... */
+    Vec(const char *) stage_fns; /* ... and their helpers */
+} Emitter;
+
+static inline ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }
+
+static inline int nregs(const Value *v) { return value_regs(v); }
+
+/* Element `idx` of some source: a value, an op's expression, or an array. */
+typedef const char *(*ElemExpr)(Emitter *E, const void *src, const Value *ctx, const char *idx);
+
+/* emit.c: output primitives */
+void line(Emitter *E, const char *fmt, ...) PRINTF_LIKE(2, 3);
+char *fmt(Emitter *E, const char *f, ...) PRINTF_LIKE(2, 3);
+
+/* names.c: C names, declarations, literals */
+const char *unique_name(Emitter *E, const char *base);
+const char *vname(Emitter *E, const Value *v);
+const char *ctype(Emitter *E, Type t);
+const char *const_decl(Emitter *E, Type t, const char *name);
+const char *decl(Emitter *E, Type t, const char *name, int n);
+const char *float_literal(Emitter *E, double x, DType d);
+const char *int_literal(Emitter *E, int64_t v, DType d);
+const char *zero_of(Emitter *E, DType d);
+const char *source_file_name(Emitter *E);
+const char *shape_note(Emitter *E, const Value *v);
+void check_c_name(Emitter *E, const char *nm, const char *what, bool in_c);
+
+/* coords.c: register indices (bit moves on C text) and element coordinates */
+const char *move_bits(Emitter *E, const char *src, const int *from, const int *to, int n, int src_bits);
+extern const int identity_bits[LMAP_MAX_REG_BITS];
+const char *deposit(Emitter *E, const int *pos, int n, const char *src);
+const char *compress(Emitter *E, const int *pos, int n, const char *src, int src_bits);
+const char *or_bits(Emitter *E, const char *a, const char *b);
+const char *elem_coord(Emitter *E, const Value *v, const LayoutMap *m, int d, const char *idx);
+const char *owner_pred(Emitter *E, const Value *v, const LayoutMap *m);
+const char *reg_index(Emitter *E, const Value *v, const Value *ctx, const char *idx);
+
+/* plan.c: the plan made before printing */
+void record_users(Emitter *E, Block *b);
+void plan_block(Emitter *E, Block *b);
+void plan_regions(Emitter *E, Block *b);
+
+/* expr.c: element expressions */
+const char *small_int_wrap(Emitter *E, DType d, const char *s);
+const char *math_c_name(MathFn m, DType d);
+const char *paren(Emitter *E, const char *s);
+const char *op_expr(Emitter *E, const Op *op, const char *idx);
+const char *value_at(Emitter *E, const Value *v, const Value *ctx, const char *idx);
+
+/* loops.c: loops over a thread's elements; element-wise statements */
+const char *elem_loop_open(Emitter *E, int n, int step);
+void elem_loop_close(Emitter *E, int n, int step);
+const char *elem_open(Emitter *E, int n, bool multi);
+void elem_close(Emitter *E, int n, bool multi);
+/* ElemExprs: a Value (value_at), a char * array or scalar name */
+const char *value_elem(Emitter *E, const void *v, const Value *ctx, const char *idx);
+const char *array_elem(Emitter *E, const void *name, const Value *ctx, const char *idx);
+const char *scalar_elem(Emitter *E, const void *name, const Value *ctx, const char *idx);
+void fill(Emitter *E, const char *dst, const Value *like, ElemExpr src, const void *arg);
+void declare_var(Emitter *E, const Value *v);
+void emit_assign(Emitter *E, const Op *op);
+
+/* memory.c: tl.load, tl.store */
+int memory_vec(const Op *op);
+void emit_load(Emitter *E, const Op *op);
+void emit_store(Emitter *E, const Op *op);
+
+/* convert.c: layout conversions through shared memory */
+void trailing_sync(Emitter *E, const Op *op); /* the barrier after an exchange's reads */
+const char *smem_storage(Emitter *E, const Op *op, const char *sep);
+const char *smem_verdict(Emitter *E, const Op *op);
+void emit_convert(Emitter *E, const Op *op);
+
+/* reduce.c: reductions and scans */
+void emit_reduce(Emitter *E, const Op *op);
+void emit_scan(Emitter *E, const Op *op);
+
+/* stage.c: tl.dot operands (staging, ldmatrix, cp.async) */
+int frag_words(const Value *v);
+const char *stage_helper(Emitter *E, const Op *op);
+void ld_setup(Emitter *E, const Op *op, const char *name);
+void ld_group(Emitter *E, const Op *op, const char *fn, const char *slot, const char *name, const char *q);
+void elem_read(Emitter *E, const Op *op, const char *fn, const char *slot, const char *e);
+void emit_stage_convert(Emitter *E, const Op *op);
+void emit_register_fragments(Emitter *E, const Op *op);
+void emit_local_load(Emitter *E, const Op *op);
+void emit_async_copy(Emitter *E, const Op *op);
+
+/* dot.c: tl.dot */
+bool fused_read(Emitter *E, const Value *v); /* a pipelined operand read in its dot's K loop */
+void emit_dot(Emitter *E, const Op *op);
+
+/* atomics.c */
+void emit_atomic(Emitter *E, const Op *op);
+
+/* debug.c: tl.device_print, tl.device_assert */
+void emit_print(Emitter *E, const Op *op);
+void emit_assert(Emitter *E, const Op *op);
+
+/* control.c: statements in order, control flow */
+void emit_block(Emitter *E, const Block *b);
+
+/* kernel.c: the header comment, includes, device helpers, the kernel's signature */
+bool helper_known(Emitter *E, const char *name); /* printed already into E->helpers? */
+void emit_header(Emitter *E, int threads);
+void emit_includes(Emitter *E);
+const char *param_decl(Emitter *E, const KernelParam *kp);
+void emit_kernel(Emitter *E, int threads);
+
+/* launcher.c: the host launcher */
+void emit_launcher(Emitter *E, int threads);
+
+#endif

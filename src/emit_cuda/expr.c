@@ -1,0 +1,261 @@
+/*
+ * expr.c — one element of a value as a C expression: operators, casts, math
+ * calls, and the expressions of folded operands nested inside their user's.
+ */
+#include "emit_internal.h"
+
+const char *small_int_wrap(Emitter *E, DType d, const char *s)
+{
+    if (dtype_is_int(d) && d != DT_I1 && dtype_bits(d) < 32)
+        return fmt(E, "(%s)(%s)", dtype_ctype(d), s);
+    return s;
+}
+
+/* The C function of a math op: MATH_LIST's fp64 or fp32 spelling. */
+const char *math_c_name(MathFn m, DType d)
+{
+    static const char *const f32[] = {
+#define X(e, n, f, d) f,
+        MATH_LIST(X)
+#undef X
+    };
+    static const char *const f64[] = {
+#define X(e, n, f, d) d,
+        MATH_LIST(X)
+#undef X
+    };
+    return d == DT_FP64 ? f64[m] : f32[m];
+}
+
+static const char *math_call(Emitter *E, const Op *op, const char *a)
+{
+    DType d = op->args[0]->type.dtype;
+    MathFn m = (MathFn)op->iattr[0];
+    if (m == MATH_ABS && dtype_is_fp8(d))
+        return fmt(E, "tilec::fp8_abs(%s)", a);
+    if (m == MATH_ABS && dtype_is_int(d))
+    {
+        const char *x = paren(E, a); /* `x | 255 < 0` would compare 255 first; -(-3), never --3 */
+        return fmt(E, "(%s < 0 ? -%s : %s)", x, x, x);
+    }
+    if (d == DT_FP16 || d == DT_BF16) {
+        if (m == MATH_ABS)
+            return fmt(E, "__habs(%s)", a);
+        if (m == MATH_FLOOR)
+            return fmt(E, "hfloor(%s)", a);
+        if (m == MATH_CEIL)
+            return fmt(E, "hceil(%s)", a);
+    }
+    return fmt(E, "%s(%s)", math_c_name(m, d), a);
+}
+
+static const char *math2_call(Emitter *E, const Op *op, const char *a, const char *b)
+{
+    static const char *const f32[] = {
+#define X(e, n, f, d) f,
+        MATH2_LIST(X)
+#undef X
+    };
+    static const char *const f64[] = {
+#define X(e, n, f, d) d,
+        MATH2_LIST(X)
+#undef X
+    };
+    DType d = op->args[0]->type.dtype;
+    return fmt(E, "%s(%s, %s)", d == DT_FP64 ? f64[op->iattr[0]] : f32[op->iattr[0]], a, b);
+}
+
+/* A conversion to or from fp8: one helper of templates/tilec_runtime_fp8.cuh, named
+ * after the two types ("tilec::f32_to_e4m3"); lowering allows only fp32, fp16 and bf16
+ * on the other side. */
+static const char *fp8_cast_expr(Emitter *E, DType s, DType d, bool rtz, const char *a)
+{
+    static const struct { DType d; const char *name; } names[] = {
+        {DT_FP8E4NV, "e4m3"}, {DT_FP8E5, "e5m2"}, {DT_FP16, "f16"}, {DT_BF16, "bf16"}, {DT_FP32, "f32"},
+    };
+    const char *sn = NULL, *dn = NULL;
+    for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+        if (names[i].d == s)
+            sn = names[i].name;
+        if (names[i].d == d)
+            dn = names[i].name;
+    }
+    if (!sn || !dn || (dtype_is_fp8(s) && dtype_is_fp8(d)) || (rtz && !(s == DT_FP32 && d == DT_FP8E5)))
+        BUG("fp8 conversion %s -> %s%s", dtype_name(s), dtype_name(d), rtz ? " (rtz)" : "");
+    return fmt(E, "tilec::%s_to_%s%s(%s)", sn, dn, rtz ? "_rz" : "", a);
+}
+
+static const char *cast_expr(Emitter *E, const Op *op, const char *a)
+{
+    DType s = op->args[0]->type.dtype, d = op->results[0]->type.dtype;
+    const Op *src = op->args[0]->def;
+    /* a cast of a literal is the literal of the new type (to fp8, the helper below converts
+     * it on the device, as Triton does with a nonzero constant) */
+    if (src && src->kind == OP_CONST && !info(E, op->args[0])->name && d != DT_PTR && s != DT_PTR &&
+        !dtype_is_fp8(d)) {
+        double x = dtype_is_float(s) ? src->fattr : (double)src->iattr[0];
+        if (dtype_is_float(d) && x == x)
+            return float_literal(E, x, d);
+        if (d == DT_I1)
+            return int_literal(E, x != 0, d);
+        if (dtype_is_int(d) && !dtype_is_float(s) && dtype_bits(d) >= dtype_bits(s) && dtype_is_signed(d) == dtype_is_signed(s))
+            return int_literal(E, src->iattr[0], d);
+    }
+    a = paren(E, a);
+    Type rt = type_elem(op->results[0]->type);
+    bool rtz = op->iattr[0] != 0;
+    if (dtype_is_fp8(s) || dtype_is_fp8(d))
+        return fp8_cast_expr(E, s, d, rtz, a);
+    if (d == DT_I1) {
+        if (s == DT_FP16 || s == DT_BF16)
+            return fmt(E, "(%s != %s)", a, zero_of(E, s));
+        if (s == DT_PTR)
+            return fmt(E, "(%s != nullptr)", a);
+        return fmt(E, "(%s != 0)", a);
+    }
+    if (s == DT_PTR && d == DT_PTR)
+        return fmt(E, "(%s)%s", ctype(E, rt), a);
+    if (s == DT_PTR)
+        return fmt(E, "(int64_t)(uintptr_t)%s", a);
+    if (d == DT_PTR)
+        return fmt(E, "(%s)(uintptr_t)%s", ctype(E, rt), a);
+    if (s == DT_FP16)
+        return fmt(E, "__half2float(%s)", a); /* only to fp32 (other targets go through fp32) */
+    if (s == DT_BF16)
+        return fmt(E, "__bfloat162float(%s)", a);
+    if (d == DT_FP16)
+        return fmt(E, rtz ? "__float2half_rz(%s)" : "__float2half_rn(%s)", a);
+    if (d == DT_BF16)
+        return fmt(E, rtz ? "__float2bfloat16_rz(%s)" : "__float2bfloat16_rn(%s)", a);
+    if (rtz && s == DT_FP64 && d == DT_FP32)
+        return fmt(E, "__double2float_rz(%s)", a);
+    return fmt(E, "(%s)%s", dtype_ctype(d), a);
+}
+
+static const char *binop_expr(Emitter *E, const Op *op, const char *a, const char *b)
+{
+    DType d = op->results[0]->type.dtype, ad = op->args[0]->type.dtype;
+    bool isf = dtype_is_float(ad);
+    switch (op->kind) {
+    case OP_ADD: return small_int_wrap(E, d, fmt(E, "%s + %s", a, b));
+    case OP_SUB: return small_int_wrap(E, d, fmt(E, "%s - %s", a, b));
+    case OP_MUL: return small_int_wrap(E, d, fmt(E, "%s * %s", a, b));
+    case OP_DIV:
+        if (ad == DT_FP32)
+            return fmt(E, "tilec::div_full(%s, %s)", a, b);
+        return small_int_wrap(E, d, fmt(E, "%s / %s", a, b));
+    case OP_REM:
+        if (isf)
+            return fmt(E, "%s(%s, %s)", ad == DT_FP64 ? "fmod" : "fmodf", a, b);
+        return small_int_wrap(E, d, fmt(E, "%s %% %s", a, b));
+    case OP_AND: return fmt(E, "%s & %s", a, b);
+    case OP_OR: return fmt(E, "%s | %s", a, b);
+    case OP_XOR: return small_int_wrap(E, d, fmt(E, "%s ^ %s", a, b));
+    case OP_SHL: return small_int_wrap(E, d, fmt(E, "%s << %s", a, b));
+    case OP_SHR: return small_int_wrap(E, d, fmt(E, "%s >> %s", a, b));
+    case OP_MAX:
+    case OP_MIN: {
+        bool mx = op->kind == OP_MAX;
+        if (ad == DT_FP32)
+            return fmt(E, "%s(%s, %s)", mx ? "fmaxf" : "fminf", a, b);
+        if (ad == DT_FP64)
+            return fmt(E, "%s(%s, %s)", mx ? "fmax" : "fmin", a, b);
+        if (ad == DT_FP16 || ad == DT_BF16)
+            return fmt(E, "%s(%s, %s)", mx ? "__hmax" : "__hmin", a, b);
+        return fmt(E, "(%s %s %s ? %s : %s)", a, mx ? ">" : "<", b, a, b);
+    }
+    case OP_UMULHI:
+        if (dtype_bits(ad) == 64)
+            return dtype_is_signed(ad) ? fmt(E, "(int64_t)__umul64hi((uint64_t)%s, (uint64_t)%s)", a, b)
+                                       : fmt(E, "__umul64hi(%s, %s)", a, b);
+        if (dtype_is_signed(ad))
+            return fmt(E, "(int32_t)__umulhi((uint32_t)%s, (uint32_t)%s)", a, b);
+        return fmt(E, "__umulhi(%s, %s)", a, b);
+    case OP_CMP: {
+        static const char *const ops[] = {"<", "<=", ">", ">=", "==", "!="};
+        return fmt(E, "%s %s %s", a, ops[op->iattr[0]], b);
+    }
+    case OP_ADDPTR: return fmt(E, "%s + %s", a, b);
+    default: BUG("binop_expr %s", op_name(op->kind));
+    }
+}
+
+/* Parenthesise an operand expression unless it is a name, literal or call. */
+const char *paren(Emitter *E, const char *s)
+{
+    bool simple = true;
+    int depth = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p == '(' || *p == '[')
+            depth++;
+        else if (*p == ')' || *p == ']')
+            depth--;
+        else if (depth == 0 && (*p == ' ' || *p == '?'))
+            simple = false;
+    }
+    if (s[0] == '-' || s[0] == '!' || s[0] == '~')
+        simple = false;
+    if (s[0] == '(' && simple)
+        return s;
+    return simple ? s : fmt(E, "(%s)", s);
+}
+
+const char *op_expr(Emitter *E, const Op *op, const char *idx)
+{
+    const Value *r = op->results[0];
+    if (op->kind == OP_TRANS) /* the same registers, dimensions renamed */
+        return value_at(E, op->args[0], NULL, idx);
+    const char *a = op->nargs > 0 ? paren(E, value_at(E, op->args[0], r, idx)) : NULL;
+    const char *b = op->nargs > 1 ? paren(E, value_at(E, op->args[1], r, idx)) : NULL;
+    switch (op->kind) {
+    case OP_CONST:
+        if (dtype_is_float(r->type.dtype))
+            return float_literal(E, op->fattr, r->type.dtype);
+        return int_literal(E, op->iattr[0], r->type.dtype);
+    case OP_SPLAT:
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS: return value_at(E, op->args[0], r, idx);
+    case OP_PROGRAM_ID: return fmt(E, "(int32_t)blockIdx.%c", "xyz"[op->iattr[0]]);
+    case OP_NUM_PROGRAMS: return fmt(E, "(int32_t)gridDim.%c", "xyz"[op->iattr[0]]);
+    case OP_MAKE_RANGE: {
+        LayoutMap m;
+        value_map(r, &m);
+        const char *s = elem_coord(E, r, &m, 0, idx);
+        if (op->iattr[0])
+            s = fmt(E, "%lld + %s", (long long)op->iattr[0], s);
+        return s;
+    }
+    case OP_NEG: return small_int_wrap(E, r->type.dtype, fmt(E, "-%s", a));
+    case OP_NOT:
+        if (r->type.dtype == DT_I1)
+            return fmt(E, "!%s", a);
+        return small_int_wrap(E, r->type.dtype, fmt(E, "~%s", a));
+    case OP_SELECT: {
+        const char *c = paren(E, value_at(E, op->args[2], r, idx));
+        return fmt(E, "%s ? %s : %s", a, b, c);
+    }
+    case OP_MATH: return math_call(E, op, value_at(E, op->args[0], r, idx));
+    case OP_MATH2: return math2_call(E, op, value_at(E, op->args[0], r, idx), value_at(E, op->args[1], r, idx));
+    case OP_FMA: {
+        DType d = r->type.dtype;
+        const char *fn = d == DT_FP32 ? "fmaf" : d == DT_FP64 ? "fma" : "__hfma";
+        return fmt(E, "%s(%s, %s, %s)", fn, value_at(E, op->args[0], r, idx), value_at(E, op->args[1], r, idx),
+                   value_at(E, op->args[2], r, idx));
+    }
+    case OP_CAST: return cast_expr(E, op, value_at(E, op->args[0], r, idx));
+    case OP_BITCAST:
+        return fmt(E, "tilec::bitcast<%s>(%s)", ctype(E, type_elem(r->type)), value_at(E, op->args[0], r, idx));
+    default: return binop_expr(E, op, a, b);
+    }
+}
+
+const char *value_at(Emitter *E, const Value *v, const Value *ctx, const char *idx)
+{
+    ValInfo *vi = info(E, v);
+    const char *ri = reg_index(E, v, ctx, idx);
+    if (vi->inl && v->def)
+        return op_expr(E, v->def, ri);
+    if (v->type.rank == 0)
+        return vname(E, v);
+    return fmt(E, "%s[%s]", vname(E, v), ri);
+}

@@ -1,0 +1,137 @@
+/*
+ * loops.c — loops over a thread's register elements, and the statements that
+ * fill a register array element by element (an elementwise op's result, a
+ * copy of another value).
+ */
+#include "emit_internal.h"
+
+/* Opens the loop over a thread's `n` register elements in steps of `step` and
+ * returns the index to use inside it.  One step needs no loop: index 0. */
+const char *elem_loop_open(Emitter *E, int n, int step)
+{
+    if (n == step)
+        return "0";
+    line(E, "#pragma unroll");
+    if (step == 1)
+        line(E, "for (int e = 0; e < %d; ++e)", n);
+    else
+        line(E, "for (int e = 0; e < %d; e += %d)", n, step);
+    E->indent++;
+    return "e";
+}
+
+void elem_loop_close(Emitter *E, int n, int step)
+{
+    if (n != step)
+        E->indent--;
+}
+
+/* The same for a body of several statements (`multi`): in braces, which
+ * also scope its temporaries; a single step gets braces and no loop. */
+static const char *elem_open_step(Emitter *E, int n, int step, bool multi)
+{
+    if (!multi)
+        return elem_loop_open(E, n, step);
+    if (n > step) {
+        line(E, "#pragma unroll");
+        if (step == 1)
+            line(E, "for (int e = 0; e < %d; ++e) {", n);
+        else
+            line(E, "for (int e = 0; e < %d; e += %d) {", n, step);
+    } else {
+        line(E, "{");
+    }
+    E->indent++;
+    return n > step ? "e" : "0";
+}
+
+const char *elem_open(Emitter *E, int n, bool multi) { return elem_open_step(E, n, 1, multi); }
+
+void elem_close(Emitter *E, int n, bool multi)
+{
+    if (!multi) {
+        elem_loop_close(E, n, 1);
+        return;
+    }
+    E->indent--;
+    line(E, "}");
+}
+
+const char *value_elem(Emitter *E, const void *v, const Value *ctx, const char *idx) { return value_at(E, v, ctx, idx); }
+
+static const char *op_elem(Emitter *E, const void *op, const Value *ctx, const char *idx) { return op_expr(E, op, idx); }
+
+const char *array_elem(Emitter *E, const void *name, const Value *ctx, const char *idx)
+{
+    return fmt(E, "%s[%s]", (const char *)name, idx);
+}
+
+const char *scalar_elem(Emitter *E, const void *name, const Value *ctx, const char *idx) { return name; }
+
+/* dst = src, element by element when `like` is a tensor. */
+void fill(Emitter *E, const char *dst, const Value *like, ElemExpr src, const void *arg)
+{
+    if (!like->type.rank) {
+        line(E, "%s = %s;", dst, src(E, arg, like, "0"));
+        return;
+    }
+    int n = nregs(like);
+    const char *i = elem_loop_open(E, n, 1);
+    line(E, "%s[%s] = %s;", dst, i, src(E, arg, like, i));
+    elem_loop_close(E, n, 1);
+}
+
+void declare_var(Emitter *E, const Value *v)
+{
+    if (v->type.rank)
+        line(E, "%s;%s", decl(E, type_elem(v->type), vname(E, v), nregs(v)), shape_note(E, v));
+    else
+        line(E, "%s;", decl(E, v->type, vname(E, v), 0));
+}
+
+/* How many consecutive registers of v hold the same value: the thread's
+ * contiguous run along its fastest dimension (the low register bits), cut to
+ * the constancy AxisInfo proves along that dimension.  Triton computes such
+ * values once per run too; for a mask `cols < N` with N a multiple of 16 it
+ * turns one predicate per element into one per vector. */
+static int const_run(const Value *v, int *dim)
+{
+    if (!v->type.rank || !v->layout)
+        return 1;
+    LayoutMap m;
+    value_map(v, &m);
+    if (!m.nreg || m.reg[0].dim < 0)
+        return 1;
+    int d = *dim = m.reg[0].dim, k = lmap_lead_bits(&m, d);
+    int run = 1;
+    while (run < (1 << k) && run * 2 <= v->ax.constancy[d])
+        run *= 2;
+    return run;
+}
+
+/* Declare (unless already declared) and compute an op's single result. */
+void emit_assign(Emitter *E, const Op *op)
+{
+    const Value *v = op->results[0];
+    const char *name = vname(E, v);
+    if (!info(E, v)->declared) {
+        if (!v->type.rank) {
+            line(E, "%s = %s;", const_decl(E, v->type, name), op_expr(E, op, "0"));
+            return;
+        }
+        declare_var(E, v);
+    }
+    int dim = 0, run = const_run(v, &dim), n = nregs(v);
+    if (run < 2 || op->kind == OP_MAKE_RANGE) {
+        fill(E, name, v, op_elem, op);
+        return;
+    }
+    line(E, "// the same value in each run of %d registers (constancy %lld along dim %d): computed once per run",
+         run, (long long)v->ax.constancy[dim], dim);
+    const char *i = elem_open_step(E, n, run, true);
+    line(E, "%s = %s;", const_decl(E, type_elem(v->type), "same"), op_expr(E, op, i));
+    line(E, "#pragma unroll");
+    line(E, "for (int j = 0; j < %d; ++j)", run);
+    line(E, "    %s[%s] = same;", name, n > run ? "e + j" : "j");
+    elem_close(E, n, true);
+}

@@ -1,0 +1,176 @@
+/*
+ * plan.c — the plan made before anything is printed: each value's single
+ * user, which values are folded into their user's expression, and which
+ * yielded values are computed straight into their loop or if variable.
+ */
+#include "emit_internal.h"
+
+#include <string.h>
+
+static int op_index_in_block(const Block *b, const Op *op)
+{
+    for (int i = 0; i < b->ops.len; i++)
+        if (b->ops.data[i] == op)
+            return i;
+    return -1;
+}
+
+void record_users(Emitter *E, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int k = 0; k < op->nargs; k++)
+            info(E, op->args[k])->user = op;
+        for (int r = 0; r < op->nregions; r++)
+            record_users(E, op->regions[r]);
+    }
+}
+
+static bool inlinable_kind(OpKind k)
+{
+    return op_is_elementwise(k) || k == OP_MAKE_RANGE || k == OP_PROGRAM_ID || k == OP_NUM_PROGRAMS ||
+           k == OP_BROADCAST || k == OP_EXPAND_DIMS;
+}
+
+/* An inlined expression nests those of its inlined operands; a chain of thousands
+ * (`a + a + ...`) is cut into named steps, as its text would grow with the square. */
+enum { MAX_INLINE_DEPTH = 64 };
+
+static int inline_depth(Emitter *E, const Op *op)
+{
+    int d = 0;
+    for (int k = 0; k < op->nargs; k++) {
+        const ValInfo *ai = info(E, op->args[k]);
+        if (ai->inl && ai->depth > d)
+            d = ai->depth;
+    }
+    return d + 1;
+}
+
+void plan_block(Emitter *E, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            plan_block(E, op->regions[r]);
+        if (op->nres != 1)
+            continue;
+        Value *v = op->results[0];
+        ValInfo *vi = info(E, v);
+        vi->depth = inline_depth(E, op);
+        if (op->kind == OP_CONST || op->kind == OP_SPLAT || op->kind == OP_TRANS) {
+            vi->inl = true;
+            continue;
+        }
+        if (vi->depth > MAX_INLINE_DEPTH)
+            continue;
+        if (!inlinable_kind(op->kind) || v->nuses != 1 || !vi->user)
+            continue;
+        Op *u = vi->user;
+        /* a named tile is kept, unless it is a large pointer tile (more than
+         * 16 per thread) of one load or store: then each address is computed
+         * where it is used, instead of a 64-bit register pair per element
+         * live in between */
+        bool addr = (u->kind == OP_LOAD || u->kind == OP_STORE) && u->args[0] == v && v->type.rank > 0 &&
+                    value_regs(v) > 16;
+        if (v->name && !addr)
+            continue;
+        if (u->parent != b)
+            continue; /* used in a nested region: compute once, outside */
+        if (u->kind == OP_STORE && u->args[1] == v && memory_vec(u) > 1)
+            continue; /* a vector store reads a register array */
+        if (u->kind == OP_YIELD || u->kind == OP_CONDITION)
+            continue;
+        vi->inl = true;
+        vi->folded_addr = v->name != NULL;
+    }
+}
+
+/* A value yielded into a loop-carried or if-result variable can be computed
+ * straight into it when nothing reads the variable's old value afterwards. */
+static void plan_direct_writes(Emitter *E, Op *owner, Block *b, Value **targets)
+{
+    if (!b->ops.len)
+        return;
+    Op *y = b->ops.data[b->ops.len - 1];
+    if (y->kind != OP_YIELD)
+        return;
+    for (int i = 0; i < y->nargs; i++) {
+        Value *v = y->args[i];
+        ValInfo *vi = info(E, v);
+        if (!v->def || v->def->parent != b || v->nuses != 1 || v->def->nres != 1)
+            continue;
+        if (!op_is_elementwise(v->def->kind) && v->def->kind != OP_LOAD && v->def->kind != OP_MAKE_RANGE &&
+            v->def->kind != OP_DOT)
+            continue;
+        if (v->def->kind == OP_CONST || v->def->kind == OP_SPLAT)
+            continue;
+        bool ok = true;
+        if (owner->kind != OP_IF) {
+            /* the old value (block argument) must be dead after v's definition */
+            Value *arg = b->args.data[owner->kind == OP_FOR ? i + 1 : i];
+            int def_at = op_index_in_block(b, v->def);
+            for (int k = def_at + 1; k < b->ops.len && ok; k++) {
+                Op *o = b->ops.data[k];
+                for (int a = 0; a < o->nargs; a++)
+                    if (o->args[a] == arg && o != y)
+                        ok = false;
+                if (o->nregions)
+                    ok = false; /* nested regions might read it; keep it simple */
+                if (o == y)
+                    for (int a = 0; a < y->nargs; a++)
+                        if (a != i && y->args[a] == arg)
+                            ok = false;
+            }
+            /* inline expressions of later ops were checked via their users */
+            for (int k = def_at + 1; k < b->ops.len - 1 && ok; k++) {
+                Op *o = b->ops.data[k];
+                if (o->nres == 1 && info(E, o->results[0])->inl)
+                    for (int a = 0; a < o->nargs; a++)
+                        if (o->args[a] == arg)
+                            ok = false;
+            }
+        }
+        if (ok) {
+            vi->name = vname(E, targets[i]);
+            vi->declared = true;
+        }
+    }
+}
+
+void plan_regions(Emitter *E, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            plan_regions(E, op->regions[r]);
+        if (op->kind == OP_FOR) {
+            Block *body = op->regions[0];
+            Value **targets = NEW_ARRAY(E->a, Value *, op->nres + 1);
+            for (int k = 0; k < op->nres; k++) {
+                /* block argument, result and init variable share one name */
+                Value *arg = body->args.data[k + 1];
+                const char *n = vname(E, op->results[k]);
+                info(E, arg)->name = n;
+                info(E, op->results[k])->declared = true;
+                targets[k] = op->results[k];
+            }
+            plan_direct_writes(E, op, body, targets);
+        } else if (op->kind == OP_WHILE) {
+            Value **targets = NEW_ARRAY(E->a, Value *, op->nres + 1);
+            for (int k = 0; k < op->nres; k++) {
+                const char *n = vname(E, op->results[k]);
+                info(E, op->regions[0]->args.data[k])->name = n;
+                info(E, op->regions[1]->args.data[k])->name = n;
+                info(E, op->results[k])->declared = true;
+                targets[k] = op->results[k];
+            }
+            plan_direct_writes(E, op, op->regions[1], targets);
+        } else if (op->kind == OP_IF) {
+            for (int k = 0; k < op->nres; k++)
+                info(E, op->results[k])->declared = true;
+            for (int r = 0; r < 2; r++)
+                plan_direct_writes(E, op, op->regions[r], op->results);
+        }
+    }
+}

@@ -1,0 +1,305 @@
+/*
+ * stage.c — tl.dot operands on their way to the tensor cores: staging buffers
+ * in shared memory, ldmatrix and element reads of their fragments, fragments
+ * packed from registers, and the cp.async copies of pipelined operands.
+ */
+#include "emit_internal.h"
+
+#include <string.h>
+
+/* 32-bit registers of a dot operand fragment (kwidth elements each). */
+int frag_words(const Value *v) { return nregs(v) / v->layout->kwidth; }
+
+/* The element type a staging buffer is addressed in: fp8 as its bytes
+ * (uint8_t), which the compiler keeps in registers where the cuda_fp8.h
+ * struct types would not be. */
+static const char *stage_ctype(DType d) { return dtype_is_fp8(d) ? "uint8_t" : dtype_ctype(d); }
+
+/* The staging buffer's address helper (made once per buffer):
+ * stageN(smem, [slot,] row, col) -> the element's address. */
+const char *stage_helper(Emitter *E, const Op *op)
+{
+    for (int i = 0; i < E->stage_ops.len; i++)
+        if (E->stage_ops.data[i] == op)
+            return E->stage_fns.data[i];
+    const DotStage *s = op->stage;
+    const char *fn = fmt(E, "stage%d", E->nbuf++);
+    vec_push(E->a, &E->stage_ops, op);
+    vec_push(E->a, &E->stage_fns, fn);
+    StrBuf *h = &E->helpers;
+    const char *dims[2][2] = {{"M", "K"}, {"K", "N"}};
+    const Type t = op->results[0]->type;
+    const char *T = stage_ctype(s->dtype);
+    sb_printf(h, "// %s: operand %c of a tl.dot (%dx%d %s, %s x %s), staged in shared memory for the tensor cores\n", fn,
+              s->op_idx ? 'B' : 'A', t.shape[0], t.shape[1], dtype_name(s->dtype), dims[s->op_idx][0],
+              dims[s->op_idx][1]);
+    sb_printf(h, "// as %d rows of %d elements with %s contiguous; %s.\n", s->rows, s->cols,
+              dims[s->op_idx][s->contig_dim],
+              s->ldmatrix ? fmt(E, "read with ldmatrix%s", s->trans ? ".trans (K is not the contiguous dimension)" : "")
+                          : "read element by element (ldmatrix cannot transpose 8- or 32-bit elements)");
+    if (s->swz.max_phase > 1)
+        sb_printf(h, "// Swizzle (Triton's vec %d, perPhase %d, maxPhase %d): chunk c of %d elements in row r is stored\n"
+                     "// at chunk c ^ ((r / %d) %% %d), so the 8 rows one ldmatrix reads fall in 8 different bank groups.\n",
+                  s->swz.vec, s->swz.per_phase, s->swz.max_phase, s->swz.vec, s->swz.per_phase, s->swz.max_phase);
+    if (s->pad)
+        sb_printf(h, "// Padding: %d elements (%d bytes) after every %d row%s, so that the lanes of one element read\n"
+                     "// fall in different banks; each address stays the thread's base plus a constant.\n",
+                  s->pad, s->pad * dtype_bits(s->dtype) / 8, 1 << s->pad_rows_log2, s->pad_rows_log2 ? "s" : "");
+    if (s->nslots > 1)
+        sb_printf(h, "// %d slots of %d bytes, one per pipeline stage, at byte %d of the arena.\n", s->nslots,
+                  dot_stage_slot_bytes(s), op->smem_offset);
+    else
+        sb_printf(h, "// %d bytes at byte %d of the arena.\n", dot_stage_slot_bytes(s), op->smem_offset);
+    sb_printf(h, "static __device__ __forceinline__ %s *%s(unsigned char *smem, %sint row, int col)\n{\n", T, fn,
+              s->nslots > 1 ? "int slot, " : "");
+    const char *in_row = s->swz.max_phase > 1 ? fmt(E, "tilec::swizzle<%d, %d, %d>(row, col)", s->swz.vec,
+                                                    s->swz.per_phase, s->swz.max_phase) : "col";
+    const char *pad = !s->pad ? "" : s->pad_rows_log2 ? fmt(E, "(row >> %d) * %d + ", s->pad_rows_log2, s->pad)
+                                                      : fmt(E, "row * %d + ", s->pad);
+    sb_printf(h, "    return reinterpret_cast<%s *>(smem + %d) + %srow * %d + %s%s;\n}\n\n", T, op->smem_offset,
+              s->nslots > 1 ? fmt(E, "slot * %d + ", dot_stage_slot_elems(s)) : "", s->cols, pad, in_row);
+    return fn;
+}
+
+/* The value whose register array holds v's elements in v's order: v, or the
+ * operand of the transposes it is a view of; NULL when v is an expression. */
+static const Value *array_of(Emitter *E, const Value *v)
+{
+    while (info(E, v)->inl && v->def && v->def->kind == OP_TRANS)
+        v = v->def->args[0];
+    return info(E, v)->inl ? NULL : v;
+}
+
+/* The bits of ld's that move buffer coordinate c (0 row, 1 col), from `src` as C. */
+static const char *ld_part(Emitter *E, const LBit *bits, int n, int c, const char *src)
+{
+    int from[LMAP_MAX_REG_BITS], to[LMAP_MAX_REG_BITS], k = 0;
+    for (int i = 0; i < n; i++)
+        if (bits[i].dim == c)
+            from[k] = i, to[k++] = bits[i].bit;
+    return k ? move_bits(E, src, from, to, k, n) : "0";
+}
+
+/* How ldmatrix reads a staged operand's fragment. */
+static void stage_ldmatrix(const Op *op, DotLdmatrix *ld)
+{
+    LayoutMap m;
+    value_map(op->results[0], &m);
+    dot_ldmatrix(op->stage, &m, op->results[0]->layout->kwidth, ld);
+}
+
+/* ldmatrix addressing of a staged operand (dot_ldmatrix): binds `<name>_row`
+ * and `<name>_col`, the lane's address in ldmatrix 0. */
+void ld_setup(Emitter *E, const Op *op, const char *name)
+{
+    DotLdmatrix ld;
+    stage_ldmatrix(op, &ld);
+    const char *coord[2];
+    for (int c = 0; c < 2; c++) {
+        /* the warp's bits, then the lane's: lane l gives row l % 8 of matrix l / 8, so lane
+         * bits 0..2 are row bits and the ones above pick the matrix */
+        BitSrc srcs[2] = {{"warp", ld.nwarp}, {"lane", 3 + ld.nmat}};
+        BitMove mv[ARRAY_LEN(ld.warp) + 3 + ARRAY_LEN(ld.mat)];
+        int k = 0;
+        for (int i = 0; i < ld.nwarp; i++)
+            if (ld.warp[i].dim == c)
+                mv[k++] = (BitMove){0, (int8_t)i, ld.warp[i].bit};
+        for (int b = 0; b < 3 && c == 0; b++)
+            mv[k++] = (BitMove){1, (int8_t)b, (int8_t)b};
+        for (int i = 0; i < ld.nmat; i++)
+            if (ld.mat[i].dim == c)
+                mv[k++] = (BitMove){1, (int8_t)(3 + i), ld.mat[i].bit};
+        StrBuf t = {0};
+        lmap_moves_expr(&t, srcs, mv, k);
+        coord[c] = fmt(E, "%s", t.data);
+        sb_free(&t);
+    }
+    line(E, "// ldmatrix%s.x%d into %s: lane l gives the address of row l %% 8 of 8x8 matrix l / 8", ld.trans ? ".trans" : "",
+         ld.group, vname(E, op->results[0]));
+    line(E, "const int %s_row = %s, %s_col = %s;", name, coord[0], name, coord[1]);
+}
+
+/* ldmatrix number q (a C expression): fragment words group*q .. group*q + group-1. */
+void ld_group(Emitter *E, const Op *op, const char *fn, const char *slot, const char *name, const char *q)
+{
+    DotLdmatrix ld;
+    stage_ldmatrix(op, &ld);
+    const char *off[2];
+    for (int c = 0; c < 2; c++)
+        off[c] = strcmp(q, "0") ? ld_part(E, ld.q, ld.nq, c, q) : "0";
+    const char *row = strcmp(off[0], "0") ? fmt(E, "%s_row + %s", name, paren(E, off[0])) : fmt(E, "%s_row", name);
+    const char *col = strcmp(off[1], "0") ? fmt(E, "%s_col + %s", name, paren(E, off[1])) : fmt(E, "%s_col", name);
+    line(E, "tilec::ldmatrix<%d, %s>(&%s[%s], %s(smem, %s%s, %s));", ld.group, ld.trans ? "true" : "false",
+         vname(E, op->results[0]), strcmp(q, "0") ? fmt(E, "%d * %s", ld.group, paren(E, q)) : "0", fn, slot, row, col);
+}
+
+/* Fragment element `e` (a C expression) of a staged operand read element
+ * by element (8- or 32-bit with K not contiguous: no ldmatrix); `slot` is
+ * "" or the ring slot followed by ", ". */
+void elem_read(Emitter *E, const Op *op, const char *fn, const char *slot, const char *e)
+{
+    const DotStage *s = op->stage;
+    const Value *r = op->results[0];
+    LayoutMap m;
+    value_map(r, &m);
+    line(E, "reinterpret_cast<%s *>(%s)[%s] = *%s(smem, %s%s, %s);", stage_ctype(s->dtype), vname(E, r), e, fn, slot,
+         elem_coord(E, r, &m, 1 - s->contig_dim, e), elem_coord(E, r, &m, s->contig_dim, e));
+}
+
+/* Reads the staged operand into r's fragment: ldmatrix, or one element at a time. */
+static void stage_read(Emitter *E, const Op *op, const char *fn, const char *slot)
+{
+    const DotStage *s = op->stage;
+    const Value *r = op->results[0];
+    if (!s->ldmatrix) {
+        int n = nregs(r);
+        const char *e = elem_loop_open(E, n, 1);
+        elem_read(E, op, fn, slot, e);
+        elem_loop_close(E, n, 1);
+        return;
+    }
+    int words = frag_words(r), g = words < 4 ? words : 4;
+    ld_setup(E, op, "ld");
+    if (words > g) {
+        line(E, "#pragma unroll");
+        line(E, "for (int qi = 0; qi < %d; ++qi)", words / g);
+        E->indent++;
+    }
+    ld_group(E, op, fn, slot, "ld", words > g ? "qi" : "0");
+    if (words > g)
+        E->indent--;
+}
+
+/* A convert into a dot operand layout: the tile goes to its swizzled staging
+ * buffer (vector stores where the source holds consecutive elements), then
+ * every warp reads its fragments. */
+void emit_stage_convert(Emitter *E, const Op *op)
+{
+    const DotStage *s = op->stage;
+    const Value *x = op->args[0], *r = op->results[0];
+    const char *fn = stage_helper(E, op);
+    line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
+         frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(s->dtype), r->layout->id, s->op_idx ? 'B' : 'A',
+         r->layout->kwidth);
+    line(E, "{  // L%d -> L%d through shared memory (%s)", x->layout->id, r->layout->id, fn);
+    E->indent++;
+    LayoutMap sm;
+    value_map(x, &sm);
+    int rd = 1 - s->contig_dim, cd = s->contig_dim;
+    const Value *arr = array_of(E, x);
+    int vec = 1 << lmap_lead_bits(&sm, cd);
+    int cap = 16 * 8 / dtype_bits(s->dtype);
+    if (vec > cap)
+        vec = cap;
+    if (vec > s->swz.vec && s->swz.max_phase > 1)
+        vec = s->swz.vec;
+    if (!arr)
+        vec = 1;
+    int n = nregs(x);
+    const char *e = elem_loop_open(E, n, vec);
+    const char *at = fmt(E, "%s(smem, %s, %s)", fn, elem_coord(E, x, &sm, rd, e), elem_coord(E, x, &sm, cd, e));
+    if (dtype_is_fp8(s->dtype)) /* the buffer holds fp8 as bytes */
+        at = fmt(E, "reinterpret_cast<%s *>(%s)", dtype_ctype(s->dtype), at);
+    if (vec > 1)
+        line(E, "tilec::store<%d>(%s, &%s[%s]);", vec, at, vname(E, arr), e);
+    else
+        line(E, "*%s = %s;", at, value_at(E, x, NULL, e));
+    elem_loop_close(E, n, vec);
+    line(E, "__syncthreads();");
+    stage_read(E, op, fn, "");
+    trailing_sync(E, op);
+    E->indent--;
+    line(E, "}");
+}
+
+/* A dot operand whose fragments this thread already holds (dot_operand_in_registers):
+ * each 32-bit word packs `kwidth` of the source's registers, no shared memory. */
+void emit_register_fragments(Emitter *E, const Op *op)
+{
+    const Value *x = op->args[0], *r = op->results[0];
+    int kw = r->layout->kwidth;
+    LayoutMap sm, dm;
+    value_map(x, &sm);
+    value_map(r, &dm);
+    int rb[LMAP_MAX_REG_BITS];
+    if (!lmap_local(&sm, -1, &dm, rb))
+        BUG("operand %%%d is not held by the threads of its fragments", r->id);
+    line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d element%s per register", vname(E, r),
+         frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(x->type.dtype), r->layout->id,
+         r->layout->op_idx ? 'B' : 'A', kw, kw > 1 ? "s" : "");
+    line(E, "// L%d -> L%d in registers: each thread already holds the elements of its fragments", x->layout->id,
+         r->layout->id);
+    const char *e = elem_loop_open(E, nregs(r), kw);
+    const char *base = reg_index(E, x, r, e);
+    StrBuf elems = {0};
+    for (int j = 0; j < kw; j++) {
+        int off = 0;
+        for (int i = 0; (1 << i) < kw; i++)
+            if ((j >> i & 1) && rb[i] >= 0)
+                off |= 1 << rb[i];
+        const char *idx = off ? fmt(E, "%s + %d", paren(E, base), off) : base;
+        sb_printf(&elems, "%s%s", j ? ", " : "", value_at(E, x, NULL, idx));
+    }
+    const char *list = elems.data ? elems.data : "";
+    const char *word = kw == 1 ? fmt(E, "tilec::bitcast<uint32_t>(%s)", list) : fmt(E, "tilec::pack%d(%s)", kw, list);
+    /* fp32 rounded to 16 bits on the way in (p.to(tl.float16)): one packed cvt per pair */
+    const Op *cast = x->def;
+    if (kw == 2 && info(E, x)->inl && cast && cast->kind == OP_CAST && !cast->iattr[0] &&
+        cast->args[0]->type.dtype == DT_FP32 && (x->type.dtype == DT_FP16 || x->type.dtype == DT_BF16)) {
+        const char *lo = value_at(E, cast->args[0], NULL, base);
+        const char *hi = value_at(E, cast->args[0], NULL, fmt(E, "%s + %d", paren(E, base), 1 << rb[0]));
+        word = fmt(E, "tilec::pack2_%s(%s, %s)", x->type.dtype == DT_FP16 ? "f16" : "bf16", lo, hi);
+    }
+    line(E, "%s[%s] = %s;", vname(E, r), kw > 1 ? fmt(E, "%s / %d", e, kw) : e, word);
+    sb_free(&elems);
+    elem_loop_close(E, nregs(r), kw);
+}
+
+/* A pipelined operand: its fragments from the ring slot of this iteration. */
+void emit_local_load(Emitter *E, const Op *op)
+{
+    const Value *r = op->results[0];
+    const char *fn = stage_helper(E, op);
+    line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
+         frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(op->stage->dtype), r->layout->id,
+         op->stage->op_idx ? 'B' : 'A', r->layout->kwidth);
+    if (fused_read(E, r)) {
+        line(E, "// read from slot %s of %s one K step at a time, in the tl.dot below", value_at(E, op->args[0], NULL, "0"), fn);
+        return;
+    }
+    line(E, "{  // from slot %s of %s", value_at(E, op->args[0], NULL, "0"), fn);
+    E->indent++;
+    stage_read(E, op, fn, fmt(E, "%s, ", value_at(E, op->args[0], NULL, "0")));
+    E->indent--;
+    line(E, "}");
+}
+
+/* cp.async of one iteration's operand tile into a ring slot: each thread
+ * copies its chunks (the load's layout), zero-filled where masked or past
+ * the loop's end. */
+void emit_async_copy(Emitter *E, const Op *op)
+{
+    const Op *ll = op->buf;
+    const DotStage *s = ll->stage;
+    const char *fn = stage_helper(E, ll);
+    const Value *ptr = op->args[0], *pred = op->args[1], *slot = op->args[2];
+    const Value *mask = op->nargs > 3 ? op->args[3] : NULL;
+    int v = async_copy_elems(ptr, mask);
+    if (s->swz.max_phase > 1 && v > s->swz.vec)
+        v = s->swz.vec; /* a copy must stay inside one swizzled chunk */
+    int bytes = v * dtype_bits(s->dtype) / 8;
+    LayoutMap m;
+    value_map(ptr, &m);
+    int n = nregs(ptr);
+    line(E, "// cp.async into slot %s of %s: %d-byte copies, zero-filled where masked or past the loop's end",
+         value_at(E, slot, NULL, "0"), fn, bytes);
+    const char *e = elem_loop_open(E, n, v);
+    const char *c0 = elem_coord(E, ptr, &m, 0, e), *c1 = elem_coord(E, ptr, &m, 1, e);
+    const char *oc[2] = {op->iattr[0] ? c1 : c0, op->iattr[0] ? c0 : c1}; /* operand coordinates */
+    const char *p = value_at(E, pred, NULL, "0");
+    if (mask)
+        p = fmt(E, "%s && %s", paren(E, p), paren(E, value_at(E, mask, ptr, e)));
+    line(E, "tilec::cp_async<%d>(%s(smem, %s, %s, %s), %s, %s);", bytes, fn, value_at(E, slot, NULL, "0"),
+         oc[1 - s->contig_dim], oc[s->contig_dim], value_at(E, ptr, ptr, e), p);
+    elem_loop_close(E, n, v);
+}
