@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "driver.h"
 #include "tilec.h"
 
 static const char usage[] =
@@ -57,8 +58,7 @@ static const char usage[] =
     "                        with any C compiler against cuda.h and link with -lcuda:\n"
     "                          tilec add.py -k add_kernel -s ... --grid ... \\\n"
     "                                --embed-cubin sm_80,sm_90,compute_90 -o add.c --header\n"
-    "      --dump PASS       print the program after PASS and stop: tokens, ast, lower,\n"
-    "                        simplify, axisinfo, layouts\n"
+    "      --dump PASS       print the program after PASS and stop: %s\n"
     "  -h, --help            show this help\n"
     "      --version         print the version\n"
     "\n"
@@ -66,6 +66,32 @@ static const char usage[] =
     "1 error in the input (or NVRTC missing or failing), 2 bad command line.\n"
     "NVRTC is loaded at run time (libnvrtc.so; set CUDA_HOME if it is not on the library\n"
     "path); only --emit ptx/cubin, --report and --embed-cubin need it.\n";
+
+/* The help with the pass names of --dump in place, wrapped as the rest of it: at most 90
+ * columns, continued under the descriptions (column 24). */
+static void print_help(void)
+{
+    const char *at = strstr(usage, "%s"), *line = at;
+    while (line > usage && line[-1] != '\n')
+        line--;
+    size_t col = (size_t)(at - line);
+    StrBuf names = {0};
+    for (const char *p = PASS_NAMES + 2; *p;) {
+        size_t n = strcspn(p, " ");
+        if (names.len && col + 1 + n > 90) {
+            sb_printf(&names, "\n%24s", "");
+            col = 24;
+        } else if (names.len) {
+            sb_putc(&names, ' ');
+            col++;
+        }
+        sb_putn(&names, p, n);
+        col += n;
+        p += n + strspn(p + n, " ");
+    }
+    printf(usage, names.data);
+    sb_free(&names);
+}
 
 typedef enum CliEmit { CLI_CUDA, CLI_TILEIR, CLI_LAYOUTS, CLI_PTX, CLI_CUBIN } CliEmit;
 
@@ -181,7 +207,7 @@ static int parse_args(Cli *c, int argc, char **argv)
         val = argv[++i];                                                        \
     } while (0)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
+            print_help();
             sb_free(&cmd);
             exit(0);
         }
@@ -279,13 +305,9 @@ static int parse_args(Cli *c, int argc, char **argv)
             c->embed = val;
         } else if (!strcmp(a, "--dump")) {
             TAKE();
-            static const char *const passes[] = {"tokens", "ast", "lower", "simplify", "axisinfo", "layouts"};
-            bool ok = false;
-            for (size_t k = 0; k < sizeof passes / sizeof *passes; k++)
-                ok |= !strcmp(val, passes[k]);
-            if (!ok) {
+            if (!tilec_pass_exists(val)) {
                 sb_free(&cmd);
-                return usage_error("--dump needs one of tokens, ast, lower, simplify, axisinfo, layouts; got '%s'", val);
+                return usage_error(arena_printf(&c->arena, "--dump needs one of %s; got '%%s'", PASS_NAMES + 2), val);
             }
             c->t.dump = val;
         } else if (a[0] == '-' && a[1]) {

@@ -106,8 +106,6 @@ const char *tilec_context_error(const tilec_context *ctx)
 
 /* ---- options ------------------------------------------------------------------------- */
 
-static const char *const dump_passes[] = {"tokens", "ast", "lower", "simplify", "axisinfo", "layouts"};
-
 /* Fills `to` from the public options; returns an error message or NULL. */
 static const char *convert_options(Arena *a, const tilec_translate_options *o, TranslateOptions *to)
 {
@@ -141,14 +139,8 @@ static const char *convert_options(Arena *a, const tilec_translate_options *o, T
                                "tilec_compile_options.arch), got %d", o->arch);
     if (o->output != TILEC_OUTPUT_CUDA && o->output != TILEC_OUTPUT_TILEIR && o->output != TILEC_OUTPUT_LAYOUTS)
         return arena_printf(a, "unknown output kind %d", (int)o->output);
-    if (o->dump) {
-        bool ok = false;
-        for (size_t k = 0; k < ARRAY_LEN(dump_passes); k++)
-            ok |= !strcmp(o->dump, dump_passes[k]);
-        if (!ok)
-            return arena_printf(a, "dump must be one of tokens, ast, lower, simplify, axisinfo, layouts; got '%s'",
-                                o->dump);
-    }
+    if (o->dump && !tilec_pass_exists(o->dump))
+        return arena_printf(a, "dump must be one of %s; got '%s'", PASS_NAMES + 2, o->dump);
     lo->num_warps = o->num_warps;
     lo->num_stages = o->num_stages;
     lo->config_index = o->config;
