@@ -30,7 +30,7 @@ typedef enum EmitKind {
     X(axisinfo, false, dump_ir_analyses)    \
     X(layouts,  true,  dump_ir_analyses)
 
-/* "tokens, ast, lower, simplify, axisinfo, layouts" is PASS_NAMES + 2 (a literal). */
+/* ", tokens, ast, lower, simplify, axisinfo, layouts", a literal: the list is &PASS_NAMES[2]. */
 #define PASS_COMMA_NAME_(name, verify, print) ", " #name
 #define PASS_NAMES PASS_LIST(PASS_COMMA_NAME_)
 

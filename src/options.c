@@ -71,7 +71,7 @@ static bool arch_known(int arch)
     return false;
 }
 
-const char *options_pass_names(void) { return PASS_NAMES + 2; }
+const char *options_pass_names(void) { return &PASS_NAMES[2]; }
 
 /* ---- the API's options -------------------------------------------------------------- */
 
@@ -258,10 +258,10 @@ static const char *parse_flag(Arena *a, CliOptions *c, const char *f, const char
         const char *eq = strchr(val, '=');
         if (!eq || eq == val || !eq[1])
             return flag_error(a, "-D needs NAME=VALUE, got '%s'", val);
-        tilec_define *d = NEW_ARRAY(a, tilec_define, t->num_defines + 1);
-        memcpy(d, t->defines, sizeof *d * (size_t)t->num_defines);
-        d[t->num_defines++] = (tilec_define){arena_strndup(a, val, (size_t)(eq - val)), eq + 1};
-        t->defines = d;
+        tilec_define d = {arena_strndup(a, val, (size_t)(eq - val)), eq + 1};
+        vec_push(a, &c->defines, d);
+        t->defines = c->defines.data;
+        t->num_defines = c->defines.len;
     } else if (!strcmp(f, "-w") || !strcmp(f, "--num-warps")) {
         return flag_int(a, &num_warps_rule, val, &t->num_warps, "");
     } else if (!strcmp(f, "--num-stages")) {

@@ -42,6 +42,7 @@ typedef struct CliOptions {
     const char *embed;            /* --embed-cubin ARCHS as given, or NULL */
     tilec_compile_options *archs; /* ... one per architecture */
     int narchs;
+    Vec(tilec_define) defines;    /* -D NAME=VALUE; t.defines points here */
 } CliOptions;
 
 /* Reads the n words after the program's name into c, stopping at the first bad one. */
