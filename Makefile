@@ -44,7 +44,7 @@ else
 endif
 
 LIB_SRCS := src/common.c $(wildcard src/parser/*.c) $(wildcard src/tileir/*.c) \
-            $(wildcard src/emit_cuda/*.c) src/driver.c
+            $(wildcard src/emit_cuda/*.c) src/driver.c src/options.c
 GEN_SRCS := $(B)/gen/lexer.c $(B)/gen/templates.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:.c=.o)
 TEMPLATES := $(sort $(wildcard templates/*.cuh))
