@@ -31,8 +31,8 @@ typedef struct IntRule {
     bool pow2;
 } IntRule;
 
-static const IntRule num_warps_rule = {"-w", "num_warps", 1, 32, true};
-static const IntRule num_stages_rule = {"--num-stages", "num_stages", 1, 8, false};
+static const IntRule num_warps_rule = {"-w", "num_warps", 1, TIR_MAX_WARPS, true};
+static const IntRule num_stages_rule = {"--num-stages", "num_stages", 1, TIR_MAX_STAGES, false};
 static const IntRule min_blocks_rule = {"--min-blocks", "min_blocks_per_sm", 1, 32, false};
 static const IntRule config_rule = {"--config", "config", 0, INT_MAX, false};
 
