@@ -143,10 +143,10 @@ gpu-test: $(TILEC)
 
 # ---- install ---------------------------------------------------------------
 
-install: $(TILEC) $(B)/libtilec.a install-lib
+install: $(TILEC) install-lib
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(TILEC) $(DESTDIR)$(PREFIX)/bin/tilec
-	install -m 644 $(B)/libtilec.a $(DESTDIR)$(PREFIX)/lib/libtilec.a
+	install -m 644 $(B)/dist/libtilec.a $(DESTDIR)$(PREFIX)/lib/libtilec.a
 
 include mk/lib.mk
 
