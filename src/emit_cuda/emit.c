@@ -49,7 +49,7 @@ static void scan_uses(TirFunc *f, const Block *b)
         const Op *op = b->ops.data[i];
         f->uses_printf |= op->kind == OP_PRINT || op->kind == OP_ASSERT;
         if (op->kind == OP_MATH)
-            f->uses_flushed_math |= strstr(math_c_name((MathFn)op->iattr[0], op->args[0]->type.dtype),
+            f->uses_flushed_math |= strstr(math_c_name(op->math.fn, op->args[0]->type.dtype),
                                            "flushed") != NULL;
         for (int k = 0; k < op->nres; k++) {
             DType d = op->results[k]->type.dtype;

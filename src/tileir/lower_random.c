@@ -254,7 +254,7 @@ static CVal *math1(Lower *L, MathFn fn, CVal *xc, Loc loc, const char *fname)
     if (x->type.dtype != DT_FP32 && x->type.dtype != DT_FP64)
         lower_error(L, loc, "%s expects fp32 or fp64, got %s", fname, type_str(L->a, x->type));
     Op *o = emit_op(L, OP_MATH, loc, 1, &x, x->type);
-    o->iattr[0] = fn;
+    o->math.fn = fn;
     return cv_value(L, o->results[0]);
 }
 

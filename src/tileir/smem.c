@@ -252,11 +252,14 @@ static void plan_convert(Arena *a, Op *op)
     op->smem_bytes = (end + 1) * bytes;
 }
 
+/* the axis a reduction or a scan runs along */
+static int op_axis(const Op *op) { return op->kind == OP_REDUCE ? op->reduce.axis : op->scan.axis; }
+
 static void op_axis_bits(const Op *op, AxisBits *ab)
 {
     LayoutMap m;
     value_map(op->args[0], &m);
-    axis_bits(&m, (int)op->iattr[1], ab);
+    axis_bits(&m, op_axis(op), ab);
 }
 
 /* warps along the reduced axis: 2^k of them exchange partials */
@@ -289,7 +292,7 @@ static void plan_scan(Op *op)
     if (!ab.nwarp)
         return;
     Type t = op->args[0]->type;
-    int n = type_numel(t) / t.shape[op->iattr[1]];
+    int n = type_numel(t) / t.shape[op->scan.axis];
     op->smem_bytes = (n << ab.nwarp << ab.nrep) * smem_elem_bytes(t);
 }
 
