@@ -77,7 +77,7 @@ static void pad_for_element_reads(DotStage *s, const Value *src, const Layout *t
         vec = IMIN(1 << lmap_lead_bits(&wr, s->contig_dim), 16 / eb);
     }
     s->swz = (SmemSwizzle){1, 1, 1};
-    SmemLayout l = {eb, log2_int(s->cols), {1, 1, 1}, 0, 0}; /* no padding first */
+    SmemLayout l = {.elem_bytes = eb, .row_log2 = log2_int(s->cols), .swz = {1, 1, 1}}; /* no padding first */
     int best = stage_conflicts(s, &l, &rd, 1) + (writes ? stage_conflicts(s, &l, &wr, vec) : 0), best_mem = 0;
     s->pad_rows_log2 = s->pad = 0;
     for (int g = 0; g <= 3; g++)
@@ -482,7 +482,8 @@ static void emit_copies(Pipe *P, Block *b, VMap *m, Value *pred, Value *slot, Op
 
 static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
 {
-    Pipe P = {ctx, &ctx->arena, f, loop, loop->regions[0], f->num_stages, {0}, {0}, {0}, {0}, {0}, true};
+    Pipe P = {.ctx = ctx, .a = &ctx->arena, .f = f, .loop = loop, .body = loop->regions[0], .S = f->num_stages,
+              .ok = true};
     Block *body = P.body;
     Value *iv = body->args.data[0];
     if (P.S < 2 || iv->type.dtype != DT_I32 || !body->ops.len)

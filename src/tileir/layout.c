@@ -623,7 +623,7 @@ static void scan_memory_ops(Assign *A, Block *b)
         int order[TIR_MAX_RANK] = {0};
         order_from_contiguity(&ptr->ax, ptr->type.rank, order);
         ShapeGroup *g = group_for(A, ptr->type, order);
-        vec_push(&A->ctx->arena, &A->anchors, ((MemAnchor){op, (int)(g - A->groups.data)}));
+        vec_push(&A->ctx->arena, &A->anchors, ((MemAnchor){.op = op, .group = (int)(g - A->groups.data)}));
         int per = coalesce_elems_per_thread(&ptr->ax, ptr->type, A->f->num_warps, g->order);
         if (op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS)
             per = 1; /* one element per atomic instruction */
@@ -1081,7 +1081,7 @@ static Value *recompute(Assign *A, Block *b, int *at, Value *v, Layout *to, cons
     r->ax = v->ax;
     block_insert(a, b, *at, c);
     (*at)++;
-    vec_push(a, &A->recomputed, ((Recomputed){v, to, b, r}));
+    vec_push(a, &A->recomputed, ((Recomputed){.v = v, .to = to, .block = b, .copy = r}));
     return r;
 }
 

@@ -13,7 +13,7 @@ static const struct {
     int bits;
     char cls;
 } dtype_info[] = {
-#define X(e, s, t, c, b, k) {s, t, c, b, k},
+#define X(e, s, t, c, b, k) {.name = s, .triton = t, .ctype = c, .bits = b, .cls = k},
     DTYPE_LIST(X)
 #undef X
 };

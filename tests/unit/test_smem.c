@@ -270,7 +270,7 @@ Test(shared_memory, plan_by_hand, .fini = arena_reset)
     Op *cv = tir_op_new(a, &afn, OP_CONVERT, 1, &col, 1, &t1);
     cv->results[0]->layout = r1->results[0]->layout;
     /* unpadded, lanes l and l+8 of the write hit one bank: 4 registers x 4 warps */
-    SmemLayout s = {4, 6, {1, 1, 1}, 5, 0};
+    SmemLayout s = {.elem_bytes = 4, .row_log2 = 6, .swz = {1, 1, 1}, .pad_log2 = 5, .pad = 0};
     cr_expect_eq(smem_convert_conflicts(cv, &s, 1), 16);
     s.pad = 1;
     cr_expect_eq(smem_convert_conflicts(cv, &s, 1), 0);
