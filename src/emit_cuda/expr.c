@@ -15,12 +15,12 @@ const char *small_int_wrap(Emitter *E, DType d, const char *s)
 const char *math_c_name(MathFn m, DType d)
 {
     static const char *const f32[] = {
-#define X(e, n, f, d) f,
+#define X(e, n, f, d, z) f,
         MATH_LIST(X)
 #undef X
     };
     static const char *const f64[] = {
-#define X(e, n, f, d) d,
+#define X(e, n, f, d, z) d,
         MATH_LIST(X)
 #undef X
     };

@@ -197,7 +197,7 @@ static void print_indent(Printer *p, int depth)
 
 static const char *const cmp_names[] = {"lt", "le", "gt", "ge", "eq", "ne"};
 static const char *const math_names[] = {
-#define X(e, n, f, d) n,
+#define X(e, n, f, d, z) n,
     MATH_LIST(X)
 #undef X
 };

@@ -173,44 +173,46 @@ typedef struct Value {
 /* Comparison predicates (OP_CMP's cmp.pred). */
 typedef enum CmpPred { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE } CmpPred;
 
-/* Math functions (OP_MATH's math.fn): X(enum, tl name, C fp32 spelling, C fp64 spelling).
- * fp32 spellings with "flushed" are helpers of templates/tilec_runtime_math.cuh. */
+/* Math functions (OP_MATH's math.fn):
+ *   X(enum, tl name, C fp32 spelling, C fp64 spelling, flushed)
+ * flushed: 1 when the fp32 spelling is a helper of templates/tilec_runtime_math.cuh
+ * (Triton's flush-to-zero), which the kernel then includes (tir_summarize). */
 #define MATH_LIST(X)                                                           \
-    X(MATH_EXP, "exp", "tilec::exp_approx", "exp")                              \
-    X(MATH_EXP2, "exp2", "tilec::exp2_approx", "exp2")                          \
-    X(MATH_LOG, "log", "logf", "log")  /* Triton: libdevice __nv_logf */        \
-    X(MATH_LOG2, "log2", "log2f", "log2")                                       \
-    X(MATH_SQRT, "sqrt", "tilec::sqrt_approx", "sqrt")                          \
-    X(MATH_SQRT_RN, "sqrt_rn", "__fsqrt_rn", "sqrt")                            \
-    X(MATH_RSQRT, "rsqrt", "tilec::rsqrt_approx", "rsqrt")                      \
-    X(MATH_SIN, "sin", "tilec::flushed<sinf>", "sin")                           \
-    X(MATH_COS, "cos", "cosf", "cos")                                           \
-    X(MATH_TAN, "tan", "tilec::flushed<tanf>", "tan")                           \
-    X(MATH_TANH, "tanh", "tilec::flushed<tanhf>", "tanh")                       \
-    X(MATH_ERF, "erf", "tilec::flushed<erff>", "erf")                           \
-    X(MATH_FLOOR, "floor", "tilec::flushed<floorf>", "floor")                   \
-    X(MATH_CEIL, "ceil", "tilec::flushed<ceilf>", "ceil")                       \
-    X(MATH_ABS, "abs", "fabsf", "fabs")                                         \
-    X(MATH_SIGMOID, "sigmoid", "tilec::sigmoid", "tilec::sigmoid")              \
-    X(MATH_LOG1P, "log1p", "tilec::log1p_flushed", "log1p")                     \
-    X(MATH_EXPM1, "expm1", "tilec::expm1_flushed", "expm1")                     \
-    X(MATH_ASIN, "asin", "tilec::flushed<asinf>", "asin")                       \
-    X(MATH_ACOS, "acos", "acosf", "acos")                                       \
-    X(MATH_ATAN, "atan", "tilec::flushed<atanf>", "atan")                       \
-    X(MATH_SINH, "sinh", "tilec::flushed<sinhf>", "sinh")                       \
-    X(MATH_COSH, "cosh", "coshf", "cosh")                                       \
-    X(MATH_TRUNC, "trunc", "truncf", "trunc")                                   \
-    X(MATH_ROUND, "round", "roundf", "round")                                   \
-    X(MATH_RINT, "rint", "rintf", "rint")                                       \
-    X(MATH_CBRT, "cbrt", "tilec::cbrt_flushed", "cbrt")                         \
+    X(MATH_EXP, "exp", "tilec::exp_approx", "exp", 0)                          \
+    X(MATH_EXP2, "exp2", "tilec::exp2_approx", "exp2", 0)                      \
+    X(MATH_LOG, "log", "logf", "log", 0)  /* Triton: libdevice __nv_logf */    \
+    X(MATH_LOG2, "log2", "log2f", "log2", 0)                                   \
+    X(MATH_SQRT, "sqrt", "tilec::sqrt_approx", "sqrt", 0)                      \
+    X(MATH_SQRT_RN, "sqrt_rn", "__fsqrt_rn", "sqrt", 0)                        \
+    X(MATH_RSQRT, "rsqrt", "tilec::rsqrt_approx", "rsqrt", 0)                  \
+    X(MATH_SIN, "sin", "tilec::flushed<sinf>", "sin", 1)                       \
+    X(MATH_COS, "cos", "cosf", "cos", 0)                                       \
+    X(MATH_TAN, "tan", "tilec::flushed<tanf>", "tan", 1)                       \
+    X(MATH_TANH, "tanh", "tilec::flushed<tanhf>", "tanh", 1)                   \
+    X(MATH_ERF, "erf", "tilec::flushed<erff>", "erf", 1)                       \
+    X(MATH_FLOOR, "floor", "tilec::flushed<floorf>", "floor", 1)               \
+    X(MATH_CEIL, "ceil", "tilec::flushed<ceilf>", "ceil", 1)                   \
+    X(MATH_ABS, "abs", "fabsf", "fabs", 0)                                     \
+    X(MATH_SIGMOID, "sigmoid", "tilec::sigmoid", "tilec::sigmoid", 0)          \
+    X(MATH_LOG1P, "log1p", "tilec::log1p_flushed", "log1p", 1)                 \
+    X(MATH_EXPM1, "expm1", "tilec::expm1_flushed", "expm1", 1)                 \
+    X(MATH_ASIN, "asin", "tilec::flushed<asinf>", "asin", 1)                   \
+    X(MATH_ACOS, "acos", "acosf", "acos", 0)                                   \
+    X(MATH_ATAN, "atan", "tilec::flushed<atanf>", "atan", 1)                   \
+    X(MATH_SINH, "sinh", "tilec::flushed<sinhf>", "sinh", 1)                   \
+    X(MATH_COSH, "cosh", "coshf", "cosh", 0)                                   \
+    X(MATH_TRUNC, "trunc", "truncf", "trunc", 0)                               \
+    X(MATH_ROUND, "round", "roundf", "round", 0)                               \
+    X(MATH_RINT, "rint", "rintf", "rint", 0)                                   \
+    X(MATH_CBRT, "cbrt", "tilec::cbrt_flushed", "cbrt", 1)                     \
     /* libdevice.exp (__nv_expf: more exact than tl.exp's ex2.approx(x * log2 e)); \
      * lower_libdevice picks it, the dotted name keeps tl.* lookups from matching it */ \
-    X(MATH_EXP_LIBDEVICE, "libdevice.exp", "expf", "exp")                       \
-    X(MATH_ISNAN, "isnan", "isnan", "isnan")                                    \
-    X(MATH_ISINF, "isinf", "isinf", "isinf")
+    X(MATH_EXP_LIBDEVICE, "libdevice.exp", "expf", "exp", 0)                   \
+    X(MATH_ISNAN, "isnan", "isnan", "isnan", 0)                                \
+    X(MATH_ISINF, "isinf", "isinf", "isinf", 0)
 
 typedef enum MathFn {
-#define X(e, n, f, d) e,
+#define X(e, n, f, d, z) e,
     MATH_LIST(X)
 #undef X
     MATH__COUNT
@@ -527,6 +529,7 @@ typedef struct TirFunc {
     bool min_blocks_auto; /* tilec's choice (for sm_TIR_MIN_BLOCKS_ARCH and newer), not the caller's */
     bool dot_chain;       /* a tl.dot feeds another (attention): tir_layouts */
     bool min_blocks_chain;/* tilec's one-block promise for a dot chain, on every architecture */
+    /* what the file includes, noted by tir_summarize (uses_dot: by tir_lower) */
     bool uses_fp16, uses_bf16;
     bool uses_fp8;        /* cuda_fp8.h and the fp8 helpers are included */
     bool uses_printf;     /* device_print / device_assert */
@@ -573,6 +576,9 @@ bool tir_is_zero_splat(const Value *v);         /* a constant 0 (not -0.0), spla
 void tir_axisinfo(Ctx *ctx, TirFunc *f);
 void tir_layouts(Ctx *ctx, TirFunc *f);
 void tir_pipeline(Ctx *ctx, TirFunc *f);       /* dot.c: cp.async ring for the K loops of dots */
+/* after tir_smem and tir_check_limits, the last: notes the types, printf and flushed
+ * math the kernel uses (f->uses_*), so that the emitter only reads the IR */
+void tir_summarize(Ctx *ctx, TirFunc *f);
 
 /* ---- the launch grid (--grid) ------------------------------------------ */
 
