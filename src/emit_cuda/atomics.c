@@ -153,7 +153,7 @@ void emit_atomic(Emitter *E, const Op *op)
     const char *owner = owner_pred(E, ptr, &m);
     if (used) {
         if (owner)
-            diag_error(E->ctx, op->loc, "the old values of an atomic on a tile with replicated elements are not supported yet (use a tile of at least %d elements, or ignore the result)", 32 * E->f->num_warps);
+            BUG("atomic %%%d: old values on a replicated tile, which tir_check_limits refuses", r->id);
         line(E, "%s;%s", decl(E, type_elem(r->type), name, nregs(r)), shape_note(E, r));
     }
     int n = nregs(ptr);
