@@ -396,6 +396,42 @@ char *axisinfo_str(Arena *a, const AxisInfo *ax)
 
 static void verify_block(TirFunc *f, const Block *b, unsigned char *defined);
 
+static bool is_permutation(const int *perm, int n)
+{
+    unsigned seen = 0;
+    for (int k = 0; k < n; k++) {
+        if (perm[k] < 0 || perm[k] >= n || (seen >> perm[k] & 1))
+            return false;
+        seen |= 1u << perm[k];
+    }
+    return true;
+}
+
+/* The attributes of op's kind (Op's union) in range and agreeing with its operands. */
+static bool attrs_ok(const Op *op)
+{
+    int rank = op->nargs ? op->args[0]->type.rank : 0;
+    switch (op->kind) {
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS: return op->program_id.axis >= 0 && op->program_id.axis < 3;
+    case OP_MAKE_RANGE: return op->make_range.start < op->make_range.end;
+    case OP_EXPAND_DIMS: return op->expand_dims.axis >= 0 && op->expand_dims.axis <= rank;
+    case OP_CMP: return (unsigned)op->cmp.pred <= CMP_NE;
+    case OP_MATH: return (unsigned)op->math.fn < MATH__COUNT;
+    case OP_MATH2: return (unsigned)op->math2.fn < MATH2__COUNT;
+    case OP_LOAD:
+        return (op->load.has_mask || !op->load.has_other) && op->nargs == 1 + op->load.has_mask + op->load.has_other;
+    case OP_STORE: return op->nargs == 2 + op->store.has_mask;
+    case OP_REDUCE: return op->reduce.axis >= 0 && op->reduce.axis < rank;
+    case OP_SCAN: return op->scan.axis >= 0 && op->scan.axis < rank;
+    case OP_ATOMIC_RMW: return op->nargs == 2 + op->atomic.has_mask;
+    case OP_ATOMIC_CAS: return op->nargs == 3 && !op->atomic.has_mask;
+    case OP_TRANS: return is_permutation(op->trans.perm, rank);
+    case OP_ASYNC_WAIT: return op->async_wait.pending >= 0;
+    default: return true;
+    }
+}
+
 static void verify_op(TirFunc *f, const Op *op, const Block *b, unsigned char *defined)
 {
     if (op->parent != b)
@@ -407,6 +443,8 @@ static void verify_op(TirFunc *f, const Op *op, const Block *b, unsigned char *d
         if (!defined[v->id])
             BUG("op %s uses %%%d before its definition", op_name(op->kind), v->id);
     }
+    if (!attrs_ok(op))
+        BUG("op %s has attributes that do not fit its operands", op_name(op->kind));
     if (op_is_elementwise(op->kind) && op->kind != OP_SPLAT && op->kind != OP_CONST)
         for (int i = 0; i < op->nargs; i++)
             if (op->args[i]->type.rank != op->results[0]->type.rank)
