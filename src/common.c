@@ -128,7 +128,8 @@ void strmap_put(Arena *a, StrMap *m, const char *key, int val)
 {
     if (2 * (m->len + 1) > m->cap) {  /* at most half full */
         int cap = m->cap ? 2 * m->cap : 16;
-        StrMap grown = {NEW_ARRAY(a, const char *, cap), NEW_ARRAY(a, int, cap), cap, m->len};
+        StrMap grown = {.keys = NEW_ARRAY(a, const char *, cap), .vals = NEW_ARRAY(a, int, cap),
+                         .cap = cap, .len = m->len};
         for (int i = 0; i < m->cap; i++)
             if (m->keys[i]) {
                 int j = strmap_slot(&grown, m->keys[i]);
@@ -436,7 +437,7 @@ void diag_vreport(Ctx *ctx, DiagKind kind, Loc loc, const char *fmt, va_list ap)
     sb_put_visible(&shown, file, strlen(file));
     file = arena_strndup(&ctx->arena, shown.data, shown.len);
     sb_free(&shown);
-    Diagnostic d = {kind, file, loc, msg};
+    Diagnostic d = {.kind = kind, .file = file, .loc = loc, .message = msg};
     vec_push(&ctx->arena, &ctx->diags, d);
     if (kind == DIAG_ERROR)
         ctx->nerrors++;

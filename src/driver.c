@@ -40,14 +40,15 @@ static void pass_simplify(Pipeline *p)
 
 static void pass_axisinfo(Pipeline *p) { tir_axisinfo(p->ctx, p->f); }
 
-/* Layouts, the cp.async pipeline of dot loops, shared memory, and the limits a block
- * must fit. */
+/* Layouts, the cp.async pipeline of dot loops, shared memory, the limits a block
+ * must fit, and what the kernel uses. */
 static void pass_layouts(Pipeline *p)
 {
     tir_layouts(p->ctx, p->f);
     tir_pipeline(p->ctx, p->f);
     tir_smem(p->ctx, p->f);
     tir_check_limits(p->ctx, p->f, &p->opt->lower);
+    tir_summarize(p->ctx, p->f);
 }
 
 /* ---- the dumps -------------------------------------------------------------------- */

@@ -107,7 +107,7 @@ void emit_atomic(Emitter *E, const Op *op)
     bool cas = op->kind == OP_ATOMIC_CAS;
     const Value *ptr = op->args[0], *r = op->results[0];
     DType d = ptr->type.pointee;
-    int sem = (int)op->iattr[2], scope = (int)op->iattr[3];
+    int sem = op->atomic.sem, scope = op->atomic.scope;
     static const char *const kinds[] = {
 #define X(e, n) n,
         ATOMIC_LIST(X)
@@ -117,7 +117,7 @@ void emit_atomic(Emitter *E, const Op *op)
     if (cas)
         fn = atom_helper(E, "cas", d, sem, scope);
     else {
-        int k = (int)op->iattr[0];
+        int k = op->atomic.kind;
         if ((k == ATOM_MAX || k == ATOM_MIN) && dtype_is_float(d))
             fn = atom_float_minmax(E, k == ATOM_MAX, d, sem, scope);
         else
@@ -125,7 +125,7 @@ void emit_atomic(Emitter *E, const Op *op)
     }
     const Value *val = cas ? op->args[2] : op->args[1];
     const Value *cmp = cas ? op->args[1] : NULL;
-    const Value *mask = !cas && op->iattr[1] ? op->args[2] : NULL;
+    const Value *mask = !cas && op->atomic.has_mask ? op->args[2] : NULL;
     bool used = r->nuses > 0;
     const char *name = used ? vname(E, r) : NULL;
     if (!ptr->type.rank) {
@@ -153,7 +153,7 @@ void emit_atomic(Emitter *E, const Op *op)
     const char *owner = owner_pred(E, ptr, &m);
     if (used) {
         if (owner)
-            diag_error(E->ctx, op->loc, "the old values of an atomic on a tile with replicated elements are not supported yet (use a tile of at least %d elements, or ignore the result)", 32 * E->f->num_warps);
+            BUG("atomic %%%d: old values on a replicated tile, which tir_check_limits refuses", r->id);
         line(E, "%s;%s", decl(E, type_elem(r->type), name, nregs(r)), shape_note(E, r));
     }
     int n = nregs(ptr);

@@ -181,8 +181,8 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_ASYNC_COPY: emit_async_copy(E, op); break;
     case OP_ASYNC_COMMIT: line(E, "tilec::cp_async_commit();"); break;
     case OP_ASYNC_WAIT:
-        line(E, "tilec::cp_async_wait<%lld>();  // at most %lld group%s of copies still in flight",
-             (long long)op->iattr[0], (long long)op->iattr[0], op->iattr[0] == 1 ? "" : "s");
+        line(E, "tilec::cp_async_wait<%d>();  // at most %d group%s of copies still in flight",
+             op->async_wait.pending, op->async_wait.pending, op->async_wait.pending == 1 ? "" : "s");
         line(E, "__syncthreads();");
         break;
     case OP_SCAN: emit_scan(E, op); break;

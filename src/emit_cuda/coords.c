@@ -327,7 +327,7 @@ const char *reg_index(Emitter *E, const Value *v, const Value *ctx, const char *
         return idx;
     int insert = -1;
     if (v->type.rank + 1 == ctx->type.rank && ctx->def && ctx->def->kind == OP_EXPAND_DIMS)
-        insert = (int)ctx->def->iattr[0];
+        insert = ctx->def->expand_dims.axis;
     LayoutMap sm, dm;
     value_map(v, &sm);
     value_map(ctx, &dm);

@@ -42,7 +42,7 @@ static const char *print_prefix(Emitter *E, const char *prefix, bool has_args)
  * the type's digits. */
 void emit_print(Emitter *E, const Op *op)
 {
-    const char *pf = print_prefix(E, op->sattr ? op->sattr : "", op->nargs > 0);
+    const char *pf = print_prefix(E, op->print.prefix ? op->print.prefix : "", op->nargs > 0);
     if (!op->nargs) {
         line(E, "printf(\"pid (%%u, %%u, %%u)%s\\n\", blockIdx.x, blockIdx.y, blockIdx.z);", pf);
         return;
@@ -53,7 +53,7 @@ void emit_print(Emitter *E, const Op *op)
         int bits = dtype_bits(d);
         const char *vf, *vv = NULL;
         const char *val = value_at(E, v, v->type.rank ? v : NULL, v->type.rank ? "e" : "0");
-        if (op->iattr[0] && d != DT_PTR) {
+        if (op->print.hex && d != DT_PTR) {
             int w = bits < 8 ? 2 : bits / 4;
             vf = bits == 64 ? "0x%016llx" : fmt(E, "0x%%0%dx", w);
             if (bits == 64)
@@ -117,7 +117,7 @@ void emit_assert(Emitter *E, const Op *op)
     const Source *src = E->ctx->src;
     const char *file = strrchr(src->path, '/');
     file = file ? file + 1 : src->path;
-    const char *msg = printf_literal(E, op->sattr ? op->sattr : "");
+    const char *msg = printf_literal(E, op->assert_.msg ? op->assert_.msg : "");
     const char *report = fmt(E, "printf(\"%s:%d: %s: block: [%%u, %%u, %%u], thread: [%%u, 0, 0] Assertion `%s` failed.\\n\", "
                                 "blockIdx.x, blockIdx.y, blockIdx.z, threadIdx.x);",
                              printf_literal(E, file), op->loc.line, E->f->name, msg);

@@ -67,7 +67,7 @@ bool fused_read(Emitter *E, const Value *v)
     const Op *d = v->def;
     return d && d->kind == OP_LOCAL_LOAD && v->nuses == 1 && info(E, v)->user &&
            info(E, v)->user->kind == OP_DOT && info(E, v)->user->parent == d->parent &&
-           !(info(E, v)->user->args[0]->type.dtype == DT_FP32 && info(E, v)->user->iattr[0] == DOT_TF32X3);
+           !(info(E, v)->user->args[0]->type.dtype == DT_FP32 && info(E, v)->user->dot.precision == DOT_TF32X3);
 }
 
 /* B fragment word of (ks, ni): its first N repetition sits before the K ones. */
@@ -174,10 +174,10 @@ static void emit_dot_mma(Emitter *E, const Op *op)
     int nm = mma_reps(&m, 0), nn = mma_reps(&m, 1), nk = K / ik;
     const char *fn = mma_fn(E, in, b->type.dtype, r->type.dtype);
     dot_init_result(E, op);
-    const char *prec = in != DT_FP32 ? "" : op->iattr[0] == DOT_TF32X3 ? ", tf32x3: three tf32 products" : ", tf32";
+    const char *prec = in != DT_FP32 ? "" : op->dot.precision == DOT_TF32X3 ? ", tf32x3: three tf32 products" : ", tf32";
     line(E, "// %dx%d += %dx%d @ %dx%d on tensor cores%s: each warp issues %d x %d mma.sync.%s per K step of %d, %d K step%s",
          M, N, M, K, K, N, prec, nm, nn, strchr(fn, '_') + 1, ik, nk, nk > 1 ? "s" : "");  /* "m16n8k16_f16" */
-    if (in == DT_FP32 && op->iattr[0] == DOT_TF32X3) {
+    if (in == DT_FP32 && op->dot.precision == DOT_TF32X3) {
         /* Triton's F32DotTC: small products into a zeroed sum (NaN there
          * becomes 0), big * big on top, then added to the accumulator */
         const char *an = vname(E, a), *bn = vname(E, b), *name = vname(E, r);

@@ -10,7 +10,6 @@
 #include "emit_internal.h"
 
 #include <stdio.h>
-#include <string.h>
 
 /* One line of the kernel, at the current indent. */
 void line(Emitter *E, const char *fmt, ...)
@@ -41,27 +40,6 @@ char *fmt(Emitter *E, const char *f, ...)
 /* Fills E->grid from opt->grid (tir_grid_compile). */
 static void parse_grid(Emitter *E) { tir_grid_compile(E->ctx, E->f, E->opt->grid, &E->grid); }
 
-/* What the file must include (fp16, bf16, fp8, printf, the flush-to-zero math
- * helpers), noted on f before the header is printed. */
-static void scan_uses(TirFunc *f, const Block *b)
-{
-    for (int i = 0; i < b->ops.len; i++) {
-        const Op *op = b->ops.data[i];
-        f->uses_printf |= op->kind == OP_PRINT || op->kind == OP_ASSERT;
-        if (op->kind == OP_MATH)
-            f->uses_flushed_math |= strstr(math_c_name((MathFn)op->iattr[0], op->args[0]->type.dtype),
-                                           "flushed") != NULL;
-        for (int k = 0; k < op->nres; k++) {
-            DType d = op->results[k]->type.dtype;
-            f->uses_fp16 |= d == DT_FP16;
-            f->uses_bf16 |= d == DT_BF16;
-            f->uses_fp8 |= dtype_is_fp8(d);
-        }
-        for (int r = 0; r < op->nregions; r++)
-            scan_uses(f, op->regions[r]);
-    }
-}
-
 void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
 {
     Emitter E = {0};
@@ -71,7 +49,6 @@ void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
     E.f = f;
     E.opt = opt;
     E.vi = NEW_ARRAY(E.a, ValInfo, f->nvalues + 1);
-    scan_uses((TirFunc *)f, f->body);
     /* parameter names are the source's and come first */
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];

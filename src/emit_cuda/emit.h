@@ -9,6 +9,7 @@
  * above its code; per-thread work is register arrays filled by unrolled
  * constant-bound loops.  The output depends only on its inputs (same input,
  * same bytes).  It reports user errors (a bad --grid) through diag_error.
+ * It changes nothing in f: what f uses (f->uses_*) tir_summarize has noted.
  */
 #ifndef TILEC_EMIT_H
 #define TILEC_EMIT_H

@@ -15,12 +15,12 @@ const char *small_int_wrap(Emitter *E, DType d, const char *s)
 const char *math_c_name(MathFn m, DType d)
 {
     static const char *const f32[] = {
-#define X(e, n, f, d) f,
+#define X(e, n, f, d, z) f,
         MATH_LIST(X)
 #undef X
     };
     static const char *const f64[] = {
-#define X(e, n, f, d) d,
+#define X(e, n, f, d, z) d,
         MATH_LIST(X)
 #undef X
     };
@@ -30,7 +30,7 @@ const char *math_c_name(MathFn m, DType d)
 static const char *math_call(Emitter *E, const Op *op, const char *a)
 {
     DType d = op->args[0]->type.dtype;
-    MathFn m = (MathFn)op->iattr[0];
+    MathFn m = op->math.fn;
     if (m == MATH_ABS && dtype_is_fp8(d))
         return fmt(E, "tilec::fp8_abs(%s)", a);
     if (m == MATH_ABS && dtype_is_int(d))
@@ -62,7 +62,7 @@ static const char *math2_call(Emitter *E, const Op *op, const char *a, const cha
 #undef X
     };
     DType d = op->args[0]->type.dtype;
-    return fmt(E, "%s(%s, %s)", d == DT_FP64 ? f64[op->iattr[0]] : f32[op->iattr[0]], a, b);
+    return fmt(E, "%s(%s, %s)", d == DT_FP64 ? f64[op->math2.fn] : f32[op->math2.fn], a, b);
 }
 
 /* A conversion to or from fp8: one helper of templates/tilec_runtime_fp8.cuh, named
@@ -93,17 +93,17 @@ static const char *cast_expr(Emitter *E, const Op *op, const char *a)
      * it on the device, as Triton does with a nonzero constant) */
     if (src && src->kind == OP_CONST && !info(E, op->args[0])->name && d != DT_PTR && s != DT_PTR &&
         !dtype_is_fp8(d)) {
-        double x = dtype_is_float(s) ? src->fattr : (double)src->iattr[0];
+        double x = dtype_is_float(s) ? src->constant.fval : (double)src->constant.ival;
         if (dtype_is_float(d) && x == x)
             return float_literal(E, x, d);
         if (d == DT_I1)
             return int_literal(E, x != 0, d);
         if (dtype_is_int(d) && !dtype_is_float(s) && dtype_bits(d) >= dtype_bits(s) && dtype_is_signed(d) == dtype_is_signed(s))
-            return int_literal(E, src->iattr[0], d);
+            return int_literal(E, src->constant.ival, d);
     }
     a = paren(E, a);
     Type rt = type_elem(op->results[0]->type);
-    bool rtz = op->iattr[0] != 0;
+    bool rtz = op->cast.rtz;
     if (dtype_is_fp8(s) || dtype_is_fp8(d))
         return fp8_cast_expr(E, s, d, rtz, a);
     if (d == DT_I1) {
@@ -173,7 +173,7 @@ static const char *binop_expr(Emitter *E, const Op *op, const char *a, const cha
         return fmt(E, "__umulhi(%s, %s)", a, b);
     case OP_CMP: {
         static const char *const ops[] = {"<", "<=", ">", ">=", "==", "!="};
-        return fmt(E, "%s %s %s", a, ops[op->iattr[0]], b);
+        return fmt(E, "%s %s %s", a, ops[op->cmp.pred], b);
     }
     case OP_ADDPTR: return fmt(E, "%s + %s", a, b);
     default: BUG("binop_expr %s", op_name(op->kind));
@@ -210,19 +210,19 @@ const char *op_expr(Emitter *E, const Op *op, const char *idx)
     switch (op->kind) {
     case OP_CONST:
         if (dtype_is_float(r->type.dtype))
-            return float_literal(E, op->fattr, r->type.dtype);
-        return int_literal(E, op->iattr[0], r->type.dtype);
+            return float_literal(E, op->constant.fval, r->type.dtype);
+        return int_literal(E, op->constant.ival, r->type.dtype);
     case OP_SPLAT:
     case OP_BROADCAST:
     case OP_EXPAND_DIMS: return value_at(E, op->args[0], r, idx);
-    case OP_PROGRAM_ID: return fmt(E, "(int32_t)blockIdx.%c", "xyz"[op->iattr[0]]);
-    case OP_NUM_PROGRAMS: return fmt(E, "(int32_t)gridDim.%c", "xyz"[op->iattr[0]]);
+    case OP_PROGRAM_ID: return fmt(E, "(int32_t)blockIdx.%c", "xyz"[op->program_id.axis]);
+    case OP_NUM_PROGRAMS: return fmt(E, "(int32_t)gridDim.%c", "xyz"[op->program_id.axis]);
     case OP_MAKE_RANGE: {
         LayoutMap m;
         value_map(r, &m);
         const char *s = elem_coord(E, r, &m, 0, idx);
-        if (op->iattr[0])
-            s = fmt(E, "%lld + %s", (long long)op->iattr[0], s);
+        if (op->make_range.start)
+            s = fmt(E, "%lld + %s", (long long)op->make_range.start, s);
         return s;
     }
     case OP_NEG: return small_int_wrap(E, r->type.dtype, fmt(E, "-%s", a));

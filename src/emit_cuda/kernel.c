@@ -53,7 +53,7 @@ static void describe_smem(Emitter *E, const Block *b)
         switch (op->kind) {
         case OP_REDUCE:
             sb_printf(E->out, "%d partial %ss per result, one from each warp along the axis\n", 1 << reduce_warp_bits(op),
-                      reduce_name((ReduceKind)op->iattr[0]));
+                      reduce_name(op->reduce.kind));
             break;
         case OP_SCAN: sb_puts(E->out, "each warp's running total, per repetition along the axis\n"); break;
         case OP_LOCAL_LOAD:

@@ -32,13 +32,13 @@ int memory_vec(const Op *op)
         vec = align;
     const Value *mask = NULL, *other = NULL;
     if (op->kind == OP_LOAD) {
-        if (op->iattr[0])
+        if (op->load.has_mask)
             mask = op->args[1];
-        if (op->iattr[1])
+        if (op->load.has_other)
             other = op->args[2];
-        if (op->iattr[2])
+        if (op->load.is_volatile)
             vec = 1; /* volatile */
-    } else if (op->iattr[0]) {
+    } else if (op->store.has_mask) {
         mask = op->args[2];
     }
     if (mask && mask->ax.constancy[k] < vec)
@@ -53,8 +53,8 @@ int memory_vec(const Op *op)
 void emit_load(Emitter *E, const Op *op)
 {
     const Value *r = op->results[0], *ptr = op->args[0];
-    const Value *mask = op->iattr[0] ? op->args[1] : NULL, *other = op->iattr[1] ? op->args[2] : NULL;
-    bool is_volatile = op->iattr[2] != 0;
+    const Value *mask = op->load.has_mask ? op->args[1] : NULL, *other = op->load.has_other ? op->args[2] : NULL;
+    bool is_volatile = op->load.is_volatile;
     const char *name = vname(E, r);
     DType d = r->type.dtype;
     if (!r->type.rank) {
@@ -88,7 +88,7 @@ void emit_load(Emitter *E, const Op *op)
 void emit_store(Emitter *E, const Op *op)
 {
     const Value *ptr = op->args[0], *val = op->args[1];
-    const Value *mask = op->iattr[0] ? op->args[2] : NULL;
+    const Value *mask = op->store.has_mask ? op->args[2] : NULL;
     int n = ptr->type.rank ? nregs(ptr) : 1;
     int vec = ptr->type.rank ? memory_vec(op) : 1;
     const char *src = vec > 1 ? vname(E, val) : NULL;

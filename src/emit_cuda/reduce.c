@@ -278,8 +278,8 @@ static void reduce_warps(Emitter *E, const Reduce *R)
 void emit_reduce(Emitter *E, const Op *op)
 {
     Reduce R = {.op = op, .x = op->args[0], .r = op->results[0], .ri = op->nres > 1 ? op->results[1] : NULL};
-    R.k = (ReduceKind)op->iattr[0];
-    R.axis = (int)op->iattr[1];
+    R.k = op->reduce.kind;
+    R.axis = op->reduce.axis;
     R.mx = R.k == RED_ARGMAX;
     value_map(R.x, &R.xm);
     axis_bits(&R.xm, R.axis, &R.ab);
@@ -517,9 +517,9 @@ static void scan_carry(Emitter *E, const Scan *S)
 void emit_scan(Emitter *E, const Op *op)
 {
     Scan S = {.op = op, .x = op->args[0], .r = op->results[0]};
-    S.axis = (int)op->iattr[1];
-    S.rev = op->iattr[2] != 0;
-    S.prod = op->iattr[0] == SCAN_PROD;
+    S.axis = op->scan.axis;
+    S.rev = op->scan.reverse;
+    S.prod = op->scan.kind == SCAN_PROD;
     DType d = S.d = S.r->type.dtype;
     S.T = dtype_ctype(d);
     S.ident = S.prod ? (dtype_is_float(d) ? float_literal(E, 1.0, d) : int_literal(E, 1, d)) : zero_of(E, d);

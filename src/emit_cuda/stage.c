@@ -244,7 +244,7 @@ void emit_register_fragments(Emitter *E, const Op *op)
     const char *word = kw == 1 ? fmt(E, "tilec::bitcast<uint32_t>(%s)", list) : fmt(E, "tilec::pack%d(%s)", kw, list);
     /* fp32 rounded to 16 bits on the way in (p.to(tl.float16)): one packed cvt per pair */
     const Op *cast = x->def;
-    if (kw == 2 && info(E, x)->inl && cast && cast->kind == OP_CAST && !cast->iattr[0] &&
+    if (kw == 2 && info(E, x)->inl && cast && cast->kind == OP_CAST && !cast->cast.rtz &&
         cast->args[0]->type.dtype == DT_FP32 && (x->type.dtype == DT_FP16 || x->type.dtype == DT_BF16)) {
         const char *lo = value_at(E, cast->args[0], NULL, base);
         const char *hi = value_at(E, cast->args[0], NULL, fmt(E, "%s + %d", paren(E, base), 1 << rb[0]));
@@ -295,7 +295,7 @@ void emit_async_copy(Emitter *E, const Op *op)
          value_at(E, slot, NULL, "0"), fn, bytes);
     const char *e = elem_loop_open(E, n, v);
     const char *c0 = elem_coord(E, ptr, &m, 0, e), *c1 = elem_coord(E, ptr, &m, 1, e);
-    const char *oc[2] = {op->iattr[0] ? c1 : c0, op->iattr[0] ? c0 : c1}; /* operand coordinates */
+    const char *oc[2] = {op->async_copy.transposed ? c1 : c0, op->async_copy.transposed ? c0 : c1}; /* operand coordinates */
     const char *p = value_at(E, pred, NULL, "0");
     if (mask)
         p = fmt(E, "%s && %s", paren(E, p), paren(E, value_at(E, mask, ptr, e)));

@@ -200,7 +200,8 @@ static void embed_functions(StrBuf *c, Arena *a, const Translation *t, int nbins
     sb_puts(c, ")\n{\n    if (!m || !m->function)\n        return CUDA_ERROR_NOT_INITIALIZED;\n");
     if (info->grid) {
         sb_printf(c, "    /* grid = (%s) */\n", comment_escape(a, info->grid));
-        GridLaunchC how = {names, "CUDA_SUCCESS", "CUDA_ERROR_INVALID_VALUE", true};
+        GridLaunchC how = {.names = names, .empty = "CUDA_SUCCESS", .invalid = "CUDA_ERROR_INVALID_VALUE",
+                           .c_comments = true};
         tir_grid_launch_c(c, a, &t->grid, &how);
     } else {
         sb_puts(c, "    const unsigned gx = grid_x, gy = grid_y, gz = grid_z;\n"

@@ -176,7 +176,7 @@ static void visit_cmp(Op *op)
     Value *r = op->results[0], *lv = op->args[0], *rv = op->args[1];
     const AxisInfo *L = &lv->ax, *R = &rv->ax;
     AxisInfo *o = &r->ax;
-    CmpPred p = (CmpPred)op->iattr[0];
+    CmpPred p = op->cmp.pred;
     for (int d = 0; d < o->rank; d++) {
         o->contiguity[d] = 1;
         o->divisibility[d] = 1;
@@ -361,11 +361,11 @@ static void visit_op(Pass *P, Op *op, bool final)
     switch (op->kind) {
     case OP_CONST:
         if (!dtype_is_float(r->type.dtype))
-            constant_info(r, op->iattr[0]);
+            constant_info(r, op->constant.ival);
         break;
     case OP_MAKE_RANGE:
-        o->contiguity[0] = op->iattr[1] - op->iattr[0];
-        o->divisibility[0] = highest_pow2_divisor(op->iattr[0]);
+        o->contiguity[0] = op->make_range.end - op->make_range.start;
+        o->divisibility[0] = highest_pow2_divisor(op->make_range.start);
         o->constancy[0] = 1;
         break;
     case OP_SPLAT:
@@ -391,7 +391,7 @@ static void visit_op(Pass *P, Op *op, bool final)
         break;
     case OP_TRANS:
         for (int d = 0; d < o->rank; d++) {
-            int from = (int)op->iattr[d];
+            int from = op->trans.perm[d];
             o->contiguity[d] = a0->ax.contiguity[from];
             o->divisibility[d] = a0->ax.divisibility[from];
             o->constancy[d] = a0->ax.constancy[from];
@@ -400,7 +400,7 @@ static void visit_op(Pass *P, Op *op, bool final)
         o->const_value = a0->ax.const_value;
         break;
     case OP_EXPAND_DIMS: {
-        int axis = (int)op->iattr[0];
+        int axis = op->expand_dims.axis;
         int64_t g = 0;
         for (int d = 0; d < a0->ax.rank; d++)
             g = gcd_or(g, a0->ax.contiguity[d] > 1 ? 1 : a0->ax.divisibility[d]);
@@ -461,7 +461,7 @@ static void visit_op(Pass *P, Op *op, bool final)
     case OP_LOAD: {
         for (int d = 0; d < o->rank; d++) {
             int64_t k = a0->ax.constancy[d];
-            if (op->iattr[0])
+            if (op->load.has_mask)
                 k = gcd_or(k, op->args[1]->ax.constancy[d]);
             o->constancy[d] = k;
         }

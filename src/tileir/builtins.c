@@ -19,9 +19,10 @@ typedef struct Builtin {
     const char *later;  /* LATER rows: what is not supported yet */
 } Builtin;
 
-#define ROW(name, flags, handler, data, params) {name, flags, builtin_##handler, data, params, NULL},
-#define LATER_ROW(name, flags, what) {name, flags, NULL, 0, "", what},
-#define MATH_ROWS(fn, e, nm, params) {"tl." nm, 0, fn, e, params, NULL}, {"libdevice." nm, 0, fn, e, params, NULL},
+#define ROW(nm, fl, handler, d, ps) {.name = nm, .flags = fl, .fn = builtin_##handler, .data = d, .params = ps},
+#define LATER_ROW(nm, fl, what) {.name = nm, .flags = fl, .params = "", .later = what},
+#define MATH_ROWS(f, e, nm, ps) \
+    {.name = "tl." nm, .fn = f, .data = e, .params = ps}, {.name = "libdevice." nm, .fn = f, .data = e, .params = ps},
 #define MATH1_ROWS(e, nm, ...) MATH_ROWS(builtin_math1, e, nm, "x")
 #define MATH2_ROWS(e, nm, ...) MATH_ROWS(builtin_math2, e, nm, "x, y")
 

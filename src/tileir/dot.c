@@ -77,7 +77,7 @@ static void pad_for_element_reads(DotStage *s, const Value *src, const Layout *t
         vec = IMIN(1 << lmap_lead_bits(&wr, s->contig_dim), 16 / eb);
     }
     s->swz = (SmemSwizzle){1, 1, 1};
-    SmemLayout l = {eb, log2_int(s->cols), {1, 1, 1}, 0, 0}; /* no padding first */
+    SmemLayout l = {.elem_bytes = eb, .row_log2 = log2_int(s->cols), .swz = {1, 1, 1}}; /* no padding first */
     int best = stage_conflicts(s, &l, &rd, 1) + (writes ? stage_conflicts(s, &l, &wr, vec) : 0), best_mem = 0;
     s->pad_rows_log2 = s->pad = 0;
     for (int g = 0; g <= 3; g++)
@@ -277,7 +277,7 @@ static Op *single_user(Block *b, const Value *v)
     return n == 1 ? u : NULL;
 }
 
-static const Value *load_mask(const Op *ld) { return ld->iattr[0] ? ld->args[1] : NULL; }
+static const Value *load_mask(const Op *ld) { return ld->load.has_mask ? ld->args[1] : NULL; }
 
 int async_copy_elems(const Value *ptr, const Value *mask)
 {
@@ -317,7 +317,7 @@ typedef struct Pipe {
 
 static bool scalar_load(const Op *op)
 {
-    return op->kind == OP_LOAD && op->results[0]->type.rank == 0 && !op->iattr[2];
+    return op->kind == OP_LOAD && op->results[0]->type.rank == 0 && !op->load.is_volatile;
 }
 
 /* A scalar load of stage 0 runs S-1 iterations ahead, where the loop may have
@@ -328,13 +328,13 @@ static void guard_ahead_load(Pipe *P, Block *b, Op *ld, Value *pred, const Op *n
 {
     Type t1 = type_scalar(DT_I1), tr = ld->results[0]->type;
     Value *mask = pred;
-    if (ld->iattr[0]) {
+    if (ld->load.has_mask) {
         Op *and = tir_op_new(P->a, P->f, OP_AND, 2, (Value *[]){ld->args[1], pred}, 1, &t1);
         and->stmt = near->stmt, and->loc = near->loc;
         tir_block_append(P->a, b, and);
         mask = and->results[0];
     }
-    Value *other = ld->iattr[1] ? ld->args[2] : NULL;
+    Value *other = ld->load.has_other ? ld->args[2] : NULL;
     if (!other) {
         Op *z = tir_op_new(P->a, P->f, OP_CONST, 0, NULL, 1, &tr);
         z->stmt = near->stmt, z->loc = near->loc;
@@ -345,7 +345,7 @@ static void guard_ahead_load(Pipe *P, Block *b, Op *ld, Value *pred, const Op *n
     args[0] = ld->args[0], args[1] = mask, args[2] = other;
     ld->args = args;
     ld->nargs = 3;
-    ld->iattr[0] = ld->iattr[1] = 1;
+    ld->load.has_mask = ld->load.has_other = true;
 }
 
 /* Adds v's definition chain inside the body to stage 0. */
@@ -399,7 +399,8 @@ static Value *mk_const_i32(Pipe *P, Block *b, int at, int64_t c, const Op *near)
 {
     Type t = type_scalar(DT_I32);
     Op *op = tir_op_new(P->a, P->f, OP_CONST, 0, NULL, 1, &t);
-    op->iattr[0] = c;
+    op->constant.ival = c;
+    op->constant.fval = (double)c;
     op->stmt = near->stmt;
     op->loc = near->loc;
     op->parent = b;
@@ -446,9 +447,7 @@ static Op *clone_into(Pipe *P, Block *b, const Op *op, VMap *m)
     for (int k = 0; k < op->nres; k++)
         rt[k] = op->results[k]->type;
     Op *c = tir_op_new(P->a, P->f, op->kind, op->nargs, args, op->nres, rt);
-    memcpy(c->iattr, op->iattr, sizeof c->iattr);
-    c->fattr = op->fattr;
-    c->sattr = op->sattr;
+    tir_op_copy_attrs(c, op);
     c->stmt = op->stmt;
     c->loc = op->loc;
     for (int k = 0; k < op->nres; k++) {
@@ -470,20 +469,21 @@ static void emit_copies(Pipe *P, Block *b, VMap *m, Value *pred, Value *slot, Op
         Op *ld = P->loads.data[i];
         Value *args[4] = {vmap_get(m, ld->args[0]), pred, slot, NULL};
         int n = 3;
-        if (ld->iattr[0])
+        if (ld->load.has_mask)
             args[n++] = vmap_get(m, ld->args[1]);
         Op *ac = tir_op_new(P->a, P->f, OP_ASYNC_COPY, n, args, 0, NULL);
         ac->stmt = ld->stmt;
         ac->loc = ld->loc;
         ac->buf = rings[i];
-        ac->iattr[0] = P->converts.data[i]->args[0] != ld->results[0]; /* through a transpose */
+        ac->async_copy.transposed = P->converts.data[i]->args[0] != ld->results[0];
         tir_block_append(P->a, b, ac);
     }
 }
 
 static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
 {
-    Pipe P = {ctx, &ctx->arena, f, loop, loop->regions[0], f->num_stages, {0}, {0}, {0}, {0}, {0}, true};
+    Pipe P = {.ctx = ctx, .a = &ctx->arena, .f = f, .loop = loop, .body = loop->regions[0], .S = f->num_stages,
+              .ok = true};
     Block *body = P.body;
     Value *iv = body->args.data[0];
     if (P.S < 2 || iv->type.dtype != DT_I32 || !body->ops.len)
@@ -495,7 +495,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         Op *op = body->ops.data[i];
         if (op->nregions)
             return; /* innermost straight-line loops only */
-        if (op->kind != OP_LOAD || op->results[0]->type.rank != 2 || op->iattr[2])
+        if (op->kind != OP_LOAD || op->results[0]->type.rank != 2 || op->load.is_volatile)
             continue;
         Value *r = op->results[0];
         Op *u = single_user(body, r);
@@ -505,7 +505,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         if (!c || c->kind != OP_CONVERT || !is_dot_stage(c) || !c->results[0]->layout->parent ||
             c->results[0]->layout->parent->kind != LAYOUT_MMA)
             continue;
-        if (op->iattr[1] && !tir_is_zero_splat(op->args[2]))
+        if (op->load.has_other && !tir_is_zero_splat(op->args[2]))
             continue; /* cp.async fills masked elements with zeros only */
         const Value *mask = load_mask(op);
         int v = async_copy_elems(op->args[0], mask);
@@ -635,7 +635,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     pred->name = "in_range";
     if (!ub->name)
         ub->name = "trips";
-    pred->def->iattr[0] = CMP_LT;
+    pred->def->cmp.pred = CMP_LT;
     vmap_put(&P, &pm, iv, ivs);
     for (int i = 0; i < body->ops.len; i++) {
         if (!op_in(&P.s0, body->ops.data[i]))
@@ -691,7 +691,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     /* new body: wait + barrier, stage 0 for iteration i + S-1, copies, commit, the rest, slots, yield */
     Block nb = {0};
     Op *w = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
-    w->iattr[0] = P.S - 2;
+    w->async_wait.pending = P.S - 2;
     w->stmt = rings[0]->stmt;
     w->loc = rings[0]->loc;
     tir_block_append(P.a, &nb, w);
@@ -700,7 +700,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     iva->name = "k_ahead";
     Value *preda = mk_op(&P, &nb, OP_CMP, 2, (Value *[]){iva, ub}, type_scalar(DT_I1), loop);
     preda->name = "in_range";
-    preda->def->iattr[0] = CMP_LT;
+    preda->def->cmp.pred = CMP_LT;
     for (int i = 0; i < body->ops.len; i++) {
         Op *op = body->ops.data[i];
         if (!op_in(&P.s0, op))
@@ -729,7 +729,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     for (int k = 0; k < 2; k++) {
         Value *inc = mk_op(&P, &nb, OP_ADD, 2, (Value *[]){slots[k], one}, i32, loop);
         Value *wrap = mk_op(&P, &nb, OP_CMP, 2, (Value *[]){inc, nslots}, type_scalar(DT_I1), loop);
-        wrap->def->iattr[0] = CMP_EQ;
+        wrap->def->cmp.pred = CMP_EQ;
         next[k] = mk_op(&P, &nb, OP_SELECT, 3, (Value *[]){wrap, zero, inc}, i32, loop);
     }
     Value **yv = NEW_ARRAY(P.a, Value *, y->nargs + 2);
@@ -745,7 +745,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
 
     /* after the loop: every copy landed, every warp done with the ring */
     Op *drain = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
-    drain->iattr[0] = 0;
+    drain->async_wait.pending = 0;
     drain->stmt = loop->stmt;
     drain->loc = loop->loc;
     drain->parent = parent;

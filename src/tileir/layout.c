@@ -407,7 +407,7 @@ bool dot_uses_mma(const Op *dot)
     DType d = dot->args[0]->type.dtype;
     if (d == DT_FP16 || d == DT_BF16 || d == DT_I8 || dtype_is_fp8(d))
         return true;
-    return d == DT_FP32 && dot->iattr[0] != DOT_IEEE;
+    return d == DT_FP32 && dot->dot.precision != DOT_IEEE;
 }
 
 int dot_kwidth(DType operand) { return dtype_bits(operand) >= 32 ? 1 : 32 / dtype_bits(operand); }
@@ -471,11 +471,11 @@ static Layout *dotop_layout(Arena *a, TirFunc *f, const Layout *mma, int op_idx,
 
 /* The blocked layout l with its dimensions permuted: result dim k is l's
  * dim perm[k] (a transpose moves no data). */
-static Layout *permute_blocked(Arena *a, TirFunc *f, const Layout *l, const int64_t *perm, bool inverse)
+static Layout *permute_blocked(Arena *a, TirFunc *f, const Layout *l, const int *perm, bool inverse)
 {
     int p[TIR_MAX_RANK], inv[TIR_MAX_RANK];
     for (int k = 0; k < l->rank; k++)
-        p[k] = (int)perm[k];
+        p[k] = perm[k];
     if (inverse) {
         for (int k = 0; k < l->rank; k++)
             inv[perm[k]] = k;
@@ -623,7 +623,7 @@ static void scan_memory_ops(Assign *A, Block *b)
         int order[TIR_MAX_RANK] = {0};
         order_from_contiguity(&ptr->ax, ptr->type.rank, order);
         ShapeGroup *g = group_for(A, ptr->type, order);
-        vec_push(&A->ctx->arena, &A->anchors, ((MemAnchor){op, (int)(g - A->groups.data)}));
+        vec_push(&A->ctx->arena, &A->anchors, ((MemAnchor){.op = op, .group = (int)(g - A->groups.data)}));
         int per = coalesce_elems_per_thread(&ptr->ax, ptr->type, A->f->num_warps, g->order);
         if (op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS)
             per = 1; /* one element per atomic instruction */
@@ -767,16 +767,16 @@ static void forward(Assign *A, Block *b)
         case OP_REDUCE:
             if (op->args[0]->layout && res->type.rank)
                 for (int k = 0; k < op->nres; k++)
-                    set_layout(A, op->results[k], layout_slice(a, A->f, op->args[0]->layout, (int)op->iattr[1]));
+                    set_layout(A, op->results[k], layout_slice(a, A->f, op->args[0]->layout, op->reduce.axis));
             break;
         case OP_EXPAND_DIMS: {
             Layout *l = op->args[0]->layout;
-            if (l && l->kind == LAYOUT_SLICE && l->slice_dim == op->iattr[0])
+            if (l && l->kind == LAYOUT_SLICE && l->slice_dim == op->expand_dims.axis)
                 set_layout(A, res, (Layout *)l->parent);
             break;
         }
         case OP_LOAD:
-            unify(A, (Value *[]){op->args[0], op->iattr[0] ? op->args[1] : NULL, op->iattr[1] ? op->args[2] : NULL, res}, 4);
+            unify(A, (Value *[]){op->args[0], op->load.has_mask ? op->args[1] : NULL, op->load.has_other ? op->args[2] : NULL, res}, 4);
             break;
         case OP_STORE:
         case OP_ATOMIC_RMW:
@@ -792,7 +792,7 @@ static void forward(Assign *A, Block *b)
             break;
         case OP_TRANS:
             if (op->args[0]->layout && op->args[0]->layout->kind == LAYOUT_BLOCKED)
-                set_layout(A, res, permute_blocked(a, A->f, op->args[0]->layout, op->iattr, false));
+                set_layout(A, res, permute_blocked(a, A->f, op->args[0]->layout, op->trans.perm, false));
             break;
         case OP_DOT:
             set_layout(A, op->args[2], res->layout);
@@ -822,10 +822,10 @@ static void backward(Assign *A, Block *b)
         switch (op->kind) {
         case OP_EXPAND_DIMS:
             if (rl && op->args[0]->type.rank)
-                set_layout(A, op->args[0], layout_slice(a, A->f, rl, (int)op->iattr[0]));
+                set_layout(A, op->args[0], layout_slice(a, A->f, rl, op->expand_dims.axis));
             break;
         case OP_LOAD:
-            unify(A, (Value *[]){op->args[0], op->iattr[0] ? op->args[1] : NULL, op->iattr[1] ? op->args[2] : NULL, res}, 4);
+            unify(A, (Value *[]){op->args[0], op->load.has_mask ? op->args[1] : NULL, op->load.has_other ? op->args[2] : NULL, res}, 4);
             break;
         case OP_STORE:
         case OP_ATOMIC_RMW:
@@ -841,7 +841,7 @@ static void backward(Assign *A, Block *b)
             break;
         case OP_TRANS:
             if (rl && rl->kind == LAYOUT_BLOCKED)
-                set_layout(A, op->args[0], permute_blocked(a, A->f, rl, op->iattr, true));
+                set_layout(A, op->args[0], permute_blocked(a, A->f, rl, op->trans.perm, true));
             break;
         case OP_DOT:
             set_layout(A, op->args[2], rl);
@@ -1068,12 +1068,11 @@ static Value *recompute(Assign *A, Block *b, int *at, Value *v, Layout *to, cons
         Value *x = d->args[k];
         Layout *want = to;
         if (d->kind == OP_EXPAND_DIMS)
-            want = layout_slice(a, A->f, to, (int)d->iattr[0]);
+            want = layout_slice(a, A->f, to, d->expand_dims.axis);
         args[k] = x->type.rank ? recompute(A, b, at, x, want, user) : x;
     }
     Op *c = tir_op_new(a, A->f, d->kind, d->nargs, args, 1, &v->type);
-    memcpy(c->iattr, d->iattr, sizeof c->iattr);
-    c->fattr = d->fattr;
+    tir_op_copy_attrs(c, d);
     c->stmt = user->stmt;
     c->loc = d->loc;
     Value *r = c->results[0];
@@ -1082,7 +1081,7 @@ static Value *recompute(Assign *A, Block *b, int *at, Value *v, Layout *to, cons
     r->ax = v->ax;
     block_insert(a, b, *at, c);
     (*at)++;
-    vec_push(a, &A->recomputed, ((Recomputed){v, to, b, r}));
+    vec_push(a, &A->recomputed, ((Recomputed){.v = v, .to = to, .block = b, .copy = r}));
     return r;
 }
 
@@ -1141,12 +1140,12 @@ static void insert_conversions(Assign *A, Block *b)
             fix_yield(A, op->regions[1], block_terminator(op->regions[1]), op->results, 0);
             break;
         case OP_EXPAND_DIMS:
-            fix_operand(A, b, &i, op, 0, res->layout, res->type, (int)op->iattr[0]);
+            fix_operand(A, b, &i, op, 0, res->layout, res->type, op->expand_dims.axis);
             break;
         case OP_REDUCE:
             if (res->type.rank) {
                 /* the result must be the Slice of the input; convert after it if not */
-                Layout *nat = layout_slice(&A->ctx->arena, A->f, op->args[0]->layout, (int)op->iattr[1]);
+                Layout *nat = layout_slice(&A->ctx->arena, A->f, op->args[0]->layout, op->reduce.axis);
                 for (int k = 0; k < op->nres; k++) {
                     Value *r = op->results[k];
                     if (layout_eq(r->layout, nat))
@@ -1190,7 +1189,7 @@ static void insert_conversions(Assign *A, Block *b)
                 Layout *src = x->layout->kind == LAYOUT_BLOCKED ? x->layout : home(A, x->type);
                 Value *tmp = tir_value_new(a, A->f, res->type);
                 tmp->def = op;
-                tmp->layout = permute_blocked(a, A->f, src, op->iattr, false);
+                tmp->layout = permute_blocked(a, A->f, src, op->trans.perm, false);
                 tmp->name = res->name;
                 tmp->ax = res->ax;
                 op->results[0] = tmp;
@@ -1200,7 +1199,7 @@ static void insert_conversions(Assign *A, Block *b)
                 block_insert(a, b, i + 1, c);
                 res = tmp;
             }
-            Layout *want = permute_blocked(a, A->f, res->layout, op->iattr, true);
+            Layout *want = permute_blocked(a, A->f, res->layout, op->trans.perm, true);
             fix_operand(A, b, &i, op, 0, want, op->args[0]->type, -1);
             break;
         }

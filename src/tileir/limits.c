@@ -91,13 +91,13 @@ static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst w[2], c
             int elems, regs;
             value_cost(v, &elems, &regs);
             if (elems > w[0].elems)
-                w[0] = (Worst){v, op, elems, regs};
+                w[0] = (Worst){.v = v, .op = op, .elems = elems, .regs = regs};
             /* Pointer tiles are left out of the spill estimate: a large one
              * used by one load or store is computed where it is used (emit_cuda/plan.c),
              * and of a loop-carried one only the first pointer of each vector
              * access stays live. */
             if (regs > w[1].regs && v->type.dtype != DT_PTR)
-                w[1] = (Worst){v, op, elems, regs};
+                w[1] = (Worst){.v = v, .op = op, .elems = elems, .regs = regs};
         }
         for (int k = 0; k < op->nregions; k++)
             scan_block(ctx, f, op->regions[k], w, smem_op, sh);

@@ -169,7 +169,7 @@ static Value *lower_cast(Lower *L, Value *v, Type to, bool bitcast, bool rtz, Lo
             lower_error(L, loc, "fp_downcast_rounding=\"rtz\" from %s to %s is not supported by Triton 3.6 "
                         "(to fp8 it rounds toward zero only from float32 to float8e5)",
                         dtype_triton_name(s), dtype_triton_name(to.dtype));
-        r->def->iattr[0] = 1;
+        r->def->cast.rtz = true;
     }
     return r;
 }
@@ -259,7 +259,7 @@ CVal *builtin_program_id(const BuiltinCall *c)
     if (axis < 0 || axis > 2)
         lower_error(L, c->at[0], "%s axis must be 0, 1 or 2, got %lld", c->name, (long long)axis);
     Op *o = emit_op(L, (OpKind)c->data, c->loc, 0, NULL, type_scalar(DT_I32));
-    o->iattr[0] = axis;
+    o->program_id.axis = (int)axis;
     return cv_value(L, o->results[0]);
 }
 
@@ -279,8 +279,8 @@ CVal *builtin_arange(const BuiltinCall *c)
         lower_error(L, loc, "tl.arange length %lld exceeds %d elements", (long long)(e - s), TIR_MAX_NUMEL);
     int shape[1] = {(int)(e - s)};
     Op *o = emit_op(L, OP_MAKE_RANGE, loc, 0, NULL, type_tensor(type_scalar(DT_I32), 1, shape));
-    o->iattr[0] = s;
-    o->iattr[1] = e;
+    o->make_range.start = s;
+    o->make_range.end = e;
     return cv_value(L, o->results[0]);
 }
 
@@ -316,9 +316,9 @@ CVal *builtin_load(const BuiltinCall *c)
     }
     Type rt = type_tensor(elem, p->type.rank, p->type.shape);
     Op *op = emit_op(L, OP_LOAD, c->loc, n, ops, rt);
-    op->iattr[0] = A[1] != NULL;
-    op->iattr[1] = A[2] != NULL;
-    op->iattr[2] = cv_truthy(L, A[7], at[7]);
+    op->load.has_mask = A[1] != NULL;
+    op->load.has_other = A[2] != NULL;
+    op->load.is_volatile = cv_truthy(L, A[7], at[7]);
     Value *r = op->results[0];
     if (p->type.pointee == DT_I1)
         r = to_bool(L, r, c->loc);
@@ -357,7 +357,7 @@ CVal *builtin_store(const BuiltinCall *c)
     Op *op = tir_op_new(L->a, L->f, OP_STORE, n, ops, 0, NULL);
     op->loc = c->loc;
     op->stmt = L->stmt;
-    op->iattr[0] = A[2] != NULL;
+    op->store.has_mask = A[2] != NULL;
     tir_block_append(L->a, L->cur, op);
     return cv_none(L);
 }
@@ -606,7 +606,7 @@ static CVal *math1(Lower *L, const char *name, int fn, CVal *x, Loc loc)
             return cv_value(L, v);
         if (dtype_is_int(d)) {
             Op *o = emit_op(L, OP_MATH, loc, 1, &v, v->type);
-            o->iattr[0] = MATH_ABS;
+            o->math.fn = MATH_ABS;
             return cv_value(L, o->results[0]);
         }
     }
@@ -617,7 +617,7 @@ static CVal *math1(Lower *L, const char *name, int fn, CVal *x, Loc loc)
     if (fn == MATH_ISNAN || fn == MATH_ISINF)
         rt.dtype = DT_I1;
     Op *o = emit_op(L, OP_MATH, loc, 1, &v, rt);
-    o->iattr[0] = fn;
+    o->math.fn = (MathFn)fn;
     return cv_value(L, o->results[0]);
 }
 
@@ -633,7 +633,7 @@ static CVal *math2(Lower *L, const char *name, int fn, CVal *x, CVal *y, Loc loc
     broadcast_pair(L, &a, &b, loc);
     Value *args2[2] = {a, b};
     Op *o = emit_op(L, OP_MATH2, loc, 2, args2, a->type);
-    o->iattr[0] = fn;
+    o->math2.fn = (Math2Fn)fn;
     return cv_value(L, o->results[0]);
 }
 

@@ -129,8 +129,8 @@ Value *emit1(Lower *L, OpKind kind, Loc loc, int nargs, Value **args, Type res)
 Value *emit_const_int(Lower *L, DType d, int64_t v, Loc loc)
 {
     Op *op = emit_op(L, OP_CONST, loc, 0, NULL, type_scalar(d));
-    op->iattr[0] = v;
-    op->fattr = (double)v;
+    op->constant.ival = v;
+    op->constant.fval = (double)v;
     return op->results[0];
 }
 
@@ -146,8 +146,8 @@ Value *emit_const_float(Lower *L, DType d, double v, Loc loc)
         v = 0.0; /* the null value is +0 */
     }
     Op *op = emit_op(L, OP_CONST, loc, 0, NULL, type_scalar(d));
-    op->fattr = v;
-    op->iattr[0] = v > -9.2e18 && v < 9.2e18 ? (int64_t)v : 0; /* inf and nan have no integer */
+    op->constant.fval = v;
+    op->constant.ival = v > -9.2e18 && v < 9.2e18 ? (int64_t)v : 0; /* inf and nan have no integer */
     return op->results[0];
 }
 
@@ -215,7 +215,7 @@ Value *broadcast_to_shape(Lower *L, Value *v, int rank, const int *shape, Loc lo
         t.shape[0] = 1;
         t.rank++;
         Op *op = emit_op(L, OP_EXPAND_DIMS, loc, 1, &v, t);
-        op->iattr[0] = 0;
+        op->expand_dims.axis = 0;
         v = op->results[0];
     }
     bool same = true;
@@ -270,7 +270,7 @@ Value *lower_expand_dims(Lower *L, Value *v, int axis, Loc loc)
     t.shape[axis] = 1;
     t.rank++;
     Op *op = emit_op(L, OP_EXPAND_DIMS, loc, 1, &v, t);
-    op->iattr[0] = axis;
+    op->expand_dims.axis = axis;
     return op->results[0];
 }
 
@@ -287,7 +287,7 @@ Value *lower_permute(Lower *L, Value *v, const int *perm, Loc loc)
         return v;
     Op *op = emit_op(L, OP_TRANS, loc, 1, &v, t);
     for (int k = 0; k < t.rank; k++)
-        op->iattr[k] = perm[k];
+        op->trans.perm[k] = perm[k];
     return op->results[0];
 }
 
@@ -324,9 +324,9 @@ static Value *cast_fp8(Lower *L, Value *v, Type elem, Loc loc)
                     "(go through tl.float16 or tl.float32)", sn, dn);
     Type res = type_tensor(elem, v->type.rank, v->type.shape);
     const Op *src = v->def;
-    if (src && src->kind == OP_CONST && src->fattr == 0) {
+    if (src && src->kind == OP_CONST && src->constant.fval == 0) {
         Op *zero = emit_op(L, OP_CONST, loc, 0, NULL, res);
-        zero->fattr = src->fattr; /* keeps the sign */
+        zero->constant.fval = src->constant.fval; /* keeps the sign */
         return zero->results[0];
     }
     int arch = L->opt->arch ? L->opt->arch : 80;
@@ -816,7 +816,7 @@ CVal *lower_compare(Lower *L, TokenKind op, CVal *ca, CVal *cb, Loc loc)
     }
     Value *args[2] = {a, b};
     Op *o = emit_op(L, OP_CMP, loc, 2, args, result_type(a, DT_I1));
-    o->iattr[0] = p;
+    o->cmp.pred = p;
     return cv_value(L, o->results[0]);
 }
 

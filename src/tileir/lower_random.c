@@ -40,9 +40,10 @@ typedef struct PhiloxConsts {
     uint64_t key_a, key_b, round_a, round_b;
 } PhiloxConsts;
 
-static const PhiloxConsts philox_u32 = {0x9E3779B9u, 0xBB67AE85u, 0xD2511F53u, 0xCD9E8D57u};
-static const PhiloxConsts philox_u64 = {0x9E3779B97F4A7C15ull, 0xBB67AE8584CAA73Bull,
-                                        0xD2E7470EE14C6C93ull, 0xCA5A826395121157ull};
+static const PhiloxConsts philox_u32 = {.key_a = 0x9E3779B9u, .key_b = 0xBB67AE85u,
+                                        .round_a = 0xD2511F53u, .round_b = 0xCD9E8D57u};
+static const PhiloxConsts philox_u64 = {.key_a = 0x9E3779B97F4A7C15ull, .key_b = 0xBB67AE8584CAA73Bull,
+                                        .round_a = 0xD2E7470EE14C6C93ull, .round_b = 0xCA5A826395121157ull};
 
 /* uint_to_uniform_float scales: the largest value with MAX_INT * scale < 1.0
  * in fp32 (these Python floats become fp32 constants). */
@@ -254,7 +255,7 @@ static CVal *math1(Lower *L, MathFn fn, CVal *xc, Loc loc, const char *fname)
     if (x->type.dtype != DT_FP32 && x->type.dtype != DT_FP64)
         lower_error(L, loc, "%s expects fp32 or fp64, got %s", fname, type_str(L->a, x->type));
     Op *o = emit_op(L, OP_MATH, loc, 1, &x, x->type);
-    o->iattr[0] = fn;
+    o->math.fn = fn;
     return cv_value(L, o->results[0]);
 }
 

@@ -140,8 +140,8 @@ static Value *reduce_axis(Lower *L, ReduceKind k, Value *v, int axis, Loc loc, V
     Op *op = tir_op_new(L->a, L->f, OP_REDUCE, 1, &v, arg ? 2 : 1, res);
     op->loc = loc;
     op->stmt = L->stmt;
-    op->iattr[0] = k;
-    op->iattr[1] = axis;
+    op->reduce.kind = k;
+    op->reduce.axis = axis;
     tir_block_append(L->a, L->cur, op);
     if (idx)
         *idx = arg ? op->results[1] : NULL;
@@ -263,9 +263,9 @@ CVal *builtin_scan(const BuiltinCall *c)
     check_not_fp8_arith(L, v->type.dtype, c->name, c->loc);
     int axis = norm_axis(L, const_int(L, c->arg[1], c->at[1], "the axis"), v->type.rank, c->at[1]);
     Op *op = emit_op(L, OP_SCAN, c->loc, 1, &v, v->type);
-    op->iattr[0] = c->data;
-    op->iattr[1] = axis;
-    op->iattr[2] = cv_truthy(L, c->arg[2], c->at[2]);
+    op->scan.kind = (ScanKind)c->data;
+    op->scan.axis = axis;
+    op->scan.reverse = cv_truthy(L, c->arg[2], c->at[2]);
     return cv_value(L, op->results[0]);
 }
 
@@ -338,11 +338,11 @@ static CVal *atomic(const BuiltinCall *c, bool cas)
     } else {
         Value *ops3[3] = {ptr, all[1], all[2]};
         op = emit_op(L, OP_ATOMIC_RMW, c->loc, mask ? 3 : 2, ops3, rt);
-        op->iattr[0] = kind;
-        op->iattr[1] = mask != NULL;
+        op->atomic.kind = (AtomicKind)kind;
+        op->atomic.has_mask = mask != NULL;
     }
-    op->iattr[2] = sem;
-    op->iattr[3] = scope;
+    op->atomic.sem = (MemSem)sem;
+    op->atomic.scope = (MemScope)scope;
     return cv_value(L, op->results[0]);
 }
 
@@ -380,8 +380,8 @@ CVal *builtin_device_print(const BuiltinCall *c)
         }
     Op *op = emit_op(L, OP_PRINT, c->loc, n, vals, type_scalar(DT_I1));
     op->nres = 0;
-    op->iattr[0] = hex;
-    op->sattr = c->arg[0]->s;
+    op->print.hex = hex;
+    op->print.prefix = c->arg[0]->s;
     return cv_none(L);
 }
 
@@ -409,7 +409,7 @@ CVal *builtin_device_assert(const BuiltinCall *c)
     }
     Op *op = emit_op(L, OP_ASSERT, c->loc, 1, &cond, type_scalar(DT_I1));
     op->nres = 0;
-    op->sattr = msg ? msg->s : "";
+    op->assert_.msg = msg ? msg->s : "";
     return cv_none(L);
 }
 
@@ -553,7 +553,7 @@ CVal *builtin_dot(const BuiltinCall *c)
     }
     Value *ops[3] = {a, b, acc};
     Op *op = emit_op(L, OP_DOT, c->loc, 3, ops, rt);
-    op->iattr[0] = prec;
+    op->dot.precision = (DotPrecision)prec;
     L->f->uses_dot = true;
     return cv_value(L, op->results[0]);
 }

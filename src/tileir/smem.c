@@ -164,7 +164,7 @@ static int padding_candidates(int n, int bytes, Padding *out, int max)
     for (int k = bytes > 4 ? log2_int(128 / bytes) : 5; (1 << k) < n; k++)
         for (int p = 1; p <= 8; p *= 2)
             if (count < max)
-                out[count++] = (Padding){k, p * unit, ((n - 1) >> k) * p * unit};
+                out[count++] = (Padding){.log2 = k, .pad = p * unit, .extra = ((n - 1) >> k) * p * unit};
     qsort(out, (size_t)count, sizeof *out, padding_cmp);
     return count;
 }
@@ -214,7 +214,7 @@ static void plan_convert(Arena *a, Op *op)
 {
     Type t = op->args[0]->type;
     int n = type_numel(t), bytes = smem_elem_bytes(t);
-    SmemLayout plain = {bytes, log2_int(t.shape[t.rank - 1]), {1, 1, 1}, 0, 0}, best = plain;
+    SmemLayout plain = {.elem_bytes = bytes, .row_log2 = log2_int(t.shape[t.rank - 1]), .swz = {1, 1, 1}}, best = plain;
     SmemSwizzle swz[1024];
     Padding pads[96];
     int nswz = swizzle_candidates(plain.row_log2, n >> plain.row_log2, bytes, swz, (int)ARRAY_LEN(swz));
@@ -252,11 +252,14 @@ static void plan_convert(Arena *a, Op *op)
     op->smem_bytes = (end + 1) * bytes;
 }
 
+/* the axis a reduction or a scan runs along */
+static int op_axis(const Op *op) { return op->kind == OP_REDUCE ? op->reduce.axis : op->scan.axis; }
+
 static void op_axis_bits(const Op *op, AxisBits *ab)
 {
     LayoutMap m;
     value_map(op->args[0], &m);
-    axis_bits(&m, (int)op->iattr[1], ab);
+    axis_bits(&m, op_axis(op), ab);
 }
 
 /* warps along the reduced axis: 2^k of them exchange partials */
@@ -289,7 +292,7 @@ static void plan_scan(Op *op)
     if (!ab.nwarp)
         return;
     Type t = op->args[0]->type;
-    int n = type_numel(t) / t.shape[op->iattr[1]];
+    int n = type_numel(t) / t.shape[op->scan.axis];
     op->smem_bytes = (n << ab.nwarp << ab.nrep) * smem_elem_bytes(t);
 }
 
@@ -335,7 +338,7 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
         default: break;
         }
         if (op->smem_bytes)
-            vec_push(a, ex, ((Exchange){op, top, 0, 0}));
+            vec_push(a, ex, ((Exchange){.op = op, .top = top}));
     }
 }
 
@@ -410,7 +413,7 @@ void tir_smem(Ctx *ctx, TirFunc *f)
     BySize *order = NEW_ARRAY(&ctx->arena, BySize, (size_t)ex.len + 1);
     bool *placed = NEW_ARRAY(&ctx->arena, bool, (size_t)ex.len + 1);
     for (int i = 0; i < ex.len; i++)
-        order[i] = (BySize){ex.data[i].op->smem_bytes, i};
+        order[i] = (BySize){.bytes = ex.data[i].op->smem_bytes, .index = i};
     qsort(order, (size_t)ex.len, sizeof *order, larger_first);
     int total = 0;
     for (int k = 0; k < ex.len; k++) {

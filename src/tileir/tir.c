@@ -2,6 +2,7 @@
 #include "tir.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,7 +13,7 @@ static const struct {
     int bits;
     char cls;
 } dtype_info[] = {
-#define X(e, s, t, c, b, k) {s, t, c, b, k},
+#define X(e, s, t, c, b, k) {.name = s, .triton = t, .ctype = c, .bits = b, .cls = k},
     DTYPE_LIST(X)
 #undef X
 };
@@ -168,6 +169,13 @@ void tir_block_append(Arena *a, Block *b, Op *op)
     vec_push(a, &b->ops, op);
 }
 
+/* The attribute union is Op's tail (tir.h), and C names no type for it to assign. */
+void tir_op_copy_attrs(Op *to, const Op *from)
+{
+    size_t at = offsetof(Op, constant);
+    memcpy((char *)to + at, (const char *)from + at, sizeof(Op) - at);
+}
+
 /* ---- printing ----------------------------------------------------------- */
 
 typedef struct Printer {
@@ -189,7 +197,7 @@ static void print_indent(Printer *p, int depth)
 
 static const char *const cmp_names[] = {"lt", "le", "gt", "ge", "eq", "ne"};
 static const char *const math_names[] = {
-#define X(e, n, f, d) n,
+#define X(e, n, f, d, z) n,
     MATH_LIST(X)
 #undef X
 };
@@ -221,36 +229,36 @@ static void print_op_attrs(Printer *p, const Op *op)
     case OP_CONST: {
         Type t = op->results[0]->type;
         if (dtype_is_float(t.dtype))
-            sb_printf(p->out, " %.17g", op->fattr);
+            sb_printf(p->out, " %.17g", op->constant.fval);
         else
-            sb_printf(p->out, " %lld", (long long)op->iattr[0]);
+            sb_printf(p->out, " %lld", (long long)op->constant.ival);
         break;
     }
     case OP_PROGRAM_ID:
-    case OP_NUM_PROGRAMS:
-    case OP_EXPAND_DIMS: sb_printf(p->out, " {axis=%lld}", (long long)op->iattr[0]); break;
+    case OP_NUM_PROGRAMS: sb_printf(p->out, " {axis=%d}", op->program_id.axis); break;
+    case OP_EXPAND_DIMS: sb_printf(p->out, " {axis=%d}", op->expand_dims.axis); break;
     case OP_MAKE_RANGE:
-        sb_printf(p->out, " {start=%lld, end=%lld}", (long long)op->iattr[0], (long long)op->iattr[1]);
+        sb_printf(p->out, " {start=%lld, end=%lld}", (long long)op->make_range.start, (long long)op->make_range.end);
         break;
-    case OP_CMP: sb_printf(p->out, " %s", cmp_names[op->iattr[0]]); break;
-    case OP_MATH: sb_printf(p->out, " %s", math_names[op->iattr[0]]); break;
-    case OP_MATH2: sb_printf(p->out, " %s", math2_names[op->iattr[0]]); break;
+    case OP_CMP: sb_printf(p->out, " %s", cmp_names[op->cmp.pred]); break;
+    case OP_MATH: sb_printf(p->out, " %s", math_names[op->math.fn]); break;
+    case OP_MATH2: sb_printf(p->out, " %s", math2_names[op->math2.fn]); break;
     case OP_CAST:
-        if (op->iattr[0])
+        if (op->cast.rtz)
             sb_puts(p->out, " {rounding=rtz}");
         break;
     case OP_LOAD:
-        if (op->iattr[2])
+        if (op->load.is_volatile)
             sb_puts(p->out, " {volatile}");
         break;
-    case OP_REDUCE: sb_printf(p->out, " %s {axis=%lld}", reduce_name((ReduceKind)op->iattr[0]), (long long)op->iattr[1]); break;
+    case OP_REDUCE: sb_printf(p->out, " %s {axis=%d}", reduce_name(op->reduce.kind), op->reduce.axis); break;
     case OP_SCAN:
-        sb_printf(p->out, " %s {axis=%lld%s}", op->iattr[0] == SCAN_SUM ? "sum" : "prod", (long long)op->iattr[1],
-                  op->iattr[2] ? ", reverse" : "");
+        sb_printf(p->out, " %s {axis=%d%s}", op->scan.kind == SCAN_SUM ? "sum" : "prod", op->scan.axis,
+                  op->scan.reverse ? ", reverse" : "");
         break;
-    case OP_ATOMIC_RMW: sb_printf(p->out, " %s", atomic_names[op->iattr[0]]); break;
-    case OP_PRINT:
-    case OP_ASSERT: sb_printf(p->out, " \"%s\"", op->sattr ? op->sattr : ""); break;
+    case OP_ATOMIC_RMW: sb_printf(p->out, " %s", atomic_names[op->atomic.kind]); break;
+    case OP_PRINT: sb_printf(p->out, " \"%s\"", op->print.prefix ? op->print.prefix : ""); break;
+    case OP_ASSERT: sb_printf(p->out, " \"%s\"", op->assert_.msg ? op->assert_.msg : ""); break;
     default: break;
     }
 }
@@ -388,6 +396,42 @@ char *axisinfo_str(Arena *a, const AxisInfo *ax)
 
 static void verify_block(TirFunc *f, const Block *b, unsigned char *defined);
 
+static bool is_permutation(const int *perm, int n)
+{
+    unsigned seen = 0;
+    for (int k = 0; k < n; k++) {
+        if (perm[k] < 0 || perm[k] >= n || (seen >> perm[k] & 1))
+            return false;
+        seen |= 1u << perm[k];
+    }
+    return true;
+}
+
+/* The attributes of op's kind (Op's union) in range and agreeing with its operands. */
+static bool attrs_ok(const Op *op)
+{
+    int rank = op->nargs ? op->args[0]->type.rank : 0;
+    switch (op->kind) {
+    case OP_PROGRAM_ID:
+    case OP_NUM_PROGRAMS: return op->program_id.axis >= 0 && op->program_id.axis < 3;
+    case OP_MAKE_RANGE: return op->make_range.start < op->make_range.end;
+    case OP_EXPAND_DIMS: return op->expand_dims.axis >= 0 && op->expand_dims.axis <= rank;
+    case OP_CMP: return (unsigned)op->cmp.pred <= CMP_NE;
+    case OP_MATH: return (unsigned)op->math.fn < MATH__COUNT;
+    case OP_MATH2: return (unsigned)op->math2.fn < MATH2__COUNT;
+    case OP_LOAD:
+        return (op->load.has_mask || !op->load.has_other) && op->nargs == 1 + op->load.has_mask + op->load.has_other;
+    case OP_STORE: return op->nargs == 2 + op->store.has_mask;
+    case OP_REDUCE: return op->reduce.axis >= 0 && op->reduce.axis < rank;
+    case OP_SCAN: return op->scan.axis >= 0 && op->scan.axis < rank;
+    case OP_ATOMIC_RMW: return op->nargs == 2 + op->atomic.has_mask;
+    case OP_ATOMIC_CAS: return op->nargs == 3 && !op->atomic.has_mask;
+    case OP_TRANS: return is_permutation(op->trans.perm, rank);
+    case OP_ASYNC_WAIT: return op->async_wait.pending >= 0;
+    default: return true;
+    }
+}
+
 static void verify_op(TirFunc *f, const Op *op, const Block *b, unsigned char *defined)
 {
     if (op->parent != b)
@@ -399,6 +443,8 @@ static void verify_op(TirFunc *f, const Op *op, const Block *b, unsigned char *d
         if (!defined[v->id])
             BUG("op %s uses %%%d before its definition", op_name(op->kind), v->id);
     }
+    if (!attrs_ok(op))
+        BUG("op %s has attributes that do not fit its operands", op_name(op->kind));
     if (op_is_elementwise(op->kind) && op->kind != OP_SPLAT && op->kind != OP_CONST)
         for (int i = 0; i < op->nargs; i++)
             if (op->args[i]->type.rank != op->results[0]->type.rank)
@@ -497,7 +543,7 @@ bool tir_is_zero_splat(const Value *v)
         d = d->args[0]->def;
     if (!d || d->kind != OP_CONST)
         return false;
-    return dtype_is_float(d->results[0]->type.dtype) ? d->fattr == 0.0 && !signbit(d->fattr) : d->iattr[0] == 0;
+    return dtype_is_float(d->results[0]->type.dtype) ? d->constant.fval == 0.0 && !signbit(d->constant.fval) : d->constant.ival == 0;
 }
 
 static void replace_uses(Block *b, const Value *from, Value *to)

@@ -170,53 +170,55 @@ typedef struct Value {
     const char *cname;  /* emitter's name */
 } Value;
 
-/* Comparison predicates (OP_CMP iattr[0]). */
+/* Comparison predicates (OP_CMP's cmp.pred). */
 typedef enum CmpPred { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE } CmpPred;
 
-/* Math functions (OP_MATH iattr[0]): X(enum, tl name, C fp32 spelling, C fp64 spelling).
- * fp32 spellings with "flushed" are helpers of templates/tilec_runtime_math.cuh. */
+/* Math functions (OP_MATH's math.fn):
+ *   X(enum, tl name, C fp32 spelling, C fp64 spelling, flushed)
+ * flushed: 1 when the fp32 spelling is a helper of templates/tilec_runtime_math.cuh
+ * (Triton's flush-to-zero), which the kernel then includes (tir_summarize). */
 #define MATH_LIST(X)                                                           \
-    X(MATH_EXP, "exp", "tilec::exp_approx", "exp")                              \
-    X(MATH_EXP2, "exp2", "tilec::exp2_approx", "exp2")                          \
-    X(MATH_LOG, "log", "logf", "log")  /* Triton: libdevice __nv_logf */        \
-    X(MATH_LOG2, "log2", "log2f", "log2")                                       \
-    X(MATH_SQRT, "sqrt", "tilec::sqrt_approx", "sqrt")                          \
-    X(MATH_SQRT_RN, "sqrt_rn", "__fsqrt_rn", "sqrt")                            \
-    X(MATH_RSQRT, "rsqrt", "tilec::rsqrt_approx", "rsqrt")                      \
-    X(MATH_SIN, "sin", "tilec::flushed<sinf>", "sin")                           \
-    X(MATH_COS, "cos", "cosf", "cos")                                           \
-    X(MATH_TAN, "tan", "tilec::flushed<tanf>", "tan")                           \
-    X(MATH_TANH, "tanh", "tilec::flushed<tanhf>", "tanh")                       \
-    X(MATH_ERF, "erf", "tilec::flushed<erff>", "erf")                           \
-    X(MATH_FLOOR, "floor", "tilec::flushed<floorf>", "floor")                   \
-    X(MATH_CEIL, "ceil", "tilec::flushed<ceilf>", "ceil")                       \
-    X(MATH_ABS, "abs", "fabsf", "fabs")                                         \
-    X(MATH_SIGMOID, "sigmoid", "tilec::sigmoid", "tilec::sigmoid")              \
-    X(MATH_LOG1P, "log1p", "tilec::log1p_flushed", "log1p")                     \
-    X(MATH_EXPM1, "expm1", "tilec::expm1_flushed", "expm1")                     \
-    X(MATH_ASIN, "asin", "tilec::flushed<asinf>", "asin")                       \
-    X(MATH_ACOS, "acos", "acosf", "acos")                                       \
-    X(MATH_ATAN, "atan", "tilec::flushed<atanf>", "atan")                       \
-    X(MATH_SINH, "sinh", "tilec::flushed<sinhf>", "sinh")                       \
-    X(MATH_COSH, "cosh", "coshf", "cosh")                                       \
-    X(MATH_TRUNC, "trunc", "truncf", "trunc")                                   \
-    X(MATH_ROUND, "round", "roundf", "round")                                   \
-    X(MATH_RINT, "rint", "rintf", "rint")                                       \
-    X(MATH_CBRT, "cbrt", "tilec::cbrt_flushed", "cbrt")                         \
+    X(MATH_EXP, "exp", "tilec::exp_approx", "exp", 0)                          \
+    X(MATH_EXP2, "exp2", "tilec::exp2_approx", "exp2", 0)                      \
+    X(MATH_LOG, "log", "logf", "log", 0)  /* Triton: libdevice __nv_logf */    \
+    X(MATH_LOG2, "log2", "log2f", "log2", 0)                                   \
+    X(MATH_SQRT, "sqrt", "tilec::sqrt_approx", "sqrt", 0)                      \
+    X(MATH_SQRT_RN, "sqrt_rn", "__fsqrt_rn", "sqrt", 0)                        \
+    X(MATH_RSQRT, "rsqrt", "tilec::rsqrt_approx", "rsqrt", 0)                  \
+    X(MATH_SIN, "sin", "tilec::flushed<sinf>", "sin", 1)                       \
+    X(MATH_COS, "cos", "cosf", "cos", 0)                                       \
+    X(MATH_TAN, "tan", "tilec::flushed<tanf>", "tan", 1)                       \
+    X(MATH_TANH, "tanh", "tilec::flushed<tanhf>", "tanh", 1)                   \
+    X(MATH_ERF, "erf", "tilec::flushed<erff>", "erf", 1)                       \
+    X(MATH_FLOOR, "floor", "tilec::flushed<floorf>", "floor", 1)               \
+    X(MATH_CEIL, "ceil", "tilec::flushed<ceilf>", "ceil", 1)                   \
+    X(MATH_ABS, "abs", "fabsf", "fabs", 0)                                     \
+    X(MATH_SIGMOID, "sigmoid", "tilec::sigmoid", "tilec::sigmoid", 0)          \
+    X(MATH_LOG1P, "log1p", "tilec::log1p_flushed", "log1p", 1)                 \
+    X(MATH_EXPM1, "expm1", "tilec::expm1_flushed", "expm1", 1)                 \
+    X(MATH_ASIN, "asin", "tilec::flushed<asinf>", "asin", 1)                   \
+    X(MATH_ACOS, "acos", "acosf", "acos", 0)                                   \
+    X(MATH_ATAN, "atan", "tilec::flushed<atanf>", "atan", 1)                   \
+    X(MATH_SINH, "sinh", "tilec::flushed<sinhf>", "sinh", 1)                   \
+    X(MATH_COSH, "cosh", "coshf", "cosh", 0)                                   \
+    X(MATH_TRUNC, "trunc", "truncf", "trunc", 0)                               \
+    X(MATH_ROUND, "round", "roundf", "round", 0)                               \
+    X(MATH_RINT, "rint", "rintf", "rint", 0)                                   \
+    X(MATH_CBRT, "cbrt", "tilec::cbrt_flushed", "cbrt", 1)                     \
     /* libdevice.exp (__nv_expf: more exact than tl.exp's ex2.approx(x * log2 e)); \
      * lower_libdevice picks it, the dotted name keeps tl.* lookups from matching it */ \
-    X(MATH_EXP_LIBDEVICE, "libdevice.exp", "expf", "exp")                       \
-    X(MATH_ISNAN, "isnan", "isnan", "isnan")                                    \
-    X(MATH_ISINF, "isinf", "isinf", "isinf")
+    X(MATH_EXP_LIBDEVICE, "libdevice.exp", "expf", "exp", 0)                   \
+    X(MATH_ISNAN, "isnan", "isnan", "isnan", 0)                                \
+    X(MATH_ISINF, "isinf", "isinf", "isinf", 0)
 
 typedef enum MathFn {
-#define X(e, n, f, d) e,
+#define X(e, n, f, d, z) e,
     MATH_LIST(X)
 #undef X
     MATH__COUNT
 } MathFn;
 
-/* Binary math functions (OP_MATH2 iattr[0]). */
+/* Binary math functions (OP_MATH2's math2.fn). */
 #define MATH2_LIST(X)                                                          \
     X(MATH2_POW, "pow", "powf", "pow")                                         \
     X(MATH2_ATAN2, "atan2", "atan2f", "atan2")                                 \
@@ -236,13 +238,13 @@ typedef enum Math2Fn {
  * flags: E = elementwise (result element i depends on operand elements i),
  *        P = pure (no side effects; may be removed when unused) */
 #define OP_LIST(X)                                                             \
-    X(OP_CONST, "constant", "EP")      /* iattr[0]/fattr; result scalar */     \
-    X(OP_PROGRAM_ID, "program_id", "P") /* iattr[0] = axis */                  \
-    X(OP_NUM_PROGRAMS, "num_programs", "P") /* iattr[0] = axis */              \
-    X(OP_MAKE_RANGE, "make_range", "P") /* iattr[0] = start, iattr[1] = end */ \
+    X(OP_CONST, "constant", "EP") /* constant.ival, fval; result scalar */     \
+    X(OP_PROGRAM_ID, "program_id", "P") /* program_id.axis */                  \
+    X(OP_NUM_PROGRAMS, "num_programs", "P") /* program_id.axis */              \
+    X(OP_MAKE_RANGE, "make_range", "P") /* make_range.start, end */            \
     X(OP_SPLAT, "splat", "EP")          /* args[0] scalar -> tensor */         \
     X(OP_BROADCAST, "broadcast", "P")   /* args[0] -> larger shape */          \
-    X(OP_EXPAND_DIMS, "expand_dims", "P") /* iattr[0] = axis */                \
+    X(OP_EXPAND_DIMS, "expand_dims", "P") /* expand_dims.axis */               \
     X(OP_ADDPTR, "addptr", "EP")        /* ptr, offset (elements) */           \
     X(OP_ADD, "add", "EP")                                                     \
     X(OP_SUB, "sub", "EP")                                                     \
@@ -259,16 +261,16 @@ typedef enum Math2Fn {
     X(OP_UMULHI, "umulhi", "EP")                                               \
     X(OP_NEG, "neg", "EP")                                                     \
     X(OP_NOT, "not", "EP")     /* bitwise ~; logical not on i1 */              \
-    X(OP_CMP, "cmp", "EP")     /* iattr[0] = CmpPred; result i1 */             \
+    X(OP_CMP, "cmp", "EP")     /* cmp.pred; result i1 */                       \
     X(OP_SELECT, "select", "EP") /* cond, a, b */                              \
-    X(OP_MATH, "math", "EP")   /* iattr[0] = MathFn */                         \
-    X(OP_MATH2, "math2", "EP") /* iattr[0] = Math2Fn */                        \
+    X(OP_MATH, "math", "EP")   /* math.fn */                                   \
+    X(OP_MATH2, "math2", "EP") /* math2.fn */                                  \
     X(OP_FMA, "fma", "EP")                                                     \
-    X(OP_CAST, "cast", "EP")   /* to result type; iattr[0] = 1 for rtz */      \
+    X(OP_CAST, "cast", "EP")   /* to result type; cast.rtz */                  \
     X(OP_BITCAST, "bitcast", "EP")                                             \
-    X(OP_LOAD, "load", "")     /* ptr [, mask [, other]]; iattr[0] = has mask, \
-                                  iattr[1] = has other, iattr[2] = volatile */ \
-    X(OP_STORE, "store", "")   /* ptr, value [, mask]; iattr[0] = has mask */  \
+    X(OP_LOAD, "load", "")     /* ptr [, mask [, other]]; load.has_mask,       \
+                                  has_other, is_volatile */                    \
+    X(OP_STORE, "store", "")   /* ptr, value [, mask]; store.has_mask */       \
     X(OP_FOR, "for", "")       /* lb, ub, step, inits...; region: iv, iters */ \
     X(OP_IF, "if", "")         /* cond; regions then, else; results */         \
     X(OP_WHILE, "while", "")   /* inits; region 0 before (ends in condition),  \
@@ -277,25 +279,24 @@ typedef enum Math2Fn {
     X(OP_YIELD, "yield", "")                                                   \
     X(OP_RETURN, "return", "")                                                 \
     X(OP_BARRIER, "debug_barrier", "")                                         \
-    X(OP_REDUCE, "reduce", "P") /* iattr[0] = ReduceKind, [1] = axis; arg    \
-                                   variants have results (value, index) */    \
-    X(OP_SCAN, "scan", "P")     /* iattr[0] = ScanKind, [1] = axis, [2] = reverse */\
+    X(OP_REDUCE, "reduce", "P") /* reduce.kind, axis; arg variants have      \
+                                   results (value, index) */                  \
+    X(OP_SCAN, "scan", "P")     /* scan.kind, axis, reverse */                \
     X(OP_CONVERT, "convert_layout", "P") /* same tensor, another layout */   \
-    X(OP_ATOMIC_RMW, "atomic_rmw", "") /* ptr, val [, mask]; iattr[0] =      \
-                                   AtomicKind, [1] = has mask, [2] = sem, [3] = scope */\
-    X(OP_ATOMIC_CAS, "atomic_cas", "") /* ptr, cmp, val; iattr[2] = sem, [3] = scope */\
-    X(OP_PRINT, "device_print", "") /* args printed; iattr[0] = hex */        \
-    X(OP_ASSERT, "device_assert", "") /* cond; iattr[0] = message string index */\
-    X(OP_DOT, "dot", "P")       /* a, b, acc; iattr[0] = DotPrecision */      \
-    X(OP_TRANS, "trans", "P")   /* iattr[k] = the input dimension of result dim k */\
+    X(OP_ATOMIC_RMW, "atomic_rmw", "") /* ptr, val [, mask]; atomic.kind,    \
+                                   has_mask, sem, scope */                    \
+    X(OP_ATOMIC_CAS, "atomic_cas", "") /* ptr, cmp, val; atomic.sem, scope */  \
+    X(OP_PRINT, "device_print", "") /* args printed; print.prefix, hex */     \
+    X(OP_ASSERT, "device_assert", "") /* cond; assert_.msg */                 \
+    X(OP_DOT, "dot", "P")       /* a, b, acc; dot.precision */                \
+    X(OP_TRANS, "trans", "P")   /* trans.perm */                              \
     X(OP_LOCAL_LOAD, "local_load", "P") /* [slot]: a dot operand from its   \
                                    staging buffer (stage), ldmatrix */         \
     X(OP_ASYNC_COPY, "async_copy", "") /* ptr, pred, slot [, mask]: cp.async \
                                    of a tile into `buf`'s staging buffer;     \
-                                   iattr[0] = 1: stored transposed */         \
+                                   async_copy.transposed */                   \
     X(OP_ASYNC_COMMIT, "async_commit", "") /* closes this thread's group of copies */\
-    X(OP_ASYNC_WAIT, "async_wait", "") /* iattr[0] = groups left in flight;  \
-                                   then a barrier */
+    X(OP_ASYNC_WAIT, "async_wait", "") /* async_wait.pending; then a barrier */
 
 /* OP_REDUCE kinds; the arg variants carry (value, index) pairs, ties going
  * to the lowest index. */
@@ -412,9 +413,6 @@ struct Op {
     Block *regions[2];
     int nregions;
     Block *parent;
-    int64_t iattr[4];
-    double fattr;
-    const char *sattr;    /* OP_PRINT prefix, OP_ASSERT message */
     int smem_offset;      /* bytes into the shared arena (ops that use it) */
     int smem_bytes;
     SmemLayout smem_layout; /* conversion buffers: swizzle and padding */
@@ -424,6 +422,76 @@ struct Op {
     bool smem_keep_sync;  /* a barrier after the reads (see tir_smem) */
     DotStage *stage;      /* dot operand staging (convert to dotop, local_load, async_copy) */
     Op *buf;              /* async_copy: the local_load whose buffer it fills */
+    /* The attributes of the op's kind (OP_LIST says which); last, so that
+     * tir_op_copy_attrs copies them as Op's tail. */
+    union {
+        struct {
+            int64_t ival;     /* ints; floats: the value truncated (0 for inf, nan) */
+            double fval;      /* floats; ints: the value converted */
+        } constant;
+        struct {
+            int axis;         /* 0, 1, 2: x, y, z (also OP_NUM_PROGRAMS) */
+        } program_id;
+        struct {
+            int64_t start, end;
+        } make_range;
+        struct {
+            int axis;         /* the new dimension of size 1 */
+        } expand_dims;
+        struct {
+            CmpPred pred;
+        } cmp;
+        struct {
+            MathFn fn;
+        } math;
+        struct {
+            Math2Fn fn;
+        } math2;
+        struct {
+            bool rtz;         /* fp_downcast_rounding="rtz": toward zero */
+        } cast;
+        struct {
+            bool has_mask, has_other; /* args[1], args[2] */
+            bool is_volatile;
+        } load;
+        struct {
+            bool has_mask;    /* args[2] */
+        } store;
+        struct {
+            ReduceKind kind;
+            int axis;
+        } reduce;
+        struct {
+            ScanKind kind;
+            int axis;
+            bool reverse;
+        } scan;
+        struct {
+            AtomicKind kind;  /* OP_ATOMIC_RMW only, as has_mask */
+            bool has_mask;    /* args[2] */
+            MemSem sem;
+            MemScope scope;
+        } atomic;             /* OP_ATOMIC_RMW, OP_ATOMIC_CAS */
+        struct {
+            const char *prefix;
+            bool hex;
+        } print;
+        struct {
+            const char *msg;
+        } assert_;
+        struct {
+            DotPrecision precision;
+        } dot;
+        struct {
+            int perm[TIR_MAX_RANK]; /* the input dimension of result dimension k */
+        } trans;
+        struct {
+            bool transposed;  /* stored transposed: the load reaches the dot through a trans */
+        } async_copy;
+        struct {
+            int pending;      /* groups of copies left in flight */
+        } async_wait;
+    };
 };
 
 struct Block {
@@ -461,6 +529,7 @@ typedef struct TirFunc {
     bool min_blocks_auto; /* tilec's choice (for sm_TIR_MIN_BLOCKS_ARCH and newer), not the caller's */
     bool dot_chain;       /* a tl.dot feeds another (attention): tir_layouts */
     bool min_blocks_chain;/* tilec's one-block promise for a dot chain, on every architecture */
+    /* what the file includes, noted by tir_summarize (uses_dot: by tir_lower) */
     bool uses_fp16, uses_bf16;
     bool uses_fp8;        /* cuda_fp8.h and the fp8 helpers are included */
     bool uses_printf;     /* device_print / device_assert */
@@ -475,6 +544,7 @@ Block *tir_block_new(Arena *a, Op *parent);
 Value *tir_value_new(Arena *a, TirFunc *f, Type t);
 Op *tir_op_new(Arena *a, TirFunc *f, OpKind kind, int nargs, Value **args, int nres, const Type *res_types);
 void tir_block_append(Arena *a, Block *b, Op *op);
+void tir_op_copy_attrs(Op *to, const Op *from); /* same kind */
 
 /* ---- passes (driver order) ------------------------------------------- */
 
@@ -506,6 +576,9 @@ bool tir_is_zero_splat(const Value *v);         /* a constant 0 (not -0.0), spla
 void tir_axisinfo(Ctx *ctx, TirFunc *f);
 void tir_layouts(Ctx *ctx, TirFunc *f);
 void tir_pipeline(Ctx *ctx, TirFunc *f);       /* dot.c: cp.async ring for the K loops of dots */
+/* after tir_smem and tir_check_limits, the last: notes the types, printf and flushed
+ * math the kernel uses (f->uses_*), so that the emitter only reads the IR */
+void tir_summarize(Ctx *ctx, TirFunc *f);
 
 /* ---- the launch grid (--grid) ------------------------------------------ */
 

@@ -1045,7 +1045,7 @@ static int copy_write_extra(const Op *ac, int warps, int *bytes, int *plain)
     LayoutMap m;
     value_map(ac->args[0], &m);
     Accesses a;
-    map_accesses(s, &m, warps, v, ac->iattr[0], &a);
+    map_accesses(s, &m, warps, v, ac->async_copy.transposed, &a);
     return count_extra(s, &a, plain);
 }
 

@@ -191,7 +191,7 @@ static void run_op(Machine *M, const Op *op)
     if (op->kind == OP_STORE) {
         uint64_t j = a.u >> 32, i = a.u & 0xffffffffu;
         cr_assert(j < 2 && i < MAX_OUT, "store out of range");
-        cr_assert(!op->iattr[0] || c[op->args[2]->id].u, "masked-off store");
+        cr_assert(!op->store.has_mask || c[op->args[2]->id].u, "masked-off store");
         M->out[j][i] = b;
         M->stored[j][i] = true;
         return;
@@ -204,11 +204,11 @@ static void run_op(Machine *M, const Op *op)
     switch (op->kind) {
     case OP_CONST:
         if (dtype_is_float(d))
-            o.f = fround(d, op->fattr);
+            o.f = fround(d, op->constant.fval);
         else
-            o.u = norm(d, (uint64_t)op->iattr[0]);
+            o.u = norm(d, (uint64_t)op->constant.ival);
         break;
-    case OP_MAKE_RANGE: o.u = (uint64_t)op->iattr[0]; break;
+    case OP_MAKE_RANGE: o.u = (uint64_t)op->make_range.start; break;
     case OP_SPLAT:
     case OP_BROADCAST:
     case OP_EXPAND_DIMS: o = a; break;
@@ -253,7 +253,7 @@ static void run_op(Machine *M, const Op *op)
         else
             cmp = a.u < b.u ? -1 : a.u > b.u;
         static const int want[][3] = {{1, 0, 0}, {1, 1, 0}, {0, 0, 1}, {0, 1, 1}, {0, 1, 0}, {1, 0, 1}};
-        o.u = (uint64_t)want[op->iattr[0]][cmp + 1];
+        o.u = (uint64_t)want[op->cmp.pred][cmp + 1];
         break;
     }
     case OP_SELECT: o = a.u ? b : c[op->args[2]->id]; break;
@@ -263,12 +263,12 @@ static void run_op(Machine *M, const Op *op)
         break;
     case OP_MATH:
         cr_assert_eq(d, DT_FP32);
-        switch (op->iattr[0]) {
+        switch (op->math.fn) {
         case MATH_LOG: o.f = logf((float)a.f); break;
         case MATH_SQRT: o.f = sqrtf((float)a.f); break;
         case MATH_COS: o.f = cosf((float)a.f); break;
         case MATH_SIN: o.f = sinf((float)a.f); break;
-        default: cr_assert_fail("math function %d not modelled", (int)op->iattr[0]);
+        default: cr_assert_fail("math function %d not modelled", (int)op->math.fn);
         }
         break;
     default: cr_assert_fail("op %s not modelled", op_name(op->kind));

@@ -259,10 +259,10 @@ Test(shared_memory, plan_by_hand, .fini = arena_reset)
     Value *x = tir_value_new(a, &afn, t2);
     x->layout = l;
     Op *r0 = tir_op_new(a, &afn, OP_REDUCE, 1, &x, 1, &t1);
-    r0->iattr[0] = RED_MAX, r0->iattr[1] = 0;
+    r0->reduce.kind = RED_MAX, r0->reduce.axis = 0;
     r0->results[0]->layout = layout_slice(a, &afn, l, 0);
     Op *r1 = tir_op_new(a, &afn, OP_REDUCE, 1, &x, 1, &t1);
-    r1->iattr[0] = RED_MAX, r1->iattr[1] = 1;
+    r1->reduce.kind = RED_MAX, r1->reduce.axis = 1;
     r1->results[0]->layout = layout_slice(a, &afn, l, 1);
     cr_expect_eq(reduce_warp_bits(r0), 2);
     cr_expect_eq(reduce_warp_bits(r1), 0);
@@ -270,7 +270,7 @@ Test(shared_memory, plan_by_hand, .fini = arena_reset)
     Op *cv = tir_op_new(a, &afn, OP_CONVERT, 1, &col, 1, &t1);
     cv->results[0]->layout = r1->results[0]->layout;
     /* unpadded, lanes l and l+8 of the write hit one bank: 4 registers x 4 warps */
-    SmemLayout s = {4, 6, {1, 1, 1}, 5, 0};
+    SmemLayout s = {.elem_bytes = 4, .row_log2 = 6, .swz = {1, 1, 1}, .pad_log2 = 5, .pad = 0};
     cr_expect_eq(smem_convert_conflicts(cv, &s, 1), 16);
     s.pad = 1;
     cr_expect_eq(smem_convert_conflicts(cv, &s, 1), 0);
@@ -278,7 +278,7 @@ Test(shared_memory, plan_by_hand, .fini = arena_reset)
     cr_expect_eq(smem_convert_conflicts(cv, &s, 1), 16, "padding after 64 of 64 elements pads nothing");
     Type ti = type_tensor(type_scalar(DT_I32), 1, (int[]){64});
     Op *am = tir_op_new(a, &afn, OP_REDUCE, 1, &x, 2, (Type[]){t1, ti});
-    am->iattr[0] = RED_ARGMAX, am->iattr[1] = 0;
+    am->reduce.kind = RED_ARGMAX, am->reduce.axis = 0;
     am->results[0]->layout = am->results[1]->layout = r0->results[0]->layout;
 
     afn.body = tir_block_new(a, NULL);
@@ -332,7 +332,7 @@ Test(shared_memory, arena_offsets_from_lifetimes, .fini = arena_reset)
     for (int i = 0; i < 4; i++) {
         if (i == 0 || i == 3) {
             ops[i] = tir_op_new(a, &afn, OP_REDUCE, 1, &x, 1, &t1);
-            ops[i]->iattr[0] = RED_SUM, ops[i]->iattr[1] = 0;
+            ops[i]->reduce.kind = RED_SUM, ops[i]->reduce.axis = 0;
             ops[i]->results[0]->layout = layout_slice(a, &afn, l, 0);
         } else {
             Type ts = type_scalar(DT_FP32);

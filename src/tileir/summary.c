@@ -1,0 +1,47 @@
+/*
+ * summary.c — what the kernel uses, noted on the TirFunc (tir_summarize).
+ *
+ * The emitter chooses the file's includes and runtime helpers from these
+ * flags; computing them here, after the last pass that rewrites the IR,
+ * lets it take the function as const.
+ */
+#include "tir.h"
+
+/* MATH_LIST's flushed column, by MathFn */
+static const bool math_flushed[] = {
+#define X(e, n, f, d, z) z,
+    MATH_LIST(X)
+#undef X
+};
+
+/* An op whose C goes through tilec_runtime_math.cuh: every type but fp64 takes
+ * the fp32 spelling. */
+static bool uses_flushed_math(const Op *op)
+{
+    return op->kind == OP_MATH && op->args[0]->type.dtype != DT_FP64 && math_flushed[op->math.fn];
+}
+
+static void summarize_block(TirFunc *f, const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        f->uses_printf |= op->kind == OP_PRINT || op->kind == OP_ASSERT;
+        f->uses_flushed_math |= uses_flushed_math(op);
+        for (int k = 0; k < op->nres; k++) {
+            DType d = op->results[k]->type.dtype;
+            f->uses_fp16 |= d == DT_FP16;
+            f->uses_bf16 |= d == DT_BF16;
+            f->uses_fp8 |= dtype_is_fp8(d);
+        }
+        for (int r = 0; r < op->nregions; r++)
+            summarize_block(f, op->regions[r]);
+    }
+}
+
+void tir_summarize(Ctx *ctx, TirFunc *f)
+{
+    (void)ctx;
+    f->uses_fp16 = f->uses_bf16 = f->uses_fp8 = false;
+    f->uses_printf = f->uses_flushed_math = false;
+    summarize_block(f, f->body);
+}
