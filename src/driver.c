@@ -93,7 +93,9 @@ static void emit(const Pipeline *p, StrBuf *out)
         tir_print_values(out, p->f);
         break;
     case EMIT_CUDA: {
-        EmitOptions eo = {opt->command, opt->grid, opt->lower.arch};
+        GridProg grid; /* --grid's errors come before any output */
+        tir_grid_compile(p->ctx, p->f, opt->grid, &grid);
+        EmitOptions eo = {.command = opt->command, .grid = opt->grid, .grid_prog = &grid, .arch = opt->lower.arch};
         cuda_emit(p->ctx, out, p->f, &eo);
         break;
     }
@@ -104,7 +106,7 @@ static void emit(const Pipeline *p, StrBuf *out)
  * stop after the one --dump names. */
 static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
 {
-    Pipeline p = {ctx, opt, {0}, NULL, NULL};
+    Pipeline p = {.ctx = ctx, .opt = opt};
 #define RUN_PASS(pass, verify, print)                 \
     pass_##pass(&p);                                  \
     if (verify)                                       \

@@ -37,8 +37,6 @@ char *fmt(Emitter *E, const char *f, ...)
     return p;
 }
 
-/* Fills E->grid from opt->grid (tir_grid_compile). */
-static void parse_grid(Emitter *E) { tir_grid_compile(E->ctx, E->f, E->opt->grid, &E->grid); }
 
 void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
 {
@@ -63,8 +61,7 @@ void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
     plan_block(&E, f->body);
     plan_regions(&E, f->body);
     int threads = 32 * f->num_warps;
-    /* the grid is checked before anything is printed */
-    parse_grid(&E);
+    E.grid = opt->grid_prog;
     emit_header(&E, threads);
     emit_includes(&E);
     emit_kernel(&E, threads);

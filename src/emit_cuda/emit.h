@@ -18,7 +18,8 @@
 
 typedef struct EmitOptions {
     const char *command;   /* the regenerate command for the header */
-    const char *grid;      /* --grid expression or NULL */
+    const char *grid;      /* --grid expression or NULL, for the comments */
+    const GridProg *grid_prog; /* that expression compiled (tir_grid_compile) */
     int arch;              /* 80, 90 */
 } EmitOptions;
 

@@ -46,7 +46,7 @@ typedef struct Emitter {
     Vec(struct RegIx) ixs; /* register indices printed so far, as bit runs ... */
     StrMap ix_of_text;     /* ... by their text */
     const SrcStmt *last_stmt;
-    GridProg grid;         /* the launch grid (--grid) */
+    const GridProg *grid;  /* the launch grid (--grid), compiled by the driver */
     Vec(struct Binding) binds; /* per-thread names bound at the kernel's top */
     StrBuf helpers;        /* device helpers printed before the kernel */
     Vec(const char *) helper_names;

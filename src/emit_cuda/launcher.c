@@ -7,7 +7,7 @@ void emit_launcher(Emitter *E, int threads)
 {
     const TirFunc *f = E->f;
     sb_puts(E->out, "\n#ifndef __CUDACC_RTC__\n");
-    tir_grid_helpers_c(E->out, &E->grid, false);
+    tir_grid_helpers_c(E->out, E->grid, false);
     sb_printf(E->out, "// Host launcher: %s_launch(stream, %sthe kernel's runtime arguments).\n", f->name,
               E->opt->grid ? "" : "grid_x, grid_y, grid_z, ");
     sb_printf(E->out, "extern \"C\" cudaError_t %s_launch(cudaStream_t stream", f->name);
@@ -25,7 +25,7 @@ void emit_launcher(Emitter *E, int threads)
             names[i] = f->params.data[i].name;
         sb_printf(E->out, "    // grid = (%s)\n", comment_escape(E->a, E->opt->grid));
         GridLaunchC how = {names, "cudaSuccess", "cudaErrorInvalidValue", false};
-        tir_grid_launch_c(E->out, E->a, &E->grid, &how);
+        tir_grid_launch_c(E->out, E->a, E->grid, &how);
         sb_puts(E->out, "    const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);\n");
     } else {
         sb_puts(E->out, "    if (grid_x == 0 || grid_y == 0 || grid_z == 0)\n        return cudaSuccess; // nothing to do\n");
