@@ -57,6 +57,7 @@ enum { BI_METHOD = 1 };
     B("tl.fma", 0, fma, 0, "x, y, z")                                                                             \
     B("tl.umulhi", 0, umulhi, 0, "x, y")                                                                          \
     B("tl.cdiv", 0, cdiv, 0, "x, div")                                                                            \
+    B("tl.swizzle2d", 0, swizzle2d, 0, "i, j, size_i, size_j, size_g")                                          \
     B("tl.fdiv", 0, fdiv, 0, "x, y, ieee_rounding=False")                                                         \
     B("tl.cast", 0, cast, 0, "input, dtype, fp_downcast_rounding=None, bitcast=False")                            \
     B("tensor.to", 0, to, 0, "self, dtype, fp_downcast_rounding=None, bitcast=False")                             \
@@ -173,7 +174,6 @@ enum { BI_METHOD = 1 };
     LATER("tl.histogram", BI_METHOD, "histograms")                                                               \
     LATER("tl.flip", BI_METHOD, "flip")                                                                          \
     LATER("tl.softmax", BI_METHOD, "reductions")                                                                 \
-    LATER("tl.swizzle2d", BI_METHOD, "swizzle2d")                                                                \
     LATER("tl.inline_asm_elementwise", BI_METHOD, "inline assembly")                                             \
     LATER("tl.map_elementwise", BI_METHOD, "custom elementwise functions")                                       \
     LATER("tl.pointer_type", BI_METHOD, "pointers to pointers")                                                  \

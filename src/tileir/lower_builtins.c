@@ -451,6 +451,30 @@ CVal *builtin_cdiv(const BuiltinCall *c)
     return lower_binop(L, TOK_DSLASH, t, c->arg[1], c->loc);
 }
 
+/* tl.swizzle2d(i, j, size_i, size_j, size_g): the (i, j) of a size_i x size_j grid,
+ * renumbered so that groups of size_g rows are walked column by column, as
+ * Triton's standard library defines it (the grouped ordering of its matmul
+ * tutorial); ints fold, tensors become ops. */
+CVal *builtin_swizzle2d(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    Loc at = c->loc;
+    CVal *i = c->arg[0], *j = c->arg[1], *size_i = c->arg[2], *size_j = c->arg[3], *size_g = c->arg[4];
+    CVal *ij = lower_binop(L, TOK_PLUS, lower_binop(L, TOK_STAR, i, size_j, at), j, at);
+    CVal *size_gj = lower_binop(L, TOK_STAR, size_g, size_j, at);
+    CVal *off_i = lower_binop(L, TOK_STAR, lower_binop(L, TOK_DSLASH, ij, size_gj, at), size_g, at);
+    CVal *rows_left = lower_binop(L, TOK_MINUS, size_i, off_i, at);
+    CVal *group = rows_left->kind == CV_INT && size_g->kind == CV_INT
+                      ? cv_int(L, rows_left->i < size_g->i ? rows_left->i : size_g->i)
+                      : cv_value(L, lower_minmax(L, false, rows_left, size_g, at));
+    CVal *in_group = lower_binop(L, TOK_PERCENT, ij, size_gj, at);
+    CVal *t = NEW(L->a, CVal);
+    t->kind = CV_TUPLE;
+    vec_push(L->a, &t->items, lower_binop(L, TOK_PLUS, off_i, lower_binop(L, TOK_PERCENT, in_group, group, at), at));
+    vec_push(L->a, &t->items, lower_binop(L, TOK_DSLASH, in_group, group, at));
+    return t;
+}
+
 static CVal *math2(Lower *L, const char *name, int fn, CVal *x, CVal *y, Loc loc);
 
 CVal *builtin_fdiv(const BuiltinCall *c)
