@@ -749,10 +749,8 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &tmp_9[4 * (ks + 4 * mi)], &v_2[2 * (ni & 1) + 4 * (ks + 4 * (ni >> 1))]);
         }
         // attention.py:55  for start_n in range(0, hi, BLOCK_N):
-        const int32_t tmp_11 = read_slot + 1;
-        read_slot = (tmp_11 == 3) ? 0 : tmp_11;
-        const int32_t tmp_12 = write_slot + 1;
-        write_slot = (tmp_12 == 3) ? 0 : tmp_12;
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 4; ++e)
             m_i[e] = m_new[e];
@@ -766,20 +764,20 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     for (int e = 0; e < 64; ++e)
         acc_3[e] = tilec::div_full(acc[e], l_i[((e >> 1) & 1) | ((e >> 5) << 1)]);
     // attention.py:76  tl.store(Lse + off_hz * N_CTX + offs_m, m_i + tl.math.log2(l_i), mask=row_ok)
-    float tmp_13[1];  // [128] fp32, L1
+    float tmp_11[1];  // [128] fp32, L1
     {  // L4 -> L1 through shared memory (cvt3)
         float *buf = reinterpret_cast<float *>(smem + 16384);
         #pragma unroll
         for (int e = 0; e < 4; ++e)
             buf[cvt3_at(L2_row + (((e & 1) << 3) + ((e >> 1) << 6)))] = m_i[e] + log2f(l_i[e]);
         __syncthreads();
-        tmp_13[0] = buf[cvt3_at(L1_base)];
+        tmp_11[0] = buf[cvt3_at(L1_base)];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     if (row_ok[0])
-        *((Lse + (off_hz * N_CTX)) + offs_m_2[0]) = tmp_13[0];
+        *((Lse + (off_hz * N_CTX)) + offs_m_2[0]) = tmp_11[0];
     // attention.py:77  tl.store(Out + off_z * stride_oz + off_h * stride_oh + offs_m[:, None] * stride_om + offs_d[None, :], acc.to(Out.dtype.element_ty), mask=row_ok[:, None])
-    __half tmp_14[64];  // [128x64] fp16, L0
+    __half tmp_12[64];  // [128x64] fp16, L0
     {  // L2 -> L0 through shared memory (cvt4)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
         #pragma unroll
@@ -789,12 +787,12 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 64; e += 8)
-            tilec::load<8>(&tmp_14[e], &buf[cvt4_at(L0_row + ((e >> 3) << 4), L0_col + (e & 7))]);
+            tilec::load<8>(&tmp_12[e], &buf[cvt4_at(L0_row + ((e >> 3) << 4), L0_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::store<8>((((Out + (off_z * stride_oz)) + (off_h * stride_oh)) + (offs_m[(e >> 3)] * stride_om)) + offs_d[(e & 7)], &tmp_14[e], row_ok_2[(e >> 3)]);
+        tilec::store<8>((((Out + (off_z * stride_oz)) + (off_h * stride_oh)) + (offs_m[(e >> 3)] * stride_om)) + offs_d[(e & 7)], &tmp_12[e], row_ok_2[(e >> 3)]);
 }
 
 #ifndef __CUDACC_RTC__

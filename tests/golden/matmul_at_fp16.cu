@@ -627,10 +627,8 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &tmp_5[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
         }
         // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t tmp_6 = read_slot + 1;
-        read_slot = (tmp_6 == 3) ? 0 : tmp_6;
-        const int32_t tmp_7 = write_slot + 1;
-        write_slot = (tmp_7 == 3) ? 0 : tmp_7;
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             at_ptrs_2[e] = at_ptrs_5[e];
@@ -654,7 +652,7 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     // matmul.py:200  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
     // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:201  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
-    __half tmp_8[32];  // [64x64] fp16, L1
+    __half tmp_6[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
         #pragma unroll
@@ -664,12 +662,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&tmp_8[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
+            tilec::load<8>(&tmp_6[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &tmp_8[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
+        tilec::store<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &tmp_6[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
 }
 
 #ifndef __CUDACC_RTC__

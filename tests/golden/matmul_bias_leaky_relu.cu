@@ -636,10 +636,8 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
         }
         // matmul.py:124  for k in range(0, K, BLOCK_K):
-        const int32_t tmp_5 = read_slot + 1;
-        read_slot = (tmp_5 == 3) ? 0 : tmp_5;
-        const int32_t tmp_6 = write_slot + 1;
-        write_slot = (tmp_6 == 3) ? 0 : tmp_6;
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             a_ptrs_2[e] = a_ptrs_5[e];
@@ -685,7 +683,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     // matmul.py:141  c_ptrs = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn
     // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:142  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])
-    __half tmp_7[32];  // [64x64] fp16, L1
+    __half tmp_5[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
         #pragma unroll
@@ -695,12 +693,12 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&tmp_7[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
+            tilec::load<8>(&tmp_5[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + (cols[(e & 7)] * 1), &tmp_7[e], row_ok[(e >> 3)] & col_ok[(e & 7)]);
+        tilec::store<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + (cols[(e & 7)] * 1), &tmp_5[e], row_ok[(e >> 3)] & col_ok[(e & 7)]);
 }
 
 #ifndef __CUDACC_RTC__

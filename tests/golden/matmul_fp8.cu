@@ -749,10 +749,8 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
                     mma_m16n8k32_e4m3_e5m2(&acc[4 * (ni + 4 * mi)], &a[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
         }
         // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t tmp_3 = read_slot + 1;
-        read_slot = (tmp_3 == 3) ? 0 : tmp_3;
-        const int32_t tmp_4 = write_slot + 1;
-        write_slot = (tmp_4 == 3) ? 0 : tmp_4;
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             a_ptrs_2[e] = a_ptrs_5[e];

@@ -591,10 +591,8 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
                     tilec::mma_m16n8k32_s8(&acc[4 * (ni + 4 * mi)], &a[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
         }
         // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t tmp_3 = read_slot + 1;
-        read_slot = (tmp_3 == 3) ? 0 : tmp_3;
-        const int32_t tmp_4 = write_slot + 1;
-        write_slot = (tmp_4 == 3) ? 0 : tmp_4;
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             a_ptrs_2[e] = a_ptrs_5[e];

@@ -621,10 +621,8 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
                 }
         }
         // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t tmp_3 = read_slot + 1;
-        read_slot = (tmp_3 == 3) ? 0 : tmp_3;
-        const int32_t tmp_4 = write_slot + 1;
-        write_slot = (tmp_4 == 3) ? 0 : tmp_4;
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             a_ptrs_2[e] = a_ptrs_5[e];

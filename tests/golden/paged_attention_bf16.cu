@@ -763,10 +763,8 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
                     tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 16 * mi)], &tmp_10[4 * (ks + 1 * mi)], &v_2[2 * (ni & 1) + 4 * (ks + 1 * (ni >> 1))]);
         }
         // attention.py:201  for j in range(0, tl.cdiv(last_key, PAGE)):
-        const int32_t tmp_12 = read_slot + 1;
-        read_slot = (tmp_12 == 3) ? 0 : tmp_12;
-        const int32_t tmp_13 = write_slot + 1;
-        write_slot = (tmp_13 == 3) ? 0 : tmp_13;
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             m_i[e] = m_new[e];
@@ -785,7 +783,7 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     for (int e = 0; e < 8; ++e)
         o_rows[e] = ((int64_t)(q_start + q_pos[e]) * stride_ot) + ((int64_t)head[e] * stride_oh);
     // attention.py:220  tl.store(Out + o_rows[:, None] + offs_d[None, :], acc.to(Out.dtype.element_ty), mask=row_ok[:, None])
-    __nv_bfloat16 tmp_14[64];  // [64x128] bf16, L0
+    __nv_bfloat16 tmp_12[64];  // [64x128] bf16, L0
     {  // L1 -> L0 through shared memory (cvt3)
         __nv_bfloat16 *buf = reinterpret_cast<__nv_bfloat16 *>(smem + 0);
         #pragma unroll
@@ -795,12 +793,12 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 64; e += 8)
-            tilec::load<8>(&tmp_14[e], &buf[cvt3_at(L0_row + ((e >> 3) << 3), L0_col + (e & 7))]);
+            tilec::load<8>(&tmp_12[e], &buf[cvt3_at(L0_row + ((e >> 3) << 3), L0_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::store<8>((Out + o_rows[(e >> 3)]) + offs_d[(e & 7)], &tmp_14[e], row_ok[(e >> 3)]);
+        tilec::store<8>((Out + o_rows[(e >> 3)]) + offs_d[(e & 7)], &tmp_12[e], row_ok[(e >> 3)]);
 }
 
 #ifndef __CUDACC_RTC__
