@@ -21,7 +21,7 @@ static const char *const reserved[] = {
     "false", "nullptr", "asm", "friend", "mutable", "explicit", "export", "constexpr", "decltype",
     "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "tilec", "e", "tid", "lane", "warp",
     "min", "max", "abs", "exp", "log", "sqrt", "dim3", "grid", "stream", "main", "not", "and", "or",
-    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old", "part", "before", "total", "incl", "prev", "sum", "rr", "s", "v", "same", "j",
+    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old", "part", "before", "rep_total", "incl", "prev", "running", "rr", "s", "v", "same", "j",
     "ks", "mi", "ni", "np", "qi", /* tl.dot: K steps, 16x8 tiles, ldmatrix groups */
 };
 
@@ -73,8 +73,37 @@ const char *unique_name(Emitter *E, const char *base)
     return name;
 }
 
-static const char *role_name(const Op *op)
+/* A reduction's result by kind and axis: row_max (along a row of a 2-D tile), col_sum,
+ * or for a whole 1-D tile total, maximum ... (never a C name such as max). */
+static const char *reduce_role(Emitter *E, const Op *op)
 {
+    static const char *const whole[] = {[RED_SUM] = "total", [RED_MAX] = "maximum", [RED_MIN] = "minimum",
+                                        [RED_XOR] = "xor_total", [RED_ARGMAX] = "argmax", [RED_ARGMIN] = "argmin"};
+    static const char *const part[] = {[RED_SUM] = "sum", [RED_MAX] = "max", [RED_MIN] = "min",
+                                       [RED_XOR] = "xor", [RED_ARGMAX] = "argmax", [RED_ARGMIN] = "argmin"};
+    ReduceKind k = (ReduceKind)op->iattr[0];
+    int rank = op->args[0]->type.rank, axis = (int)op->iattr[1];
+    if (rank == 2)
+        return fmt(E, "%s_%s", axis == 1 ? "row" : "col", part[k]);
+    if (rank > 2)
+        return fmt(E, "%s_%d", part[k], axis);
+    return whole[k];
+}
+
+/* "a_frag" or "b_frag" for an operand of tl.dot, else NULL. */
+static const char *dot_operand(Emitter *E, const Value *v)
+{
+    const Op *u = info(E, v)->user;
+    if (!u || u->kind != OP_DOT || v->nuses != 1)
+        return NULL;
+    return u->args[0] == v ? "a_frag" : u->args[1] == v ? "b_frag" : NULL;
+}
+
+/* The name of a value the source did not name: its role, from the op that makes it. */
+static const char *role_name(Emitter *E, const Value *v)
+{
+    const Op *op = v->def;
+    const Value *src = op->nargs ? op->args[0] : NULL;
     switch (op->kind) {
     case OP_LOAD: return "loaded";
     case OP_MAKE_RANGE: return "range";
@@ -82,11 +111,43 @@ static const char *role_name(const Op *op)
     case OP_ADDPTR: return "ptrs";
     case OP_PROGRAM_ID: return "pid";
     case OP_NUM_PROGRAMS: return "nprog";
-    case OP_CAST: return "cvt";
+    case OP_CAST:
+        return src->name ? fmt(E, "%s_%s", src->name, dtype_name(v->type.dtype)) : fmt(E, "as_%s", dtype_name(v->type.dtype));
+    case OP_BITCAST: return src->name ? fmt(E, "%s_bits", src->name) : "bits";
+    case OP_SPLAT:
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS:
+    case OP_TRANS:
+    case OP_CONVERT:
+        if (dot_operand(E, v))
+            return src->name ? fmt(E, "%s_frag", src->name) : dot_operand(E, v);
+        return src->name ? src->name : src->def ? role_name(E, src) : "tile";
     case OP_SELECT: return "sel";
     case OP_MATH:
     case OP_MATH2: return "fn";
-    default: return "tmp";
+    case OP_ADD: return "sum";
+    case OP_SUB: return "diff";
+    case OP_MUL: return "prod";
+    case OP_DIV: return "quot";
+    case OP_REM: return "rem";
+    case OP_AND: return v->type.dtype == DT_I1 ? "both" : "masked";
+    case OP_OR: return v->type.dtype == DT_I1 ? "either" : "merged";
+    case OP_XOR: return "mixed";
+    case OP_SHL:
+    case OP_SHR: return "shifted";
+    case OP_MAX: return "larger";
+    case OP_MIN: return "smaller";
+    case OP_UMULHI: return "hi";
+    case OP_NEG: return "negated";
+    case OP_NOT: return "inverted";
+    case OP_FMA: return "muladd";
+    case OP_REDUCE: return reduce_role(E, op);
+    case OP_SCAN: return (ScanKind)op->iattr[0] == SCAN_SUM ? "cumsum" : "cumprod";
+    case OP_DOT: return "dot";
+    case OP_LOCAL_LOAD: return dot_operand(E, v) ? dot_operand(E, v) : "a_frag";
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: return "fetched";
+    default: return op_name(op->kind);
     }
 }
 
@@ -94,7 +155,7 @@ const char *vname(Emitter *E, const Value *v)
 {
     ValInfo *vi = info(E, v);
     if (!vi->name)
-        vi->name = unique_name(E, v->name ? v->name : v->def ? role_name(v->def) : "arg");
+        vi->name = unique_name(E, v->name ? v->name : v->def ? role_name(E, v) : "arg");
     return vi->name;
 }
 

@@ -492,11 +492,11 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
         // matmul.py:191  k_ok = ks[:, None] < K - k * BLOCK_K
-        const int32_t tmp = K - (k_ahead * 32);
+        const int32_t diff = K - (k_ahead * 32);
         bool k_ok[2];  // [32x1] i1, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            k_ok[e] = ks_2[e] < tmp;
+            k_ok[e] = ks_2[e] < diff;
         // matmul.py:192  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
         int32_t ks_4[8];  // [32] i32, L7
         #pragma unroll
@@ -505,7 +505,7 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         bool k_ok_2[8];  // [32x1] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 0): computed once per run
         {
-            const bool same = ks_4[0] < tmp;
+            const bool same = ks_4[0] < diff;
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 k_ok_2[j] = same;
@@ -563,11 +563,11 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:191  k_ok = ks[:, None] < K - k * BLOCK_K
-        const int32_t tmp_4 = K - (k_ahead_2 * 32);
+        const int32_t diff_2 = K - (k_ahead_2 * 32);
         bool k_ok_3[2];  // [32x1] i1, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            k_ok_3[e] = ks_2[e] < tmp_4;
+            k_ok_3[e] = ks_2[e] < diff_2;
         // matmul.py:192  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
         int32_t ks_5[8];  // [32] i32, L7
         #pragma unroll
@@ -576,7 +576,7 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         bool k_ok_4[8];  // [32x1] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 0): computed once per run
         {
-            const bool same = ks_5[0] < tmp_4;
+            const bool same = ks_5[0] < diff_2;
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 k_ok_4[j] = same;
@@ -603,20 +603,20 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
             tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs_2[e], in_range_2 && k_ok_3[(e >> 3)]);
         tilec::cp_async_commit();
         // matmul.py:194  acc = tl.dot(tl.trans(at), b, acc)
-        uint32_t tmp_5[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
+        uint32_t a_frag[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
         uint32_t b[16];  // [32x64] fp16, L9: operand B fragments, 2 elements per register
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
-        // ldmatrix.x4 into tmp_5: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int tmp_5_ld_row = ((warp >> 1) << 4) + (lane & 15), tmp_5_ld_col = (lane >> 4) << 3;
+        // ldmatrix.x4 into a_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int a_frag_ld_row = ((warp >> 1) << 4) + (lane & 15), a_frag_ld_col = (lane >> 4) << 3;
         // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
         #pragma unroll
         for (int ks = 0; ks < 2; ++ks) {  // K steps
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)
-                tilec::ldmatrix<4, false>(&tmp_5[4 * (ks + 2 * mi)], stage0(smem, read_slot, tmp_5_ld_row + (((ks + 2 * mi) >> 1) << 5), tmp_5_ld_col + (((ks + 2 * mi) & 1) << 4)));
+                tilec::ldmatrix<4, false>(&a_frag[4 * (ks + 2 * mi)], stage0(smem, read_slot, a_frag_ld_row + (((ks + 2 * mi) >> 1) << 5), a_frag_ld_col + (((ks + 2 * mi) & 1) << 4)));
             #pragma unroll
             for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
                 tilec::ldmatrix<4, true>(&b[4 * (ks + 2 * np)], stage1(smem, read_slot, b_ld_row + (((ks + 2 * np) & 1) << 4), b_ld_col + (((ks + 2 * np) >> 1) << 5)));
@@ -624,7 +624,7 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &tmp_5[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
         }
         // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
@@ -652,7 +652,7 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     // matmul.py:200  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
     // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:201  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
-    __half tmp_6[32];  // [64x64] fp16, L1
+    __half acc_fp16[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
         #pragma unroll
@@ -662,12 +662,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&tmp_6[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &tmp_6[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
+        tilec::store<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &acc_fp16[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
 }
 
 #ifndef __CUDACC_RTC__

@@ -452,17 +452,17 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     // matmul.py:51  tile_n = (pid % per_group) // rows_here    (in grouped_tile, inlined from line 114)
     const int32_t tile_n = (pid % per_group) / rows_here;
     // matmul.py:115  rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    const int32_t tmp = tile_m * 64;
+    const int32_t prod = tile_m * 64;
     int32_t rows[4];  // [64] i32, L4
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        rows[e] = tmp + (L1_row + (e << 4));
+        rows[e] = prod + (L1_row + (e << 4));
     // matmul.py:116  cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    const int32_t tmp_2 = tile_n * 64;
+    const int32_t prod_2 = tile_n * 64;
     int32_t cols[8];  // [64] i32, L3
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        cols[e] = tmp_2 + (L1_col + e);
+        cols[e] = prod_2 + (L1_col + e);
     // matmul.py:117  ks = tl.arange(0, BLOCK_K)
     int32_t ks_2[2];  // [32] i32, L4
     #pragma unroll
@@ -486,7 +486,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     int32_t rows_2[2];  // [64] i32, L7
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        rows_2[e] = tmp + (L0_row + (e << 5));
+        rows_2[e] = prod + (L0_row + (e << 5));
     int32_t ks_3[8];  // [32] i32, L6
     #pragma unroll
     for (int e = 0; e < 8; ++e)
@@ -516,7 +516,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         int32_t rows_3[2];  // [64] i32, L7
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            rows_3[e] = tmp + (L0_row + (e << 5));
+            rows_3[e] = prod + (L0_row + (e << 5));
         bool row_ok_2[2];  // [64] i1, L7
         #pragma unroll
         for (int e = 0; e < 2; ++e)
@@ -581,7 +581,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         int32_t rows_4[2];  // [64] i32, L7
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            rows_4[e] = tmp + (L0_row + (e << 5));
+            rows_4[e] = prod + (L0_row + (e << 5));
         bool row_ok_3[2];  // [64] i1, L7
         #pragma unroll
         for (int e = 0; e < 2; ++e)
@@ -652,7 +652,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     int32_t cols_2[8];  // [64] i32, L5
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        cols_2[e] = tmp_2 + (L2_col + ((e & 1) + ((e >> 1) << 4)));
+        cols_2[e] = prod_2 + (L2_col + ((e & 1) + ((e >> 1) << 4)));
     bool col_ok_2[8];  // [64] i1, L5
     // the same value in each run of 2 registers (constancy 16 along dim 0): computed once per run
     #pragma unroll
@@ -683,7 +683,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     // matmul.py:141  c_ptrs = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn
     // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:142  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])
-    __half tmp_5[32];  // [64x64] fp16, L1
+    __half acc_fp16[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
         #pragma unroll
@@ -693,12 +693,12 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&tmp_5[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + (cols[(e & 7)] * 1), &tmp_5[e], row_ok[(e >> 3)] & col_ok[(e & 7)]);
+        tilec::store<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + (cols[(e & 7)] * 1), &acc_fp16[e], row_ok[(e >> 3)] & col_ok[(e & 7)]);
 }
 
 #ifndef __CUDACC_RTC__
