@@ -77,6 +77,7 @@ static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
         break;
     case EMIT_CUDA: {
         EmitOptions eo = {opt->command, opt->grid, opt->lower.arch};
+        cuda_name_params(ctx, f);
         cuda_emit(ctx, out, f, &eo);
         break;
     }

@@ -77,7 +77,7 @@ const char *int_literal(Emitter *E, int64_t v, DType d);
 const char *zero_of(Emitter *E, DType d);
 const char *source_file_name(Emitter *E);
 const char *shape_note(Emitter *E, const Value *v);
-void check_c_name(Emitter *E, const char *nm, const char *what, bool in_c);
+void check_kernel_name(Emitter *E, const char *nm);
 
 /* coords.c: register indices (bit moves on C text) and element coordinates */
 const char *move_bits(Emitter *E, const char *src, const int *from, const int *to, int n, int src_bits);

@@ -433,6 +433,7 @@ struct Block {
 /* A kernel parameter after specialisation. */
 typedef struct KernelParam {
     const char *name;
+    const char *c_name;   /* its name in the generated C (cuda_name_params) */
     Type type;
     bool is_constexpr;    /* removed from the CUDA signature */
     bool specialised;     /* a value fixed by the signature (e.g. an int 1) */
