@@ -61,6 +61,7 @@ static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
 
     tir_layouts(ctx, f);
     tir_pipeline(ctx, f);
+    tir_tidy(ctx, f);
     VERIFY(ctx, f);
     tir_smem(ctx, f);
     tir_check_limits(ctx, f, &opt->lower);

@@ -505,6 +505,7 @@ bool tir_is_zero_splat(const Value *v);         /* a constant 0 (not -0.0), spla
 void tir_axisinfo(Ctx *ctx, TirFunc *f);
 void tir_layouts(Ctx *ctx, TirFunc *f);
 void tir_pipeline(Ctx *ctx, TirFunc *f);       /* dot.c: cp.async ring for the K loops of dots */
+void tir_tidy(Ctx *ctx, TirFunc *f);           /* tidy.c: repeated values shared, loop updates last */
 
 /* ---- the launch grid (--grid) ------------------------------------------ */
 

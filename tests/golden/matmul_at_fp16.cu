@@ -498,29 +498,14 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         for (int e = 0; e < 2; ++e)
             k_ok[e] = ks_2[e] < diff;
         // matmul.py:192  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
-        int32_t ks_4[8];  // [32] i32, L7
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            ks_4[e] = L0_row + e;
         bool k_ok_2[8];  // [32x1] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 0): computed once per run
         {
-            const bool same = ks_4[0] < diff;
+            const bool same = ks_3[0] < diff;
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 k_ok_2[j] = same;
         }
-        // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
-        __half *at_ptrs_4[16];  // [32x64] fp16, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            at_ptrs_4[e] = at_ptrs[e] + 32;
-        // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
-        __half *b_ptrs_4[16];  // [32x64] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_4[e] = b_ptrs[e] + (32 * stride_bk);
-        // matmul.py:192  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
@@ -531,12 +516,14 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         for (int e = 0; e < 16; e += 8)
             tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range && k_ok[(e >> 3)]);
         tilec::cp_async_commit();
+        // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            at_ptrs[e] = at_ptrs_4[e];
+            at_ptrs[e] = at_ptrs[e] + 32;
+        // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptrs_4[e];
+            b_ptrs[e] = b_ptrs[e] + (32 * stride_bk);
     }
     // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L2
@@ -569,29 +556,14 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         for (int e = 0; e < 2; ++e)
             k_ok_3[e] = ks_2[e] < diff_2;
         // matmul.py:192  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
-        int32_t ks_5[8];  // [32] i32, L7
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            ks_5[e] = L0_row + e;
         bool k_ok_4[8];  // [32x1] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 0): computed once per run
         {
-            const bool same = ks_5[0] < diff_2;
+            const bool same = ks_3[0] < diff_2;
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 k_ok_4[j] = same;
         }
-        // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
-        __half *at_ptrs_5[16];  // [32x64] fp16, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            at_ptrs_5[e] = at_ptrs_2[e] + 32;
-        // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
-        __half *b_ptrs_5[16];  // [32x64] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_5[e] = b_ptrs_2[e] + (32 * stride_bk);
-        // matmul.py:192  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
@@ -626,15 +598,17 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
         }
+        // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            at_ptrs_2[e] = at_ptrs_2[e] + 32;
+        // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            b_ptrs_2[e] = b_ptrs_2[e] + (32 * stride_bk);
         // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
         write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            at_ptrs_2[e] = at_ptrs_5[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_2[e] = b_ptrs_5[e];
     }
     // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

@@ -487,12 +487,10 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
         b_ptrs[e] = b_ptrs_2[e];
     for (int32_t k = 0; k < (((K + 32) - 1) / 32); k += 1) {
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_4[1];  // [32] i32, L5
-        ks_4[0] = L0_col;
         __nv_bfloat16 a[16];  // [64x32] bf16, L0, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&a[e], a_ptrs[e], ks_4[0] < (K - (k * 32)), __double2bfloat16(0.0));
+            tilec::load<1>(&a[e], a_ptrs[e], ks_3[0] < (K - (k * 32)), __double2bfloat16(0.0));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         __nv_bfloat16 b[16];  // [32x64] bf16, L1, 2-byte loads
         #pragma unroll

@@ -521,37 +521,24 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             row_ok_2[e] = rows_3[e] < M;
-        int32_t ks_4[8];  // [32] i32, L6
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            ks_4[e] = L0_col + e;
-        // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
-        __half *a_ptrs_4[16];  // [64x32] fp16, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_4[e] = a_ptrs[e] + 32;
-        // matmul.py:130  b_ptrs += BLOCK_K * stride_bk
-        __half *b_ptrs_4[16];  // [32x64] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_4[e] = b_ptrs[e] + (32 * stride_bk);
-        // matmul.py:126  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range && (row_ok_2[(e >> 3)] & (ks_4[(e & 7)] < (K - k_ahead))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range && (row_ok_2[(e >> 3)] & (ks_3[(e & 7)] < (K - k_ahead))));
         // matmul.py:127  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
             tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range && ((ks_2[(e >> 3)] < (K - k_ahead)) & col_ok[(e & 7)]));
         tilec::cp_async_commit();
+        // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            a_ptrs[e] = a_ptrs_4[e];
+            a_ptrs[e] = a_ptrs[e] + 32;
+        // matmul.py:130  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptrs_4[e];
+            b_ptrs[e] = b_ptrs[e] + (32 * stride_bk);
     }
     // matmul.py:124  for k in range(0, K, BLOCK_K):
     float acc[32];  // [64x64] fp32, L2
@@ -586,25 +573,10 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             row_ok_3[e] = rows_4[e] < M;
-        int32_t ks_5[8];  // [32] i32, L6
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            ks_5[e] = L0_col + e;
-        // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
-        __half *a_ptrs_5[16];  // [64x32] fp16, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_5[e] = a_ptrs_2[e] + 32;
-        // matmul.py:130  b_ptrs += BLOCK_K * stride_bk
-        __half *b_ptrs_5[16];  // [32x64] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_5[e] = b_ptrs_2[e] + (32 * stride_bk);
-        // matmul.py:126  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e], in_range_2 && (row_ok_3[(e >> 3)] & (ks_5[(e & 7)] < (K - k_ahead_2))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e], in_range_2 && (row_ok_3[(e >> 3)] & (ks_3[(e & 7)] < (K - k_ahead_2))));
         // matmul.py:127  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
@@ -635,15 +607,17 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
         }
+        // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            a_ptrs_2[e] = a_ptrs_2[e] + 32;
+        // matmul.py:130  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            b_ptrs_2[e] = b_ptrs_2[e] + (32 * stride_bk);
         // matmul.py:124  for k in range(0, K, BLOCK_K):
         read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
         write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_2[e] = a_ptrs_5[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_2[e] = b_ptrs_5[e];
     }
     // matmul.py:124  for k in range(0, K, BLOCK_K):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

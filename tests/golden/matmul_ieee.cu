@@ -452,14 +452,10 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         b_ptrs[e] = b_ptrs_2[e];
     for (int32_t k = 0; k < (((K + 16) - 1) / 16); k += 1) {
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_4[4];  // [16] i32, L6
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            ks_4[e] = L0_col + e;
         float a[8];  // [32x16] fp32, L0, 4-byte loads
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            tilec::load<1>(&a[e], a_ptrs[e], ks_4[(e & 3)] < (K - (k * 16)), 0.0f);
+            tilec::load<1>(&a[e], a_ptrs[e], ks_3[(e & 3)] < (K - (k * 16)), 0.0f);
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         float b[16];  // [16x64] fp32, L1, 4-byte loads
         #pragma unroll

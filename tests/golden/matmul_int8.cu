@@ -481,37 +481,24 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_4[4];  // [64] i32, L2
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            ks_4[e] = L0_col + e;
-        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
-        int8_t *a_ptrs_4[32];  // [64x64] i8, L0
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs_4[e] = a_ptrs[e] + 64;
-        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
-        int8_t *b_ptrs_4[32];  // [64x64] i8, L0
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs_4[e] = b_ptrs[e] + (64 * stride_bk);
-        // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage0: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage0(smem, i, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), a_ptrs[e], in_range && (ks_4[(e & 3)] < (K - (k_ahead * 64))));
+            tilec::cp_async<4>(stage0(smem, i, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), a_ptrs[e], in_range && (ks_3[(e & 3)] < (K - (k_ahead * 64))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
             tilec::cp_async<4>(stage1(smem, i, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), b_ptrs[e], in_range && (ks_2[(e >> 2)] < (K - (k_ahead * 64))));
         tilec::cp_async_commit();
+        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            a_ptrs[e] = a_ptrs_4[e];
+            a_ptrs[e] = a_ptrs[e] + 64;
+        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            b_ptrs[e] = b_ptrs_4[e];
+            b_ptrs[e] = b_ptrs[e] + (64 * stride_bk);
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     int32_t acc[32];  // [64x64] i32, L1
@@ -538,25 +525,10 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_5[4];  // [64] i32, L2
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            ks_5[e] = L0_col + e;
-        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
-        int8_t *a_ptrs_5[32];  // [64x64] i8, L0
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs_5[e] = a_ptrs_2[e] + 64;
-        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
-        int8_t *b_ptrs_5[32];  // [64x64] i8, L0
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs_5[e] = b_ptrs_2[e] + (64 * stride_bk);
-        // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage0: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage0(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), a_ptrs_2[e], in_range_2 && (ks_5[(e & 3)] < (K - (k_ahead_2 * 64))));
+            tilec::cp_async<4>(stage0(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), a_ptrs_2[e], in_range_2 && (ks_3[(e & 3)] < (K - (k_ahead_2 * 64))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
@@ -590,15 +562,17 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k32_s8(&acc[4 * (ni + 4 * mi)], &a[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
         }
+        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
+        #pragma unroll
+        for (int e = 0; e < 32; ++e)
+            a_ptrs_2[e] = a_ptrs_2[e] + 64;
+        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 32; ++e)
+            b_ptrs_2[e] = b_ptrs_2[e] + (64 * stride_bk);
         // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
         write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs_2[e] = a_ptrs_5[e];
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs_2[e] = b_ptrs_5[e];
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

@@ -492,37 +492,24 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_4[4];  // [32] i32, L5
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            ks_4[e] = L0_col + e;
-        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
-        float *a_ptrs_4[16];  // [64x32] fp32, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_4[e] = a_ptrs[e] + 32;
-        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
-        float *b_ptrs_4[16];  // [32x64] fp32, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_4[e] = b_ptrs[e] + (32 * stride_bk);
-        // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs[e], in_range && (ks_4[(e & 3)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs[e], in_range && (ks_3[(e & 3)] < (K - (k_ahead * 32))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
             tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs[e], in_range && (ks_2[(e >> 2)] < (K - (k_ahead * 32))));
         tilec::cp_async_commit();
+        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            a_ptrs[e] = a_ptrs_4[e];
+            a_ptrs[e] = a_ptrs[e] + 32;
+        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptrs_4[e];
+            b_ptrs[e] = b_ptrs[e] + (32 * stride_bk);
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L2
@@ -549,25 +536,10 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_5[4];  // [32] i32, L5
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            ks_5[e] = L0_col + e;
-        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
-        float *a_ptrs_5[16];  // [64x32] fp32, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_5[e] = a_ptrs_2[e] + 32;
-        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
-        float *b_ptrs_5[16];  // [32x64] fp32, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_5[e] = b_ptrs_2[e] + (32 * stride_bk);
-        // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs_2[e], in_range_2 && (ks_5[(e & 3)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs_2[e], in_range_2 && (ks_3[(e & 3)] < (K - (k_ahead_2 * 32))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
@@ -620,15 +592,17 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
                         acc[4 * (ni + 4 * mi) + j] += t[j];
                 }
         }
+        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            a_ptrs_2[e] = a_ptrs_2[e] + 32;
+        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            b_ptrs_2[e] = b_ptrs_2[e] + (32 * stride_bk);
         // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
         write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_2[e] = a_ptrs_5[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_2[e] = b_ptrs_5[e];
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
