@@ -284,9 +284,9 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
         if (!cond)
             break;
         // features.py:43  total += i
-        total = total + i;
+        total += i;
         // features.py:44  i += BLOCK * 4
-        i = i + 1024;
+        i += 1024;
     }
     // features.py:45  if lo > 0:
     float acc[2];  // [256] fp32, L0

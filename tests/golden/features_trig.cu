@@ -331,9 +331,9 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
         if (!cond)
             break;
         // features.py:43  total += i
-        total = total + i;
+        total += i;
         // features.py:44  i += BLOCK * 4
-        i = i + 512;
+        i += 512;
     }
     // features.py:45  if lo > 0:
     float acc[4];  // [128] fp32, L0

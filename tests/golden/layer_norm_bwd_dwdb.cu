@@ -293,11 +293,11 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         // layer_norm.py:83  dw += dy * xhat
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            dw[e] = dw[e] + (dy[e] * xhat[e]);
+            dw[e] += dy[e] * xhat[e];
         // layer_norm.py:84  db += dy
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            db[e] = db[e] + dy[e];
+            db[e] += dy[e];
     }
     // layer_norm.py:85  tl.store(DW + cols, tl.sum(dw, axis=0).to(DW.dtype.element_ty), mask=col_mask)
     float col_sum[1];  // [64] fp32, L1

@@ -519,11 +519,11 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            at_ptrs[e] = at_ptrs[e] + 32;
+            at_ptrs[e] += 32;
         // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptrs[e] + (32 * stride_bk);
+            b_ptrs[e] += 32 * stride_bk;
     }
     // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L2
@@ -601,11 +601,11 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            at_ptrs_2[e] = at_ptrs_2[e] + 32;
+            at_ptrs_2[e] += 32;
         // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs_2[e] = b_ptrs_2[e] + (32 * stride_bk);
+            b_ptrs_2[e] += 32 * stride_bk;
         // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
         write_slot = (write_slot == 2) ? 0 : (write_slot + 1);

@@ -535,11 +535,11 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            a_ptrs[e] = a_ptrs[e] + 32;
+            a_ptrs[e] += 32;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptrs[e] + (32 * stride_bk);
+            b_ptrs[e] += 32 * stride_bk;
     }
     // matmul.py:88  c = acc.to(c_ptr.dtype.element_ty)
     __nv_bfloat16 c[32];  // [64x64] bf16, L2

@@ -534,11 +534,11 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            a_ptrs[e] = a_ptrs[e] + 32;
+            a_ptrs[e] += 32;
         // matmul.py:130  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptrs[e] + (32 * stride_bk);
+            b_ptrs[e] += 32 * stride_bk;
     }
     // matmul.py:124  for k in range(0, K, BLOCK_K):
     float acc[32];  // [64x64] fp32, L2
@@ -610,11 +610,11 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            a_ptrs_2[e] = a_ptrs_2[e] + 32;
+            a_ptrs_2[e] += 32;
         // matmul.py:130  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs_2[e] = b_ptrs_2[e] + (32 * stride_bk);
+            b_ptrs_2[e] += 32 * stride_bk;
         // matmul.py:124  for k in range(0, K, BLOCK_K):
         read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
         write_slot = (write_slot == 2) ? 0 : (write_slot + 1);

@@ -652,11 +652,11 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            a_ptrs[e] = a_ptrs[e] + 64;
+            a_ptrs[e] += 64;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            b_ptrs[e] = b_ptrs[e] + (64 * stride_bk);
+            b_ptrs[e] += 64 * stride_bk;
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[64];  // [128x128] fp32, L3
@@ -723,11 +723,11 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            a_ptrs_2[e] = a_ptrs_2[e] + 64;
+            a_ptrs_2[e] += 64;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            b_ptrs_2[e] = b_ptrs_2[e] + (64 * stride_bk);
+            b_ptrs_2[e] += 64 * stride_bk;
         // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
         write_slot = (write_slot == 2) ? 0 : (write_slot + 1);

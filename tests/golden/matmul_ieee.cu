@@ -490,11 +490,11 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            a_ptrs[e] = a_ptrs[e] + 16;
+            a_ptrs[e] += 16;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptrs[e] + (16 * stride_bk);
+            b_ptrs[e] += 16 * stride_bk;
     }
     // matmul.py:90  out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
     int32_t out_rows[8];  // [32] i32, L4

@@ -494,11 +494,11 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            a_ptrs[e] = a_ptrs[e] + 64;
+            a_ptrs[e] += 64;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            b_ptrs[e] = b_ptrs[e] + (64 * stride_bk);
+            b_ptrs[e] += 64 * stride_bk;
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     int32_t acc[32];  // [64x64] i32, L1
@@ -565,11 +565,11 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            a_ptrs_2[e] = a_ptrs_2[e] + 64;
+            a_ptrs_2[e] += 64;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            b_ptrs_2[e] = b_ptrs_2[e] + (64 * stride_bk);
+            b_ptrs_2[e] += 64 * stride_bk;
         // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
         write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
