@@ -87,6 +87,8 @@ static void emit_for(Emitter *E, const Op *op)
 {
     const Block *body = op->regions[0];
     for (int i = 0; i < op->nres; i++) {
+        if (info(E, op->results[i])->shares_init)
+            continue;
         declare_var(E, op->results[i]);
         assign_from(E, op->results[i], op->args[3 + i]);
     }
@@ -106,6 +108,8 @@ static void emit_for(Emitter *E, const Op *op)
 static void emit_while(Emitter *E, const Op *op)
 {
     for (int i = 0; i < op->nres; i++) {
+        if (info(E, op->results[i])->shares_init)
+            continue;
         declare_var(E, op->results[i]);
         assign_from(E, op->results[i], op->args[i]);
     }

@@ -22,6 +22,7 @@ typedef struct ValInfo {
     Op *user;           /* the single user when nuses == 1 */
     bool inl;           /* printed inside its user's expression */
     bool declared;      /* a variable declared before its defining op (if/for results) */
+    bool shares_init;   /* a loop result whose variable is its initial value's (plan_regions) */
     bool folded_addr;   /* a named pointer tile computed inside its load or store */
     int depth;          /* inl: how deeply its expression nests inlined ones (plan_block) */
 } ValInfo;

@@ -469,25 +469,17 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         ks_3[e] = L0_row + e;
-    __half *at_ptrs_3[16];  // [32x64] fp16, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        at_ptrs_3[e] = (at_ptr + (ks_3[(e & 7)] * 1)) + (rows[(e >> 3)] * stride_atm);
-    // matmul.py:188  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    __half *b_ptrs_3[16];  // [32x64] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs_3[e] = (b_ptr + (ks_2[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
-    // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
-    const int32_t trips = ((K + 32) - 1) / 32;
     __half *at_ptrs[16];  // [32x64] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        at_ptrs[e] = at_ptrs_3[e];
+        at_ptrs[e] = (at_ptr + (ks_3[(e & 7)] * 1)) + (rows[(e >> 3)] * stride_atm);
+    // matmul.py:188  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __half *b_ptrs[16];  // [32x64] fp16, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = b_ptrs_3[e];
+        b_ptrs[e] = (b_ptr + (ks_2[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+    // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
+    const int32_t trips = ((K + 32) - 1) / 32;
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
@@ -530,14 +522,6 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
-    __half *at_ptrs_2[16];  // [32x64] fp16, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        at_ptrs_2[e] = at_ptrs[e];
-    __half *b_ptrs_2[16];  // [32x64] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs_2[e] = b_ptrs[e];
     int32_t read_slot;
     read_slot = 0;
     int32_t write_slot;
@@ -567,12 +551,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs_2[e], in_range_2 && k_ok_4[(e & 7)]);
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs[e], in_range_2 && k_ok_4[(e & 7)]);
         // matmul.py:193  b = tl.load(b_ptrs, mask=k_ok, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs_2[e], in_range_2 && k_ok_3[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range_2 && k_ok_3[(e >> 3)]);
         tilec::cp_async_commit();
         // matmul.py:194  acc = tl.dot(tl.trans(at), b, acc)
         uint32_t a_frag[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
@@ -601,11 +585,11 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            at_ptrs_2[e] += 32;
+            at_ptrs[e] += 32;
         // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs_2[e] += 32 * stride_bk;
+            b_ptrs[e] += 32 * stride_bk;
         // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
         write_slot = (write_slot == 2) ? 0 : (write_slot + 1);

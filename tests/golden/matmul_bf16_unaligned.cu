@@ -463,28 +463,20 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
     // matmul.py:74  a_ptrs = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
     int32_t ks_3[1];  // [32] i32, L5
     ks_3[0] = L0_col;
-    __nv_bfloat16 *a_ptrs_2[16];  // [64x32] bf16, L0
+    __nv_bfloat16 *a_ptrs[16];  // [64x32] bf16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        a_ptrs_2[e] = (a_ptr + (rows[e] * stride_am)) + (ks_3[0] * 1);
+        a_ptrs[e] = (a_ptr + (rows[e] * stride_am)) + (ks_3[0] * 1);
     // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    __nv_bfloat16 *b_ptrs_2[16];  // [32x64] bf16, L1
+    __nv_bfloat16 *b_ptrs[16];  // [32x64] bf16, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs_2[e] = (b_ptr + (ks_2[e] * stride_bk)) + (cols[0] * 1);
+        b_ptrs[e] = (b_ptr + (ks_2[e] * stride_bk)) + (cols[0] * 1);
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L2
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
-    __nv_bfloat16 *a_ptrs[16];  // [64x32] bf16, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        a_ptrs[e] = a_ptrs_2[e];
-    __nv_bfloat16 *b_ptrs[16];  // [32x64] bf16, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = b_ptrs_2[e];
     for (int32_t k = 0; k < (((K + 32) - 1) / 32); k += 1) {
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         __nv_bfloat16 a[16];  // [64x32] bf16, L0, 2-byte loads

@@ -428,28 +428,20 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         ks_3[e] = L0_col + e;
-    float *a_ptrs_2[8];  // [32x16] fp32, L0
+    float *a_ptrs[8];  // [32x16] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        a_ptrs_2[e] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_3[(e & 3)] * 1);
+        a_ptrs[e] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_3[(e & 3)] * 1);
     // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    float *b_ptrs_2[16];  // [16x64] fp32, L1
+    float *b_ptrs[16];  // [16x64] fp32, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs_2[e] = (b_ptr + (ks_2[e] * stride_bk)) + (cols[0] * 1);
+        b_ptrs[e] = (b_ptr + (ks_2[e] * stride_bk)) + (cols[0] * 1);
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [32x64] fp32, L2
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
-    float *a_ptrs[8];  // [32x16] fp32, L0
-    #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        a_ptrs[e] = a_ptrs_2[e];
-    float *b_ptrs[16];  // [16x64] fp32, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = b_ptrs_2[e];
     for (int32_t k = 0; k < (((K + 16) - 1) / 16); k += 1) {
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         float a[8];  // [32x16] fp32, L0, 4-byte loads
