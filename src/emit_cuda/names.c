@@ -59,7 +59,7 @@ static const char *const launcher_words[] = {
 static const char *const kernel_words[] = {
     "e", "j", "s", "v", "tid", "lane", "warp", "smem", "buf", "kk", "ww", "rr", "lane_bit", "partial",
     "partial_i", "other", "other_i", "carry", "old", "part", "before", "rep_total", "incl", "prev",
-    "running", "same", "ks", "mi", "ni", "np", "qi",
+    "running", "same", "k_step", "mi", "ni", "np", "qi",
 };
 
 static bool in_list(const char *const *list, size_t n, const char *s)

@@ -612,15 +612,15 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int b_frag_ld_row = (lane & 7) + ((lane >> 4) << 3), b_frag_ld_col = ((lane >> 3) & 1) << 3;
         #pragma unroll
-        for (int ks = 0; ks < 4; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
             #pragma unroll
             for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, false>(&b_frag[4 * (ks + 4 * np)], stage1(smem, read_slot, b_frag_ld_row + (((ks + 4 * np) >> 2) << 4), b_frag_ld_col + (((ks + 4 * np) & 3) << 4)));
+                tilec::ldmatrix<4, false>(&b_frag[4 * (k_step + 4 * np)], stage1(smem, read_slot, b_frag_ld_row + (((k_step + 4 * np) >> 2) << 4), b_frag_ld_col + (((k_step + 4 * np) & 3) << 4)));
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&dot[4 * (ni + 8 * mi)], &q_2[4 * (ks + 4 * mi)], &b_frag[2 * (ni & 1) + 4 * (ks + 4 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&dot[4 * (ni + 8 * mi)], &q_2[4 * (k_step + 4 * mi)], &b_frag[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
         }
         float qk[64];  // [128x64] fp32, L2
         #pragma unroll
@@ -735,15 +735,15 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int v_2_ld_row = lane & 15, v_2_ld_col = (lane >> 4) << 3;
         #pragma unroll
-        for (int ks = 0; ks < 4; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
             #pragma unroll
             for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&v_2[4 * (ks + 4 * np)], stage2(smem, read_slot, v_2_ld_row + (((ks + 4 * np) & 3) << 4), v_2_ld_col + (((ks + 4 * np) >> 2) << 4)));
+                tilec::ldmatrix<4, true>(&v_2[4 * (k_step + 4 * np)], stage2(smem, read_slot, v_2_ld_row + (((k_step + 4 * np) & 3) << 4), v_2_ld_col + (((k_step + 4 * np) >> 2) << 4)));
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a_frag[4 * (ks + 4 * mi)], &v_2[2 * (ni & 1) + 4 * (ks + 4 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a_frag[4 * (k_step + 4 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
         }
         // attention.py:71  l_i = l_i * alpha + tl.sum(p, 1)
         #pragma unroll

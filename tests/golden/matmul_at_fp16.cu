@@ -460,24 +460,24 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     for (int e = 0; e < 8; ++e)
         cols[e] = ((tile_n * 64) + (L1_col + e)) % N;
     // matmul.py:186  ks = tl.arange(0, BLOCK_K)
-    int32_t ks_2[2];  // [32] i32, L5
+    int32_t ks[2];  // [32] i32, L5
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        ks_2[e] = L1_row + (e << 4);
+        ks[e] = L1_row + (e << 4);
     // matmul.py:187  at_ptrs = at_ptr + ks[:, None] * stride_atk + rows[None, :] * stride_atm
-    int32_t ks_3[8];  // [32] i32, L7
+    int32_t ks_2[8];  // [32] i32, L7
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        ks_3[e] = L0_row + e;
+        ks_2[e] = L0_row + e;
     __half *at_ptrs[16];  // [32x64] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        at_ptrs[e] = (at_ptr + (ks_3[(e & 7)] * 1)) + (rows[(e >> 3)] * stride_atm);
+        at_ptrs[e] = (at_ptr + (ks_2[(e & 7)] * 1)) + (rows[(e >> 3)] * stride_atm);
     // matmul.py:188  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __half *b_ptrs[16];  // [32x64] fp16, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = (b_ptr + (ks_2[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+        b_ptrs[e] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
     // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 32) - 1) / 32;
     for (int32_t i = 0; i < 2; i += 1) {
@@ -488,12 +488,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         bool k_ok[2];  // [32x1] i1, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            k_ok[e] = ks_2[e] < diff;
+            k_ok[e] = ks[e] < diff;
         // matmul.py:192  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
         bool k_ok_2[8];  // [32x1] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 0): computed once per run
         {
-            const bool same = ks_3[0] < diff;
+            const bool same = ks_2[0] < diff;
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 k_ok_2[j] = same;
@@ -538,12 +538,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         bool k_ok_3[2];  // [32x1] i1, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            k_ok_3[e] = ks_2[e] < diff_2;
+            k_ok_3[e] = ks[e] < diff_2;
         // matmul.py:192  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
         bool k_ok_4[8];  // [32x1] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 0): computed once per run
         {
-            const bool same = ks_3[0] < diff_2;
+            const bool same = ks_2[0] < diff_2;
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 k_ok_4[j] = same;
@@ -569,18 +569,18 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
         #pragma unroll
-        for (int ks = 0; ks < 2; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)
-                tilec::ldmatrix<4, false>(&a_frag[4 * (ks + 2 * mi)], stage0(smem, read_slot, a_frag_ld_row + (((ks + 2 * mi) >> 1) << 5), a_frag_ld_col + (((ks + 2 * mi) & 1) << 4)));
+                tilec::ldmatrix<4, false>(&a_frag[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_frag_ld_row + (((k_step + 2 * mi) >> 1) << 5), a_frag_ld_col + (((k_step + 2 * mi) & 1) << 4)));
             #pragma unroll
             for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&b[4 * (ks + 2 * np)], stage1(smem, read_slot, b_ld_row + (((ks + 2 * np) & 1) << 4), b_ld_col + (((ks + 2 * np) >> 1) << 5)));
+                tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 5)));
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
         // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
         #pragma unroll

@@ -641,15 +641,15 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int b_frag_ld_row = (lane & 7) + ((lane >> 4) << 3), b_frag_ld_col = ((lane >> 3) & 1) << 3;
         #pragma unroll
-        for (int ks = 0; ks < 8; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 8; ++k_step) {  // K steps
             #pragma unroll
             for (int np = 0; np < 1; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, false>(&b_frag[4 * (ks + 8 * np)], stage1(smem, read_slot, b_frag_ld_row, b_frag_ld_col + ((ks + 8 * np) << 4)));
+                tilec::ldmatrix<4, false>(&b_frag[4 * (k_step + 8 * np)], stage1(smem, read_slot, b_frag_ld_row, b_frag_ld_col + ((k_step + 8 * np) << 4)));
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 2; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_bf16(&dot[4 * (ni + 2 * mi)], &q_2[4 * (ks + 8 * mi)], &b_frag[2 * (ni & 1) + 4 * (ks + 8 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_bf16(&dot[4 * (ni + 2 * mi)], &q_2[4 * (k_step + 8 * mi)], &b_frag[2 * (ni & 1) + 4 * (k_step + 8 * (ni >> 1))]);
         }
         float qk[8];  // [64x16] fp32, L1
         #pragma unroll
@@ -749,15 +749,15 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int v_2_ld_row = lane & 15, v_2_ld_col = (lane >> 4) << 3;
         #pragma unroll
-        for (int ks = 0; ks < 1; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 1; ++k_step) {  // K steps
             #pragma unroll
             for (int np = 0; np < 8; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&v_2[4 * (ks + 1 * np)], stage2(smem, read_slot, v_2_ld_row, v_2_ld_col + ((ks + 1 * np) << 4)));
+                tilec::ldmatrix<4, true>(&v_2[4 * (k_step + 1 * np)], stage2(smem, read_slot, v_2_ld_row, v_2_ld_col + ((k_step + 1 * np) << 4)));
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 16; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 16 * mi)], &a_frag[4 * (ks + 1 * mi)], &v_2[2 * (ni & 1) + 4 * (ks + 1 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 16 * mi)], &a_frag[4 * (k_step + 1 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))]);
         }
         // attention.py:213  l_i = l_i * alpha + tl.sum(p, 1)
         #pragma unroll
