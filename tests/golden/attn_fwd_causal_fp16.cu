@@ -569,10 +569,8 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         m_i[e] = __int_as_float(0xff800000);
-    int32_t read_slot;
-    read_slot = 0;
-    int32_t write_slot;
-    write_slot = 2;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
     for (int32_t start_n = 0; start_n < hi; start_n += 64) {
         // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight

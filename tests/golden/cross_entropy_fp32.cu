@@ -209,10 +209,8 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
     // cross_entropy.py:19  row_ptr = logits_ptr + row.to(tl.int64) * stride
     float *const row_ptr = logits_ptr + ((int64_t)row * (int64_t)stride);
     // cross_entropy.py:22  for start in range(0, V, BLOCK_SIZE):
-    float s_2;
-    s_2 = 0.0f;
-    float m;
-    m = __int_as_float(0xff800000);
+    float s_2 = 0.0f;
+    float m = __int_as_float(0xff800000);
     for (int32_t start = 0; start < V; start += 2048) {
         // cross_entropy.py:23  cols = start + tl.arange(0, BLOCK_SIZE)
         int32_t cols[8];  // [2048] i32, L0

@@ -275,10 +275,8 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     for (int e = 0; e < 2; ++e)
         acc_4[e] = acc_3[e] + (y_3[e] * 3.0f);
     // features.py:42  while i < n:
-    int32_t total;
-    total = 0;
-    int32_t i;
-    i = 0;
+    int32_t total = 0;
+    int32_t i = 0;
     while (true) {
         const bool cond = i < n;
         if (!cond)

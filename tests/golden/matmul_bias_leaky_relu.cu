@@ -537,10 +537,8 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
-    int32_t read_slot;
-    read_slot = 0;
-    int32_t write_slot;
-    write_slot = 2;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
     for (int32_t k = 0; k < K; k += 32) {
         // matmul.py:128  acc = tl.dot(a, b, acc)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight

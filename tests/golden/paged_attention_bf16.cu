@@ -458,10 +458,8 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     // attention.py:179  kv_head = tl.program_id(1)
     const int32_t kv_head = (int32_t)blockIdx.y;
     // attention.py:157  while left < right:    (in find_seq_idx, inlined from line 180)
-    int32_t left_2;
-    left_2 = 0;
-    int32_t right;
-    right = num_seqs;
+    int32_t left_2 = 0;
+    int32_t right = num_seqs;
     while (true) {
         const bool cond = left_2 < right;
         if (!cond)
@@ -596,10 +594,8 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         m_i[e] = __int_as_float(0xff800000);
-    int32_t read_slot;
-    read_slot = 0;
-    int32_t write_slot;
-    write_slot = 2;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
     for (int32_t j_2 = 0; j_2 < trips; j_2 += 1) {
         // attention.py:206  qk = tl.dot(q, tl.trans(k)) * scale
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
