@@ -44,7 +44,7 @@ else
 endif
 
 LIB_SRCS := src/common.c $(wildcard src/parser/*.c) $(wildcard src/tileir/*.c) \
-            $(wildcard src/emit_cuda/*.c) src/driver.c
+            $(wildcard src/emit_cuda/*.c) src/driver.c src/options.c
 GEN_SRCS := $(B)/gen/lexer.c $(B)/gen/templates.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:.c=.o)
 TEMPLATES := $(sort $(wildcard templates/*.cuh))
@@ -143,10 +143,10 @@ gpu-test: $(TILEC)
 
 # ---- install ---------------------------------------------------------------
 
-install: $(TILEC) $(B)/libtilec.a install-lib
+install: $(TILEC) install-lib
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
 	install -m 755 $(TILEC) $(DESTDIR)$(PREFIX)/bin/tilec
-	install -m 644 $(B)/libtilec.a $(DESTDIR)$(PREFIX)/lib/libtilec.a
+	install -m 644 $(B)/dist/libtilec.a $(DESTDIR)$(PREFIX)/lib/libtilec.a
 
 include mk/lib.mk
 

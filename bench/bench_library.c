@@ -146,8 +146,7 @@ int main(int argc, char **argv)
         Case c = {0};
         if (load_case(&c, argv[i]))
             bench_kernel(ctx, &c, arch);
-        free(c.line);
-        free(c.source);
+        free_case(&c);
     }
     bench_launch(ctx);
     tilec_context_destroy(ctx);

@@ -5,94 +5,16 @@
 #include <string.h>
 
 #include "lexer.h"
+#include "options.h"
 #include "parser/ast.h"
 
-/* Split one line into shell-like words: spaces separate, quotes group. */
-static int split_words(Arena *a, const char *s, const char *end, char **words, int max)
+/* The "# flags: ..." line, read as tilec reads its command line (options.c). */
+static bool apply_flags(Arena *a, const char *line, TranslateOptions *t)
 {
-    int n = 0;
-    while (s < end && n < max) {
-        while (s < end && (*s == ' ' || *s == '\t'))
-            s++;
-        if (s >= end)
-            break;
-        char *w = arena_alloc(a, (size_t)(end - s) + 1), *o = w;
-        char quote = 0;
-        for (; s < end && (quote || (*s != ' ' && *s != '\t')); s++) {
-            if (quote && *s == quote)
-                quote = 0;
-            else if (!quote && (*s == '"' || *s == '\''))
-                quote = *s;
-            else
-                *o++ = *s;
-        }
-        *o = 0;
-        words[n++] = w;
-    }
-    return n;
-}
-
-static bool small_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < lo || v > hi)
-        return false;
-    *out = (int)v;
-    return true;
-}
-
-/* The "# flags: ..." line, with the checks the command line makes. */
-static bool apply_flags(Arena *a, const char *line, const char *end, TranslateOptions *t)
-{
-    char *w[64];
-    int n = split_words(a, line, end, w, 64);
-    for (int i = 0; i < n; i++) {
-        const char *f = w[i];
-        const char *v = i + 1 < n ? w[i + 1] : NULL;
-        if (!strcmp(f, "--debug")) {
-            t->lower.debug = true;
-            continue;
-        }
-        if (!strncmp(f, "-D", 2) && f[2]) {
-            v = f + 2;
-        } else if (f[0] != '-') {
-            continue; /* the input file of a golden .flags line */
-        } else {
-            if (!v)
-                return false;
-            i++;
-        }
-        const char *err;
-        if (!strcmp(f, "-k")) {
-            t->lower.kernel = v;
-        } else if (!strcmp(f, "-s")) {
-            if (!tilec_parse_signature(a, v, &t->lower, &err))
-                return false;
-        } else if (!strncmp(f, "-D", 2)) {
-            const char *eq = strchr(v, '=');
-            if (!eq || eq == v || !eq[1])
-                return false;
-            SpecEntry e = {arena_strndup(a, v, (size_t)(eq - v)), eq + 1, {0, 0}};
-            vec_push(a, &t->lower.defines, e);
-        } else if (!strcmp(f, "-w")) {
-            if (!small_int(v, 1, 32, &t->lower.num_warps) || !is_pow2(t->lower.num_warps))
-                return false;
-        } else if (!strcmp(f, "--num-stages")) {
-            if (!small_int(v, 1, 8, &t->lower.num_stages))
-                return false;
-        } else if (!strcmp(f, "--config")) {
-            if (!small_int(v, 0, 1 << 20, &t->lower.config_index))
-                return false;
-        } else if (!strcmp(f, "--arch")) {
-            t->lower.arch = !strcmp(v, "sm_90") ? 90 : 80;
-        } else if (!strcmp(f, "--grid")) {
-            t->grid = v;
-        } else if (!strcmp(f, "--emit")) {
-            t->emit = !strcmp(v, "tileir") ? EMIT_TILEIR : !strcmp(v, "layouts") ? EMIT_LAYOUTS : EMIT_CUDA;
-        }
-    }
-    return true;
+    int n;
+    char **words = options_split(a, line, &n);
+    CliOptions cli = {0};
+    return !options_parse(a, n, words, &cli) && !options_translate(a, &cli.t, t);
 }
 
 static unsigned name_hash(const char *s)
@@ -156,16 +78,17 @@ void fuzz_run(const uint8_t *data, size_t size, const char *dump, bool flags)
 
     Arena opts = {0};
     TranslateOptions t = {0};
-    t.lower.arch = 80;
-    t.dump = dump;
-    t.command = "tilec fuzz.py";
     bool ok = true;
     if (flags && size > 8 && !memcmp(text, "# flags:", 8)) {
-        const char *eol = memchr(text, '\n', size);
-        ok = apply_flags(&opts, text + 8, eol ? eol : text + size, &t);
-    } else if (flags) {
-        derive_options(&opts, &src, &t);
+        ok = apply_flags(&opts, text + 8, &t);
+    } else {
+        const tilec_translate_options defaults = {.command = "tilec fuzz.py"};
+        options_translate(&opts, &defaults, &t);
+        if (flags)
+            derive_options(&opts, &src, &t);
     }
+    if (dump)
+        t.dump = dump;
     if (ok) {
         Ctx ctx = {0};
         ctx.src = &src;

@@ -3,8 +3,7 @@
  * to CUDA (or tile IR, or layouts, as the input's flags line asks).
  *
  * The input may open with a "# flags: ..." line in the form tests/errors/
- * uses (-k, -s, -D, -w, --num-stages, --config, --arch, --debug, --grid,
- * --emit); without one, the kernel is the last jit function in the file and
+ * uses, read by tilec's own flag parser (src/options.c); without one, the kernel is the last jit function in the file and
  * its signature is derived from its parameters (fuzz_common.h).
  */
 #include "fuzz_common.h"

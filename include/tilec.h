@@ -133,7 +133,7 @@ typedef struct tilec_translate_options {
     int num_stages;          /* 1..8; 0: autotune config, else 3 */
     int min_blocks_per_sm;   /* --min-blocks: __launch_bounds__'s second argument, the blocks
                                 per SM ptxas must leave registers for; 0: tilec decides (see
-                                the README), -1: none, N >= 1: N */
+                                docs/CLI.md), -1: none, N >= 1: N */
     int config;              /* which @triton.autotune config (default 0) */
     int arch;                /* 80 or 90; 0: 80.  The output runs on both. */
     const char *grid;        /* --grid "cdiv(n, BLOCK)"; NULL: the caller gives the grid */

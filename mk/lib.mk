@@ -23,7 +23,7 @@ LDLIBS += -ldl
 .PHONY: lib lib-test gpu-lib-test install-lib bench-lib
 
 all: lib
-lib: $(B)/libtilec.a $(B)/libtilec.so
+lib: $(B)/libtilec.a $(B)/libtilec.so $(B)/dist/libtilec.a
 
 $(RT_OBJS): include/tilec.h src/runtime/runtime.h
 $(B)/src/main.o: include/tilec.h
@@ -31,6 +31,16 @@ $(B)/libtilec.a: $(RT_OBJS)
 
 $(B)/libtilec.so: $(LIB_OBJS) $(RT_OBJS)
 	$(CC) -shared $(LDFLAGS) -Wl,-soname,libtilec.so.$(LIB_SOVERSION) -o $@ $^ -ldl -lm
+
+# The archive users get from `make install`: every object linked into one, and every symbol
+# not marked TILEC_API (hidden by -fvisibility=hidden) made local, so that tilec's internal
+# names (line, fmt, fill, ...) can never clash with an application's.  build/*/libtilec.a
+# keeps the internal symbols for tilec's own tests.
+$(B)/dist/libtilec.a: $(LIB_OBJS) $(RT_OBJS)
+	@mkdir -p $(dir $@)
+	$(LD) -r -o $(B)/dist/tilec.o $^
+	objcopy --localize-hidden $(B)/dist/tilec.o
+	rm -f $@ && ar rcs $@ $(B)/dist/tilec.o
 
 # ---- test programs (plain C: they also run on the GPU machine) ------------------------------
 
@@ -67,7 +77,7 @@ bench-lib: $(B)/bench/bench_library
 
 # ---- install -------------------------------------------------------------------------------
 
-install-lib: $(B)/libtilec.a $(B)/libtilec.so
+install-lib: $(B)/dist/libtilec.a $(B)/libtilec.so $(B)/dist/libtilec.a
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 include/tilec.h $(DESTDIR)$(PREFIX)/include/tilec.h
 	install -m 755 $(B)/libtilec.so $(DESTDIR)$(PREFIX)/lib/libtilec.so.$(LIB_VERSION)

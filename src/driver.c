@@ -1,4 +1,4 @@
-/* driver.c — the translate function: the pipeline, one pass per line. */
+/* driver.c — the translate function: the passes of PASS_LIST (driver.h), one function each. */
 #include "driver.h"
 
 #include <string.h>
@@ -14,15 +14,49 @@
 #define VERIFY(ctx, f) ((void)0)
 #endif
 
-static bool dump_after(const TranslateOptions *opt, const char *pass)
+/* What the passes have made so far. */
+typedef struct Pipeline {
+    Ctx *ctx;
+    const TranslateOptions *opt;
+    TokenArray toks;
+    Module *m;
+    TirFunc *f;
+} Pipeline;
+
+/* ---- the passes (PASS_LIST, driver.h) ------------------------------------------ */
+
+static void pass_tokens(Pipeline *p) { p->toks = lex_source(p->ctx); }
+
+static void pass_ast(Pipeline *p) { p->m = parse_module(p->ctx, p->toks); }
+
+/* The kernel into typed tile IR, specialised for the signature and constexprs. */
+static void pass_lower(Pipeline *p) { p->f = tir_lower(p->ctx, p->m, &p->opt->lower); }
+
+static void pass_simplify(Pipeline *p)
 {
-    return opt->dump && !strcmp(opt->dump, pass);
+    tir_simplify(p->ctx, p->f);
+    tir_combine(p->ctx, p->f);
 }
 
-static void dump_tokens(StrBuf *out, TokenArray toks)
+static void pass_axisinfo(Pipeline *p) { tir_axisinfo(p->ctx, p->f); }
+
+/* Layouts, the cp.async pipeline of dot loops, its tidy-up, shared memory, and the
+ * limits a block must fit. */
+static void pass_layouts(Pipeline *p)
 {
-    for (int i = 0; i < toks.len; i++) {
-        const Token *t = &toks.data[i];
+    tir_layouts(p->ctx, p->f);
+    tir_pipeline(p->ctx, p->f);
+    tir_tidy(p->ctx, p->f);
+    tir_smem(p->ctx, p->f);
+    tir_check_limits(p->ctx, p->f, &p->opt->lower);
+}
+
+/* ---- the dumps -------------------------------------------------------------------- */
+
+static void dump_tokens(StrBuf *out, const Pipeline *p)
+{
+    for (int i = 0; i < p->toks.len; i++) {
+        const Token *t = &p->toks.data[i];
         sb_printf(out, "%d:%d %s", t->loc.line, t->loc.col, token_kind_name(t->kind));
         if (t->kind == TOK_NAME || t->kind == TOK_STRING)
             sb_printf(out, " %.*s", t->kind == TOK_STRING ? t->text_len : (int)strlen(t->text), t->text);
@@ -34,55 +68,55 @@ static void dump_tokens(StrBuf *out, TokenArray toks)
     }
 }
 
-static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
+static void dump_ast(StrBuf *out, const Pipeline *p) { ast_dump_module(out, p->m); }
+
+static void dump_ir(StrBuf *out, const Pipeline *p) { tir_print(out, p->f, false); }
+
+static void dump_ir_analyses(StrBuf *out, const Pipeline *p) { tir_print(out, p->f, true); }
+
+/* ---- the pipeline ----------------------------------------------------------------- */
+
+bool tilec_pass_exists(const char *name)
 {
-    TokenArray toks = lex_source(ctx);
-    if (dump_after(opt, "tokens"))
-        return dump_tokens(out, toks), 0;
+#define PASS_IS(pass, verify, print) || !strcmp(name, #pass)
+    return false PASS_LIST(PASS_IS);
+#undef PASS_IS
+}
 
-    Module *m = parse_module(ctx, toks);
-    if (dump_after(opt, "ast"))
-        return ast_dump_module(out, m), 0;
-
-    TirFunc *f = tir_lower(ctx, m, &opt->lower);
-    VERIFY(ctx, f);
-    if (dump_after(opt, "lower"))
-        return tir_print(out, f, false), 0;
-
-    tir_simplify(ctx, f);
-    tir_combine(ctx, f);
-    VERIFY(ctx, f);
-    if (dump_after(opt, "simplify"))
-        return tir_print(out, f, false), 0;
-
-    tir_axisinfo(ctx, f);
-    if (dump_after(opt, "axisinfo"))
-        return tir_print(out, f, true), 0;
-
-    tir_layouts(ctx, f);
-    tir_pipeline(ctx, f);
-    tir_tidy(ctx, f);
-    VERIFY(ctx, f);
-    tir_smem(ctx, f);
-    tir_check_limits(ctx, f, &opt->lower);
-    if (opt->result)
-        *opt->result = f;
-    if (dump_after(opt, "layouts"))
-        return tir_print(out, f, true), 0;
-
+static void emit(const Pipeline *p, StrBuf *out)
+{
+    const TranslateOptions *opt = p->opt;
     switch (opt->emit) {
-    case EMIT_TILEIR: tir_print(out, f, true); break;
+    case EMIT_TILEIR: tir_print(out, p->f, true); break;
     case EMIT_LAYOUTS:
-        tir_print_layouts(out, f);
-        tir_print_values(out, f);
+        tir_print_layouts(out, p->f);
+        tir_print_values(out, p->f);
         break;
     case EMIT_CUDA: {
         EmitOptions eo = {opt->command, opt->grid, opt->lower.arch};
-        cuda_name_params(ctx, f);
-        cuda_emit(ctx, out, f, &eo);
+        cuda_name_params(p->ctx, p->f);
+        cuda_emit(p->ctx, out, p->f, &eo);
         break;
     }
     }
+}
+
+/* Each pass of PASS_LIST in turn, the verifier after those that rewrite the IR, and a
+ * stop after the one --dump names. */
+static int run(Ctx *ctx, const TranslateOptions *opt, StrBuf *out)
+{
+    Pipeline p = {ctx, opt, {0}, NULL, NULL};
+#define RUN_PASS(pass, verify, print)                 \
+    pass_##pass(&p);                                  \
+    if (verify)                                       \
+        VERIFY(ctx, p.f);                             \
+    if (opt->result)                                  \
+        *opt->result = p.f;                           \
+    if (opt->dump && !strcmp(opt->dump, #pass))       \
+        return print(out, &p), 0;
+    PASS_LIST(RUN_PASS)
+#undef RUN_PASS
+    emit(&p, out);
     return 0;
 }
 

@@ -18,13 +18,33 @@ typedef enum EmitKind {
     EMIT_LAYOUTS,
 } EmitKind;
 
+/* The pipeline, pass by pass, in order: each pass's name (--dump NAME prints the
+ * program after it and stops), whether the IR verifier follows it (debug builds),
+ * and how its result is printed.  driver.c runs the list (pass_NAME does the work,
+ * dump_* prints); every list of pass names is made from it. */
+#define PASS_LIST(X)                        \
+    X(tokens,   false, dump_tokens)         \
+    X(ast,      false, dump_ast)            \
+    X(lower,    true,  dump_ir)             \
+    X(simplify, true,  dump_ir)             \
+    X(axisinfo, false, dump_ir_analyses)    \
+    X(layouts,  true,  dump_ir_analyses)
+
+/* ", tokens, ast, lower, simplify, axisinfo, layouts", a literal: the list is &PASS_NAMES[2]. */
+#define PASS_COMMA_NAME_(name, verify, print) ", " #name
+#define PASS_NAMES PASS_LIST(PASS_COMMA_NAME_)
+
+/* Whether `name` is one of PASS_LIST's names. */
+bool tilec_pass_exists(const char *name);
+
 typedef struct TranslateOptions {
     LowerOptions lower;
     EmitKind emit;
-    const char *dump;     /* pass name: tokens, ast, lower, simplify, axisinfo, layouts; NULL */
+    const char *dump;     /* a PASS_LIST name, or NULL */
     const char *grid;
     const char *command;  /* regenerate command for the .cu header */
-    TirFunc **result;     /* if set, receives the translated kernel (in ctx->arena); the library reads its metadata */
+    TirFunc **result;     /* if set, receives the kernel as the last pass run left it (in ctx->arena);
+                             the library reads the metadata of a whole translation */
 } TranslateOptions;
 
 int tilec_translate(Ctx *ctx, const TranslateOptions *opt, StrBuf *out);

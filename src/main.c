@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "options.h"
 #include "tilec.h"
 
 static const char usage[] =
@@ -57,8 +58,7 @@ static const char usage[] =
     "                        with any C compiler against cuda.h and link with -lcuda:\n"
     "                          tilec add.py -k add_kernel -s ... --grid ... \\\n"
     "                                --embed-cubin sm_80,sm_90,compute_90 -o add.c --header\n"
-    "      --dump PASS       print the program after PASS and stop: tokens, ast, lower,\n"
-    "                        simplify, axisinfo, layouts\n"
+    "      --dump PASS       print the program after PASS and stop: %s\n"
     "  -h, --help            show this help\n"
     "      --version         print the version\n"
     "\n"
@@ -67,21 +67,37 @@ static const char usage[] =
     "NVRTC is loaded at run time (libnvrtc.so; set CUDA_HOME if it is not on the library\n"
     "path); only --emit ptx/cubin, --report and --embed-cubin need it.\n";
 
-typedef enum CliEmit { CLI_CUDA, CLI_TILEIR, CLI_LAYOUTS, CLI_PTX, CLI_CUBIN } CliEmit;
+/* The help with the pass names of --dump in place, wrapped as the rest of it: at most 90
+ * columns, continued under the descriptions (column 24). */
+static void print_help(void)
+{
+    const char *at = strstr(usage, "%s"), *line = at;
+    while (line > usage && line[-1] != '\n')
+        line--;
+    size_t col = (size_t)(at - line);
+    StrBuf names = {0};
+    for (const char *p = options_pass_names(); *p;) {
+        size_t n = strcspn(p, " ");
+        if (names.len && col + 1 + n > 90) {
+            sb_printf(&names, "\n%24s", "");
+            col = 24;
+        } else if (names.len) {
+            sb_putc(&names, ' ');
+            col++;
+        }
+        sb_putn(&names, p, n);
+        col += n;
+        p += n + strspn(p + n, " ");
+    }
+    printf(usage, names.data);
+    sb_free(&names);
+}
 
 typedef struct Cli {
-    const char *input, *output;
-    tilec_translate_options t;
-    Vec(tilec_define) defines;
-    CliEmit emit;
-    bool report, header;
-    const char *embed;    /* --embed-cubin ARCHS */
-    tilec_compile_options *archs; /* ... parsed */
-    int narchs;
+    CliOptions o;
     Arena arena;
 } Cli;
 
-static bool parse_archs(Arena *a, const char *list, tilec_compile_options **out, int *n);
 static char *header_path(Arena *a, const char *out);
 
 /* Whether two paths name one file: the same text, or the same file on disk. */
@@ -101,6 +117,7 @@ static char *visible(const char *s)
     return sb_take(&sb);
 }
 
+/* A bad command line: fmt with arg, shown as a terminal should see it. */
 static int usage_error(const char *fmt, const char *arg)
 {
     char *shown = visible(arg);
@@ -111,267 +128,33 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-static bool parse_int(const char *s, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 0 || v > 1 << 20)
-        return false;
-    *out = (int)v;
-    return true;
-}
-
-/* An argument holding control characters, in bash's $'...' quoting: the command stays one line
- * that pastes back as it was run. */
-static void quote_arg_ansi_c(StrBuf *sb, const char *a)
-{
-    sb_puts(sb, "$'");
-    for (const unsigned char *p = (const unsigned char *)a; *p; p++) {
-        if (*p == '\\' || *p == '\'')
-            sb_printf(sb, "\\%c", *p);
-        else if (*p == '\n' || *p == '\t' || *p == '\r')
-            sb_puts(sb, *p == '\n' ? "\\n" : *p == '\t' ? "\\t" : "\\r");
-        else if (*p < 0x20 || *p == 0x7F)
-            sb_printf(sb, "\\x%02x", *p);
-        else
-            sb_putc(sb, (char)*p);
-    }
-    sb_putc(sb, '\'');
-}
-
-/* Quote an argument for the regenerate command when it needs it. */
-static void quote_arg(StrBuf *sb, const char *a)
-{
-    for (const unsigned char *p = (const unsigned char *)a; *p; p++)
-        if (*p < 0x20 || *p == 0x7F) {
-            quote_arg_ansi_c(sb, a);
-            return;
-        }
-    bool plain = *a != 0;
-    for (const char *p = a; *p; p++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-=./:,+", *p))
-            plain = false;
-    if (plain) {
-        sb_puts(sb, a);
-        return;
-    }
-    sb_putc(sb, '"');
-    for (const char *p = a; *p; p++) {
-        if (*p == '"' || *p == '\\' || *p == '$' || *p == '`')
-            sb_putc(sb, '\\');
-        sb_putc(sb, *p);
-    }
-    sb_putc(sb, '"');
-}
-
+/* The flags (options.c), then what only the files on disk can tell. */
 static int parse_args(Cli *c, int argc, char **argv)
 {
-    StrBuf cmd = {0};
-    sb_puts(&cmd, "tilec");
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = NULL;
-#define TAKE()                                                                  \
-    do {                                                                        \
-        if (i + 1 >= argc) {                                                    \
-            sb_free(&cmd);                                                      \
-            return usage_error("option %s needs a value", a);                   \
-        }                                                                       \
-        val = argv[++i];                                                        \
-    } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            fputs(usage, stdout);
-            sb_free(&cmd);
-            exit(0);
-        }
-        if (!strcmp(a, "--version")) {
-            printf("tilec %s\n", TILEC_VERSION);
-            sb_free(&cmd);
-            exit(0);
-        }
-        bool record = true;
-        if (!strcmp(a, "-k") || !strcmp(a, "--kernel")) {
-            TAKE();
-            c->t.kernel = val;
-        } else if (!strcmp(a, "-s") || !strcmp(a, "--signature")) {
-            TAKE();
-            c->t.signature = val; /* checked by the library */
-        } else if (!strncmp(a, "-D", 2)) {
-            const char *d = a + 2;
-            if (!*d) {
-                TAKE();
-                d = val;
-            }
-            const char *eq = strchr(d, '=');
-            if (!eq || eq == d || !eq[1]) {
-                sb_free(&cmd);
-                return usage_error("-D needs NAME=VALUE, got '%s'", d);
-            }
-            tilec_define e = {arena_strndup(&c->arena, d, (size_t)(eq - d)), eq + 1};
-            vec_push(&c->arena, &c->defines, e);
-        } else if (!strcmp(a, "-w") || !strcmp(a, "--num-warps")) {
-            TAKE();
-            if (!parse_int(val, &c->t.num_warps) || !c->t.num_warps || (c->t.num_warps & (c->t.num_warps - 1)) ||
-                c->t.num_warps > 32) {
-                sb_free(&cmd);
-                return usage_error("-w needs a power of two from 1 to 32, got '%s'", val);
-            }
-        } else if (!strcmp(a, "--num-stages")) {
-            TAKE();
-            if (!parse_int(val, &c->t.num_stages) || c->t.num_stages < 1 || c->t.num_stages > 8) {
-                sb_free(&cmd);
-                return usage_error("--num-stages needs a number from 1 to 8, got '%s'", val);
-            }
-        } else if (!strcmp(a, "--min-blocks")) {
-            TAKE();
-            if (!strcmp(val, "auto"))
-                c->t.min_blocks_per_sm = 0;
-            else if (!strcmp(val, "none"))
-                c->t.min_blocks_per_sm = -1;
-            else if (!parse_int(val, &c->t.min_blocks_per_sm) || c->t.min_blocks_per_sm < 1 ||
-                     c->t.min_blocks_per_sm > 32) {
-                sb_free(&cmd);
-                return usage_error("--min-blocks needs auto, none or a number from 1 to 32, got '%s'", val);
-            }
-        } else if (!strcmp(a, "--config")) {
-            TAKE();
-            if (!parse_int(val, &c->t.config)) {
-                sb_free(&cmd);
-                return usage_error("--config needs a non-negative number, got '%s'", val);
-            }
-        } else if (!strcmp(a, "--arch")) {
-            TAKE();
-            if (!strcmp(val, "sm_80") || !strcmp(val, "80"))
-                c->t.arch = 80;
-            else if (!strcmp(val, "sm_90") || !strcmp(val, "90") || !strcmp(val, "sm_90a"))
-                c->t.arch = 90;
-            else {
-                sb_free(&cmd);
-                return usage_error("--arch must be sm_80 or sm_90, got '%s'", val);
-            }
-        } else if (!strcmp(a, "--debug")) {
-            c->t.debug = 1;
-        } else if (!strcmp(a, "--grid")) {
-            TAKE();
-            c->t.grid = val;
-        } else if (!strcmp(a, "-o")) {
-            TAKE();
-            c->output = val;
-            record = false;
-        } else if (!strcmp(a, "--emit")) {
-            TAKE();
-            static const char *const kinds[] = {"cuda", "tileir", "layouts", "ptx", "cubin"};
-            size_t k = 0;
-            while (k < ARRAY_LEN(kinds) && strcmp(val, kinds[k]))
-                k++;
-            if (k == ARRAY_LEN(kinds)) {
-                sb_free(&cmd);
-                return usage_error("--emit must be cuda, tileir, layouts, ptx or cubin, got '%s'", val);
-            }
-            c->emit = (CliEmit)k;
-        } else if (!strcmp(a, "--report")) {
-            c->report = true;
-        } else if (!strcmp(a, "--header")) {
-            c->header = true;
-        } else if (!strcmp(a, "--embed-cubin")) {
-            TAKE();
-            c->embed = val;
-        } else if (!strcmp(a, "--dump")) {
-            TAKE();
-            static const char *const passes[] = {"tokens", "ast", "lower", "simplify", "axisinfo", "layouts"};
-            bool ok = false;
-            for (size_t k = 0; k < sizeof passes / sizeof *passes; k++)
-                ok |= !strcmp(val, passes[k]);
-            if (!ok) {
-                sb_free(&cmd);
-                return usage_error("--dump needs one of tokens, ast, lower, simplify, axisinfo, layouts; got '%s'", val);
-            }
-            c->t.dump = val;
-        } else if (a[0] == '-' && a[1]) {
-            sb_free(&cmd);
-            return usage_error("unknown option '%s'", a);
-        } else {
-            if (c->input) {
-                sb_free(&cmd);
-                return usage_error("more than one input file ('%s')", a);
-            }
-            c->input = a;
-        }
-        if (record) {
-            sb_putc(&cmd, ' ');
-            quote_arg(&cmd, a);
-            if (val) {
-                sb_putc(&cmd, ' ');
-                quote_arg(&cmd, val);
-            }
-        }
-#undef TAKE
+    Arena *a = &c->arena;
+    const char *err = options_parse(a, argc - 1, argv + 1, &c->o);
+    if (!err && c->o.help) {
+        print_help();
+        exit(0);
     }
-    if (c->output) {
-        sb_puts(&cmd, " -o ");
-        quote_arg(&cmd, c->output);
+    if (!err && c->o.version) {
+        printf("tilec %s\n", TILEC_VERSION);
+        exit(0);
     }
-    c->t.command = arena_strdup(&c->arena, cmd.data);
-    sb_free(&cmd);
-    if (!c->input)
-        return usage_error("%s", "no input file");
-    if (!c->t.arch)
-        c->t.arch = 80;
-    bool cuda_out = c->emit != CLI_TILEIR && c->emit != CLI_LAYOUTS && !c->t.dump;
-    if (c->header && !c->output)
-        return usage_error("%s", "--header writes next to the output: give -o FILE");
-    if (c->header && c->emit != CLI_CUDA)
-        return usage_error("%s", "--header goes with CUDA output or --embed-cubin, not --emit ptx/cubin/tileir/layouts");
-    if (c->embed && (c->emit != CLI_CUDA || c->t.dump))
-        return usage_error("%s", "--embed-cubin writes a C file: it does not combine with --emit or --dump");
-    if (c->embed && !parse_archs(&c->arena, c->embed, &c->archs, &c->narchs))
-        return usage_error("--embed-cubin needs a comma-separated list like sm_80,sm_90,compute_90; got '%s'", c->embed);
-    if (c->report && !cuda_out)
-        return usage_error("%s", "--report needs CUDA output (not --emit tileir/layouts or --dump)");
-    const char *header = c->header ? header_path(&c->arena, c->output) : NULL;
-    if (c->output && same_file(c->output, c->input))
-        return usage_error("-o names the input file '%s': tilec would overwrite the source", c->output);
-    if (header && same_file(header, c->output))
+    if (!err)
+        err = options_check_outputs(a, &c->o);
+    if (err)
+        return usage_error("%s", err);
+    const char *in = c->o.input, *out = c->o.output;
+    const char *header = c->o.header ? header_path(a, out) : NULL;
+    if (out && same_file(out, in))
+        return usage_error("-o names the input file '%s': tilec would overwrite the source", out);
+    if (header && same_file(header, out))
         return usage_error("--header writes FILE.h next to -o FILE, so -o '%s' would be overwritten by the "
-                           "header: name the output .cu (.c with --embed-cubin)", c->output);
-    if (header && same_file(header, c->input))
+                           "header: name the output .cu (.c with --embed-cubin)", out);
+    if (header && same_file(header, in))
         return usage_error("--header would write '%s', the input file", header);
-    c->t.defines = c->defines.data;
-    c->t.num_defines = c->defines.len;
-    c->t.output = c->emit == CLI_TILEIR ? TILEC_OUTPUT_TILEIR : c->emit == CLI_LAYOUTS ? TILEC_OUTPUT_LAYOUTS
-                                                                                         : TILEC_OUTPUT_CUDA;
     return 0;
-}
-
-/* "sm_80,sm_90,compute_90" (or "80,90") into compile options; false on a bad entry. */
-static bool parse_archs(Arena *a, const char *list, tilec_compile_options **out, int *n)
-{
-    int cap = 1;
-    for (const char *p = list; *p; p++)
-        cap += *p == ',';
-    tilec_compile_options *o = NEW_ARRAY(a, tilec_compile_options, cap);
-    *n = 0;
-    for (const char *p = list; *p;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        char *item = arena_strndup(a, p, len);
-        const char *digits = item;
-        tilec_binary_kind kind = TILEC_BINARY_CUBIN;
-        if (!strncmp(item, "sm_", 3))
-            digits = item + 3;
-        else if (!strncmp(item, "compute_", 8))
-            digits = item + 8, kind = TILEC_BINARY_PTX;
-        int arch;
-        if (!parse_int(digits, &arch) || arch < 10 || arch > 9999)
-            return false;
-        o[*n].arch = arch;
-        o[*n].kind = kind;
-        (*n)++;
-        p = e ? e + 1 : p + len;
-    }
-    *out = o;
-    return *n > 0;
 }
 
 /* The whole of the regular file at path, NUL-terminated, or NULL with the reason in *why.
@@ -488,8 +271,8 @@ static void print_report(tilec_context *ctx, const tilec_translation *t, const t
 /* --embed-cubin: one binary per architecture, then the C file (and its .h). */
 static int write_embed(Cli *c, tilec_context *ctx, const tilec_translation *t)
 {
-    tilec_compile_options *archs = c->archs;
-    int n = c->narchs;
+    tilec_compile_options *archs = c->o.archs;
+    int n = c->o.narchs;
     tilec_binary **bins = NEW_ARRAY(&c->arena, tilec_binary *, n);
     int rc = 0;
     for (int i = 0; i < n && !rc; i++)
@@ -498,11 +281,11 @@ static int write_embed(Cli *c, tilec_context *ctx, const tilec_translation *t)
     char *cf = NULL, *hf = NULL;
     if (!rc && tilec_generate_embed(ctx, t, (const tilec_binary *const *)bins, n, &cf, &hf))
         rc = env_error(ctx);
-    if (!rc && !write_file(c->output, cf, strlen(cf)))
+    if (!rc && !write_file(c->o.output, cf, strlen(cf)))
         rc = 1;
-    if (!rc && c->header && !write_file(header_path(&c->arena, c->output), hf, strlen(hf)))
+    if (!rc && c->o.header && !write_file(header_path(&c->arena, c->o.output), hf, strlen(hf)))
         rc = 1;
-    if (!rc && c->report)
+    if (!rc && c->o.report)
         for (int i = 0; i < n; i++)
             if (bins[i]->kind == TILEC_BINARY_CUBIN)
                 print_report(ctx, t, bins[i]);
@@ -516,11 +299,11 @@ static int write_embed(Cli *c, tilec_context *ctx, const tilec_translation *t)
 /* Everything after a successful translation. */
 static int produce(Cli *c, const tilec_translation *t)
 {
-    bool compiled = c->emit == CLI_PTX || c->emit == CLI_CUBIN;
-    if (!compiled && !c->report && !c->embed) {
-        if (!write_file(c->output, t->code, t->code_size))
+    bool compiled = c->o.emit == CLI_PTX || c->o.emit == CLI_CUBIN;
+    if (!compiled && !c->o.report && !c->o.embed) {
+        if (!write_file(c->o.output, t->code, t->code_size))
             return 1;
-        if (c->header && !write_file(header_path(&c->arena, c->output), t->header, strlen(t->header)))
+        if (c->o.header && !write_file(header_path(&c->arena, c->o.output), t->header, strlen(t->header)))
             return 1;
         return 0;
     }
@@ -530,18 +313,18 @@ static int produce(Cli *c, const tilec_translation *t)
         return 1;
     }
     int rc = 0;
-    if (c->embed) {
+    if (c->o.embed) {
         rc = write_embed(c, ctx, t);
     } else {
-        tilec_compile_options o = {.arch = c->t.arch, .kind = c->emit == CLI_PTX ? TILEC_BINARY_PTX : TILEC_BINARY_CUBIN};
+        tilec_compile_options o = {.arch = c->o.t.arch, .kind = c->o.emit == CLI_PTX ? TILEC_BINARY_PTX : TILEC_BINARY_CUBIN};
         tilec_binary *b = NULL, *rb = NULL;
         if (tilec_compile(ctx, t->code, &o, &b))
             rc = env_error(ctx);
-        else if (!write_file(c->output, compiled ? b->data : t->code, compiled ? b->size : t->code_size))
+        else if (!write_file(c->o.output, compiled ? b->data : t->code, compiled ? b->size : t->code_size))
             rc = 1;
-        else if (c->header && !write_file(header_path(&c->arena, c->output), t->header, strlen(t->header)))
+        else if (c->o.header && !write_file(header_path(&c->arena, c->o.output), t->header, strlen(t->header)))
             rc = 1;
-        if (!rc && c->report) {
+        if (!rc && c->o.report) {
             o.kind = TILEC_BINARY_CUBIN;
             if (b->kind == TILEC_BINARY_CUBIN)
                 print_report(ctx, t, b);
@@ -567,18 +350,18 @@ int main(int argc, char **argv)
     }
     size_t len = 0;
     const char *why = NULL;
-    char *text = read_file(c.input, &len, &why);
+    char *text = read_file(c.o.input, &len, &why);
     if (!text) {
-        char *shown = visible(c.input);
+        char *shown = visible(c.o.input);
         fprintf(stderr, "tilec: error: cannot read '%s': %s\n", shown, why);
         free(shown);
         arena_free(&c.arena);
         return 1;
     }
-    c.t.filename = c.input;
-    c.t.source_size = len;
+    c.o.t.filename = c.o.input;
+    c.o.t.source_size = len;
     tilec_translation *t = NULL;
-    tilec_status s = tilec_translate_source(text, &c.t, &t);
+    tilec_status s = tilec_translate_source(text, &c.o.t, &t);
     if (!t) {
         fprintf(stderr, "tilec: error: %s\n", tilec_status_name(s));
         rc = 1;

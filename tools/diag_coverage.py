@@ -7,8 +7,8 @@
                                               message is untested (make errors runs this)
 
 A message is a format string passed to diag_error / diag_warning / lower_error /
-usage_error (for `usage_error("%s", "text")`, the text), or printed by fprintf(stderr,
-"tilec: error: ...") in src/main.c; it is covered when the stderr of some
+usage_error (for `usage_error("%s", "text")`, the text) / flag_error (the flags, in
+src/options.c), or printed by fprintf(stderr, "tilec: error: ...") in src/main.c; it is covered when the stderr of some
 tests/errors/*.expected matches it (each %-conversion matches any text).  Not diagnostics:
 BUG()'s "tilec: internal error" (a bug, never an answer to input) and --report's lines
 (checked by make lib-test).  EXEMPT names the few environment failures that no command line
@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXEMPT = {
     "tilec: error: out of memory\\n": "the CLI's tilec_context_create failing: calloc of one small struct",
 }
-CALL = re.compile(r'\b(diag_error|diag_warning|lower_error|usage_error|unsupported|error_at_token|'
+CALL = re.compile(r'\b(diag_error|diag_warning|lower_error|usage_error|flag_error|unsupported|error_at_token|'
                   r'expect_colon|fprintf\(stderr,)\s*\(?\s*(?:[^"();]*?,\s*)?((?:"(?:[^"\\]|\\.)*"\s*)+)', re.S)
 
 

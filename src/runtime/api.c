@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../lexer.h"
+#include "../options.h"
 #include "../parser/ast.h"
 
 const char *tilec_version(void) { return TILEC_VERSION; }
@@ -30,37 +31,6 @@ const char *tilec_status_name(tilec_status s)
     case TILEC_ERROR_OUT_OF_MEMORY: return "TILEC_ERROR_OUT_OF_MEMORY";
     }
     return "TILEC_ERROR_UNKNOWN";
-}
-
-char *rt_strdup(const char *s)
-{
-    if (!s)
-        return NULL;
-    size_t n = strlen(s) + 1;
-    char *p = malloc(n);
-    if (p)
-        memcpy(p, s, n);
-    return p;
-}
-
-tilec_status rt_fail(tilec_context *ctx, tilec_status s, const char *fmt, ...)
-{
-    rt_ok(ctx);
-    if (s == TILEC_OK)
-        return s;
-    va_list ap;
-    va_start(ap, fmt);
-    sb_vprintf(&ctx->error, fmt, ap);
-    va_end(ap);
-    return s;
-}
-
-tilec_status rt_ok(tilec_context *ctx)
-{
-    ctx->error.len = 0;
-    if (ctx->error.data)
-        ctx->error.data[0] = 0;
-    return TILEC_OK;
 }
 
 /* ---- context ------------------------------------------------------------------------- */
@@ -102,64 +72,6 @@ void tilec_context_destroy(tilec_context *ctx)
 const char *tilec_context_error(const tilec_context *ctx)
 {
     return ctx && ctx->error.data ? ctx->error.data : "";
-}
-
-/* ---- options ------------------------------------------------------------------------- */
-
-static const char *const dump_passes[] = {"tokens", "ast", "lower", "simplify", "axisinfo", "layouts"};
-
-/* Fills `to` from the public options; returns an error message or NULL. */
-static const char *convert_options(Arena *a, const tilec_translate_options *o, TranslateOptions *to)
-{
-    LowerOptions *lo = &to->lower;
-    lo->kernel = o->kernel ? arena_strdup(a, o->kernel) : NULL;
-    if (o->signature) {
-        const char *err;
-        if (!tilec_parse_signature(a, arena_strdup(a, o->signature), lo, &err))
-            return arena_printf(a, "signature \"%s\": %s", o->signature, err);
-    }
-    if (o->num_defines < 0 || (o->num_defines && !o->defines))
-        return "num_defines is negative, or defines is NULL";
-    for (int i = 0; i < o->num_defines; i++) {
-        const tilec_define *d = &o->defines[i];
-        if (!d->name || !*d->name || !d->value || !*d->value)
-            return arena_printf(a, "define %d needs a name and a value", i);
-        SpecEntry e = {arena_strdup(a, d->name), arena_strdup(a, d->value), {0, 0}};
-        vec_push(a, &lo->defines, e);
-    }
-    if (o->num_warps && (o->num_warps < 1 || o->num_warps > 32 || !is_pow2(o->num_warps)))
-        return arena_printf(a, "num_warps must be a power of two from 1 to 32, got %d", o->num_warps);
-    if (o->num_stages < 0 || o->num_stages > 8)
-        return arena_printf(a, "num_stages must be from 1 to 8, got %d", o->num_stages);
-    if (o->min_blocks_per_sm < -1 || o->min_blocks_per_sm > 32)
-        return arena_printf(a, "min_blocks_per_sm must be -1 (none), 0 (tilec decides) or from 1 to 32, got %d",
-                            o->min_blocks_per_sm);
-    if (o->config < 0)
-        return arena_printf(a, "config must not be negative, got %d", o->config);
-    if (o->arch && o->arch != 80 && o->arch != 90)
-        return arena_printf(a, "arch must be 80 or 90 (the output runs on both; compile for another GPU with "
-                               "tilec_compile_options.arch), got %d", o->arch);
-    if (o->output != TILEC_OUTPUT_CUDA && o->output != TILEC_OUTPUT_TILEIR && o->output != TILEC_OUTPUT_LAYOUTS)
-        return arena_printf(a, "unknown output kind %d", (int)o->output);
-    if (o->dump) {
-        bool ok = false;
-        for (size_t k = 0; k < ARRAY_LEN(dump_passes); k++)
-            ok |= !strcmp(o->dump, dump_passes[k]);
-        if (!ok)
-            return arena_printf(a, "dump must be one of tokens, ast, lower, simplify, axisinfo, layouts; got '%s'",
-                                o->dump);
-    }
-    lo->num_warps = o->num_warps;
-    lo->num_stages = o->num_stages;
-    lo->config_index = o->config;
-    lo->arch = o->arch ? o->arch : 80;
-    lo->debug = o->debug != 0;
-    lo->min_blocks = o->min_blocks_per_sm;
-    to->emit = o->output == TILEC_OUTPUT_TILEIR ? EMIT_TILEIR : o->output == TILEC_OUTPUT_LAYOUTS ? EMIT_LAYOUTS : EMIT_CUDA;
-    to->dump = o->dump ? arena_strdup(a, o->dump) : NULL;
-    to->grid = o->grid ? arena_strdup(a, o->grid) : NULL;
-    to->command = o->command ? arena_strdup(a, o->command) : NULL;
-    return NULL;
 }
 
 /* ---- metadata ------------------------------------------------------------------------ */
@@ -307,7 +219,7 @@ tilec_status tilec_translate_source(const char *source, const tilec_translate_op
     t->pub.diagnostic_text = "";
 
     TranslateOptions to = {0};
-    const char *err = convert_options(a, opt, &to);
+    const char *err = options_translate(a, opt, &to);
     if (err)
         return finish(t, TILEC_ERROR_INVALID_ARGUMENT, err);
     TirFunc *f = NULL;

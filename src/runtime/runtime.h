@@ -6,8 +6,8 @@
  * objects made from it; no file here has mutable global state.  NVRTC and
  * the driver are reached only through the function pointers of RtNvrtc and
  * RtCuda, filled by dlopen/dlsym on first use, so nothing links against
- * CUDA.  Every failing function records a message with rt_fail() and
- * returns a tilec_status; nothing exits, nothing prints.
+ * CUDA.  Every failing function records a message with rt_fail()
+ * (rt_util.h) and returns a tilec_status; nothing exits, nothing prints.
  */
 #ifndef TILEC_RUNTIME_H
 #define TILEC_RUNTIME_H
@@ -15,6 +15,7 @@
 #include "../../include/tilec.h"
 #include "../common.h"
 #include "../driver.h"
+#include "rt_util.h"
 
 /* ---- the grid expression, compiled for the host ---------------------------------------- */
 
@@ -125,11 +126,6 @@ struct tilec_context {
     RtCuda cu;
     RtCache cache;
 };
-
-/* Records the message and returns s (s == TILEC_OK clears the message). */
-tilec_status rt_fail(tilec_context *ctx, tilec_status s, const char *fmt, ...) PRINTF_LIKE(3, 4);
-tilec_status rt_ok(tilec_context *ctx);      /* clears the message, returns TILEC_OK */
-char *rt_strdup(const char *s);          /* malloc'd copy, NULL for NULL */
 
 tilec_status rt_nvrtc_load(tilec_context *ctx);
 void rt_nvrtc_unload(RtNvrtc *n);

@@ -1427,6 +1427,21 @@ int lmap_reg_offset(const LayoutMap *m, int reg, int dim)
     return off;
 }
 
+void lmap_coords(const LayoutMap *m, int r, int lane, int warp, int *c)
+{
+    for (int d = 0; d < m->rank; d++)
+        c[d] = 0;
+    for (int i = 0; i < m->nreg; i++)
+        if ((r >> i & 1) && m->reg[i].dim >= 0)
+            c[m->reg[i].dim] += 1 << m->reg[i].bit;
+    for (int i = 0; i < m->nlane; i++)
+        if ((lane >> i & 1) && m->lane[i].dim >= 0)
+            c[m->lane[i].dim] += 1 << m->lane[i].bit;
+    for (int i = 0; i < m->nwarp; i++)
+        if ((warp >> i & 1) && m->warp[i].dim >= 0)
+            c[m->warp[i].dim] += 1 << m->warp[i].bit;
+}
+
 unsigned lmap_replicated_mask(const LBit *bits, int n)
 {
     unsigned mask = 0;

@@ -1525,8 +1525,10 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
     f->num_stages = opt->num_stages ? opt->num_stages : config_int(L, at.config, "num_stages");
     if (!f->num_stages)
         f->num_stages = 3;
-    if (!is_pow2(f->num_warps) || f->num_warps > 32)
-        lower_error(L, fd->loc, "num_warps must be a power of two between 1 and 32, got %d", f->num_warps);
+    if (!is_pow2(f->num_warps) || f->num_warps > TIR_MAX_WARPS)
+        lower_error(L, fd->loc, "num_warps must be a power of two from 1 to %d, got %d", TIR_MAX_WARPS, f->num_warps);
+    if (f->num_stages < 1 || f->num_stages > TIR_MAX_STAGES)
+        lower_error(L, fd->loc, "num_stages must be a number from 1 to %d, got %d", TIR_MAX_STAGES, f->num_stages);
 
     lower_body(L, &fd->body);
     return f;

@@ -20,6 +20,8 @@
 #define TIR_MAX_NUMEL (1 << 20)   /* Triton's TRITON_MAX_TENSOR_NUMEL */
 #define TIR_MAX_VALUES 250000     /* IR values of one kernel: real kernels have thousands */
 #define TIR_MAX_STMTS 200000      /* statements lowered, each unrolled trip counted */
+#define TIR_MAX_WARPS 32          /* num_warps: a power of two from 1 to this */
+#define TIR_MAX_STAGES 8          /* num_stages: from 1 to this */
 
 /* X(enum, short name (signature / IR), triton name, C type, bits, class)
  * class: 'b' bool, 's' signed int, 'u' unsigned int, 'f' float, 'p' pointer */

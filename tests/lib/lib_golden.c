@@ -166,10 +166,8 @@ int main(int argc, char **argv)
     tilec_cache_stats(ctx, &hits, &misses);
     printf("lib_golden%s: %d kernels, %d failed, %d skipped (cache: %ld hits, %ld compilations)\n", run ? " --run" : "", n,
            failed, skipped, hits, misses);
-    for (int i = 0; i < n; i++) {
-        free(cases[i].line);
-        free(cases[i].source);
-    }
+    for (int i = 0; i < n; i++)
+        free_case(&cases[i]);
     free(cases);
     free(host);
     tilec_context_destroy(ctx);

@@ -112,6 +112,22 @@ if command -v pkg-config >/dev/null 2>&1; then
             -Wl,-rpath,$tmp/prefix/lib &&
         ldd $tmp/host_so | grep -q 'libtilec.so.0 => $tmp/prefix/lib' && $tmp/host_so --allow-no-gpu &&
         [ -x $tmp/prefix/bin/tilec ] && [ -f $tmp/prefix/include/tilec.h ] && [ -f $tmp/prefix/lib/libtilec.a ]"
+    # An application may use any name tilec uses inside: the installed archive exports only
+    # the tilec_* API (mk/lib.mk makes the rest local).
+    cat > $tmp/clash.c <<'EOF'
+#include <stdio.h>
+#include <tilec.h>
+int line(void) { return 1; }
+int fmt(void) { return 2; }
+int fill(void) { return 3; }
+int decl(void) { return 4; }
+int main(void) { printf("%s %d\n", tilec_version(), line() + fmt() + fill() + decl()); return 0; }
+EOF
+    check "installed libtilec.a: only tilec_* is global; an app defining line, fmt, fill links" sh -c "
+        [ -z \"\$(nm -g --defined-only $tmp/prefix/lib/libtilec.a | awk 'NF == 3 && \$3 !~ /^tilec_/')\" ] &&
+        $CC -std=c11 -Wall -Werror -I$tmp/prefix/include -o $tmp/clash $tmp/clash.c \
+            $tmp/prefix/lib/libtilec.a -ldl -lm &&
+        $tmp/clash | grep -q ' 10\$'"
 else
     echo "skip make install + pkg-config (pkg-config not installed)"
 fi

@@ -195,14 +195,14 @@ Test(api_translate, bad_options)
 {
     static const tilec_define no_value[] = {{"BLOCK_SIZE", NULL}};
     tilec_translate_options base = add_options(), o;
-    const char *expect[] = {"num_warps must be a power of two from 1 to 32, got 3",
-                            "num_stages must be from 1 to 8, got 9",
+    const char *expect[] = {"num_warps must be 0 (the default) or a power of two from 1 to 32, got 3",
+                            "num_stages must be 0 (the default) or a number from 1 to 8, got 9",
                             "arch must be 80 or 90",
                             "signature \"*fp32, 'x\": unterminated quote in the signature",
                             "define 0 needs a name and a value",
                             "dump must be one of tokens",
-                            "config must not be negative",
-                            "min_blocks_per_sm must be -1 (none), 0 (tilec decides) or from 1 to 32, got 33"};
+                            "config must be a non-negative number, got -1",
+                            "min_blocks_per_sm must be -1 (none), 0 (tilec decides) or a number from 1 to 32, got 33"};
     for (int i = 0; i < 8; i++) {
         o = base;
         switch (i) {
