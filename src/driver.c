@@ -40,12 +40,13 @@ static void pass_simplify(Pipeline *p)
 
 static void pass_axisinfo(Pipeline *p) { tir_axisinfo(p->ctx, p->f); }
 
-/* Layouts, the cp.async pipeline of dot loops, shared memory, the limits a block
- * must fit, and what the kernel uses. */
+/* Layouts, the cp.async pipeline of dot loops, its tidy-up, shared memory, the
+ * limits a block must fit, and what the kernel uses. */
 static void pass_layouts(Pipeline *p)
 {
     tir_layouts(p->ctx, p->f);
     tir_pipeline(p->ctx, p->f);
+    tir_tidy(p->ctx, p->f);
     tir_smem(p->ctx, p->f);
     tir_check_limits(p->ctx, p->f, &p->opt->lower);
     tir_summarize(p->ctx, p->f);
@@ -93,6 +94,7 @@ static void emit(const Pipeline *p, StrBuf *out)
         tir_print_values(out, p->f);
         break;
     case EMIT_CUDA: {
+        cuda_name_params(p->ctx, p->f);
         GridProg grid; /* --grid's errors come before any output */
         tir_grid_compile(p->ctx, p->f, opt->grid, &grid);
         EmitOptions eo = {.command = opt->command, .grid = opt->grid, .grid_prog = &grid, .arch = opt->lower.arch};

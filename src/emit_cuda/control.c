@@ -83,13 +83,24 @@ static void assign_from(Emitter *E, const Value *dst, const Value *src)
     fill(E, vname(E, dst), dst, value_elem, src);
 }
 
+/* A loop variable, declared and given its initial value (one line for a scalar). */
+static void init_loop_var(Emitter *E, const Value *var, const Value *init)
+{
+    if (info(E, var)->shares_init)
+        return;
+    if (!var->type.rank && strcmp(vname(E, var), vname(E, init))) {
+        line(E, "%s = %s;", decl(E, var->type, vname(E, var), 0), value_at(E, init, NULL, "0"));
+        return;
+    }
+    declare_var(E, var);
+    assign_from(E, var, init);
+}
+
 static void emit_for(Emitter *E, const Op *op)
 {
     const Block *body = op->regions[0];
-    for (int i = 0; i < op->nres; i++) {
-        declare_var(E, op->results[i]);
-        assign_from(E, op->results[i], op->args[3 + i]);
-    }
+    for (int i = 0; i < op->nres; i++)
+        init_loop_var(E, op->results[i], op->args[3 + i]);
     const Value *iv = body->args.data[0];
     const char *t = dtype_ctype(iv->type.dtype);
     const char *ivn = vname(E, iv);
@@ -105,10 +116,8 @@ static void emit_for(Emitter *E, const Op *op)
 
 static void emit_while(Emitter *E, const Op *op)
 {
-    for (int i = 0; i < op->nres; i++) {
-        declare_var(E, op->results[i]);
-        assign_from(E, op->results[i], op->args[i]);
-    }
+    for (int i = 0; i < op->nres; i++)
+        init_loop_var(E, op->results[i], op->args[i]);
     line(E, "while (true) {");
     E->indent++;
     const Block *before = op->regions[0], *after = op->regions[1];

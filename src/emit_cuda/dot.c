@@ -73,7 +73,7 @@ bool fused_read(Emitter *E, const Value *v)
 /* B fragment word of (ks, ni): its first N repetition sits before the K ones. */
 static const char *b_word(Emitter *E, int nn, int nk)
 {
-    return nn >= 2 ? fmt(E, "2 * (ni & 1) + 4 * (ks + %d * (ni >> 1))", nk) : "2 * ks";
+    return nn >= 2 ? fmt(E, "2 * (ni & 1) + 4 * (k_step + %d * (ni >> 1))", nk) : "2 * k_step";
 }
 
 /* The fragment registers of K step ks read one element at a time (operands
@@ -86,7 +86,7 @@ static void fused_elem_read(Emitter *E, const Op *ll, const char *fn, const char
     const DotStage *s = ll->stage;
     const Value *r = ll->results[0];
     int kw = r->layout->kwidth;
-    line(E, "// operand %c of K step ks, one element at a time (%s's K is not its contiguous dimension)",
+    line(E, "// operand %c of K step k_step, one element at a time (%s's K is not its contiguous dimension)",
          s->op_idx ? 'B' : 'A', vname(E, r));
     if (n > 1) {
         line(E, "#pragma unroll");
@@ -113,14 +113,14 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
     if (fb && llb->stage->ldmatrix)
         ld_setup(E, llb, fmt(E, "%s_ld", b));
     line(E, "#pragma unroll");
-    line(E, "for (int ks = 0; ks < %d; ++ks) {  // K steps", nk);
+    line(E, "for (int k_step = 0; k_step < %d; ++k_step) {  // K steps", nk);
     E->indent++;
     if (fa && !lla->stage->ldmatrix) {
-        fused_elem_read(E, lla, fna, "mi", nm, fmt(E, nm > 1 ? "4 * (ks + %d * mi)" : "4 * ks", nk), 4);
+        fused_elem_read(E, lla, fna, "mi", nm, fmt(E, nm > 1 ? "4 * (k_step + %d * mi)" : "4 * k_step", nk), 4);
         fa = false;
     }
     if (fb && !llb->stage->ldmatrix) {
-        fused_elem_read(E, llb, fnb, "ni", nn, nn >= 2 ? b_word(E, nn, nk) : "2 * ks", 2);
+        fused_elem_read(E, llb, fnb, "ni", nn, nn >= 2 ? b_word(E, nn, nk) : "2 * k_step", 2);
         fb = false;
     }
     if (fa) {
@@ -129,7 +129,7 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
         line(E, "#pragma unroll");
         line(E, "for (int mi = 0; mi < %d; ++mi)", nm);
         E->indent++;
-        ld_group(E, ll, fna, slot, fmt(E, "%s_ld", a), fmt(E, "ks + %d * mi", nk));
+        ld_group(E, ll, fna, slot, fmt(E, "%s_ld", a), fmt(E, "k_step + %d * mi", nk));
         E->indent--;
     }
     if (fb) {
@@ -139,12 +139,12 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
             line(E, "#pragma unroll");
             line(E, "for (int np = 0; np < %d; ++np)  // two 8-column tiles per ldmatrix.x4", nn / 2);
             E->indent++;
-            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), fmt(E, "ks + %d * np", nk));
+            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), fmt(E, "k_step + %d * np", nk));
             E->indent--;
         } else if (nk >= 2) {
-            line(E, "if ((ks & 1) == 0)  // one ldmatrix.x4 holds two K steps");
+            line(E, "if ((k_step & 1) == 0)  // one ldmatrix.x4 holds two K steps");
             E->indent++;
-            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), "(ks >> 1)");
+            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), "(k_step >> 1)");
             E->indent--;
         } else {
             ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), "0");
@@ -158,7 +158,7 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
     const char *acc = fmt(E, "&%s[4 * (ni + %d * mi)]", name, nn);
     if (h)
         acc = fmt(E, "reinterpret_cast<uint32_t *>(%s)", acc);
-    line(E, "        %s(%s, &%s[4 * (ks + %d * mi)], &%s[%s]);", fn, acc, a, nk, b, b_word(E, nn, nk));
+    line(E, "        %s(%s, &%s[4 * (k_step + %d * mi)], &%s[%s]);", fn, acc, a, nk, b, b_word(E, nn, nk));
     E->indent--;
     line(E, "}");
 }
@@ -205,8 +205,8 @@ static void emit_dot_mma(Emitter *E, const Op *op)
                 line(E, "    t[j] = isnan(t[j]) ? 0.0f : t[j];");
             }
             line(E, "#pragma unroll");
-            line(E, "for (int ks = 0; ks < %d; ++ks)", nk);
-            line(E, "    %s(t, &%s[4 * (ks + %d * mi)], &%s[%s]);", fn, pairs[p][0], nk, pairs[p][1],
+            line(E, "for (int k_step = 0; k_step < %d; ++k_step)", nk);
+            line(E, "    %s(t, &%s[4 * (k_step + %d * mi)], &%s[%s]);", fn, pairs[p][0], nk, pairs[p][1],
                  b_word(E, nn, nk));
         }
         line(E, "#pragma unroll");

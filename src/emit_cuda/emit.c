@@ -47,16 +47,15 @@ void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
     E.f = f;
     E.opt = opt;
     E.vi = NEW_ARRAY(E.a, ValInfo, f->nvalues + 1);
-    /* parameter names are the source's and come first */
+    /* parameter names (cuda_name_params) come first */
+    check_kernel_name(&E, f->name);
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];
-        strmap_put(E.a, &E.names, kp->name, 0);
-        if (kp->value)
-            E.vi[kp->value->id].name = kp->name;
+        if (kp->value) {
+            strmap_put(E.a, &E.names, kp->c_name, 0);
+            E.vi[kp->value->id].name = kp->c_name;
+        }
     }
-    check_c_name(&E, f->name, "kernel name", true);
-    for (int i = 0; i < f->params.len; i++)
-        check_c_name(&E, f->params.data[i].name, "parameter name", f->params.data[i].value != NULL);
     record_users(&E, f->body);
     plan_block(&E, f->body);
     plan_regions(&E, f->body);

@@ -23,6 +23,9 @@ typedef struct EmitOptions {
     int arch;              /* 80, 90 */
 } EmitOptions;
 
+/* Before cuda_emit: each runtime parameter's C name (KernelParam.c_name), the
+ * source's unless C or the generated code has it already. */
+void cuda_name_params(Ctx *ctx, TirFunc *f);
 void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt);
 
 #endif

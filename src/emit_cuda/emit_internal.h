@@ -22,6 +22,7 @@ typedef struct ValInfo {
     Op *user;           /* the single user when nuses == 1 */
     bool inl;           /* printed inside its user's expression */
     bool declared;      /* a variable declared before its defining op (if/for results) */
+    bool shares_init;   /* a loop result whose variable is its initial value's (plan_regions) */
     bool folded_addr;   /* a named pointer tile computed inside its load or store */
     int depth;          /* inl: how deeply its expression nests inlined ones (plan_block) */
 } ValInfo;
@@ -77,7 +78,7 @@ const char *int_literal(Emitter *E, int64_t v, DType d);
 const char *zero_of(Emitter *E, DType d);
 const char *source_file_name(Emitter *E);
 const char *shape_note(Emitter *E, const Value *v);
-void check_c_name(Emitter *E, const char *nm, const char *what, bool in_c);
+void check_kernel_name(Emitter *E, const char *nm);
 
 /* coords.c: register indices (bit moves on C text) and element coordinates */
 const char *move_bits(Emitter *E, const char *src, const int *from, const int *to, int n, int src_bits);

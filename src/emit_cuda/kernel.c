@@ -101,6 +101,8 @@ void emit_header(Emitter *E, int threads)
                       t.dtype == DT_PTR ? fmt(E, "*%s", dtype_name(t.pointee)) : dtype_name(t.dtype));
             if (kp->div > 1)
                 sb_printf(E->out, t.dtype == DT_PTR ? " (%lld-byte aligned)" : " (multiple of %lld)", (long long)kp->div);
+            if (strcmp(kp->c_name, kp->name))
+                sb_printf(E->out, ", called %s in the C code", kp->c_name);
             sb_putc(E->out, '\n');
         } else {
             sb_printf(E->out, "//   %-16s = %s (%s)\n", kp->name, kp->spec_text ? comment_escape(E->a, kp->spec_text) : "?",
@@ -192,8 +194,8 @@ const char *param_decl(Emitter *E, const KernelParam *kp)
 {
     Type t = kp->type;
     if (t.dtype == DT_PTR)
-        return fmt(E, "%s *__restrict__ %s", dtype_memory_ctype(t.pointee), kp->name);
-    return fmt(E, "%s %s", dtype_ctype(t.dtype), kp->name);
+        return fmt(E, "%s *__restrict__ %s", dtype_memory_ctype(t.pointee), kp->c_name);
+    return fmt(E, "%s %s", dtype_ctype(t.dtype), kp->c_name);
 }
 
 static bool ident_char(char c) { return c == '_' || (c >= '0' && c <= '9') || ((c | 32) >= 'a' && (c | 32) <= 'z'); }

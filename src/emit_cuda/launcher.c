@@ -22,7 +22,7 @@ void emit_launcher(Emitter *E, int threads)
     if (E->opt->grid) {
         const char **names = NEW_ARRAY(E->a, const char *, f->params.len + 1);
         for (int i = 0; i < f->params.len; i++)
-            names[i] = f->params.data[i].name;
+            names[i] = f->params.data[i].c_name;
         sb_printf(E->out, "    // grid = (%s)\n", comment_escape(E->a, E->opt->grid));
         GridLaunchC how = {names, "cudaSuccess", "cudaErrorInvalidValue", false};
         tir_grid_launch_c(E->out, E->a, E->grid, &how);
@@ -43,7 +43,7 @@ void emit_launcher(Emitter *E, int threads)
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];
         if (kp->value)
-            sb_printf(E->out, "%s%s", n++ ? ", " : "", kp->name);
+            sb_printf(E->out, "%s%s", n++ ? ", " : "", kp->c_name);
     }
     sb_puts(E->out, ");\n    return cudaGetLastError();\n}\n#endif\n");
 }

@@ -5,6 +5,8 @@
  */
 #include "emit_internal.h"
 
+#include <string.h>
+
 /* Opens the loop over a thread's `n` register elements in steps of `step` and
  * returns the index to use inside it.  One step needs no loop: index 0. */
 const char *elem_loop_open(Emitter *E, int n, int step)
@@ -59,8 +61,6 @@ void elem_close(Emitter *E, int n, bool multi)
 
 const char *value_elem(Emitter *E, const void *v, const Value *ctx, const char *idx) { return value_at(E, v, ctx, idx); }
 
-static const char *op_elem(Emitter *E, const void *op, const Value *ctx, const char *idx) { return op_expr(E, op, idx); }
-
 const char *array_elem(Emitter *E, const void *name, const Value *ctx, const char *idx)
 {
     return fmt(E, "%s[%s]", (const char *)name, idx);
@@ -109,6 +109,40 @@ static int const_run(const Value *v, int *dim)
     return run;
 }
 
+/* s without the parentheses around all of it, if it has them. */
+static const char *unparen(Emitter *E, const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 2 || s[0] != '(' || s[n - 1] != ')')
+        return s;
+    int depth = 0;
+    for (size_t i = 0; i < n - 1; i++) {
+        depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
+        if (!depth)
+            return s; /* "(a) + (b)": the first group closes early */
+    }
+    return fmt(E, "%.*s", (int)(n - 2), s + 1);
+}
+
+/* "x[e] = x[e] + y" as "x[e] += y": an add, subtract or multiply whose left operand is the
+ * variable it writes (a loop-carried update written in place).  The right operand prints
+ * parenthesised when it is itself an expression, so the rest is one operand. */
+static void assign_elem(Emitter *E, const Op *op, const char *dst, const char *expr)
+{
+    static const struct { OpKind kind; const char *sym; } ops[] = {
+        {OP_ADD, "+"}, {OP_ADDPTR, "+"}, {OP_SUB, "-"}, {OP_MUL, "*"}};
+    for (size_t k = 0; k < ARRAY_LEN(ops); k++) {
+        if (op->kind != ops[k].kind)
+            continue;
+        const char *lhs = fmt(E, "%s %s ", dst, ops[k].sym);
+        if (!strncmp(expr, lhs, strlen(lhs))) {
+            line(E, "%s %s= %s;", dst, ops[k].sym, unparen(E, expr + strlen(lhs)));
+            return;
+        }
+    }
+    line(E, "%s = %s;", dst, expr);
+}
+
 /* Declare (unless already declared) and compute an op's single result. */
 void emit_assign(Emitter *E, const Op *op)
 {
@@ -123,7 +157,13 @@ void emit_assign(Emitter *E, const Op *op)
     }
     int dim = 0, run = const_run(v, &dim), n = nregs(v);
     if (run < 2 || op->kind == OP_MAKE_RANGE) {
-        fill(E, name, v, op_elem, op);
+        if (!v->type.rank) {
+            assign_elem(E, op, name, op_expr(E, op, "0"));
+            return;
+        }
+        const char *i = elem_loop_open(E, n, 1);
+        assign_elem(E, op, fmt(E, "%s[%s]", name, i), op_expr(E, op, i));
+        elem_loop_close(E, n, 1);
         return;
     }
     line(E, "// the same value in each run of %d registers (constancy %lld along dim %d): computed once per run",

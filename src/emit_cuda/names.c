@@ -4,7 +4,9 @@
  * Every name the emitter prints comes from unique_name: a source variable's
  * name where there is one, else a role ("loaded", "cond"), cleaned into a C
  * identifier and suffixed (_2, _3 ...) away from names already taken and from
- * the words the generated CUDA reserves.
+ * the words the generated CUDA reserves.  Parameters are named before that, by
+ * cuda_name_params: '_' added to a reserved name, so that no valid Python name
+ * is refused and none shadows what the generated code uses.
  */
 #include "emit_internal.h"
 
@@ -12,27 +14,96 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const reserved[] = {
-    "auto", "bool", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
-    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "return",
-    "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-    "volatile", "while", "class", "delete", "new", "namespace", "operator", "private", "protected",
-    "public", "template", "this", "throw", "try", "catch", "typename", "using", "virtual", "true",
-    "false", "nullptr", "asm", "friend", "mutable", "explicit", "export", "constexpr", "decltype",
-    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "tilec", "e", "tid", "lane", "warp",
-    "min", "max", "abs", "exp", "log", "sqrt", "dim3", "grid", "stream", "main", "not", "and", "or",
-    "xor", "std", "printf", "assert", "kk", "ww", "lane_bit", "partial", "partial_i", "buf", "other", "other_i", "carry", "smem", "old", "part", "before", "total", "incl", "prev", "sum", "rr", "s", "v", "same", "j",
-    "ks", "mi", "ni", "np", "qi", /* tl.dot: K steps, 16x8 tiles, ldmatrix groups */
+/* Words a name in the generated file must not be: C and C++ keywords, CUDA's
+ * built-in variables and types, the functions the kernel calls unqualified, and
+ * the file's types.  Besides these: anything starting with "__" or
+ * "tilec" (intrinsics, the helpers' namespace), layout names (L0, L1_row) and
+ * the file's own helpers (stage0, cvt2_at, atom_*, mma_*). */
+static const char *const c_words[] = {
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case",
+    "catch", "char", "char16_t", "char32_t", "char8_t", "class", "co_await", "co_return", "co_yield",
+    "compl", "concept", "const", "const_cast", "consteval", "constexpr", "constinit", "continue",
+    "decltype", "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit",
+    "export", "extern", "false", "float", "for", "friend", "goto", "if", "inline", "int", "long",
+    "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
+    "private", "protected", "public", "register", "reinterpret_cast", "requires", "restrict", "return",
+    "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
+    "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
+    "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+    "main", "std", "defined", "NULL",
+    /* CUDA and the types the file names */
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "half", "half2", "nv_bfloat16",
+    "nv_bfloat162", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t",
+    "uint64_t", "uintptr_t", "size_t", "cudaStream_t", "cudaError_t", "cudaSuccess",
+    "cudaErrorInvalidValue", "cudaGetLastError", "cudaFuncSetAttribute",
+    "cudaFuncAttributeMaxDynamicSharedMemorySize", "CUresult", "CUstream", "CUdeviceptr",
+    "cuLaunchKernel", "CUDA_SUCCESS", "CUDA_ERROR_INVALID_VALUE", "CUDA_ERROR_NOT_INITIALIZED",
+    /* functions called unqualified (math: see also math_c_name) */
+    "printf", "assert", "min", "max", "abs", "fabs", "fabsf", "fmax", "fmaxf", "fmin", "fminf", "fma",
+    "fmaf", "exp", "expf", "exp2", "exp2f", "expm1", "expm1f", "log", "logf", "log2", "log2f", "log1p",
+    "log1pf", "sqrt", "sqrtf", "rsqrt", "rsqrtf", "sin", "sinf", "cos", "cosf", "tan", "tanf", "tanh",
+    "tanhf", "erf", "erff", "floor", "floorf", "ceil", "ceilf", "asin", "asinf", "acos", "acosf", "atan",
+    "atanf", "sinh", "sinhf", "cosh", "coshf", "trunc", "truncf", "round", "roundf", "rint", "rintf",
+    "cbrt", "cbrtf", "isnan", "isinf", "signbit", "pow", "powf", "atan2", "atan2f", "fmod", "fmodf",
+    "hypot", "hypotf", "copysign", "copysignf",
 };
+
+/* The launchers' own names (m and args: the embedded-binary one's). */
+static const char *const launcher_words[] = {
+    "stream", "grid", "grid_x", "grid_y", "grid_z", "gx", "gy", "gz", "ok", "attr", "m", "args",
+};
+
+/* The emitter's own names inside the kernel: element and loop counters, the
+ * thread's coordinates, shared memory, and the locals of reductions, scans
+ * and tl.dot's loops (K steps, 16x8 tiles, ldmatrix groups). */
+static const char *const kernel_words[] = {
+    "e", "j", "s", "v", "tid", "lane", "warp", "smem", "buf", "kk", "ww", "rr", "lane_bit", "partial",
+    "partial_i", "other", "other_i", "carry", "old", "part", "before", "rep_total", "incl", "prev",
+    "running", "same", "k_step", "mi", "ni", "np", "qi",
+};
+
+static bool in_list(const char *const *list, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(list[i], s))
+            return true;
+    return false;
+}
+
+/* s is prefix, digits, suffix: stage0, cvt2_at */
+static bool numbered(const char *s, const char *prefix, const char *suffix)
+{
+    size_t n = strlen(prefix);
+    if (strncmp(s, prefix, n) || !(s[n] >= '0' && s[n] <= '9'))
+        return false;
+    for (s += n; *s >= '0' && *s <= '9'; s++)
+        ;
+    return !strcmp(s, suffix);
+}
+
+/* A name C, CUDA or the generated file has already at file scope. */
+static bool c_word(const char *s)
+{
+    if (!strncmp(s, "__", 2) || !strncmp(s, "tilec", 5) || !strncmp(s, "atom_", 5) || !strncmp(s, "mma_", 4))
+        return true;
+    if (s[0] == 'L' && s[1] >= '0' && s[1] <= '9')
+        return true;
+    if (numbered(s, "stage", "") || numbered(s, "cvt", "_at"))
+        return true;
+    return in_list(c_words, ARRAY_LEN(c_words), s);
+}
+
+/* A name no value in the kernel may take: a C word or one of the emitter's own. */
+static bool reserved(const char *s)
+{
+    return c_word(s) || in_list(kernel_words, ARRAY_LEN(kernel_words), s);
+}
+
+static bool launcher_word(const char *s) { return in_list(launcher_words, ARRAY_LEN(launcher_words), s); }
 
 static bool name_taken(Emitter *E, const char *s)
 {
-    for (size_t i = 0; i < ARRAY_LEN(reserved); i++)
-        if (!strcmp(reserved[i], s))
-            return true;
-    if (s[0] == 'L' && s[1] >= '0' && s[1] <= '9')
-        return true;
-    return strmap_find(&E->names, s) != NULL;
+    return reserved(s) || strmap_find(&E->names, s) != NULL;
 }
 
 const char *unique_name(Emitter *E, const char *base)
@@ -73,8 +144,37 @@ const char *unique_name(Emitter *E, const char *base)
     return name;
 }
 
-static const char *role_name(const Op *op)
+/* A reduction's result by kind and axis: row_max (along a row of a 2-D tile), col_sum,
+ * or for a whole 1-D tile total, maximum ... (never a C name such as max). */
+static const char *reduce_role(Emitter *E, const Op *op)
 {
+    static const char *const whole[] = {[RED_SUM] = "total", [RED_MAX] = "maximum", [RED_MIN] = "minimum",
+                                        [RED_XOR] = "xor_total", [RED_ARGMAX] = "argmax", [RED_ARGMIN] = "argmin"};
+    static const char *const part[] = {[RED_SUM] = "sum", [RED_MAX] = "max", [RED_MIN] = "min",
+                                       [RED_XOR] = "xor", [RED_ARGMAX] = "argmax", [RED_ARGMIN] = "argmin"};
+    ReduceKind k = op->reduce.kind;
+    int rank = op->args[0]->type.rank, axis = op->reduce.axis;
+    if (rank == 2)
+        return fmt(E, "%s_%s", axis == 1 ? "row" : "col", part[k]);
+    if (rank > 2)
+        return fmt(E, "%s_%d", part[k], axis);
+    return whole[k];
+}
+
+/* "a_frag" or "b_frag" for an operand of tl.dot, else NULL. */
+static const char *dot_operand(Emitter *E, const Value *v)
+{
+    const Op *u = info(E, v)->user;
+    if (!u || u->kind != OP_DOT || v->nuses != 1)
+        return NULL;
+    return u->args[0] == v ? "a_frag" : u->args[1] == v ? "b_frag" : NULL;
+}
+
+/* The name of a value the source did not name: its role, from the op that makes it. */
+static const char *role_name(Emitter *E, const Value *v)
+{
+    const Op *op = v->def;
+    const Value *src = op->nargs ? op->args[0] : NULL;
     switch (op->kind) {
     case OP_LOAD: return "loaded";
     case OP_MAKE_RANGE: return "range";
@@ -82,11 +182,43 @@ static const char *role_name(const Op *op)
     case OP_ADDPTR: return "ptrs";
     case OP_PROGRAM_ID: return "pid";
     case OP_NUM_PROGRAMS: return "nprog";
-    case OP_CAST: return "cvt";
+    case OP_CAST:
+        return src->name ? fmt(E, "%s_%s", src->name, dtype_name(v->type.dtype)) : fmt(E, "as_%s", dtype_name(v->type.dtype));
+    case OP_BITCAST: return src->name ? fmt(E, "%s_bits", src->name) : "bits";
+    case OP_SPLAT:
+    case OP_BROADCAST:
+    case OP_EXPAND_DIMS:
+    case OP_TRANS:
+    case OP_CONVERT:
+        if (dot_operand(E, v))
+            return src->name ? fmt(E, "%s_frag", src->name) : dot_operand(E, v);
+        return src->name ? src->name : src->def ? role_name(E, src) : "tile";
     case OP_SELECT: return "sel";
     case OP_MATH:
     case OP_MATH2: return "fn";
-    default: return "tmp";
+    case OP_ADD: return "sum";
+    case OP_SUB: return "diff";
+    case OP_MUL: return "prod";
+    case OP_DIV: return "quot";
+    case OP_REM: return "rem";
+    case OP_AND: return v->type.dtype == DT_I1 ? "both" : "masked";
+    case OP_OR: return v->type.dtype == DT_I1 ? "either" : "merged";
+    case OP_XOR: return "mixed";
+    case OP_SHL:
+    case OP_SHR: return "shifted";
+    case OP_MAX: return "larger";
+    case OP_MIN: return "smaller";
+    case OP_UMULHI: return "hi";
+    case OP_NEG: return "negated";
+    case OP_NOT: return "inverted";
+    case OP_FMA: return "muladd";
+    case OP_REDUCE: return reduce_role(E, op);
+    case OP_SCAN: return op->scan.kind == SCAN_SUM ? "cumsum" : "cumprod";
+    case OP_DOT: return "dot";
+    case OP_LOCAL_LOAD: return dot_operand(E, v) ? dot_operand(E, v) : "a_frag";
+    case OP_ATOMIC_RMW:
+    case OP_ATOMIC_CAS: return "fetched";
+    default: return op_name(op->kind);
     }
 }
 
@@ -94,7 +226,7 @@ const char *vname(Emitter *E, const Value *v)
 {
     ValInfo *vi = info(E, v);
     if (!vi->name)
-        vi->name = unique_name(E, v->name ? v->name : v->def ? role_name(v->def) : "arg");
+        vi->name = unique_name(E, v->name ? v->name : v->def ? role_name(E, v) : "arg");
     return vi->name;
 }
 
@@ -202,15 +334,43 @@ const char *shape_note(Emitter *E, const Value *v)
     return r;
 }
 
-/* The kernel's and its runtime parameters' names are C names in the .cu (the kernel, NAME_launch
- * and its arguments) as they are (in_c): refused where C cannot take them. */
-void check_c_name(Emitter *E, const char *nm, const char *what, bool in_c)
+/* The kernel's name is its symbol in the .cu (NAME and NAME_launch), so it is taken as it is:
+ * refused where C cannot take it. */
+void check_kernel_name(Emitter *E, const char *nm)
 {
-    for (const char *p = nm; *p && in_c; p++)
+    for (const char *p = nm; *p; p++)
         if ((unsigned char)*p >= 0x80)
-            diag_error(E->ctx, E->f->loc, "%s '%s' is not ASCII, and nvcc takes only ASCII names for kernels and "
-                                          "their parameters; please rename it", what, nm);
-    for (size_t k = 0; k < ARRAY_LEN(reserved); k++)
-        if (!strcmp(reserved[k], nm))
-            diag_error(E->ctx, E->f->loc, "%s '%s' is reserved in the generated CUDA; please rename it", what, nm);
+            diag_error(E->ctx, E->f->loc, "kernel name '%s' is not ASCII, and nvcc takes only ASCII names for kernels and "
+                                          "their parameters; please rename it", nm);
+    if (c_word(nm) || launcher_word(nm))
+        diag_error(E->ctx, E->f->loc, "kernel name '%s' is reserved in the generated CUDA; please rename it", nm);
+}
+
+/* Each runtime parameter's name in the generated C: the source's, with '_' added while
+ * it is reserved (a C keyword, a CUDA built-in, one of the emitter's or the launchers'
+ * names) or another parameter's.  Parameter names are the source's in every file tilec
+ * writes (kernel, launcher, --header, --embed-cubin), so one rule serves them all. */
+void cuda_name_params(Ctx *ctx, TirFunc *f)
+{
+    for (int i = 0; i < f->params.len; i++) {
+        KernelParam *kp = &f->params.data[i];
+        if (!kp->value) {
+            kp->c_name = kp->name;
+            continue;
+        }
+        for (const char *p = kp->name; *p; p++)
+            if ((unsigned char)*p >= 0x80)
+                diag_error(ctx, f->loc, "parameter name '%s' is not ASCII, and nvcc takes only ASCII names for kernels "
+                                        "and their parameters; please rename it", kp->name);
+        const char *name = kp->name;
+        for (bool clash = true; clash;) {
+            clash = reserved(name) || launcher_word(name);
+            for (int k = 0; k < f->params.len && !clash; k++)
+                clash = k != i && f->params.data[k].value &&
+                        (!strcmp(f->params.data[k].name, name) || (k < i && !strcmp(f->params.data[k].c_name, name)));
+            if (clash)
+                name = arena_printf(&ctx->arena, "%s_", name);
+        }
+        kp->c_name = name;
+    }
 }

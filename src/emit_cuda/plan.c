@@ -138,6 +138,30 @@ static void plan_direct_writes(Emitter *E, Op *owner, Block *b, Value **targets)
     }
 }
 
+/* A loop's initial tile, computed in the loop's block for the loop alone, is
+ * computed straight into the loop's variable: no second tile, no copy.  Only
+ * tiles printed as variables of their own (not folded into the loop's copy)
+ * and only tiles: a scalar prints as a const. */
+static bool init_in_place(Emitter *E, const Op *loop, const Value *init)
+{
+    const Op *d = init->def;
+    if (!d || d->parent != loop->parent || init->nuses != 1 || info(E, init)->inl)
+        return false;
+    if (d->kind == OP_FOR || d->kind == OP_WHILE)
+        return true;
+    return init->type.rank && (op_is_elementwise(d->kind) || d->kind == OP_MAKE_RANGE || d->kind == OP_LOAD);
+}
+
+/* The loop result k shares its variable with its initial value, or gets its own. */
+static const char *loop_var(Emitter *E, const Op *loop, int k, const Value *init)
+{
+    if (init_in_place(E, loop, init)) {
+        info(E, loop->results[k])->name = vname(E, init);
+        info(E, loop->results[k])->shares_init = true;
+    }
+    return vname(E, loop->results[k]);
+}
+
 void plan_regions(Emitter *E, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -150,7 +174,7 @@ void plan_regions(Emitter *E, Block *b)
             for (int k = 0; k < op->nres; k++) {
                 /* block argument, result and init variable share one name */
                 Value *arg = body->args.data[k + 1];
-                const char *n = vname(E, op->results[k]);
+                const char *n = loop_var(E, op, k, op->args[3 + k]);
                 info(E, arg)->name = n;
                 info(E, op->results[k])->declared = true;
                 targets[k] = op->results[k];
@@ -159,7 +183,7 @@ void plan_regions(Emitter *E, Block *b)
         } else if (op->kind == OP_WHILE) {
             Value **targets = NEW_ARRAY(E->a, Value *, op->nres + 1);
             for (int k = 0; k < op->nres; k++) {
-                const char *n = vname(E, op->results[k]);
+                const char *n = loop_var(E, op, k, op->args[k]);
                 info(E, op->regions[0]->args.data[k])->name = n;
                 info(E, op->regions[1]->args.data[k])->name = n;
                 info(E, op->results[k])->declared = true;

@@ -388,7 +388,7 @@ static void scan_lanes(Emitter *E, Scan *S)
     int nl = S->ab.nlane;
     line(E, "%s before[%d];  // everything ahead of this thread's run, within its repetition", T, S->NO);
     if (S->need_total)
-        line(E, "%s total[%d];   // each repetition's total over the whole block", T, S->NO);
+        line(E, "%s rep_total[%d];  // each repetition's total over the whole block", T, S->NO);
     unsigned lmask = 0;
     for (int i = 0; i < nl; i++)
         lmask |= 1u << lanes[i];
@@ -409,11 +409,11 @@ static void scan_lanes(Emitter *E, Scan *S)
         line(E, "const %s prev = tilec::%s(incl, %d);", T, rev ? "shfl_down" : "shfl_up", 1 << lanes[0]);
         line(E, "before[e] = %s == %d ? %s : prev;", S->lane_a, rev ? (1 << nl) - 1 : 0, S->ident);
         if (S->need_total)
-            line(E, "total[e] = tilec::shfl_idx(incl, %s);", rev ? fmt(E, "lane & %u", ~lmask & 31u) : fmt(E, "lane | %u", lmask));
+            line(E, "rep_total[e] = tilec::shfl_idx(incl, %s);", rev ? fmt(E, "lane & %u", ~lmask & 31u) : fmt(E, "lane | %u", lmask));
     } else {
         line(E, "before[e] = %s;", S->ident);
         if (S->need_total)
-            line(E, "total[e] = incl;");
+            line(E, "rep_total[e] = incl;");
     }
     E->indent--;
     line(E, "}");
@@ -464,21 +464,21 @@ static void scan_warps(Emitter *E, const Scan *S)
         line(E, "{");
     line(E, "    #pragma unroll");
     line(E, "    for (int e = 0; e < %d; ++e)", NO);
-    line(E, "        partial[%s] = total[e];", strrep_ww(E, slot, paren(E, wa)));
+    line(E, "        partial[%s] = rep_total[e];", strrep_ww(E, slot, paren(E, wa)));
     line(E, "}");
     line(E, "__syncthreads();");
     line(E, "#pragma unroll");
     line(E, "for (int e = 0; e < %d; ++e) {", NO);
     E->indent++;
-    line(E, "%s sum = %s;", T, S->ident);
+    line(E, "%s running = %s;", T, S->ident);
     line(E, "#pragma unroll");
     line(E, "for (int ww = 0; ww < %d; ++ww) {", W);
     line(E, "    const %s v = partial[%s];", T, strrep_ww(E, slot, "ww"));
     line(E, rev ? "    if (ww > %s)" : "    if (ww < %s)", wa);
     line(E, "        before[e] = %s;", scan_combine(E, S, "before[e]", "v"));
-    line(E, "    sum = %s;", scan_combine(E, S, "sum", "v"));
+    line(E, "    running = %s;", scan_combine(E, S, "running", "v"));
     line(E, "}");
-    line(E, "total[e] = sum;");
+    line(E, "rep_total[e] = running;");
     E->indent--;
     line(E, "}");
     trailing_sync(E, S->op);
@@ -495,7 +495,7 @@ static void scan_carry(Emitter *E, const Scan *S)
         line(E, "    for (int rr = 0; rr < %d; ++rr)", S->NR);
         line(E, S->rev ? "        if (rr > %s)" : "        if (rr < %s)", S->er);
         line(E, "            before[e] = %s;",
-             scan_combine(E, S, "before[e]", S->ab.nkept ? fmt(E, "total[rr * %d + %s]", S->NK, S->ej) : "total[rr]"));
+             scan_combine(E, S, "before[e]", S->ab.nkept ? fmt(E, "rep_total[rr * %d + %s]", S->NK, S->ej) : "rep_total[rr]"));
         line(E, "}");
     }
     line(E, "#pragma unroll");

@@ -94,6 +94,7 @@ static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *
     tilec_param *ps = NEW_ARRAY(a, tilec_param, f->params.len + 1);
     t->arg_param = NEW_ARRAY(a, int, f->params.len + 1);
     const char **ctypes = NEW_ARRAY(a, const char *, f->params.len + 1);
+    const char **cnames = NEW_ARRAY(a, const char *, f->params.len + 1);
     int nargs = 0;
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];
@@ -114,10 +115,12 @@ static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *
         }
         if (kp->value) {
             ctypes[nargs] = ty.dtype == DT_PTR ? arena_printf(a, "%s *", dtype_memory_ctype(ty.pointee)) : dtype_ctype(ty.dtype);
+            cnames[nargs] = kp->c_name;
             t->arg_param[nargs++] = i;
         }
     }
     t->arg_ctype = ctypes;
+    t->arg_cname = cnames;
     info->name = f->name;
     info->params = ps;
     info->num_params = f->params.len;

@@ -59,7 +59,7 @@ char *rt_launcher_header(Arena *a, const Translation *t)
         sb_puts(&h, ", unsigned grid_x, unsigned grid_y, unsigned grid_z");
     for (int i = 0; i < info->num_args; i++) {
         const char *ct = t->arg_ctype[i];
-        sb_printf(&h, ", %s%s%s", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", info->params[t->arg_param[i]].name);
+        sb_printf(&h, ", %s%s%s", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", t->arg_cname[i]);
     }
     sb_puts(&h, ");\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
     char *s = arena_strdup(a, h.data);
@@ -119,7 +119,7 @@ static void embed_header(StrBuf *h, Arena *a, const Translation *t, const tilec_
         sb_puts(h, ", unsigned grid_x, unsigned grid_y, unsigned grid_z");
     for (int i = 0; i < info->num_args; i++) {
         const char *ct = embed_ctype(t, i);
-        sb_printf(h, ", %s%s%s", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", info->params[t->arg_param[i]].name);
+        sb_printf(h, ", %s%s%s", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", t->arg_cname[i]);
     }
     sb_puts(h, ");\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n");
 }
@@ -194,7 +194,7 @@ static void embed_functions(StrBuf *c, Arena *a, const Translation *t, int nbins
         sb_puts(c, ", unsigned grid_x, unsigned grid_y, unsigned grid_z");
     for (int i = 0; i < info->num_args; i++) {
         const char *ct = embed_ctype(t, i);
-        names[i] = info->params[t->arg_param[i]].name;
+        names[i] = t->arg_cname[i];
         sb_printf(c, ", %s%s%s", ct, ct[strlen(ct) - 1] == '*' ? "" : " ", names[i]);
     }
     sb_puts(c, ")\n{\n    if (!m || !m->function)\n        return CUDA_ERROR_NOT_INITIALIZED;\n");

@@ -34,6 +34,7 @@ typedef struct Translation {
     GridProg grid;
     int *arg_param;       /* runtime argument i is params[arg_param[i]] */
     const char *const *arg_ctype; /* C type of each runtime argument, for launchers */
+    const char *const *arg_cname; /* its C name (KernelParam.c_name), for launchers */
 } Translation;
 
 /* The .h declaring a CUDA translation's NAME_launch (embed.c). */

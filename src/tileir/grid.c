@@ -310,19 +310,11 @@ static Range grid_node(Ctx *ctx, const TirFunc *f, const Node *n, GridOps *ops)
     }
 }
 
-/* What the launchers declare next to the kernel's arguments. */
-static const char *const launcher_names[] = {"gx", "gy", "gz", "ok"};
-
 void tir_grid_compile(Ctx *ctx, const TirFunc *f, const char *text, GridProg *g)
 {
     memset(g, 0, sizeof *g);
     if (!text)
         return;
-    for (int i = 0; i < f->params.len; i++)
-        for (size_t k = 0; k < ARRAY_LEN(launcher_names); k++)
-            if (f->params.data[i].value && !strcmp(f->params.data[i].name, launcher_names[k]))
-                diag_error(ctx, f->loc, "parameter name '%s' is taken by the launcher's grid code (gx, gy, gz, ok); "
-                           "please rename it", launcher_names[k]);
     const Source *kernel_src = ctx->src;
     Source *gs = NEW(&ctx->arena, Source);
     gs->path = "--grid";

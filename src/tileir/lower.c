@@ -1424,7 +1424,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
         if (p->star || p->dstar)
             lower_error(L, p->loc, "*args and **kwargs are not supported in kernel signatures");
         KernelParam kp = {0};
-        kp.name = p->name;
+        kp.name = kp.c_name = p->name;
         kp.is_constexpr = is_constexpr_annotation(L, p->annotation);
         const SpecEntry *e = NULL;
         for (int k = 0, seen = 0; k < opt->sig.len; k++)

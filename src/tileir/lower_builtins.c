@@ -451,6 +451,15 @@ CVal *builtin_cdiv(const BuiltinCall *c)
     return lower_binop(L, TOK_DSLASH, t, c->arg[1], c->loc);
 }
 
+/* Gives a value a builtin makes inside its expansion the name its definition
+ * uses, so that the CUDA reads like that definition (a source name wins). */
+static CVal *named(CVal *c, const char *name)
+{
+    if (c->kind == CV_VALUE && !c->v->name)
+        c->v->name = name;
+    return c;
+}
+
 /* tl.swizzle2d(i, j, size_i, size_j, size_g): the (i, j) of a size_i x size_j grid,
  * renumbered so that groups of size_g rows are walked column by column, as
  * Triton's standard library defines it (the grouped ordering of its matmul
@@ -460,14 +469,14 @@ CVal *builtin_swizzle2d(const BuiltinCall *c)
     Lower *L = c->L;
     Loc at = c->loc;
     CVal *i = c->arg[0], *j = c->arg[1], *size_i = c->arg[2], *size_j = c->arg[3], *size_g = c->arg[4];
-    CVal *ij = lower_binop(L, TOK_PLUS, lower_binop(L, TOK_STAR, i, size_j, at), j, at);
-    CVal *size_gj = lower_binop(L, TOK_STAR, size_g, size_j, at);
-    CVal *off_i = lower_binop(L, TOK_STAR, lower_binop(L, TOK_DSLASH, ij, size_gj, at), size_g, at);
+    CVal *ij = named(lower_binop(L, TOK_PLUS, lower_binop(L, TOK_STAR, i, size_j, at), j, at), "ij");
+    CVal *size_gj = named(lower_binop(L, TOK_STAR, size_g, size_j, at), "size_gj");
+    CVal *off_i = named(lower_binop(L, TOK_STAR, lower_binop(L, TOK_DSLASH, ij, size_gj, at), size_g, at), "off_i");
     CVal *rows_left = lower_binop(L, TOK_MINUS, size_i, off_i, at);
     CVal *group = rows_left->kind == CV_INT && size_g->kind == CV_INT
                       ? cv_int(L, rows_left->i < size_g->i ? rows_left->i : size_g->i)
-                      : cv_value(L, lower_minmax(L, false, rows_left, size_g, at));
-    CVal *in_group = lower_binop(L, TOK_PERCENT, ij, size_gj, at);
+                      : named(cv_value(L, lower_minmax(L, false, rows_left, size_g, at)), "group_rows");
+    CVal *in_group = named(lower_binop(L, TOK_PERCENT, ij, size_gj, at), "ij_in_group");
     CVal *t = NEW(L->a, CVal);
     t->kind = CV_TUPLE;
     vec_push(L->a, &t->items, lower_binop(L, TOK_PLUS, off_i, lower_binop(L, TOK_PERCENT, in_group, group, at), at));

@@ -503,6 +503,7 @@ struct Block {
 /* A kernel parameter after specialisation. */
 typedef struct KernelParam {
     const char *name;
+    const char *c_name;   /* its name in the generated C (cuda_name_params) */
     Type type;
     bool is_constexpr;    /* removed from the CUDA signature */
     bool specialised;     /* a value fixed by the signature (e.g. an int 1) */
@@ -579,6 +580,7 @@ void tir_pipeline(Ctx *ctx, TirFunc *f);       /* dot.c: cp.async ring for the K
 /* after tir_smem and tir_check_limits, the last: notes the types, printf and flushed
  * math the kernel uses (f->uses_*), so that the emitter only reads the IR */
 void tir_summarize(Ctx *ctx, TirFunc *f);
+void tir_tidy(Ctx *ctx, TirFunc *f);           /* tidy.c: repeated values shared, loop updates last */
 
 /* ---- the launch grid (--grid) ------------------------------------------ */
 

@@ -233,11 +233,11 @@ activation_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_
     for (int e = 0; e < 8; ++e)
         y[e] = (0.5f * x[e]) * (1.0f + ((2.0f * tilec::sigmoid(2.0f * inner[e])) - 1.0f));
     // fused_activation.py:56  tl.store(y_ptr + offsets, y.to(y_ptr.dtype.element_ty), mask=mask)
-    __half cvt[8];  // [1024] fp16, L0
+    __half y_fp16[8];  // [1024] fp16, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        cvt[e] = __float2half_rn(y[e]);
-    tilec::store<8>(y_ptr + offsets[0], &cvt[0], mask[0]);
+        y_fp16[e] = __float2half_rn(y[e]);
+    tilec::store<8>(y_ptr + offsets[0], &y_fp16[0], mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -475,11 +475,11 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     // attention.py:38  off_h = off_hz % H
     const int32_t off_h = off_hz % H;
     // attention.py:39  offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    const int32_t tmp = start_m * 128;
+    const int32_t prod = start_m * 128;
     int32_t offs_m[8];  // [128] i32, L5
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        offs_m[e] = tmp + (L0_row + (e << 4));
+        offs_m[e] = prod + (L0_row + (e << 4));
     // attention.py:40  offs_n = tl.arange(0, BLOCK_N)
     int32_t offs_n[4];  // [64] i32, L5
     #pragma unroll
@@ -492,14 +492,14 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         offs_d[e] = L0_col + e;
     // attention.py:42  row_ok = offs_m < N_CTX
     int32_t offs_m_2[1];  // [128] i32, L1
-    offs_m_2[0] = tmp + L1_base;
+    offs_m_2[0] = prod + L1_base;
     bool row_ok[1];  // [128] i1, L1
     row_ok[0] = offs_m_2[0] < N_CTX;
     // attention.py:43  q = tl.load(Q + off_z * stride_qz + off_h * stride_qh + offs_m[:, None] * stride_qm + offs_d[None, :], mask=row_ok[:, None], other=0.0)
     int32_t offs_m_3[8];  // [128] i32, L5
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        offs_m_3[e] = tmp + (L0_row + (e << 4));
+        offs_m_3[e] = prod + (L0_row + (e << 4));
     bool row_ok_2[8];  // [128] i1, L5
     #pragma unroll
     for (int e = 0; e < 8; ++e)
@@ -569,10 +569,8 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         m_i[e] = __int_as_float(0xff800000);
-    int32_t read_slot;
-    read_slot = 0;
-    int32_t write_slot;
-    write_slot = 2;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
     for (int32_t start_n = 0; start_n < hi; start_n += 64) {
         // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
@@ -602,30 +600,30 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), (v_base + (cols_2[(e >> 3)] * stride_vn)) + offs_d[(e & 7)], in_range_2 && col_ok_2[(e >> 3)]);
         tilec::cp_async_commit();
         // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
-        uint32_t tmp_4[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
+        uint32_t b_frag[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
-        float tmp_5[64];  // [128x64] fp32, L2
+        float dot[64];  // [128x64] fp32, L2
         #pragma unroll
         for (int e = 0; e < 64; ++e)
-            tmp_5[e] = 0.0f;
+            dot[e] = 0.0f;
         // 128x64 += 128x64 @ 64x64 on tensor cores: each warp issues 2 x 8 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
-        // ldmatrix.x4 into tmp_4: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int tmp_4_ld_row = (lane & 7) + ((lane >> 4) << 3), tmp_4_ld_col = ((lane >> 3) & 1) << 3;
+        // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int b_frag_ld_row = (lane & 7) + ((lane >> 4) << 3), b_frag_ld_col = ((lane >> 3) & 1) << 3;
         #pragma unroll
-        for (int ks = 0; ks < 4; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
             #pragma unroll
             for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, false>(&tmp_4[4 * (ks + 4 * np)], stage1(smem, read_slot, tmp_4_ld_row + (((ks + 4 * np) >> 2) << 4), tmp_4_ld_col + (((ks + 4 * np) & 3) << 4)));
+                tilec::ldmatrix<4, false>(&b_frag[4 * (k_step + 4 * np)], stage1(smem, read_slot, b_frag_ld_row + (((k_step + 4 * np) >> 2) << 4), b_frag_ld_col + (((k_step + 4 * np) & 3) << 4)));
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&tmp_5[4 * (ni + 8 * mi)], &q_2[4 * (ks + 4 * mi)], &tmp_4[2 * (ni & 1) + 4 * (ks + 4 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&dot[4 * (ni + 8 * mi)], &q_2[4 * (k_step + 4 * mi)], &b_frag[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
         }
         float qk[64];  // [128x64] fp32, L2
         #pragma unroll
         for (int e = 0; e < 64; ++e)
-            qk[e] = tmp_5[e] * qk_scale;
+            qk[e] = dot[e] * qk_scale;
         // attention.py:65  qk = tl.where(col_ok[None, :], qk, float("-inf"))
         int32_t offs_n_2[16];  // [64] i32, L7
         #pragma unroll
@@ -647,13 +645,13 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         int32_t offs_m_4[4];  // [128] i32, L4
         #pragma unroll
         for (int e = 0; e < 4; ++e)
-            offs_m_4[e] = tmp + (L2_row + (((e & 1) << 3) + ((e >> 1) << 6)));
+            offs_m_4[e] = prod + (L2_row + (((e & 1) << 3) + ((e >> 1) << 6)));
         float qk_3[64];  // [128x64] fp32, L2
         #pragma unroll
         for (int e = 0; e < 64; ++e)
             qk_3[e] = (offs_m_4[((e >> 1) & 1) | ((e >> 5) << 1)] >= cols_3[(e & 1) | (((e >> 2) & 7) << 1)]) ? qk_2[e] : __int_as_float(0xff800000);
         // attention.py:68  m_new = tl.maximum(m_i, tl.max(qk, 1))
-        float tmp_7[4];  // [128] fp32, L4
+        float row_max[4];  // [128] fp32, L4
         // max along dim 1: 16 values in each thread, then across 4 lanes
         #pragma unroll
         for (int e = 0; e < 4; ++e) {
@@ -671,18 +669,18 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             for (int kk = 0; kk < 2; ++kk)
                 part[kk] = fmaxf(part[kk], part[kk + 2]);
             part[0] = fmaxf(part[0], part[1]);
-            tmp_7[e] = part[0];
+            row_max[e] = part[0];
         }
         #pragma unroll
         for (int lane_bit = 2; lane_bit >= 1; lane_bit >>= 1) {
             #pragma unroll
             for (int e = 0; e < 4; ++e)
-                tmp_7[e] = fmaxf(tmp_7[e], tilec::shfl_xor(tmp_7[e], lane_bit));
+                row_max[e] = fmaxf(row_max[e], tilec::shfl_xor(row_max[e], lane_bit));
         }
         float m_new[4];  // [128] fp32, L4
         #pragma unroll
         for (int e = 0; e < 4; ++e)
-            m_new[e] = fmaxf(m_i[e], tmp_7[e]);
+            m_new[e] = fmaxf(m_i[e], row_max[e]);
         // attention.py:69  p = tl.math.exp2(qk - m_new[:, None])
         float p[64];  // [128x64] fp32, L2
         #pragma unroll
@@ -694,7 +692,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         for (int e = 0; e < 4; ++e)
             alpha[e] = tilec::exp2_approx(m_i[e] - m_new[e]);
         // attention.py:71  l_i = l_i * alpha + tl.sum(p, 1)
-        float tmp_8[4];  // [128] fp32, L4
+        float row_sum[4];  // [128] fp32, L4
         // sum along dim 1: 16 values in each thread, then across 4 lanes
         #pragma unroll
         for (int e = 0; e < 4; ++e) {
@@ -712,23 +710,20 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             for (int kk = 0; kk < 2; ++kk)
                 part[kk] = part[kk] + part[kk + 2];
             part[0] = part[0] + part[1];
-            tmp_8[e] = part[0];
+            row_sum[e] = part[0];
         }
         #pragma unroll
         for (int lane_bit = 2; lane_bit >= 1; lane_bit >>= 1) {
             #pragma unroll
             for (int e = 0; e < 4; ++e)
-                tmp_8[e] = tmp_8[e] + tilec::shfl_xor(tmp_8[e], lane_bit);
+                row_sum[e] = row_sum[e] + tilec::shfl_xor(row_sum[e], lane_bit);
         }
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            l_i[e] = (l_i[e] * alpha[e]) + tmp_8[e];
         // attention.py:73  acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-        uint32_t tmp_9[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
+        uint32_t a_frag[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
         // L2 -> L8 in registers: each thread already holds the elements of its fragments
         #pragma unroll
         for (int e = 0; e < 64; e += 2)
-            tmp_9[e / 2] = tilec::pack2_f16(p[e], p[e + 1]);
+            a_frag[e / 2] = tilec::pack2_f16(p[e], p[e + 1]);
         uint32_t v_2[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
         // read from slot read_slot of stage2 one K step at a time, in the tl.dot below
         #pragma unroll
@@ -738,21 +733,23 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int v_2_ld_row = lane & 15, v_2_ld_col = (lane >> 4) << 3;
         #pragma unroll
-        for (int ks = 0; ks < 4; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
             #pragma unroll
             for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&v_2[4 * (ks + 4 * np)], stage2(smem, read_slot, v_2_ld_row + (((ks + 4 * np) & 3) << 4), v_2_ld_col + (((ks + 4 * np) >> 2) << 4)));
+                tilec::ldmatrix<4, true>(&v_2[4 * (k_step + 4 * np)], stage2(smem, read_slot, v_2_ld_row + (((k_step + 4 * np) & 3) << 4), v_2_ld_col + (((k_step + 4 * np) >> 2) << 4)));
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &tmp_9[4 * (ks + 4 * mi)], &v_2[2 * (ni & 1) + 4 * (ks + 4 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a_frag[4 * (k_step + 4 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
         }
+        // attention.py:71  l_i = l_i * alpha + tl.sum(p, 1)
+        #pragma unroll
+        for (int e = 0; e < 4; ++e)
+            l_i[e] = (l_i[e] * alpha[e]) + row_sum[e];
         // attention.py:55  for start_n in range(0, hi, BLOCK_N):
-        const int32_t tmp_11 = read_slot + 1;
-        read_slot = (tmp_11 == 3) ? 0 : tmp_11;
-        const int32_t tmp_12 = write_slot + 1;
-        write_slot = (tmp_12 == 3) ? 0 : tmp_12;
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 4; ++e)
             m_i[e] = m_new[e];
@@ -766,20 +763,20 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     for (int e = 0; e < 64; ++e)
         acc_3[e] = tilec::div_full(acc[e], l_i[((e >> 1) & 1) | ((e >> 5) << 1)]);
     // attention.py:76  tl.store(Lse + off_hz * N_CTX + offs_m, m_i + tl.math.log2(l_i), mask=row_ok)
-    float tmp_13[1];  // [128] fp32, L1
+    float sum[1];  // [128] fp32, L1
     {  // L4 -> L1 through shared memory (cvt3)
         float *buf = reinterpret_cast<float *>(smem + 16384);
         #pragma unroll
         for (int e = 0; e < 4; ++e)
             buf[cvt3_at(L2_row + (((e & 1) << 3) + ((e >> 1) << 6)))] = m_i[e] + log2f(l_i[e]);
         __syncthreads();
-        tmp_13[0] = buf[cvt3_at(L1_base)];
+        sum[0] = buf[cvt3_at(L1_base)];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     if (row_ok[0])
-        *((Lse + (off_hz * N_CTX)) + offs_m_2[0]) = tmp_13[0];
+        *((Lse + (off_hz * N_CTX)) + offs_m_2[0]) = sum[0];
     // attention.py:77  tl.store(Out + off_z * stride_oz + off_h * stride_oh + offs_m[:, None] * stride_om + offs_d[None, :], acc.to(Out.dtype.element_ty), mask=row_ok[:, None])
-    __half tmp_14[64];  // [128x64] fp16, L0
+    __half acc_fp16[64];  // [128x64] fp16, L0
     {  // L2 -> L0 through shared memory (cvt4)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
         #pragma unroll
@@ -789,12 +786,12 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 64; e += 8)
-            tilec::load<8>(&tmp_14[e], &buf[cvt4_at(L0_row + ((e >> 3) << 4), L0_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt4_at(L0_row + ((e >> 3) << 4), L0_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::store<8>((((Out + (off_z * stride_oz)) + (off_h * stride_oh)) + (offs_m[(e >> 3)] * stride_om)) + offs_d[(e & 7)], &tmp_14[e], row_ok_2[(e >> 3)]);
+        tilec::store<8>((((Out + (off_z * stride_oz)) + (off_h * stride_oh)) + (offs_m[(e >> 3)] * stride_om)) + offs_d[(e & 7)], &acc_fp16[e], row_ok_2[(e >> 3)]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -227,11 +227,11 @@ bool_memory_kernel(int8_t *__restrict__ keep_ptr, int8_t *__restrict__ flag_ptr,
     for (int e = 0; e < 8; e += 4)
         tilec::load<4>(&x[e], x_ptr + offs[e], mask[e], 0.0f);
     // bool_memory.py:15  tl.store(out_ptr + offs, (x > 0) & keep | flag, mask=mask)
-    int8_t cvt[8];  // [1024] i8, L0
+    int8_t as_i8[8];  // [1024] i8, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        cvt[e] = (int8_t)(((x[e] > 0.0f) & keep[e]) | flag);
-    tilec::store<8>(out_ptr + offs[0], &cvt[0], mask[0]);
+        as_i8[e] = (int8_t)(((x[e] > 0.0f) & keep[e]) | flag);
+    tilec::store<8>(out_ptr + offs[0], &as_i8[0], mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

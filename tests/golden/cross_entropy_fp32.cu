@@ -209,10 +209,8 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
     // cross_entropy.py:19  row_ptr = logits_ptr + row.to(tl.int64) * stride
     float *const row_ptr = logits_ptr + ((int64_t)row * (int64_t)stride);
     // cross_entropy.py:22  for start in range(0, V, BLOCK_SIZE):
-    float s_2;
-    s_2 = 0.0f;
-    float m;
-    m = __int_as_float(0xff800000);
+    float s_2 = 0.0f;
+    float m = __int_as_float(0xff800000);
     for (int32_t start = 0; start < V; start += 2048) {
         // cross_entropy.py:23  cols = start + tl.arange(0, BLOCK_SIZE)
         int32_t cols[8];  // [2048] i32, L0
@@ -225,7 +223,7 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
         for (int e = 0; e < 8; ++e)
             tilec::load<1>(&x[e], row_ptr + cols[e], cols[e] < V, __int_as_float(0xff800000));
         // cross_entropy.py:25  m_new = tl.maximum(m, tl.max(x, axis=0))
-        float tmp_3;
+        float maximum;
         // max along dim 0: 8 values in each thread, then across 32 lanes, then across 8 warps
         {
             float part[8];  // this thread's 8 values, combined pairwise
@@ -239,30 +237,30 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
             for (int kk = 0; kk < 2; ++kk)
                 part[kk] = fmaxf(part[kk], part[kk + 2]);
             part[0] = fmaxf(part[0], part[1]);
-            tmp_3 = part[0];
+            maximum = part[0];
         }
         #pragma unroll
         for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
-            tmp_3 = fmaxf(tmp_3, tilec::shfl_xor(tmp_3, lane_bit));
+            maximum = fmaxf(maximum, tilec::shfl_xor(maximum, lane_bit));
         }
         {
             // 8 partials per result, 32 bytes at smem + 0
             float *partial = reinterpret_cast<float *>(smem + 0);
             if (lane == 0) {  // one lane per result writes its warp's partial
-                partial[warp] = tmp_3;
+                partial[warp] = maximum;
             }
             __syncthreads();
             {
-                tmp_3 = partial[0];
+                maximum = partial[0];
                 #pragma unroll
                 for (int ww = 1; ww < 8; ++ww)
-                    tmp_3 = fmaxf(tmp_3, partial[ww]);
+                    maximum = fmaxf(maximum, partial[ww]);
             }
             __syncthreads();  // the buffer is free again
         }
-        const float m_new = fmaxf(m, tmp_3);
+        const float m_new = fmaxf(m, maximum);
         // cross_entropy.py:28  s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
-        float tmp_4;
+        float total;
         // sum along dim 0: 8 values in each thread, then across 32 lanes, then across 8 warps
         {
             float part[8];  // this thread's 8 values, combined pairwise
@@ -276,28 +274,28 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
             for (int kk = 0; kk < 2; ++kk)
                 part[kk] = part[kk] + part[kk + 2];
             part[0] = part[0] + part[1];
-            tmp_4 = part[0];
+            total = part[0];
         }
         #pragma unroll
         for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
-            tmp_4 = tmp_4 + tilec::shfl_xor(tmp_4, lane_bit);
+            total = total + tilec::shfl_xor(total, lane_bit);
         }
         {
             // 8 partials per result, 32 bytes at smem + 0
             float *partial = reinterpret_cast<float *>(smem + 0);
             if (lane == 0) {  // one lane per result writes its warp's partial
-                partial[warp] = tmp_4;
+                partial[warp] = total;
             }
             __syncthreads();
             {
-                tmp_4 = partial[0];
+                total = partial[0];
                 #pragma unroll
                 for (int ww = 1; ww < 8; ++ww)
-                    tmp_4 = tmp_4 + partial[ww];
+                    total = total + partial[ww];
             }
             __syncthreads();  // the buffer is free again
         }
-        s_2 = (s_2 * tilec::exp_approx(m - m_new)) + tmp_4;
+        s_2 = (s_2 * tilec::exp_approx(m - m_new)) + total;
         m = m_new;
     }
     // cross_entropy.py:30  label = tl.load(labels_ptr + row)

@@ -228,7 +228,7 @@ cumprod_rev_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t N)
                 y[(e << 2) | kk] = y[(e << 2) | (kk + 1)] * x[(e << 2) | kk];
         }
         float before[2];  // everything ahead of this thread's run, within its repetition
-        float total[2];   // each repetition's total over the whole block
+        float rep_total[2];  // each repetition's total over the whole block
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
             float incl = y[(e << 2)];
@@ -240,26 +240,26 @@ cumprod_rev_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t N)
             }
             const float prev = tilec::shfl_down(incl, 1);
             before[e] = lane == 31 ? 1.0f : prev;
-            total[e] = tilec::shfl_idx(incl, lane & 0);
+            rep_total[e] = tilec::shfl_idx(incl, lane & 0);
         }
         float *partial = reinterpret_cast<float *>(smem + 0);  // [4 warps][2 repetitions][1]
         if (lane == 0) {
             #pragma unroll
             for (int e = 0; e < 2; ++e)
-                partial[warp * 2 + e] = total[e];
+                partial[warp * 2 + e] = rep_total[e];
         }
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            float sum = 1.0f;
+            float running = 1.0f;
             #pragma unroll
             for (int ww = 0; ww < 4; ++ww) {
                 const float v = partial[ww * 2 + e];
                 if (ww > warp)
                     before[e] = before[e] * v;
-                sum = sum * v;
+                running = running * v;
             }
-            total[e] = sum;
+            rep_total[e] = running;
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
         #pragma unroll
@@ -267,7 +267,7 @@ cumprod_rev_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t N)
             #pragma unroll
             for (int rr = 0; rr < 2; ++rr)
                 if (rr > e)
-                    before[e] = before[e] * total[rr];
+                    before[e] = before[e] * rep_total[rr];
         }
         #pragma unroll
         for (int e = 0; e < 2; ++e)

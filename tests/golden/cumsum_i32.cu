@@ -230,7 +230,7 @@ cumsum_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t N)
                 y[(e << 2) | kk] = y[(e << 2) | (kk - 1)] + x[(e << 2) | kk];
         }
         int32_t before[2];  // everything ahead of this thread's run, within its repetition
-        int32_t total[2];   // each repetition's total over the whole block
+        int32_t rep_total[2];  // each repetition's total over the whole block
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
             int32_t incl = y[(e << 2) | 3];
@@ -242,26 +242,26 @@ cumsum_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t N)
             }
             const int32_t prev = tilec::shfl_up(incl, 1);
             before[e] = lane == 0 ? 0 : prev;
-            total[e] = tilec::shfl_idx(incl, lane | 31);
+            rep_total[e] = tilec::shfl_idx(incl, lane | 31);
         }
         int32_t *partial = reinterpret_cast<int32_t *>(smem + 0);  // [4 warps][2 repetitions][1]
         if (lane == 31) {
             #pragma unroll
             for (int e = 0; e < 2; ++e)
-                partial[warp * 2 + e] = total[e];
+                partial[warp * 2 + e] = rep_total[e];
         }
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            int32_t sum = 0;
+            int32_t running = 0;
             #pragma unroll
             for (int ww = 0; ww < 4; ++ww) {
                 const int32_t v = partial[ww * 2 + e];
                 if (ww < warp)
                     before[e] = before[e] + v;
-                sum = sum + v;
+                running = running + v;
             }
-            total[e] = sum;
+            rep_total[e] = running;
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
         #pragma unroll
@@ -269,7 +269,7 @@ cumsum_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t N)
             #pragma unroll
             for (int rr = 0; rr < 2; ++rr)
                 if (rr < e)
-                    before[e] = before[e] + total[rr];
+                    before[e] = before[e] + rep_total[rr];
         }
         #pragma unroll
         for (int e = 0; e < 2; ++e)

@@ -250,18 +250,18 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
         for (int e = 0; e < 8; ++e)
             tilec::load<1>(&x[e], X + offs[e], mask[e], 0);
         // cumsum.py:54  y = carry[:, None] + tl.cumsum(x, axis=1)
-        int32_t tmp[8];  // [4x256] i32, L0
+        int32_t cumsum[8];  // [4x256] i32, L0
         // cumsum along dim 1: runs of 1 in each thread, across 32 lanes, across 4 warps, carried over 2 repetitions
         {
             #pragma unroll
             for (int e = 0; e < 8; ++e) {
-                tmp[((e & 3) << 1) | (e >> 2)] = x[((e & 3) << 1) | (e >> 2)];
+                cumsum[((e & 3) << 1) | (e >> 2)] = x[((e & 3) << 1) | (e >> 2)];
             }
             int32_t before[8];  // everything ahead of this thread's run, within its repetition
-            int32_t total[8];   // each repetition's total over the whole block
+            int32_t rep_total[8];  // each repetition's total over the whole block
             #pragma unroll
             for (int e = 0; e < 8; ++e) {
-                int32_t incl = tmp[((e & 3) << 1) | (e >> 2)];
+                int32_t incl = cumsum[((e & 3) << 1) | (e >> 2)];
                 #pragma unroll
                 for (int s = 1; s < 32; s <<= 1) {
                     const int32_t other = tilec::shfl_up(incl, s);
@@ -270,26 +270,26 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
                 }
                 const int32_t prev = tilec::shfl_up(incl, 1);
                 before[e] = lane == 0 ? 0 : prev;
-                total[e] = tilec::shfl_idx(incl, lane | 31);
+                rep_total[e] = tilec::shfl_idx(incl, lane | 31);
             }
             int32_t *partial = reinterpret_cast<int32_t *>(smem + 0);  // [4 warps][2 repetitions][4]
             if (lane == 31) {
                 #pragma unroll
                 for (int e = 0; e < 8; ++e)
-                    partial[(warp * 2 + (e >> 2)) * 4 + (e & 3)] = total[e];
+                    partial[(warp * 2 + (e >> 2)) * 4 + (e & 3)] = rep_total[e];
             }
             __syncthreads();
             #pragma unroll
             for (int e = 0; e < 8; ++e) {
-                int32_t sum = 0;
+                int32_t running = 0;
                 #pragma unroll
                 for (int ww = 0; ww < 4; ++ww) {
                     const int32_t v = partial[(ww * 2 + (e >> 2)) * 4 + (e & 3)];
                     if (ww < warp)
                         before[e] = before[e] + v;
-                    sum = sum + v;
+                    running = running + v;
                 }
-                total[e] = sum;
+                rep_total[e] = running;
             }
             __syncthreads();  // the buffer is free again
             #pragma unroll
@@ -297,16 +297,16 @@ cumsum_rows_kernel(int32_t *__restrict__ X, int32_t *__restrict__ Y, int32_t M, 
                 #pragma unroll
                 for (int rr = 0; rr < 2; ++rr)
                     if (rr < (e >> 2))
-                        before[e] = before[e] + total[rr * 4 + (e & 3)];
+                        before[e] = before[e] + rep_total[rr * 4 + (e & 3)];
             }
             #pragma unroll
             for (int e = 0; e < 8; ++e)
-                tmp[((e & 3) << 1) | (e >> 2)] = before[e] + tmp[((e & 3) << 1) | (e >> 2)];
+                cumsum[((e & 3) << 1) | (e >> 2)] = before[e] + cumsum[((e & 3) << 1) | (e >> 2)];
         }
         int32_t y[8];  // [4x256] i32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            y[e] = carry_2[(e >> 1)] + tmp[e];
+            y[e] = carry_2[(e >> 1)] + cumsum[e];
         // cumsum.py:55  tl.store(Y + offs, y, mask=mask)
         #pragma unroll
         for (int e = 0; e < 8; ++e)

@@ -259,7 +259,7 @@ k(float *__restrict__ X, float *__restrict__ Y, int32_t stride, int32_t N)
             c[e] = x[e];
         }
         float before[4];  // everything ahead of this thread's run, within its repetition
-        float total[4];   // each repetition's total over the whole block
+        float rep_total[4];  // each repetition's total over the whole block
         #pragma unroll
         for (int e = 0; e < 4; ++e) {
             float incl = c[e];
@@ -271,26 +271,26 @@ k(float *__restrict__ X, float *__restrict__ Y, int32_t stride, int32_t N)
             }
             const float prev = tilec::shfl_down(incl, 1);
             before[e] = lane == 31 ? 0.0f : prev;
-            total[e] = tilec::shfl_idx(incl, lane & 0);
+            rep_total[e] = tilec::shfl_idx(incl, lane & 0);
         }
         float *partial = reinterpret_cast<float *>(smem + 0);  // [2 warps][4 repetitions][1]
         if (lane == 0) {
             #pragma unroll
             for (int e = 0; e < 4; ++e)
-                partial[warp * 4 + e] = total[e];
+                partial[warp * 4 + e] = rep_total[e];
         }
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 4; ++e) {
-            float sum = 0.0f;
+            float running = 0.0f;
             #pragma unroll
             for (int ww = 0; ww < 2; ++ww) {
                 const float v = partial[ww * 4 + e];
                 if (ww > warp)
                     before[e] = before[e] + v;
-                sum = sum + v;
+                running = running + v;
             }
-            total[e] = sum;
+            rep_total[e] = running;
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
         #pragma unroll
@@ -298,7 +298,7 @@ k(float *__restrict__ X, float *__restrict__ Y, int32_t stride, int32_t N)
             #pragma unroll
             for (int rr = 0; rr < 4; ++rr)
                 if (rr > e)
-                    before[e] = before[e] + total[rr];
+                    before[e] = before[e] + rep_total[rr];
         }
         #pragma unroll
         for (int e = 0; e < 4; ++e)

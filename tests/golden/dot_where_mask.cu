@@ -508,12 +508,12 @@ dot_where_mask_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, fl
         c[e] = 0.0f;
     // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
     #pragma unroll
-    for (int ks = 0; ks < 2; ++ks) {  // K steps
+    for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
         #pragma unroll
         for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
         #pragma unroll
             for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                tilec::mma_m16n8k16_f16(&c[4 * (ni + 4 * mi)], &a_2[4 * (ks + 2 * mi)], &b_2[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
+                tilec::mma_m16n8k16_f16(&c[4 * (ni + 4 * mi)], &a_2[4 * (k_step + 2 * mi)], &b_2[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
     }
     // dot_where_mask.py:16  c = tl.where((t >= (start + tl.arange(0, BN)))[None, :], c, 0.0)
     float c_2[32];  // [64x64] fp32, L3

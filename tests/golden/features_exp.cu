@@ -275,18 +275,16 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     for (int e = 0; e < 2; ++e)
         acc_4[e] = acc_3[e] + (y_3[e] * 3.0f);
     // features.py:42  while i < n:
-    int32_t total_2;
-    total_2 = 0;
-    int32_t i;
-    i = 0;
+    int32_t total = 0;
+    int32_t i = 0;
     while (true) {
         const bool cond = i < n;
         if (!cond)
             break;
         // features.py:43  total += i
-        total_2 = total_2 + i;
+        total += i;
         // features.py:44  i += BLOCK * 4
-        i = i + 1024;
+        i += 1024;
     }
     // features.py:45  if lo > 0:
     float acc[2];  // [256] fp32, L0
@@ -302,17 +300,17 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
             acc[e] = acc_4[e] + lo;
     }
     // features.py:49  tl.store(out_ptr + offs, acc + total.to(tl.float32) + bits.to(tl.float32, bitcast=True), mask=mask)
-    float tmp_3[2];  // [256] fp32, L0
+    float sum[2];  // [256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        tmp_3[e] = (acc[e] + (float)total_2) + tilec::bitcast<float>(bits[e]);
-    tilec::store<2>(out_ptr + offs[0], &tmp_3[0], mask[0]);
+        sum[e] = (acc[e] + (float)total) + tilec::bitcast<float>(bits[e]);
+    tilec::store<2>(out_ptr + offs[0], &sum[0], mask[0]);
     // features.py:50  tl.store(idx_ptr + offs, q.to(tl.int64), mask=mask)
-    int64_t cvt[2];  // [256] i64, L0
+    int64_t q_i64[2];  // [256] i64, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        cvt[e] = (int64_t)q[e];
-    tilec::store<2>(idx_ptr + offs[0], &cvt[0], mask[0]);
+        q_i64[e] = (int64_t)q[e];
+    tilec::store<2>(idx_ptr + offs[0], &q_i64[0], mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

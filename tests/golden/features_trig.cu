@@ -322,18 +322,16 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     for (int e = 0; e < 4; ++e)
         acc_4[e] = acc_3[e] + (y_3[e] * 3.0f);
     // features.py:42  while i < n:
-    int32_t total_2;
-    total_2 = 0;
-    int32_t i;
-    i = 0;
+    int32_t total = 0;
+    int32_t i = 0;
     while (true) {
         const bool cond = i < n;
         if (!cond)
             break;
         // features.py:43  total += i
-        total_2 = total_2 + i;
+        total += i;
         // features.py:44  i += BLOCK * 4
-        i = i + 512;
+        i += 512;
     }
     // features.py:45  if lo > 0:
     float acc[4];  // [128] fp32, L0
@@ -352,7 +350,7 @@ features_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ i_ptr, float *_
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         if (mask[e])
-            *(out_ptr + offs[e]) = (acc[e] + (float)total_2) + tilec::bitcast<float>(bits[e]);
+            *(out_ptr + offs[e]) = (acc[e] + (float)total) + tilec::bitcast<float>(bits[e]);
     // features.py:50  tl.store(idx_ptr + offs, q.to(tl.int64), mask=mask)
     #pragma unroll
     for (int e = 0; e < 4; ++e)

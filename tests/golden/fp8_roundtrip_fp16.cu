@@ -347,11 +347,11 @@ fp8_roundtrip_kernel(__half *__restrict__ x_ptr, __nv_fp8_e5m2 *__restrict__ q_p
     // fp8_casts.py:17  tl.store(q_ptr + offs, q, mask=mask)
     tilec::store<8>(q_ptr + offs[0], &q[0], mask[0]);
     // fp8_casts.py:18  tl.store(y_ptr + offs, q.to(y_ptr.dtype.element_ty), mask=mask)
-    __half cvt[8];  // [512] fp16, L0
+    __half q_fp16[8];  // [512] fp16, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        cvt[e] = tilec::e5m2_to_f16(q[e]);
-    tilec::store<8>(y_ptr + offs[0], &cvt[0], mask[0]);
+        q_fp16[e] = tilec::e5m2_to_f16(q[e]);
+    tilec::store<8>(y_ptr + offs[0], &q_fp16[0], mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

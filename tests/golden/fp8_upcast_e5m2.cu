@@ -344,29 +344,29 @@ fp8_upcast_kernel(__nv_fp8_e5m2 *__restrict__ q_ptr, __half *__restrict__ h_ptr,
     for (int e = 0; e < 16; e += 4)
         tilec::load<4>(&q[e], q_ptr + offs[e], mask[e], tilec::e5m2_bits(0x00));
     // fp8_casts.py:37  tl.store(h_ptr + offs, q.to(tl.float16), mask=mask)
-    __half cvt[16];  // [2048] fp16, L0
+    __half q_fp16[16];  // [2048] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        cvt[e] = tilec::e5m2_to_f16(q[e]);
+        q_fp16[e] = tilec::e5m2_to_f16(q[e]);
     #pragma unroll
     for (int e = 0; e < 16; e += 4)
-        tilec::store<4>(h_ptr + offs[e], &cvt[e], mask[e]);
+        tilec::store<4>(h_ptr + offs[e], &q_fp16[e], mask[e]);
     // fp8_casts.py:38  tl.store(b_ptr + offs, q.to(tl.bfloat16), mask=mask)
-    __nv_bfloat16 cvt_2[16];  // [2048] bf16, L0
+    __nv_bfloat16 q_bf16[16];  // [2048] bf16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        cvt_2[e] = tilec::e5m2_to_bf16(q[e]);
+        q_bf16[e] = tilec::e5m2_to_bf16(q[e]);
     #pragma unroll
     for (int e = 0; e < 16; e += 4)
-        tilec::store<4>(b_ptr + offs[e], &cvt_2[e], mask[e]);
+        tilec::store<4>(b_ptr + offs[e], &q_bf16[e], mask[e]);
     // fp8_casts.py:39  tl.store(f_ptr + offs, tl.abs(q).to(tl.float32), mask=mask)
-    float cvt_3[16];  // [2048] fp32, L0
+    float as_fp32[16];  // [2048] fp32, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        cvt_3[e] = tilec::e5m2_to_f32(tilec::fp8_abs(q[e]));
+        as_fp32[e] = tilec::e5m2_to_f32(tilec::fp8_abs(q[e]));
     #pragma unroll
     for (int e = 0; e < 16; e += 4)
-        tilec::store<4>(f_ptr + offs[e], &cvt_3[e], mask[e]);
+        tilec::store<4>(f_ptr + offs[e], &as_fp32[e], mask[e]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -293,14 +293,14 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         // layer_norm.py:83  dw += dy * xhat
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            dw[e] = dw[e] + (dy[e] * xhat[e]);
+            dw[e] += dy[e] * xhat[e];
         // layer_norm.py:84  db += dy
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            db[e] = db[e] + dy[e];
+            db[e] += dy[e];
     }
     // layer_norm.py:85  tl.store(DW + cols, tl.sum(dw, axis=0).to(DW.dtype.element_ty), mask=col_mask)
-    float tmp[1];  // [64] fp32, L1
+    float col_sum[1];  // [64] fp32, L1
     // sum along dim 0: 16 values in each thread, then across 2 warps
     {
         float part[16];  // this thread's 16 values, combined pairwise
@@ -317,27 +317,27 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         for (int kk = 0; kk < 2; ++kk)
             part[kk] = part[kk] + part[kk + 2];
         part[0] = part[0] + part[1];
-        tmp[0] = part[0];
+        col_sum[0] = part[0];
     }
     {
         // 2 partials per result, 512 bytes at smem + 0
         float *partial = reinterpret_cast<float *>(smem + 0);
         {
-            partial[(warp >> 1) * 64 + L0_col] = tmp[0];
+            partial[(warp >> 1) * 64 + L0_col] = col_sum[0];
         }
         __syncthreads();
         {
-            tmp[0] = partial[L0_col];
+            col_sum[0] = partial[L0_col];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww)
-                tmp[0] = tmp[0] + partial[ww * 64 + L0_col];
+                col_sum[0] = col_sum[0] + partial[ww * 64 + L0_col];
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     if (L1_owner && col_mask[0])
-        *(DW + cols[0]) = tmp[0];
+        *(DW + cols[0]) = col_sum[0];
     // layer_norm.py:86  tl.store(DB + cols, tl.sum(db, axis=0).to(DB.dtype.element_ty), mask=col_mask)
-    float tmp_2[1];  // [64] fp32, L1
+    float col_sum_2[1];  // [64] fp32, L1
     // sum along dim 0: 16 values in each thread, then across 2 warps
     {
         float part[16];  // this thread's 16 values, combined pairwise
@@ -354,25 +354,25 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         for (int kk = 0; kk < 2; ++kk)
             part[kk] = part[kk] + part[kk + 2];
         part[0] = part[0] + part[1];
-        tmp_2[0] = part[0];
+        col_sum_2[0] = part[0];
     }
     {
         // 2 partials per result, 512 bytes at smem + 512
         float *partial = reinterpret_cast<float *>(smem + 512);
         {
-            partial[(warp >> 1) * 64 + L0_col] = tmp_2[0];
+            partial[(warp >> 1) * 64 + L0_col] = col_sum_2[0];
         }
         __syncthreads();
         {
-            tmp_2[0] = partial[L0_col];
+            col_sum_2[0] = partial[L0_col];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww)
-                tmp_2[0] = tmp_2[0] + partial[ww * 64 + L0_col];
+                col_sum_2[0] = col_sum_2[0] + partial[ww * 64 + L0_col];
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     if (L1_owner && col_mask[0])
-        *(DB + cols[0]) = tmp_2[0];
+        *(DB + cols[0]) = col_sum_2[0];
 }
 
 #ifndef __CUDACC_RTC__

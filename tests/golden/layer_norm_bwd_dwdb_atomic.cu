@@ -287,7 +287,7 @@ layer_norm_bwd_dwdb_atomic(float *__restrict__ DW, float *__restrict__ DB, __hal
         for (int e = 0; e < 32; ++e)
             xhat[e] = (x[e] - mean[e]) * rstd[e];
         // layer_norm.py:109  tl.atomic_add(DW + cols, tl.sum(dy * xhat, axis=0), mask=col_mask)
-        float tmp[1];  // [128] fp32, L2
+        float col_sum[1];  // [128] fp32, L2
         // sum along dim 0: 32 values in each thread
         {
             float part[32];  // this thread's 32 values, combined pairwise
@@ -307,12 +307,12 @@ layer_norm_bwd_dwdb_atomic(float *__restrict__ DW, float *__restrict__ DB, __hal
             for (int kk = 0; kk < 2; ++kk)
                 part[kk] = part[kk] + part[kk + 2];
             part[0] = part[0] + part[1];
-            tmp[0] = part[0];
+            col_sum[0] = part[0];
         }
         if (col_mask[0])
-            atom_add_fp32(DW + cols[0], tmp[0]);
+            atom_add_fp32(DW + cols[0], col_sum[0]);
         // layer_norm.py:110  tl.atomic_add(DB + cols, tl.sum(dy, axis=0), mask=col_mask)
-        float tmp_2[1];  // [128] fp32, L2
+        float col_sum_2[1];  // [128] fp32, L2
         // sum along dim 0: 32 values in each thread
         {
             float part[32];  // this thread's 32 values, combined pairwise
@@ -332,10 +332,10 @@ layer_norm_bwd_dwdb_atomic(float *__restrict__ DW, float *__restrict__ DB, __hal
             for (int kk = 0; kk < 2; ++kk)
                 part[kk] = part[kk] + part[kk + 2];
             part[0] = part[0] + part[1];
-            tmp_2[0] = part[0];
+            col_sum_2[0] = part[0];
         }
         if (col_mask[0])
-            atom_add_fp32(DB + cols[0], tmp_2[0]);
+            atom_add_fp32(DB + cols[0], col_sum_2[0]);
     }
 }
 

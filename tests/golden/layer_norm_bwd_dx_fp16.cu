@@ -263,7 +263,7 @@ layer_norm_bwd_dx(__half *__restrict__ DX, __half *__restrict__ DY, __half *__re
     for (int e = 0; e < 8; ++e)
         g[e] = w[e] * dy[e];
     // layer_norm.py:56  c1 = tl.sum(xhat * g, axis=0) / N
-    float tmp;
+    float total;
     // sum along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
     {
         float part[8];  // this thread's 8 values, combined pairwise
@@ -277,30 +277,30 @@ layer_norm_bwd_dx(__half *__restrict__ DX, __half *__restrict__ DY, __half *__re
         for (int kk = 0; kk < 2; ++kk)
             part[kk] = part[kk] + part[kk + 2];
         part[0] = part[0] + part[1];
-        tmp = part[0];
+        total = part[0];
     }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
-        tmp = tmp + tilec::shfl_xor(tmp, lane_bit);
+        total = total + tilec::shfl_xor(total, lane_bit);
     }
     {
         // 4 partials per result, 16 bytes at smem + 0
         float *partial = reinterpret_cast<float *>(smem + 0);
         if (lane == 0) {  // one lane per result writes its warp's partial
-            partial[warp] = tmp;
+            partial[warp] = total;
         }
         __syncthreads();
         {
-            tmp = partial[0];
+            total = partial[0];
             #pragma unroll
             for (int ww = 1; ww < 4; ++ww)
-                tmp = tmp + partial[ww];
+                total = total + partial[ww];
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    const float c1 = tilec::div_full(tmp, (float)N);
+    const float c1 = tilec::div_full(total, (float)N);
     // layer_norm.py:57  c2 = tl.sum(g, axis=0) / N
-    float tmp_2;
+    float total_2;
     // sum along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
     {
         float part[8];  // this thread's 8 values, combined pairwise
@@ -314,28 +314,28 @@ layer_norm_bwd_dx(__half *__restrict__ DX, __half *__restrict__ DY, __half *__re
         for (int kk = 0; kk < 2; ++kk)
             part[kk] = part[kk] + part[kk + 2];
         part[0] = part[0] + part[1];
-        tmp_2 = part[0];
+        total_2 = part[0];
     }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
-        tmp_2 = tmp_2 + tilec::shfl_xor(tmp_2, lane_bit);
+        total_2 = total_2 + tilec::shfl_xor(total_2, lane_bit);
     }
     {
         // 4 partials per result, 16 bytes at smem + 16
         float *partial = reinterpret_cast<float *>(smem + 16);
         if (lane == 0) {  // one lane per result writes its warp's partial
-            partial[warp] = tmp_2;
+            partial[warp] = total_2;
         }
         __syncthreads();
         {
-            tmp_2 = partial[0];
+            total_2 = partial[0];
             #pragma unroll
             for (int ww = 1; ww < 4; ++ww)
-                tmp_2 = tmp_2 + partial[ww];
+                total_2 = total_2 + partial[ww];
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    const float c2 = tilec::div_full(tmp_2, (float)N);
+    const float c2 = tilec::div_full(total_2, (float)N);
     // layer_norm.py:58  dx = (g - (xhat * c1 + c2)) * rstd
     float dx[8];  // [1024] fp32, L0
     #pragma unroll

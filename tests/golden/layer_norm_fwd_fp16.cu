@@ -232,7 +232,7 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
     for (int e = 0; e < 8; ++e)
         x[e] = __half2float(loaded[e]);
     // layer_norm.py:28  mean = tl.sum(x, axis=0) / N
-    float tmp;
+    float total;
     // sum along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
     {
         float part[8];  // this thread's 8 values, combined pairwise
@@ -246,35 +246,35 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
         for (int kk = 0; kk < 2; ++kk)
             part[kk] = part[kk] + part[kk + 2];
         part[0] = part[0] + part[1];
-        tmp = part[0];
+        total = part[0];
     }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
-        tmp = tmp + tilec::shfl_xor(tmp, lane_bit);
+        total = total + tilec::shfl_xor(total, lane_bit);
     }
     {
         // 4 partials per result, 16 bytes at smem + 0
         float *partial = reinterpret_cast<float *>(smem + 0);
         if (lane == 0) {  // one lane per result writes its warp's partial
-            partial[warp] = tmp;
+            partial[warp] = total;
         }
         __syncthreads();
         {
-            tmp = partial[0];
+            total = partial[0];
             #pragma unroll
             for (int ww = 1; ww < 4; ++ww)
-                tmp = tmp + partial[ww];
+                total = total + partial[ww];
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    const float mean = tilec::div_full(tmp, (float)N);
+    const float mean = tilec::div_full(total, (float)N);
     // layer_norm.py:30  xc = tl.where(mask, x - mean, 0.)
     float xc[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         xc[e] = mask[e] ? (x[e] - mean) : 0.0f;
     // layer_norm.py:31  var = tl.sum(xc * xc, axis=0) / N
-    float tmp_2;
+    float total_2;
     // sum along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
     {
         float part[8];  // this thread's 8 values, combined pairwise
@@ -288,28 +288,28 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
         for (int kk = 0; kk < 2; ++kk)
             part[kk] = part[kk] + part[kk + 2];
         part[0] = part[0] + part[1];
-        tmp_2 = part[0];
+        total_2 = part[0];
     }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
-        tmp_2 = tmp_2 + tilec::shfl_xor(tmp_2, lane_bit);
+        total_2 = total_2 + tilec::shfl_xor(total_2, lane_bit);
     }
     {
         // 4 partials per result, 16 bytes at smem + 16
         float *partial = reinterpret_cast<float *>(smem + 16);
         if (lane == 0) {  // one lane per result writes its warp's partial
-            partial[warp] = tmp_2;
+            partial[warp] = total_2;
         }
         __syncthreads();
         {
-            tmp_2 = partial[0];
+            total_2 = partial[0];
             #pragma unroll
             for (int ww = 1; ww < 4; ++ww)
-                tmp_2 = tmp_2 + partial[ww];
+                total_2 = total_2 + partial[ww];
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    const float var = tilec::div_full(tmp_2, (float)N);
+    const float var = tilec::div_full(total_2, (float)N);
     // layer_norm.py:32  rstd = 1 / tl.sqrt(var + eps)
     const float rstd = tilec::div_full(1.0f, tilec::sqrt_approx(var + eps));
     // layer_norm.py:34  tl.store(Mean + row, mean)

@@ -460,67 +460,44 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     for (int e = 0; e < 8; ++e)
         cols[e] = ((tile_n * 64) + (L1_col + e)) % N;
     // matmul.py:186  ks = tl.arange(0, BLOCK_K)
-    int32_t ks_2[2];  // [32] i32, L5
+    int32_t ks[2];  // [32] i32, L5
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        ks_2[e] = L1_row + (e << 4);
+        ks[e] = L1_row + (e << 4);
     // matmul.py:187  at_ptrs = at_ptr + ks[:, None] * stride_atk + rows[None, :] * stride_atm
-    int32_t ks_3[8];  // [32] i32, L7
+    int32_t ks_2[8];  // [32] i32, L7
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        ks_3[e] = L0_row + e;
-    __half *at_ptrs_3[16];  // [32x64] fp16, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        at_ptrs_3[e] = (at_ptr + (ks_3[(e & 7)] * 1)) + (rows[(e >> 3)] * stride_atm);
-    // matmul.py:188  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    __half *b_ptrs_3[16];  // [32x64] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs_3[e] = (b_ptr + (ks_2[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
-    // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
-    const int32_t trips = ((K + 32) - 1) / 32;
+        ks_2[e] = L0_row + e;
     __half *at_ptrs[16];  // [32x64] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        at_ptrs[e] = at_ptrs_3[e];
+        at_ptrs[e] = (at_ptr + (ks_2[(e & 7)] * 1)) + (rows[(e >> 3)] * stride_atm);
+    // matmul.py:188  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __half *b_ptrs[16];  // [32x64] fp16, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = b_ptrs_3[e];
+        b_ptrs[e] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+    // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
+    const int32_t trips = ((K + 32) - 1) / 32;
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
         // matmul.py:191  k_ok = ks[:, None] < K - k * BLOCK_K
-        const int32_t tmp = K - (k_ahead * 32);
+        const int32_t diff = K - (k_ahead * 32);
         bool k_ok[2];  // [32x1] i1, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            k_ok[e] = ks_2[e] < tmp;
+            k_ok[e] = ks[e] < diff;
         // matmul.py:192  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
-        int32_t ks_4[8];  // [32] i32, L7
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            ks_4[e] = L0_row + e;
         bool k_ok_2[8];  // [32x1] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 0): computed once per run
         {
-            const bool same = ks_4[0] < tmp;
+            const bool same = ks_2[0] < diff;
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 k_ok_2[j] = same;
         }
-        // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
-        __half *at_ptrs_4[16];  // [32x64] fp16, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            at_ptrs_4[e] = at_ptrs[e] + 32;
-        // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
-        __half *b_ptrs_4[16];  // [32x64] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_4[e] = b_ptrs[e] + (32 * stride_bk);
-        // matmul.py:192  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
@@ -531,30 +508,22 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         for (int e = 0; e < 16; e += 8)
             tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range && k_ok[(e >> 3)]);
         tilec::cp_async_commit();
+        // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            at_ptrs[e] = at_ptrs_4[e];
+            at_ptrs[e] += 32;
+        // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptrs_4[e];
+            b_ptrs[e] += 32 * stride_bk;
     }
     // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L2
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
-    __half *at_ptrs_2[16];  // [32x64] fp16, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        at_ptrs_2[e] = at_ptrs[e];
-    __half *b_ptrs_2[16];  // [32x64] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs_2[e] = b_ptrs[e];
-    int32_t read_slot;
-    read_slot = 0;
-    int32_t write_slot;
-    write_slot = 2;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
     for (int32_t k = 0; k < trips; k += 1) {
         // matmul.py:194  acc = tl.dot(tl.trans(at), b, acc)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
@@ -563,80 +532,65 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:191  k_ok = ks[:, None] < K - k * BLOCK_K
-        const int32_t tmp_4 = K - (k_ahead_2 * 32);
+        const int32_t diff_2 = K - (k_ahead_2 * 32);
         bool k_ok_3[2];  // [32x1] i1, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            k_ok_3[e] = ks_2[e] < tmp_4;
+            k_ok_3[e] = ks[e] < diff_2;
         // matmul.py:192  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
-        int32_t ks_5[8];  // [32] i32, L7
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            ks_5[e] = L0_row + e;
         bool k_ok_4[8];  // [32x1] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 0): computed once per run
         {
-            const bool same = ks_5[0] < tmp_4;
+            const bool same = ks_2[0] < diff_2;
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 k_ok_4[j] = same;
         }
-        // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
-        __half *at_ptrs_5[16];  // [32x64] fp16, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            at_ptrs_5[e] = at_ptrs_2[e] + 32;
-        // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
-        __half *b_ptrs_5[16];  // [32x64] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_5[e] = b_ptrs_2[e] + (32 * stride_bk);
-        // matmul.py:192  at = tl.load(at_ptrs, mask=k_ok, other=0.0)
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs_2[e], in_range_2 && k_ok_4[(e & 7)]);
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs[e], in_range_2 && k_ok_4[(e & 7)]);
         // matmul.py:193  b = tl.load(b_ptrs, mask=k_ok, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs_2[e], in_range_2 && k_ok_3[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range_2 && k_ok_3[(e >> 3)]);
         tilec::cp_async_commit();
         // matmul.py:194  acc = tl.dot(tl.trans(at), b, acc)
-        uint32_t tmp_5[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
+        uint32_t a_frag[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
         uint32_t b[16];  // [32x64] fp16, L9: operand B fragments, 2 elements per register
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
-        // ldmatrix.x4 into tmp_5: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int tmp_5_ld_row = ((warp >> 1) << 4) + (lane & 15), tmp_5_ld_col = (lane >> 4) << 3;
+        // ldmatrix.x4 into a_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int a_frag_ld_row = ((warp >> 1) << 4) + (lane & 15), a_frag_ld_col = (lane >> 4) << 3;
         // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
         #pragma unroll
-        for (int ks = 0; ks < 2; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)
-                tilec::ldmatrix<4, false>(&tmp_5[4 * (ks + 2 * mi)], stage0(smem, read_slot, tmp_5_ld_row + (((ks + 2 * mi) >> 1) << 5), tmp_5_ld_col + (((ks + 2 * mi) & 1) << 4)));
+                tilec::ldmatrix<4, false>(&a_frag[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_frag_ld_row + (((k_step + 2 * mi) >> 1) << 5), a_frag_ld_col + (((k_step + 2 * mi) & 1) << 4)));
             #pragma unroll
             for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&b[4 * (ks + 2 * np)], stage1(smem, read_slot, b_ld_row + (((ks + 2 * np) & 1) << 4), b_ld_col + (((ks + 2 * np) >> 1) << 5)));
+                tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 5)));
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &tmp_5[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
+        // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            at_ptrs[e] += 32;
+        // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            b_ptrs[e] += 32 * stride_bk;
         // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t tmp_6 = read_slot + 1;
-        read_slot = (tmp_6 == 3) ? 0 : tmp_6;
-        const int32_t tmp_7 = write_slot + 1;
-        write_slot = (tmp_7 == 3) ? 0 : tmp_7;
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            at_ptrs_2[e] = at_ptrs_5[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_2[e] = b_ptrs_5[e];
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
     }
     // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
@@ -654,7 +608,7 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     // matmul.py:200  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
     // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:201  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
-    __half tmp_8[32];  // [64x64] fp16, L1
+    __half acc_fp16[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
         #pragma unroll
@@ -664,12 +618,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&tmp_8[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &tmp_8[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
+        tilec::store<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &acc_fp16[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
 }
 
 #ifndef __CUDACC_RTC__

@@ -456,48 +456,38 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
     int32_t cols[1];  // [64] i32, L3
     cols[0] = ((tile_n * 64) + L1_col) % N;
     // matmul.py:73  ks = tl.arange(0, BLOCK_K)
-    int32_t ks_2[16];  // [32] i32, L4
+    int32_t ks[16];  // [32] i32, L4
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        ks_2[e] = L1_row + (e << 1);
+        ks[e] = L1_row + (e << 1);
     // matmul.py:74  a_ptrs = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
-    int32_t ks_3[1];  // [32] i32, L5
-    ks_3[0] = L0_col;
-    __nv_bfloat16 *a_ptrs_2[16];  // [64x32] bf16, L0
+    int32_t ks_2[1];  // [32] i32, L5
+    ks_2[0] = L0_col;
+    __nv_bfloat16 *a_ptrs[16];  // [64x32] bf16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        a_ptrs_2[e] = (a_ptr + (rows[e] * stride_am)) + (ks_3[0] * 1);
+        a_ptrs[e] = (a_ptr + (rows[e] * stride_am)) + (ks_2[0] * 1);
     // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    __nv_bfloat16 *b_ptrs_2[16];  // [32x64] bf16, L1
+    __nv_bfloat16 *b_ptrs[16];  // [32x64] bf16, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs_2[e] = (b_ptr + (ks_2[e] * stride_bk)) + (cols[0] * 1);
+        b_ptrs[e] = (b_ptr + (ks[e] * stride_bk)) + (cols[0] * 1);
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L2
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
-    __nv_bfloat16 *a_ptrs[16];  // [64x32] bf16, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        a_ptrs[e] = a_ptrs_2[e];
-    __nv_bfloat16 *b_ptrs[16];  // [32x64] bf16, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = b_ptrs_2[e];
     for (int32_t k = 0; k < (((K + 32) - 1) / 32); k += 1) {
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_4[1];  // [32] i32, L5
-        ks_4[0] = L0_col;
         __nv_bfloat16 a[16];  // [64x32] bf16, L0, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&a[e], a_ptrs[e], ks_4[0] < (K - (k * 32)), __double2bfloat16(0.0));
+            tilec::load<1>(&a[e], a_ptrs[e], ks_2[0] < (K - (k * 32)), __double2bfloat16(0.0));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         __nv_bfloat16 b[16];  // [32x64] bf16, L1, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&b[e], b_ptrs[e], ks_2[e] < (K - (k * 32)), __double2bfloat16(0.0));
+            tilec::load<1>(&b[e], b_ptrs[e], ks[e] < (K - (k * 32)), __double2bfloat16(0.0));
         // matmul.py:85  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a_2[16];  // [64x32] bf16, L7: operand A fragments, 2 elements per register
         {  // L0 -> L7 through shared memory (stage0)
@@ -527,21 +517,21 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
         }
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_bf16 per K step of 16, 2 K steps
         #pragma unroll
-        for (int ks = 0; ks < 2; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 4 * mi)], &a_2[4 * (ks + 2 * mi)], &b_2[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 4 * mi)], &a_2[4 * (k_step + 2 * mi)], &b_2[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            a_ptrs[e] = a_ptrs[e] + 32;
+            a_ptrs[e] += 32;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptrs[e] + (32 * stride_bk);
+            b_ptrs[e] += 32 * stride_bk;
     }
     // matmul.py:88  c = acc.to(c_ptr.dtype.element_ty)
     __nv_bfloat16 c[32];  // [64x64] bf16, L2

@@ -452,22 +452,22 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     // matmul.py:51  tile_n = (pid % per_group) // rows_here    (in grouped_tile, inlined from line 114)
     const int32_t tile_n = (pid % per_group) / rows_here;
     // matmul.py:115  rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    const int32_t tmp = tile_m * 64;
+    const int32_t prod = tile_m * 64;
     int32_t rows[4];  // [64] i32, L4
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        rows[e] = tmp + (L1_row + (e << 4));
+        rows[e] = prod + (L1_row + (e << 4));
     // matmul.py:116  cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    const int32_t tmp_2 = tile_n * 64;
+    const int32_t prod_2 = tile_n * 64;
     int32_t cols[8];  // [64] i32, L3
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        cols[e] = tmp_2 + (L1_col + e);
+        cols[e] = prod_2 + (L1_col + e);
     // matmul.py:117  ks = tl.arange(0, BLOCK_K)
-    int32_t ks_2[2];  // [32] i32, L4
+    int32_t ks[2];  // [32] i32, L4
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        ks_2[e] = L1_row + (e << 4);
+        ks[e] = L1_row + (e << 4);
     // matmul.py:118  row_ok = rows < M
     bool row_ok[4];  // [64] i1, L4
     #pragma unroll
@@ -486,29 +486,21 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     int32_t rows_2[2];  // [64] i32, L7
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        rows_2[e] = tmp + (L0_row + (e << 5));
-    int32_t ks_3[8];  // [32] i32, L6
+        rows_2[e] = prod + (L0_row + (e << 5));
+    int32_t ks_2[8];  // [32] i32, L6
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        ks_3[e] = L0_col + e;
-    __half *a_ptrs_3[16];  // [64x32] fp16, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        a_ptrs_3[e] = (a_ptr + (rows_2[(e >> 3)] * stride_am)) + (ks_3[(e & 7)] * 1);
-    // matmul.py:121  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    __half *b_ptrs_3[16];  // [32x64] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs_3[e] = (b_ptr + (ks_2[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
-    // matmul.py:124  for k in range(0, K, BLOCK_K):
+        ks_2[e] = L0_col + e;
     __half *a_ptrs[16];  // [64x32] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        a_ptrs[e] = a_ptrs_3[e];
+        a_ptrs[e] = (a_ptr + (rows_2[(e >> 3)] * stride_am)) + (ks_2[(e & 7)] * 1);
+    // matmul.py:121  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __half *b_ptrs[16];  // [32x64] fp16, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = b_ptrs_3[e];
+        b_ptrs[e] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+    // matmul.py:124  for k in range(0, K, BLOCK_K):
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 32);
         const bool in_range = k_ahead < K;
@@ -516,60 +508,37 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         int32_t rows_3[2];  // [64] i32, L7
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            rows_3[e] = tmp + (L0_row + (e << 5));
+            rows_3[e] = prod + (L0_row + (e << 5));
         bool row_ok_2[2];  // [64] i1, L7
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             row_ok_2[e] = rows_3[e] < M;
-        int32_t ks_4[8];  // [32] i32, L6
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            ks_4[e] = L0_col + e;
-        // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
-        __half *a_ptrs_4[16];  // [64x32] fp16, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_4[e] = a_ptrs[e] + 32;
-        // matmul.py:130  b_ptrs += BLOCK_K * stride_bk
-        __half *b_ptrs_4[16];  // [32x64] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_4[e] = b_ptrs[e] + (32 * stride_bk);
-        // matmul.py:126  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range && (row_ok_2[(e >> 3)] & (ks_4[(e & 7)] < (K - k_ahead))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range && (row_ok_2[(e >> 3)] & (ks_2[(e & 7)] < (K - k_ahead))));
         // matmul.py:127  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range && ((ks_2[(e >> 3)] < (K - k_ahead)) & col_ok[(e & 7)]));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range && ((ks[(e >> 3)] < (K - k_ahead)) & col_ok[(e & 7)]));
         tilec::cp_async_commit();
+        // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            a_ptrs[e] = a_ptrs_4[e];
+            a_ptrs[e] += 32;
+        // matmul.py:130  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptrs_4[e];
+            b_ptrs[e] += 32 * stride_bk;
     }
     // matmul.py:124  for k in range(0, K, BLOCK_K):
     float acc[32];  // [64x64] fp32, L2
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
-    __half *a_ptrs_2[16];  // [64x32] fp16, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        a_ptrs_2[e] = a_ptrs[e];
-    __half *b_ptrs_2[16];  // [32x64] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs_2[e] = b_ptrs[e];
-    int32_t read_slot;
-    read_slot = 0;
-    int32_t write_slot;
-    write_slot = 2;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
     for (int32_t k = 0; k < K; k += 32) {
         // matmul.py:128  acc = tl.dot(a, b, acc)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
@@ -581,35 +550,20 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         int32_t rows_4[2];  // [64] i32, L7
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            rows_4[e] = tmp + (L0_row + (e << 5));
+            rows_4[e] = prod + (L0_row + (e << 5));
         bool row_ok_3[2];  // [64] i1, L7
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             row_ok_3[e] = rows_4[e] < M;
-        int32_t ks_5[8];  // [32] i32, L6
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            ks_5[e] = L0_col + e;
-        // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
-        __half *a_ptrs_5[16];  // [64x32] fp16, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_5[e] = a_ptrs_2[e] + 32;
-        // matmul.py:130  b_ptrs += BLOCK_K * stride_bk
-        __half *b_ptrs_5[16];  // [32x64] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_5[e] = b_ptrs_2[e] + (32 * stride_bk);
-        // matmul.py:126  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e], in_range_2 && (row_ok_3[(e >> 3)] & (ks_5[(e & 7)] < (K - k_ahead_2))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range_2 && (row_ok_3[(e >> 3)] & (ks_2[(e & 7)] < (K - k_ahead_2))));
         // matmul.py:127  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs_2[e], in_range_2 && ((ks_2[(e >> 3)] < (K - k_ahead_2)) & col_ok[(e & 7)]));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range_2 && ((ks[(e >> 3)] < (K - k_ahead_2)) & col_ok[(e & 7)]));
         tilec::cp_async_commit();
         // matmul.py:128  acc = tl.dot(a, b, acc)
         uint32_t a[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
@@ -622,30 +576,30 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
         #pragma unroll
-        for (int ks = 0; ks < 2; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)
-                tilec::ldmatrix<4, false>(&a[4 * (ks + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((ks + 2 * mi) >> 1) << 5), a_ld_col + (((ks + 2 * mi) & 1) << 4)));
+                tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi) >> 1) << 5), a_ld_col + (((k_step + 2 * mi) & 1) << 4)));
             #pragma unroll
             for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&b[4 * (ks + 2 * np)], stage1(smem, read_slot, b_ld_row + (((ks + 2 * np) & 1) << 4), b_ld_col + (((ks + 2 * np) >> 1) << 5)));
+                tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 5)));
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
+        // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            a_ptrs[e] += 32;
+        // matmul.py:130  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            b_ptrs[e] += 32 * stride_bk;
         // matmul.py:124  for k in range(0, K, BLOCK_K):
-        const int32_t tmp_5 = read_slot + 1;
-        read_slot = (tmp_5 == 3) ? 0 : tmp_5;
-        const int32_t tmp_6 = write_slot + 1;
-        write_slot = (tmp_6 == 3) ? 0 : tmp_6;
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_2[e] = a_ptrs_5[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_2[e] = b_ptrs_5[e];
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
     }
     // matmul.py:124  for k in range(0, K, BLOCK_K):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
@@ -654,7 +608,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     int32_t cols_2[8];  // [64] i32, L5
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        cols_2[e] = tmp_2 + (L2_col + ((e & 1) + ((e >> 1) << 4)));
+        cols_2[e] = prod_2 + (L2_col + ((e & 1) + ((e >> 1) << 4)));
     bool col_ok_2[8];  // [64] i1, L5
     // the same value in each run of 2 registers (constancy 16 along dim 0): computed once per run
     #pragma unroll
@@ -685,7 +639,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     // matmul.py:141  c_ptrs = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn
     // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:142  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])
-    __half tmp_7[32];  // [64x64] fp16, L1
+    __half acc_fp16[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
         #pragma unroll
@@ -695,12 +649,12 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&tmp_7[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + (cols[(e & 7)] * 1), &tmp_7[e], row_ok[(e >> 3)] & col_ok[(e & 7)]);
+        tilec::store<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + (cols[(e & 7)] * 1), &acc_fp16[e], row_ok[(e >> 3)] & col_ok[(e & 7)]);
 }
 
 #ifndef __CUDACC_RTC__

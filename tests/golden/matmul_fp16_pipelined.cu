@@ -458,87 +458,56 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
     for (int e = 0; e < 8; ++e)
         cols[e] = ((tile_n * 128) + (L1_col + e)) % N;
     // matmul.py:73  ks = tl.arange(0, BLOCK_K)
-    int32_t ks_2[4];  // [32] i32, L4
+    int32_t ks[4];  // [32] i32, L4
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        ks_2[e] = L1_row + (e << 3);
+        ks[e] = L1_row + (e << 3);
     // matmul.py:74  a_ptrs = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
-    int32_t ks_3[8];  // [32] i32, L5
+    int32_t ks_2[8];  // [32] i32, L5
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        ks_3[e] = L0_col + e;
-    __half *a_ptrs_3[32];  // [128x32] fp16, L0
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        a_ptrs_3[e] = (a_ptr + (rows[(e >> 3)] * stride_am)) + (ks_3[(e & 7)] * 1);
-    // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    __half *b_ptrs_3[32];  // [32x128] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        b_ptrs_3[e] = (b_ptr + (ks_2[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
-    // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
-    const int32_t trips = ((K + 32) - 1) / 32;
+        ks_2[e] = L0_col + e;
     __half *a_ptrs[32];  // [128x32] fp16, L0
     #pragma unroll
     for (int e = 0; e < 32; ++e)
-        a_ptrs[e] = a_ptrs_3[e];
+        a_ptrs[e] = (a_ptr + (rows[(e >> 3)] * stride_am)) + (ks_2[(e & 7)] * 1);
+    // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __half *b_ptrs[32];  // [32x128] fp16, L1
     #pragma unroll
     for (int e = 0; e < 32; ++e)
-        b_ptrs[e] = b_ptrs_3[e];
+        b_ptrs[e] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+    // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
+    const int32_t trips = ((K + 32) - 1) / 32;
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_4[8];  // [32] i32, L5
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            ks_4[e] = L0_col + e;
-        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
-        __half *a_ptrs_4[32];  // [128x32] fp16, L0
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs_4[e] = a_ptrs[e] + 32;
-        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
-        __half *b_ptrs_4[32];  // [32x128] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs_4[e] = b_ptrs[e] + (32 * stride_bk);
-        // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range && (ks_4[(e & 7)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range && (ks_2[(e & 7)] < (K - (k_ahead * 32))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e], in_range && (ks_2[(e >> 3)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e], in_range && (ks[(e >> 3)] < (K - (k_ahead * 32))));
         tilec::cp_async_commit();
+        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            a_ptrs[e] = a_ptrs_4[e];
+            a_ptrs[e] += 32;
+        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            b_ptrs[e] = b_ptrs_4[e];
+            b_ptrs[e] += 32 * stride_bk;
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[128];  // [128x128] fp32, L2
     #pragma unroll
     for (int e = 0; e < 128; ++e)
         acc[e] = 0.0f;
-    __half *a_ptrs_2[32];  // [128x32] fp16, L0
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        a_ptrs_2[e] = a_ptrs[e];
-    __half *b_ptrs_2[32];  // [32x128] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        b_ptrs_2[e] = b_ptrs[e];
-    int32_t read_slot;
-    read_slot = 0;
-    int32_t write_slot;
-    write_slot = 2;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
     for (int32_t k = 0; k < trips; k += 1) {
         // matmul.py:85  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
@@ -547,30 +516,15 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_5[8];  // [32] i32, L5
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            ks_5[e] = L0_col + e;
-        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
-        __half *a_ptrs_5[32];  // [128x32] fp16, L0
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs_5[e] = a_ptrs_2[e] + 32;
-        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
-        __half *b_ptrs_5[32];  // [32x128] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs_5[e] = b_ptrs_2[e] + (32 * stride_bk);
-        // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e], in_range_2 && (ks_5[(e & 7)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range_2 && (ks_2[(e & 7)] < (K - (k_ahead_2 * 32))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs_2[e], in_range_2 && (ks_2[(e >> 3)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 32))));
         tilec::cp_async_commit();
         // matmul.py:85  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a[32];  // [128x32] fp16, L7: operand A fragments, 2 elements per register
@@ -583,30 +537,30 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
         #pragma unroll
-        for (int ks = 0; ks < 2; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
             #pragma unroll
             for (int mi = 0; mi < 4; ++mi)
-                tilec::ldmatrix<4, false>(&a[4 * (ks + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((ks + 2 * mi) >> 1) << 5), a_ld_col + (((ks + 2 * mi) & 1) << 4)));
+                tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi) >> 1) << 5), a_ld_col + (((k_step + 2 * mi) & 1) << 4)));
             #pragma unroll
             for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&b[4 * (ks + 2 * np)], stage1(smem, read_slot, b_ld_row + (((ks + 2 * np) & 1) << 4), b_ld_col + (((ks + 2 * np) >> 1) << 5)));
+                tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 5)));
             #pragma unroll
             for (int mi = 0; mi < 4; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
+        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
+        #pragma unroll
+        for (int e = 0; e < 32; ++e)
+            a_ptrs[e] += 32;
+        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 32; ++e)
+            b_ptrs[e] += 32 * stride_bk;
         // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t tmp_3 = read_slot + 1;
-        read_slot = (tmp_3 == 3) ? 0 : tmp_3;
-        const int32_t tmp_4 = write_slot + 1;
-        write_slot = (tmp_4 == 3) ? 0 : tmp_4;
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs_2[e] = a_ptrs_5[e];
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs_2[e] = b_ptrs_5[e];
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

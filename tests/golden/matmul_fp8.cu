@@ -607,87 +607,56 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
     for (int e = 0; e < 16; ++e)
         cols[e] = ((tile_n * 128) + (L1_col + e)) % N;
     // matmul.py:73  ks = tl.arange(0, BLOCK_K)
-    int32_t ks_2[2];  // [64] i32, L6
+    int32_t ks[2];  // [64] i32, L6
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        ks_2[e] = L1_row + (e << 5);
+        ks[e] = L1_row + (e << 5);
     // matmul.py:74  a_ptrs = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
-    int32_t ks_3[16];  // [64] i32, L7
+    int32_t ks_2[16];  // [64] i32, L7
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        ks_3[e] = L0_col + e;
-    __nv_fp8_e4m3 *a_ptrs_3[32];  // [128x64] fp8e4nv, L0
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        a_ptrs_3[e] = (a_ptr + (rows[(e >> 4)] * stride_am)) + (ks_3[(e & 15)] * 1);
-    // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    __nv_fp8_e5m2 *b_ptrs_3[32];  // [64x128] fp8e5, L1
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        b_ptrs_3[e] = (b_ptr + (ks_2[(e >> 4)] * stride_bk)) + (cols[(e & 15)] * 1);
-    // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
-    const int32_t trips = ((K + 64) - 1) / 64;
+        ks_2[e] = L0_col + e;
     __nv_fp8_e4m3 *a_ptrs[32];  // [128x64] fp8e4nv, L0
     #pragma unroll
     for (int e = 0; e < 32; ++e)
-        a_ptrs[e] = a_ptrs_3[e];
+        a_ptrs[e] = (a_ptr + (rows[(e >> 4)] * stride_am)) + (ks_2[(e & 15)] * 1);
+    // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __nv_fp8_e5m2 *b_ptrs[32];  // [64x128] fp8e5, L1
     #pragma unroll
     for (int e = 0; e < 32; ++e)
-        b_ptrs[e] = b_ptrs_3[e];
+        b_ptrs[e] = (b_ptr + (ks[(e >> 4)] * stride_bk)) + (cols[(e & 15)] * 1);
+    // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
+    const int32_t trips = ((K + 64) - 1) / 64;
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_4[16];  // [64] i32, L7
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            ks_4[e] = L0_col + e;
-        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
-        __nv_fp8_e4m3 *a_ptrs_4[32];  // [128x64] fp8e4nv, L0
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs_4[e] = a_ptrs[e] + 64;
-        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
-        __nv_fp8_e5m2 *b_ptrs_4[32];  // [64x128] fp8e5, L1
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs_4[e] = b_ptrs[e] + (64 * stride_bk);
-        // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 16)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 4) << 6), L0_col + (e & 15)), a_ptrs[e], in_range && (ks_4[(e & 15)] < (K - (k_ahead * 64))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 4) << 6), L0_col + (e & 15)), a_ptrs[e], in_range && (ks_2[(e & 15)] < (K - (k_ahead * 64))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 16)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 4) << 5), L1_col + (e & 15)), b_ptrs[e], in_range && (ks_2[(e >> 4)] < (K - (k_ahead * 64))));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 4) << 5), L1_col + (e & 15)), b_ptrs[e], in_range && (ks[(e >> 4)] < (K - (k_ahead * 64))));
         tilec::cp_async_commit();
+        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            a_ptrs[e] = a_ptrs_4[e];
+            a_ptrs[e] += 64;
+        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            b_ptrs[e] = b_ptrs_4[e];
+            b_ptrs[e] += 64 * stride_bk;
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[64];  // [128x128] fp32, L3
     #pragma unroll
     for (int e = 0; e < 64; ++e)
         acc[e] = 0.0f;
-    __nv_fp8_e4m3 *a_ptrs_2[32];  // [128x64] fp8e4nv, L0
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        a_ptrs_2[e] = a_ptrs[e];
-    __nv_fp8_e5m2 *b_ptrs_2[32];  // [64x128] fp8e5, L1
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        b_ptrs_2[e] = b_ptrs[e];
-    int32_t read_slot;
-    read_slot = 0;
-    int32_t write_slot;
-    write_slot = 2;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
     for (int32_t k = 0; k < trips; k += 1) {
         // matmul.py:85  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
@@ -696,30 +665,15 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_5[16];  // [64] i32, L7
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            ks_5[e] = L0_col + e;
-        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
-        __nv_fp8_e4m3 *a_ptrs_5[32];  // [128x64] fp8e4nv, L0
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs_5[e] = a_ptrs_2[e] + 64;
-        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
-        __nv_fp8_e5m2 *b_ptrs_5[32];  // [64x128] fp8e5, L1
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs_5[e] = b_ptrs_2[e] + (64 * stride_bk);
-        // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 16)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 4) << 6), L0_col + (e & 15)), a_ptrs_2[e], in_range_2 && (ks_5[(e & 15)] < (K - (k_ahead_2 * 64))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 4) << 6), L0_col + (e & 15)), a_ptrs[e], in_range_2 && (ks_2[(e & 15)] < (K - (k_ahead_2 * 64))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 16)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 4) << 5), L1_col + (e & 15)), b_ptrs_2[e], in_range_2 && (ks_2[(e >> 4)] < (K - (k_ahead_2 * 64))));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 4) << 5), L1_col + (e & 15)), b_ptrs[e], in_range_2 && (ks[(e >> 4)] < (K - (k_ahead_2 * 64))));
         tilec::cp_async_commit();
         // matmul.py:85  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a[32];  // [128x64] fp8e4nv, L10: operand A fragments, 4 elements per register
@@ -730,35 +684,35 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int a_ld_row = ((warp >> 2) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 4;
         #pragma unroll
-        for (int ks = 0; ks < 2; ++ks) {  // K steps
-            // operand B of K step ks, one element at a time (b's K is not its contiguous dimension)
+        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
+            // operand B of K step k_step, one element at a time (b's K is not its contiguous dimension)
             #pragma unroll
             for (int ni = 0; ni < 4; ++ni)
             #pragma unroll
                 for (int j = 0; j < 8; ++j) {  // 2 registers x 4 elements
-                    const int e = 4 * (2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))) + j;
+                    const int e = 4 * (2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))) + j;
                     reinterpret_cast<uint8_t *>(b)[e] = *stage1(smem, read_slot, L11_row + ((e & 3) + (((e >> 2) & 1) << 4) + (((e >> 4) & 1) << 5)), L11_col + ((((e >> 3) & 1) << 5) + ((e >> 5) << 6)));
                 }
             #pragma unroll
             for (int mi = 0; mi < 4; ++mi)
-                tilec::ldmatrix<4, false>(&a[4 * (ks + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((ks + 2 * mi) >> 1) << 5), a_ld_col + (((ks + 2 * mi) & 1) << 5)));
+                tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi) >> 1) << 5), a_ld_col + (((k_step + 2 * mi) & 1) << 5)));
             #pragma unroll
             for (int mi = 0; mi < 4; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    mma_m16n8k32_e4m3_e5m2(&acc[4 * (ni + 4 * mi)], &a[4 * (ks + 2 * mi)], &b[2 * (ni & 1) + 4 * (ks + 2 * (ni >> 1))]);
+                    mma_m16n8k32_e4m3_e5m2(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
+        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
+        #pragma unroll
+        for (int e = 0; e < 32; ++e)
+            a_ptrs[e] += 64;
+        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 32; ++e)
+            b_ptrs[e] += 64 * stride_bk;
         // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t tmp_3 = read_slot + 1;
-        read_slot = (tmp_3 == 3) ? 0 : tmp_3;
-        const int32_t tmp_4 = write_slot + 1;
-        write_slot = (tmp_4 == 3) ? 0 : tmp_4;
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs_2[e] = a_ptrs_5[e];
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs_2[e] = b_ptrs_5[e];
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

@@ -419,52 +419,40 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     int32_t cols[1];  // [64] i32, L7
     cols[0] = ((tile_n * 64) + L1_col) % N;
     // matmul.py:73  ks = tl.arange(0, BLOCK_K)
-    int32_t ks_2[16];  // [16] i32, L5
+    int32_t ks[16];  // [16] i32, L5
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        ks_2[e] = e;
+        ks[e] = e;
     // matmul.py:74  a_ptrs = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
-    int32_t ks_3[4];  // [16] i32, L6
+    int32_t ks_2[4];  // [16] i32, L6
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        ks_3[e] = L0_col + e;
-    float *a_ptrs_2[8];  // [32x16] fp32, L0
+        ks_2[e] = L0_col + e;
+    float *a_ptrs[8];  // [32x16] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        a_ptrs_2[e] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_3[(e & 3)] * 1);
+        a_ptrs[e] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[(e & 3)] * 1);
     // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    float *b_ptrs_2[16];  // [16x64] fp32, L1
+    float *b_ptrs[16];  // [16x64] fp32, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs_2[e] = (b_ptr + (ks_2[e] * stride_bk)) + (cols[0] * 1);
+        b_ptrs[e] = (b_ptr + (ks[e] * stride_bk)) + (cols[0] * 1);
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [32x64] fp32, L2
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
-    float *a_ptrs[8];  // [32x16] fp32, L0
-    #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        a_ptrs[e] = a_ptrs_2[e];
-    float *b_ptrs[16];  // [16x64] fp32, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = b_ptrs_2[e];
     for (int32_t k = 0; k < (((K + 16) - 1) / 16); k += 1) {
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_4[4];  // [16] i32, L6
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            ks_4[e] = L0_col + e;
         float a[8];  // [32x16] fp32, L0, 4-byte loads
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            tilec::load<1>(&a[e], a_ptrs[e], ks_4[(e & 3)] < (K - (k * 16)), 0.0f);
+            tilec::load<1>(&a[e], a_ptrs[e], ks_2[(e & 3)] < (K - (k * 16)), 0.0f);
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         float b[16];  // [16x64] fp32, L1, 4-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&b[e], b_ptrs[e], ks_2[e] < (K - (k * 16)), 0.0f);
+            tilec::load<1>(&b[e], b_ptrs[e], ks[e] < (K - (k * 16)), 0.0f);
         // matmul.py:85  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         {  // 32x64 += 32x16 @ 16x64 with fused multiply-adds (exact fp32/fp64), A and B through shared memory
             float *as = reinterpret_cast<float *>(smem + 0);
@@ -494,11 +482,11 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            a_ptrs[e] = a_ptrs[e] + 16;
+            a_ptrs[e] += 16;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptrs[e] + (16 * stride_bk);
+            b_ptrs[e] += 16 * stride_bk;
     }
     // matmul.py:90  out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
     int32_t out_rows[8];  // [32] i32, L4

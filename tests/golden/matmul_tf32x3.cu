@@ -460,87 +460,56 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     for (int e = 0; e < 4; ++e)
         cols[e] = ((tile_n * 64) + (L1_col + e)) % N;
     // matmul.py:73  ks = tl.arange(0, BLOCK_K)
-    int32_t ks_2[4];  // [32] i32, L4
+    int32_t ks[4];  // [32] i32, L4
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        ks_2[e] = L1_row + (e << 3);
+        ks[e] = L1_row + (e << 3);
     // matmul.py:74  a_ptrs = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
-    int32_t ks_3[4];  // [32] i32, L5
+    int32_t ks_2[4];  // [32] i32, L5
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        ks_3[e] = L0_col + e;
-    float *a_ptrs_3[16];  // [64x32] fp32, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        a_ptrs_3[e] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_3[(e & 3)] * 1);
-    // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    float *b_ptrs_3[16];  // [32x64] fp32, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs_3[e] = (b_ptr + (ks_2[(e >> 2)] * stride_bk)) + (cols[(e & 3)] * 1);
-    // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
-    const int32_t trips = ((K + 32) - 1) / 32;
+        ks_2[e] = L0_col + e;
     float *a_ptrs[16];  // [64x32] fp32, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        a_ptrs[e] = a_ptrs_3[e];
+        a_ptrs[e] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[(e & 3)] * 1);
+    // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     float *b_ptrs[16];  // [32x64] fp32, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = b_ptrs_3[e];
+        b_ptrs[e] = (b_ptr + (ks[(e >> 2)] * stride_bk)) + (cols[(e & 3)] * 1);
+    // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
+    const int32_t trips = ((K + 32) - 1) / 32;
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_4[4];  // [32] i32, L5
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            ks_4[e] = L0_col + e;
-        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
-        float *a_ptrs_4[16];  // [64x32] fp32, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_4[e] = a_ptrs[e] + 32;
-        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
-        float *b_ptrs_4[16];  // [32x64] fp32, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_4[e] = b_ptrs[e] + (32 * stride_bk);
-        // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs[e], in_range && (ks_4[(e & 3)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs[e], in_range && (ks_2[(e & 3)] < (K - (k_ahead * 32))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs[e], in_range && (ks_2[(e >> 2)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs[e], in_range && (ks[(e >> 2)] < (K - (k_ahead * 32))));
         tilec::cp_async_commit();
+        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            a_ptrs[e] = a_ptrs_4[e];
+            a_ptrs[e] += 32;
+        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptrs_4[e];
+            b_ptrs[e] += 32 * stride_bk;
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L2
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
-    float *a_ptrs_2[16];  // [64x32] fp32, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        a_ptrs_2[e] = a_ptrs[e];
-    float *b_ptrs_2[16];  // [32x64] fp32, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs_2[e] = b_ptrs[e];
-    int32_t read_slot;
-    read_slot = 0;
-    int32_t write_slot;
-    write_slot = 2;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
     for (int32_t k = 0; k < trips; k += 1) {
         // matmul.py:85  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
@@ -549,30 +518,15 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        int32_t ks_5[4];  // [32] i32, L5
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            ks_5[e] = L0_col + e;
-        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
-        float *a_ptrs_5[16];  // [64x32] fp32, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_5[e] = a_ptrs_2[e] + 32;
-        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
-        float *b_ptrs_5[16];  // [32x64] fp32, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_5[e] = b_ptrs_2[e] + (32 * stride_bk);
-        // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs_2[e], in_range_2 && (ks_5[(e & 3)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs[e], in_range_2 && (ks_2[(e & 3)] < (K - (k_ahead_2 * 32))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs_2[e], in_range_2 && (ks_2[(e >> 2)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs[e], in_range_2 && (ks[(e >> 2)] < (K - (k_ahead_2 * 32))));
         tilec::cp_async_commit();
         // matmul.py:85  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a[32];  // [64x32] fp32, L7: operand A fragments, 1 elements per register
@@ -604,33 +558,33 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
                 for (int ni = 0; ni < 4; ++ni) {  // 8-column tiles of this warp
                     float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
                     #pragma unroll
-                    for (int ks = 0; ks < 4; ++ks)
-                        tilec::mma_m16n8k8_tf32(t, &a_small[4 * (ks + 4 * mi)], &b_big[2 * (ni & 1) + 4 * (ks + 4 * (ni >> 1))]);
+                    for (int k_step = 0; k_step < 4; ++k_step)
+                        tilec::mma_m16n8k8_tf32(t, &a_small[4 * (k_step + 4 * mi)], &b_big[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
                     #pragma unroll
-                    for (int ks = 0; ks < 4; ++ks)
-                        tilec::mma_m16n8k8_tf32(t, &a_big[4 * (ks + 4 * mi)], &b_small[2 * (ni & 1) + 4 * (ks + 4 * (ni >> 1))]);
+                    for (int k_step = 0; k_step < 4; ++k_step)
+                        tilec::mma_m16n8k8_tf32(t, &a_big[4 * (k_step + 4 * mi)], &b_small[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
                     #pragma unroll
                     for (int j = 0; j < 4; ++j)
                         t[j] = isnan(t[j]) ? 0.0f : t[j];
                     #pragma unroll
-                    for (int ks = 0; ks < 4; ++ks)
-                        tilec::mma_m16n8k8_tf32(t, &a_big[4 * (ks + 4 * mi)], &b_big[2 * (ni & 1) + 4 * (ks + 4 * (ni >> 1))]);
+                    for (int k_step = 0; k_step < 4; ++k_step)
+                        tilec::mma_m16n8k8_tf32(t, &a_big[4 * (k_step + 4 * mi)], &b_big[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
                     #pragma unroll
                     for (int j = 0; j < 4; ++j)
                         acc[4 * (ni + 4 * mi) + j] += t[j];
                 }
         }
+        // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            a_ptrs[e] += 32;
+        // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            b_ptrs[e] += 32 * stride_bk;
         // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t tmp_3 = read_slot + 1;
-        read_slot = (tmp_3 == 3) ? 0 : tmp_3;
-        const int32_t tmp_4 = write_slot + 1;
-        write_slot = (tmp_4 == 3) ? 0 : tmp_4;
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_2[e] = a_ptrs_5[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs_2[e] = b_ptrs_5[e];
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

@@ -458,10 +458,8 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     // attention.py:179  kv_head = tl.program_id(1)
     const int32_t kv_head = (int32_t)blockIdx.y;
     // attention.py:157  while left < right:    (in find_seq_idx, inlined from line 180)
-    int32_t left_2;
-    left_2 = 0;
-    int32_t right;
-    right = num_seqs;
+    int32_t left_2 = 0;
+    int32_t right = num_seqs;
     while (true) {
         const bool cond = left_2 < right;
         if (!cond)
@@ -515,11 +513,11 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     for (int e = 0; e < 2; ++e)
         offs_n[e] = L0_row + (e << 3);
     // attention.py:189  q_pos = local_block * BLOCK_Q + offs_m // QUERIES_PER_KV
-    const int32_t tmp_2 = local_block * 16;
+    const int32_t prod = local_block * 16;
     int32_t q_pos[8];  // [64] i32, L4
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        q_pos[e] = tmp_2 + (offs_m[e] / 4);
+        q_pos[e] = prod + (offs_m[e] / 4);
     // attention.py:190  head = kv_head * QUERIES_PER_KV + offs_m % QUERIES_PER_KV
     int32_t head[8];  // [64] i32, L4
     #pragma unroll
@@ -596,10 +594,8 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         m_i[e] = __int_as_float(0xff800000);
-    int32_t read_slot;
-    read_slot = 0;
-    int32_t write_slot;
-    write_slot = 2;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
     for (int32_t j_2 = 0; j_2 < trips; j_2 += 1) {
         // attention.py:206  qk = tl.dot(q, tl.trans(k)) * scale
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
@@ -631,30 +627,30 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         for (int e = 0; e < 4; ++e)
             key_pos[e] = (j_2 * 16) + offs_n_2[e];
         // attention.py:206  qk = tl.dot(q, tl.trans(k)) * scale
-        uint32_t tmp_5[32];  // [128x16] bf16, L8: operand B fragments, 2 elements per register
+        uint32_t b_frag[32];  // [128x16] bf16, L8: operand B fragments, 2 elements per register
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
-        float tmp_6[8];  // [64x16] fp32, L1
+        float dot[8];  // [64x16] fp32, L1
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            tmp_6[e] = 0.0f;
+            dot[e] = 0.0f;
         // 64x16 += 64x128 @ 128x16 on tensor cores: each warp issues 1 x 2 mma.sync.m16n8k16_bf16 per K step of 16, 8 K steps
-        // ldmatrix.x4 into tmp_5: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int tmp_5_ld_row = (lane & 7) + ((lane >> 4) << 3), tmp_5_ld_col = ((lane >> 3) & 1) << 3;
+        // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int b_frag_ld_row = (lane & 7) + ((lane >> 4) << 3), b_frag_ld_col = ((lane >> 3) & 1) << 3;
         #pragma unroll
-        for (int ks = 0; ks < 8; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 8; ++k_step) {  // K steps
             #pragma unroll
             for (int np = 0; np < 1; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, false>(&tmp_5[4 * (ks + 8 * np)], stage1(smem, read_slot, tmp_5_ld_row, tmp_5_ld_col + ((ks + 8 * np) << 4)));
+                tilec::ldmatrix<4, false>(&b_frag[4 * (k_step + 8 * np)], stage1(smem, read_slot, b_frag_ld_row, b_frag_ld_col + ((k_step + 8 * np) << 4)));
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 2; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_bf16(&tmp_6[4 * (ni + 2 * mi)], &q_2[4 * (ks + 8 * mi)], &tmp_5[2 * (ni & 1) + 4 * (ks + 8 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_bf16(&dot[4 * (ni + 2 * mi)], &q_2[4 * (k_step + 8 * mi)], &b_frag[2 * (ni & 1) + 4 * (k_step + 8 * (ni >> 1))]);
         }
         float qk[8];  // [64x16] fp32, L1
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            qk[e] = tmp_6[e] * scale;
+            qk[e] = dot[e] * scale;
         // attention.py:207  visible = key_pos[None, :] <= context + q_pos[:, None]
         int32_t offs_m_2[2];  // [64] i32, L3
         #pragma unroll
@@ -663,7 +659,7 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         int32_t q_pos_2[2];  // [64] i32, L3
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            q_pos_2[e] = tmp_2 + (offs_m_2[e] / 4);
+            q_pos_2[e] = prod + (offs_m_2[e] / 4);
         bool visible[8];  // [64x16] i1, L1
         #pragma unroll
         for (int e = 0; e < 8; ++e)
@@ -674,7 +670,7 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         for (int e = 0; e < 8; ++e)
             qk_2[e] = (visible[e] & (key_pos[(e & 1) | (((e >> 2) & 1) << 1)] < seq_len)) ? qk[e] : __int_as_float(0xff800000);
         // attention.py:209  m_new = tl.maximum(m_i, tl.max(qk, 1))
-        float tmp_8[2];  // [64] fp32, L3
+        float row_max[2];  // [64] fp32, L3
         // max along dim 1: 4 values in each thread, then across 4 lanes
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
@@ -686,18 +682,18 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
             for (int kk = 0; kk < 2; ++kk)
                 part[kk] = fmaxf(part[kk], part[kk + 2]);
             part[0] = fmaxf(part[0], part[1]);
-            tmp_8[e] = part[0];
+            row_max[e] = part[0];
         }
         #pragma unroll
         for (int lane_bit = 2; lane_bit >= 1; lane_bit >>= 1) {
             #pragma unroll
             for (int e = 0; e < 2; ++e)
-                tmp_8[e] = fmaxf(tmp_8[e], tilec::shfl_xor(tmp_8[e], lane_bit));
+                row_max[e] = fmaxf(row_max[e], tilec::shfl_xor(row_max[e], lane_bit));
         }
         float m_new[2];  // [64] fp32, L3
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            m_new[e] = fmaxf(m_i[e], tmp_8[e]);
+            m_new[e] = fmaxf(m_i[e], row_max[e]);
         // attention.py:210  m_safe = tl.where(m_new > float("-inf"), m_new, 0.0)
         float m_safe[2];  // [64] fp32, L3
         #pragma unroll
@@ -714,7 +710,7 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         for (int e = 0; e < 2; ++e)
             alpha[e] = tilec::exp2_approx(m_i[e] - m_safe[e]);
         // attention.py:213  l_i = l_i * alpha + tl.sum(p, 1)
-        float tmp_9[2];  // [64] fp32, L3
+        float row_sum[2];  // [64] fp32, L3
         // sum along dim 1: 4 values in each thread, then across 4 lanes
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
@@ -726,23 +722,20 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
             for (int kk = 0; kk < 2; ++kk)
                 part[kk] = part[kk] + part[kk + 2];
             part[0] = part[0] + part[1];
-            tmp_9[e] = part[0];
+            row_sum[e] = part[0];
         }
         #pragma unroll
         for (int lane_bit = 2; lane_bit >= 1; lane_bit >>= 1) {
             #pragma unroll
             for (int e = 0; e < 2; ++e)
-                tmp_9[e] = tmp_9[e] + tilec::shfl_xor(tmp_9[e], lane_bit);
+                row_sum[e] = row_sum[e] + tilec::shfl_xor(row_sum[e], lane_bit);
         }
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            l_i[e] = (l_i[e] * alpha[e]) + tmp_9[e];
         // attention.py:216  acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-        uint32_t tmp_10[4];  // [64x16] bf16, L7: operand A fragments, 2 elements per register
+        uint32_t a_frag[4];  // [64x16] bf16, L7: operand A fragments, 2 elements per register
         // L1 -> L7 in registers: each thread already holds the elements of its fragments
         #pragma unroll
         for (int e = 0; e < 8; e += 2)
-            tmp_10[e / 2] = tilec::pack2_bf16(p[e], p[e + 1]);
+            a_frag[e / 2] = tilec::pack2_bf16(p[e], p[e + 1]);
         uint32_t v_2[32];  // [16x128] bf16, L8: operand B fragments, 2 elements per register
         // read from slot read_slot of stage2 one K step at a time, in the tl.dot below
         #pragma unroll
@@ -752,21 +745,23 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int v_2_ld_row = lane & 15, v_2_ld_col = (lane >> 4) << 3;
         #pragma unroll
-        for (int ks = 0; ks < 1; ++ks) {  // K steps
+        for (int k_step = 0; k_step < 1; ++k_step) {  // K steps
             #pragma unroll
             for (int np = 0; np < 8; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&v_2[4 * (ks + 1 * np)], stage2(smem, read_slot, v_2_ld_row, v_2_ld_col + ((ks + 1 * np) << 4)));
+                tilec::ldmatrix<4, true>(&v_2[4 * (k_step + 1 * np)], stage2(smem, read_slot, v_2_ld_row, v_2_ld_col + ((k_step + 1 * np) << 4)));
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 16; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 16 * mi)], &tmp_10[4 * (ks + 1 * mi)], &v_2[2 * (ni & 1) + 4 * (ks + 1 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 16 * mi)], &a_frag[4 * (k_step + 1 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))]);
         }
+        // attention.py:213  l_i = l_i * alpha + tl.sum(p, 1)
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            l_i[e] = (l_i[e] * alpha[e]) + row_sum[e];
         // attention.py:201  for j in range(0, tl.cdiv(last_key, PAGE)):
-        const int32_t tmp_12 = read_slot + 1;
-        read_slot = (tmp_12 == 3) ? 0 : tmp_12;
-        const int32_t tmp_13 = write_slot + 1;
-        write_slot = (tmp_13 == 3) ? 0 : tmp_13;
+        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
+        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             m_i[e] = m_new[e];
@@ -785,7 +780,7 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     for (int e = 0; e < 8; ++e)
         o_rows[e] = ((int64_t)(q_start + q_pos[e]) * stride_ot) + ((int64_t)head[e] * stride_oh);
     // attention.py:220  tl.store(Out + o_rows[:, None] + offs_d[None, :], acc.to(Out.dtype.element_ty), mask=row_ok[:, None])
-    __nv_bfloat16 tmp_14[64];  // [64x128] bf16, L0
+    __nv_bfloat16 acc_bf16[64];  // [64x128] bf16, L0
     {  // L1 -> L0 through shared memory (cvt3)
         __nv_bfloat16 *buf = reinterpret_cast<__nv_bfloat16 *>(smem + 0);
         #pragma unroll
@@ -795,12 +790,12 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 64; e += 8)
-            tilec::load<8>(&tmp_14[e], &buf[cvt3_at(L0_row + ((e >> 3) << 3), L0_col + (e & 7))]);
+            tilec::load<8>(&acc_bf16[e], &buf[cvt3_at(L0_row + ((e >> 3) << 3), L0_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::store<8>((Out + o_rows[(e >> 3)]) + offs_d[(e & 7)], &tmp_14[e], row_ok[(e >> 3)]);
+        tilec::store<8>((Out + o_rows[(e >> 3)]) + offs_d[(e & 7)], &acc_bf16[e], row_ok[(e >> 3)]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -201,109 +201,109 @@ randn_kernel(float *__restrict__ Out, int32_t n, int32_t seed)
     for (int e = 0; e < 8; ++e)
         offsets[e] = ((int32_t)blockIdx.x * 1024) + (L0_base + ((e & 3) + ((e >> 2) << 9)));
     // dropout.py:50  tl.store(Out + offsets, tl.randn(seed, offsets), mask=offsets < n)
-    uint32_t cvt[8];  // [1024] u32, L0
+    uint32_t offsets_u32[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        cvt[e] = (uint32_t)offsets[e];
-    uint32_t tmp[8];  // [1024] u32, L0
+        offsets_u32[e] = (uint32_t)offsets[e];
+    uint32_t prod[8];  // [1024] u32, L0
     // the same value in each run of 4 registers (constancy 1024 along dim 0): computed once per run
     #pragma unroll
     for (int e = 0; e < 8; e += 4) {
-        const uint32_t same = cvt[e] * 0u;
+        const uint32_t same = offsets_u32[e] * 0u;
         #pragma unroll
         for (int j = 0; j < 4; ++j)
-            tmp[e + j] = same;
+            prod[e + j] = same;
     }
-    const uint64_t cvt_2 = (uint64_t)seed;
-    const uint32_t cvt_3 = (uint32_t)((cvt_2 >> 32ull) & 4294967295ull);
-    const uint32_t cvt_4 = (uint32_t)(cvt_2 & 4294967295ull);
-    uint32_t tmp_2[8];  // [1024] u32, L0
+    const uint64_t seed_u64 = (uint64_t)seed;
+    const uint32_t as_u32 = (uint32_t)((seed_u64 >> 32ull) & 4294967295ull);
+    const uint32_t as_u32_2 = (uint32_t)(seed_u64 & 4294967295ull);
+    uint32_t mixed[8];  // [1024] u32, L0
     // the same value in each run of 4 registers (constancy 1024 along dim 0): computed once per run
     #pragma unroll
     for (int e = 0; e < 8; e += 4) {
-        const uint32_t same = (__umulhi(3449720151u, tmp[e]) ^ tmp[e]) ^ cvt_4;
+        const uint32_t same = (__umulhi(3449720151u, prod[e]) ^ prod[e]) ^ as_u32_2;
         #pragma unroll
         for (int j = 0; j < 4; ++j)
-            tmp_2[e + j] = same;
+            mixed[e + j] = same;
     }
-    uint32_t tmp_3[8];  // [1024] u32, L0
+    uint32_t mixed_2[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_3[e] = (__umulhi(3528531795u, cvt[e]) ^ tmp[e]) ^ cvt_3;
-    const uint32_t tmp_4 = cvt_4 + 2654435769u;
-    const uint32_t tmp_5 = cvt_3 + 3144134277u;
-    uint32_t tmp_6[8];  // [1024] u32, L0
+        mixed_2[e] = (__umulhi(3528531795u, offsets_u32[e]) ^ prod[e]) ^ as_u32;
+    const uint32_t sum = as_u32_2 + 2654435769u;
+    const uint32_t sum_2 = as_u32 + 3144134277u;
+    uint32_t mixed_3[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_6[e] = (__umulhi(3449720151u, tmp_3[e]) ^ (3449720151u * tmp[e])) ^ tmp_4;
-    uint32_t tmp_7[8];  // [1024] u32, L0
+        mixed_3[e] = (__umulhi(3449720151u, mixed_2[e]) ^ (3449720151u * prod[e])) ^ sum;
+    uint32_t mixed_4[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_7[e] = (__umulhi(3528531795u, tmp_2[e]) ^ (3528531795u * cvt[e])) ^ tmp_5;
-    const uint32_t tmp_8 = tmp_4 + 2654435769u;
-    const uint32_t tmp_9 = tmp_5 + 3144134277u;
-    uint32_t tmp_10[8];  // [1024] u32, L0
+        mixed_4[e] = (__umulhi(3528531795u, mixed[e]) ^ (3528531795u * offsets_u32[e])) ^ sum_2;
+    const uint32_t sum_3 = sum + 2654435769u;
+    const uint32_t sum_4 = sum_2 + 3144134277u;
+    uint32_t mixed_5[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_10[e] = (__umulhi(3449720151u, tmp_7[e]) ^ (3449720151u * tmp_3[e])) ^ tmp_8;
-    uint32_t tmp_11[8];  // [1024] u32, L0
+        mixed_5[e] = (__umulhi(3449720151u, mixed_4[e]) ^ (3449720151u * mixed_2[e])) ^ sum_3;
+    uint32_t mixed_6[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_11[e] = (__umulhi(3528531795u, tmp_6[e]) ^ (3528531795u * tmp_2[e])) ^ tmp_9;
-    const uint32_t tmp_12 = tmp_8 + 2654435769u;
-    const uint32_t tmp_13 = tmp_9 + 3144134277u;
-    uint32_t tmp_14[8];  // [1024] u32, L0
+        mixed_6[e] = (__umulhi(3528531795u, mixed_3[e]) ^ (3528531795u * mixed[e])) ^ sum_4;
+    const uint32_t sum_5 = sum_3 + 2654435769u;
+    const uint32_t sum_6 = sum_4 + 3144134277u;
+    uint32_t mixed_7[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_14[e] = (__umulhi(3449720151u, tmp_11[e]) ^ (3449720151u * tmp_7[e])) ^ tmp_12;
-    uint32_t tmp_15[8];  // [1024] u32, L0
+        mixed_7[e] = (__umulhi(3449720151u, mixed_6[e]) ^ (3449720151u * mixed_4[e])) ^ sum_5;
+    uint32_t mixed_8[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_15[e] = (__umulhi(3528531795u, tmp_10[e]) ^ (3528531795u * tmp_6[e])) ^ tmp_13;
-    const uint32_t tmp_16 = tmp_12 + 2654435769u;
-    const uint32_t tmp_17 = tmp_13 + 3144134277u;
-    uint32_t tmp_18[8];  // [1024] u32, L0
+        mixed_8[e] = (__umulhi(3528531795u, mixed_5[e]) ^ (3528531795u * mixed_3[e])) ^ sum_6;
+    const uint32_t sum_7 = sum_5 + 2654435769u;
+    const uint32_t sum_8 = sum_6 + 3144134277u;
+    uint32_t mixed_9[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_18[e] = (__umulhi(3449720151u, tmp_15[e]) ^ (3449720151u * tmp_11[e])) ^ tmp_16;
-    uint32_t tmp_19[8];  // [1024] u32, L0
+        mixed_9[e] = (__umulhi(3449720151u, mixed_8[e]) ^ (3449720151u * mixed_6[e])) ^ sum_7;
+    uint32_t mixed_10[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_19[e] = (__umulhi(3528531795u, tmp_14[e]) ^ (3528531795u * tmp_10[e])) ^ tmp_17;
-    const uint32_t tmp_20 = tmp_16 + 2654435769u;
-    const uint32_t tmp_21 = tmp_17 + 3144134277u;
-    uint32_t tmp_22[8];  // [1024] u32, L0
+        mixed_10[e] = (__umulhi(3528531795u, mixed_7[e]) ^ (3528531795u * mixed_5[e])) ^ sum_8;
+    const uint32_t sum_9 = sum_7 + 2654435769u;
+    const uint32_t sum_10 = sum_8 + 3144134277u;
+    uint32_t mixed_11[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_22[e] = (__umulhi(3449720151u, tmp_19[e]) ^ (3449720151u * tmp_15[e])) ^ tmp_20;
-    uint32_t tmp_23[8];  // [1024] u32, L0
+        mixed_11[e] = (__umulhi(3449720151u, mixed_10[e]) ^ (3449720151u * mixed_8[e])) ^ sum_9;
+    uint32_t mixed_12[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_23[e] = (__umulhi(3528531795u, tmp_18[e]) ^ (3528531795u * tmp_14[e])) ^ tmp_21;
-    const uint32_t tmp_24 = tmp_20 + 2654435769u;
-    const uint32_t tmp_25 = tmp_21 + 3144134277u;
-    uint32_t tmp_26[8];  // [1024] u32, L0
+        mixed_12[e] = (__umulhi(3528531795u, mixed_9[e]) ^ (3528531795u * mixed_7[e])) ^ sum_10;
+    const uint32_t sum_11 = sum_9 + 2654435769u;
+    const uint32_t sum_12 = sum_10 + 3144134277u;
+    uint32_t mixed_13[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_26[e] = (__umulhi(3449720151u, tmp_23[e]) ^ (3449720151u * tmp_19[e])) ^ tmp_24;
-    const uint32_t tmp_27 = tmp_24 + 2654435769u;
-    const uint32_t tmp_28 = tmp_25 + 3144134277u;
-    uint32_t tmp_29[8];  // [1024] u32, L0
+        mixed_13[e] = (__umulhi(3449720151u, mixed_12[e]) ^ (3449720151u * mixed_10[e])) ^ sum_11;
+    const uint32_t sum_13 = sum_11 + 2654435769u;
+    const uint32_t sum_14 = sum_12 + 3144134277u;
+    uint32_t mixed_14[8];  // [1024] u32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_29[e] = (__umulhi(3528531795u, ((__umulhi(3449720151u, ((__umulhi(3528531795u, tmp_22[e]) ^ (3528531795u * tmp_18[e])) ^ tmp_25)) ^ (3449720151u * tmp_23[e])) ^ tmp_27)) ^ (3528531795u * tmp_26[e])) ^ (tmp_28 + 3144134277u);
-    int32_t tmp_30[8];  // [1024] i32, L0
+        mixed_14[e] = (__umulhi(3528531795u, ((__umulhi(3449720151u, ((__umulhi(3528531795u, mixed_11[e]) ^ (3528531795u * mixed_9[e])) ^ sum_12)) ^ (3449720151u * mixed_12[e])) ^ sum_13)) ^ (3528531795u * mixed_13[e])) ^ (sum_14 + 3144134277u);
+    int32_t bits[8];  // [1024] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_30[e] = tilec::bitcast<int32_t>((__umulhi(3449720151u, tmp_29[e]) ^ (3449720151u * ((__umulhi(3528531795u, tmp_26[e]) ^ (3528531795u * tmp_22[e])) ^ tmp_28))) ^ ((tmp_27 + 2654435769u) + 2654435769u));
-    int32_t tmp_31[8];  // [1024] i32, L0
+        bits[e] = tilec::bitcast<int32_t>((__umulhi(3449720151u, mixed_14[e]) ^ (3449720151u * ((__umulhi(3528531795u, mixed_13[e]) ^ (3528531795u * mixed_11[e])) ^ sum_14))) ^ ((sum_13 + 2654435769u) + 2654435769u));
+    int32_t bits_2[8];  // [1024] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        tmp_31[e] = tilec::bitcast<int32_t>(3449720151u * tmp_29[e]);
+        bits_2[e] = tilec::bitcast<int32_t>(3449720151u * mixed_14[e]);
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         if (offsets[e] < n)
-            *(Out + offsets[e]) = tilec::sqrt_approx((-2.0f) * logf(fmaxf(1.00000001e-07f, ((float)((tmp_30[e] < 0) ? ((-tmp_30[e]) - 1) : tmp_30[e]) * 4.6566126e-10f)))) * cosf(6.28318548f * ((float)((tmp_31[e] < 0) ? ((-tmp_31[e]) - 1) : tmp_31[e]) * 4.6566126e-10f));
+            *(Out + offsets[e]) = tilec::sqrt_approx((-2.0f) * logf(fmaxf(1.00000001e-07f, ((float)((bits[e] < 0) ? ((-bits[e]) - 1) : bits[e]) * 4.6566126e-10f)))) * cosf(6.28318548f * ((float)((bits_2[e] < 0) ? ((-bits_2[e]) - 1) : bits_2[e]) * 4.6566126e-10f));
 }
 
 #ifndef __CUDACC_RTC__

@@ -222,183 +222,183 @@ reduce_axis_none_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, 
     float x[1];  // [8x8] fp32, L0, 4-byte loads
     tilec::load<1>(&x[0], (x_ptr + (r_2[0] * 8)) + r[0]);
     // reduce_axis_none.py:11  tl.store(out_ptr, tl.sum(x, axis=None) + tl.max(x, axis=None, keep_dims=False))
-    float tmp[1];  // [8] fp32, L1
+    float row_sum[1];  // [8] fp32, L1
     // sum along dim 1: 1 value in each thread, then across 8 lanes
-    tmp[0] = x[0];
+    row_sum[0] = x[0];
     #pragma unroll
     for (int lane_bit = 4; lane_bit >= 1; lane_bit >>= 1) {
-        tmp[0] = tmp[0] + tilec::shfl_xor(tmp[0], lane_bit);
+        row_sum[0] = row_sum[0] + tilec::shfl_xor(row_sum[0], lane_bit);
     }
-    float tmp_2;
+    float total;
     // sum along dim 0: 1 value in each thread, then across 4 lanes, then across 2 warps
-    tmp_2 = tmp[0];
+    total = row_sum[0];
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 8; lane_bit >>= 1) {
-        tmp_2 = tmp_2 + tilec::shfl_xor(tmp_2, lane_bit);
+        total = total + tilec::shfl_xor(total, lane_bit);
     }
     {
         // 2 partials per result, 8 bytes at smem + 0
         float *partial = reinterpret_cast<float *>(smem + 0);
         if ((lane & 24) == 0) {  // one lane per result writes its warp's partial
-            partial[(warp & 1)] = tmp_2;
+            partial[(warp & 1)] = total;
         }
         __syncthreads();
         {
-            tmp_2 = partial[0];
+            total = partial[0];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww)
-                tmp_2 = tmp_2 + partial[ww];
+                total = total + partial[ww];
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    float tmp_3[1];  // [8] fp32, L1
+    float row_max[1];  // [8] fp32, L1
     // max along dim 1: 1 value in each thread, then across 8 lanes
-    tmp_3[0] = x[0];
+    row_max[0] = x[0];
     #pragma unroll
     for (int lane_bit = 4; lane_bit >= 1; lane_bit >>= 1) {
-        tmp_3[0] = fmaxf(tmp_3[0], tilec::shfl_xor(tmp_3[0], lane_bit));
+        row_max[0] = fmaxf(row_max[0], tilec::shfl_xor(row_max[0], lane_bit));
     }
-    float tmp_4;
+    float maximum;
     // max along dim 0: 1 value in each thread, then across 4 lanes, then across 2 warps
-    tmp_4 = tmp_3[0];
+    maximum = row_max[0];
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 8; lane_bit >>= 1) {
-        tmp_4 = fmaxf(tmp_4, tilec::shfl_xor(tmp_4, lane_bit));
+        maximum = fmaxf(maximum, tilec::shfl_xor(maximum, lane_bit));
     }
     {
         // 2 partials per result, 8 bytes at smem + 16
         float *partial = reinterpret_cast<float *>(smem + 16);
         if ((lane & 24) == 0) {  // one lane per result writes its warp's partial
-            partial[(warp & 1)] = tmp_4;
+            partial[(warp & 1)] = maximum;
         }
         __syncthreads();
         {
-            tmp_4 = partial[0];
+            maximum = partial[0];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww)
-                tmp_4 = fmaxf(tmp_4, partial[ww]);
+                maximum = fmaxf(maximum, partial[ww]);
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     if (tid == 0)
-        *out_ptr = tmp_2 + tmp_4;
+        *out_ptr = total + maximum;
     // reduce_axis_none.py:12  tl.store(out_ptr + 1 + r, tl.sum(x, None, keep_dims=True).broadcast_to(8, 8).sum(0))
-    float tmp_5[1];  // [8] fp32, L1
+    float row_sum_2[1];  // [8] fp32, L1
     // sum along dim 1: 1 value in each thread, then across 8 lanes
-    tmp_5[0] = x[0];
+    row_sum_2[0] = x[0];
     #pragma unroll
     for (int lane_bit = 4; lane_bit >= 1; lane_bit >>= 1) {
-        tmp_5[0] = tmp_5[0] + tilec::shfl_xor(tmp_5[0], lane_bit);
+        row_sum_2[0] = row_sum_2[0] + tilec::shfl_xor(row_sum_2[0], lane_bit);
     }
-    float tmp_6;
+    float total_2;
     // sum along dim 0: 1 value in each thread, then across 4 lanes, then across 2 warps
-    tmp_6 = tmp_5[0];
+    total_2 = row_sum_2[0];
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 8; lane_bit >>= 1) {
-        tmp_6 = tmp_6 + tilec::shfl_xor(tmp_6, lane_bit);
+        total_2 = total_2 + tilec::shfl_xor(total_2, lane_bit);
     }
     {
         // 2 partials per result, 8 bytes at smem + 64
         float *partial = reinterpret_cast<float *>(smem + 64);
         if ((lane & 24) == 0) {  // one lane per result writes its warp's partial
-            partial[(warp & 1)] = tmp_6;
+            partial[(warp & 1)] = total_2;
         }
         __syncthreads();
         {
-            tmp_6 = partial[0];
+            total_2 = partial[0];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww)
-                tmp_6 = tmp_6 + partial[ww];
+                total_2 = total_2 + partial[ww];
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    float tmp_7[1];  // [8] fp32, L2
+    float col_sum[1];  // [8] fp32, L2
     // sum along dim 0: 1 value in each thread, then across 4 lanes, then across 2 warps
-    tmp_7[0] = tmp_6;
+    col_sum[0] = total_2;
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 8; lane_bit >>= 1) {
-        tmp_7[0] = tmp_7[0] + tilec::shfl_xor(tmp_7[0], lane_bit);
+        col_sum[0] = col_sum[0] + tilec::shfl_xor(col_sum[0], lane_bit);
     }
     {
         // 2 partials per result, 64 bytes at smem + 0
         float *partial = reinterpret_cast<float *>(smem + 0);
         if ((lane & 24) == 0) {  // one lane per result writes its warp's partial
-            partial[(warp & 1) * 8 + L0_col] = tmp_7[0];
+            partial[(warp & 1) * 8 + L0_col] = col_sum[0];
         }
         __syncthreads();
         {
-            tmp_7[0] = partial[L0_col];
+            col_sum[0] = partial[L0_col];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww)
-                tmp_7[0] = tmp_7[0] + partial[ww * 8 + L0_col];
+                col_sum[0] = col_sum[0] + partial[ww * 8 + L0_col];
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     if (L2_owner)
-        *((out_ptr + 1) + r[0]) = tmp_7[0];
+        *((out_ptr + 1) + r[0]) = col_sum[0];
     // reduce_axis_none.py:13  tl.store(out_ptr + 9, tl.min(x.to(tl.int32), None) + tl.xor_sum(x.to(tl.int32), axis=None))
-    int32_t tmp_8[1];  // [8] i32, L1
+    int32_t row_min[1];  // [8] i32, L1
     // min along dim 1: 1 value in each thread, then across 8 lanes
-    tmp_8[0] = (int32_t)x[0];
+    row_min[0] = (int32_t)x[0];
     #pragma unroll
     for (int lane_bit = 4; lane_bit >= 1; lane_bit >>= 1) {
-        const int32_t other = tilec::shfl_xor(tmp_8[0], lane_bit);
-        tmp_8[0] = (tmp_8[0] < other ? tmp_8[0] : other);
+        const int32_t other = tilec::shfl_xor(row_min[0], lane_bit);
+        row_min[0] = (row_min[0] < other ? row_min[0] : other);
     }
-    int32_t tmp_9;
+    int32_t minimum;
     // min along dim 0: 1 value in each thread, then across 4 lanes, then across 2 warps
-    tmp_9 = tmp_8[0];
+    minimum = row_min[0];
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 8; lane_bit >>= 1) {
-        const int32_t other = tilec::shfl_xor(tmp_9, lane_bit);
-        tmp_9 = (tmp_9 < other ? tmp_9 : other);
+        const int32_t other = tilec::shfl_xor(minimum, lane_bit);
+        minimum = (minimum < other ? minimum : other);
     }
     {
         // 2 partials per result, 8 bytes at smem + 64
         int32_t *partial = reinterpret_cast<int32_t *>(smem + 64);
         if ((lane & 24) == 0) {  // one lane per result writes its warp's partial
-            partial[(warp & 1)] = tmp_9;
+            partial[(warp & 1)] = minimum;
         }
         __syncthreads();
         {
-            tmp_9 = partial[0];
+            minimum = partial[0];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww)
-                tmp_9 = (tmp_9 < partial[ww] ? tmp_9 : partial[ww]);
+                minimum = (minimum < partial[ww] ? minimum : partial[ww]);
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    int32_t tmp_10[1];  // [8] i32, L1
+    int32_t row_xor[1];  // [8] i32, L1
     // xor_sum along dim 1: 1 value in each thread, then across 8 lanes
-    tmp_10[0] = (int32_t)x[0];
+    row_xor[0] = (int32_t)x[0];
     #pragma unroll
     for (int lane_bit = 4; lane_bit >= 1; lane_bit >>= 1) {
-        tmp_10[0] = tmp_10[0] ^ tilec::shfl_xor(tmp_10[0], lane_bit);
+        row_xor[0] = row_xor[0] ^ tilec::shfl_xor(row_xor[0], lane_bit);
     }
-    int32_t tmp_11;
+    int32_t xor_total;
     // xor_sum along dim 0: 1 value in each thread, then across 4 lanes, then across 2 warps
-    tmp_11 = tmp_10[0];
+    xor_total = row_xor[0];
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 8; lane_bit >>= 1) {
-        tmp_11 = tmp_11 ^ tilec::shfl_xor(tmp_11, lane_bit);
+        xor_total = xor_total ^ tilec::shfl_xor(xor_total, lane_bit);
     }
     {
         // 2 partials per result, 8 bytes at smem + 0
         int32_t *partial = reinterpret_cast<int32_t *>(smem + 0);
         if ((lane & 24) == 0) {  // one lane per result writes its warp's partial
-            partial[(warp & 1)] = tmp_11;
+            partial[(warp & 1)] = xor_total;
         }
         __syncthreads();
         {
-            tmp_11 = partial[0];
+            xor_total = partial[0];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww)
-                tmp_11 = tmp_11 ^ partial[ww];
+                xor_total = xor_total ^ partial[ww];
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     if (tid == 0)
-        *(out_ptr + 9) = (float)(tmp_9 + tmp_11);
+        *(out_ptr + 9) = (float)(minimum + xor_total);
 }
 
 #ifndef __CUDACC_RTC__

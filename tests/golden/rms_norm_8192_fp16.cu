@@ -238,7 +238,7 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     for (int e = 0; e < 32; ++e)
         x[e] = __half2float(loaded[e]);
     // rms_norm.py:19  mean_sq = tl.sum(x * x, axis=0) / N
-    float tmp;
+    float total;
     // sum along dim 0: 32 values in each thread, then across 32 lanes, then across 8 warps
     {
         float part[32];  // this thread's 32 values, combined pairwise
@@ -258,28 +258,28 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
         for (int kk = 0; kk < 2; ++kk)
             part[kk] = part[kk] + part[kk + 2];
         part[0] = part[0] + part[1];
-        tmp = part[0];
+        total = part[0];
     }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
-        tmp = tmp + tilec::shfl_xor(tmp, lane_bit);
+        total = total + tilec::shfl_xor(total, lane_bit);
     }
     {
         // 8 partials per result, 32 bytes at smem + 0
         float *partial = reinterpret_cast<float *>(smem + 0);
         if (lane == 0) {  // one lane per result writes its warp's partial
-            partial[warp] = tmp;
+            partial[warp] = total;
         }
         __syncthreads();
         {
-            tmp = partial[0];
+            total = partial[0];
             #pragma unroll
             for (int ww = 1; ww < 8; ++ww)
-                tmp = tmp + partial[ww];
+                total = total + partial[ww];
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    const float mean_sq = tilec::div_full(tmp, (float)N);
+    const float mean_sq = tilec::div_full(total, (float)N);
     // rms_norm.py:20  rstd = tl.rsqrt(mean_sq + eps)
     const float rstd = tilec::rsqrt_approx(mean_sq + eps);
     // rms_norm.py:21  w = tl.load(W + cols, mask=mask).to(tl.float32)

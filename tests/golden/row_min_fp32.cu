@@ -240,7 +240,7 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
     for (int e = 0; e < 8; ++e)
         tilec::load<1>(&x[e], (X + (rows[(e >> 2)] * stride)) + cols[(e & 3)], mask[e], __int_as_float(0x7f800000));
     // col_max.py:51  lo = tl.min(x, axis=1, keep_dims=True)
-    float tmp[2];  // [4] fp32, L1
+    float row_min[2];  // [4] fp32, L1
     // min along dim 1: 4 values in each thread, then across 32 lanes, then across 2 warps
     #pragma unroll
     for (int e = 0; e < 2; ++e) {
@@ -252,13 +252,13 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
         for (int kk = 0; kk < 2; ++kk)
             part[kk] = fminf(part[kk], part[kk + 2]);
         part[0] = fminf(part[0], part[1]);
-        tmp[e] = part[0];
+        row_min[e] = part[0];
     }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            tmp[e] = fminf(tmp[e], tilec::shfl_xor(tmp[e], lane_bit));
+            row_min[e] = fminf(row_min[e], tilec::shfl_xor(row_min[e], lane_bit));
     }
     {
         // 2 partials per result, 32 bytes at smem + 64
@@ -266,37 +266,37 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
         if (lane == 0) {  // one lane per result writes its warp's partial
             #pragma unroll
             for (int e = 0; e < 2; ++e)
-                partial[(warp & 1) * 4 + L0_row + (e << 1)] = tmp[e];
+                partial[(warp & 1) * 4 + L0_row + (e << 1)] = row_min[e];
         }
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            tmp[e] = partial[L0_row + (e << 1)];
+            row_min[e] = partial[L0_row + (e << 1)];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww)
-                tmp[e] = fminf(tmp[e], partial[ww * 4 + L0_row + (e << 1)]);
+                row_min[e] = fminf(row_min[e], partial[ww * 4 + L0_row + (e << 1)]);
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     float lo[2];  // [4x1] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        lo[e] = tmp[e];
+        lo[e] = row_min[e];
     // col_max.py:52  lo_col = tl.argmin(x, axis=1, keep_dims=True)
-    float tmp_2[2];  // [4] fp32, L1
-    int32_t tmp_3[2];
+    float row_argmin[2];  // [4] fp32, L1
+    int32_t row_argmin_2[2];
     // argmin along dim 1: 4 values in each thread, then across 32 lanes, then across 2 warps
     #pragma unroll
     for (int e = 0; e < 2; ++e) {
-        tmp_2[e] = x[(e << 2)];
-        tmp_3[e] = L0_col;
+        row_argmin[e] = x[(e << 2)];
+        row_argmin_2[e] = L0_col;
         #pragma unroll
         for (int kk = 1; kk < 4; ++kk) {
             const float other = x[(e << 2) | kk];
             const int32_t other_i = L0_col + kk;
-            if (other < tmp_2[e] || (other == tmp_2[e] && other_i < tmp_3[e])) {
-                tmp_2[e] = other;
-                tmp_3[e] = other_i;
+            if (other < row_argmin[e] || (other == row_argmin[e] && other_i < row_argmin_2[e])) {
+                row_argmin[e] = other;
+                row_argmin_2[e] = other_i;
             }
         }
     }
@@ -304,11 +304,11 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            const float other = tilec::shfl_xor(tmp_2[e], lane_bit);
-            const int32_t other_i = tilec::shfl_xor(tmp_3[e], lane_bit);
-            if (other < tmp_2[e] || (other == tmp_2[e] && other_i < tmp_3[e])) {
-                tmp_2[e] = other;
-                tmp_3[e] = other_i;
+            const float other = tilec::shfl_xor(row_argmin[e], lane_bit);
+            const int32_t other_i = tilec::shfl_xor(row_argmin_2[e], lane_bit);
+            if (other < row_argmin[e] || (other == row_argmin[e] && other_i < row_argmin_2[e])) {
+                row_argmin[e] = other;
+                row_argmin_2[e] = other_i;
             }
         }
     }
@@ -319,20 +319,20 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
         if (lane == 0) {  // one lane per result writes its warp's partial
             #pragma unroll
             for (int e = 0; e < 2; ++e) {
-                partial[(warp & 1) * 4 + L0_row + (e << 1)] = tmp_2[e];
-                partial_i[(warp & 1) * 4 + L0_row + (e << 1)] = tmp_3[e];
+                partial[(warp & 1) * 4 + L0_row + (e << 1)] = row_argmin[e];
+                partial_i[(warp & 1) * 4 + L0_row + (e << 1)] = row_argmin_2[e];
             }
         }
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            tmp_2[e] = partial[L0_row + (e << 1)];
-            tmp_3[e] = partial_i[L0_row + (e << 1)];
+            row_argmin[e] = partial[L0_row + (e << 1)];
+            row_argmin_2[e] = partial_i[L0_row + (e << 1)];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww) {
-                if (partial[ww * 4 + L0_row + (e << 1)] < tmp_2[e] || (partial[ww * 4 + L0_row + (e << 1)] == tmp_2[e] && partial_i[ww * 4 + L0_row + (e << 1)] < tmp_3[e])) {
-                    tmp_2[e] = partial[ww * 4 + L0_row + (e << 1)];
-                    tmp_3[e] = partial_i[ww * 4 + L0_row + (e << 1)];
+                if (partial[ww * 4 + L0_row + (e << 1)] < row_argmin[e] || (partial[ww * 4 + L0_row + (e << 1)] == row_argmin[e] && partial_i[ww * 4 + L0_row + (e << 1)] < row_argmin_2[e])) {
+                    row_argmin[e] = partial[ww * 4 + L0_row + (e << 1)];
+                    row_argmin_2[e] = partial_i[ww * 4 + L0_row + (e << 1)];
                 }
             }
         }
@@ -341,7 +341,7 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
     int32_t lo_col[2];  // [4x1] i32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        lo_col[e] = tmp_3[e];
+        lo_col[e] = row_argmin_2[e];
     // col_max.py:53  tl.store(OutMin + rows[:, None], lo, mask=row_mask)
     #pragma unroll
     for (int e = 0; e < 2; ++e)

@@ -222,7 +222,7 @@ softmax_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int32_t 
     for (int e = 0; e < 8; ++e)
         tilec::load<1>(&x[e], (in_ptr + (row * in_row_stride)) + cols[e], mask[e], __int_as_float(0xff800000));
     // softmax.py:31  z = x - tl.max(x, axis=0)
-    float tmp;
+    float maximum;
     // max along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
     {
         float part[8];  // this thread's 8 values, combined pairwise
@@ -236,31 +236,31 @@ softmax_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int32_t 
         for (int kk = 0; kk < 2; ++kk)
             part[kk] = fmaxf(part[kk], part[kk + 2]);
         part[0] = fmaxf(part[0], part[1]);
-        tmp = part[0];
+        maximum = part[0];
     }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
-        tmp = fmaxf(tmp, tilec::shfl_xor(tmp, lane_bit));
+        maximum = fmaxf(maximum, tilec::shfl_xor(maximum, lane_bit));
     }
     {
         // 4 partials per result, 16 bytes at smem + 0
         float *partial = reinterpret_cast<float *>(smem + 0);
         if (lane == 0) {  // one lane per result writes its warp's partial
-            partial[warp] = tmp;
+            partial[warp] = maximum;
         }
         __syncthreads();
         {
-            tmp = partial[0];
+            maximum = partial[0];
             #pragma unroll
             for (int ww = 1; ww < 4; ++ww)
-                tmp = fmaxf(tmp, partial[ww]);
+                maximum = fmaxf(maximum, partial[ww]);
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     float z[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        z[e] = x[e] - tmp;
+        z[e] = x[e] - maximum;
     // softmax.py:32  num = tl.exp(z)
     float num[8];  // [1024] fp32, L0
     #pragma unroll

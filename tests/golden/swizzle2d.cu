@@ -207,19 +207,19 @@ swizzle2d_kernel(int32_t *__restrict__ out_i, int32_t *__restrict__ out_j, int32
     bool mask[1];  // [128] i1, L0
     mask[0] = offs[0] < (size_i * size_j);
     // swizzle2d.py:11  new_i, new_j = tl.swizzle2d(offs // size_j, offs % size_j, size_i, size_j, GROUP)
-    int32_t tmp[1];  // [128] i32, L0
-    tmp[0] = ((offs[0] / size_j) * size_j) + (offs[0] % size_j);
-    const int32_t tmp_2 = 4 * size_j;
-    int32_t tmp_3[1];  // [128] i32, L0
-    tmp_3[0] = (tmp[0] / tmp_2) * 4;
-    int32_t tmp_4[1];  // [128] i32, L0
-    tmp_4[0] = ((size_i - tmp_3[0]) < 4 ? (size_i - tmp_3[0]) : 4);
-    int32_t tmp_5[1];  // [128] i32, L0
-    tmp_5[0] = tmp[0] % tmp_2;
+    int32_t ij[1];  // [128] i32, L0
+    ij[0] = ((offs[0] / size_j) * size_j) + (offs[0] % size_j);
+    const int32_t size_gj = 4 * size_j;
+    int32_t off_i[1];  // [128] i32, L0
+    off_i[0] = (ij[0] / size_gj) * 4;
+    int32_t group_rows[1];  // [128] i32, L0
+    group_rows[0] = ((size_i - off_i[0]) < 4 ? (size_i - off_i[0]) : 4);
+    int32_t ij_in_group[1];  // [128] i32, L0
+    ij_in_group[0] = ij[0] % size_gj;
     int32_t new_i[1];  // [128] i32, L0
-    new_i[0] = tmp_3[0] + (tmp_5[0] % tmp_4[0]);
+    new_i[0] = off_i[0] + (ij_in_group[0] % group_rows[0]);
     int32_t new_j[1];  // [128] i32, L0
-    new_j[0] = tmp_5[0] / tmp_4[0];
+    new_j[0] = ij_in_group[0] / group_rows[0];
     // swizzle2d.py:12  tl.store(out_i + offs, new_i, mask=mask)
     if (mask[0])
         *(out_i + offs[0]) = new_i[0];
@@ -227,12 +227,12 @@ swizzle2d_kernel(int32_t *__restrict__ out_i, int32_t *__restrict__ out_j, int32
     if (mask[0])
         *(out_j + offs[0]) = new_j[0];
     // swizzle2d.py:15  tile_m, tile_n = tl.swizzle2d(pid // 3, pid % 3, 4, 3, 2)
-    const int32_t tmp_6 = ((pid / 3) * 3) + (pid % 3);
-    const int32_t tmp_7 = (tmp_6 / 6) * 2;
-    const int32_t tmp_8 = ((4 - tmp_7) < 2 ? (4 - tmp_7) : 2);
-    const int32_t tmp_9 = tmp_6 % 6;
-    const int32_t tile_m = tmp_7 + (tmp_9 % tmp_8);
-    const int32_t tile_n = tmp_9 / tmp_8;
+    const int32_t ij_2 = ((pid / 3) * 3) + (pid % 3);
+    const int32_t off_i_2 = (ij_2 / 6) * 2;
+    const int32_t group_rows_2 = ((4 - off_i_2) < 2 ? (4 - off_i_2) : 2);
+    const int32_t ij_in_group_2 = ij_2 % 6;
+    const int32_t tile_m = off_i_2 + (ij_in_group_2 % group_rows_2);
+    const int32_t tile_n = ij_in_group_2 / group_rows_2;
     // swizzle2d.py:16  tl.store(out_pid + pid, tile_m * 3 + tile_n)
     if (tid == 0)
         *(out_pid + pid) = (tile_m * 3) + tile_n;

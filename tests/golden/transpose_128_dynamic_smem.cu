@@ -236,17 +236,17 @@ transpose_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t M, int32_
     const int L0_col = lane << 2;  // L0: this thread's first col; register e is at +e
 
     // transpose.py:22  rows = tl.program_id(axis=0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    const int32_t tmp = (int32_t)blockIdx.x * 128;
+    const int32_t prod = (int32_t)blockIdx.x * 128;
     int32_t rows[16];  // [128] i32, L2
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        rows[e] = tmp + (L0_row + (e << 3));
+        rows[e] = prod + (L0_row + (e << 3));
     // transpose.py:23  cols = tl.program_id(axis=1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    const int32_t tmp_2 = (int32_t)blockIdx.y * 128;
+    const int32_t prod_2 = (int32_t)blockIdx.y * 128;
     int32_t cols[4];  // [128] i32, L3
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        cols[e] = tmp_2 + (L0_col + e);
+        cols[e] = prod_2 + (L0_col + e);
     // transpose.py:24  mask = (rows[:, None] < M) & (cols[None, :] < N)
     bool mask[64];  // [128x128] i1, L0
     #pragma unroll
@@ -261,11 +261,11 @@ transpose_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t M, int32_
     int32_t cols_2[16];  // [128] i32, L4
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        cols_2[e] = tmp_2 + (L0_row + (e << 3));
+        cols_2[e] = prod_2 + (L0_row + (e << 3));
     int32_t rows_2[4];  // [128] i32, L5
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        rows_2[e] = tmp + (L0_col + e);
+        rows_2[e] = prod + (L0_col + e);
     float x_2[64];  // [128x128] fp32, L1
     {  // L0 -> L1 through shared memory (cvt0)
         float *buf = reinterpret_cast<float *>(smem + 0);

@@ -646,6 +646,40 @@ Test(api_embed, generated_c_has_the_launchers)
     tilec_context_destroy(ctx);
 }
 
+/* Parameter names the launchers use themselves (m, args, stream) or C keeps (int) take a
+ * '_' in every file: the kernel, its launcher, the header and the embedded-binary C. */
+Test(api_embed, parameter_names_taken_by_c_are_renamed)
+{
+    static const char src[] = "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+                              "def k(m, args, stream, int, BLOCK: tl.constexpr):\n"
+                              "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+                              "    tl.store(m + offs, tl.load(args + offs) + int, mask=offs < stream)\n";
+    tilec_translate_options o = {.filename = "k.py", .kernel = "k", .signature = "*fp32:16, *fp32:16, i32, i32, 128",
+                                 .grid = "cdiv(stream, BLOCK)"};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(src, &o, &t), TILEC_OK, "%s", t->error);
+    cr_assert_str_eq(t->info.params[0].name, "m", "the API keeps the source's names");
+    cr_assert_not_null(strstr(t->code, "k(float *__restrict__ m_, float *__restrict__ args_, int32_t stream_, int32_t int_)"));
+    cr_assert_not_null(strstr(t->code, "k<<<grid, 128, 0, stream>>>(m_, args_, stream_, int_);"));
+    cr_assert_not_null(strstr(t->header, "cudaError_t k_launch(cudaStream_t stream, float *m_, float *args_, "
+                                         "int32_t stream_, int32_t int_);"));
+    tilec_context *ctx = no_driver_context();
+    tilec_compile_options co = {.arch = 80, .kind = TILEC_BINARY_PTX};
+    tilec_binary *b;
+    cr_assert_eq(tilec_compile(ctx, t->code, &co, &b), TILEC_OK, "%s", tilec_context_error(ctx));
+    char *c, *h;
+    cr_assert_eq(tilec_generate_embed(ctx, t, (const tilec_binary *const *)&b, 1, &c, &h), TILEC_OK);
+    cr_assert_not_null(strstr(h, "CUresult k_launch(const k_module *m, CUstream stream, CUdeviceptr m_, CUdeviceptr args_, "
+                                 "int32_t stream_, int32_t int_);"));
+    cr_assert_not_null(strstr(c, "const long long gx = tilec_cdiv((long long)stream_, 128ll), gy = 1, gz = 1;"));
+    cr_assert_not_null(strstr(c, "void *args[] = {&m_, &args_, &stream_, &int_};"));
+    tilec_free(c);
+    tilec_free(h);
+    tilec_binary_free(b);
+    tilec_translation_free(t);
+    tilec_context_destroy(ctx);
+}
+
 Test(api_embed, bad_binaries_are_argument_errors)
 {
     tilec_context *ctx = no_driver_context();

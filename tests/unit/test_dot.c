@@ -754,7 +754,7 @@ static void expect_line_addresses(const LdLine *line, const LdSetup *setup, cons
     char rowname[80], colname[80];
     snprintf(rowname, sizeof rowname, "%s_row", setup->name);
     snprintf(colname, sizeof colname, "%s_col", setup->name);
-    const char *names[] = {"lane", "warp", rowname, colname, "ks", "mi", "np", "qi"};
+    const char *names[] = {"lane", "warp", rowname, colname, "k_step", "mi", "np", "qi"};
     int values[8] = {0}, used[4], nused = 0;
     for (int k = 0; k < 4; k++)
         if (strstr(line->idx, names[4 + k]))

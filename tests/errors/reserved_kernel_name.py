@@ -1,0 +1,9 @@
+# flags: -k stream -s "*fp32:16, 128"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def stream(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) + 1)
