@@ -592,7 +592,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     Value *zero = mk_const_i32(&P, parent, at, 0, loop);
     Value *dist = mk_const_i32(&P, parent, at + 1, D, loop);
     Value *one = mk_const_i32(&P, parent, at + 2, 1, loop);
-    at += 3;
+    Value *nslots = mk_const_i32(&P, parent, at + 3, P.S, loop);
+    at += 4;
     pargs[0] = zero, pargs[1] = dist, pargs[2] = one;
     Type ptypes[64];
     for (int j = 0; j < nc; j++) {
@@ -726,11 +727,14 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     Value *next[2];
     Value *slots[2] = {slot_r, slot_w};
     for (int k = 0; k < 2; k++) {
-        /* slot == S-1 ? 0 : slot + 1: the increment has one user, and prints inside */
-        Value *wrap = mk_op(&P, &nb, OP_CMP, 2, (Value *[]){slots[k], dist}, type_scalar(DT_I1), loop);
-        wrap->def->cmp.pred = CMP_EQ;
+        /* (slot + 1 == S) ? 0 : slot + 1, each increment an op of its own with one user,
+         * so that both print inside the select (this form, not slot == S-1, is the one
+         * ptxas gave the fewest registers for attention) */
         Value *inc = mk_op(&P, &nb, OP_ADD, 2, (Value *[]){slots[k], one}, i32, loop);
-        next[k] = mk_op(&P, &nb, OP_SELECT, 3, (Value *[]){wrap, zero, inc}, i32, loop);
+        Value *wrap = mk_op(&P, &nb, OP_CMP, 2, (Value *[]){inc, nslots}, type_scalar(DT_I1), loop);
+        wrap->def->cmp.pred = CMP_EQ;
+        Value *inc2 = mk_op(&P, &nb, OP_ADD, 2, (Value *[]){slots[k], one}, i32, loop);
+        next[k] = mk_op(&P, &nb, OP_SELECT, 3, (Value *[]){wrap, zero, inc2}, i32, loop);
     }
     Value **yv = NEW_ARRAY(P.a, Value *, y->nargs + 2);
     memcpy(yv, y->args, sizeof(Value *) * (size_t)y->nargs);

@@ -12,9 +12,11 @@
  * loop's index tiles.
  *
  * Loop updates at the end: a value yielded to the next iteration whose only
- * user is the yield (a_ptrs += BLOCK_K) moves down to just before the yield,
- * where nothing reads the old value any more, so that the emitter can write
- * it straight into the loop's variable instead of a second tile copied back.
+ * user is the yield (a_ptrs += BLOCK_K), while the old value is still read
+ * after it, moves down to just before the yield, where nothing reads the old
+ * value any more, so that the emitter can write it straight into the loop's
+ * variable instead of a second tile copied back.  Updates whose old value is
+ * not read later stay put: they are written in place already.
  */
 #include "tir.h"
 
@@ -138,7 +140,39 @@ static void share_block(Share *S, Block *root, Block *b)
     }
 }
 
-/* Moves each yielded update whose only user is the yield down to the yield. */
+/* Does an op of b (or of a region inside it) read v? */
+static bool reads(const Op *op, const Value *v)
+{
+    for (int k = 0; k < op->nargs; k++)
+        if (op->args[k] == v)
+            return true;
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++)
+            if (reads(op->regions[r]->ops.data[i], v))
+                return true;
+    return false;
+}
+
+/* The iteration's value that `update` replaces is still read after it (before
+ * the yield at the end of b): then only moving the update down lets it be
+ * written in place.  For a while loop the value lives in the other region;
+ * its updates always move. */
+static bool old_value_read_after(const Block *b, int at, int slot)
+{
+    const Op *owner = b->parent;
+    if (owner->kind != OP_FOR)
+        return true;
+    const Value *old = b->args.data[slot + 1]; /* args[0] is the induction variable */
+    for (int i = at + 1; i < b->ops.len - 1; i++)
+        if (reads(b->ops.data[i], old))
+            return true;
+    return false;
+}
+
+/* Moves each yielded update whose only user is the yield down to the yield,
+ * where the iteration's old value is still read after it; an update whose old
+ * value nothing reads later stays where it is (moving it would only keep its
+ * operands alive longer). */
 static void sink_updates(Block *b)
 {
     for (int i = 0; i < b->ops.len; i++)
@@ -158,6 +192,8 @@ static void sink_updates(Block *b)
         int at = 0;
         while (b->ops.data[at] != d)
             at++;
+        if (!old_value_read_after(b, at, k))
+            continue;
         memmove(&b->ops.data[at], &b->ops.data[at + 1], (size_t)(b->ops.len - 2 - at) * sizeof(Op *));
         b->ops.data[b->ops.len - 2] = d;
     }

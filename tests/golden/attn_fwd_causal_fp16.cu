@@ -718,6 +718,9 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             for (int e = 0; e < 4; ++e)
                 row_sum[e] = row_sum[e] + tilec::shfl_xor(row_sum[e], lane_bit);
         }
+        #pragma unroll
+        for (int e = 0; e < 4; ++e)
+            l_i[e] = (l_i[e] * alpha[e]) + row_sum[e];
         // attention.py:73  acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
         uint32_t a_frag[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
         // L2 -> L8 in registers: each thread already holds the elements of its fragments
@@ -743,13 +746,9 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
                 for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a_frag[4 * (k_step + 4 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
         }
-        // attention.py:71  l_i = l_i * alpha + tl.sum(p, 1)
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            l_i[e] = (l_i[e] * alpha[e]) + row_sum[e];
         // attention.py:55  for start_n in range(0, hi, BLOCK_N):
-        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
-        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
+        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
+        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 4; ++e)
             m_i[e] = m_new[e];

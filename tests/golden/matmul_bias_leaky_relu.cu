@@ -589,6 +589,9 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
+        // matmul.py:124  for k in range(0, K, BLOCK_K):
+        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
+        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -597,9 +600,6 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             b_ptrs[e] += 32 * stride_bk;
-        // matmul.py:124  for k in range(0, K, BLOCK_K):
-        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
-        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
     }
     // matmul.py:124  for k in range(0, K, BLOCK_K):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

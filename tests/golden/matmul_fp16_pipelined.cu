@@ -550,6 +550,9 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
                 for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
+        // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
+        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 32; ++e)
@@ -558,9 +561,6 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             b_ptrs[e] += 32 * stride_bk;
-        // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
-        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

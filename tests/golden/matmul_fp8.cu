@@ -702,6 +702,9 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
                     mma_m16n8k32_e4m3_e5m2(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
+        // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
+        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 32; ++e)
@@ -710,9 +713,6 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             b_ptrs[e] += 64 * stride_bk;
-        // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
-        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

@@ -574,6 +574,9 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
                         acc[4 * (ni + 4 * mi) + j] += t[j];
                 }
         }
+        // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
+        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -582,9 +585,6 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             b_ptrs[e] += 32 * stride_bk;
-        // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
-        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

@@ -730,6 +730,9 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
             for (int e = 0; e < 2; ++e)
                 row_sum[e] = row_sum[e] + tilec::shfl_xor(row_sum[e], lane_bit);
         }
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            l_i[e] = (l_i[e] * alpha[e]) + row_sum[e];
         // attention.py:216  acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
         uint32_t a_frag[4];  // [64x16] bf16, L7: operand A fragments, 2 elements per register
         // L1 -> L7 in registers: each thread already holds the elements of its fragments
@@ -755,13 +758,9 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
                 for (int ni = 0; ni < 16; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 16 * mi)], &a_frag[4 * (k_step + 1 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))]);
         }
-        // attention.py:213  l_i = l_i * alpha + tl.sum(p, 1)
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            l_i[e] = (l_i[e] * alpha[e]) + row_sum[e];
         // attention.py:201  for j in range(0, tl.cdiv(last_key, PAGE)):
-        read_slot = (read_slot == 2) ? 0 : (read_slot + 1);
-        write_slot = (write_slot == 2) ? 0 : (write_slot + 1);
+        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
+        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             m_i[e] = m_new[e];

@@ -4,11 +4,12 @@ import triton.language as tl
 
 
 @triton.jit
-def swizzle2d_kernel(out_i, out_j, out_pid, size_i, size_j, GROUP: tl.constexpr, BLOCK: tl.constexpr):
+def swizzle2d_kernel(out_i, out_j, out_pid, n, COLS: tl.constexpr, GROUP: tl.constexpr, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < size_i * size_j
-    new_i, new_j = tl.swizzle2d(offs // size_j, offs % size_j, size_i, size_j, GROUP)
+    mask = offs < n
+    # the n elements as rows of COLS (the last row ragged), walked in groups of GROUP rows
+    new_i, new_j = tl.swizzle2d(offs // COLS, offs % COLS, tl.cdiv(n, COLS), COLS, GROUP)
     tl.store(out_i + offs, new_i, mask=mask)
     tl.store(out_j + offs, new_j, mask=mask)
     # the program's own id, as a grouped matmul orders its tiles (4 x 3 tiles, groups of 2)

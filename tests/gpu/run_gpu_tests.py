@@ -892,7 +892,14 @@ class Kernel:
             options = {"num_warps": self.num_warps}
             if self.num_stages is not None:
                 options["num_stages"] = self.num_stages
-            self.triton_fn[tuple(grid)](**args, **self.constexprs, **options)
+            given = {**args, **self.constexprs}
+            names = getattr(self.triton_fn, "arg_names", None) or []
+            if names and all(n in given for n in names):
+                # positionally when every parameter is known: a parameter may be called
+                # `grid` or `warmup`, which are also keywords of Triton's launcher
+                self.triton_fn[tuple(grid)](*(given[n] for n in names), **options)
+            else:
+                self.triton_fn[tuple(grid)](**given, **options)
         except Exception as e:
             if "illegal" in str(e) or "CUDA error" in str(e):
                 raise ContextLost(str(e).splitlines()[0]) from None
