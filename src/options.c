@@ -31,10 +31,10 @@ typedef struct IntRule {
     bool pow2;
 } IntRule;
 
-static const IntRule num_warps_rule = {"-w", "num_warps", 1, TIR_MAX_WARPS, true};
-static const IntRule num_stages_rule = {"--num-stages", "num_stages", 1, TIR_MAX_STAGES, false};
-static const IntRule min_blocks_rule = {"--min-blocks", "min_blocks_per_sm", 1, 32, false};
-static const IntRule config_rule = {"--config", "config", 0, INT_MAX, false};
+static const IntRule num_warps_rule = {.flag = "-w", .field = "num_warps", .lo = 1, .hi = TIR_MAX_WARPS, .pow2 = true};
+static const IntRule num_stages_rule = {.flag = "--num-stages", .field = "num_stages", .lo = 1, .hi = TIR_MAX_STAGES, .pow2 = false};
+static const IntRule min_blocks_rule = {.flag = "--min-blocks", .field = "min_blocks_per_sm", .lo = 1, .hi = 32, .pow2 = false};
+static const IntRule config_rule = {.flag = "--config", .field = "config", .lo = 0, .hi = INT_MAX, .pow2 = false};
 
 /* The architectures tilec translates for, by the names --arch takes; the API takes the
  * numbers.  The output runs on all of them. */
@@ -120,7 +120,7 @@ const char *options_translate(Arena *a, const tilec_translate_options *o, Transl
         const tilec_define *d = &o->defines[i];
         if (!d->name || !*d->name || !d->value || !*d->value)
             return arena_printf(a, "define %d needs a name and a value", i);
-        SpecEntry e = {arena_strdup(a, d->name), arena_strdup(a, d->value), {0, 0}};
+        SpecEntry e = {.name = arena_strdup(a, d->name), .text = arena_strdup(a, d->value)};
         vec_push(a, &lo->defines, e);
     }
     const char *err = check_values(a, o);
@@ -258,7 +258,7 @@ static const char *parse_flag(Arena *a, CliOptions *c, const char *f, const char
         const char *eq = strchr(val, '=');
         if (!eq || eq == val || !eq[1])
             return flag_error(a, "-D needs NAME=VALUE, got '%s'", val);
-        tilec_define d = {arena_strndup(a, val, (size_t)(eq - val)), eq + 1};
+        tilec_define d = {.name = arena_strndup(a, val, (size_t)(eq - val)), .value = eq + 1};
         vec_push(a, &c->defines, d);
         t->defines = c->defines.data;
         t->num_defines = c->defines.len;

@@ -22,7 +22,7 @@ static const char *bind_once(Emitter *E, const char *hint, const char *type, con
         name = fmt(E, "%s_%d", hint, k);
     name = arena_strdup(E->a, name);
     strmap_put(E->a, &E->names, name, 0);
-    Binding b = {name, type, arena_strdup(E->a, expr), comment};
+    Binding b = {.name = name, .type = type, .expr = arena_strdup(E->a, expr), .comment = comment};
     vec_push(E->a, &E->binds, b);
     return b.name;
 }
@@ -91,7 +91,7 @@ static RegIx ix_get(Emitter *E, const char *text)
     int *k = strmap_find(&E->ix_of_text, text);
     if (k)
         return E->ixs.data[*k];
-    return (RegIx){.var = {paren(E, text)}, .nvar = 1, .run = {{0, 0, 0, IX_ALL, true}}, .nrun = 1};
+    return (RegIx){.var = {paren(E, text)}, .nvar = 1, .run = {{.var = 0, .from = 0, .to = 0, .len = IX_ALL, .top = true}}, .nrun = 1};
 }
 
 /* R's number for counter `name`, added if new; -1 when R has no room for another */
@@ -199,7 +199,8 @@ const char *move_bits(Emitter *E, const char *src, const int *from, const int *t
         }
         bool unmasked = top && (f != d || !f);
         /* R's counters are some of S's, so ix_var finds room */
-        R.run[R.nrun++] = (IxRun){(int8_t)ix_var(&R, x), (int8_t)f, (int8_t)d, (int8_t)(unmasked ? IX_ALL : len), unmasked};
+        R.run[R.nrun++] = (IxRun){.var = (int8_t)ix_var(&R, x), .from = (int8_t)f, .to = (int8_t)d,
+                                     .len = (int8_t)(unmasked ? IX_ALL : len), .top = unmasked};
         sb_printf(&text, "%s%s", i ? " | " : "", term);
         i += len;
     }

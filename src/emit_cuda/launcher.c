@@ -24,7 +24,7 @@ void emit_launcher(Emitter *E, int threads)
         for (int i = 0; i < f->params.len; i++)
             names[i] = f->params.data[i].c_name;
         sb_printf(E->out, "    // grid = (%s)\n", comment_escape(E->a, E->opt->grid));
-        GridLaunchC how = {names, "cudaSuccess", "cudaErrorInvalidValue", false};
+        GridLaunchC how = {.names = names, .empty = "cudaSuccess", .invalid = "cudaErrorInvalidValue"};
         tir_grid_launch_c(E->out, E->a, E->grid, &how);
         sb_puts(E->out, "    const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);\n");
     } else {
