@@ -231,6 +231,24 @@ static CVal *lower_chain(Lower *L, Node *n)
     return acc;
 }
 
+/* Python's `a is b`, as Triton answers it: at translation time, on the objects.  A tensor
+ * is only itself; constants of one kind are the same object when they are equal (Python
+ * shares small ints, True, None and interned strings; tilec shares dtypes). */
+static bool cv_identical(Lower *L, CVal *a, CVal *b, Loc loc)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case CV_VALUE: return a->v == b->v;
+    case CV_NONE: return true;
+    case CV_INT: case CV_FLOAT: case CV_BOOL: case CV_STR: case CV_DTYPE:
+        return cv_truthy(L, lower_compare(L, TOK_EQ, a, b, loc), loc);
+    case CV_FUNC: return a->func == b->func;
+    case CV_MODULE: case CV_BUILTIN: return !strcmp(a->s, b->s);
+    default: return a == b;
+    }
+}
+
 CVal *lower_expr(Lower *L, Node *n)
 {
     int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
@@ -264,7 +282,7 @@ CVal *lower_expr(Lower *L, Node *n)
             TokenKind op = n->ops.data[i];
             CVal *c;
             if (op == TOK_IS)
-                c = lower_compare(L, n->negated.data[i] ? TOK_NE : TOK_EQ, left, right, n->loc);
+                c = cv_bool(L, cv_identical(L, left, right, n->loc) != n->negated.data[i]);
             else if (op == TOK_IN) {
                 if (right->kind != CV_TUPLE)
                     lower_error(L, n->loc, "'in' needs a translation-time tuple");
@@ -1463,12 +1481,14 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
         }
         if (def)
             lower_error(L, spec_loc(def, p->loc), "-D %s: '%s' is not a tl.constexpr parameter; give its type in the signature", p->name, p->name);
-        if (!e)
+        /* an omitted argument whose default is None: Triton specialises None as a constexpr */
+        bool none_default = !e && p->default_value && p->default_value->kind == N_NONE;
+        if (!e && !none_default)
             lower_error(L, p->loc, "missing signature entry for parameter '%s' of '%s' (e.g. -s \"%s=*fp32:16\" or -s \"%s=i32\")",
                         p->name, fd->name, p->name, p->name);
         Type t;
         int64_t div;
-        if (parse_sig_type(L, e->text, &t, &div, spec_loc(e, p->loc))) {
+        if (!none_default && parse_sig_type(L, e->text, &t, &div, spec_loc(e, p->loc))) {
             kp.type = t;
             kp.div = div;
             kp.value = tir_value_new(L->a, f, t);
@@ -1478,7 +1498,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
             vec_push(L->a, &f->params, kp);
             env_set(L, L->env, p->name, cv_value(L, kp.value));
         } else {
-            val = parse_value_text(L, e->text, "-s", spec_loc(e, p->loc), p->name);
+            val = none_default ? cv_none(L) : parse_value_text(L, e->text, "-s", spec_loc(e, p->loc), p->name);
             if (val->kind == CV_STR)
                 lower_error(L, spec_loc(e, p->loc), "malformed signature entry '%s' for parameter '%s': expected a type such as "
                             "*fp32:16, i32 or fp32, or a number", e->text, p->name);
