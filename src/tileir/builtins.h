@@ -73,7 +73,7 @@ enum { BI_METHOD = 1 };
     B("tl._log2", 0, log2_constexpr, 0, "i")                                                                      \
     B("tl.range", 0, for_iterable, 0,                                                                             \
       "arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, disallow_acc_multi_buffer=False, "    \
-      "flatten=False, warp_specialize=False")                                                                     \
+      "flatten=False, warp_specialize=False, disable_licm=False")                                                 \
     B("tl.static_range", 0, for_iterable, 0, "arg1, arg2=None, step=None")                                        \
     B("libdevice.exp", 0, math1, MATH_EXP_LIBDEVICE, "x") /* __nv_expf, not tl.exp's approximation */             \
     B("libdevice.expf", 0, math1, MATH_EXP_LIBDEVICE, "x")                                                        \
@@ -112,7 +112,7 @@ enum { BI_METHOD = 1 };
     B("int", 0, int, 0, "x")                                                                                      \
     B("float", 0, float, 0, "x")                                                                                  \
     B("bool", 0, bool, 0, "x")                                                                                    \
-    B("range", 0, for_iterable, 0, "*args")                                                                       \
+    B("range", 0, for_iterable, 0, "arg1, arg2=None, step=None")                                                  \
     B("math.log2", 0, py_math, MATH_LOG2, "x")                                                                    \
     B("math.log", 0, py_math, MATH_LOG, "x")                                                                      \
     B("math.sqrt", 0, py_math, MATH_SQRT, "x")                                                                    \

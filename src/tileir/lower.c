@@ -367,24 +367,34 @@ static CVal *call_lambda(Lower *L, CVal *lam, Node *call, CVal **args, int nargs
     return r;
 }
 
-static CVal *lower_call(Lower *L, Node *n)
+/* The arguments of call n, evaluated left to right: positional ones, then keyword names and values. */
+static void lower_call_args(Lower *L, Node *n, CVal ***args, const char ***kwn, CVal ***kwv)
 {
-    CVal *callee = lower_expr(L, n->lhs);
     int nargs = n->items.len, nkw = n->kwargs.len;
-    CVal **args = NEW_ARRAY(L->a, CVal *, nargs + 1);
-    const char **kwn = NEW_ARRAY(L->a, const char *, nkw + 1);
-    CVal **kwv = NEW_ARRAY(L->a, CVal *, nkw + 1);
+    *args = NEW_ARRAY(L->a, CVal *, nargs + 1);
+    *kwn = NEW_ARRAY(L->a, const char *, nkw + 1);
+    *kwv = NEW_ARRAY(L->a, CVal *, nkw + 1);
     for (int i = 0; i < nargs; i++) {
         if (n->items.data[i]->kind == N_STARRED)
             lower_error(L, n->items.data[i]->loc, "*args in calls are not supported in kernels");
-        args[i] = lower_expr(L, n->items.data[i]);
+        (*args)[i] = lower_expr(L, n->items.data[i]);
     }
     for (int i = 0; i < nkw; i++) {
         if (!n->kwargs.data[i].name)
             lower_error(L, n->kwargs.data[i].loc, "**kwargs in calls are not supported in kernels");
-        kwn[i] = n->kwargs.data[i].name;
-        kwv[i] = lower_expr(L, n->kwargs.data[i].value);
+        (*kwn)[i] = n->kwargs.data[i].name;
+        (*kwv)[i] = lower_expr(L, n->kwargs.data[i].value);
     }
+}
+
+static CVal *lower_call(Lower *L, Node *n)
+{
+    CVal *callee = lower_expr(L, n->lhs);
+    int nargs = n->items.len, nkw = n->kwargs.len;
+    CVal **args;
+    const char **kwn;
+    CVal **kwv;
+    lower_call_args(L, n, &args, &kwn, &kwv);
     switch (callee->kind) {
     case CV_FUNC: return inline_call(L, callee->func, n, args, nargs, kwn, kwv, nkw);
     case CV_BUILTIN: return lower_builtin_call(L, callee->s, n, args, nargs, kwn, kwv, nkw);
@@ -541,20 +551,11 @@ static void emit_yield(Lower *L, Value **vals, int n, Loc loc)
 
 static bool body_returns(NodeList *body);
 
-static void lower_static_for(Lower *L, Node *s, CVal **a, int na)
+static void lower_static_for(Lower *L, Node *s, CVal *clb, CVal *cub, CVal *cstep)
 {
-    int64_t lb = 0, ub, step = 1;
-    for (int i = 0; i < na; i++)
-        if (a[i]->kind != CV_INT)
-            lower_error(L, s->iter->loc, "tl.static_range bounds must be constexpr integers");
-    if (na == 1)
-        ub = a[0]->i;
-    else {
-        lb = a[0]->i;
-        ub = a[1]->i;
-        if (na == 3)
-            step = a[2]->i;
-    }
+    if (clb->kind != CV_INT || cub->kind != CV_INT || cstep->kind != CV_INT)
+        lower_error(L, s->iter->loc, "tl.static_range bounds must be constexpr integers");
+    int64_t lb = clb->i, ub = cub->i, step = cstep->i;
     if (step == 0)
         lower_error(L, s->iter->loc, "tl.static_range step must not be zero");
     __int128 span = step > 0 ? (__int128)ub - lb + step - 1 : (__int128)lb - ub - step - 1; /* no overflow */
@@ -573,6 +574,8 @@ static void lower_static_for(Lower *L, Node *s, CVal **a, int na)
     }
 }
 
+/* for NAME in range(...) / tl.range(...) / tl.static_range(...): the first two become an
+ * OP_FOR, the last unrolls at translation time.  The builtins table binds the arguments. */
 static void lower_for(Lower *L, Node *s)
 {
     if (s->orelse.len)
@@ -585,27 +588,30 @@ static void lower_for(Lower *L, Node *s)
     if (strcmp(fname, "range") && strcmp(fname, "tl.range") && !is_static)
         lower_error(L, s->iter->loc, "for loops in kernels must iterate over range(), tl.range() or tl.static_range()");
     Node *call = s->iter;
-    int na = call->items.len;
-    if (na < 1 || na > 3)
-        lower_error(L, call->loc, "%s takes 1 to 3 positional arguments", fname);
-    for (int i = 0; i < call->kwargs.len; i++) {
-        const char *k = call->kwargs.data[i].name;
-        if (!k || (strcmp(k, "num_stages") && strcmp(k, "loop_unroll_factor") && strcmp(k, "flatten") &&
-                   strcmp(k, "warp_specialize") && strcmp(k, "disallow_acc_multi_buffer")))
-            lower_error(L, call->kwargs.data[i].loc, "%s got an unexpected keyword argument '%s'", fname, k ? k : "**");
-    }
-    CVal *a[3];
-    for (int i = 0; i < na; i++)
-        a[i] = lower_expr(L, call->items.data[i]);
+    if (!strcmp(fname, "range") && call->kwargs.len) /* Python's range has positional parameters only */
+        lower_error(L, call->kwargs.data[0].loc, "range() takes no keyword arguments");
+    CVal **args, **kwv;
+    const char **kwn;
+    lower_call_args(L, call, &args, &kwn, &kwv);
+    CVal **a = lower_bind_builtin(L, fname, call, args, call->items.len, kwn, kwv, call->kwargs.len);
+    /* a[0], a[1], a[2]: arg1, arg2 and step, NULL when not given: range(stop) or range(start, stop[, step]) */
+    CVal *clb = a[1] ? a[0] : cv_int(L, 0), *cub = a[1] ? a[1] : a[0], *cstep = a[2] ? a[2] : cv_int(L, 1);
     if (is_static) {
-        lower_static_for(L, s, a, na);
+        lower_static_for(L, s, clb, cub, cstep);
         return;
     }
     if (s->lhs->kind != N_NAME)
         lower_error(L, s->lhs->loc, "the loop variable must be a single name");
-    CVal *clb = na == 1 ? cv_int(L, 0) : a[0], *cub = na == 1 ? a[0] : a[1], *cstep = na == 3 ? a[2] : cv_int(L, 1);
-    if (cstep->kind == CV_INT && cstep->i <= 0)
-        lower_error(L, call->loc, "range step must be positive in kernels, got %lld", (long long)cstep->i);
+    if (cstep->kind == CV_INT && cstep->i == 0)
+        lower_error(L, call->loc, "%s step must not be zero", fname);
+    /* A constant negative step counts down, as Triton lowers it: the loop runs upwards
+     * over (stop, start] and the variable is start + stop - counter. */
+    bool down = cstep->kind == CV_INT && cstep->i < 0;
+    if (down) {
+        CVal *t = clb;
+        clb = cub, cub = t;
+        cstep = cv_int(L, -cstep->i);
+    }
     /* induction variable type: integer promotion of the bounds (int32 unless one is int64) */
     DType ivt = DT_I32;
     CVal *bounds[3] = {clb, cub, cstep};
@@ -637,11 +643,10 @@ static void lower_for(Lower *L, Node *s)
     op->nregions = 1;
     Value *iv = tir_value_new(L->a, L->f, type_scalar(ivt));
     iv->block = body;
-    iv->name = s->lhs->name;
+    iv->name = down ? arena_printf(L->a, "%s_up", s->lhs->name) : s->lhs->name;
     vec_push(L->a, &body->args, iv);
     Env *outer = L->env;
     L->env = env_copy(L, outer);
-    env_set(L, L->env, s->lhs->name, cv_value(L, iv));
     for (int i = 0; i < nc; i++) {
         Value *arg = tir_value_new(L->a, L->f, rt[i]);
         arg->block = body;
@@ -652,6 +657,13 @@ static void lower_for(Lower *L, Node *s)
     }
     Block *saved = L->cur;
     L->cur = body;
+    CVal *var = cv_value(L, iv);
+    if (down) {
+        var = lower_binop(L, TOK_PLUS, lower_binop(L, TOK_MINUS, cv_value(L, bv[1]), var, s->lhs->loc),
+                          cv_value(L, bv[0]), s->lhs->loc);
+        var->v->name = s->lhs->name;
+    }
+    env_set(L, L->env, s->lhs->name, var);
     lower_body(L, &s->body);
     if (L->returned)
         lower_error(L, s->loc, "return inside a loop is not supported");

@@ -150,6 +150,10 @@ CVal *lower_builtin_call(Lower *L, const char *name, Node *call, CVal **args, in
                          const char **kwnames, CVal **kwvals, int nkw);
 CVal *lower_method_call(Lower *L, CVal *method, Node *call, CVal **args, int nargs,
                         const char **kwnames, CVal **kwvals, int nkw);
+/* Binds a call to the parameters of builtin `name` without running it (for loop
+ * headers): the arguments in parameter order, NULL where None or not given. */
+CVal **lower_bind_builtin(Lower *L, const char *name, Node *call, CVal **args, int nargs,
+                          const char **kwnames, CVal **kwvals, int nkw);
 CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc);
 
 /* shared with lower.c */

@@ -7,5 +7,5 @@ import triton.language as tl
 def k(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
-    for i in range(4, 0, -1):
+    for i in range(4, 0, 0):
         x = x + 1
