@@ -745,6 +745,107 @@ static void lower_while(Lower *L, Node *s)
     }
 }
 
+typedef Vec(CVal *) CValList;
+
+/* The leaves of two return values that differ, pairwise, into la and lb (tuples are
+ * walked); a leaf that is the same object on both paths is not a result. */
+static void return_leaves(Lower *L, Node *s, CVal *a, CVal *b, CValList *la, CValList *lb)
+{
+    if (a->kind == CV_TUPLE && b->kind == CV_TUPLE && a->items.len == b->items.len) {
+        for (int i = 0; i < a->items.len; i++)
+            return_leaves(L, s, a->items.data[i], b->items.data[i], la, lb);
+        return;
+    }
+    if (cv_identical(L, a, b, s->loc))
+        return;
+    bool ok = (a->kind == CV_VALUE || cv_is_python_scalar(a)) && (b->kind == CV_VALUE || cv_is_python_scalar(b));
+    if (!ok)
+        lower_error(L, s->loc, "helper '%s' returns %s on one path and %s on another", L->helper,
+                    cv_describe(L, a), cv_describe(L, b));
+    vec_push(L->a, la, a);
+    vec_push(L->a, lb, b);
+}
+
+/* Return value a with its differing leaves replaced by the if's results, in order. */
+static CVal *rebuild_return(Lower *L, Node *s, CVal *a, CVal *b, Value **results, int *next)
+{
+    if (a->kind == CV_TUPLE && b->kind == CV_TUPLE && a->items.len == b->items.len) {
+        CVal *t = NEW(L->a, CVal);
+        t->kind = CV_TUPLE;
+        for (int i = 0; i < a->items.len; i++)
+            vec_push(L->a, &t->items, rebuild_return(L, s, a->items.data[i], b->items.data[i], results, next));
+        return t;
+    }
+    return cv_identical(L, a, b, s->loc) ? a : cv_value(L, results[(*next)++]);
+}
+
+/* A runtime if in a helper with a return in a branch (Triton allows it outside loops).
+ * Helpers are inlined, so each branch is lowered followed by the rest of the helper,
+ * every path ending in a return, and the if yields the helper's return value. */
+static void lower_if_returning(Lower *L, Node *s, Value *cv)
+{
+    NodeList rest = {0};
+    for (const Rest *r = L->rest; r; r = r->up)
+        for (int i = r->next; i < r->body->len; i++)
+            vec_push(L->a, &rest, r->body->data[i]);
+    Env *outer = L->env;
+    Block *saved = L->cur;
+    const Rest *saved_rest = L->rest;
+    Op *op = tir_op_new(L->a, L->f, OP_IF, 1, &cv, 0, NULL);
+    op->loc = s->loc;
+    op->stmt = L->stmt;
+    op->nregions = 2;
+    CVal *ret[2];
+    for (int r = 0; r < 2; r++) {
+        NodeList path = {0};
+        NodeList *branch = r == 0 ? &s->body : &s->orelse;
+        for (int i = 0; i < branch->len; i++)
+            vec_push(L->a, &path, branch->data[i]);
+        for (int i = 0; i < rest.len; i++)
+            vec_push(L->a, &path, rest.data[i]);
+        op->regions[r] = tir_block_new(L->a, op);
+        L->cur = op->regions[r];
+        L->env = env_copy(L, outer);
+        L->rest = NULL;
+        L->returned = false;
+        L->ret = NULL;
+        lower_body(L, &path);
+        ret[r] = L->ret ? L->ret : cv_none(L); /* falling off the end returns None */
+    }
+    CValList leaves[2] = {{0}, {0}};
+    return_leaves(L, s, ret[0], ret[1], &leaves[0], &leaves[1]);
+    int n = leaves[0].len;
+    Value **vals[2];
+    for (int r = 0; r < 2; r++) {
+        L->cur = op->regions[r];
+        vals[r] = NEW_ARRAY(L->a, Value *, n + 1);
+        for (int i = 0; i < n; i++)
+            vals[r][i] = to_value(L, leaves[r].data[i], s->loc);
+    }
+    op->nres = n;
+    op->results = NEW_ARRAY(L->a, Value *, n + 1);
+    for (int i = 0; i < n; i++) {
+        Type ta = vals[0][i]->type, tb = vals[1][i]->type;
+        if (!type_eq(ta, tb))
+            lower_error(L, s->loc, "helper '%s' returns %s on one path and %s on another", L->helper,
+                        type_str(L->a, ta), type_str(L->a, tb));
+        op->results[i] = tir_value_new(L->a, L->f, ta);
+        op->results[i]->def = op;
+        op->results[i]->name = arena_printf(L->a, "%s_ret", L->helper);
+    }
+    for (int r = 0; r < 2; r++) {
+        L->cur = op->regions[r];
+        emit_yield(L, vals[r], n, s->loc);
+    }
+    L->cur = saved;
+    L->env = outer;
+    L->rest = saved_rest;
+    tir_block_append(L->a, L->cur, op);
+    int next = 0;
+    L->ret = rebuild_return(L, s, ret[0], ret[1], op->results, &next);
+    L->returned = true;
+}
+
 static void lower_if(Lower *L, Node *s)
 {
     CVal *c = lower_expr(L, s->cond);
@@ -758,8 +859,12 @@ static void lower_if(Lower *L, Node *s)
         lower_error(L, s->cond->loc, "an if condition must be a scalar, got %s (use tl.where for tensors)",
                     type_str(L->a, cv->type));
     cv = to_bool(L, cv, s->cond->loc);
-    if (L->in_helper && (body_returns(&s->body) || body_returns(&s->orelse)))
-        lower_error(L, s->loc, "return inside a runtime 'if' of a helper function is not supported");
+    if (L->in_helper && (body_returns(&s->body) || body_returns(&s->orelse))) {
+        if (L->loops)
+            lower_error(L, s->loc, "return inside a loop is not supported");
+        lower_if_returning(L, s, cv);
+        return;
+    }
 
     Env *outer = L->env;
     Block *saved = L->cur;
@@ -926,8 +1031,8 @@ static void lower_stmt(Lower *L, Node *s)
         break;
     }
     case N_IF: lower_if(L, s); break;
-    case N_FOR: lower_for(L, s); break;
-    case N_WHILE: lower_while(L, s); break;
+    case N_FOR: L->loops++, lower_for(L, s), L->loops--; break;
+    case N_WHILE: L->loops++, lower_while(L, s), L->loops--; break;
     case N_RETURN: lower_return(L, s); break;
     case N_PASS: break;
     case N_BREAK: lower_error(L, s->loc, "'break' is not supported in kernels (Triton does not support it)");
@@ -948,8 +1053,13 @@ static void lower_stmt(Lower *L, Node *s)
 
 static void lower_body(Lower *L, NodeList *body)
 {
-    for (int i = 0; i < body->len && !L->returned; i++)
+    const Rest *up = L->rest;
+    for (int i = 0; i < body->len && !L->returned; i++) {
+        Rest rest = {body, i + 1, up};
+        L->rest = &rest;
         lower_stmt(L, body->data[i]);
+    }
+    L->rest = up;
 }
 
 /* ---- helper inlining ------------------------------------------------------------- */
@@ -1002,11 +1112,17 @@ static CVal *inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nar
     int saved_line = L->call_line;
     L->helper = fd->name;
     L->call_line = L->stmt ? L->stmt->loc.line : call->loc.line;
+    const Rest *saved_rest = L->rest;
+    int saved_loops = L->loops;
     L->env = env;
     L->in_helper = true;
     L->returned = false;
     L->ret = NULL;
+    L->rest = NULL;
+    L->loops = 0;
     lower_body(L, &fd->body);
+    L->rest = saved_rest;
+    L->loops = saved_loops;
     CVal *r = L->ret ? L->ret : cv_none(L);
     L->env = saved_env;
     L->helper = saved_name;

@@ -6,12 +6,12 @@ import triton.language as tl
 @triton.jit
 def h(x, n):
     if n > 0:
-        return x
-    return x + 1
+        return x * 2
+    x += 1
 
 
 @triton.jit
 def k(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
-    y = h(x, n)
+    tl.store(x_ptr + offs, h(x, n))
