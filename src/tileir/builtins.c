@@ -199,6 +199,18 @@ CVal *lower_builtin_call(Lower *L, const char *name, Node *call, CVal **args, in
     lower_error(L, call->loc, "unknown function %s", name);
 }
 
+CVal **lower_bind_builtin(Lower *L, const char *name, Node *call, CVal **args, int nargs,
+                          const char **kwnames, CVal **kwvals, int nkw)
+{
+    const Builtin *b = find("", name, false);
+    if (!b || b->later)
+        BUG("lower_bind_builtin: no row for %s", name);
+    BuiltinCall c = {.L = L, .name = strchr(name, '.') ? name : arena_printf(L->a, "%s()", name), .call = call,
+                     .loc = call->loc, .data = b->data};
+    bind(&c, b->params, NULL, args, nargs, kwnames, kwvals, nkw);
+    return c.arg;
+}
+
 CVal *lower_method_call(Lower *L, CVal *method, Node *call, CVal **args, int nargs,
                         const char **kwnames, CVal **kwvals, int nkw)
 {

@@ -59,7 +59,7 @@ enum { BI_METHOD = 1 };
     B("tl.cdiv", 0, cdiv, 0, "x, div")                                                                            \
     B("tl.swizzle2d", 0, swizzle2d, 0, "i, j, size_i, size_j, size_g")                                          \
     B("tl.fdiv", 0, fdiv, 0, "x, y, ieee_rounding=False")                                                         \
-    B("tl.cast", 0, cast, 0, "input, dtype, fp_downcast_rounding=None, bitcast=False")                            \
+    B("tl.cast", BI_METHOD, cast, 0, "input, dtype, fp_downcast_rounding=None, bitcast=False")                            \
     B("tensor.to", 0, to, 0, "self, dtype, fp_downcast_rounding=None, bitcast=False")                             \
     B("tl.multiple_of", 0, hint, 0, "input, values")                                                              \
     B("tl.max_contiguous", 0, hint, 1, "input, values")                                                           \
@@ -73,7 +73,7 @@ enum { BI_METHOD = 1 };
     B("tl._log2", 0, log2_constexpr, 0, "i")                                                                      \
     B("tl.range", 0, for_iterable, 0,                                                                             \
       "arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None, disallow_acc_multi_buffer=False, "    \
-      "flatten=False, warp_specialize=False")                                                                     \
+      "flatten=False, warp_specialize=False, disable_licm=False")                                                 \
     B("tl.static_range", 0, for_iterable, 0, "arg1, arg2=None, step=None")                                        \
     B("libdevice.exp", 0, math1, MATH_EXP_LIBDEVICE, "x") /* __nv_expf, not tl.exp's approximation */             \
     B("libdevice.expf", 0, math1, MATH_EXP_LIBDEVICE, "x")                                                        \
@@ -86,6 +86,20 @@ enum { BI_METHOD = 1 };
     B("dtype.is_int_signed", 0, dtype_is_int_signed, 0, "self")                                                   \
     B("dtype.is_int_unsigned", 0, dtype_is_int_unsigned, 0, "self")                                               \
     B("dtype.is_ptr", 0, dtype_is, DT_PTR, "self")                                                                \
+    B("dtype.is_bool", 0, dtype_is, DT_I1, "self")                                                                \
+    B("dtype.is_int1", 0, dtype_is, DT_I1, "self")                                                                \
+    B("dtype.is_int8", 0, dtype_is, DT_I8, "self")                                                                \
+    B("dtype.is_int16", 0, dtype_is, DT_I16, "self")                                                              \
+    B("dtype.is_int32", 0, dtype_is, DT_I32, "self")                                                              \
+    B("dtype.is_int64", 0, dtype_is, DT_I64, "self")                                                              \
+    B("dtype.is_uint8", 0, dtype_is, DT_U8, "self")                                                               \
+    B("dtype.is_uint16", 0, dtype_is, DT_U16, "self")                                                             \
+    B("dtype.is_uint32", 0, dtype_is, DT_U32, "self")                                                             \
+    B("dtype.is_uint64", 0, dtype_is, DT_U64, "self")                                                             \
+    B("dtype.is_fp8e4nv", 0, dtype_is, DT_FP8E4NV, "self")                                                        \
+    B("dtype.is_fp8e5", 0, dtype_is, DT_FP8E5, "self")                                                            \
+    B("dtype.is_fp8", 0, dtype_is_fp8, 0, "self")                                                                 \
+    B("dtype.is_standard_floating", 0, dtype_is_standard_floating, 0, "self")                                     \
     B("dtype.is_fp16", 0, dtype_is, DT_FP16, "self")                                                              \
     B("dtype.is_bf16", 0, dtype_is, DT_BF16, "self")                                                              \
     B("dtype.is_fp32", 0, dtype_is, DT_FP32, "self")                                                              \
@@ -98,7 +112,7 @@ enum { BI_METHOD = 1 };
     B("int", 0, int, 0, "x")                                                                                      \
     B("float", 0, float, 0, "x")                                                                                  \
     B("bool", 0, bool, 0, "x")                                                                                    \
-    B("range", 0, for_iterable, 0, "*args")                                                                       \
+    B("range", 0, for_iterable, 0, "arg1, arg2=None, step=None")                                                  \
     B("math.log2", 0, py_math, MATH_LOG2, "x")                                                                    \
     B("math.log", 0, py_math, MATH_LOG, "x")                                                                      \
     B("math.sqrt", 0, py_math, MATH_SQRT, "x")                                                                    \

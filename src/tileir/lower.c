@@ -231,6 +231,24 @@ static CVal *lower_chain(Lower *L, Node *n)
     return acc;
 }
 
+/* Python's `a is b`, as Triton answers it: at translation time, on the objects.  A tensor
+ * is only itself; constants of one kind are the same object when they are equal (Python
+ * shares small ints, True, None and interned strings; tilec shares dtypes). */
+static bool cv_identical(Lower *L, CVal *a, CVal *b, Loc loc)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case CV_VALUE: return a->v == b->v;
+    case CV_NONE: return true;
+    case CV_INT: case CV_FLOAT: case CV_BOOL: case CV_STR: case CV_DTYPE:
+        return cv_truthy(L, lower_compare(L, TOK_EQ, a, b, loc), loc);
+    case CV_FUNC: return a->func == b->func;
+    case CV_MODULE: case CV_BUILTIN: return !strcmp(a->s, b->s);
+    default: return a == b;
+    }
+}
+
 CVal *lower_expr(Lower *L, Node *n)
 {
     int limit = L->ctx->max_depth > 0 ? L->ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
@@ -264,7 +282,7 @@ CVal *lower_expr(Lower *L, Node *n)
             TokenKind op = n->ops.data[i];
             CVal *c;
             if (op == TOK_IS)
-                c = lower_compare(L, n->negated.data[i] ? TOK_NE : TOK_EQ, left, right, n->loc);
+                c = cv_bool(L, cv_identical(L, left, right, n->loc) != n->negated.data[i]);
             else if (op == TOK_IN) {
                 if (right->kind != CV_TUPLE)
                     lower_error(L, n->loc, "'in' needs a translation-time tuple");
@@ -349,24 +367,34 @@ static CVal *call_lambda(Lower *L, CVal *lam, Node *call, CVal **args, int nargs
     return r;
 }
 
-static CVal *lower_call(Lower *L, Node *n)
+/* The arguments of call n, evaluated left to right: positional ones, then keyword names and values. */
+static void lower_call_args(Lower *L, Node *n, CVal ***args, const char ***kwn, CVal ***kwv)
 {
-    CVal *callee = lower_expr(L, n->lhs);
     int nargs = n->items.len, nkw = n->kwargs.len;
-    CVal **args = NEW_ARRAY(L->a, CVal *, nargs + 1);
-    const char **kwn = NEW_ARRAY(L->a, const char *, nkw + 1);
-    CVal **kwv = NEW_ARRAY(L->a, CVal *, nkw + 1);
+    *args = NEW_ARRAY(L->a, CVal *, nargs + 1);
+    *kwn = NEW_ARRAY(L->a, const char *, nkw + 1);
+    *kwv = NEW_ARRAY(L->a, CVal *, nkw + 1);
     for (int i = 0; i < nargs; i++) {
         if (n->items.data[i]->kind == N_STARRED)
             lower_error(L, n->items.data[i]->loc, "*args in calls are not supported in kernels");
-        args[i] = lower_expr(L, n->items.data[i]);
+        (*args)[i] = lower_expr(L, n->items.data[i]);
     }
     for (int i = 0; i < nkw; i++) {
         if (!n->kwargs.data[i].name)
             lower_error(L, n->kwargs.data[i].loc, "**kwargs in calls are not supported in kernels");
-        kwn[i] = n->kwargs.data[i].name;
-        kwv[i] = lower_expr(L, n->kwargs.data[i].value);
+        (*kwn)[i] = n->kwargs.data[i].name;
+        (*kwv)[i] = lower_expr(L, n->kwargs.data[i].value);
     }
+}
+
+static CVal *lower_call(Lower *L, Node *n)
+{
+    CVal *callee = lower_expr(L, n->lhs);
+    int nargs = n->items.len, nkw = n->kwargs.len;
+    CVal **args;
+    const char **kwn;
+    CVal **kwv;
+    lower_call_args(L, n, &args, &kwn, &kwv);
     switch (callee->kind) {
     case CV_FUNC: return inline_call(L, callee->func, n, args, nargs, kwn, kwv, nkw);
     case CV_BUILTIN: return lower_builtin_call(L, callee->s, n, args, nargs, kwn, kwv, nkw);
@@ -523,20 +551,11 @@ static void emit_yield(Lower *L, Value **vals, int n, Loc loc)
 
 static bool body_returns(NodeList *body);
 
-static void lower_static_for(Lower *L, Node *s, CVal **a, int na)
+static void lower_static_for(Lower *L, Node *s, CVal *clb, CVal *cub, CVal *cstep)
 {
-    int64_t lb = 0, ub, step = 1;
-    for (int i = 0; i < na; i++)
-        if (a[i]->kind != CV_INT)
-            lower_error(L, s->iter->loc, "tl.static_range bounds must be constexpr integers");
-    if (na == 1)
-        ub = a[0]->i;
-    else {
-        lb = a[0]->i;
-        ub = a[1]->i;
-        if (na == 3)
-            step = a[2]->i;
-    }
+    if (clb->kind != CV_INT || cub->kind != CV_INT || cstep->kind != CV_INT)
+        lower_error(L, s->iter->loc, "tl.static_range bounds must be constexpr integers");
+    int64_t lb = clb->i, ub = cub->i, step = cstep->i;
     if (step == 0)
         lower_error(L, s->iter->loc, "tl.static_range step must not be zero");
     __int128 span = step > 0 ? (__int128)ub - lb + step - 1 : (__int128)lb - ub - step - 1; /* no overflow */
@@ -555,6 +574,8 @@ static void lower_static_for(Lower *L, Node *s, CVal **a, int na)
     }
 }
 
+/* for NAME in range(...) / tl.range(...) / tl.static_range(...): the first two become an
+ * OP_FOR, the last unrolls at translation time.  The builtins table binds the arguments. */
 static void lower_for(Lower *L, Node *s)
 {
     if (s->orelse.len)
@@ -567,27 +588,30 @@ static void lower_for(Lower *L, Node *s)
     if (strcmp(fname, "range") && strcmp(fname, "tl.range") && !is_static)
         lower_error(L, s->iter->loc, "for loops in kernels must iterate over range(), tl.range() or tl.static_range()");
     Node *call = s->iter;
-    int na = call->items.len;
-    if (na < 1 || na > 3)
-        lower_error(L, call->loc, "%s takes 1 to 3 positional arguments", fname);
-    for (int i = 0; i < call->kwargs.len; i++) {
-        const char *k = call->kwargs.data[i].name;
-        if (!k || (strcmp(k, "num_stages") && strcmp(k, "loop_unroll_factor") && strcmp(k, "flatten") &&
-                   strcmp(k, "warp_specialize") && strcmp(k, "disallow_acc_multi_buffer")))
-            lower_error(L, call->kwargs.data[i].loc, "%s got an unexpected keyword argument '%s'", fname, k ? k : "**");
-    }
-    CVal *a[3];
-    for (int i = 0; i < na; i++)
-        a[i] = lower_expr(L, call->items.data[i]);
+    if (!strcmp(fname, "range") && call->kwargs.len) /* Python's range has positional parameters only */
+        lower_error(L, call->kwargs.data[0].loc, "range() takes no keyword arguments");
+    CVal **args, **kwv;
+    const char **kwn;
+    lower_call_args(L, call, &args, &kwn, &kwv);
+    CVal **a = lower_bind_builtin(L, fname, call, args, call->items.len, kwn, kwv, call->kwargs.len);
+    /* a[0], a[1], a[2]: arg1, arg2 and step, NULL when not given: range(stop) or range(start, stop[, step]) */
+    CVal *clb = a[1] ? a[0] : cv_int(L, 0), *cub = a[1] ? a[1] : a[0], *cstep = a[2] ? a[2] : cv_int(L, 1);
     if (is_static) {
-        lower_static_for(L, s, a, na);
+        lower_static_for(L, s, clb, cub, cstep);
         return;
     }
     if (s->lhs->kind != N_NAME)
         lower_error(L, s->lhs->loc, "the loop variable must be a single name");
-    CVal *clb = na == 1 ? cv_int(L, 0) : a[0], *cub = na == 1 ? a[0] : a[1], *cstep = na == 3 ? a[2] : cv_int(L, 1);
-    if (cstep->kind == CV_INT && cstep->i <= 0)
-        lower_error(L, call->loc, "range step must be positive in kernels, got %lld", (long long)cstep->i);
+    if (cstep->kind == CV_INT && cstep->i == 0)
+        lower_error(L, call->loc, "%s step must not be zero", fname);
+    /* A constant negative step counts down, as Triton lowers it: the loop runs upwards
+     * over (stop, start] and the variable is start + stop - counter. */
+    bool down = cstep->kind == CV_INT && cstep->i < 0;
+    if (down) {
+        CVal *t = clb;
+        clb = cub, cub = t;
+        cstep = cv_int(L, -cstep->i);
+    }
     /* induction variable type: integer promotion of the bounds (int32 unless one is int64) */
     DType ivt = DT_I32;
     CVal *bounds[3] = {clb, cub, cstep};
@@ -619,11 +643,10 @@ static void lower_for(Lower *L, Node *s)
     op->nregions = 1;
     Value *iv = tir_value_new(L->a, L->f, type_scalar(ivt));
     iv->block = body;
-    iv->name = s->lhs->name;
+    iv->name = down ? arena_printf(L->a, "%s_up", s->lhs->name) : s->lhs->name;
     vec_push(L->a, &body->args, iv);
     Env *outer = L->env;
     L->env = env_copy(L, outer);
-    env_set(L, L->env, s->lhs->name, cv_value(L, iv));
     for (int i = 0; i < nc; i++) {
         Value *arg = tir_value_new(L->a, L->f, rt[i]);
         arg->block = body;
@@ -634,6 +657,13 @@ static void lower_for(Lower *L, Node *s)
     }
     Block *saved = L->cur;
     L->cur = body;
+    CVal *var = cv_value(L, iv);
+    if (down) {
+        var = lower_binop(L, TOK_PLUS, lower_binop(L, TOK_MINUS, cv_value(L, bv[1]), var, s->lhs->loc),
+                          cv_value(L, bv[0]), s->lhs->loc);
+        var->v->name = s->lhs->name;
+    }
+    env_set(L, L->env, s->lhs->name, var);
     lower_body(L, &s->body);
     if (L->returned)
         lower_error(L, s->loc, "return inside a loop is not supported");
@@ -715,6 +745,107 @@ static void lower_while(Lower *L, Node *s)
     }
 }
 
+typedef Vec(CVal *) CValList;
+
+/* The leaves of two return values that differ, pairwise, into la and lb (tuples are
+ * walked); a leaf that is the same object on both paths is not a result. */
+static void return_leaves(Lower *L, Node *s, CVal *a, CVal *b, CValList *la, CValList *lb)
+{
+    if (a->kind == CV_TUPLE && b->kind == CV_TUPLE && a->items.len == b->items.len) {
+        for (int i = 0; i < a->items.len; i++)
+            return_leaves(L, s, a->items.data[i], b->items.data[i], la, lb);
+        return;
+    }
+    if (cv_identical(L, a, b, s->loc))
+        return;
+    bool ok = (a->kind == CV_VALUE || cv_is_python_scalar(a)) && (b->kind == CV_VALUE || cv_is_python_scalar(b));
+    if (!ok)
+        lower_error(L, s->loc, "helper '%s' returns %s on one path and %s on another", L->helper,
+                    cv_describe(L, a), cv_describe(L, b));
+    vec_push(L->a, la, a);
+    vec_push(L->a, lb, b);
+}
+
+/* Return value a with its differing leaves replaced by the if's results, in order. */
+static CVal *rebuild_return(Lower *L, Node *s, CVal *a, CVal *b, Value **results, int *next)
+{
+    if (a->kind == CV_TUPLE && b->kind == CV_TUPLE && a->items.len == b->items.len) {
+        CVal *t = NEW(L->a, CVal);
+        t->kind = CV_TUPLE;
+        for (int i = 0; i < a->items.len; i++)
+            vec_push(L->a, &t->items, rebuild_return(L, s, a->items.data[i], b->items.data[i], results, next));
+        return t;
+    }
+    return cv_identical(L, a, b, s->loc) ? a : cv_value(L, results[(*next)++]);
+}
+
+/* A runtime if in a helper with a return in a branch (Triton allows it outside loops).
+ * Helpers are inlined, so each branch is lowered followed by the rest of the helper,
+ * every path ending in a return, and the if yields the helper's return value. */
+static void lower_if_returning(Lower *L, Node *s, Value *cv)
+{
+    NodeList rest = {0};
+    for (const Rest *r = L->rest; r; r = r->up)
+        for (int i = r->next; i < r->body->len; i++)
+            vec_push(L->a, &rest, r->body->data[i]);
+    Env *outer = L->env;
+    Block *saved = L->cur;
+    const Rest *saved_rest = L->rest;
+    Op *op = tir_op_new(L->a, L->f, OP_IF, 1, &cv, 0, NULL);
+    op->loc = s->loc;
+    op->stmt = L->stmt;
+    op->nregions = 2;
+    CVal *ret[2];
+    for (int r = 0; r < 2; r++) {
+        NodeList path = {0};
+        NodeList *branch = r == 0 ? &s->body : &s->orelse;
+        for (int i = 0; i < branch->len; i++)
+            vec_push(L->a, &path, branch->data[i]);
+        for (int i = 0; i < rest.len; i++)
+            vec_push(L->a, &path, rest.data[i]);
+        op->regions[r] = tir_block_new(L->a, op);
+        L->cur = op->regions[r];
+        L->env = env_copy(L, outer);
+        L->rest = NULL;
+        L->returned = false;
+        L->ret = NULL;
+        lower_body(L, &path);
+        ret[r] = L->ret ? L->ret : cv_none(L); /* falling off the end returns None */
+    }
+    CValList leaves[2] = {{0}, {0}};
+    return_leaves(L, s, ret[0], ret[1], &leaves[0], &leaves[1]);
+    int n = leaves[0].len;
+    Value **vals[2];
+    for (int r = 0; r < 2; r++) {
+        L->cur = op->regions[r];
+        vals[r] = NEW_ARRAY(L->a, Value *, n + 1);
+        for (int i = 0; i < n; i++)
+            vals[r][i] = to_value(L, leaves[r].data[i], s->loc);
+    }
+    op->nres = n;
+    op->results = NEW_ARRAY(L->a, Value *, n + 1);
+    for (int i = 0; i < n; i++) {
+        Type ta = vals[0][i]->type, tb = vals[1][i]->type;
+        if (!type_eq(ta, tb))
+            lower_error(L, s->loc, "helper '%s' returns %s on one path and %s on another", L->helper,
+                        type_str(L->a, ta), type_str(L->a, tb));
+        op->results[i] = tir_value_new(L->a, L->f, ta);
+        op->results[i]->def = op;
+        op->results[i]->name = arena_printf(L->a, "%s_ret", L->helper);
+    }
+    for (int r = 0; r < 2; r++) {
+        L->cur = op->regions[r];
+        emit_yield(L, vals[r], n, s->loc);
+    }
+    L->cur = saved;
+    L->env = outer;
+    L->rest = saved_rest;
+    tir_block_append(L->a, L->cur, op);
+    int next = 0;
+    L->ret = rebuild_return(L, s, ret[0], ret[1], op->results, &next);
+    L->returned = true;
+}
+
 static void lower_if(Lower *L, Node *s)
 {
     CVal *c = lower_expr(L, s->cond);
@@ -728,8 +859,12 @@ static void lower_if(Lower *L, Node *s)
         lower_error(L, s->cond->loc, "an if condition must be a scalar, got %s (use tl.where for tensors)",
                     type_str(L->a, cv->type));
     cv = to_bool(L, cv, s->cond->loc);
-    if (L->in_helper && (body_returns(&s->body) || body_returns(&s->orelse)))
-        lower_error(L, s->loc, "return inside a runtime 'if' of a helper function is not supported");
+    if (L->in_helper && (body_returns(&s->body) || body_returns(&s->orelse))) {
+        if (L->loops)
+            lower_error(L, s->loc, "return inside a loop is not supported");
+        lower_if_returning(L, s, cv);
+        return;
+    }
 
     Env *outer = L->env;
     Block *saved = L->cur;
@@ -896,8 +1031,8 @@ static void lower_stmt(Lower *L, Node *s)
         break;
     }
     case N_IF: lower_if(L, s); break;
-    case N_FOR: lower_for(L, s); break;
-    case N_WHILE: lower_while(L, s); break;
+    case N_FOR: L->loops++, lower_for(L, s), L->loops--; break;
+    case N_WHILE: L->loops++, lower_while(L, s), L->loops--; break;
     case N_RETURN: lower_return(L, s); break;
     case N_PASS: break;
     case N_BREAK: lower_error(L, s->loc, "'break' is not supported in kernels (Triton does not support it)");
@@ -918,8 +1053,13 @@ static void lower_stmt(Lower *L, Node *s)
 
 static void lower_body(Lower *L, NodeList *body)
 {
-    for (int i = 0; i < body->len && !L->returned; i++)
+    const Rest *up = L->rest;
+    for (int i = 0; i < body->len && !L->returned; i++) {
+        Rest rest = {body, i + 1, up};
+        L->rest = &rest;
         lower_stmt(L, body->data[i]);
+    }
+    L->rest = up;
 }
 
 /* ---- helper inlining ------------------------------------------------------------- */
@@ -972,11 +1112,17 @@ static CVal *inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nar
     int saved_line = L->call_line;
     L->helper = fd->name;
     L->call_line = L->stmt ? L->stmt->loc.line : call->loc.line;
+    const Rest *saved_rest = L->rest;
+    int saved_loops = L->loops;
     L->env = env;
     L->in_helper = true;
     L->returned = false;
     L->ret = NULL;
+    L->rest = NULL;
+    L->loops = 0;
     lower_body(L, &fd->body);
+    L->rest = saved_rest;
+    L->loops = saved_loops;
     CVal *r = L->ret ? L->ret : cv_none(L);
     L->env = saved_env;
     L->helper = saved_name;
@@ -1463,12 +1609,14 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
         }
         if (def)
             lower_error(L, spec_loc(def, p->loc), "-D %s: '%s' is not a tl.constexpr parameter; give its type in the signature", p->name, p->name);
-        if (!e)
+        /* an omitted argument whose default is None: Triton specialises None as a constexpr */
+        bool none_default = !e && p->default_value && p->default_value->kind == N_NONE;
+        if (!e && !none_default)
             lower_error(L, p->loc, "missing signature entry for parameter '%s' of '%s' (e.g. -s \"%s=*fp32:16\" or -s \"%s=i32\")",
                         p->name, fd->name, p->name, p->name);
         Type t;
         int64_t div;
-        if (parse_sig_type(L, e->text, &t, &div, spec_loc(e, p->loc))) {
+        if (!none_default && parse_sig_type(L, e->text, &t, &div, spec_loc(e, p->loc))) {
             kp.type = t;
             kp.div = div;
             kp.value = tir_value_new(L->a, f, t);
@@ -1478,7 +1626,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
             vec_push(L->a, &f->params, kp);
             env_set(L, L->env, p->name, cv_value(L, kp.value));
         } else {
-            val = parse_value_text(L, e->text, "-s", spec_loc(e, p->loc), p->name);
+            val = none_default ? cv_none(L) : parse_value_text(L, e->text, "-s", spec_loc(e, p->loc), p->name);
             if (val->kind == CV_STR)
                 lower_error(L, spec_loc(e, p->loc), "malformed signature entry '%s' for parameter '%s': expected a type such as "
                             "*fp32:16, i32 or fp32, or a number", e->text, p->name);

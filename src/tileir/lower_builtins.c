@@ -69,6 +69,10 @@ static CVal *cv_module(Lower *L, const char *name)
 
 CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
 {
+    /* a constexpr's .value is the constant itself: tilec keeps constexprs unwrapped */
+    if (!strcmp(attr, "value") && (cv_is_python_scalar(base) || base->kind == CV_NONE || base->kind == CV_STR ||
+                                   base->kind == CV_DTYPE || base->kind == CV_UNKNOWN))
+        return base;
     if (base->kind == CV_MODULE) {
         const char *canon = canonical_module(arena_printf(L->a, "%s.%s", base->s, attr));
         if (canon)
@@ -128,8 +132,11 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
                 lower_error(L, loc, "%s has no element_ty: it is not a pointer type", dtype_triton_name(t.dtype));
             return cv_dtype(L, type_scalar(t.pointee));
         }
-        if (!strcmp(attr, "primitive_bitwidth"))
+        if (!strcmp(attr, "primitive_bitwidth")) {
+            if (t.dtype == DT_PTR) /* Triton's pointer_type has no bit width */
+                lower_error(L, loc, "pointer<%s> has no attribute 'primitive_bitwidth'", dtype_triton_name(t.pointee));
             return cv_int(L, dtype_bits(t.dtype));
+        }
         if (!strcmp(attr, "name"))
             return cv_str(L, dtype_triton_name(t.dtype), (int)strlen(dtype_triton_name(t.dtype)));
         CVal *m = NEW(L->a, CVal);
@@ -686,6 +693,14 @@ CVal *builtin_dtype_is_int_unsigned(const BuiltinCall *c)
 {
     DType d = c->arg[0]->dt.dtype;
     return cv_bool(c->L, dtype_is_int(d) && !dtype_is_signed(d));
+}
+
+CVal *builtin_dtype_is_fp8(const BuiltinCall *c) { return cv_bool(c->L, dtype_is_fp8(c->arg[0]->dt.dtype)); }
+
+CVal *builtin_dtype_is_standard_floating(const BuiltinCall *c)
+{
+    DType d = c->arg[0]->dt.dtype;
+    return cv_bool(c->L, dtype_is_float(d) && !dtype_is_fp8(d));
 }
 
 /* dtype.is_fp16() and the like: data is the DType */

@@ -60,6 +60,14 @@ typedef struct Env {
     Vec(Binding) b;
 } Env;
 
+/* The statements that follow the one being lowered, to the end of the helper: the rest
+ * of the innermost body, then of each enclosing one (lower_body keeps the chain). */
+typedef struct Rest {
+    NodeList *body;
+    int next;              /* the first statement of body still to come */
+    const struct Rest *up; /* the enclosing body's rest; NULL at the helper's body */
+} Rest;
+
 typedef struct Lower {
     Ctx *ctx;
     Arena *a;
@@ -77,6 +85,8 @@ typedef struct Lower {
     int call_line;         /* line of the statement that called it */
     CVal *ret;             /* helper return value */
     bool returned;         /* the current straight-line path has returned */
+    const Rest *rest;      /* what follows the current statement in the helper */
+    int loops;             /* loops around the current statement, in this helper */
     Vec(Binding) global_cache;
     Vec(const char *) call_stack; /* helper names, for recursion errors */
     int *line_start;       /* byte offset of each line, 1-based index */
@@ -150,6 +160,10 @@ CVal *lower_builtin_call(Lower *L, const char *name, Node *call, CVal **args, in
                          const char **kwnames, CVal **kwvals, int nkw);
 CVal *lower_method_call(Lower *L, CVal *method, Node *call, CVal **args, int nargs,
                         const char **kwnames, CVal **kwvals, int nkw);
+/* Binds a call to the parameters of builtin `name` without running it (for loop
+ * headers): the arguments in parameter order, NULL where None or not given. */
+CVal **lower_bind_builtin(Lower *L, const char *name, Node *call, CVal **args, int nargs,
+                          const char **kwnames, CVal **kwvals, int nkw);
 CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc);
 
 /* shared with lower.c */

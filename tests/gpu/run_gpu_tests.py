@@ -209,7 +209,10 @@ def kernel_signature(case):
     args = fn.args.args
     defaults = [None] * (len(args) - len(fn.args.defaults)) + list(fn.args.defaults)
     params = []
+    none_default = set()  # runtime parameters that default to None: tilec specialises them as None
     for arg, default in zip(args, defaults):
+        if isinstance(default, ast.Constant) and default.value is None:
+            none_default.add(arg.arg)
         is_ce = arg.annotation is not None and "constexpr" in ast.unparse(arg.annotation)
         try:
             value = ast.literal_eval(default) if default is not None else None
@@ -239,6 +242,8 @@ def kernel_signature(case):
         if p.kind is None:
             if p.is_constexpr and p.default is not None:
                 p.kind, p.value = "const", p.default
+            elif p.name in none_default:
+                p.kind, p.value = "const", None
             else:
                 raise ValueError(f"parameter {p.name} has no type in the signature")
     return params

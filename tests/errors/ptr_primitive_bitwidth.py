@@ -5,6 +5,6 @@ import triton.language as tl
 
 @triton.jit
 def k(x_ptr, n, BLOCK: tl.constexpr):
+    bits: tl.constexpr = x_ptr.dtype.primitive_bitwidth
     offs = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + offs)
-    b = x is None
+    tl.store(x_ptr + offs, bits)

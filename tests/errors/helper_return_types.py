@@ -1,0 +1,17 @@
+# flags: -k k -s "*fp32:16, i32, 64"
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def h(x, n):
+    if n > 0:
+        return x
+    return n
+
+
+@triton.jit
+def k(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = h(x, n)
