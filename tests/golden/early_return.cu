@@ -230,11 +230,11 @@ normalize_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, float *
             *(out_ptr + offs[0]) = _safe_scale_ret[0];
     }
     // early_return.py:42  tl.store(flag_ptr + pid, _first_nonzero(pid % 3, n))
-    const int32_t tmp_2 = pid % 3;
+    const int32_t rem = pid % 3;
     // early_return.py:27  if a != 0:    (in _first_nonzero, inlined from line 42)
     int32_t _first_nonzero_ret;
-    if (tmp_2 != 0) {
-        _first_nonzero_ret = tmp_2;
+    if (rem != 0) {
+        _first_nonzero_ret = rem;
     } else {
         // early_return.py:29  elif b != 0:    (in _first_nonzero, inlined from line 42)
         int32_t _first_nonzero_ret_2;

@@ -203,11 +203,11 @@ suffix_sum_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, int32_
     int32_t cols[1];  // [128] i32, L0
     cols[0] = L0_base;
     // range_steps.py:13  for c in range(n_chunks - 1, -1, -1):
-    const int32_t tmp = n_chunks - 1;
+    const int32_t diff = n_chunks - 1;
     float acc[1];  // [128] fp32, L0
     acc[0] = 0.0f;
-    for (int32_t c_up = -1; c_up < tmp; c_up += 1) {
-        const int32_t c = (tmp - c_up) + (-1);
+    for (int32_t c_up = -1; c_up < diff; c_up += 1) {
+        const int32_t c = (diff - c_up) + (-1);
         // range_steps.py:14  x = tl.load(x_ptr + row * stride + c * BLOCK + cols)
         float x[1];  // [128] fp32, L0, 4-byte loads
         tilec::load<1>(&x[0], ((x_ptr + (row * stride)) + (c * 128)) + cols[0]);
@@ -219,23 +219,23 @@ suffix_sum_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, int32_
         acc[0] = acc_3[0];
     }
     // range_steps.py:19  for c in tl.range(0, n_chunks, step=STEP, num_stages=1):
-    float total_2[1];  // [128] fp32, L0
-    total_2[0] = 0.0f;
+    float total[1];  // [128] fp32, L0
+    total[0] = 0.0f;
     for (int32_t c_2 = 0; c_2 < n_chunks; c_2 += 2) {
         // range_steps.py:20  total += tl.load(x_ptr + row * stride + c * BLOCK + cols)
         float loaded[1];  // [128] fp32, L0, 4-byte loads
         tilec::load<1>(&loaded[0], ((x_ptr + (row * stride)) + (c_2 * 128)) + cols[0]);
-        total_2[0] = total_2[0] + loaded[0];
+        total[0] += loaded[0];
     }
     // range_steps.py:23  total = total * k
+    float total_3[1];  // [128] fp32, L0
+    total_3[0] = total[0] * 3.0f;
     float total_4[1];  // [128] fp32, L0
-    total_4[0] = total_2[0] * 3.0f;
+    total_4[0] = total_3[0] * 2.0f;
     float total_5[1];  // [128] fp32, L0
-    total_5[0] = total_4[0] * 2.0f;
-    float total_6[1];  // [128] fp32, L0
-    total_6[0] = total_5[0] * 1.0f;
+    total_5[0] = total_4[0] * 1.0f;
     // range_steps.py:24  tl.store(out_ptr + row * stride + cols, total + acc)
-    *((out_ptr + (row * stride)) + cols[0]) = total_6[0] + acc[0];
+    *((out_ptr + (row * stride)) + cols[0]) = total_5[0] + acc[0];
 }
 
 #ifndef __CUDACC_RTC__
