@@ -96,6 +96,7 @@ struct Node {
     int64_t ival;
     double fval;
     bool big, fstring;
+    bool opaque;         /* N_CALL decorator whose arguments were not parsed */
     Node *lhs, *rhs, *cond, *ann, *iter;
     Node *lo, *hi, *step;
     NodeList items;      /* call args, tuple/list elements, dict keys, targets */

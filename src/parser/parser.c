@@ -944,6 +944,74 @@ static void parse_funcdef(Parser *p, FuncDef *f)
     parse_suite(p, &f->body, "function definition", kw);
 }
 
+/*
+ * An opaque decorator: the dotted callee of a decorator whose arguments are
+ * Python tilec does not parse (a comprehension, a generator expression).
+ * It is kept as an N_CALL with `opaque` set and no arguments, so that the
+ * lowerer knows which decorator it was and can fall back on the command line.
+ */
+static Node *opaque_decorator(Parser *p, int start)
+{
+    p->pos = start;
+    Node *callee = NULL;
+    while (at(p, TOK_NAME)) {
+        const Token *t = next(p);
+        Node *n = NEW(&p->ctx->arena, Node);
+        n->kind = callee ? N_ATTR : N_NAME;
+        n->loc = t->loc;
+        n->name = t->text;
+        n->lhs = callee;
+        callee = n;
+        if (!accept(p, TOK_DOT))
+            break;
+    }
+    if (!callee)
+        return NULL;
+    Node *call = NEW(&p->ctx->arena, Node);
+    call->kind = N_CALL;
+    call->loc = p->toks[start].loc;
+    call->lhs = callee;
+    call->opaque = true;
+    return call;
+}
+
+/*
+ * decorator: '@' expr NEWLINE, parsed speculatively like a global: the
+ * arguments are host Python and may use what a kernel may not.
+ */
+static Node *parse_decorator(Parser *p)
+{
+    Ctx *ctx = p->ctx;
+    int start = p->pos, depth = p->depth;
+    int ndiags = ctx->diags.len, nerrors = ctx->nerrors;
+    size_t loglen = ctx->log.len;
+    jmp_buf *outer = ctx->on_error;
+    jmp_buf jb;
+    Node *volatile d = NULL;
+    ctx->on_error = &jb;
+    if (setjmp(jb) == 0)
+        d = parse_expr(p);
+    ctx->on_error = outer;
+    if (!d) {
+        ctx->diags.len = ndiags;
+        ctx->nerrors = nerrors;
+        ctx->log.len = loglen;
+        if (ctx->log.data)
+            ctx->log.data[loglen] = 0;
+        p->depth = depth;
+        d = opaque_decorator(p, start);
+        if (!d) { /* not even a name: report it as the expression it fails to be */
+            p->pos = start;
+            parse_expr(p);
+        }
+        while (!at(p, TOK_NEWLINE) && !at(p, TOK_EOF))
+            next(p);
+    }
+    if (!accept(p, TOK_NEWLINE))
+        error_at_token(p, "a newline after the decorator");
+    return d;
+}
+
 /* decorated: ('@' expr NEWLINE)+ (funcdef | anything, skipped unless a decorator is jit) */
 static void parse_decorated(Parser *p, Module *m)
 {
@@ -961,11 +1029,8 @@ static void parse_decorated(Parser *p, Module *m)
     }
     p->pos = start;
     FuncDef *f = NEW(&p->ctx->arena, FuncDef);
-    while (accept(p, TOK_AT)) {
-        vec_push(&p->ctx->arena, &f->decorators, parse_expr(p));
-        if (!accept(p, TOK_NEWLINE))
-            error_at_token(p, "a newline after the decorator");
-    }
+    while (accept(p, TOK_AT))
+        vec_push(&p->ctx->arena, &f->decorators, parse_decorator(p));
     parse_funcdef(p, f);
     vec_push(&p->ctx->arena, &m->funcs, f);
 }

@@ -1130,6 +1130,7 @@ static bool parse_sig_type(Lower *L, const char *text, Type *t, int64_t *div, Lo
 typedef struct Autotune {
     Node *config;   /* the chosen triton.Config call, or NULL */
     int count;
+    bool unknown;   /* configs tilec cannot evaluate */
 } Autotune;
 
 static bool callee_is(Node *n, const char *last)
@@ -1142,6 +1143,83 @@ static bool callee_is(Node *n, const char *last)
     return false;
 }
 
+/*
+ * Decorator arguments are host Python.  tilec follows the forms it can read
+ * without running Python: a literal, a module-level name bound to one (the
+ * last assignment above the use), and `+` of lists.  What it cannot read is
+ * "unknown": the kernel is then translated from the command-line values.
+ */
+typedef enum HostForm {
+    HOST_KNOWN,     /* the node holds the value */
+    HOST_UNKNOWN,   /* computed by Python tilec does not evaluate */
+} HostForm;
+
+#define HOST_MAX_DEPTH 32
+
+static Node *host_global(Lower *L, const char *name, int before_line)
+{
+    for (int i = L->m->globals.len - 1; i >= 0; i--) {
+        Global *g = &L->m->globals.data[i];
+        if (g->loc.line < before_line && !strcmp(g->name, name))
+            return g->value;
+    }
+    return NULL;
+}
+
+/* Follow module-level names to the expression they were bound to. */
+static HostForm host_resolve(Lower *L, Node **n, int depth)
+{
+    while ((*n)->kind == N_NAME) {
+        Node *v = host_global(L, (*n)->name, (*n)->loc.line);
+        if (!v || depth++ > HOST_MAX_DEPTH)
+            return HOST_UNKNOWN;
+        *n = v;
+    }
+    switch ((*n)->kind) {
+    case N_CALL: case N_ATTR: case N_SUBSCRIPT: case N_BINOP: case N_TERNARY: case N_BOOLOP:
+        return HOST_UNKNOWN;
+    default:
+        return HOST_KNOWN;
+    }
+}
+
+/* Append the elements of a configs expression; false when some part is unknown. */
+static bool host_config_list(Lower *L, Node *n, NodeList *out, int depth, Node **wrong)
+{
+    if (depth > HOST_MAX_DEPTH)
+        return false;
+    if (n->kind == N_BINOP && n->op == TOK_PLUS)
+        return host_config_list(L, n->lhs, out, depth + 1, wrong) && host_config_list(L, n->rhs, out, depth + 1, wrong);
+    Node *r = n;
+    if (host_resolve(L, &r, depth) == HOST_UNKNOWN) {
+        if (r->kind == N_BINOP && r != n)
+            return host_config_list(L, r, out, depth + 1, wrong);
+        return false;
+    }
+    if (r->kind != N_LIST && r->kind != N_TUPLE) {
+        *wrong = n;
+        return true;
+    }
+    for (int i = 0; i < r->items.len; i++)
+        vec_push(L->a, out, r->items.data[i]);
+    return true;
+}
+
+static Node *decorator_arg(Node *d, const char *kw)
+{
+    Node *arg = d->items.len ? d->items.data[0] : NULL;
+    for (int k = 0; k < d->kwargs.len; k++)
+        if (d->kwargs.data[k].name && !strcmp(d->kwargs.data[k].name, kw))
+            arg = d->kwargs.data[k].value;
+    return arg;
+}
+
+static void note_unevaluated(Lower *L, Node *d, const char *what, const char *flags)
+{
+    diag_note(L->ctx, d->loc, "%s is not evaluated (%s); its values come from the command line (%s)", what,
+              d->opaque ? "its arguments use Python that tilec does not read" : "it is computed by Python code", flags);
+}
+
 static Autotune find_autotune(Lower *L, FuncDef *fd)
 {
     Autotune at = {0};
@@ -1149,21 +1227,31 @@ static Autotune find_autotune(Lower *L, FuncDef *fd)
         Node *d = fd->decorators.data[i];
         if (d->kind != N_CALL || !callee_is(d, "autotune"))
             continue;
-        Node *configs = d->items.len ? d->items.data[0] : NULL;
-        for (int k = 0; k < d->kwargs.len; k++)
-            if (d->kwargs.data[k].name && !strcmp(d->kwargs.data[k].name, "configs"))
-                configs = d->kwargs.data[k].value;
-        if (!configs || (configs->kind != N_LIST && configs->kind != N_TUPLE))
+        Node *configs = d->opaque ? NULL : decorator_arg(d, "configs");
+        if (!d->opaque && !configs)
+            lower_error(L, d->loc, "@triton.autotune needs configs=[triton.Config(...), ...]");
+        NodeList list = {0};
+        Node *wrong = NULL;
+        if (d->opaque || !host_config_list(L, configs, &list, 0, &wrong)) {
+            if (L->opt->config_index)
+                lower_error(L, d->loc, "--config %d needs the autotune configs, but tilec cannot evaluate this "
+                            "@triton.autotune; give the config's values with -D NAME=VALUE instead",
+                            L->opt->config_index);
+            note_unevaluated(L, d, "@triton.autotune", "-s, -D, --num-warps, --num-stages");
+            at.unknown = true;
+            continue;
+        }
+        if (wrong)
             lower_error(L, d->loc, "@triton.autotune needs configs=[triton.Config(...), ...] written as a list");
-        at.count = configs->items.len;
+        at.count = list.len;
         int idx = L->opt->config_index;
         if (idx < 0 || idx >= at.count)
             lower_error(L, d->loc, "--config %d is out of range: the kernel has %d autotune configs", idx, at.count);
-        at.config = configs->items.data[idx];
+        at.config = list.data[idx];
         if (at.config->kind != N_CALL || !callee_is(at.config, "Config"))
             lower_error(L, at.config->loc, "autotune configs must be triton.Config(...) calls");
     }
-    if (!at.config && L->opt->config_index) /* 0 is the default: it cannot be told from no --config */
+    if (!at.config && !at.unknown && L->opt->config_index) /* 0 is the default: it cannot be told from no --config */
         lower_error(L, fd->loc, "--config %d picks an @triton.autotune config, but '%s' has no @triton.autotune",
                     L->opt->config_index, fd->name);
     return at;
@@ -1245,10 +1333,11 @@ static void apply_heuristics(Lower *L, FuncDef *fd, Env *env)
         Node *d = fd->decorators.data[i];
         if (d->kind != N_CALL || !callee_is(d, "heuristics"))
             continue;
-        Node *dict = d->items.len ? d->items.data[0] : NULL;
-        for (int k = 0; k < d->kwargs.len; k++)
-            if (d->kwargs.data[k].name && !strcmp(d->kwargs.data[k].name, "values"))
-                dict = d->kwargs.data[k].value;
+        Node *dict = d->opaque ? NULL : decorator_arg(d, "values");
+        if (d->opaque || (dict && host_resolve(L, &dict, 0) == HOST_UNKNOWN)) {
+            note_unevaluated(L, d, "@triton.heuristics", "-s, -D");
+            continue;
+        }
         if (!dict || dict->kind != N_DICT)
             lower_error(L, d->loc, "@triton.heuristics needs a dict of name: lambda args: ...");
         for (int k = 0; k < dict->items.len; k++) {
