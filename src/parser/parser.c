@@ -19,6 +19,7 @@ typedef struct Parser {
     int prev_end;        /* byte offset just past the last consumed real token */
     int depth, max_depth;
     bool chains_nest;    /* each link of `a + b + c` counts as a level (see enter_link) */
+    Vec(int) plain_defs; /* token positions of undecorated top-level `def`s */
 } Parser;
 
 static Node *parse_expr(Parser *p);
@@ -945,6 +946,35 @@ static void parse_funcdef(Parser *p, FuncDef *f)
 }
 
 /*
+ * Speculative parsing of host Python: a checkpoint taken before, and a
+ * rollback that forgets every diagnostic issued since.  The caller owns the
+ * jmp_buf (setjmp must run in its frame) and restores ctx->on_error.
+ */
+typedef struct Checkpoint {
+    int pos, depth, ndiags, nerrors;
+    size_t loglen;
+    jmp_buf *outer;
+} Checkpoint;
+
+static Checkpoint checkpoint(Parser *p)
+{
+    Ctx *ctx = p->ctx;
+    return (Checkpoint){p->pos, p->depth, ctx->diags.len, ctx->nerrors, ctx->log.len, ctx->on_error};
+}
+
+static void rollback(Parser *p, const Checkpoint *c)
+{
+    Ctx *ctx = p->ctx;
+    ctx->diags.len = c->ndiags;
+    ctx->nerrors = c->nerrors;
+    ctx->log.len = c->loglen;
+    if (ctx->log.data)
+        ctx->log.data[c->loglen] = 0;
+    p->depth = c->depth;
+    p->pos = c->pos;
+}
+
+/*
  * An opaque decorator: the dotted callee of a decorator whose arguments are
  * Python tilec does not parse (a comprehension, a generator expression).
  * It is kept as an N_CALL with `opaque` set and no arguments, so that the
@@ -981,27 +1011,18 @@ static Node *opaque_decorator(Parser *p, int start)
  */
 static Node *parse_decorator(Parser *p)
 {
-    Ctx *ctx = p->ctx;
-    int start = p->pos, depth = p->depth;
-    int ndiags = ctx->diags.len, nerrors = ctx->nerrors;
-    size_t loglen = ctx->log.len;
-    jmp_buf *outer = ctx->on_error;
+    Checkpoint c = checkpoint(p);
     jmp_buf jb;
     Node *volatile d = NULL;
-    ctx->on_error = &jb;
+    p->ctx->on_error = &jb;
     if (setjmp(jb) == 0)
         d = parse_expr(p);
-    ctx->on_error = outer;
+    p->ctx->on_error = c.outer;
     if (!d) {
-        ctx->diags.len = ndiags;
-        ctx->nerrors = nerrors;
-        ctx->log.len = loglen;
-        if (ctx->log.data)
-            ctx->log.data[loglen] = 0;
-        p->depth = depth;
-        d = opaque_decorator(p, start);
+        rollback(p, &c);
+        d = opaque_decorator(p, c.pos);
         if (!d) { /* not even a name: report it as the expression it fails to be */
-            p->pos = start;
+            p->pos = c.pos;
             parse_expr(p);
         }
         while (!at(p, TOK_NEWLINE) && !at(p, TOK_EOF))
@@ -1062,10 +1083,7 @@ static int parse_global_rhs(Parser *p, Global *g)
 static void parse_global(Parser *p, Module *m)
 {
     Ctx *ctx = p->ctx;
-    int start = p->pos, depth = p->depth;
-    int ndiags = ctx->diags.len, nerrors = ctx->nerrors;
-    size_t loglen = ctx->log.len;
-    jmp_buf *outer = ctx->on_error;
+    Checkpoint c = checkpoint(p);
     Global *g = NEW(&ctx->arena, Global);
     g->name = peek(p)->text;
     g->loc = peek(p)->loc;
@@ -1075,21 +1093,123 @@ static void parse_global(Parser *p, Module *m)
     ctx->on_error = &jb;
     if (setjmp(jb) == 0)
         status = parse_global_rhs(p, g);
-    ctx->on_error = outer;
+    ctx->on_error = c.outer;
     if (status < 0) {
-        ctx->diags.len = ndiags;
-        ctx->nerrors = nerrors;
-        ctx->log.len = loglen;
-        if (ctx->log.data)
-            ctx->log.data[loglen] = 0;
-        p->depth = depth;
+        rollback(p, &c);
         g->value = NULL;
         g->annotation = NULL;
     }
-    p->pos = start;
+    p->pos = c.pos;
     skip_statement(p);
     if (status != 0)
         vec_push(&ctx->arena, &m->globals, *g);
+}
+
+/* ---- wrapped functions: `f = triton.jit(f)` ---------------------------- */
+
+static const char *callee_last_name(const Node *n)
+{
+    return n->kind == N_NAME || n->kind == N_ATTR ? n->name : NULL;
+}
+
+static bool is_wrapping_call(const Node *v)
+{
+    return v->kind == N_CALL && v->items.len == 1 && v->items.data[0]->kind != N_STARRED;
+}
+
+/*
+ * wrapper: jit '(' wrapper ')' | (autotune | heuristics) '(' ... ')' '(' wrapper ')' | NAME
+ * Appends the decorators, outermost first, and returns the innermost name (or NULL).
+ */
+static Node *unwrap_decorators(Parser *p, Node *v, NodeList *decos, bool *jit)
+{
+    while (is_wrapping_call(v)) {
+        Node *callee = v->lhs;
+        const char *last = callee_last_name(callee->kind == N_CALL ? callee->lhs : callee);
+        if (!last)
+            return NULL;
+        if (callee->kind == N_CALL && (!strcmp(last, "autotune") || !strcmp(last, "heuristics") ||
+                                       !strcmp(last, "jit"))) {
+            vec_push(&p->ctx->arena, decos, callee);
+        } else if (callee->kind != N_CALL && !strcmp(last, "jit")) {
+            vec_push(&p->ctx->arena, decos, callee);
+        } else {
+            return NULL;
+        }
+        *jit |= !strcmp(last, "jit");
+        v = v->items.data[0];
+    }
+    return v->kind == N_NAME ? v : NULL;
+}
+
+static FuncDef *find_funcdef(Module *m, const char *name)
+{
+    for (int i = m->funcs.len - 1; i >= 0; i--)
+        if (!strcmp(m->funcs.data[i]->name, name))
+            return m->funcs.data[i];
+    return NULL;
+}
+
+/* The last undecorated `def name` above the token position `before`, parsed now. */
+static FuncDef *parse_plain_def(Parser *p, const char *name, int before)
+{
+    for (int i = p->plain_defs.len - 1; i >= 0; i--) {
+        int pos = p->plain_defs.data[i];
+        if (pos > before || strcmp(p->toks[pos + 1].text, name))
+            continue;
+        /* host code until a kernel calls it: a def that is no valid kernel is left out */
+        Checkpoint c = checkpoint(p);
+        jmp_buf jb;
+        FuncDef *volatile f = NEW(&p->ctx->arena, FuncDef);
+        p->pos = pos;
+        p->ctx->on_error = &jb;
+        if (setjmp(jb) == 0)
+            parse_funcdef(p, f);
+        else
+            f = NULL;
+        p->ctx->on_error = c.outer;
+        rollback(p, &c);
+        return f;
+    }
+    return NULL;
+}
+
+/*
+ * A module-level `g = triton.heuristics({...})(triton.jit(f))` makes `g` a
+ * jit function: `f`'s parameters and body under the decorators of the
+ * chain (outermost first, then those `f` already had).
+ */
+static void wrap_function(Parser *p, Module *m, const Global *g, int pos)
+{
+    NodeList decos = {0};
+    bool jit = false;
+    Node *inner = g->value ? unwrap_decorators(p, g->value, &decos, &jit) : NULL;
+    if (!inner || !decos.len)
+        return;
+    FuncDef *base = find_funcdef(m, inner->name);
+    bool only_jit = true;
+    for (int i = 0; i < decos.len; i++)
+        only_jit &= !strcmp(callee_last_name(decos.data[i]->kind == N_CALL ? decos.data[i]->lhs : decos.data[i]), "jit");
+    if (base && only_jit)
+        return; /* an alias of a jit function: a global, as before */
+    if (!base && jit)
+        base = parse_plain_def(p, inner->name, pos);
+    if (!base)
+        return;
+    FuncDef *f = NEW(&p->ctx->arena, FuncDef);
+    *f = *base;
+    f->name = g->name;
+    f->decorators = (NodeList){0};
+    for (int i = 0; i < decos.len; i++)
+        vec_push(&p->ctx->arena, &f->decorators, decos.data[i]);
+    for (int i = 0; i < base->decorators.len; i++)
+        vec_push(&p->ctx->arena, &f->decorators, base->decorators.data[i]);
+    for (int i = 0; i < m->funcs.len; i++)
+        if (m->funcs.data[i] == base && !strcmp(base->name, g->name)) {
+            m->funcs.data[i] = f; /* `f = triton.jit(f)` rebinds f */
+            return;
+        }
+    vec_push(&p->ctx->arena, &m->funcs, f);
 }
 
 static void parser_init(Parser *p, Ctx *ctx, TokenArray toks)
@@ -1115,10 +1235,17 @@ Module *parse_module(Ctx *ctx, TokenArray toks)
         else if (t->kind == TOK_AT)
             parse_decorated(&p, m);
         else if (t->kind == TOK_NAME && t->at_line_start &&
-                 (peek_at(&p, 1)->kind == TOK_ASSIGN || peek_at(&p, 1)->kind == TOK_COLON))
+                 (peek_at(&p, 1)->kind == TOK_ASSIGN || peek_at(&p, 1)->kind == TOK_COLON)) {
+            int pos = p.pos, n = m->globals.len;
             parse_global(&p, m);
-        else
+            if (m->globals.len > n)
+                wrap_function(&p, m, &m->globals.data[n], pos);
+        } else if (t->kind == TOK_DEF && peek_at(&p, 1)->kind == TOK_NAME) {
+            vec_push(&ctx->arena, &p.plain_defs, p.pos);
             skip_statement(&p);
+        } else {
+            skip_statement(&p);
+        }
     }
     return m;
 }
