@@ -20,9 +20,11 @@ typedef struct Parser {
     int depth, max_depth;
     bool chains_nest;    /* each link of `a + b + c` counts as a level (see enter_link) */
     Vec(int) plain_defs; /* token positions of undecorated top-level `def`s */
+    bool host;           /* host Python (decorators, globals): comprehensions allowed */
 } Parser;
 
 static Node *parse_expr(Parser *p);
+static Node *parse_for_targets(Parser *p);
 static Node *parse_testlist(Parser *p);
 static Node *parse_or_test(Parser *p);
 static Node *parse_binary(Parser *p, int min_prec);
@@ -157,11 +159,35 @@ static bool starts_expr(TokenKind k)
     }
 }
 
-/* A comprehension after the first element of a display: always rejected. */
+/* A comprehension after the first element of a display: rejected in kernels. */
 static void reject_comprehension(Parser *p, const char *what)
 {
     if (at(p, TOK_FOR) || at(p, TOK_ASYNC))
         unsupported(p, peek(p)->loc, what);
+}
+
+/* comp_for: ('for' targets 'in' or_test ('if' or_test)*)+ — host Python only */
+static Node *parse_comprehension(Parser *p, TokenKind display, Node *elt, Node *value, const char *what)
+{
+    if (!at(p, TOK_FOR) || !p->host) {
+        reject_comprehension(p, what);
+        return NULL;
+    }
+    Node *n = new_node(p, N_COMP, elt->loc);
+    n->op = display;
+    n->lhs = elt;
+    n->rhs = value;
+    while (at(p, TOK_FOR)) {
+        Node *clause = new_node(p, N_FOR, next(p)->loc);
+        clause->lhs = parse_for_targets(p);
+        if (!accept(p, TOK_IN))
+            error_at_token(p, "'in' after 'for' target");
+        clause->iter = parse_or_test(p);
+        while (accept(p, TOK_IF))
+            vec_push(&p->ctx->arena, &clause->body, parse_or_test(p));
+        vec_push(&p->ctx->arena, &n->items, clause);
+    }
+    return n;
 }
 
 /* ---- parameters -------------------------------------------------------- */
@@ -242,7 +268,11 @@ static Node *parse_paren(Parser *p)
     if (accept(p, TOK_RPAREN))
         return new_node(p, N_TUPLE, open->loc);
     Node *first = parse_star_expr(p);
-    reject_comprehension(p, "generator expressions");
+    Node *gen = parse_comprehension(p, TOK_LPAREN, first, NULL, "generator expressions");
+    if (gen) {
+        expect_closing(p, TOK_RPAREN, open);
+        return gen;
+    }
     if (!at(p, TOK_COMMA)) {
         expect_closing(p, TOK_RPAREN, open);
         return first;
@@ -262,8 +292,12 @@ static Node *parse_list(Parser *p)
     Node *n = new_node(p, N_LIST, open->loc);
     while (!at(p, TOK_RBRACKET)) {
         vec_push(&p->ctx->arena, &n->items, parse_star_expr(p));
-        if (n->items.len == 1)
-            reject_comprehension(p, "list comprehensions");
+        Node *comp = n->items.len == 1 ? parse_comprehension(p, TOK_LBRACKET, n->items.data[0], NULL,
+                                                            "list comprehensions") : NULL;
+        if (comp) {
+            expect_closing(p, TOK_RBRACKET, open);
+            return comp;
+        }
         if (!accept(p, TOK_COMMA))
             break;
     }
@@ -281,14 +315,22 @@ static Node *parse_dict(Parser *p)
             unsupported(p, peek(p)->loc, "dict unpacking ('**') expressions");
         Node *key = parse_star_expr(p);
         if (!at(p, TOK_COLON)) {
-            reject_comprehension(p, "set comprehensions");
+            Node *comp = n->items.len == 0 ? parse_comprehension(p, TOK_LBRACE, key, NULL, "set comprehensions") : NULL;
+            if (comp) {
+                expect_closing(p, TOK_RBRACE, open);
+                return comp;
+            }
             unsupported(p, open->loc, "set displays");
         }
         next(p);
         vec_push(&p->ctx->arena, &n->items, key);
         vec_push(&p->ctx->arena, &n->values, parse_expr(p));
-        if (n->items.len == 1)
-            reject_comprehension(p, "dict comprehensions");
+        Node *comp = n->items.len == 1 ? parse_comprehension(p, TOK_LBRACE, key, n->values.data[0],
+                                                            "dict comprehensions") : NULL;
+        if (comp) {
+            expect_closing(p, TOK_RBRACE, open);
+            return comp;
+        }
         if (!accept(p, TOK_COMMA))
             break;
     }
@@ -356,8 +398,8 @@ static void parse_call_args(Parser *p, Node *call)
             if (call->kwargs.len > 0 && t->kind != TOK_STAR)
                 diag_error(p->ctx, t->loc, "positional argument follows keyword argument");
             Node *arg = parse_star_expr(p);
-            reject_comprehension(p, "generator expressions");
-            vec_push(a, &call->items, arg);
+            Node *gen = parse_comprehension(p, TOK_LPAREN, arg, NULL, "generator expressions");
+            vec_push(a, &call->items, gen ? gen : arg);
         }
         if (!accept(p, TOK_COMMA))
             break;
@@ -1015,8 +1057,10 @@ static Node *parse_decorator(Parser *p)
     jmp_buf jb;
     Node *volatile d = NULL;
     p->ctx->on_error = &jb;
+    p->host = true;
     if (setjmp(jb) == 0)
         d = parse_expr(p);
+    p->host = false;
     p->ctx->on_error = c.outer;
     if (!d) {
         rollback(p, &c);
@@ -1091,8 +1135,10 @@ static void parse_global(Parser *p, Module *m)
     jmp_buf jb;
     volatile int status = -1;
     ctx->on_error = &jb;
+    p->host = true;
     if (setjmp(jb) == 0)
         status = parse_global_rhs(p, g);
+    p->host = false;
     ctx->on_error = c.outer;
     if (status < 0) {
         rollback(p, &c);
@@ -1151,7 +1197,7 @@ static FuncDef *find_funcdef(Module *m, const char *name)
 }
 
 /* The last undecorated `def name` above the token position `before`, parsed now. */
-static FuncDef *parse_plain_def(Parser *p, const char *name, int before)
+static FuncDef *parse_plain_def(Parser *p, const char *name, int before, bool host)
 {
     for (int i = p->plain_defs.len - 1; i >= 0; i--) {
         int pos = p->plain_defs.data[i];
@@ -1163,10 +1209,12 @@ static FuncDef *parse_plain_def(Parser *p, const char *name, int before)
         FuncDef *volatile f = NEW(&p->ctx->arena, FuncDef);
         p->pos = pos;
         p->ctx->on_error = &jb;
+        p->host = host;
         if (setjmp(jb) == 0)
             parse_funcdef(p, f);
         else
             f = NULL;
+        p->host = false;
         p->ctx->on_error = c.outer;
         rollback(p, &c);
         return f;
@@ -1193,7 +1241,7 @@ static void wrap_function(Parser *p, Module *m, const Global *g, int pos)
     if (base && only_jit)
         return; /* an alias of a jit function: a global, as before */
     if (!base && jit)
-        base = parse_plain_def(p, inner->name, pos);
+        base = parse_plain_def(p, inner->name, pos, false);
     if (!base)
         return;
     FuncDef *f = NEW(&p->ctx->arena, FuncDef);
@@ -1246,6 +1294,11 @@ Module *parse_module(Ctx *ctx, TokenArray toks)
         } else {
             skip_statement(&p);
         }
+    }
+    for (int i = 0; i < p.plain_defs.len; i++) {
+        FuncDef *f = parse_plain_def(&p, p.toks[p.plain_defs.data[i] + 1].text, p.plain_defs.data[i], true);
+        if (f)
+            vec_push(&ctx->arena, &m->host_funcs, f);
     }
     return m;
 }

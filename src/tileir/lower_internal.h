@@ -60,8 +60,11 @@ typedef struct Env {
     Vec(Binding) b;
 } Env;
 
+typedef struct PyEval PyEval;
+
 typedef struct Lower {
     Ctx *ctx;
+    PyEval *py;          /* host Python of decorator arguments */
     Arena *a;
     Module *m;
     TirFunc *f;
