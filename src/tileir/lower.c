@@ -1203,6 +1203,13 @@ static Autotune find_autotune(Lower *L, FuncDef *fd)
         if (idx < 0 || idx >= at.count)
             lower_error(L, d->loc, "--config %d is out of range: the kernel has %d autotune configs", idx, at.count);
         at.config = list->items.data[idx];
+        if (at.config->kind == PY_UNKNOWN) {
+            note_unevaluated(L, d, arena_printf(L->a, "config %d of @triton.autotune", idx),
+                             "-s, -D, --num-warps, --num-stages");
+            at.config = NULL;
+            at.unknown = true;
+            continue;
+        }
         if (at.config->kind != PY_CONFIG)
             lower_error(L, element_loc(configs, idx, d), "autotune configs must be triton.Config(...) calls");
     }
@@ -1240,7 +1247,7 @@ static PyValue *py_of_cval(Lower *L, const CVal *c)
 static CVal *config_value(Lower *L, Loc loc, PyValue *config, const char *name)
 {
     PyValue *v = config ? py_dict_get(config->kwargs, name) : NULL;
-    if (!v)
+    if (!v || v->kind == PY_UNKNOWN) /* left to the command line */
         return NULL;
     CVal *c = cval_of_py(L, v);
     if (!c)
@@ -1251,7 +1258,7 @@ static CVal *config_value(Lower *L, Loc loc, PyValue *config, const char *name)
 static int config_int(Lower *L, Loc loc, PyValue *config, const char *kw)
 {
     PyValue *v = config ? py_dict_get(config->opts, kw) : NULL;
-    if (!v || v->kind == PY_NONE)
+    if (!v || v->kind == PY_NONE || v->kind == PY_UNKNOWN) /* the flag's default */
         return 0;
     if (v->kind != PY_INT)
         lower_error(L, loc, "%s must be an integer", kw);
