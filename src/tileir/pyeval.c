@@ -4,6 +4,7 @@
  * error: every operation on an unknown operand gives unknown.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <string.h>
 
@@ -219,28 +220,29 @@ static PyValue *arith(PyEval *e, TokenKind op, PyValue *a, PyValue *b)
     if (!is_num(a) || !is_num(b))
         return py_unknown(e);
     if (a->kind != PY_FLOAT && b->kind != PY_FLOAT && op != TOK_SLASH) {
-        int64_t x = a->i, y = b->i;
-        switch (op) {
-        case TOK_PLUS: return py_int(e, x + y);
-        case TOK_MINUS: return py_int(e, x - y);
-        case TOK_STAR: return py_int(e, x * y);
+        int64_t x = a->i, y = b->i, r;
+        switch (op) { /* Python ints do not overflow; past int64 they are unknown here */
+        case TOK_PLUS: return __builtin_add_overflow(x, y, &r) ? py_unknown(e) : py_int(e, r);
+        case TOK_MINUS: return __builtin_sub_overflow(x, y, &r) ? py_unknown(e) : py_int(e, r);
+        case TOK_STAR: return __builtin_mul_overflow(x, y, &r) ? py_unknown(e) : py_int(e, r);
         case TOK_DSLASH: case TOK_PERCENT: {
-            if (!y)
+            if (!y || (x == INT64_MIN && y == -1))
                 return py_unknown(e);
-            int64_t q = x / y, r = x % y;
-            if (r && ((r < 0) != (y < 0)))
-                q--, r += y;
-            return py_int(e, op == TOK_DSLASH ? q : r);
+            int64_t q = x / y, m = x % y;
+            if (m && ((m < 0) != (y < 0)))
+                q--, m += y;
+            return py_int(e, op == TOK_DSLASH ? q : m);
         }
         case TOK_DSTAR: {
             if (y < 0 || y > 62)
                 return py_unknown(e);
             int64_t p = 1;
             for (int64_t k = 0; k < y; k++)
-                p *= x;
+                if (__builtin_mul_overflow(p, x, &p))
+                    return py_unknown(e);
             return py_int(e, p);
         }
-        case TOK_LSHIFT: return y >= 0 && y < 63 ? py_int(e, x << y) : py_unknown(e);
+        case TOK_LSHIFT: return y >= 0 && y < 63 && x >= 0 && x <= (INT64_MAX >> y) ? py_int(e, x << y) : py_unknown(e);
         case TOK_RSHIFT: return y >= 0 && y < 63 ? py_int(e, x >> y) : py_unknown(e);
         case TOK_AMP: return py_int(e, x & y);
         case TOK_PIPE: return py_int(e, x | y);
@@ -357,11 +359,15 @@ static PyValue *make_range(PyEval *e, const Args *a)
         step = a->npos == 3 ? a->pos[2]->i : 1;
     } else
         return py_unknown(e);
-    if (!step || (hi - lo) / step > PY_MAX_LIST)
+    int64_t span;
+    if (!step || __builtin_sub_overflow(hi, lo, &span) || span / step > PY_MAX_LIST || (step == -1 && span == INT64_MIN))
         return py_unknown(e);
     PyValues items = {0};
-    for (int64_t i = lo; step > 0 ? i < hi : i > hi; i += step)
+    for (int64_t i = lo; step > 0 ? i < hi : i > hi;) {
         vec_push(e->a, &items, py_int(e, i));
+        if (__builtin_add_overflow(i, step, &i))
+            break;
+    }
     return seq(e, PY_LIST, items);
 }
 
@@ -722,6 +728,8 @@ static PyValue *eval_node(PyEval *e, PyScope *s, Node *n, int line)
         if (x->kind == PY_FLOAT)
             return n->op == TOK_MINUS ? py_float(e, -x->f) : n->op == TOK_PLUS ? x : py_unknown(e);
         if (x->kind != PY_INT && x->kind != PY_BOOL)
+            return py_unknown(e);
+        if (n->op == TOK_MINUS && x->i == INT64_MIN)
             return py_unknown(e);
         return py_int(e, n->op == TOK_MINUS ? -x->i : n->op == TOK_TILDE ? ~x->i : x->i);
     }

@@ -111,6 +111,7 @@ static const Case cases[] = {
     {"from m import cfg\n", "cfg()", "?"},
     {"", "f'{1}'", "?"},
     {"", "1 // 0", "?"},
+    {"", "9223372036854775807 + 1, 2 ** 64, -(-9223372036854775807 - 1)", "(?, ?, ?)"},
     {"def loop(n):\n    while True:\n        pass\n", "loop(1)", "?"},
     {"def rec(n):\n    return rec(n + 1)\n", "rec(0)", "?"},
     {"", "[x for x in range(10 ** 12)]", "?"},
