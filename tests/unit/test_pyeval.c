@@ -49,10 +49,15 @@ static void show(StrBuf *sb, const PyValue *v)
     }
 }
 
+static StrBuf text, shown;
+
 /* Parse `prelude` then `RESULT = expr`, and print the value of RESULT. */
 static const char *eval_text(const char *prelude, const char *expr)
 {
-    StrBuf text = {0};
+    arena_free(&ctx.arena);
+    sb_free(&ctx.log);
+    sb_free(&text);
+    sb_free(&shown);
     sb_printf(&text, "%sRESULT = %s\n", prelude, expr);
     src = (Source){"t.py", text.data, text.len};
     memset(&ctx, 0, sizeof ctx);
@@ -64,11 +69,8 @@ static const char *eval_text(const char *prelude, const char *expr)
     const Global *g = &m->globals.data[m->globals.len - 1];
     if (!g->value)
         return "<unparsed>";
-    PyEval *e = py_new(&ctx, m);
-    PyValue *v = py_eval(e, g->value);
-    StrBuf sb = {0};
-    show(&sb, v);
-    return sb.data ? sb.data : "";
+    show(&shown, py_eval(py_new(&ctx, m), g->value));
+    return shown.data ? shown.data : "";
 }
 
 typedef struct Case {
@@ -125,4 +127,8 @@ Test(pyeval, table)
         const char *got = eval_text(cases[i].prelude, cases[i].expr);
         cr_expect_str_eq(got, cases[i].want, "case %zu: %s", i, cases[i].expr);
     }
+    arena_free(&ctx.arena);
+    sb_free(&ctx.log);
+    sb_free(&text);
+    sb_free(&shown);
 }
