@@ -6,8 +6,10 @@
  * `@jit`, `@triton.jit(...)`, possibly under `@triton.autotune(...)` /
  * `@triton.heuristics(...)`), plus module-level simple assignments
  * (`NAME = expr`, `NAME: ann = expr`) as globals, plus `name = triton.jit(f)`
- * wrappers.  All other top-level Python is skipped by indentation, never
- * parsed.  Inside jit functions the parser accepts the statement and
+ * wrappers (recorded as jit functions), plus the undecorated top-level defs
+ * that parse (host_funcs, for pyeval).  Decorator arguments and globals are
+ * host Python: comprehensions are parsed there (N_COMP), never in kernels.
+ * All other top-level Python is skipped by indentation, never parsed.  Inside jit functions the parser accepts the statement and
  * expression grammar below; anything else is a diagnostic naming the
  * construct.  The tree is plain data in the Ctx arena; no semantic checks.
  */
@@ -45,6 +47,10 @@ typedef Vec(Node *) NodeList;
     X(N_DICT, "Dict")        /* items = keys, values */                        \
     X(N_LAMBDA, "Lambda")    /* params, lhs = body */                          \
     X(N_STARRED, "Starred")  /* lhs; `*args` in a call or target */            \
+    X(N_COMP, "Comprehension") /* host Python only: op (TOK_LBRACKET list,     \
+                                  TOK_LBRACE set/dict, TOK_LPAREN generator),  \
+                                  lhs element (dict: key), rhs dict value,     \
+                                  items = N_FOR clauses (body = if conditions) */ \
     /* statements */                                                           \
     X(N_EXPR_STMT, "Expr")   /* lhs */                                         \
     X(N_ASSIGN, "Assign")    /* items = targets (a = b = v), rhs = value */    \
@@ -96,6 +102,7 @@ struct Node {
     int64_t ival;
     double fval;
     bool big, fstring;
+    bool opaque;         /* N_CALL decorator whose arguments were not parsed */
     Node *lhs, *rhs, *cond, *ann, *iter;
     Node *lo, *hi, *step;
     NodeList items;      /* call args, tuple/list elements, dict keys, targets */
@@ -125,6 +132,7 @@ typedef struct Global {
 typedef struct Module {
     Vec(FuncDef *) funcs;  /* jit functions in file order */
     Vec(Global) globals;   /* module-level NAME = expr, later ones shadow */
+    Vec(FuncDef *) host_funcs; /* undecorated defs that parse (as host Python), for pyeval */
 } Module;
 
 Module *parse_module(Ctx *ctx, TokenArray toks);

@@ -228,6 +228,25 @@ static void dump_expr(StrBuf *out, const Node *n)
         dump_expr(out, n->lhs);
         break;
     case N_STARRED: sb_putc(out, ' '); dump_expr(out, n->lhs); break;
+    case N_COMP:
+        sb_puts(out, n->op == TOK_LBRACKET ? " list " : n->op == TOK_LPAREN ? " generator " : n->rhs ? " dict " : " set ");
+        dump_expr(out, n->lhs);
+        if (n->rhs) {
+            sb_puts(out, ": ");
+            dump_expr(out, n->rhs);
+        }
+        for (int i = 0; i < n->items.len; i++) {
+            const Node *c = n->items.data[i];
+            sb_puts(out, " for ");
+            dump_expr(out, c->lhs);
+            sb_puts(out, " in ");
+            dump_expr(out, c->iter);
+            for (int k = 0; k < c->body.len; k++) {
+                sb_puts(out, " if ");
+                dump_expr(out, c->body.data[k]);
+            }
+        }
+        break;
     default: sb_puts(out, " ?"); break;
     }
     sb_putc(out, ')');

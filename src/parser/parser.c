@@ -19,9 +19,12 @@ typedef struct Parser {
     int prev_end;        /* byte offset just past the last consumed real token */
     int depth, max_depth;
     bool chains_nest;    /* each link of `a + b + c` counts as a level (see enter_link) */
+    Vec(int) plain_defs; /* token positions of undecorated top-level `def`s */
+    bool host;           /* host Python (decorators, globals): comprehensions allowed */
 } Parser;
 
 static Node *parse_expr(Parser *p);
+static Node *parse_for_targets(Parser *p);
 static Node *parse_testlist(Parser *p);
 static Node *parse_or_test(Parser *p);
 static Node *parse_binary(Parser *p, int min_prec);
@@ -156,11 +159,35 @@ static bool starts_expr(TokenKind k)
     }
 }
 
-/* A comprehension after the first element of a display: always rejected. */
+/* A comprehension after the first element of a display: rejected in kernels. */
 static void reject_comprehension(Parser *p, const char *what)
 {
     if (at(p, TOK_FOR) || at(p, TOK_ASYNC))
         unsupported(p, peek(p)->loc, what);
+}
+
+/* comp_for: ('for' targets 'in' or_test ('if' or_test)*)+ — host Python only */
+static Node *parse_comprehension(Parser *p, TokenKind display, Node *elt, Node *value, const char *what)
+{
+    if (!at(p, TOK_FOR) || !p->host) {
+        reject_comprehension(p, what);
+        return NULL;
+    }
+    Node *n = new_node(p, N_COMP, elt->loc);
+    n->op = display;
+    n->lhs = elt;
+    n->rhs = value;
+    while (at(p, TOK_FOR)) {
+        Node *clause = new_node(p, N_FOR, next(p)->loc);
+        clause->lhs = parse_for_targets(p);
+        if (!accept(p, TOK_IN))
+            error_at_token(p, "'in' after 'for' target");
+        clause->iter = parse_or_test(p);
+        while (accept(p, TOK_IF))
+            vec_push(&p->ctx->arena, &clause->body, parse_or_test(p));
+        vec_push(&p->ctx->arena, &n->items, clause);
+    }
+    return n;
 }
 
 /* ---- parameters -------------------------------------------------------- */
@@ -241,7 +268,11 @@ static Node *parse_paren(Parser *p)
     if (accept(p, TOK_RPAREN))
         return new_node(p, N_TUPLE, open->loc);
     Node *first = parse_star_expr(p);
-    reject_comprehension(p, "generator expressions");
+    Node *gen = parse_comprehension(p, TOK_LPAREN, first, NULL, "generator expressions");
+    if (gen) {
+        expect_closing(p, TOK_RPAREN, open);
+        return gen;
+    }
     if (!at(p, TOK_COMMA)) {
         expect_closing(p, TOK_RPAREN, open);
         return first;
@@ -261,8 +292,12 @@ static Node *parse_list(Parser *p)
     Node *n = new_node(p, N_LIST, open->loc);
     while (!at(p, TOK_RBRACKET)) {
         vec_push(&p->ctx->arena, &n->items, parse_star_expr(p));
-        if (n->items.len == 1)
-            reject_comprehension(p, "list comprehensions");
+        Node *comp = n->items.len == 1 ? parse_comprehension(p, TOK_LBRACKET, n->items.data[0], NULL,
+                                                            "list comprehensions") : NULL;
+        if (comp) {
+            expect_closing(p, TOK_RBRACKET, open);
+            return comp;
+        }
         if (!accept(p, TOK_COMMA))
             break;
     }
@@ -280,14 +315,22 @@ static Node *parse_dict(Parser *p)
             unsupported(p, peek(p)->loc, "dict unpacking ('**') expressions");
         Node *key = parse_star_expr(p);
         if (!at(p, TOK_COLON)) {
-            reject_comprehension(p, "set comprehensions");
+            Node *comp = n->items.len == 0 ? parse_comprehension(p, TOK_LBRACE, key, NULL, "set comprehensions") : NULL;
+            if (comp) {
+                expect_closing(p, TOK_RBRACE, open);
+                return comp;
+            }
             unsupported(p, open->loc, "set displays");
         }
         next(p);
         vec_push(&p->ctx->arena, &n->items, key);
         vec_push(&p->ctx->arena, &n->values, parse_expr(p));
-        if (n->items.len == 1)
-            reject_comprehension(p, "dict comprehensions");
+        Node *comp = n->items.len == 1 ? parse_comprehension(p, TOK_LBRACE, key, n->values.data[0],
+                                                            "dict comprehensions") : NULL;
+        if (comp) {
+            expect_closing(p, TOK_RBRACE, open);
+            return comp;
+        }
         if (!accept(p, TOK_COMMA))
             break;
     }
@@ -355,8 +398,8 @@ static void parse_call_args(Parser *p, Node *call)
             if (call->kwargs.len > 0 && t->kind != TOK_STAR)
                 diag_error(p->ctx, t->loc, "positional argument follows keyword argument");
             Node *arg = parse_star_expr(p);
-            reject_comprehension(p, "generator expressions");
-            vec_push(a, &call->items, arg);
+            Node *gen = parse_comprehension(p, TOK_LPAREN, arg, NULL, "generator expressions");
+            vec_push(a, &call->items, gen ? gen : arg);
         }
         if (!accept(p, TOK_COMMA))
             break;
@@ -944,6 +987,96 @@ static void parse_funcdef(Parser *p, FuncDef *f)
     parse_suite(p, &f->body, "function definition", kw);
 }
 
+/*
+ * Speculative parsing of host Python: a checkpoint taken before, and a
+ * rollback that forgets every diagnostic issued since.  The caller owns the
+ * jmp_buf (setjmp must run in its frame) and restores ctx->on_error.
+ */
+typedef struct Checkpoint {
+    int pos, depth, ndiags, nerrors;
+    size_t loglen;
+    jmp_buf *outer;
+} Checkpoint;
+
+static Checkpoint checkpoint(Parser *p)
+{
+    Ctx *ctx = p->ctx;
+    return (Checkpoint){p->pos, p->depth, ctx->diags.len, ctx->nerrors, ctx->log.len, ctx->on_error};
+}
+
+static void rollback(Parser *p, const Checkpoint *c)
+{
+    Ctx *ctx = p->ctx;
+    ctx->diags.len = c->ndiags;
+    ctx->nerrors = c->nerrors;
+    ctx->log.len = c->loglen;
+    if (ctx->log.data)
+        ctx->log.data[c->loglen] = 0;
+    p->depth = c->depth;
+    p->pos = c->pos;
+}
+
+/*
+ * An opaque decorator: the dotted callee of a decorator whose arguments are
+ * Python tilec does not parse (a comprehension, a generator expression).
+ * It is kept as an N_CALL with `opaque` set and no arguments, so that the
+ * lowerer knows which decorator it was and can fall back on the command line.
+ */
+static Node *opaque_decorator(Parser *p, int start)
+{
+    p->pos = start;
+    Node *callee = NULL;
+    while (at(p, TOK_NAME)) {
+        const Token *t = next(p);
+        Node *n = NEW(&p->ctx->arena, Node);
+        n->kind = callee ? N_ATTR : N_NAME;
+        n->loc = t->loc;
+        n->name = t->text;
+        n->lhs = callee;
+        callee = n;
+        if (!accept(p, TOK_DOT))
+            break;
+    }
+    if (!callee)
+        return NULL;
+    Node *call = NEW(&p->ctx->arena, Node);
+    call->kind = N_CALL;
+    call->loc = p->toks[start].loc;
+    call->lhs = callee;
+    call->opaque = true;
+    return call;
+}
+
+/*
+ * decorator: '@' expr NEWLINE, parsed speculatively like a global: the
+ * arguments are host Python and may use what a kernel may not.
+ */
+static Node *parse_decorator(Parser *p)
+{
+    Checkpoint c = checkpoint(p);
+    jmp_buf jb;
+    Node *volatile d = NULL;
+    p->ctx->on_error = &jb;
+    p->host = true;
+    if (setjmp(jb) == 0)
+        d = parse_expr(p);
+    p->host = false;
+    p->ctx->on_error = c.outer;
+    if (!d) {
+        rollback(p, &c);
+        d = opaque_decorator(p, c.pos);
+        if (!d) { /* not even a name: report it as the expression it fails to be */
+            p->pos = c.pos;
+            parse_expr(p);
+        }
+        while (!at(p, TOK_NEWLINE) && !at(p, TOK_EOF))
+            next(p);
+    }
+    if (!accept(p, TOK_NEWLINE))
+        error_at_token(p, "a newline after the decorator");
+    return d;
+}
+
 /* decorated: ('@' expr NEWLINE)+ (funcdef | anything, skipped unless a decorator is jit) */
 static void parse_decorated(Parser *p, Module *m)
 {
@@ -961,11 +1094,8 @@ static void parse_decorated(Parser *p, Module *m)
     }
     p->pos = start;
     FuncDef *f = NEW(&p->ctx->arena, FuncDef);
-    while (accept(p, TOK_AT)) {
-        vec_push(&p->ctx->arena, &f->decorators, parse_expr(p));
-        if (!accept(p, TOK_NEWLINE))
-            error_at_token(p, "a newline after the decorator");
-    }
+    while (accept(p, TOK_AT))
+        vec_push(&p->ctx->arena, &f->decorators, parse_decorator(p));
     parse_funcdef(p, f);
     vec_push(&p->ctx->arena, &m->funcs, f);
 }
@@ -997,10 +1127,7 @@ static int parse_global_rhs(Parser *p, Global *g)
 static void parse_global(Parser *p, Module *m)
 {
     Ctx *ctx = p->ctx;
-    int start = p->pos, depth = p->depth;
-    int ndiags = ctx->diags.len, nerrors = ctx->nerrors;
-    size_t loglen = ctx->log.len;
-    jmp_buf *outer = ctx->on_error;
+    Checkpoint c = checkpoint(p);
     Global *g = NEW(&ctx->arena, Global);
     g->name = peek(p)->text;
     g->loc = peek(p)->loc;
@@ -1008,23 +1135,129 @@ static void parse_global(Parser *p, Module *m)
     jmp_buf jb;
     volatile int status = -1;
     ctx->on_error = &jb;
+    p->host = true;
     if (setjmp(jb) == 0)
         status = parse_global_rhs(p, g);
-    ctx->on_error = outer;
+    p->host = false;
+    ctx->on_error = c.outer;
     if (status < 0) {
-        ctx->diags.len = ndiags;
-        ctx->nerrors = nerrors;
-        ctx->log.len = loglen;
-        if (ctx->log.data)
-            ctx->log.data[loglen] = 0;
-        p->depth = depth;
+        rollback(p, &c);
         g->value = NULL;
         g->annotation = NULL;
     }
-    p->pos = start;
+    p->pos = c.pos;
     skip_statement(p);
     if (status != 0)
         vec_push(&ctx->arena, &m->globals, *g);
+}
+
+/* ---- wrapped functions: `f = triton.jit(f)` ---------------------------- */
+
+static const char *callee_last_name(const Node *n)
+{
+    return n->kind == N_NAME || n->kind == N_ATTR ? n->name : NULL;
+}
+
+static bool is_wrapping_call(const Node *v)
+{
+    return v->kind == N_CALL && v->items.len == 1 && v->items.data[0]->kind != N_STARRED;
+}
+
+/*
+ * wrapper: jit '(' wrapper ')' | (autotune | heuristics) '(' ... ')' '(' wrapper ')' | NAME
+ * Appends the decorators, outermost first, and returns the innermost name (or NULL).
+ */
+static Node *unwrap_decorators(Parser *p, Node *v, NodeList *decos, bool *jit)
+{
+    while (is_wrapping_call(v)) {
+        Node *callee = v->lhs;
+        const char *last = callee_last_name(callee->kind == N_CALL ? callee->lhs : callee);
+        if (!last)
+            return NULL;
+        if (callee->kind == N_CALL && (!strcmp(last, "autotune") || !strcmp(last, "heuristics") ||
+                                       !strcmp(last, "jit"))) {
+            vec_push(&p->ctx->arena, decos, callee);
+        } else if (callee->kind != N_CALL && !strcmp(last, "jit")) {
+            vec_push(&p->ctx->arena, decos, callee);
+        } else {
+            return NULL;
+        }
+        *jit |= !strcmp(last, "jit");
+        v = v->items.data[0];
+    }
+    return v->kind == N_NAME ? v : NULL;
+}
+
+static FuncDef *find_funcdef(Module *m, const char *name)
+{
+    for (int i = m->funcs.len - 1; i >= 0; i--)
+        if (!strcmp(m->funcs.data[i]->name, name))
+            return m->funcs.data[i];
+    return NULL;
+}
+
+/* The last undecorated `def name` above the token position `before`, parsed now. */
+static FuncDef *parse_plain_def(Parser *p, const char *name, int before, bool host)
+{
+    for (int i = p->plain_defs.len - 1; i >= 0; i--) {
+        int pos = p->plain_defs.data[i];
+        if (pos > before || strcmp(p->toks[pos + 1].text, name))
+            continue;
+        /* host code until a kernel calls it: a def that is no valid kernel is left out */
+        Checkpoint c = checkpoint(p);
+        jmp_buf jb;
+        FuncDef *volatile f = NEW(&p->ctx->arena, FuncDef);
+        p->pos = pos;
+        p->ctx->on_error = &jb;
+        p->host = host;
+        if (setjmp(jb) == 0)
+            parse_funcdef(p, f);
+        else
+            f = NULL;
+        p->host = false;
+        p->ctx->on_error = c.outer;
+        rollback(p, &c);
+        return f;
+    }
+    return NULL;
+}
+
+/*
+ * A module-level `g = triton.heuristics({...})(triton.jit(f))` makes `g` a
+ * jit function: `f`'s parameters and body under the decorators of the
+ * chain (outermost first, then those `f` already had).
+ */
+static void wrap_function(Parser *p, Module *m, const Global *g, int pos)
+{
+    NodeList decos = {0};
+    bool jit = false;
+    Node *inner = g->value ? unwrap_decorators(p, g->value, &decos, &jit) : NULL;
+    if (!inner || !decos.len)
+        return;
+    FuncDef *base = find_funcdef(m, inner->name);
+    bool only_jit = true;
+    for (int i = 0; i < decos.len; i++)
+        only_jit &= !strcmp(callee_last_name(decos.data[i]->kind == N_CALL ? decos.data[i]->lhs : decos.data[i]), "jit");
+    if (base && only_jit)
+        return; /* an alias of a jit function: a global, as before */
+    if (!base && jit)
+        base = parse_plain_def(p, inner->name, pos, false);
+    if (!base)
+        return;
+    FuncDef *f = NEW(&p->ctx->arena, FuncDef);
+    *f = *base;
+    f->name = g->name;
+    f->decorators = (NodeList){0};
+    for (int i = 0; i < decos.len; i++)
+        vec_push(&p->ctx->arena, &f->decorators, decos.data[i]);
+    for (int i = 0; i < base->decorators.len; i++)
+        vec_push(&p->ctx->arena, &f->decorators, base->decorators.data[i]);
+    for (int i = 0; i < m->funcs.len; i++)
+        if (m->funcs.data[i] == base && !strcmp(base->name, g->name)) {
+            m->funcs.data[i] = f; /* `f = triton.jit(f)` rebinds f */
+            return;
+        }
+    vec_push(&p->ctx->arena, &m->funcs, f);
 }
 
 static void parser_init(Parser *p, Ctx *ctx, TokenArray toks)
@@ -1050,10 +1283,22 @@ Module *parse_module(Ctx *ctx, TokenArray toks)
         else if (t->kind == TOK_AT)
             parse_decorated(&p, m);
         else if (t->kind == TOK_NAME && t->at_line_start &&
-                 (peek_at(&p, 1)->kind == TOK_ASSIGN || peek_at(&p, 1)->kind == TOK_COLON))
+                 (peek_at(&p, 1)->kind == TOK_ASSIGN || peek_at(&p, 1)->kind == TOK_COLON)) {
+            int pos = p.pos, n = m->globals.len;
             parse_global(&p, m);
-        else
+            if (m->globals.len > n)
+                wrap_function(&p, m, &m->globals.data[n], pos);
+        } else if (t->kind == TOK_DEF && peek_at(&p, 1)->kind == TOK_NAME) {
+            vec_push(&ctx->arena, &p.plain_defs, p.pos);
             skip_statement(&p);
+        } else {
+            skip_statement(&p);
+        }
+    }
+    for (int i = 0; i < p.plain_defs.len; i++) {
+        FuncDef *f = parse_plain_def(&p, p.toks[p.plain_defs.data[i] + 1].text, p.plain_defs.data[i], true);
+        if (f)
+            vec_push(&ctx->arena, &m->host_funcs, f);
     }
     return m;
 }

@@ -3,6 +3,7 @@
  * statements and structured control flow, helper inlining.
  */
 #include "lower_internal.h"
+#include "pyeval.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -344,6 +345,7 @@ CVal *lower_expr(Lower *L, Node *n)
         break;
     case N_ELLIPSIS: lower_error(L, n->loc, "'...' is not supported in kernels");
     case N_STARRED: lower_error(L, n->loc, "star-expressions are not supported in kernels");
+    case N_COMP: lower_error(L, n->loc, "comprehensions are not supported in kernels or tl.constexpr globals (only in decorator arguments)");
     case N_SLICE: lower_error(L, n->loc, "a slice is only allowed inside a subscript");
     /* the parser builds expressions only of the kinds above */
     default: BUG("lower_expr: %s is not an expression", node_kind_name(n->kind));
@@ -1274,8 +1276,9 @@ static bool parse_sig_type(Lower *L, const char *text, Type *t, int64_t *div, Lo
 }
 
 typedef struct Autotune {
-    Node *config;   /* the chosen triton.Config call, or NULL */
+    PyValue *config; /* the chosen triton.Config, or NULL */
     int count;
+    bool unknown;    /* configs tilec cannot evaluate */
 } Autotune;
 
 static bool callee_is(Node *n, const char *last)
@@ -1288,6 +1291,37 @@ static bool callee_is(Node *n, const char *last)
     return false;
 }
 
+/*
+ * Decorator arguments are host Python: pyeval evaluates what it can (see
+ * pyeval.h).  A decorator whose arguments are unknown is noted, and the
+ * command line supplies the values it would have given.
+ */
+static Node *decorator_arg(Node *d, const char *kw)
+{
+    Node *arg = d->items.len ? d->items.data[0] : NULL;
+    for (int k = 0; k < d->kwargs.len; k++)
+        if (d->kwargs.data[k].name && !strcmp(d->kwargs.data[k].name, kw))
+            arg = d->kwargs.data[k].value;
+    return arg;
+}
+
+static void note_unevaluated(Lower *L, Node *d, const char *what, const char *flags)
+{
+    diag_note(L->ctx, d->loc, "%s is not evaluated (%s); its values come from the command line (%s)", what,
+              d->opaque ? "its arguments use Python that tilec does not read"
+                        : "it needs Python that tilec does not evaluate",
+              flags);
+}
+
+/* The source of element i of a value written as a display, else of `whole`. */
+static Loc element_loc(Node *display, int i, Node *whole)
+{
+    if (display && (display->kind == N_LIST || display->kind == N_TUPLE || display->kind == N_DICT) &&
+        i < display->items.len)
+        return display->items.data[i]->loc;
+    return whole->loc;
+}
+
 static Autotune find_autotune(Lower *L, FuncDef *fd)
 {
     Autotune at = {0};
@@ -1295,58 +1329,86 @@ static Autotune find_autotune(Lower *L, FuncDef *fd)
         Node *d = fd->decorators.data[i];
         if (d->kind != N_CALL || !callee_is(d, "autotune"))
             continue;
-        Node *configs = d->items.len ? d->items.data[0] : NULL;
-        for (int k = 0; k < d->kwargs.len; k++)
-            if (d->kwargs.data[k].name && !strcmp(d->kwargs.data[k].name, "configs"))
-                configs = d->kwargs.data[k].value;
-        if (!configs || (configs->kind != N_LIST && configs->kind != N_TUPLE))
+        Node *configs = d->opaque ? NULL : decorator_arg(d, "configs");
+        if (!d->opaque && !configs)
+            lower_error(L, d->loc, "@triton.autotune needs configs=[triton.Config(...), ...]");
+        PyValue *list = configs ? py_eval(L->py, configs) : NULL;
+        if (!list || list->kind == PY_UNKNOWN) {
+            if (L->opt->config_index)
+                lower_error(L, d->loc, "--config %d needs the autotune configs, but tilec cannot evaluate this "
+                            "@triton.autotune; give the config's values with -D NAME=VALUE instead",
+                            L->opt->config_index);
+            note_unevaluated(L, d, "@triton.autotune", "-s, -D, --num-warps, --num-stages");
+            at.unknown = true;
+            continue;
+        }
+        if (list->kind != PY_LIST && list->kind != PY_TUPLE)
             lower_error(L, d->loc, "@triton.autotune needs configs=[triton.Config(...), ...] written as a list");
-        at.count = configs->items.len;
+        at.count = list->items.len;
         int idx = L->opt->config_index;
         if (idx < 0 || idx >= at.count)
             lower_error(L, d->loc, "--config %d is out of range: the kernel has %d autotune configs", idx, at.count);
-        at.config = configs->items.data[idx];
-        if (at.config->kind != N_CALL || !callee_is(at.config, "Config"))
-            lower_error(L, at.config->loc, "autotune configs must be triton.Config(...) calls");
+        at.config = list->items.data[idx];
+        if (at.config->kind == PY_UNKNOWN) {
+            note_unevaluated(L, d, arena_printf(L->a, "config %d of @triton.autotune", idx),
+                             "-s, -D, --num-warps, --num-stages");
+            at.config = NULL;
+            at.unknown = true;
+            continue;
+        }
+        if (at.config->kind != PY_CONFIG)
+            lower_error(L, element_loc(configs, idx, d), "autotune configs must be triton.Config(...) calls");
     }
-    if (!at.config && L->opt->config_index) /* 0 is the default: it cannot be told from no --config */
+    if (!at.config && !at.unknown && L->opt->config_index) /* 0 is the default: it cannot be told from no --config */
         lower_error(L, fd->loc, "--config %d picks an @triton.autotune config, but '%s' has no @triton.autotune",
                     L->opt->config_index, fd->name);
     return at;
 }
 
-static CVal *config_value(Lower *L, Node *config, const char *name)
+/* A host value as a constexpr; NULL when it is none tilec can use. */
+static CVal *cval_of_py(Lower *L, const PyValue *v)
 {
-    if (!config || !config->items.len)
-        return NULL;
-    Node *dict = config->items.data[0];
-    if (dict->kind != N_DICT)
-        return NULL;
-    for (int i = 0; i < dict->items.len; i++) {
-        Node *k = dict->items.data[i];
-        if (k->kind == N_STR && !strcmp(k->str, name)) {
-            Env *saved = L->env;
-            L->env = NEW(L->a, Env);
-            CVal *v = lower_expr(L, dict->values.data[i]);
-            L->env = saved;
-            return v;
-        }
+    switch (v->kind) {
+    case PY_NONE: return cv_none(L);
+    case PY_BOOL: return cv_bool(L, v->i != 0);
+    case PY_INT: return cv_int(L, v->i);
+    case PY_FLOAT: return cv_float(L, v->f);
+    case PY_STR: return cv_str(L, v->s, (int)strlen(v->s));
+    default: return NULL;
     }
-    return NULL;
 }
 
-static int config_int(Lower *L, Node *config, const char *kw)
+static PyValue *py_of_cval(Lower *L, const CVal *c)
 {
-    if (!config)
+    switch (c->kind) {
+    case CV_NONE: return py_none(L->py);
+    case CV_BOOL: return py_bool(L->py, c->i != 0);
+    case CV_INT: return py_int(L->py, c->i);
+    case CV_FLOAT: return py_float(L->py, c->f);
+    case CV_STR: return py_str(L->py, c->s);
+    default: return py_unknown(L->py);
+    }
+}
+
+static CVal *config_value(Lower *L, Loc loc, PyValue *config, const char *name)
+{
+    PyValue *v = config ? py_dict_get(config->kwargs, name) : NULL;
+    if (!v || v->kind == PY_UNKNOWN) /* left to the command line */
+        return NULL;
+    CVal *c = cval_of_py(L, v);
+    if (!c)
+        lower_error(L, loc, "the autotune config's value for '%s' is not a number, bool, string or None", name);
+    return c;
+}
+
+static int config_int(Lower *L, Loc loc, PyValue *config, const char *kw)
+{
+    PyValue *v = config ? py_dict_get(config->opts, kw) : NULL;
+    if (!v || v->kind == PY_NONE || v->kind == PY_UNKNOWN) /* the flag's default */
         return 0;
-    for (int i = 0; i < config->kwargs.len; i++)
-        if (config->kwargs.data[i].name && !strcmp(config->kwargs.data[i].name, kw)) {
-            CVal *v = lower_expr(L, config->kwargs.data[i].value);
-            if (v->kind != CV_INT)
-                lower_error(L, config->kwargs.data[i].loc, "%s must be an integer", kw);
-            return (int)v->i;
-        }
-    return 0;
+    if (v->kind != PY_INT)
+        lower_error(L, loc, "%s must be an integer", kw);
+    return (int)v->i;
 }
 
 static const char *cval_text(Lower *L, CVal *c)
@@ -1385,47 +1447,66 @@ static CVal *try_call_lambda(Lower *L, CVal *fn, Node *call, CVal **args)
     return v;
 }
 
+/* Evaluate one heuristic: the lowerer's own evaluation first (it knows tl and triton
+ * builtins), then pyeval (comprehensions, host defs).  NULL if it needs runtime values. */
+static CVal *eval_heuristic(Lower *L, Node *fn_node, PyValue *fn, Env *env, Loc loc)
+{
+    if (fn_node && fn_node->kind == N_LAMBDA) {
+        CVal *args = NEW(L->a, CVal);
+        args->kind = CV_DICT;
+        for (int b = 0; b < env->b.len; b++) {
+            vec_push(L->a, &args->items, cv_str(L, env->b.data[b].name, (int)strlen(env->b.data[b].name)));
+            vec_push(L->a, &args->vals, env->b.data[b].val);
+        }
+        Env *saved = L->env;
+        L->env = NEW(L->a, Env);
+        CVal *f = lower_expr(L, fn_node);
+        Node fake = {0};
+        fake.loc = loc;
+        CVal *a1[1] = {args};
+        CVal *v = try_call_lambda(L, f, &fake, a1);
+        L->env = saved;
+        if (v && v->kind != CV_VALUE && v->kind != CV_UNKNOWN)
+            return v;
+    }
+    PyValue *args = py_dict_new(L->py);
+    for (int b = 0; b < env->b.len; b++)
+        py_dict_set(L->py, args, env->b.data[b].name, py_of_cval(L, env->b.data[b].val));
+    PyValue *a1[1] = {args};
+    return cval_of_py(L, py_call(L->py, fn, a1, 1));
+}
+
 static void apply_heuristics(Lower *L, FuncDef *fd, Env *env)
 {
     for (int i = fd->decorators.len - 1; i >= 0; i--) {
         Node *d = fd->decorators.data[i];
         if (d->kind != N_CALL || !callee_is(d, "heuristics"))
             continue;
-        Node *dict = d->items.len ? d->items.data[0] : NULL;
-        for (int k = 0; k < d->kwargs.len; k++)
-            if (d->kwargs.data[k].name && !strcmp(d->kwargs.data[k].name, "values"))
-                dict = d->kwargs.data[k].value;
-        if (!dict || dict->kind != N_DICT)
+        Node *arg = d->opaque ? NULL : decorator_arg(d, "values");
+        PyValue *dict = arg ? py_eval(L->py, arg) : NULL;
+        if (d->opaque || (dict && dict->kind == PY_UNKNOWN)) {
+            note_unevaluated(L, d, "@triton.heuristics", "-s, -D");
+            continue;
+        }
+        if (!dict || dict->kind != PY_DICT)
             lower_error(L, d->loc, "@triton.heuristics needs a dict of name: lambda args: ...");
+        Node *lit = arg->kind == N_DICT ? arg : NULL;
         for (int k = 0; k < dict->items.len; k++) {
-            Node *key = dict->items.data[k];
-            if (key->kind != N_STR)
-                lower_error(L, key->loc, "heuristics keys must be strings");
+            PyValue *key = dict->items.data[k], *fn = dict->vals.data[k];
+            if (key->kind != PY_STR)
+                lower_error(L, element_loc(lit, k, d), "heuristics keys must be strings");
+            Loc vloc = lit && k < lit->values.len ? lit->values.data[k]->loc : d->loc;
             /* a value given explicitly wins */
-            CVal *cur = env_get(env, key->str);
+            CVal *cur = env_get(env, key->s);
             if (cur && cur->kind != CV_UNKNOWN)
                 continue;
-            CVal *args = NEW(L->a, CVal);
-            args->kind = CV_DICT;
-            for (int b = 0; b < env->b.len; b++) {
-                vec_push(L->a, &args->items, cv_str(L, env->b.data[b].name, (int)strlen(env->b.data[b].name)));
-                vec_push(L->a, &args->vals, env->b.data[b].val);
-            }
-            Env *saved = L->env;
-            L->env = NEW(L->a, Env);
-            CVal *fn = lower_expr(L, dict->values.data[k]);
-            if (fn->kind != CV_LAMBDA)
-                lower_error(L, dict->values.data[k]->loc, "heuristics values must be lambdas");
-            Node fake = {0};
-            fake.loc = dict->values.data[k]->loc;
-            CVal *a1[1] = {args};
-            CVal *v = try_call_lambda(L, fn, &fake, a1);
-            L->env = saved;
-            if (!v || v->kind == CV_VALUE || v->kind == CV_UNKNOWN) {
-                lower_error(L, key->loc, "the heuristic for '%s' needs runtime argument values; give it with -D %s=...",
-                            key->str, key->str);
-            }
-            env_set(L, env, key->str, v);
+            if (fn->kind != PY_LAMBDA && fn->kind != PY_FUNC)
+                lower_error(L, vloc, "heuristics values must be lambdas");
+            CVal *v = eval_heuristic(L, lit && k < lit->values.len ? lit->values.data[k] : NULL, fn, env, vloc);
+            if (!v)
+                lower_error(L, element_loc(lit, k, d), "the heuristic for '%s' needs runtime argument values; give it "
+                            "with -D %s=...", key->s, key->s);
+            env_set(L, env, key->s, v);
         }
     }
 }
@@ -1533,6 +1614,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
     f->body = tir_block_new(L->a, NULL);
     L->cur = f->body;
     L->env = NEW(L->a, Env);
+    L->py = py_new(ctx, m);
 
     Autotune at = find_autotune(L, fd);
     int npos = 0;
@@ -1590,7 +1672,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
                                        p->name);
             else if (e)
                 val = parse_value_text(L, e->text, "-s", spec_loc(e, p->loc), p->name);
-            else if ((val = config_value(L, at.config, p->name)) != NULL)
+            else if ((val = config_value(L, p->loc, at.config, p->name)) != NULL)
                 ;
             else if (p->default_value) {
                 Env *saved = L->env;
@@ -1667,10 +1749,10 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
         if (!env_get(L->env, heur->b.data[i].name))
             env_set(L, L->env, heur->b.data[i].name, heur->b.data[i].val);
 
-    f->num_warps = opt->num_warps ? opt->num_warps : config_int(L, at.config, "num_warps");
+    f->num_warps = opt->num_warps ? opt->num_warps : config_int(L, fd->loc, at.config, "num_warps");
     if (!f->num_warps)
         f->num_warps = 4;
-    f->num_stages = opt->num_stages ? opt->num_stages : config_int(L, at.config, "num_stages");
+    f->num_stages = opt->num_stages ? opt->num_stages : config_int(L, fd->loc, at.config, "num_stages");
     if (!f->num_stages)
         f->num_stages = 3;
     if (!is_pow2(f->num_warps) || f->num_warps > TIR_MAX_WARPS)

@@ -68,8 +68,11 @@ typedef struct Rest {
     const struct Rest *up; /* the enclosing body's rest; NULL at the helper's body */
 } Rest;
 
+typedef struct PyEval PyEval;
+
 typedef struct Lower {
     Ctx *ctx;
+    PyEval *py;          /* host Python of decorator arguments */
     Arena *a;
     Module *m;
     TirFunc *f;

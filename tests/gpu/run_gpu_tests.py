@@ -319,6 +319,15 @@ def golden_cases():
             if "autotuned.py" in line:
                 print(f"-- skipping {name} on the GPU (autotuned: no single Triton config)")
                 continue
+            # Decorator goldens take constexprs from host Python that tilec evaluates
+            # (configs from helpers, jit wrappers), which this runner's signature model
+            # does not read.
+            decorator_goldens = ("autotune_global_configs.py", "autotune_helper_configs.py",
+                                 "decorators_host_python.py", "decorators_unevaluated.py",
+                                 "jit_wrapped.py")
+            if any(g in line for g in decorator_goldens):
+                print(f"-- skipping {name} on the GPU (decorator values from host Python)")
+                continue
             # debug_ops moves its pointers by a row stride, which the generic driver (n for
             # every integer) cannot size, and prints every element; make test compiles it.
             if "debug_ops.py" in line:

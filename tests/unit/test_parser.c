@@ -173,7 +173,7 @@ Test(parser, realistic_file_keeps_only_jit_functions_and_globals)
     cr_assert_str_eq(dump_module(),
         "Global BLOCK: (Attribute (Name tl) constexpr) = (Int 128)\n"
         "Global X = (Call (Attribute (Name tl) constexpr) (Int 3))\n"
-        "Global Y = <unparsed>\n"
+        "Global Y = (Comprehension list (Name i) for (Name i) in (Call (Name range) (Int 3)))\n"
         "Global wrapped = (Call (Attribute (Name triton) jit) (Name helper))\n"
         "FunctionDef add_kernel\n"
         "  @(Call (Attribute (Name triton) autotune) configs=(List (Call (Attribute (Name triton) Config) "
@@ -282,7 +282,7 @@ Test(parser, globals)
     cr_assert_str_eq(dump_module(),
                      "Global N = (Int 4)\n"
                      "Global N2: (Attribute (Name tl) constexpr) = (BinOp * (Name N) (Int 2))\n"
-                     "Global BAD = <unparsed>\n"
+                     "Global BAD = (Comprehension list (Name i) for (Name i) in (Name x))\n"
                      "Global T = (Tuple (Int 1) (Int 2))\n"
                      "Global C = <unparsed>\n"
                      "Global D = <unparsed>\n"
@@ -292,7 +292,7 @@ Test(parser, globals)
 
 Test(parser, failed_global_keeps_earlier_diagnostics_and_handler)
 {
-    setup_ctx("Y = [i for i in range(3)]\n");
+    setup_ctx("Y = [i for i in range(3) if]\n");
     jmp_buf *outer = ctx.on_error;
     diag_warning(&ctx, (Loc){1, 1}, "earlier");
     size_t loglen = ctx.log.len;
