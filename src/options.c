@@ -120,7 +120,7 @@ const char *options_translate(Arena *a, const tilec_translate_options *o, Transl
         const tilec_define *d = &o->defines[i];
         if (!d->name || !*d->name || !d->value || !*d->value)
             return arena_printf(a, "define %d needs a name and a value", i);
-        SpecEntry e = {arena_strdup(a, d->name), arena_strdup(a, d->value), {0, 0}};
+        SpecEntry e = {arena_strdup(a, d->name), arena_strdup(a, d->value), {0}};
         vec_push(a, &lo->defines, e);
     }
     const char *err = check_values(a, o);

@@ -1329,13 +1329,13 @@ static FuncDef *select_kernel(Lower *L)
         StrBuf sb = {0};
         for (int i = 0; i < m->funcs.len; i++)
             sb_printf(&sb, "%s%s", i ? ", " : "", m->funcs.data[i]->name);
-        Loc none = {0, 0};
+        Loc none = {0};
         const char *list = arena_strdup(L->a, sb.data ? sb.data : "none");
         sb_free(&sb);
         lower_error(L, none, "no @triton.jit function named '%s' (found: %s)", want, list);
     }
     if (!m->funcs.len) {
-        Loc none = {0, 0};
+        Loc none = {0};
         lower_error(L, none, "no @triton.jit function in this file");
     }
     /* The kernel is the jit function no other jit function calls. */
@@ -1353,7 +1353,7 @@ static FuncDef *select_kernel(Lower *L)
         sb_printf(&list, "%s%s", candidates++ ? ", " : "", f->name);
     }
     if (candidates > 1) {
-        Loc none = {0, 0};
+        Loc none = {0};
         const char *names = arena_strdup(L->a, list.data);
         sb_free(&list);
         lower_error(L, none, "this file has several kernels (%s); choose one with -k NAME", names);

@@ -294,7 +294,7 @@ Test(parser, failed_global_keeps_earlier_diagnostics_and_handler)
 {
     setup_ctx("Y = [i for i in range(3)]\n");
     jmp_buf *outer = ctx.on_error;
-    diag_warning(&ctx, (Loc){1, 1}, "earlier");
+    diag_warning(&ctx, (Loc){1, 1, NULL}, "earlier");
     size_t loglen = ctx.log.len;
     if (setjmp(jb))
         cr_assert_fail("unexpected error: %s", ctx.log.data);
