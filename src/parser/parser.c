@@ -994,7 +994,7 @@ static int parse_global_rhs(Parser *p, Global *g)
  * back and the global is recorded with no value (the right side may be any
  * Python, e.g. a list comprehension).
  */
-static void parse_global(Parser *p, Module *m)
+static void parse_global(Parser *p, Module *m, bool conditional)
 {
     Ctx *ctx = p->ctx;
     int start = p->pos, depth = p->depth;
@@ -1023,6 +1023,8 @@ static void parse_global(Parser *p, Module *m)
     }
     p->pos = start;
     skip_statement(p);
+    g->seq = m->nseq++;
+    g->conditional = conditional;
     if (status != 0)
         vec_push(&ctx->arena, &m->globals, *g);
 }
@@ -1038,23 +1040,159 @@ static void parser_init(Parser *p, Ctx *ctx, TokenArray toks)
     p->max_depth = ctx->max_depth > 0 ? ctx->max_depth : TILEC_DEFAULT_MAX_DEPTH;
 }
 
+/* dotted_name: NAME ('.' NAME)*  — NULL when the tokens are not one */
+static const char *parse_dotted_name(Parser *p)
+{
+    if (!at(p, TOK_NAME))
+        return NULL;
+    StrBuf sb = {0};
+    sb_puts(&sb, next(p)->text);
+    while (at(p, TOK_DOT) && peek_at(p, 1)->kind == TOK_NAME) {
+        next(p);
+        sb_printf(&sb, ".%s", next(p)->text);
+    }
+    char *name = arena_strdup(&p->ctx->arena, sb.data);
+    sb_free(&sb);
+    return name;
+}
+
+/* [as NAME]: the name bound, or dflt */
+static const char *parse_as_name(Parser *p, const char *dflt, bool *ok)
+{
+    if (!accept(p, TOK_AS))
+        return dflt;
+    if (!at(p, TOK_NAME)) {
+        *ok = false;
+        return dflt;
+    }
+    return next(p)->text;
+}
+
+static void add_import(Parser *p, Module *m, Import im, bool conditional)
+{
+    im.seq = m->nseq++;
+    im.conditional = conditional;
+    vec_push(&p->ctx->arena, &m->imports, im);
+}
+
+/*
+ * import_stmt: 'import' dotted_name ['as' NAME] (',' dotted_name ['as' NAME])*
+ * Anything it cannot read is skipped: an import is only looked at when a kernel uses its name.
+ */
+static void parse_import(Parser *p, Module *m, bool conditional)
+{
+    bool ok = true;
+    do {
+        Import im = {0};
+        im.loc = peek(p)->loc;
+        im.module = parse_dotted_name(p);
+        if (!im.module)
+            break;
+        const char *dot = strchr(im.module, '.');
+        const char *top = dot ? arena_strndup(&p->ctx->arena, im.module, (size_t)(dot - im.module)) : im.module;
+        im.as = parse_as_name(p, NULL, &ok);
+        im.whole = !im.as;
+        if (!im.as)
+            im.as = top;
+        if (ok)
+            add_import(p, m, im, conditional);
+    } while (ok && accept(p, TOK_COMMA));
+}
+
+/*
+ * from_stmt: 'from' ('.' | '...')* [dotted_name] 'import'
+ *            ('*' | '(' import_as_names [','] ')' | import_as_names)
+ * import_as_names: NAME ['as' NAME] (',' NAME ['as' NAME])*
+ * `import *` binds nothing tilec can see: it is skipped.
+ */
+static void parse_from_import(Parser *p, Module *m, bool conditional)
+{
+    int level = 0;
+    for (;; next(p)) {
+        if (at(p, TOK_DOT))
+            level += 1;
+        else if (at(p, TOK_ELLIPSIS))
+            level += 3;
+        else
+            break;
+    }
+    const char *module = parse_dotted_name(p);
+    if ((!module && level == 0) || !accept(p, TOK_IMPORT))
+        return;
+    bool paren = accept(p, TOK_LPAREN), ok = true;
+    while (ok && at(p, TOK_NAME)) {
+        Import im = {.module = module ? module : "", .level = level};
+        im.loc = peek(p)->loc;
+        im.name = next(p)->text;
+        im.as = parse_as_name(p, im.name, &ok);
+        if (ok)
+            add_import(p, m, im, conditional);
+        if (!accept(p, TOK_COMMA) || (paren && at(p, TOK_RPAREN)))
+            break;
+    }
+}
+
+static void parse_toplevel(Parser *p, Module *m, bool conditional);
+
+/*
+ * A module-level compound statement whose blocks may bind names (if, try):
+ * header ':' NEWLINE INDENT toplevel* DEDENT, then its elif/else/except/finally
+ * clauses the same way.  A block on the header's line is skipped.
+ */
+static void parse_toplevel_block(Parser *p, Module *m)
+{
+    for (;;) {
+        while (!at(p, TOK_NEWLINE) && !at(p, TOK_EOF))
+            next(p);
+        accept(p, TOK_NEWLINE);
+        if (accept(p, TOK_INDENT)) {
+            enter(p, peek(p)->loc, "blocks");
+            while (!accept(p, TOK_DEDENT) && !at(p, TOK_EOF))
+                parse_toplevel(p, m, true);
+            leave(p);
+        }
+        TokenKind k = peek(p)->kind;
+        if (k != TOK_ELIF && k != TOK_ELSE && k != TOK_EXCEPT && k != TOK_FINALLY)
+            return;
+    }
+}
+
+/* One statement of the module, or of a block of a module-level if/try. */
+static void parse_toplevel(Parser *p, Module *m, bool conditional)
+{
+    const Token *t = peek(p);
+    if (t->kind == TOK_INDENT)
+        diag_error(p->ctx, t->loc, "unexpected indent");
+    else if (t->kind == TOK_AT)
+        parse_decorated(p, m);
+    else if (t->kind == TOK_NAME && t->at_line_start &&
+             (peek_at(p, 1)->kind == TOK_ASSIGN || peek_at(p, 1)->kind == TOK_COLON))
+        parse_global(p, m, conditional);
+    else if (t->kind == TOK_IMPORT || t->kind == TOK_FROM) {
+        int start = p->pos;
+        next(p);
+        if (t->kind == TOK_IMPORT)
+            parse_import(p, m, conditional);
+        else
+            parse_from_import(p, m, conditional);
+        p->pos = start;
+        skip_statement(p);
+    } else if (t->kind == TOK_IF || t->kind == TOK_TRY)
+        parse_toplevel_block(p, m);
+    else
+        skip_statement(p);
+}
+
 Module *parse_module(Ctx *ctx, TokenArray toks)
 {
     Parser p;
     parser_init(&p, ctx, toks);
     Module *m = NEW(&ctx->arena, Module);
-    while (!at(&p, TOK_EOF)) {
-        const Token *t = peek(&p);
-        if (t->kind == TOK_INDENT)
-            diag_error(ctx, t->loc, "unexpected indent");
-        else if (t->kind == TOK_AT)
-            parse_decorated(&p, m);
-        else if (t->kind == TOK_NAME && t->at_line_start &&
-                 (peek_at(&p, 1)->kind == TOK_ASSIGN || peek_at(&p, 1)->kind == TOK_COLON))
-            parse_global(&p, m);
-        else
-            skip_statement(&p);
-    }
+    m->src = ctx->src;
+    while (!at(&p, TOK_EOF))
+        parse_toplevel(&p, m, false);
+    for (int i = 0; i < m->funcs.len; i++)
+        m->funcs.data[i]->module = m;
     return m;
 }
 

@@ -171,10 +171,15 @@ Test(parser, realistic_file_keeps_only_jit_functions_and_globals)
     cr_assert_eq(ctx.diags.len, 0);
     cr_assert(ctx.log.len == 0, "%s", ctx.log.data);
     cr_assert_str_eq(dump_module(),
+        "Import torch = torch (whole)\n"
+        "Import triton = triton (whole)\n"
+        "Import tl = triton.language\n"
+        "Import Optional = typing.Optional\n"
         "Global BLOCK: (Attribute (Name tl) constexpr) = (Int 128)\n"
         "Global X = (Call (Attribute (Name tl) constexpr) (Int 3))\n"
         "Global Y = <unparsed>\n"
         "Global wrapped = (Call (Attribute (Name triton) jit) (Name helper))\n"
+        "Global x = (Call (Attribute (Name torch) rand) (Int 1024) device=(Str \"cuda\")) (conditional)\n"
         "FunctionDef add_kernel\n"
         "  @(Call (Attribute (Name triton) autotune) configs=(List (Call (Attribute (Name triton) Config) "
         "(Dict (Str \"BLOCK\"): (Int 128)) num_warps=(Int 4) num_stages=(Int 2)) (Call (Attribute (Name "
@@ -698,4 +703,39 @@ Test(parser, deep_blocks_are_limited)
         cr_assert_fail("no error");
     }
     cr_assert(strstr(ctx.log.data, "nested too deeply (limit 3)"), "%s", ctx.log.data);
+}
+
+Test(parser, imports_in_every_spelling_and_under_if_and_try)
+{
+    cr_assert(parse("import triton.language as tl, numpy\n"
+                    "from triton import language as tl2\n"
+                    "from triton.language import (program_id,\n"
+                    "    arange as ar,)\n"
+                    "from . import utils\n"
+                    "from ..ops.op import exp\n"
+                    "from ...x import *\n"
+                    "if compare_version('triton', '3.0.0'):\n"
+                    "    try:\n"
+                    "        from triton.language.extra.libdevice import rsqrt\n"
+                    "    except ModuleNotFoundError:\n"
+                    "        from triton.language.extra.cuda.libdevice import rsqrt\n"
+                    "elif os.environ.get('X'):\n"
+                    "    exp2 = tl.exp2\n"
+                    "else:\n"
+                    "    from triton.language.math import rsqrt\n"
+                    "EPS: tl.constexpr = 1e-6\n"),
+              "%s", ctx.log.data);
+    cr_assert_str_eq(dump_module(),
+        "Import tl = triton.language\n"
+        "Import numpy = numpy (whole)\n"
+        "Import tl2 = triton.language\n"
+        "Import program_id = triton.language.program_id\n"
+        "Import ar = triton.language.arange\n"
+        "Import utils = .utils\n"
+        "Import exp = ..ops.op.exp\n"
+        "Import rsqrt = triton.language.extra.libdevice.rsqrt (conditional)\n"
+        "Import rsqrt = triton.language.extra.cuda.libdevice.rsqrt (conditional)\n"
+        "Import rsqrt = triton.language.math.rsqrt (conditional)\n"
+        "Global exp2 = (Attribute (Name tl) exp2) (conditional)\n"
+        "Global EPS: (Attribute (Name tl) constexpr) = (Float 1e-06)\n");
 }
