@@ -150,8 +150,11 @@ struct Module {
     Vec(FuncDef *) funcs;  /* jit functions in file order */
     Vec(Global) globals;   /* module-level NAME = expr, later ones shadow */
     Vec(Import) imports;   /* module-level imports, in file order */
-    const Source *src;     /* the file it was read from */
+    const Source *src;     /* the file it was read from; NULL: a folder without __init__.py */
     int nseq;
+    /* set by the lowerer for a module it imported: */
+    const char *name;          /* dotted, for messages */
+    const char *package_dir;   /* a package's folder (its submodules' home), else NULL */
 };
 
 Module *parse_module(Ctx *ctx, TokenArray toks);
