@@ -1133,24 +1133,164 @@ static void parse_from_import(Parser *p, Module *m, bool conditional)
 }
 
 static void parse_toplevel(Parser *p, Module *m, bool conditional);
+static void skip_statement(Parser *p);
+
+/* ---- module-level conditions ------------------------------------------------ */
+
+/* What tilec knows of a module-level condition's value: only what follows from an unset
+ * environment (os.environ.get(K, D) and os.getenv(K, D) give D) and literals. */
+typedef struct PyVal {
+    enum { PV_UNKNOWN, PV_NONE, PV_BOOL, PV_INT, PV_STR } kind;
+    int64_t i;
+    const char *s;
+    int len;
+} PyVal;
+
+static const PyVal pv_unknown = {PV_UNKNOWN, 0, NULL, 0};
+
+static bool is_env_lookup(const Node *f)
+{
+    if (!f || f->kind != N_ATTR)
+        return false;
+    const Node *base = f->lhs;
+    if (!strcmp(f->name, "getenv"))
+        return base->kind == N_NAME && !strcmp(base->name, "os");
+    if (strcmp(f->name, "get") || !base)
+        return false;
+    return (base->kind == N_NAME && !strcmp(base->name, "environ")) ||
+           (base->kind == N_ATTR && !strcmp(base->name, "environ") && base->lhs->kind == N_NAME &&
+            !strcmp(base->lhs->name, "os"));
+}
+
+static bool pv_truthy(PyVal v) { return v.kind == PV_STR ? v.len > 0 : v.kind != PV_NONE && v.i != 0; }
+
+static bool pv_equal(PyVal a, PyVal b)
+{
+    if (a.kind == PV_STR || b.kind == PV_STR)
+        return a.kind == b.kind && a.len == b.len && !memcmp(a.s, b.s, (size_t)a.len);
+    if (a.kind == PV_NONE || b.kind == PV_NONE)
+        return a.kind == b.kind;
+    return a.i == b.i;
+}
+
+static PyVal pv_of(Parser *p, const Node *n)
+{
+    PyVal v = pv_unknown;
+    switch (n->kind) {
+    case N_STR: if (!n->fstring) v = (PyVal){PV_STR, 0, n->str, n->str_len}; return v;
+    case N_INT: if (!n->big) v = (PyVal){PV_INT, n->ival, NULL, 0}; return v;
+    case N_TRUE: case N_FALSE: return (PyVal){PV_BOOL, n->kind == N_TRUE, NULL, 0};
+    case N_NONE: return (PyVal){PV_NONE, 0, NULL, 0};
+    case N_UNARY:
+        if (n->op != TOK_NOT || (v = pv_of(p, n->lhs)).kind == PV_UNKNOWN)
+            return pv_unknown;
+        return (PyVal){PV_BOOL, !pv_truthy(v), NULL, 0};
+    case N_BOOLOP: {
+        PyVal a = pv_of(p, n->lhs);
+        if (a.kind == PV_UNKNOWN)
+            return a;
+        if (pv_truthy(a) == (n->op == TOK_OR))
+            return a;
+        return pv_of(p, n->rhs);
+    }
+    case N_CALL:
+        if (is_env_lookup(n->lhs) && n->items.len >= 1 && !n->kwargs.len)
+            return n->items.len > 1 ? pv_of(p, n->items.data[1]) : (PyVal){PV_NONE, 0, NULL, 0};
+        if (n->lhs->kind == N_ATTR && !n->items.len && (v = pv_of(p, n->lhs->lhs)).kind == PV_STR &&
+            (!strcmp(n->lhs->name, "lower") || !strcmp(n->lhs->name, "upper"))) {
+            char *s = arena_strndup(&p->ctx->arena, v.s, (size_t)v.len);
+            for (char *c = s; *c; c++)
+                if ((unsigned char)*c < 0x80)
+                    *c = n->lhs->name[0] == 'l' ? (char)(*c | ((*c >= 'A' && *c <= 'Z') ? 0x20 : 0))
+                                                : (char)(*c & ~((*c >= 'a' && *c <= 'z') ? 0x20 : 0));
+            v.s = s;
+            return v;
+        }
+        return pv_unknown;
+    case N_COMPARE: {
+        PyVal a = pv_of(p, n->lhs);
+        if (n->items.len != 1 || a.kind == PV_UNKNOWN)
+            return pv_unknown;
+        const Node *r = n->items.data[0];
+        TokenKind op = n->ops.data[0];
+        bool neg = n->negated.data[0], result;
+        if (op == TOK_IN && (r->kind == N_TUPLE || r->kind == N_LIST)) {
+            result = false;
+            for (int i = 0; i < r->items.len; i++) {
+                PyVal b = pv_of(p, r->items.data[i]);
+                if (b.kind == PV_UNKNOWN)
+                    return pv_unknown;
+                result |= pv_equal(a, b);
+            }
+        } else {
+            PyVal b = pv_of(p, r);
+            if (b.kind == PV_UNKNOWN || (op != TOK_EQ && op != TOK_NE && op != TOK_IS))
+                return pv_unknown;
+            result = pv_equal(a, b) == (op != TOK_NE);
+        }
+        return (PyVal){PV_BOOL, result != neg, NULL, 0};
+    }
+    default:
+        return pv_unknown;
+    }
+}
+
+/* An if/elif condition at module level: 1 true, 0 false, -1 not known.  Parsed
+ * speculatively: anything the expression grammar does not take is "not known". */
+static int module_condition(Parser *p)
+{
+    Ctx *ctx = p->ctx;
+    int start = p->pos, depth = p->depth, ndiags = ctx->diags.len, nerrors = ctx->nerrors;
+    size_t loglen = ctx->log.len;
+    jmp_buf *outer = ctx->on_error;
+    jmp_buf jb;
+    volatile int known = -1;
+    ctx->on_error = &jb;
+    if (setjmp(jb) == 0) {
+        next(p);
+        Node *cond = parse_expr(p);
+        PyVal v = at(p, TOK_COLON) ? pv_of(p, cond) : pv_unknown;
+        known = v.kind == PV_UNKNOWN ? -1 : pv_truthy(v);
+    }
+    ctx->on_error = outer;
+    ctx->diags.len = ndiags;
+    ctx->nerrors = nerrors;
+    ctx->log.len = loglen;
+    if (ctx->log.data)
+        ctx->log.data[loglen] = 0;
+    p->depth = depth;
+    p->pos = start;
+    return known;
+}
 
 /*
  * A module-level compound statement whose blocks may bind names (if, try):
  * header ':' NEWLINE INDENT toplevel* DEDENT, then its elif/else/except/finally
- * clauses the same way.  A block on the header's line is skipped.
+ * clauses the same way.  A block on the header's line is skipped.  An if clause whose
+ * condition is known (module_condition) is read as Python would run it: a false one is
+ * skipped, a true one binds unconditionally and ends the chain.
  */
-static void parse_toplevel_block(Parser *p, Module *m)
+static void parse_toplevel_block(Parser *p, Module *m, bool conditional)
 {
+    bool is_if = at(p, TOK_IF), taken = false, all_false = true;
     for (;;) {
+        TokenKind kw = peek(p)->kind;
+        int known = kw == TOK_IF || kw == TOK_ELIF ? module_condition(p) : kw == TOK_ELSE && is_if && all_false ? 1 : -1;
+        bool skip = taken || known == 0, sure = known == 1 && all_false; /* surely runs */
+        all_false &= known == 0;
         while (!at(p, TOK_NEWLINE) && !at(p, TOK_EOF))
             next(p);
         accept(p, TOK_NEWLINE);
-        if (accept(p, TOK_INDENT)) {
+        if (skip && at(p, TOK_INDENT)) {
+            p->pos--; /* skip_statement skips the block after a NEWLINE */
+            skip_statement(p);
+        } else if (accept(p, TOK_INDENT)) {
             enter(p, peek(p)->loc, "blocks");
             while (!accept(p, TOK_DEDENT) && !at(p, TOK_EOF))
-                parse_toplevel(p, m, true);
+                parse_toplevel(p, m, conditional || !sure);
             leave(p);
         }
+        taken |= is_if && known == 1;
         TokenKind k = peek(p)->kind;
         if (k != TOK_ELIF && k != TOK_ELSE && k != TOK_EXCEPT && k != TOK_FINALLY)
             return;
@@ -1178,7 +1318,7 @@ static void parse_toplevel(Parser *p, Module *m, bool conditional)
         p->pos = start;
         skip_statement(p);
     } else if (t->kind == TOK_IF || t->kind == TOK_TRY)
-        parse_toplevel_block(p, m);
+        parse_toplevel_block(p, m, conditional);
     else
         skip_statement(p);
 }

@@ -259,7 +259,7 @@ rms_norm_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_t n_
     float y[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        y[e] = ((x[e] * tilec::rsqrt_approx(mean_sq + 9.99999997e-07f)) * 2.0f) + tilec::exp2_approx(0.0f);
+        y[e] = ((x[e] * tilec::rsqrt_approx(mean_sq + 9.99999997e-07f)) * 2.0f) + tilec::exp_approx(0.0f);
     // rms_norm.py:27  tl.store(y_ptr + row * n_cols + offs, y, mask=mask)
     #pragma unroll
     for (int e = 0; e < 8; ++e)

@@ -719,10 +719,16 @@ Test(parser, imports_in_every_spelling_and_under_if_and_try)
                     "        from triton.language.extra.libdevice import rsqrt\n"
                     "    except ModuleNotFoundError:\n"
                     "        from triton.language.extra.cuda.libdevice import rsqrt\n"
-                    "elif os.environ.get('X'):\n"
+                    "elif os.environ.get('X', '1').lower() in ('1', 'true'):\n"
                     "    exp2 = tl.exp2\n"
                     "else:\n"
                     "    from triton.language.math import rsqrt\n"
+                    "if os.getenv('FAST') == '1':\n"
+                    "    exp = tl.math.exp\n"
+                    "elif not os.environ.get('FAST'):\n"
+                    "    log = tl.log\n"
+                    "else:\n"
+                    "    log = tl.log2\n"
                     "EPS: tl.constexpr = 1e-6\n"),
               "%s", ctx.log.data);
     cr_assert_str_eq(dump_module(),
@@ -735,7 +741,7 @@ Test(parser, imports_in_every_spelling_and_under_if_and_try)
         "Import exp = ..ops.op.exp\n"
         "Import rsqrt = triton.language.extra.libdevice.rsqrt (conditional)\n"
         "Import rsqrt = triton.language.extra.cuda.libdevice.rsqrt (conditional)\n"
-        "Import rsqrt = triton.language.math.rsqrt (conditional)\n"
         "Global exp2 = (Attribute (Name tl) exp2) (conditional)\n"
+        "Global log = (Attribute (Name tl) log)\n"
         "Global EPS: (Attribute (Name tl) constexpr) = (Float 1e-06)\n");
 }
