@@ -73,14 +73,9 @@ static void index_lines(Lower *L, const Source *src)
 
 /* ---- names --------------------------------------------------------------------- */
 
-static CVal *lookup_name(Lower *L, const char *name, Loc loc)
+/* Triton's modules and Python's builtins, by the names kernels know them by. */
+static CVal *well_known_name(Lower *L, const char *name)
 {
-    CVal *v = env_get(L->env, name);
-    if (v)
-        return v;
-    v = lower_module_name(L, L->m, name, loc);
-    if (v)
-        return v;
     static const char *const modules[][2] = {
         {"tl", "tl"}, {"triton", "triton"}, {"libdevice", "libdevice"}, {"math", "math"},
         {"language", "tl"},
@@ -100,6 +95,25 @@ static CVal *lookup_name(Lower *L, const char *name, Loc loc)
         return cv_builtin(L, "tl.constexpr");
     if (!strcmp(name, "jit"))
         return cv_builtin(L, "triton.jit");
+    return NULL;
+}
+
+/* A local, a module-level name, else a well-known one.  An import tilec cannot follow
+ * (`from vllm.triton_utils import tl` without vllm's sources) still gives `tl` its usual
+ * meaning; for any other name it is the error. */
+static CVal *lookup_name(Lower *L, const char *name, Loc loc)
+{
+    CVal *v = env_get(L->env, name);
+    if (v)
+        return v;
+    const char *unresolved = NULL;
+    v = lower_module_name(L, L->m, name, loc, &unresolved);
+    if (!v)
+        v = well_known_name(L, name);
+    if (v)
+        return v;
+    if (unresolved)
+        lower_error(L, loc, "%s", unresolved);
     lower_error(L, loc, "name '%s' is not defined", name);
 }
 

@@ -216,9 +216,14 @@ static CVal *module_attr(Lower *L, CVal *mod, const char *attr, Loc loc, const c
 {
     if (!mod->mod)
         return lower_attribute(L, mod, attr, loc);
-    CVal *v = lower_module_name(L, mod->mod, attr, loc);
+    const char *unresolved = NULL;
+    CVal *v = lower_module_name(L, mod->mod, attr, loc, &unresolved);
     if (v)
         return v;
+    if (unresolved) {
+        *why = unresolved;
+        return NULL;
+    }
     if (mod->mod->package_dir) {
         const char *name = arena_printf(L->a, "%s.%s", mod->s, attr);
         Module *sub = find_in(L, mod->mod->package_dir, attr, name);
@@ -387,7 +392,7 @@ static CandidateVec candidates(Lower *L, Module *m, const char *name)
     return out;
 }
 
-CVal *lower_module_name(Lower *L, Module *m, const char *name, Loc loc)
+CVal *lower_module_name(Lower *L, Module *m, const char *name, Loc loc, const char **why)
 {
     for (int i = 0; i < m->funcs.len; i++)
         if (!strcmp(m->funcs.data[i]->name, name)) {
@@ -415,16 +420,19 @@ CVal *lower_module_name(Lower *L, Module *m, const char *name, Loc loc)
     const char *first_why = NULL;
     for (int i = 0; i < cs.len && !v; i++) {
         const Candidate *c = &cs.data[i];
-        const char *why = NULL;
+        const char *cwhy = NULL;
         if (c->g && (c->g->value || !c->conditional))
             v = eval_global(L, m, c->g, loc);
         else if (c->im)
-            v = resolve_import(L, m, c->im, &why);
+            v = resolve_import(L, m, c->im, &cwhy);
         if (!first_why)
-            first_why = why;
+            first_why = cwhy;
     }
-    if (!v)
-        lower_error(L, loc, "'%s': %s", name, first_why ? first_why : "no binding tilec can read");
+    if (!v) {
+        L->names.len = slot; /* unresolved: the caller may know the name otherwise */
+        *why = arena_printf(L->a, "'%s': %s", name, first_why ? first_why : "no binding tilec can read");
+        return NULL;
+    }
     L->names.data[slot].val = v;
     return v;
 }

@@ -173,7 +173,8 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc);
 CVal *lower_expr(Lower *L, Node *n);
 
 /* lower_imports.c: names at module level, imports, the project's modules */
-CVal *lower_module_name(Lower *L, Module *m, const char *name, Loc loc); /* NULL: unbound */
+/* NULL: unbound, or (*why set) bound only by imports that lead nowhere */
+CVal *lower_module_name(Lower *L, Module *m, const char *name, Loc loc, const char **why);
 CVal *lower_module_attr(Lower *L, CVal *mod, const char *attr, Loc loc);
 CVal *cv_module(Lower *L, const char *name);
 const char *canonical_module(const char *path);
