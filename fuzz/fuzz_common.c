@@ -56,7 +56,7 @@ static void derive_options(Arena *a, const Source *src, TranslateOptions *t)
                 const char *text = p->star || p->dstar ? NULL : entry_for(p);
                 if (!text)
                     continue;
-                SpecEntry e = {arena_strdup(a, p->name), text, {0, 0}};
+                SpecEntry e = {arena_strdup(a, p->name), text, {0}};
                 vec_push(a, &t->lower.sig, e);
             }
         }

@@ -142,6 +142,9 @@ typedef struct tilec_translate_options {
     const char *dump;        /* stop after a pass and print it: tokens ast lower simplify
                                 axisinfo layouts; NULL: none */
     const char *command;     /* the regenerate command printed in the .cu header; NULL: none */
+    const char *const *include_dirs; /* -I DIR: where `import pkg.mod` looks for the project's
+                                        modules, after the kernel file's own package root */
+    int num_include_dirs;
 } tilec_translate_options;
 
 typedef enum tilec_type_kind {

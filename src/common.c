@@ -433,7 +433,8 @@ void diag_vreport(Ctx *ctx, DiagKind kind, Loc loc, const char *fmt, va_list ap)
     sb_free(&raw);
     sb_free(&shown);
 
-    const char *file = ctx->src ? ctx->src->path : "tilec";
+    const Source *src = loc.src ? loc.src : ctx->src;
+    const char *file = src ? src->path : "tilec";
     sb_put_visible(&shown, file, strlen(file));
     file = arena_strndup(&ctx->arena, shown.data, shown.len);
     sb_free(&shown);
@@ -444,7 +445,7 @@ void diag_vreport(Ctx *ctx, DiagKind kind, Loc loc, const char *fmt, va_list ap)
 
     if (loc.line > 0) {
         sb_printf(&ctx->log, "%s:%d:%d: %s: %s\n", file, loc.line, loc.col, kind_name(kind), msg);
-        print_source_excerpt(&ctx->log, ctx->src, loc);
+        print_source_excerpt(&ctx->log, src, loc);
     } else {
         sb_printf(&ctx->log, "%s: %s: %s\n", file, kind_name(kind), msg);
     }

@@ -124,6 +124,7 @@ typedef struct Source {
 
 typedef struct Loc {
     int line, col;     /* 1-based; 0 means "no location" */
+    const Source *src; /* the file it is in; NULL: the Ctx's source (the kernel file) */
 } Loc;
 
 /* ---- diagnostics and the translation context --------------------------- */

@@ -73,7 +73,7 @@ enum {
 
 static Loc loc_at(const Lexer *lx, const unsigned char *p)
 {
-    return (Loc){lx->line, (int)(p - lx->line_start) + 1};
+    return (Loc){lx->line, (int)(p - lx->line_start) + 1, lx->ctx->src};
 }
 
 static void newline_at(Lexer *lx, const unsigned char *after)
@@ -626,7 +626,7 @@ static void check_utf8(Lexer *lx)
 TokenArray lex_source(Ctx *ctx)
 {
     if (ctx->src->len > TILEC_MAX_SOURCE_BYTES)
-        diag_error(ctx, (Loc){0, 0}, "source file too large (%zu bytes; tilec reads at most %d MiB)",
+        diag_error(ctx, (Loc){0}, "source file too large (%zu bytes; tilec reads at most %d MiB)",
                    ctx->src->len, TILEC_MAX_SOURCE_BYTES >> 20);
     translate_newlines(ctx);
     Lexer lx = {0};

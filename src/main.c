@@ -27,6 +27,8 @@ static const char usage[] =
     "                        multiple of 16 (integers); a number or 'string' fixes the value.\n"
     "                        Types: i1 i8 i16 i32 i64 u8 u16 u32 u64 fp16 bf16 fp32 fp64\n"
     "  -D NAME=VALUE         set a tl.constexpr parameter:  -D BLOCK_SIZE=1024 -D ACT=silu\n"
+    "  -I DIR                also look in DIR for the modules the file imports (repeatable;\n"
+    "                        the file's own package root is searched first)\n"
     "  -w, --num-warps N     warps per block (default: autotune config, else 4):  -w 8\n"
     "      --num-stages N    pipeline stages (default: autotune config, else 3)\n"
     "      --min-blocks K    __launch_bounds__(threads, K): ptxas keeps registers for K blocks\n"

@@ -123,6 +123,13 @@ const char *options_translate(Arena *a, const tilec_translate_options *o, Transl
         SpecEntry e = {.name = arena_strdup(a, d->name), .text = arena_strdup(a, d->value)};
         vec_push(a, &lo->defines, e);
     }
+    if (o->num_include_dirs < 0 || (o->num_include_dirs && !o->include_dirs))
+        return "num_include_dirs is negative, or include_dirs is NULL";
+    for (int i = 0; i < o->num_include_dirs; i++) {
+        if (!o->include_dirs[i] || !*o->include_dirs[i])
+            return arena_printf(a, "include dir %d is NULL or empty", i);
+        vec_push(a, &lo->include_dirs, (const char *)arena_strdup(a, o->include_dirs[i]));
+    }
     const char *err = check_values(a, o);
     if (err)
         return err;
@@ -262,6 +269,12 @@ static const char *parse_flag(Arena *a, CliOptions *c, const char *f, const char
         vec_push(a, &c->defines, d);
         t->defines = c->defines.data;
         t->num_defines = c->defines.len;
+    } else if (!strncmp(f, "-I", 2)) {
+        if (!*val)
+            return flag_error(a, "-I needs a folder");
+        vec_push(a, &c->includes, val);
+        t->include_dirs = c->includes.data;
+        t->num_include_dirs = c->includes.len;
     } else if (!strcmp(f, "-w") || !strcmp(f, "--num-warps")) {
         return flag_int(a, &num_warps_rule, val, &t->num_warps, "");
     } else if (!strcmp(f, "--num-stages")) {
@@ -314,10 +327,10 @@ static const char *parse_flag(Arena *a, CliOptions *c, const char *f, const char
     return NULL;
 }
 
-/* Whether flag f takes a value (the next word, or for -D also the rest of f). */
+/* Whether flag f takes a value (the next word, or for -D and -I also the rest of f). */
 static bool takes_value(const char *f)
 {
-    static const char *const with_value[] = {"-k", "--kernel", "-s", "--signature", "-D", "-w", "--num-warps",
+    static const char *const with_value[] = {"-k", "--kernel", "-s", "--signature", "-D", "-I", "-w", "--num-warps",
                                              "--num-stages", "--min-blocks", "--config", "--arch", "--grid",
                                              "-o", "--emit", "--embed-cubin", "--dump"};
     for (size_t i = 0; i < ARRAY_LEN(with_value); i++)
@@ -345,6 +358,8 @@ const char *options_parse(Arena *a, int n, char **words, CliOptions *c)
             c->input = f;
         } else if (!strncmp(f, "-D", 2) && f[2]) {
             err = parse_flag(a, c, "-D", f + 2, &record);
+        } else if (!strncmp(f, "-I", 2) && f[2]) {
+            err = parse_flag(a, c, "-I", f + 2, &record);
         } else if (takes_value(f) && i + 1 >= n) {
             err = flag_error(a, "option %s needs a value", f);
         } else {

@@ -43,6 +43,7 @@ typedef struct CliOptions {
     tilec_compile_options *archs; /* ... one per architecture */
     int narchs;
     Vec(tilec_define) defines;    /* -D NAME=VALUE; t.defines points here */
+    Vec(const char *) includes;   /* -I DIR; t.include_dirs points here */
 } CliOptions;
 
 /* Reads the n words after the program's name into c, stopping at the first bad one. */

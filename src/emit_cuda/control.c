@@ -11,10 +11,11 @@ static void stmt_comment(Emitter *E, const Op *op)
     const SrcStmt *s = op->stmt;
     if (!s || s == E->last_stmt)
         return;
-    if (E->last_stmt && E->last_stmt->begin == s->begin && E->last_stmt->end == s->end)
+    if (E->last_stmt && E->last_stmt->loc.src == s->loc.src && E->last_stmt->begin == s->begin &&
+        E->last_stmt->end == s->end)
         return;
     E->last_stmt = s;
-    const Source *src = E->ctx->src;
+    const Source *src = s->loc.src ? s->loc.src : E->ctx->src; /* a helper may be in another file */
     StrBuf text = {0};
     bool space = false;
     for (int i = s->begin; i < s->end && i < (int)src->len; i++) {
@@ -32,10 +33,10 @@ static void stmt_comment(Emitter *E, const Op *op)
     const char *stmt = comment_escape(E->a, text.data ? text.data : "");
     sb_free(&text);
     if (s->helper)
-        line(E, "// %s:%d  %s    (in %s, inlined from line %d)", source_file_name(E), s->loc.line, stmt, s->helper,
+        line(E, "// %s:%d  %s    (in %s, inlined from line %d)", source_file_name(E, s->loc), s->loc.line, stmt, s->helper,
              s->call_line);
     else
-        line(E, "// %s:%d  %s", source_file_name(E), s->loc.line, stmt);
+        line(E, "// %s:%d  %s", source_file_name(E, s->loc), s->loc.line, stmt);
 }
 
 static bool is_block_arg(const Block *b, const Value *v)

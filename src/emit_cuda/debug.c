@@ -114,7 +114,7 @@ void emit_print(Emitter *E, const Op *op)
 void emit_assert(Emitter *E, const Op *op)
 {
     const Value *c = op->args[0];
-    const Source *src = E->ctx->src;
+    const Source *src = op->loc.src ? op->loc.src : E->ctx->src;
     const char *file = strrchr(src->path, '/');
     file = file ? file + 1 : src->path;
     const char *msg = printf_literal(E, op->assert_.msg ? op->assert_.msg : "");

@@ -76,7 +76,7 @@ const char *decl(Emitter *E, Type t, const char *name, int n);
 const char *float_literal(Emitter *E, double x, DType d);
 const char *int_literal(Emitter *E, int64_t v, DType d);
 const char *zero_of(Emitter *E, DType d);
-const char *source_file_name(Emitter *E);
+const char *source_file_name(Emitter *E, Loc loc);
 const char *shape_note(Emitter *E, const Value *v);
 void check_kernel_name(Emitter *E, const char *nm);
 

@@ -41,14 +41,13 @@ static void comment_paragraph(Emitter *E, const char *text)
 
 static void describe_smem(Emitter *E, const Block *b)
 {
-    const char *file = source_file_name(E);
     for (int i = 0; i < b->ops.len; i++) {
         const Op *op = b->ops.data[i];
         for (int r = 0; r < op->nregions; r++)
             describe_smem(E, op->regions[r]);
         if (!op->smem_bytes)
             continue;
-        sb_printf(E->out, "//   %s:%d  %s, %d bytes at %d: ", file, op->loc.line, op_name(op->kind), op->smem_bytes,
+        sb_printf(E->out, "//   %s:%d  %s, %d bytes at %d: ", source_file_name(E, op->loc), op->loc.line, op_name(op->kind), op->smem_bytes,
                   op->smem_offset);
         switch (op->kind) {
         case OP_REDUCE:

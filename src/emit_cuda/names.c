@@ -314,10 +314,11 @@ const char *zero_of(Emitter *E, DType d)
     return dtype_is_float(d) ? float_literal(E, 0.0, d) : int_literal(E, 0, d);
 }
 
-/* The source file's name without its folders, as C comment text. */
-const char *source_file_name(Emitter *E)
+/* The name of the file loc is in (an imported helper's, or the kernel's) without its
+ * folders, as C comment text. */
+const char *source_file_name(Emitter *E, Loc loc)
 {
-    const char *path = E->ctx->src->path, *slash = strrchr(path, '/');
+    const char *path = loc.src ? loc.src->path : E->ctx->src->path, *slash = strrchr(path, '/');
     return comment_escape(E->a, slash ? slash + 1 : path);
 }
 

@@ -7,9 +7,13 @@
  * `@triton.heuristics(...)`), plus module-level simple assignments
  * (`NAME = expr`, `NAME: ann = expr`) as globals, plus `name = triton.jit(f)`
  * wrappers (recorded as jit functions), plus the undecorated top-level defs
- * that parse (host_funcs, for pyeval).  Decorator arguments and globals are
- * host Python: comprehensions are parsed there (N_COMP), never in kernels.
- * All other top-level Python is skipped by indentation, never parsed.  Inside jit functions the parser accepts the statement and
+ * that parse (host_funcs, for pyeval), and `import` and `from ... import`
+ * statements as imports.  Those are also read inside module-level
+ * `if`/`elif`/`else` and `try`/`except`/`else`/`finally` blocks, marked
+ * conditional.  Decorator arguments and globals are host Python:
+ * comprehensions are parsed there (N_COMP), never in kernels.  All other
+ * top-level Python is skipped by indentation, never
+ * parsed.  Inside jit functions the parser accepts the statement and
  * expression grammar below; anything else is a diagnostic naming the
  * construct.  The tree is plain data in the Ctx arena; no semantic checks.
  */
@@ -114,8 +118,11 @@ struct Node {
     NodeList body, orelse;
 };
 
+typedef struct Module Module;
+
 typedef struct FuncDef {
     const char *name;
+    Module *module;      /* the file it was defined in */
     Loc loc;             /* of the `def` keyword */
     Vec(Param) params;
     NodeList decorators; /* decorator expressions, outermost first */
@@ -124,16 +131,40 @@ typedef struct FuncDef {
 
 typedef struct Global {
     const char *name;
-    Node *value;         /* parsed lazily? no: parsed eagerly, NULL if unparsable */
+    Node *value;         /* parsed eagerly, NULL if unparsable */
     Node *annotation;
     Loc loc;
+    int seq;             /* order among the module's globals and imports */
+    bool conditional;    /* under a module-level if/try */
 } Global;
 
-typedef struct Module {
+/* One name an import statement binds.
+ *   import a.b.c          -> module "a.b.c", name NULL, as "a", whole
+ *   import a.b.c as m     -> module "a.b.c", name NULL, as "m"
+ *   from ..a.b import f   -> level 2, module "a.b", name "f", as "f"
+ *   from . import f as g  -> level 1, module "",    name "f", as "g" */
+typedef struct Import {
+    const char *module;  /* dotted, after the leading dots; "" for `from . import` */
+    int level;           /* the leading dots: 0 absolute */
+    const char *name;    /* the imported name, NULL for `import M` */
+    const char *as;      /* the name bound in the importing module */
+    bool whole;          /* `import a.b.c` binds the top package `a` */
+    Loc loc;
+    int seq;
+    bool conditional;
+} Import;
+
+struct Module {
     Vec(FuncDef *) funcs;  /* jit functions in file order */
     Vec(Global) globals;   /* module-level NAME = expr, later ones shadow */
     Vec(FuncDef *) host_funcs; /* undecorated defs that parse (as host Python), for pyeval */
-} Module;
+    Vec(Import) imports;   /* module-level imports, in file order */
+    const Source *src;     /* the file it was read from; NULL: a folder without __init__.py */
+    int nseq;
+    /* set by the lowerer for a module it imported: */
+    const char *name;          /* dotted, for messages */
+    const char *package_dir;   /* a package's folder (its submodules' home), else NULL */
+};
 
 Module *parse_module(Ctx *ctx, TokenArray toks);
 

@@ -354,6 +354,12 @@ void ast_dump_node(StrBuf *out, const Node *n, int indent)
 
 void ast_dump_module(StrBuf *out, const Module *m)
 {
+    for (int i = 0; i < m->imports.len; i++) {
+        const Import *im = &m->imports.data[i];
+        sb_printf(out, "Import %s = %.*s%s%s%s%s%s\n", im->as, im->level, "..........", im->module,
+                  im->name && *im->module ? "." : "", im->name ? im->name : "", im->whole ? " (whole)" : "",
+                  im->conditional ? " (conditional)" : "");
+    }
     for (int i = 0; i < m->globals.len; i++) {
         const Global *g = &m->globals.data[i];
         sb_printf(out, "Global %s", g->name);
@@ -366,7 +372,7 @@ void ast_dump_module(StrBuf *out, const Module *m)
             dump_expr(out, g->value);
         else
             sb_puts(out, "<unparsed>");
-        sb_putc(out, '\n');
+        sb_puts(out, g->conditional ? " (conditional)\n" : "\n");
     }
     for (int i = 0; i < m->funcs.len; i++) {
         const FuncDef *f = m->funcs.data[i];

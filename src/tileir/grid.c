@@ -323,7 +323,7 @@ void tir_grid_compile(Ctx *ctx, const TirFunc *f, const char *text, GridProg *g)
     ctx->src = gs;
     const char *line_break = strpbrk(text, "\r\n");
     if (line_break)
-        diag_error(ctx, (Loc){1, (int)(line_break - text) + 1}, "the grid must be one line (it is printed in comments)");
+        diag_error(ctx, (Loc){1, (int)(line_break - text) + 1, NULL}, "the grid must be one line (it is printed in comments)");
     Node *n = parse_expression_source(ctx, lex_source(ctx));
     const NodeList *dims = n->kind == N_TUPLE ? &n->items : NULL;
     int nd = dims ? dims->len : 1;

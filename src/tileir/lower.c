@@ -40,8 +40,13 @@ static Env *env_copy(Lower *L, const Env *e)
 
 /* ---- statements' source ranges ------------------------------------------------ */
 
+static void index_lines(Lower *L, const Source *src);
+
 static const SrcStmt *stmt_of(Lower *L, Node *n)
 {
+    const Source *src = n->loc.src ? n->loc.src : L->ctx->src;
+    if (src != L->lines_of)
+        index_lines(L, src); /* a helper of another file */
     SrcStmt *s = NEW(L->a, SrcStmt);
     s->loc = n->loc;
     int line = n->loc.line;
@@ -52,9 +57,9 @@ static const SrcStmt *stmt_of(Lower *L, Node *n)
     return s;
 }
 
-static void index_lines(Lower *L)
+static void index_lines(Lower *L, const Source *src)
 {
-    const Source *src = L->ctx->src;
+    L->lines_of = src;
     int n = 1;
     for (size_t i = 0; i < src->len; i++)
         n += src->text[i] == '\n';
@@ -69,64 +74,9 @@ static void index_lines(Lower *L)
 
 /* ---- names --------------------------------------------------------------------- */
 
-static FuncDef *find_func(Lower *L, const char *name)
+/* Triton's modules and Python's builtins, by the names kernels know them by. */
+static CVal *well_known_name(Lower *L, const char *name)
 {
-    for (int i = 0; i < L->m->funcs.len; i++)
-        if (!strcmp(L->m->funcs.data[i]->name, name))
-            return L->m->funcs.data[i];
-    return NULL;
-}
-
-static CVal *lookup_global(Lower *L, const char *name, Loc loc)
-{
-    for (int i = 0; i < L->global_cache.len; i++)
-        if (!strcmp(L->global_cache.data[i].name, name))
-            return L->global_cache.data[i].val;
-    for (int i = L->m->globals.len - 1; i >= 0; i--) {
-        Global *g = &L->m->globals.data[i];
-        if (strcmp(g->name, name))
-            continue;
-        /* Triton accepts only globals created as tl.constexpr(...) (or jit wrappers) */
-        Node *gv = g->value;
-        bool ok = gv && gv->kind == N_CALL && gv->lhs &&
-                  ((gv->lhs->kind == N_ATTR && (!strcmp(gv->lhs->name, "constexpr") || !strcmp(gv->lhs->name, "jit"))) ||
-                   (gv->lhs->kind == N_NAME && (!strcmp(gv->lhs->name, "constexpr") || !strcmp(gv->lhs->name, "jit"))));
-        if (!ok)
-            lower_error(L, loc, "cannot use the global '%s' (line %d) in a kernel: Triton only accepts globals "
-                        "created with tl.constexpr(...), e.g. %s = tl.constexpr(...)", name, g->loc.line, name);
-        /* evaluate in an empty environment, with no IR allowed */
-        Env *saved = L->env;
-        L->env = NEW(L->a, Env);
-        Block *saved_cur = L->cur;
-        Block *scratch = tir_block_new(L->a, NULL);
-        L->cur = scratch;
-        CVal *v = lower_expr(L, g->value);
-        L->cur = saved_cur;
-        L->env = saved;
-        if (v->kind == CV_VALUE)
-            lower_error(L, loc, "global '%s' is not a translation-time constant", name);
-        Binding b = {name, v};
-        vec_push(L->a, &L->global_cache, b);
-        return v;
-    }
-    return NULL;
-}
-
-static CVal *lookup_name(Lower *L, const char *name, Loc loc)
-{
-    CVal *v = env_get(L->env, name);
-    if (v)
-        return v;
-    FuncDef *fd = find_func(L, name);
-    if (fd) {
-        CVal *c = NEW(L->a, CVal);
-        c->kind = CV_FUNC;
-        c->func = fd;
-        return c;
-    }
-    v = lookup_global(L, name, loc);
-    if (v)
-        return v;
     static const char *const modules[][2] = {
         {"tl", "tl"}, {"triton", "triton"}, {"libdevice", "libdevice"}, {"math", "math"},
         {"language", "tl"},
@@ -146,6 +96,25 @@ static CVal *lookup_name(Lower *L, const char *name, Loc loc)
         return cv_builtin(L, "tl.constexpr");
     if (!strcmp(name, "jit"))
         return cv_builtin(L, "triton.jit");
+    return NULL;
+}
+
+/* A local, a module-level name, else a well-known one.  An import tilec cannot follow
+ * (`from vllm.triton_utils import tl` without vllm's sources) still gives `tl` its usual
+ * meaning; for any other name it is the error. */
+static CVal *lookup_name(Lower *L, const char *name, Loc loc)
+{
+    CVal *v = env_get(L->env, name);
+    if (v)
+        return v;
+    const char *unresolved = NULL;
+    v = lower_module_name(L, L->m, name, loc, &unresolved);
+    if (!v)
+        v = well_known_name(L, name);
+    if (v)
+        return v;
+    if (unresolved)
+        lower_error(L, loc, "%s", unresolved);
     lower_error(L, loc, "name '%s' is not defined", name);
 }
 
@@ -1092,8 +1061,10 @@ static CVal *inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nar
             lower_error(L, call->kwargs.data[k].loc, "%s() got multiple values for argument '%s'", fd->name, kwn[k]);
         bound[f] = kwv[k];
     }
-    /* defaults are evaluated in the module scope */
+    /* defaults are evaluated in the scope of the helper's module, and so is its body */
     Env *saved_env = L->env;
+    Module *saved_module = L->m;
+    L->m = fd->module ? fd->module : L->m;
     for (int i = 0; i < np; i++) {
         Param *p = &fd->params.data[i];
         if (!bound[i]) {
@@ -1132,6 +1103,7 @@ static CVal *inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nar
     L->in_helper = saved_helper;
     L->returned = saved_returned;
     L->ret = saved_ret;
+    L->m = saved_module;
     L->call_stack.len--;
     return r;
 }
@@ -1556,13 +1528,13 @@ static FuncDef *select_kernel(Lower *L)
         StrBuf sb = {0};
         for (int i = 0; i < m->funcs.len; i++)
             sb_printf(&sb, "%s%s", i ? ", " : "", m->funcs.data[i]->name);
-        Loc none = {0, 0};
+        Loc none = {0};
         const char *list = arena_strdup(L->a, sb.data ? sb.data : "none");
         sb_free(&sb);
         lower_error(L, none, "no @triton.jit function named '%s' (found: %s)", want, list);
     }
     if (!m->funcs.len) {
-        Loc none = {0, 0};
+        Loc none = {0};
         lower_error(L, none, "no @triton.jit function in this file");
     }
     /* The kernel is the jit function no other jit function calls. */
@@ -1580,7 +1552,7 @@ static FuncDef *select_kernel(Lower *L)
         sb_printf(&list, "%s%s", candidates++ ? ", " : "", f->name);
     }
     if (candidates > 1) {
-        Loc none = {0, 0};
+        Loc none = {0};
         const char *names = arena_strdup(L->a, list.data);
         sb_free(&list);
         lower_error(L, none, "this file has several kernels (%s); choose one with -k NAME", names);
@@ -1603,9 +1575,10 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
     L->ctx = ctx;
     L->a = &ctx->arena;
     L->m = m;
+    L->kernel_module = m;
     L->opt = opt;
     L->debug = opt->debug;
-    index_lines(L);
+    index_lines(L, ctx->src);
     FuncDef *fd = select_kernel(L);
     TirFunc *f = NEW(L->a, TirFunc);
     L->f = f;

@@ -42,7 +42,7 @@ static int tl_dtype(const char *name)
 
 /* ---- attributes ------------------------------------------------------------ */
 
-static const char *canonical_module(const char *path)
+const char *canonical_module(const char *path)
 {
     static const struct { const char *path, *canon; } t[] = {
         {"tl", "tl"}, {"triton.language", "tl"}, {"language", "tl"}, {"triton", "triton"},
@@ -60,7 +60,7 @@ static const char *canonical_module(const char *path)
     return NULL;
 }
 
-static CVal *cv_module(Lower *L, const char *name)
+CVal *cv_module(Lower *L, const char *name)
 {
     CVal *c = cv_builtin(L, name);
     c->kind = CV_MODULE;
@@ -73,6 +73,8 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
     if (!strcmp(attr, "value") && (cv_is_python_scalar(base) || base->kind == CV_NONE || base->kind == CV_STR ||
                                    base->kind == CV_DTYPE || base->kind == CV_UNKNOWN))
         return base;
+    if (base->kind == CV_MODULE && base->mod)
+        return lower_module_attr(L, base, attr, loc);
     if (base->kind == CV_MODULE) {
         const char *canon = canonical_module(arena_printf(L->a, "%s.%s", base->s, attr));
         if (canon)

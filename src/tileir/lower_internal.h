@@ -28,7 +28,8 @@ typedef enum CKind {
     CV_DICT,      /* items = keys, vals */
     CV_FUNC,      /* func: a jit function */
     CV_LAMBDA,    /* node: an N_LAMBDA */
-    CV_MODULE,    /* s: canonical module name ("tl", "libdevice", "triton", "math") */
+    CV_MODULE,    /* s: canonical module name ("tl", "libdevice", "triton", "math"), or
+                     mod: a project module (s its dotted name) */
     CV_BUILTIN,   /* s: canonical function name ("tl.load", "range", ...) */
     CV_METHOD,    /* s: method name, self: receiver */
     CV_CONSTEXPR_ANN, /* the tl.constexpr marker itself */
@@ -46,6 +47,7 @@ struct CVal {
     Vec(CVal *) items;
     Vec(CVal *) vals;
     FuncDef *func;
+    Module *mod;          /* CV_MODULE: a module of the project (NULL: one of Triton's) */
     Node *node;
     CVal *self;
     Value *v;
@@ -70,11 +72,24 @@ typedef struct Rest {
 
 typedef struct PyEval PyEval;
 
+/* A module-level name, resolved once (lower_imports.c). */
+typedef struct ModuleName {
+    Module *m;
+    const char *name;
+    CVal *val;           /* NULL while it is being resolved: meeting it again is a cycle */
+} ModuleName;
+
+typedef struct LoadedFile {
+    const char *path;
+    Module *m;           /* NULL: there is no such file */
+} LoadedFile;
+
 typedef struct Lower {
     Ctx *ctx;
     PyEval *py;          /* host Python of decorator arguments */
     Arena *a;
-    Module *m;
+    Module *m;             /* the module whose names are in scope: the helper's file */
+    Module *kernel_module; /* the kernel's file */
     TirFunc *f;
     const LowerOptions *opt;
     Block *cur;
@@ -91,7 +106,11 @@ typedef struct Lower {
     const Rest *rest;      /* what follows the current statement in the helper */
     int loops;             /* loops around the current statement, in this helper */
     Vec(Binding) global_cache;
+
+    Vec(ModuleName) names;        /* module-level names resolved so far */
+    Vec(LoadedFile) files;        /* imported files, parsed once */
     Vec(const char *) call_stack; /* helper names, for recursion errors */
+    const Source *lines_of;  /* the file line_start indexes */
     int *line_start;       /* byte offset of each line, 1-based index */
     int nlines;
     bool debug;
@@ -171,6 +190,13 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc);
 
 /* shared with lower.c */
 CVal *lower_expr(Lower *L, Node *n);
+
+/* lower_imports.c: names at module level, imports, the project's modules */
+/* NULL: unbound, or (*why set) bound only by imports that lead nowhere */
+CVal *lower_module_name(Lower *L, Module *m, const char *name, Loc loc, const char **why);
+CVal *lower_module_attr(Lower *L, CVal *mod, const char *attr, Loc loc);
+CVal *cv_module(Lower *L, const char *name);
+const char *canonical_module(const char *path);
 
 NORETURN void lower_error(Lower *L, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 

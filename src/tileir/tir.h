@@ -567,6 +567,7 @@ typedef struct LowerOptions {
     int arch;                 /* 80, 90 */
     bool debug;               /* compile tl.device_assert in (Triton's TRITON_DEBUG) */
     int min_blocks;           /* __launch_bounds__ blocks per SM: 0 tilec decides, -1 none */
+    Vec(const char *) include_dirs; /* -I: searched for imported modules */
 } LowerOptions;
 
 TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt);

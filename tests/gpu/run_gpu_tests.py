@@ -473,6 +473,9 @@ def lib_options(case, arch):
         if flag == "--debug":
             o["debug"] = True
             continue
+        if flag == "-I" and flags:
+            o.setdefault("include_dirs", []).append(flags.pop(0))
+            continue
         if flag not in ("--num-stages", "--config", "--arch") or not flags:
             raise ValueError(f"tilec flag {flag!r} has no library option in run_gpu_tests.py")
         value = flags.pop(0)

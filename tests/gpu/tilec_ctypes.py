@@ -51,7 +51,7 @@ class TranslateOptions(Structure):
                 ("num_warps", c_int), ("num_stages", c_int), ("min_blocks_per_sm", c_int), ("config", c_int),
                 ("arch", c_int),
                 ("grid", c_char_p), ("debug", c_int), ("output", c_int), ("dump", c_char_p),
-                ("command", c_char_p)]
+                ("command", c_char_p), ("include_dirs", POINTER(c_char_p)), ("num_include_dirs", c_int)]
 
 
 class Param(Structure):
@@ -192,7 +192,7 @@ class Library:
 
 
 def translate_options(filename, source_size, kernel=None, signature=None, defines=None,
-                      num_warps=0, num_stages=0, config=0, arch=0, grid=None, debug=False):
+                      num_warps=0, num_stages=0, config=0, arch=0, grid=None, debug=False, include_dirs=None):
     """A TranslateOptions (its strings kept alive by the structure itself)."""
     o = TranslateOptions(filename=_b(filename), source_size=source_size, kernel=_b(kernel),
                          signature=_b(signature), num_warps=num_warps or 0, num_stages=num_stages or 0,
@@ -203,6 +203,11 @@ def translate_options(filename, source_size, kernel=None, signature=None, define
         o.defines = ctypes.cast(array, POINTER(Define))
         o.num_defines = len(items)
         o._defines_keepalive = array
+    if include_dirs:
+        dirs = (c_char_p * len(include_dirs))(*[_b(d) for d in include_dirs])
+        o.include_dirs = ctypes.cast(dirs, POINTER(c_char_p))
+        o.num_include_dirs = len(include_dirs)
+        o._include_dirs_keepalive = dirs
     return o
 
 

@@ -171,10 +171,15 @@ Test(parser, realistic_file_keeps_only_jit_functions_and_globals)
     cr_assert_eq(ctx.diags.len, 0);
     cr_assert(ctx.log.len == 0, "%s", ctx.log.data);
     cr_assert_str_eq(dump_module(),
+        "Import torch = torch (whole)\n"
+        "Import triton = triton (whole)\n"
+        "Import tl = triton.language\n"
+        "Import Optional = typing.Optional\n"
         "Global BLOCK: (Attribute (Name tl) constexpr) = (Int 128)\n"
         "Global X = (Call (Attribute (Name tl) constexpr) (Int 3))\n"
         "Global Y = (Comprehension list (Name i) for (Name i) in (Call (Name range) (Int 3)))\n"
         "Global wrapped = (Call (Attribute (Name triton) jit) (Name helper))\n"
+        "Global x = (Call (Attribute (Name torch) rand) (Int 1024) device=(Str \"cuda\")) (conditional)\n"
         "FunctionDef add_kernel\n"
         "  @(Call (Attribute (Name triton) autotune) configs=(List (Call (Attribute (Name triton) Config) "
         "(Dict (Str \"BLOCK\"): (Int 128)) num_warps=(Int 4) num_stages=(Int 2)) (Call (Attribute (Name "
@@ -294,7 +299,7 @@ Test(parser, failed_global_keeps_earlier_diagnostics_and_handler)
 {
     setup_ctx("Y = [i for i in range(3) if]\n");
     jmp_buf *outer = ctx.on_error;
-    diag_warning(&ctx, (Loc){1, 1}, "earlier");
+    diag_warning(&ctx, (Loc){1, 1, NULL}, "earlier");
     size_t loglen = ctx.log.len;
     if (setjmp(jb))
         cr_assert_fail("unexpected error: %s", ctx.log.data);
@@ -698,4 +703,45 @@ Test(parser, deep_blocks_are_limited)
         cr_assert_fail("no error");
     }
     cr_assert(strstr(ctx.log.data, "nested too deeply (limit 3)"), "%s", ctx.log.data);
+}
+
+Test(parser, imports_in_every_spelling_and_under_if_and_try)
+{
+    cr_assert(parse("import triton.language as tl, numpy\n"
+                    "from triton import language as tl2\n"
+                    "from triton.language import (program_id,\n"
+                    "    arange as ar,)\n"
+                    "from . import utils\n"
+                    "from ..ops.op import exp\n"
+                    "from ...x import *\n"
+                    "if compare_version('triton', '3.0.0'):\n"
+                    "    try:\n"
+                    "        from triton.language.extra.libdevice import rsqrt\n"
+                    "    except ModuleNotFoundError:\n"
+                    "        from triton.language.extra.cuda.libdevice import rsqrt\n"
+                    "elif os.environ.get('X', '1').lower() in ('1', 'true'):\n"
+                    "    exp2 = tl.exp2\n"
+                    "else:\n"
+                    "    from triton.language.math import rsqrt\n"
+                    "if os.getenv('FAST') == '1':\n"
+                    "    exp = tl.math.exp\n"
+                    "elif not os.environ.get('FAST'):\n"
+                    "    log = tl.log\n"
+                    "else:\n"
+                    "    log = tl.log2\n"
+                    "EPS: tl.constexpr = 1e-6\n"),
+              "%s", ctx.log.data);
+    cr_assert_str_eq(dump_module(),
+        "Import tl = triton.language\n"
+        "Import numpy = numpy (whole)\n"
+        "Import tl2 = triton.language\n"
+        "Import program_id = triton.language.program_id\n"
+        "Import ar = triton.language.arange\n"
+        "Import utils = .utils\n"
+        "Import exp = ..ops.op.exp\n"
+        "Import rsqrt = triton.language.extra.libdevice.rsqrt (conditional)\n"
+        "Import rsqrt = triton.language.extra.cuda.libdevice.rsqrt (conditional)\n"
+        "Global exp2 = (Attribute (Name tl) exp2) (conditional)\n"
+        "Global log = (Attribute (Name tl) log)\n"
+        "Global EPS: (Attribute (Name tl) constexpr) = (Float 1e-06)\n");
 }

@@ -1,0 +1,1 @@
+# args: tests/errors/include_dir_empty.py -I ""
