@@ -200,4 +200,14 @@ const char *canonical_module(const char *path);
 
 NORETURN void lower_error(Lower *L, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
+/* lower.c, for lower_kernel.c: the environment of names, the statements' source
+ * lines, a kernel body, and calls of lambdas */
+CVal *env_get(Env *e, const char *name);
+void env_set(Lower *L, Env *e, const char *name, CVal *v);
+Env *env_copy(Lower *L, const Env *e);
+void index_lines(Lower *L, const Source *src);
+bool is_constexpr_annotation(Lower *L, Node *ann);
+void lower_body(Lower *L, NodeList *body);
+CVal *call_lambda(Lower *L, CVal *lam, Node *call, CVal **args, int nargs);
+
 #endif
