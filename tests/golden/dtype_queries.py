@@ -5,19 +5,6 @@ import triton.language as tl
 
 
 @triton.jit
-def _accumulator_type(dtype):
-    # the accumulator a kernel would pick for an input type
-    if dtype.is_fp8() or dtype.is_fp16() or dtype.is_bf16():
-        return tl.float32
-    elif dtype.is_int64() or dtype.is_fp64():
-        return dtype
-    elif dtype.is_int() and dtype.primitive_bitwidth < 32:
-        return tl.int32
-    else:
-        return dtype
-
-
-@triton.jit
 def scaled_copy_kernel(x_ptr, y_ptr, n, scale, BLOCK: tl.constexpr, UNROLL: tl.constexpr):
     tl.static_assert(x_ptr.dtype.is_ptr() and not x_ptr.dtype.element_ty.is_ptr())
     tl.static_assert(x_ptr.dtype.element_ty.is_floating() != x_ptr.dtype.element_ty.is_int())
@@ -28,7 +15,11 @@ def scaled_copy_kernel(x_ptr, y_ptr, n, scale, BLOCK: tl.constexpr, UNROLL: tl.c
     offs = pid * BLOCK.value + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-    acc_ty: tl.constexpr = _accumulator_type(x.dtype)
+    # the accumulator a kernel would pick for its input type
+    dt: tl.constexpr = x.dtype
+    acc_ty: tl.constexpr = (tl.float32 if dt.is_fp8() or dt.is_fp16() or dt.is_bf16() else
+                            dt if dt.is_int64() or dt.is_fp64() else
+                            tl.int32 if dt.is_int() and dt.primitive_bitwidth < 32 else dt)
     acc = x.cast(acc_ty) * scale
     for _ in tl.static_range(UNROLL.value - 1):
         acc += x.cast(acc_ty)

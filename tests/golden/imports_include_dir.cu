@@ -274,14 +274,14 @@ gelu_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_t n)
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         inner[e] = 0.797884583f * (x[e] + (((0.0447149985f * x[e]) * x[e]) * x[e]));
-    // mathlib.py:18  return x * math_rsqrt(tlc.sum(x * x, axis=0) + tl.math.exp(-20.0))    (in norm, inlined from line 22)
+    // mathlib.py:18  return x * math_rsqrt(tl.sum(tlc.maximum(x * x, 0.0), axis=0) + tl.math.exp(-20.0))    (in norm, inlined from line 22)
     float total;
     // sum along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
     {
         float part[8];  // this thread's 8 values, combined pairwise
         #pragma unroll
         for (int kk = 0; kk < 8; ++kk)
-            part[kk] = x[kk] * x[kk];
+            part[kk] = fmaxf((x[kk] * x[kk]), 0.0f);
         #pragma unroll
         for (int kk = 0; kk < 4; ++kk)
             part[kk] = part[kk] + part[kk + 4];

@@ -160,6 +160,8 @@ def literal_value(text):
         return text[1:-1]
     if text in ("True", "False"):
         return text == "True"
+    if text == "None":
+        return None
     try:
         return int(text, 0)
     except ValueError:
@@ -932,10 +934,25 @@ def load_triton_kernel(case):
     path = os.path.join(ROOT, case.source)
     if path not in _modules:
         name = "tilec_gpu_src_" + re.sub(r"\W", "_", case.source)
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        _modules[path] = module
+        # what tilec searches for imports: each -I folder and the file's package root
+        words = list(case.extra_flags)
+        dirs = [words[i + 1] for i, w in enumerate(words[:-1]) if w == "-I"]
+        dirs += [w[2:] for w in words if w.startswith("-I") and len(w) > 2]
+        root = os.path.dirname(path)
+        while os.path.exists(os.path.join(root, "__init__.py")):
+            root = os.path.dirname(root)
+        for d in [root] + [os.path.join(ROOT, d) for d in dirs]:
+            if d not in sys.path:
+                sys.path.insert(0, d)
+        if root != os.path.dirname(path):
+            # inside a package: imported by its dotted name, so that relative imports work
+            dotted = os.path.relpath(os.path.splitext(path)[0], root).replace(os.sep, ".")
+            _modules[path] = importlib.import_module(dotted)
+        else:
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            _modules[path] = module
     from triton.runtime.jit import JITFunction
     fn = getattr(_modules[path], case.kernel)
     while not isinstance(fn, JITFunction):        # unwrap @triton.autotune / @triton.heuristics

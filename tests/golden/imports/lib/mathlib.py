@@ -4,7 +4,7 @@ import triton.language as tl
 import triton.language.core as tlc
 from triton.language.math import rsqrt as math_rsqrt
 
-HALF: tl.constexpr = 0.5
+HALF = tl.constexpr(0.5)
 
 
 @triton.jit
@@ -15,4 +15,4 @@ def gelu_tanh(x):
 
 @triton.jit
 def norm(x):
-    return x * math_rsqrt(tlc.sum(x * x, axis=0) + tl.math.exp(-20.0))
+    return x * math_rsqrt(tl.sum(tlc.maximum(x * x, 0.0), axis=0) + tl.math.exp(-20.0))

@@ -2,4 +2,4 @@
 # `from normpkg.utils import EPS` this constant.
 import triton.language as tl
 
-EPS: tl.constexpr = 1e-6
+EPS = tl.constexpr(1e-6)
