@@ -337,6 +337,11 @@ def golden_cases():
                 continue
             # debug_strings prints messages with control characters, which Triton refuses
             # (its device_print wants ASCII); make test compiles the escaped C strings.
+            # annotated constexpr globals: Triton 3.6 refuses them unless an environment
+            # variable allows them (tilec reads them; make test checks the CUDA)
+            if "annotated_global.py" in line:
+                print(f"-- skipping {name} on the GPU (Triton 3.6 refuses annotated constexpr globals)")
+                continue
             if "debug_strings.py" in line:
                 print(f"-- skipping {name} on the GPU (messages Triton refuses as non-ASCII)")
                 continue
