@@ -1,5 +1,5 @@
 /*
- * emit.h — tile IR with layouts → readable CUDA C (DESIGN.md §5).
+ * emit.h — tile IR with layouts → readable CUDA C.
  *
  * Contract: cuda_emit() prints one self-contained .cu for a TirFunc whose
  * values carry layouts: a header comment (version, source, regenerate

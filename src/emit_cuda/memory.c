@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-/* Vector width of a tensor memory op (triton-internals §2.4). */
+/* Vector width of a tensor memory op. */
 int memory_vec(const Op *op)
 {
     const Value *ptr = op->args[0];

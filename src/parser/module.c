@@ -115,7 +115,7 @@ typedef struct PyVal {
     int len;
 } PyVal;
 
-static const PyVal pv_unknown = {PV_UNKNOWN, 0, NULL, 0};
+static const PyVal pv_unknown = {.kind = PV_UNKNOWN};
 
 static bool is_env_lookup(const Node *f)
 {
@@ -146,14 +146,14 @@ static PyVal pv_of(Parser *p, const Node *n)
 {
     PyVal v = pv_unknown;
     switch (n->kind) {
-    case N_STR: if (!n->fstring) v = (PyVal){PV_STR, 0, n->str, n->str_len}; return v;
-    case N_INT: if (!n->big) v = (PyVal){PV_INT, n->ival, NULL, 0}; return v;
-    case N_TRUE: case N_FALSE: return (PyVal){PV_BOOL, n->kind == N_TRUE, NULL, 0};
-    case N_NONE: return (PyVal){PV_NONE, 0, NULL, 0};
+    case N_STR: if (!n->fstring) v = (PyVal){.kind = PV_STR, .s = n->str, .len = n->str_len}; return v;
+    case N_INT: if (!n->big) v = (PyVal){.kind = PV_INT, .i = n->ival}; return v;
+    case N_TRUE: case N_FALSE: return (PyVal){.kind = PV_BOOL, .i = n->kind == N_TRUE};
+    case N_NONE: return (PyVal){.kind = PV_NONE};
     case N_UNARY:
         if (n->op != TOK_NOT || (v = pv_of(p, n->lhs)).kind == PV_UNKNOWN)
             return pv_unknown;
-        return (PyVal){PV_BOOL, !pv_truthy(v), NULL, 0};
+        return (PyVal){.kind = PV_BOOL, .i = !pv_truthy(v)};
     case N_BOOLOP: {
         PyVal a = pv_of(p, n->lhs);
         if (a.kind == PV_UNKNOWN)
@@ -164,7 +164,7 @@ static PyVal pv_of(Parser *p, const Node *n)
     }
     case N_CALL:
         if (is_env_lookup(n->lhs) && n->items.len >= 1 && !n->kwargs.len)
-            return n->items.len > 1 ? pv_of(p, n->items.data[1]) : (PyVal){PV_NONE, 0, NULL, 0};
+            return n->items.len > 1 ? pv_of(p, n->items.data[1]) : (PyVal){.kind = PV_NONE};
         if (n->lhs->kind == N_ATTR && !n->items.len && (v = pv_of(p, n->lhs->lhs)).kind == PV_STR &&
             (!strcmp(n->lhs->name, "lower") || !strcmp(n->lhs->name, "upper"))) {
             char *s = arena_strndup(&p->ctx->arena, v.s, (size_t)v.len);
@@ -197,7 +197,7 @@ static PyVal pv_of(Parser *p, const Node *n)
                 return pv_unknown;
             result = pv_equal(a, b) == (op != TOK_NE);
         }
-        return (PyVal){PV_BOOL, result != neg, NULL, 0};
+        return (PyVal){.kind = PV_BOOL, .i = result != neg};
     }
     default:
         return pv_unknown;

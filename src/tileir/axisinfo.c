@@ -1,6 +1,6 @@
 /*
  * axisinfo.c — contiguity, divisibility and constancy of every integer and
- * pointer value, per dimension (triton-internals §3).  A forward pass in
+ * pointer value, per dimension.  A forward pass in
  * program order.  Induction variables take contiguity 1 and divisibility
  * gcd(lb, step), as Triton gives scf.for's; loop-carried values are joined
  * with what the body yields until they are stable (solve_for).  Each loop is

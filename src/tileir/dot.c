@@ -6,7 +6,7 @@
  * An operand tile is stored with the contiguous dimension of the layout it
  * arrives in (a row-major A keeps K contiguous, a row-major B keeps N), in
  * rows of `cols` elements, swizzled as Triton does for mma.sync operands
- * (triton-internals §4.2) so that the eight row addresses of one ldmatrix
+ * so that the eight row addresses of one ldmatrix
  * fall in eight different bank groups.  16-bit operands are read with
  * ldmatrix, transposing (.trans) when K is not the contiguous dimension;
  * 8- and 32-bit ones with ldmatrix when K is contiguous, else element by
@@ -222,7 +222,7 @@ void dot_plan_fma(Op *dot)
  * A loop whose body loads an operand tile of a dot (a load used only by the
  * conversion to the dot operand layout, perhaps through a transpose) gets a
  * ring of num_stages staging buffers filled by cp.async, Triton's Ampere
- * pipeline (triton-internals §6.5):
+ * pipeline:
  *
  *   prologue:  for s < S-1: copies of iteration s into slot s; commit
  *   loop i:    wait until iteration i's copies landed (S-2 groups may stay

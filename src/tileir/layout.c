@@ -1,6 +1,6 @@
 /*
  * layout.c — choosing layouts (tir_layouts): blocked layouts, Triton's
- * default encoding (§2.2), by the Coalesce rule (§2.3); slices, mma and
+ * default encoding, by the Coalesce rule; slices, mma and
  * dot-operand layouts; the conversions where two layouts meet; and the
  * descriptions the header prints.  layout_map.c turns a layout into the
  * map of which thread owns which element.

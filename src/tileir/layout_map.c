@@ -48,7 +48,7 @@ static void map_blocked(const Layout *l, int rank, const int *shape, LayoutMap *
 /* bit b of dim d when the shape has it, else a replicated bit */
 static LBit lbit_in(const int *lg, int dim, int bit) { return bit < lg[dim] ? lbit(dim, bit) : NOBIT; }
 
-/* The mma.sync m16n8 accumulator (triton-internals §6.2): register bit 0 is
+/* The mma.sync m16n8 accumulator: register bit 0 is
  * the column pair, lanes 0-1 the rest of the 8 columns, lanes 2-4 the 8
  * rows, register bit 1 the second 8 rows; warp bits split N (first) and M;
  * then the repetitions, N first. */

@@ -1,7 +1,7 @@
 /*
  * lower_ops.c — typed operations during lowering: Python-level folding,
- * Triton's binary promotion (triton-internals §7.2), integer division
- * semantics (§7.3), casts (§7.7), numpy broadcasting and the shape
+ * Triton's binary promotion, integer division
+ * semantics, casts, numpy broadcasting and the shape
  * primitives (expand_dims, permute) that builtins and subscripts share.
  */
 #include "lower_internal.h"
@@ -151,7 +151,7 @@ Value *emit_const_float(Lower *L, DType d, double v, Loc loc)
     return op->results[0];
 }
 
-/* The dtype a Python literal gets when it becomes a tensor (§7.1). */
+/* The dtype a Python literal gets when it becomes a tensor. */
 DType literal_dtype(Lower *L, const CVal *c, Loc loc)
 {
     switch (c->kind) {
@@ -291,7 +291,7 @@ Value *lower_permute(Lower *L, Value *v, const int *perm, Loc loc)
     return op->results[0];
 }
 
-/* ---- casts (§7.7) --------------------------------------------------------- */
+/* ---- casts --------------------------------------------------------- */
 
 /* fp8 conversions as Triton 3.6 does them (semantic.cast, then FpToFpOpConversion in the
  * NVIDIA backend's ElementwiseOpToLLVM.cpp):
@@ -517,7 +517,7 @@ static CVal *fold_python(Lower *L, TokenKind op, CVal *a, CVal *b, Loc loc)
     return r;
 }
 
-/* ---- Triton's promotion (§7.2) ---------------------------------------------- */
+/* ---- Triton's promotion ---------------------------------------------- */
 
 static int dtype_kind_rank(DType d)
 {

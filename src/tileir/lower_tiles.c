@@ -98,7 +98,7 @@ static Value *cast_to(Lower *L, Value *v, DType d, Loc loc)
     return v->type.dtype == d ? v : cast_value(L, v, type_scalar(d), loc);
 }
 
-/* Triton's input promotion for each reduction (standard.py, §5.3). */
+/* Triton's input promotion for each reduction (its standard.py). */
 static Value *promote_for(Lower *L, ReduceKind k, bool with_index, Value *v, Loc loc)
 {
     DType d = v->type.dtype;
@@ -457,7 +457,7 @@ static bool dot_dtype_ok(DType d)
     return d == DT_I8 || d == DT_FP16 || d == DT_BF16 || d == DT_FP32 || d == DT_FP64 || dtype_is_fp8(d);
 }
 
-/* tl.dot with Triton's rules (triton-internals §6.1). */
+/* tl.dot with Triton's rules. */
 CVal *builtin_dot(const BuiltinCall *c)
 {
     Lower *L = c->L;

@@ -90,18 +90,18 @@ typedef struct AxisInfo {
     int64_t const_value;
 } AxisInfo;
 
-/* A layout (DESIGN.md §4): how a tensor's elements map to the registers,
+/* A layout: how a tensor's elements map to the registers,
  * lanes and warps of a block.  Like Triton's encodings it does not fix the
  * tensor's shape; layout_map() gives the concrete map for one shape.
  *   blocked: sizePerThread / threadsPerWarp / warpsPerCTA / order, all
- *            powers of two (triton-internals §2.1);
+ *            powers of two;
  *   slice:   the parent with dimension `slice_dim` removed — the layout of a
  *            reduction's result; threads that differed only along that
- *            dimension now hold the same elements (§5.1);
+ *            dimension now hold the same elements;
  *   mma:     the accumulator of mma.sync.m16n8kK (version 2): each warp owns
  *            16x8 tiles, lane = 4*group + tig holds (group, 2*tig + {0,1})
  *            and (group + 8, ...); warps split M and N by `wpc`, N fastest
- *            (triton-internals §6.2);
+ *           ;
  *   dotop:   operand `op_idx` (0: A [M,K], 1: B [K,N]) of a dot whose result
  *            has layout `parent` (mma: the mma.sync fragment, `kwidth`
  *            elements of K packed per 32-bit register; blocked: the FMA
@@ -352,7 +352,7 @@ bool op_is_pure(OpKind k);
 
 /* A shared buffer's storage (smem.c).  The tile is stored row-major, viewed
  * as rows of 2^row_log2 elements (the tile's last dimension); within each row
- * the columns are XOR-swizzled in Triton's form (triton-internals §4.1)
+ * the columns are XOR-swizzled in Triton's form
  *     col' = ((col / vec) ^ ((row / per_phase) % max_phase)) * vec + col % vec
  * and then, along the swizzled row-major index i, `pad` elements follow every
  * 2^pad_log2.  All parameters are powers of two; {1, 1, 1} swizzles nothing.
@@ -753,9 +753,9 @@ int layout_reps(const Layout *l, int dim);
 int layout_reg_offset(const Layout *l, int reg, int dim);
 /* Contiguous elements per thread along the layout's fastest dimension. */
 int layout_contig_per_thread(const Layout *l);
-/* Default blocked encoding (triton-internals §2.2) for a shape. */
+/* Default blocked encoding for a shape. */
 void layout_build(Layout *l, int rank, const int *shape, const int *spt, const int *order, int num_warps);
-/* Coalesced elements per thread for one memory op (§2.3). */
+/* Coalesced elements per thread for one memory op. */
 int coalesce_elems_per_thread(const AxisInfo *ptr_ax, Type ptr_type, int num_warps, const int *order);
 void order_from_contiguity(const AxisInfo *ax, int rank, int *order);
 
