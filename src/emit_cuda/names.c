@@ -275,13 +275,9 @@ const char *float_literal(Emitter *E, double x, DType d)
         default: return f32;
         }
     }
-    char buf[64];
-    if (d == DT_FP32)
-        snprintf(buf, sizeof buf, "%.9g", (double)(float)x);
-    else
-        snprintf(buf, sizeof buf, "%.17g", x);
+    const char *buf = d == DT_FP32 ? fmt(E, "%.9g", (double)(float)x) : fmt(E, "%.17g", x);
     if (!strpbrk(buf, ".en"))
-        strcat(buf, ".0");
+        buf = fmt(E, "%s.0", buf);
     switch (d) {
     case DT_FP32: return fmt(E, "%sf", buf);
     case DT_FP64: return fmt(E, "%s", buf);

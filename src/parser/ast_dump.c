@@ -44,15 +44,17 @@ static void put_op(StrBuf *out, TokenKind op)
 
 static void put_double(StrBuf *out, double v)
 {
-    char buf[64];
+    StrBuf text = {0};
     for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
+        text.len = 0;
+        sb_printf(&text, "%.*g", prec, v);
+        if (strtod(text.data, NULL) == v)
             break;
     }
-    sb_puts(out, buf);
-    if (!strpbrk(buf, ".eEni"))
+    sb_puts(out, text.data);
+    if (!strpbrk(text.data, ".eEni"))
         sb_puts(out, ".0");
+    sb_free(&text);
 }
 
 static void put_string(StrBuf *out, const char *s, int len, bool fstring)

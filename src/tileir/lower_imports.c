@@ -66,10 +66,9 @@ static char *read_file(Lower *L, const char *path, size_t *len)
     if (!f)
         return NULL;
     StrBuf sb = {0};
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0 && sb.len <= TILEC_MAX_SOURCE_BYTES)
-        sb_putn(&sb, buf, n);
+    int c;
+    while ((c = fgetc(f)) != EOF && sb.len <= TILEC_MAX_SOURCE_BYTES)
+        sb_putc(&sb, (char)c);
     bool bad = ferror(f);
     fclose(f);
     if (bad) {
