@@ -218,6 +218,8 @@ class Gen:
             self.emit(f"tl.store(out0_ptr + {o}, v, mask={m})")
         if "reduce" in chosen:
             axis = self.pick(None, *range(rank))
+            if axis is not None and all(d == 1 for i, d in enumerate(t.shape) if i != axis):
+                axis = None     # the result would be a 1-element tile, not a scalar
             kind = self.pick("sum", "max", "argmax", "welford") if acc == "fp32" else self.pick("sum", "max", "argmax")
             count, where = self.reduced(t.shape, axis)
             idx = f"pid * {count} + {where}" if where != "0" else "pid"
