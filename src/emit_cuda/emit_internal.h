@@ -130,6 +130,10 @@ void emit_convert(Emitter *E, const Op *op);
 void emit_reduce(Emitter *E, const Op *op);
 void emit_scan(Emitter *E, const Op *op);
 
+/* combine.c: tl.reduce and tl.associative_scan with a jit combine function */
+void emit_reduce_combine(Emitter *E, const Op *op);
+void emit_scan_combine(Emitter *E, const Op *op);
+
 /* stage.c: tl.dot operands (staging, ldmatrix, cp.async) */
 int frag_words(const Value *v);
 const char *stage_helper(Emitter *E, const Op *op);
