@@ -29,27 +29,34 @@ static void call_combine(Emitter *E, const char *fn, int n, const char *const *a
     sb_free(&s);
 }
 
-/* Prints op's combine function into the helpers; returns its C name. */
+/* The helper's parameters, left group, right group, combined group; its names are its
+ * own (the source's parameter names, whatever the kernel uses), so E->names is swapped
+ * for an empty table while they and the body are named. */
+static const char **helper_params(Emitter *E, const Block *b, int n, const char **out)
+{
+    const char **decls = NEW_ARRAY(E->a, const char *, 3 * n);
+    for (int i = 0; i < 2 * n; i++)
+        decls[i] = const_decl(E, b->args.data[i]->type, vname(E, b->args.data[i]));
+    for (int k = 0; k < n; k++) {
+        const Value *v = b->args.data[k];
+        out[k] = unique_name(E, fmt(E, "out_%s", vname(E, v)));
+        decls[2 * n + k] = fmt(E, "%s &%s", dtype_ctype(v->type.dtype), out[k]);
+    }
+    return decls;
+}
+
+/* Prints op's combine function into the helpers, unless an identical one is there
+ * already (the same function on the same types, as tl.reduce over every axis makes);
+ * returns its C name. */
 static const char *combine_helper(Emitter *E, const Op *op)
 {
     const Block *b = op->regions[0];
     int n = op->nargs;
-    const char *fn = unique_name(E, op->kind == OP_REDUCE ? op->reduce.combine : op->scan.combine);
+    StrMap saved_names = E->names, saved_suffix = E->next_suffix;
+    E->names = (StrMap){0};
+    E->next_suffix = (StrMap){0};
     const char **out = NEW_ARRAY(E->a, const char *, n);
-    const char *head = fmt(E, "__device__ __forceinline__ void %s(", fn);
-    StrBuf params = {0};
-    for (int g = 0; g < 3; g++) {
-        sb_printf(&params, "%*s", g ? (int)strlen(head) : 0, "");
-        for (int k = 0; k < n; k++) {
-            const Value *v = b->args.data[g == 1 ? n + k : k];
-            if (g == 2)
-                out[k] = unique_name(E, fmt(E, "out_%s", vname(E, v)));
-            sb_printf(&params, "%s%s", k ? ", " : "",
-                      g == 2 ? fmt(E, "%s &%s", dtype_ctype(v->type.dtype), out[k]) : const_decl(E, v->type, vname(E, v)));
-        }
-        sb_puts(&params, g == 0 ? ",  // the left group\n" : g == 1 ? ",  // the right group\n" : ")  // the combined group\n");
-    }
-    /* the body, printed as a kernel's statements are */
+    const char **decls = helper_params(E, b, n, out);
     StrBuf body = {0};
     StrBuf *saved_out = E->out;
     int saved_indent = E->indent;
@@ -57,7 +64,10 @@ static const char *combine_helper(Emitter *E, const Op *op)
     E->out = &body;
     E->indent = 1;
     E->last_stmt = NULL;
-    emit_block(E, b);
+    const char *base = op->kind == OP_REDUCE ? op->reduce.combine : op->scan.combine;
+    E->combine_src = base;
+    emit_block(E, b); /* printed as a kernel's statements are */
+    E->combine_src = NULL;
     const Op *y = b->ops.data[b->ops.len - 1];
     line(E, "// the combined group");
     for (int k = 0; k < n; k++)
@@ -65,15 +75,39 @@ static const char *combine_helper(Emitter *E, const Op *op)
     E->out = saved_out;
     E->indent = saved_indent;
     E->last_stmt = saved_stmt;
-    StrBuf *h = &E->helpers;
-    if (h->len)
-        sb_putc(h, '\n');
-    sb_printf(h, "// %s: the combine function of the %s at %s:%d, on groups of %d element%s; the left\n"
-                 "// group comes first along the axis.\n",
-              fn, op->kind == OP_REDUCE ? "reduction" : "scan", source_file_name(E, op->loc), op->loc.line, n,
-              n == 1 ? "" : "s");
-    sb_printf(h, "%s%s{\n%s}\n", head, params.data, body.data ? body.data : "");
-    sb_free(&params);
+    E->names = saved_names;
+    E->next_suffix = saved_suffix;
+    StrBuf key = {0};
+    sb_printf(&key, "%s(", base);
+    for (int i = 0; i < 3 * n; i++)
+        sb_printf(&key, "%s;", decls[i]);
+    sb_printf(&key, "){%s}", body.data ? body.data : "");
+    const char *fn = NULL;
+    for (int i = 0; i < E->combine_keys.len && !fn; i++)
+        if (!strcmp(E->combine_keys.data[i], key.data))
+            fn = E->combine_fns.data[i];
+    if (!fn) {
+        fn = unique_name(E, base);
+        vec_push(E->a, &E->combine_keys, fmt(E, "%s", key.data));
+        vec_push(E->a, &E->combine_fns, fn);
+        const char *head = fmt(E, "__device__ __forceinline__ void %s(", fn);
+        StrBuf *h = &E->helpers;
+        if (h->len)
+            sb_putc(h, '\n');
+        sb_printf(h, "// The combine function %s() on groups of %d element%s, the left group first along the axis\n"
+                     "// (first used by the %s at %s:%d).\n%s",
+                  base, n, n == 1 ? "" : "s", op->kind == OP_REDUCE ? "reduction" : "scan",
+                  source_file_name(E, op->loc), op->loc.line, head);
+        static const char *const role[3] = {",  // the left group\n", ",  // the right group\n", ")  // the combined group\n"};
+        for (int g = 0; g < 3; g++) {
+            sb_printf(h, "%*s", g ? (int)strlen(head) : 0, "");
+            for (int k = 0; k < n; k++)
+                sb_printf(h, "%s%s", k ? ", " : "", decls[g * n + k]);
+            sb_puts(h, role[g]);
+        }
+        sb_printf(h, "{\n%s}\n", body.data ? body.data : "");
+    }
+    sb_free(&key);
     sb_free(&body);
     return fn;
 }

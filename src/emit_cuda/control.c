@@ -32,7 +32,11 @@ static void stmt_comment(Emitter *E, const Op *op)
     }
     const char *stmt = comment_escape(E->a, text.data ? text.data : "");
     sb_free(&text);
-    if (s->helper)
+    if (E->combine_src && s->helper && strcmp(s->helper, E->combine_src)) /* a helper the combine calls */
+        line(E, "// %s:%d  %s    (in %s)", source_file_name(E, s->loc), s->loc.line, stmt, s->helper);
+    else if (E->combine_src)
+        line(E, "// %s:%d  %s", source_file_name(E, s->loc), s->loc.line, stmt);
+    else if (s->helper)
         line(E, "// %s:%d  %s    (in %s, inlined from line %d)", source_file_name(E, s->loc), s->loc.line, stmt, s->helper,
              s->call_line);
     else

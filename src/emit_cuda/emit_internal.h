@@ -54,6 +54,9 @@ typedef struct Emitter {
     int nbuf;              /* shared buffers named so far */
     Vec(const Op *) stage_ops; /* staging buffers named so far ... */
     Vec(const char *) stage_fns; /* ... and their helpers */
+    Vec(const char *) combine_keys; /* combine helpers printed so far, by their text ... */
+    Vec(const char *) combine_fns;  /* ... and their names (combine.c) */
+    const char *combine_src;  /* the jit function whose combine helper is being printed, or NULL */
 } Emitter;
 
 static inline ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }

@@ -193,15 +193,15 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
 
-// argmax_combine: the combine function of the reduction at combine_argmax.py:18, on groups of 2 elements; the left
-// group comes first along the axis.
+// The combine function argmax_combine() on groups of 2 elements, the left group first along the axis
+// (first used by the reduction at combine_argmax.py:18).
 __device__ __forceinline__ void argmax_combine(const float value_a, const int32_t index_a,  // the left group
                                                const float value_b, const int32_t index_b,  // the right group
                                                float &out_value_a, int32_t &out_index_a)  // the combined group
 {
-    // combine_argmax.py:8  better = (value_a > value_b) | ((value_a == value_b) & (index_a < index_b))    (in argmax_combine, inlined from line 18)
+    // combine_argmax.py:8  better = (value_a > value_b) | ((value_a == value_b) & (index_a < index_b))
     const bool better = (value_a > value_b) | ((value_a == value_b) & (index_a < index_b));
-    // combine_argmax.py:9  return tl.where(better, value_a, value_b), tl.where(better, index_a, index_b)    (in argmax_combine, inlined from line 18)
+    // combine_argmax.py:9  return tl.where(better, value_a, value_b), tl.where(better, index_a, index_b)
     const float sel = better ? value_a : value_b;
     const int32_t sel_2 = better ? index_a : index_b;
     // the combined group

@@ -201,40 +201,16 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
 
-// absmax_combine: the combine function of the reduction at combine_cols.py:20, on groups of 1 element; the left
-// group comes first along the axis.
+// The combine function absmax_combine() on groups of 1 element, the left group first along the axis
+// (first used by the reduction at combine_cols.py:20).
 __device__ __forceinline__ void absmax_combine(const float a,  // the left group
                                                const float b,  // the right group
                                                float &out_a)  // the combined group
 {
-    // combine_cols.py:8  return tl.where(tl.abs(a) >= tl.abs(b), a, b)    (in absmax_combine, inlined from line 20)
+    // combine_cols.py:8  return tl.where(tl.abs(a) >= tl.abs(b), a, b)
     const float sel = (fabsf(a) >= fabsf(b)) ? a : b;
     // the combined group
     out_a = sel;
-}
-
-// absmax_combine_2: the combine function of the reduction at combine_cols.py:21, on groups of 1 element; the left
-// group comes first along the axis.
-__device__ __forceinline__ void absmax_combine_2(const float a_2,  // the left group
-                                                 const float b_2,  // the right group
-                                                 float &out_a_2)  // the combined group
-{
-    // combine_cols.py:8  return tl.where(tl.abs(a) >= tl.abs(b), a, b)    (in absmax_combine, inlined from line 21)
-    const float sel_2 = (fabsf(a_2) >= fabsf(b_2)) ? a_2 : b_2;
-    // the combined group
-    out_a_2 = sel_2;
-}
-
-// absmax_combine_3: the combine function of the reduction at combine_cols.py:21, on groups of 1 element; the left
-// group comes first along the axis.
-__device__ __forceinline__ void absmax_combine_3(const float a_3,  // the left group
-                                                 const float b_3,  // the right group
-                                                 float &out_a_3)  // the combined group
-{
-    // combine_cols.py:8  return tl.where(tl.abs(a) >= tl.abs(b), a, b)    (in absmax_combine, inlined from line 21)
-    const float sel_3 = (fabsf(a_3) >= fabsf(b_3)) ? a_3 : b_3;
-    // the combined group
-    out_a_3 = sel_3;
 }
 
 extern "C" __global__ void __launch_bounds__(128)
@@ -308,34 +284,34 @@ col_absmax_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, float 
     }
     // combine_cols.py:21  total = tl.reduce(x, None, absmax_combine)
     float row_reduced[4];  // [32] fp32, L2
-    // reduction with absmax_combine_2 along dim 1: 4 values in each thread, then across 16 lanes
+    // reduction with absmax_combine along dim 1: 4 values in each thread, then across 16 lanes
     #pragma unroll
     for (int e = 0; e < 4; ++e) {
         row_reduced[e] = x[(e << 2)];
         #pragma unroll
         for (int kk = 1; kk < 4; ++kk)
-            absmax_combine_2(row_reduced[e], x[(e << 2) | kk], row_reduced[e]);
+            absmax_combine(row_reduced[e], x[(e << 2) | kk], row_reduced[e]);
     }
     #pragma unroll
     for (int lane_bit = 8; lane_bit >= 1; lane_bit >>= 1) {
         #pragma unroll
         for (int e = 0; e < 4; ++e) {
             const float other = tilec::shfl_xor(row_reduced[e], lane_bit);
-            absmax_combine_2(row_reduced[e], other, row_reduced[e]);
+            absmax_combine(row_reduced[e], other, row_reduced[e]);
         }
     }
     float total;
-    // reduction with absmax_combine_3 along dim 0: 4 values in each thread, then across 2 lanes, then across 4 warps
+    // reduction with absmax_combine along dim 0: 4 values in each thread, then across 2 lanes, then across 4 warps
     {
         total = row_reduced[0];
         #pragma unroll
         for (int kk = 1; kk < 4; ++kk)
-            absmax_combine_3(total, row_reduced[kk], total);
+            absmax_combine(total, row_reduced[kk], total);
     }
     {
         {
             const float other = tilec::shfl_xor(total, 16);
-            absmax_combine_3(total, other, total);
+            absmax_combine(total, other, total);
         }
     }
     {
@@ -351,7 +327,7 @@ col_absmax_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, float 
             total = partial[0];
             #pragma unroll
             for (int ww = 1; ww < 4; ++ww)
-                absmax_combine_3(total, partial[ww], total);
+                absmax_combine(total, partial[ww], total);
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }

@@ -193,15 +193,15 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
 
-// cummax_combine: the combine function of the scan at combine_cummax.py:19, on groups of 2 elements; the left
-// group comes first along the axis.
+// The combine function cummax_combine() on groups of 2 elements, the left group first along the axis
+// (first used by the scan at combine_cummax.py:19).
 __device__ __forceinline__ void cummax_combine(const float value_a, const int32_t index_a,  // the left group
                                                const float value_b, const int32_t index_b,  // the right group
                                                float &out_value_a, int32_t &out_index_a)  // the combined group
 {
-    // combine_cummax.py:8  keep = value_a >= value_b    (in cummax_combine, inlined from line 19)
+    // combine_cummax.py:8  keep = value_a >= value_b
     const bool keep = value_a >= value_b;
-    // combine_cummax.py:9  return tl.maximum(value_a, value_b), tl.where(keep, index_a, index_b)    (in cummax_combine, inlined from line 19)
+    // combine_cummax.py:9  return tl.maximum(value_a, value_b), tl.where(keep, index_a, index_b)
     const float larger = fmaxf(value_a, value_b);
     const int32_t sel = keep ? index_a : index_b;
     // the combined group

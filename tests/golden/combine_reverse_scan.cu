@@ -193,13 +193,13 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
 
-// affine_combine: the combine function of the scan at combine_reverse_scan.py:19, on groups of 2 elements; the left
-// group comes first along the axis.
+// The combine function affine_combine() on groups of 2 elements, the left group first along the axis
+// (first used by the scan at combine_reverse_scan.py:19).
 __device__ __forceinline__ void affine_combine(const float a_first, const float b_first,  // the left group
                                                const float a_second, const float b_second,  // the right group
                                                float &out_a_first, float &out_b_first)  // the combined group
 {
-    // combine_reverse_scan.py:8  return a_first * a_second, b_first * a_second + b_second    (in affine_combine, inlined from line 19)
+    // combine_reverse_scan.py:8  return a_first * a_second, b_first * a_second + b_second
     const float prod = a_first * a_second;
     const float sum = (b_first * a_second) + b_second;
     // the combined group

@@ -200,26 +200,26 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
 
-// welford_combine: the combine function of the reduction at combine_welford.py:28, on groups of 3 elements; the left
-// group comes first along the axis.
+// The combine function welford_combine() on groups of 3 elements, the left group first along the axis
+// (first used by the reduction at combine_welford.py:28).
 __device__ __forceinline__ void welford_combine(const float mean_a, const float m2_a, const float weight_a,  // the left group
                                                 const float mean_b, const float m2_b, const float weight_b,  // the right group
                                                 float &out_mean_a, float &out_m2_a, float &out_weight_a)  // the combined group
 {
-    // combine_welford.py:8  weight = weight_a + weight_b    (in welford_combine, inlined from line 28)
-    const float weight_2 = weight_a + weight_b;
-    // combine_welford.py:9  b_share = tl.where(weight == 0.0, 0.0, weight_b / weight)    (in welford_combine, inlined from line 28)
-    const float b_share = (weight_2 == 0.0f) ? 0.0f : tilec::div_full(weight_b, weight_2);
-    // combine_welford.py:10  delta = mean_b - mean_a    (in welford_combine, inlined from line 28)
+    // combine_welford.py:8  weight = weight_a + weight_b
+    const float weight = weight_a + weight_b;
+    // combine_welford.py:9  b_share = tl.where(weight == 0.0, 0.0, weight_b / weight)
+    const float b_share = (weight == 0.0f) ? 0.0f : tilec::div_full(weight_b, weight);
+    // combine_welford.py:10  delta = mean_b - mean_a
     const float delta = mean_b - mean_a;
-    // combine_welford.py:11  mean = mean_a + delta * b_share    (in welford_combine, inlined from line 28)
+    // combine_welford.py:11  mean = mean_a + delta * b_share
     const float mean = mean_a + (delta * b_share);
-    // combine_welford.py:12  m2 = m2_a + m2_b + delta * delta * weight_a * b_share    (in welford_combine, inlined from line 28)
+    // combine_welford.py:12  m2 = m2_a + m2_b + delta * delta * weight_a * b_share
     const float m2 = (m2_a + m2_b) + (((delta * delta) * weight_a) * b_share);
     // the combined group
     out_mean_a = mean;
     out_m2_a = m2;
-    out_weight_a = weight_2;
+    out_weight_a = weight;
 }
 
 extern "C" __global__ void __launch_bounds__(128)
@@ -313,14 +313,14 @@ welford_norm_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    float mean_2[2];  // [4x1] fp32, L0
+    float mean[2];  // [4x1] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        mean_2[e] = row_reduced[e];
-    float m2_2[2];  // [4x1] fp32, L0
+        mean[e] = row_reduced[e];
+    float m2[2];  // [4x1] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        m2_2[e] = row_reduced_2[e];
+        m2[e] = row_reduced_2[e];
     float count[2];  // [4x1] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
@@ -329,12 +329,12 @@ welford_norm_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_
     float var[2];  // [4x1] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        var[e] = tilec::div_full(m2_2[e], fmaxf(count[e], 1.0f));
+        var[e] = tilec::div_full(m2[e], fmaxf(count[e], 1.0f));
     // combine_welford.py:30  y = (x - mean) / tl.sqrt(var + eps)
     float y[8];  // [4x256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        y[e] = tilec::div_full((x[e] - mean_2[(e >> 2)]), tilec::sqrt_approx(var[(e >> 2)] + eps));
+        y[e] = tilec::div_full((x[e] - mean[(e >> 2)]), tilec::sqrt_approx(var[(e >> 2)] + eps));
     // combine_welford.py:31  tl.store(y_ptr + offs, y, mask=mask)
     #pragma unroll
     for (int e = 0; e < 8; ++e)
