@@ -45,6 +45,22 @@ static const char **helper_params(Emitter *E, const Block *b, int n, const char 
     return decls;
 }
 
+/* Marks the names the plan gave values of b (loop variables) as taken. */
+static void reserve_planned_names(Emitter *E, const Block *b)
+{
+    for (int i = 0; i < b->args.len; i++)
+        if (info(E, b->args.data[i])->name)
+            strmap_put(E->a, &E->names, info(E, b->args.data[i])->name, 0);
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        for (int k = 0; k < op->nres; k++)
+            if (info(E, op->results[k])->name)
+                strmap_put(E->a, &E->names, info(E, op->results[k])->name, 0);
+        for (int r = 0; r < op->nregions; r++)
+            reserve_planned_names(E, op->regions[r]);
+    }
+}
+
 /* Prints op's combine function into the helpers, unless an identical one is there
  * already (the same function on the same types, as tl.reduce over every axis makes);
  * returns its C name. */
@@ -55,6 +71,7 @@ static const char *combine_helper(Emitter *E, const Op *op)
     StrMap saved_names = E->names, saved_suffix = E->next_suffix;
     E->names = (StrMap){0};
     E->next_suffix = (StrMap){0};
+    reserve_planned_names(E, b);
     const char **out = NEW_ARRAY(E->a, const char *, n);
     const char **decls = helper_params(E, b, n, out);
     StrBuf body = {0};
