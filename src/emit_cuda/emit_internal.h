@@ -57,6 +57,9 @@ typedef struct Emitter {
     int nbuf;              /* shared buffers named so far */
     Vec(const Op *) stage_ops; /* staging buffers named so far ... */
     Vec(const char *) stage_fns; /* ... and their helpers */
+    Vec(const char *) combine_keys; /* combine helpers printed so far, by their text ... */
+    Vec(const char *) combine_fns;  /* ... and their names (combine.c) */
+    const char *combine_src;  /* the jit function whose combine helper is being printed, or NULL */
 } Emitter;
 
 static inline ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }
@@ -135,6 +138,10 @@ void emit_convert(Emitter *E, const Op *op);
 /* reduce.c: reductions and scans */
 void emit_reduce(Emitter *E, const Op *op);
 void emit_scan(Emitter *E, const Op *op);
+
+/* combine.c: tl.reduce and tl.associative_scan with a jit combine function */
+void emit_reduce_combine(Emitter *E, const Op *op);
+void emit_scan_combine(Emitter *E, const Op *op);
 
 /* stage.c: tl.dot operands (staging, ldmatrix, cp.async) */
 int frag_words(const Value *v);
