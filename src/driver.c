@@ -149,11 +149,16 @@ bool tilec_parse_signature(Arena *a, const char *sig, LowerOptions *lo, const ch
             p++;
         const char *start = p;
         char quote = 0;
-        while (*p && (quote || *p != ',')) {
+        int depth = 0; /* inside tensordesc<fp16[64, 64]>'s brackets */
+        while (*p && (quote || depth || *p != ',')) {
             if (quote && *p == quote)
                 quote = 0;
             else if (!quote && (*p == '"' || *p == '\''))
                 quote = *p;
+            else if (!quote && *p == '[')
+                depth++;
+            else if (!quote && *p == ']' && depth)
+                depth--;
             p++;
         }
         if (quote) {

@@ -192,6 +192,12 @@ CVal *lower_builtin_call(Lower *L, const char *name, Node *call, CVal **args, in
         lower_error(L, call->loc, "%s is not supported yet (%s)", shown, b->later);
     if (b)
         return call_row(L, b, shown, call, NULL, args, nargs, kwnames, kwvals, nkw);
+#define GONE(nm, instead)                                                                                    \
+    if (!strcmp(name, nm))                                                                                   \
+        lower_error(L, call->loc, "module 'triton.language' has no attribute '%s' (Triton 3.6 removed it; use %s)", \
+                    name + 3, instead);
+    BUILTIN_REMOVED(GONE)
+#undef GONE
     if (!strncmp(name, "libdevice.", 10))
         lower_error(L, call->loc, "unknown or unsupported math function %s", name);
     if (!strncmp(name, "math.", 5))
@@ -221,6 +227,14 @@ CVal *lower_method_call(Lower *L, CVal *method, Node *call, CVal **args, int nar
         if (!b)
             lower_error(L, call->loc, "dtype has no method '%s'", m);
         return call_row(L, b, arena_printf(L->a, "dtype.%s()", m), call, self, args, nargs, kwnames, kwvals, nkw);
+    }
+    if (self->kind == CV_TENSORDESC) {
+        const Builtin *b = find("tensordesc.", m, false);
+        if (!b)
+            lower_error(L, call->loc, "tensor descriptor has no method '%s'", m);
+        if (b->later)
+            lower_error(L, call->loc, "tensor descriptor method '.%s()' is not supported yet (%s)", m, b->later);
+        return call_row(L, b, arena_printf(L->a, "desc.%s()", m), call, self, args, nargs, kwnames, kwvals, nkw);
     }
     const Builtin *b = find("tensor.", m, false);
     if (!b)

@@ -8,8 +8,9 @@
  *   B(name, flags, handler, data, "parameters")
  *     name        as the kernel writes it, after module aliases are resolved
  *                 ("tl.load", "libdevice.exp", "math.log2", "min");
- *                 "tensor.NAME" and "dtype.NAME" are methods of a tensor or
- *                 a dtype, their receiver bound to the first parameter
+ *                 "tensor.NAME", "dtype.NAME" and "tensordesc.NAME" are
+ *                 methods of a tensor, a dtype or a tensor descriptor, their
+ *                 receiver bound to the first parameter
  *     flags       BI_METHOD: also a tensor method, x.NAME(...) binding x to
  *                 the first parameter
  *     handler     CVal *builtin_HANDLER(const BuiltinCall *c)
@@ -166,6 +167,23 @@ enum { BI_METHOD = 1 };
     B("tl.philox_impl", 0, philox_impl, 0, "c0, c1, c2, c3, k0, k1, n_rounds=10")                                 \
     B("tl.uint_to_uniform_float", 0, uint_to_uniform_float, 0, "x")                                               \
     B("tl.pair_uniform_to_normal", 0, pair_uniform_to_normal, 0, "u1, u2")                                        \
+    /* ---- block pointers and tensor descriptors (lower_blockptr.c) */                                           \
+    B("tl.make_block_ptr", 0, make_block_ptr, 0, "base, shape, strides, offsets, block_shape, order")             \
+    B("tl.advance", BI_METHOD, advance, 0, "base, offsets")                                                       \
+    B("tl.make_tensor_descriptor", 0, make_tensor_descriptor, 0,                                                  \
+      "base, shape, strides, block_shape, padding_option=None")                                                   \
+    B("tl.load_tensor_descriptor", 0, descriptor_load, 0, "desc, offsets")                                        \
+    B("tl.store_tensor_descriptor", 0, descriptor_store, 0, "desc, offsets, value")                               \
+    B("tensordesc.load", 0, descriptor_load, 0, "self, offsets")                                                  \
+    B("tensordesc.store", 0, descriptor_store, 0, "self, offsets, value")                                         \
+    B("tensordesc.atomic_add", 0, descriptor_atomic, ATOM_ADD, "self, offsets, value")                            \
+    B("tensordesc.atomic_min", 0, descriptor_atomic, ATOM_MIN, "self, offsets, value")                            \
+    B("tensordesc.atomic_max", 0, descriptor_atomic, ATOM_MAX, "self, offsets, value")                            \
+    B("tensordesc.atomic_and", 0, descriptor_atomic, ATOM_AND, "self, offsets, value")                            \
+    B("tensordesc.atomic_or", 0, descriptor_atomic, ATOM_OR, "self, offsets, value")                              \
+    B("tensordesc.atomic_xor", 0, descriptor_atomic, ATOM_XOR, "self, offsets, value")                            \
+    LATER("tensordesc.gather", 0, "descriptor gather and scatter")                                                \
+    LATER("tensordesc.scatter", 0, "descriptor gather and scatter")                                               \
     /* ---- not supported yet */                                                                                 \
     LATER("tl.dot_scaled", BI_METHOD, "scaled matrix products")                                                  \
     LATER("tl.reshape", BI_METHOD, "reshapes")                                                                   \
@@ -175,14 +193,6 @@ enum { BI_METHOD = 1 };
     LATER("tl.split", BI_METHOD, "join/split")                                                                   \
     LATER("tl.interleave", BI_METHOD, "join/split")                                                              \
     LATER("tl.cat", BI_METHOD, "concatenation")                                                                  \
-    LATER("tl.make_block_ptr", BI_METHOD, "block pointers")                                                      \
-    LATER("tl.advance", BI_METHOD, "block pointers")                                                             \
-    LATER("tl.make_tensor_descriptor", BI_METHOD, "tensor descriptors")                                          \
-    LATER("tl.load_tensor_descriptor", BI_METHOD, "tensor descriptors")                                          \
-    LATER("tl.store_tensor_descriptor", BI_METHOD, "tensor descriptors")                                         \
-    LATER("tl._experimental_descriptor_load", BI_METHOD, "tensor descriptors")                                   \
-    LATER("tl._experimental_descriptor_store", BI_METHOD, "tensor descriptors")                                  \
-    LATER("tl._experimental_make_tensor_descriptor", BI_METHOD, "tensor descriptors")                            \
     LATER("tl.sort", BI_METHOD, "sorting")                                                                       \
     LATER("tl.topk", BI_METHOD, "topk")                                                                          \
     LATER("tl.gather", BI_METHOD, "gather")                                                                      \
@@ -203,6 +213,13 @@ enum { BI_METHOD = 1 };
     LATER("tl.extra.cuda.experimental_device_tensormap_create1d", 0, "tensor descriptors")                       \
     LATER("tl.extra.cuda.experimental_device_tensormap_create2d", 0, "tensor descriptors")                       \
     LATER("tl.extra.cuda.experimental_tensormap_fenceproxy_acquire", 0, "tensor descriptors")
+
+/* Names Triton 3.6 no longer has, reported as Triton reports them (an AttributeError of
+ * triton.language) with what to use instead: X(name, instead) */
+#define BUILTIN_REMOVED(X)                                                                                        \
+    X("tl._experimental_make_tensor_descriptor", "tl.make_tensor_descriptor")                                     \
+    X("tl._experimental_descriptor_load", "desc.load(offsets) on a tl.make_tensor_descriptor")                     \
+    X("tl._experimental_descriptor_store", "desc.store(offsets, value) on a tl.make_tensor_descriptor")
 
 /* libdevice spellings of the math functions, accepted under tl. and
  * libdevice. alike: X(math function, name) or X2(binary one, name) */

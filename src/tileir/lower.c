@@ -388,6 +388,8 @@ static void assign_target(Lower *L, Node *t, CVal *v)
     if (t->kind == N_NAME) {
         if (v->kind == CV_VALUE && v->v->def && !v->v->name)
             v->v->name = t->name;
+        if ((v->kind == CV_BLOCKPTR || v->kind == CV_TENSORDESC) && !v->bp->name)
+            v->bp->name = t->name;
         env_set(L, L->env, t->name, v);
         return;
     }
@@ -478,7 +480,7 @@ static int carried_names(Lower *L, NodeList *body, const char ***names_out)
             dup |= !strcmp(carried.data[k], nm);
         if (dup)
             continue;
-        if (v->kind != CV_VALUE && !cv_is_python_scalar(v))
+        if (v->kind != CV_VALUE && !cv_is_python_scalar(v) && v->kind != CV_BLOCKPTR)
             continue; /* re-binding a non-value name: leave to the body */
         vec_push(L->a, &carried, nm);
     }
@@ -518,6 +520,71 @@ static void emit_yield(Lower *L, Value **vals, int n, Loc loc)
     y->loc = loc;
     y->stmt = L->stmt;
     tir_block_append(L->a, L->cur, y);
+}
+
+/* The values a loop carries for its carried names: one each, but a block pointer
+ * carries its offsets (its base, shape and strides stay as they are). */
+typedef struct Carry {
+    int n;                /* names */
+    const char **names;
+    CVal **init;          /* each name's value before the loop */
+    int *first;           /* where each name's values start */
+    int nv;               /* values */
+    Value **vals;         /* their values before the loop */
+} Carry;
+
+static Carry carry_begin(Lower *L, const char **names, int n, Loc loc)
+{
+    Carry c = {.n = n, .names = names};
+    c.init = NEW_ARRAY(L->a, CVal *, n + 1);
+    c.first = NEW_ARRAY(L->a, int, n + 1);
+    for (int i = 0; i < n; i++) {
+        c.init[i] = env_get(L->env, names[i]);
+        c.first[i] = c.nv;
+        c.nv += carry_width(c.init[i]);
+    }
+    c.vals = NEW_ARRAY(L->a, Value *, c.nv + 1);
+    for (int i = 0; i < n; i++)
+        carry_values(L, c.init[i], c.vals + c.first[i], loc);
+    return c;
+}
+
+/* The name of carried value k: the variable's, or "ptr_off1" for a block pointer's offset. */
+static const char *carry_name(Lower *L, const Carry *c, int k)
+{
+    int i = c->n - 1;
+    while (c->first[i] > k)
+        i--;
+    if (c->init[i]->kind != CV_BLOCKPTR)
+        return c->names[i];
+    return arena_printf(L->a, "%s_off%d", c->names[i], k - c->first[i]);
+}
+
+/* Binds the carried names in env to vals (a block's arguments, the loop's results). */
+static void carry_bind(Lower *L, const Carry *c, Env *env, Value **vals)
+{
+    for (int i = 0; i < c->n; i++)
+        env_set(L, env, c->names[i], carry_rebuild(L, c->init[i], vals + c->first[i]));
+}
+
+/* The values the body yields, of the types rt. */
+static Value **carry_yields(Lower *L, const Carry *c, const Type *rt, Loc loc)
+{
+    Value **ys = NEW_ARRAY(L->a, Value *, c->nv + 1);
+    for (int i = 0; i < c->n; i++) {
+        int k = c->first[i];
+        if (c->init[i]->kind != CV_BLOCKPTR) {
+            ys[k] = yield_value(L, c->names[i], rt[k], loc);
+            continue;
+        }
+        CVal *now = env_get(L->env, c->names[i]);
+        if (!now)
+            BUG("loop-carried variable '%s' is unbound at the end of the loop body", c->names[i]);
+        carry_yield(L, c->names[i], c->init[i], now, ys + k, loc);
+        for (int d = 0; d < carry_width(c->init[i]); d++)
+            check_carried_type(L, carry_name(L, c, k + d), rt[k + d], ys[k + d]->type, loc);
+    }
+    return ys;
 }
 
 static bool body_returns(NodeList *body);
@@ -598,11 +665,13 @@ static void lower_for(Lower *L, Node *s)
         bv[i] = cast_value(L, to_value(L, bounds[i], call->loc), type_scalar(ivt), call->loc);
 
     const char **names;
-    int nc = carried_names(L, &s->body, &names);
+    int nnames = carried_names(L, &s->body, &names);
+    Carry cr = carry_begin(L, names, nnames, s->loc);
+    int nc = cr.nv;
     Value **inits = NEW_ARRAY(L->a, Value *, nc + 3);
     inits[0] = bv[0], inits[1] = bv[1], inits[2] = bv[2];
     for (int i = 0; i < nc; i++)
-        inits[3 + i] = to_value(L, env_get(L->env, names[i]), s->loc);
+        inits[3 + i] = cr.vals[i];
     Type *rt = NEW_ARRAY(L->a, Type, nc + 1);
     for (int i = 0; i < nc; i++)
         rt[i] = inits[3 + i]->type;
@@ -622,10 +691,10 @@ static void lower_for(Lower *L, Node *s)
         Value *arg = tir_value_new(L->a, L->f, rt[i]);
         arg->block = body;
         arg->arg_index = i + 1;
-        arg->name = names[i];
+        arg->name = carry_name(L, &cr, i);
         vec_push(L->a, &body->args, arg);
-        env_set(L, L->env, names[i], cv_value(L, arg));
     }
+    carry_bind(L, &cr, L->env, body->args.data + 1);
     Block *saved = L->cur;
     L->cur = body;
     CVal *var = cv_value(L, iv);
@@ -638,17 +707,13 @@ static void lower_for(Lower *L, Node *s)
     lower_body(L, &s->body);
     if (L->returned)
         lower_error(L, s->loc, "return inside a loop is not supported");
-    Value **ys = NEW_ARRAY(L->a, Value *, nc + 1);
-    for (int i = 0; i < nc; i++)
-        ys[i] = yield_value(L, names[i], rt[i], s->loc);
-    emit_yield(L, ys, nc, s->loc);
+    emit_yield(L, carry_yields(L, &cr, rt, s->loc), nc, s->loc);
     L->cur = saved;
     L->env = outer;
     tir_block_append(L->a, L->cur, op);
-    for (int i = 0; i < nc; i++) {
-        op->results[i]->name = names[i];
-        env_set(L, L->env, names[i], cv_value(L, op->results[i]));
-    }
+    for (int i = 0; i < nc; i++)
+        op->results[i]->name = carry_name(L, &cr, i);
+    carry_bind(L, &cr, L->env, op->results);
 }
 
 static void lower_while(Lower *L, Node *s)
@@ -657,13 +722,13 @@ static void lower_while(Lower *L, Node *s)
         lower_error(L, s->loc, "while ... else is not supported in kernels");
     /* a translation-time condition that is false: nothing to do */
     const char **names;
-    int nc = carried_names(L, &s->body, &names);
-    Value **inits = NEW_ARRAY(L->a, Value *, nc + 1);
+    int nnames = carried_names(L, &s->body, &names);
+    Carry cr = carry_begin(L, names, nnames, s->loc);
+    int nc = cr.nv;
+    Value **inits = cr.vals;
     Type *rt = NEW_ARRAY(L->a, Type, nc + 1);
-    for (int i = 0; i < nc; i++) {
-        inits[i] = to_value(L, env_get(L->env, names[i]), s->loc);
+    for (int i = 0; i < nc; i++)
         rt[i] = inits[i]->type;
-    }
     Op *op = tir_op_new(L->a, L->f, OP_WHILE, nc, inits, nc, rt);
     op->loc = s->loc;
     op->stmt = L->stmt;
@@ -678,10 +743,10 @@ static void lower_while(Lower *L, Node *s)
             Value *arg = tir_value_new(L->a, L->f, rt[i]);
             arg->block = b;
             arg->arg_index = i;
-            arg->name = names[i];
+            arg->name = carry_name(L, &cr, i);
             vec_push(L->a, &b->args, arg);
-            env_set(L, L->env, names[i], cv_value(L, arg));
         }
+        carry_bind(L, &cr, L->env, b->args.data);
         L->cur = b;
         if (r == 0) {
             CVal *c = lower_expr(L, s->cond);
@@ -701,19 +766,15 @@ static void lower_while(Lower *L, Node *s)
             lower_body(L, &s->body);
             if (L->returned)
                 lower_error(L, s->loc, "return inside a loop is not supported");
-            Value **ys = NEW_ARRAY(L->a, Value *, nc + 1);
-            for (int i = 0; i < nc; i++)
-                ys[i] = yield_value(L, names[i], rt[i], s->loc);
-            emit_yield(L, ys, nc, s->loc);
+            emit_yield(L, carry_yields(L, &cr, rt, s->loc), nc, s->loc);
         }
     }
     L->cur = saved;
     L->env = outer;
     tir_block_append(L->a, L->cur, op);
-    for (int i = 0; i < nc; i++) {
-        op->results[i]->name = names[i];
-        env_set(L, L->env, names[i], cv_value(L, op->results[i]));
-    }
+    for (int i = 0; i < nc; i++)
+        op->results[i]->name = carry_name(L, &cr, i);
+    carry_bind(L, &cr, L->env, op->results);
 }
 
 typedef Vec(CVal *) CValList;

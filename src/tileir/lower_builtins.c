@@ -147,6 +147,26 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
         m->self = base;
         return m;
     }
+    if (base->kind == CV_TENSORDESC) {
+        const BlockPtr *bp = base->bp;
+        bool shape = !strcmp(attr, "shape"), strides = !strcmp(attr, "strides"), block = !strcmp(attr, "block_shape");
+        if (shape || strides || block) {
+            CVal *t = NEW(L->a, CVal);
+            t->kind = CV_TUPLE;
+            for (int d = 0; d < bp->rank; d++)
+                vec_push(L->a, &t->items, shape ? bp->shape[d] : strides ? bp->strides[d] : cv_int(L, bp->block[d]));
+            return t;
+        }
+        if (!strcmp(attr, "dtype"))
+            return cv_dtype(L, type_scalar(bp->base->v->type.pointee));
+    }
+    if (base->kind == CV_TENSORDESC || base->kind == CV_BLOCKPTR) {
+        CVal *m = NEW(L->a, CVal);
+        m->kind = CV_METHOD;
+        m->s = attr;
+        m->self = base;
+        return m;
+    }
     if (base->kind == CV_BUILTIN && !strcmp(base->s, "triton.jit"))
         return base;
     lower_error(L, loc, "%s has no attribute '%s'", cv_describe(L, base), attr);
@@ -298,11 +318,20 @@ CVal *builtin_load(const BuiltinCall *c)
     Lower *L = c->L;
     CVal *const *A = c->arg;
     const Loc *at = c->at;
+    if (A[0]->kind == CV_BLOCKPTR) {
+        if (A[1] || A[2])
+            lower_error(L, at[A[1] ? 1 : 2], "`mask` and `other` arguments cannot be specified for loading block "
+                        "pointers (use boundary_check and padding_option)");
+        check_cache_modifier(L, A[5], at[5], false);
+        return cv_value(L, blockptr_load(L, A[0]->bp, A[3], at[3], A[4], at[4], cv_truthy(L, A[7], at[7]), c->loc));
+    }
     Value *p = memory_pointer(L, A[0], at[0], "tl.load");
     if (A[3] && !(A[3]->kind == CV_TUPLE && A[3]->items.len == 0))
-        lower_error(L, at[3], "boundary_check is only for block pointers, which are not supported yet");
+        lower_error(L, at[3], "boundary_check is only for block pointers (tl.make_block_ptr), not for %s",
+                    type_str(L->a, p->type));
     if (A[4] && !(A[4]->kind == CV_STR && A[4]->slen == 0))
-        lower_error(L, at[4], "padding_option is only for block pointers, which are not supported yet");
+        lower_error(L, at[4], "padding_option is only for block pointers (tl.make_block_ptr), not for %s",
+                    type_str(L->a, p->type));
     if (A[2] && !A[1])
         lower_error(L, at[2], "tl.load: `other` cannot be given without `mask`");
     check_cache_modifier(L, A[5], at[5], false);
@@ -339,9 +368,17 @@ CVal *builtin_store(const BuiltinCall *c)
     Lower *L = c->L;
     CVal *const *A = c->arg;
     const Loc *at = c->at;
+    if (A[0]->kind == CV_BLOCKPTR) {
+        if (A[2])
+            lower_error(L, at[2], "`mask` cannot be specified for storing through block pointers (use boundary_check)");
+        check_cache_modifier(L, A[4], at[4], true);
+        blockptr_store(L, A[0]->bp, A[1], at[1], A[3], at[3], c->loc);
+        return cv_none(L);
+    }
     Value *p = memory_pointer(L, A[0], at[0], "tl.store");
     if (A[3] && !(A[3]->kind == CV_TUPLE && A[3]->items.len == 0))
-        lower_error(L, at[3], "boundary_check is only for block pointers, which are not supported yet");
+        lower_error(L, at[3], "boundary_check is only for block pointers (tl.make_block_ptr), not for %s",
+                    type_str(L->a, p->type));
     check_cache_modifier(L, A[4], at[4], true);
     Type elem = type_scalar(p->type.pointee == DT_I1 ? DT_I8 : p->type.pointee);
     Value *v = to_value(L, A[1], at[1]);

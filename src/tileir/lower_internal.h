@@ -34,7 +34,25 @@ typedef enum CKind {
     CV_METHOD,    /* s: method name, self: receiver */
     CV_CONSTEXPR_ANN, /* the tl.constexpr marker itself */
     CV_VALUE,     /* v: an IR value */
+    CV_BLOCKPTR,  /* bp: a block pointer (tl.make_block_ptr), lower_blockptr.c */
+    CV_TENSORDESC,/* bp: a tensor descriptor (tl.make_tensor_descriptor, a tensordesc parameter) */
 } CKind;
+
+/* A block pointer or a tensor descriptor: a structure of scalars that exists only at
+ * translation time.  A load through it becomes a tile of pointers
+ *     base + sum over d of (offsets[d] + arange(0, block[d])) * strides[d]
+ * with a mask from the bounds checked (lower_blockptr.c). */
+typedef struct BlockPtr {
+    int rank;
+    struct CVal *base;                /* a scalar pointer value */
+    struct CVal *shape[TIR_MAX_RANK]; /* Python ints or scalar integer values */
+    struct CVal *strides[TIR_MAX_RANK];
+    struct CVal *offsets[TIR_MAX_RANK]; /* block pointers only: int32 */
+    int block[TIR_MAX_RANK];
+    int order[TIR_MAX_RANK];          /* block pointers: a layout hint, checked only */
+    bool nan_padding;                 /* descriptors: out-of-bounds reads give NaN, not 0 */
+    const char *name;                 /* the variable first bound to it, for the tiles' names */
+} BlockPtr;
 
 typedef struct CVal CVal;
 struct CVal {
@@ -51,6 +69,7 @@ struct CVal {
     Node *node;
     CVal *self;
     Value *v;
+    BlockPtr *bp;         /* CV_BLOCKPTR, CV_TENSORDESC */
 };
 
 typedef struct Binding {
@@ -187,6 +206,22 @@ CVal *lower_method_call(Lower *L, CVal *method, Node *call, CVal **args, int nar
 CVal **lower_bind_builtin(Lower *L, const char *name, Node *call, CVal **args, int nargs,
                           const char **kwnames, CVal **kwvals, int nkw);
 CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc);
+
+/* lower_blockptr.c: block pointers and tensor descriptors.  Loads and stores through a
+ * block pointer come here from tl.load / tl.store; the loops carry a block pointer's
+ * offsets as `rank` scalars (its base, shape and strides are invariant). */
+Value *blockptr_load(Lower *L, const BlockPtr *bp, CVal *boundary_check, Loc check_at, CVal *padding,
+                     Loc padding_at, bool is_volatile, Loc loc);
+void blockptr_store(Lower *L, const BlockPtr *bp, CVal *value, Loc value_at, CVal *boundary_check,
+                    Loc check_at, Loc loc);
+int carry_width(const CVal *c);       /* values a loop carries for c: a block pointer's rank, else 1 */
+void carry_values(Lower *L, CVal *c, Value **out, Loc loc);
+CVal *carry_rebuild(Lower *L, CVal *init, Value **vals);
+/* the values at the end of a loop body for a name that was bound to `init` */
+void carry_yield(Lower *L, const char *name, CVal *init, CVal *now, Value **out, Loc loc);
+/* a `tensordesc<fp16[64, 64]>` parameter: its runtime parameters, bound as one descriptor */
+bool is_tensordesc_sig(const char *text);
+CVal *tensordesc_param(Lower *L, const char *name, const char *text, Loc loc);
 
 /* shared with lower.c */
 CVal *lower_expr(Lower *L, Node *n);

@@ -575,6 +575,10 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
                         p->name, fd->name, p->name, p->name);
         Type t;
         int64_t div;
+        if (!none_default && is_tensordesc_sig(e->text)) {
+            env_set(L, L->env, p->name, tensordesc_param(L, p->name, e->text, spec_loc(e, p->loc)));
+            continue;
+        }
         if (!none_default && parse_sig_type(L, e->text, &t, &div, spec_loc(e, p->loc))) {
             kp.type = t;
             kp.div = div;
@@ -615,8 +619,12 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
         if (!kp->is_constexpr)
             continue;
         CVal *v = env_get(heur, kp->name);
+        Loc ploc = fd->loc; /* a tensordesc parameter is several, so find the source's by name */
+        for (int k = 0; k < fd->params.len; k++)
+            if (!strcmp(fd->params.data[k].name, kp->name))
+                ploc = fd->params.data[k].loc;
         if (!v || v->kind == CV_UNKNOWN)
-            lower_error(L, fd->params.data[i].loc, "no value for constexpr parameter '%s': give it with -D %s=VALUE "
+            lower_error(L, ploc, "no value for constexpr parameter '%s': give it with -D %s=VALUE "
                         "or in the signature", kp->name, kp->name);
         kp->spec_text = cval_text(L, v);
         env_set(L, L->env, kp->name, v);

@@ -67,6 +67,8 @@ const char *cv_describe(Lower *L, const CVal *c)
     case CV_METHOD: return arena_printf(L->a, "method '%s'", c->s);
     case CV_CONSTEXPR_ANN: return "tl.constexpr";
     case CV_VALUE: return type_str(L->a, c->v->type);
+    case CV_BLOCKPTR: return "a block pointer";
+    case CV_TENSORDESC: return "a tensor descriptor";
     }
     return "?";
 }
