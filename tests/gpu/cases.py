@@ -374,6 +374,22 @@ def atomic_and_misc_cases():
     cases.append(Case("cumprod_rev/fp32/B1024/w4", "examples/cumsum.py", "cumprod_rev_kernel",
                       "*fp32:16, *fp32:16, i32, 1024", num_warps=4, grid="cdiv(N, BLOCK_SIZE)",
                       driver="cumprod_rev", sizes=list(CUMSUM_SIZES)))
+    # Block pointers and tensor descriptors (tests/golden): a column-major copy
+    # (order=(0, 1)), a descriptor |x|, and a matmul whose K loop carries block pointers.
+    bp_shapes = [(1, 1), (3, 17), (1000, 300), (64, 64), (781, 1029)]
+    cases.append(Case("block_ptr/colmajor_copy/64x32", "tests/golden/block_ptr_copy_colmajor.py",
+                      "colmajor_copy_kernel", "*fp32:16, *fp32:16, i32, i32, i32:16, i32:16, 64, 32",
+                      grid="cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", driver="colmajor_copy", sizes=bp_shapes))
+    cases.append(Case("tensor_desc/abs/fp16/32x64", "tests/golden/tensor_desc_copy.py", "desc_abs_kernel",
+                      "*fp16:16, *fp16:16, i32, i32, i32:16, 32, 64", dtype="fp16",
+                      grid="cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", driver="desc_abs", sizes=bp_shapes))
+    cases.append(Case("block_ptr/matmul/fp16/64x64x32", "tests/golden/block_ptr_matmul.py",
+                      "block_ptr_matmul_kernel",
+                      "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 64, 64, 32",
+                      grid="cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)", driver="matmul", dtype="fp16",
+                      sizes=[(3, 17, 40, "rand"), (1, 1, 1, "ints"), (1000, 1000, 1003, "rand"),
+                             (333, 517, 77, "ints"), (129, 255, 4099, "rand")],
+                      feature="dot", opts=dict(a="row", b="row", align=16)))
     shapes = [(1, 1), (3, 17), (1000, 300), (64, 64), (781, 1029)]
     for block, warps in [(64, 4), (128, 8)]:
         cases.append(Case(f"transpose/fp32/B{block}/w{warps}", "examples/transpose.py", "transpose_kernel",

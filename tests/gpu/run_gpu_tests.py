@@ -1870,6 +1870,41 @@ def drive_transpose(kernel, case, shape, use_triton, gen):
     return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
 
 
+# ---- block pointers and tensor descriptors: tests/golden/block_ptr_*.py, tensor_desc_*.py ---
+
+def drive_colmajor_copy(kernel, case, shape, use_triton, gen):
+    """colmajor_copy_kernel: y = 2x + 1 on an M x N matrix stored by columns (order=(0, 1)),
+    the columns padded to a multiple of 16 plus 16 elements whose gap must keep its poison;
+    exact (2x is exact in fp32, so one rounding either way)."""
+    M, N = shape
+    check = Check(case, f"{M}x{N}")
+    ld = M + (-M) % 16 + 16
+    x = rand_float(N * ld + GUARD, torch.float32, gen)
+    values = {"x_ptr": x, "y_ptr": torch.empty(N * ld + GUARD, device="cuda"), "M": M, "N": N,
+              "ld_x": ld, "ld_y": ld}
+    ref = matrix(x, N, M, ld) * 2.0 + 1.0      # row j of this view is column j of the matrix
+    out = Expect("y_ptr", lambda t: matrix(t, N, M, ld), ref, exact=True,
+                 rest=lambda t: outside_matrix(t, N, M, ld))
+    return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
+
+
+def drive_desc_abs(kernel, case, shape, use_triton, gen):
+    """desc_abs_kernel: y = |x| through tensor descriptors made in the kernel, on an M x N fp16
+    matrix with rows padded to 16 elements; exact, the padding untouched.  Triton keeps its
+    TMA descriptors (sm_90) in memory from triton.set_allocator."""
+    import triton
+    triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+    M, N = shape
+    check = Check(case, f"{M}x{N}")
+    sm = N + (-N) % 16
+    x = rand_float(M * sm + GUARD, torch.float16, gen)
+    values = {"x_ptr": x, "y_ptr": torch.empty(M * sm + GUARD, device="cuda", dtype=torch.float16),
+              "M": M, "N": N, "stride_m": sm}
+    out = Expect("y_ptr", lambda t: matrix(t, M, N, sm), matrix(x, M, N, sm).abs(), exact=True,
+                 rest=lambda t: outside_matrix(t, M, N, sm))
+    return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
+
+
 # ---- fp8 conversions: tests/golden/fp8_casts.py --------------------------------------------
 
 # Saturation (448 and 57344 with their ties, the fp16 overflow 65520, infinities), ties in
@@ -2430,7 +2465,7 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "cumprod_rev": drive_cumprod_rev, "transpose": drive_transpose, "matmul": drive_matmul,
            "fp8": drive_fp8, "math_edge": drive_math_edge, "attn_fwd": drive_attn_fwd,
            "decode_split": drive_decode_split, "decode_merge": drive_decode_merge,
-           "paged": drive_paged}
+           "paged": drive_paged, "colmajor_copy": drive_colmajor_copy, "desc_abs": drive_desc_abs}
 
 
 def run_case(case, so, use_triton, seed):
