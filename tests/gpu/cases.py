@@ -383,6 +383,9 @@ def atomic_and_misc_cases():
     cases.append(Case("tensor_desc/abs/fp16/32x64", "tests/golden/tensor_desc_copy.py", "desc_abs_kernel",
                       "*fp16:16, *fp16:16, i32, i32, i32:16, 32, 64", dtype="fp16",
                       grid="cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", driver="desc_abs", sizes=bp_shapes))
+    cases.append(Case("tensor_desc/param_row_sum/fp32/32x64", "tests/golden/tensor_desc_param.py",
+                      "desc_row_sum_kernel", "tensordesc<fp32[32, 64]>, *fp32:16, i32, i32, 32, 64",
+                      grid="cdiv(M, BLOCK_M)", driver="desc_row_sum", sizes=bp_shapes))
     cases.append(Case("block_ptr/matmul/fp16/64x64x32", "tests/golden/block_ptr_matmul.py",
                       "block_ptr_matmul_kernel",
                       "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 64, 64, 32",

@@ -124,9 +124,28 @@ class Param:
     name: str
     is_constexpr: bool
     default: object = None
-    kind: str = None        # "ptr", "scalar" or "const" once the signature is applied
-    dtype: str = None       # element type of a pointer, type of a scalar
+    kind: str = None        # "ptr", "scalar", "desc" or "const" once the signature is applied
+    dtype: str = None       # element type of a pointer or descriptor, type of a scalar
     value: object = None    # value of a constexpr
+    block: list = None      # a descriptor's block shape (tensordesc<fp16[64, 64]>)
+
+
+def runtime_args(p):
+    """tilec's runtime arguments for parameter p: [(name, "*fp32" | "i32" ...)].  A tensor
+    descriptor is its base, its shape (int32) and its strides but the last (int64), as
+    docs/CLI.md says."""
+    if p.kind != "desc":
+        return [(p.name, ("*" if p.kind == "ptr" else "") + p.dtype)]
+    r = len(p.block)
+    return ([(f"{p.name}_base", "*" + p.dtype)] + [(f"{p.name}_shape{k}", "i32") for k in range(r)] +
+            [(f"{p.name}_stride{k}", "i64") for k in range(r - 1)])
+
+
+def runtime_values(p, v):
+    """The values of runtime_args(p) for the argument v (a TensorDescriptor for a descriptor)."""
+    if p.kind != "desc":
+        return [v]
+    return [v.base] + [int(x) for x in v.shape] + [int(x) for x in v.strides[:-1]]
 
 
 def _is_jit(fn):
@@ -174,8 +193,10 @@ def literal_value(text):
 
 def split_signature(sig):
     """Split at top-level commas, keeping quoted strings whole."""
-    parts, cur, quote = [], "", None
+    parts, cur, quote, depth = [], "", None, 0
     for ch in sig:
+        if ch in "[]" and not quote:       # tensordesc<fp16[64, 64]>
+            depth += 1 if ch == "[" else -1
         if quote:
             cur += ch
             if ch == quote:
@@ -183,7 +204,7 @@ def split_signature(sig):
         elif ch in "'\"":
             quote = ch
             cur += ch
-        elif ch == ",":
+        elif ch == "," and not depth:
             parts.append(cur.strip())
             cur = ""
         else:
@@ -195,7 +216,11 @@ def split_signature(sig):
 
 def apply_entry(param, entry):
     base = entry.split(":")[0].strip() if not entry[:1] in "'\"" else entry
-    if base.startswith("*"):
+    m = re.match(r"^tensordesc<(\w+)\[([\d, ]+)\]>$", base)
+    if m:
+        param.kind, param.dtype = "desc", m.group(1)
+        param.block = [int(b) for b in m.group(2).split(",")]
+    elif base.startswith("*"):
         param.kind, param.dtype = "ptr", base[1:]
     elif base in SCALAR_TYPES and not param.is_constexpr:
         param.kind, param.dtype = "scalar", base
@@ -495,8 +520,7 @@ def lib_options(case, arch):
 
 def lib_runtime_types(case):
     """The runtime parameters as this harness sees them: [(name, "*fp32" | "i32" ...)]."""
-    return [(p.name, ("*" if p.kind == "ptr" else "") + p.dtype) for p in kernel_signature(case)
-            if p.kind != "const"]
+    return [a for p in kernel_signature(case) if p.kind != "const" for a in runtime_args(p)]
 
 
 def probe_value(typ):
@@ -862,13 +886,13 @@ class Kernel:
         argtypes = [ctypes.c_void_p]
         if case.grid is None:
             argtypes += [ctypes.c_uint] * 3
-        for p in self.runtime:
-            if p.kind == "ptr":
+        for name, typ in (a for p in self.runtime for a in runtime_args(p)):
+            if typ.startswith("*"):
                 argtypes.append(ctypes.c_void_p)
-            elif p.dtype in CTYPE_OF:
-                argtypes.append(CTYPE_OF[p.dtype])
+            elif typ in CTYPE_OF:
+                argtypes.append(CTYPE_OF[typ])
             else:
-                raise ValueError(f"no ctypes type for scalar {p.name}: {p.dtype}")
+                raise ValueError(f"no ctypes type for scalar {name}: {typ}")
         self.launch_fn.argtypes = argtypes
         self.launch_fn.restype = ctypes.c_int
         self._lib = lib
@@ -885,8 +909,8 @@ class Kernel:
         if self.case.grid is None:
             args += list(grid) + [1] * (3 - len(grid))
         for p in self.runtime:
-            v = values[p.name]
-            args.append(ctypes.c_void_p(v.data_ptr()) if p.kind == "ptr" else v)
+            for (_, typ), v in zip(runtime_args(p), runtime_values(p, values[p.name])):
+                args.append(ctypes.c_void_p(v.data_ptr()) if typ.startswith("*") else v)
         err = self.launch_fn(*args)
         if err != 0:
             return f"{self.case.kernel}_launch returned {err} ({CUDA_ERRORS.get(err, 'cudaError')})"
@@ -898,8 +922,11 @@ class Kernel:
         it has one (the library evaluates it), else the driver's."""
         import tilec_ctypes as tc
         args = []
+        flat = dict(values)
+        for p in self.runtime:
+            flat.update(zip((n for n, _ in runtime_args(p)), runtime_values(p, values[p.name])))
         for name, typ in self.lib_types:
-            v = values[name]
+            v = flat[name]
             args.append(tc.arg_for(typ, v.data_ptr() if typ.startswith("*") else v))
         err = self.lib_kernel.launch(torch.cuda.current_stream().cuda_stream,
                                      None if self.case.grid is not None else grid, args)
@@ -1905,6 +1932,24 @@ def drive_desc_abs(kernel, case, shape, use_triton, gen):
     return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
 
 
+def drive_desc_row_sum(kernel, case, shape, use_triton, gen):
+    """desc_row_sum_kernel: the row sums of an M x N fp32 matrix (rows padded to 16 elements)
+    that the kernel receives as a host TensorDescriptor; within fp32 summation error of the
+    float64 sums."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    M, N = shape
+    check = Check(case, f"{M}x{N}")
+    sm = N + (-N) % 16
+    x = rand_float(M * sm + GUARD, torch.float32, gen)
+    block = next(p.block for p in kernel.params if p.kind == "desc")
+    values = {"x_desc": TensorDescriptor(x, [M, N], [sm, 1], block),
+              "out_ptr": torch.empty(M + GUARD, device="cuda"), "M": M, "N": N}
+    X = matrix(x, M, N, sm).double()
+    out = Expect("out_ptr", lambda t: t[:M], X.sum(1), atol=X.abs().sum(1) * 1e-5,
+                 rest=lambda t: t[M:])
+    return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
+
+
 # ---- fp8 conversions: tests/golden/fp8_casts.py --------------------------------------------
 
 # Saturation (448 and 57344 with their ties, the fp16 overflow 65520, infinities), ties in
@@ -2465,7 +2510,8 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "cumprod_rev": drive_cumprod_rev, "transpose": drive_transpose, "matmul": drive_matmul,
            "fp8": drive_fp8, "math_edge": drive_math_edge, "attn_fwd": drive_attn_fwd,
            "decode_split": drive_decode_split, "decode_merge": drive_decode_merge,
-           "paged": drive_paged, "colmajor_copy": drive_colmajor_copy, "desc_abs": drive_desc_abs}
+           "paged": drive_paged, "colmajor_copy": drive_colmajor_copy, "desc_abs": drive_desc_abs,
+           "desc_row_sum": drive_desc_row_sum}
 
 
 def run_case(case, so, use_triton, seed):
