@@ -535,6 +535,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
             continue;
         for (int k = 0; k < op->nargs; k++) {
             Value *v = op->args[k];
+            if (op == y && v->block == body && v->arg_index - 1 == k)
+                continue; /* a carried value that does not change (a block pointer's other offset) */
             if (op == y && v->def && op_in(&P.s0, v->def)) {
                 /* stage 0's own carried values may be yielded */
                 bool own = false;

@@ -18,13 +18,13 @@
 //   BLOCK_N          = 64 (constexpr)
 //   BLOCK_K          = 32 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 8192 bytes of shared memory, grid (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))
+// Launch: 128 threads per block (4 warps), 16384 bytes of shared memory, grid (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   block_ptr_matmul.py:23  convert_layout, 4096 bytes at 0: operand A of tl.dot, 64 x 32 fp16, swizzled (vec 8, perPhase 2, maxPhase 4), read with ldmatrix
-//   block_ptr_matmul.py:23  convert_layout, 4096 bytes at 0: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
+//   block_ptr_matmul.py:23  local_load, 12288 bytes at 0: operand A of tl.dot, 64 x 32 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 2, maxPhase 4), read with ldmatrix
+//   block_ptr_matmul.py:23  convert_layout, 4096 bytes at 12288: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   block_ptr_matmul.py:29  convert_layout, 8192 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle)
@@ -389,20 +389,20 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // as 64 rows of 32 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 2, maxPhase 4): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 2) % 4), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 4096 bytes at byte 0 of the arena.
-static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, int col)
+// 3 slots of 4096 bytes, one per pipeline stage, at byte 0 of the arena.
+static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<__half *>(smem + 0) + row * 32 + tilec::swizzle<8, 2, 4>(row, col);
+    return reinterpret_cast<__half *>(smem + 0) + slot * 2048 + row * 32 + tilec::swizzle<8, 2, 4>(row, col);
 }
 
 // stage1: operand B of a tl.dot (32x64 fp16, K x N), staged in shared memory for the tensor cores
 // as 32 rows of 64 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 4096 bytes at byte 0 of the arena.
+// 4096 bytes at byte 12288 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int row, int col)
 {
-    return reinterpret_cast<__half *>(smem + 0) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
+    return reinterpret_cast<__half *>(smem + 12288) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
 // cvt2: a 64x64 fp16 tile changing layout (L2 -> L1) in shared memory, row-major,
@@ -418,7 +418,7 @@ static __device__ __forceinline__ int cvt2_at(int row, int col)
 extern "C" __global__ void __launch_bounds__(128)
 block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__restrict__ c_ptr, int32_t M, int32_t N, int32_t K, int32_t stride_am, int32_t stride_bk, int32_t stride_cm)
 {
-    __shared__ __align__(16) unsigned char smem[8192];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[16384];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -438,15 +438,12 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     // block_ptr_matmul.py:14  pid_n = pid % num_pid_n
     const int32_t pid_n = pid % num_pid_n;
     // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
-    float acc[32];  // [64x64] fp32, L2
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        acc[e] = 0.0f;
+    const int32_t trips = ((K + 32) - 1) / 32;
     int32_t a_block_ptr_off0 = pid_m * 64;
     int32_t a_block_ptr_off1 = 0;
-    int32_t b_block_ptr_off0 = 0;
-    int32_t b_block_ptr_off1 = pid_n * 64;
-    for (int32_t k = 0; k < (((K + 32) - 1) / 32); k += 1) {
+    for (int32_t i = 0; i < 2; i += 1) {
+        const int32_t k_ahead = 0 + (i * 1);
+        const bool in_range = k_ahead < trips;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
         int32_t a_i0[2];  // [64x1] i32, L0
         #pragma unroll
@@ -473,10 +470,65 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             a_ptrs[e] = a_ptr + a_offs[e];
-        __half a[16];  // [64x32] fp16, L0, 16-byte loads
+        // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
+        a_block_ptr_off1 += 32;
+        // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::load<8>(&a[e], a_ptrs[e], a_in_bounds[e], __double2half(0.0));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range && a_in_bounds[e]);
+        tilec::cp_async_commit();
+    }
+    // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
+    float acc[32];  // [64x64] fp32, L2
+    #pragma unroll
+    for (int e = 0; e < 32; ++e)
+        acc[e] = 0.0f;
+    int32_t b_block_ptr_off0 = 0;
+    int32_t b_block_ptr_off1 = pid_n * 64;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
+    for (int32_t k = 0; k < trips; k += 1) {
+        // block_ptr_matmul.py:23  acc = tl.dot(a, b, acc)
+        tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
+        __syncthreads();
+        // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        const int32_t k_ahead_2 = k + (1 * 2);
+        const bool in_range_2 = k_ahead_2 < trips;
+        // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        int32_t a_i0_2[2];  // [64x1] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            a_i0_2[e] = a_block_ptr_off0 + (L0_row + (e << 5));
+        int32_t a_i1_2[8];  // [1x32] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            a_i1_2[e] = a_block_ptr_off1 + (L0_col + e);
+        int64_t a_offs_2[16];  // [64x32] i64, L0
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            a_offs_2[e] = ((int64_t)a_i0_2[(e >> 3)] * (int64_t)stride_am) + (int64_t)a_i1_2[(e & 7)];
+        bool a_in_bounds_2[16];  // [64x32] i1, L0
+        // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8) {
+            const bool same = ((a_i0_2[(e >> 3)] >= 0) & (a_i0_2[(e >> 3)] < M)) & ((a_i1_2[(e & 7)] >= 0) & (a_i1_2[(e & 7)] < K));
+            #pragma unroll
+            for (int j = 0; j < 8; ++j)
+                a_in_bounds_2[e + j] = same;
+        }
+        __half *a_ptrs_2[16];  // [64x32] fp16, L0
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            a_ptrs_2[e] = a_ptr + a_offs_2[e];
+        // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
+        a_block_ptr_off1 += 32;
+        // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e], in_range_2 && a_in_bounds_2[e]);
+        tilec::cp_async_commit();
         // block_ptr_matmul.py:22  b = tl.load(b_block_ptr, boundary_check=(0, 1), padding_option="zero")
         int32_t b_i0[2];  // [32x1] i32, L1
         #pragma unroll
@@ -503,19 +555,8 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         for (int e = 0; e < 16; ++e)
             tilec::load<1>(&b[e], b_ptrs[e], b_in_bounds[e], __double2half(0.0));
         // block_ptr_matmul.py:23  acc = tl.dot(a, b, acc)
-        uint32_t a_2[16];  // [64x32] fp16, L7: operand A fragments, 2 elements per register
-        {  // L0 -> L7 through shared memory (stage0)
-            #pragma unroll
-            for (int e = 0; e < 16; e += 8)
-                tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), &a[e]);
-            __syncthreads();
-            // ldmatrix.x4 into a_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = ((warp >> 1) << 4) + (lane & 15), ld_col = (lane >> 4) << 3;
-            #pragma unroll
-            for (int qi = 0; qi < 4; ++qi)
-                tilec::ldmatrix<4, false>(&a_2[4 * qi], stage0(smem, ld_row + ((qi >> 1) << 5), ld_col + ((qi & 1) << 4)));
-            __syncthreads();  // the buffer is free again
-        }
+        uint32_t a[16];  // [64x32] fp16, L7: operand A fragments, 2 elements per register
+        // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
         uint32_t b_2[16];  // [32x64] fp16, L8: operand B fragments, 2 elements per register
         {  // L1 -> L8 through shared memory (stage1)
             #pragma unroll
@@ -530,19 +571,28 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
             __syncthreads();  // the buffer is free again
         }
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
+        // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int a_ld_row = ((warp >> 1) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
         #pragma unroll
         for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi)
+                tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi) >> 1) << 5), a_ld_col + (((k_step + 2 * mi) & 1) << 4)));
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a_2[4 * (k_step + 2 * mi)], &b_2[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b_2[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
-        // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
-        a_block_ptr_off1 += 32;
         // block_ptr_matmul.py:25  b_block_ptr = b_block_ptr.advance((BLOCK_K, 0))
         b_block_ptr_off0 += 32;
+        // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
+        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
     }
+    // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
+    tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
+    __syncthreads();
     // block_ptr_matmul.py:29  tl.store(c_block_ptr, acc.to(tl.float16), boundary_check=(0, 1))
     int32_t c_i0[4];  // [64x1] i32, L1
     #pragma unroll
