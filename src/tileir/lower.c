@@ -940,13 +940,24 @@ static void lower_if(Lower *L, Node *s)
                 env_set(L, outer, nm, mine); /* the same Python object on both paths */
                 continue;
             }
-            if (mine->kind != CV_VALUE && !cv_is_python_scalar(mine))
+            bool ok = mine->kind == CV_VALUE || cv_is_python_scalar(mine) ||
+                      (mine->kind == CV_BLOCKPTR && other->kind == CV_BLOCKPTR);
+            if (!ok)
                 lower_error(L, s->loc, "'%s' is bound to %s in a runtime if; only values can differ between branches",
-                            nm, cv_describe(L, mine));
+                            nm, cv_describe(L, mine->kind != CV_VALUE && !cv_is_python_scalar(mine) ? mine : other));
             vec_push(L->a, &names, nm);
         }
     }
-    int n = names.len;
+    /* A block pointer's offsets are results, one each (carry_values); its base, shape and
+     * strides must be the same on both paths. */
+    int nn = names.len, n = 0;
+    CVal **tmpl = NEW_ARRAY(L->a, CVal *, nn + 1);
+    int *first = NEW_ARRAY(L->a, int, nn + 1);
+    for (int i = 0; i < nn; i++) {
+        tmpl[i] = env_get(envs[ret[0] ? 1 : 0], names.data[i]);
+        first[i] = n;
+        n += carry_width(tmpl[i]);
+    }
     Type *rt = NEW_ARRAY(L->a, Type, n + 1);
     Value **vals[2];
     for (int r = 0; r < 2; r++) {
@@ -954,14 +965,22 @@ static void lower_if(Lower *L, Node *s)
         if (ret[r])
             continue;
         L->cur = op->regions[r];
-        for (int i = 0; i < n; i++)
-            vals[r][i] = to_value(L, env_get(envs[r], names.data[i]), s->loc);
+        for (int i = 0; i < nn; i++) {
+            CVal *now = env_get(envs[r], names.data[i]);
+            if (tmpl[i]->kind == CV_BLOCKPTR)
+                blockptr_same_but_offsets(L, names.data[i], tmpl[i], now, s->loc);
+            carry_values(L, now, vals[r] + first[i], s->loc);
+        }
     }
     for (int i = 0; i < n; i++) {
         Value *a = vals[0][i], *b = vals[1][i];
-        if (a && b && !type_eq(a->type, b->type))
+        if (a && b && !type_eq(a->type, b->type)) {
+            int k = nn - 1;
+            while (first[k] > i)
+                k--;
             lower_error(L, s->loc, "variable '%s' has type %s after the then-branch but %s after the else-branch",
-                        names.data[i], type_str(L->a, a->type), type_str(L->a, b->type));
+                        names.data[k], type_str(L->a, a->type), type_str(L->a, b->type));
+        }
         rt[i] = (a ? a : b)->type;
     }
     for (int r = 0; r < 2; r++) {
@@ -971,16 +990,19 @@ static void lower_if(Lower *L, Node *s)
     }
     op->nres = n;
     op->results = NEW_ARRAY(L->a, Value *, n + 1);
-    for (int i = 0; i < n; i++) {
-        op->results[i] = tir_value_new(L->a, L->f, rt[i]);
-        op->results[i]->def = op;
-        op->results[i]->name = names.data[i];
-    }
+    for (int i = 0; i < nn; i++)
+        for (int k = first[i]; k < first[i] + carry_width(tmpl[i]); k++) {
+            op->results[k] = tir_value_new(L->a, L->f, rt[k]);
+            op->results[k]->def = op;
+            op->results[k]->name = tmpl[i]->kind == CV_BLOCKPTR
+                                       ? arena_printf(L->a, "%s_off%d", names.data[i], k - first[i])
+                                       : names.data[i];
+        }
     L->cur = saved;
     L->env = outer;
     tir_block_append(L->a, L->cur, op);
-    for (int i = 0; i < n; i++)
-        env_set(L, L->env, names.data[i], cv_value(L, op->results[i]));
+    for (int i = 0; i < nn; i++)
+        env_set(L, L->env, names.data[i], carry_rebuild(L, tmpl[i], op->results + first[i]));
 }
 
 static bool body_returns(NodeList *body)

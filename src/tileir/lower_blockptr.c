@@ -346,16 +346,27 @@ CVal *carry_rebuild(Lower *L, CVal *init, Value **vals)
     return cv_bp(L, CV_BLOCKPTR, bp);
 }
 
+static bool same_but_offsets(const BlockPtr *a, const BlockPtr *b)
+{
+    bool same = a->rank == b->rank && a->base == b->base;
+    for (int d = 0; same && d < a->rank; d++)
+        same = a->shape[d] == b->shape[d] && a->strides[d] == b->strides[d] && a->block[d] == b->block[d];
+    return same;
+}
+
+void blockptr_same_but_offsets(Lower *L, const char *name, CVal *bp, CVal *other, Loc loc)
+{
+    if (other->kind != CV_BLOCKPTR || !same_but_offsets(bp->bp, other->bp))
+        lower_error(L, loc, "block pointer '%s' differs between the branches of a runtime if in more than its "
+                    "offsets (make it before the if and move it with tl.advance)", name);
+}
+
 void carry_yield(Lower *L, const char *name, CVal *init, CVal *now, Value **out, Loc loc)
 {
     if (now->kind != CV_BLOCKPTR)
         lower_error(L, loc, "loop-carried variable '%s' is a block pointer before the loop and %s after it", name,
                     cv_describe(L, now));
-    const BlockPtr *a = init->bp, *b = now->bp;
-    bool same = a->rank == b->rank && a->base == b->base;
-    for (int d = 0; same && d < a->rank; d++)
-        same = a->shape[d] == b->shape[d] && a->strides[d] == b->strides[d] && a->block[d] == b->block[d];
-    if (!same)
+    if (!same_but_offsets(init->bp, now->bp))
         lower_error(L, loc, "loop-carried block pointer '%s' is remade in the loop; only its offsets may change "
                     "(move tl.make_block_ptr before the loop and use tl.advance)", name);
     carry_values(L, now, out, loc);

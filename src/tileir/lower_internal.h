@@ -219,6 +219,8 @@ void carry_values(Lower *L, CVal *c, Value **out, Loc loc);
 CVal *carry_rebuild(Lower *L, CVal *init, Value **vals);
 /* the values at the end of a loop body for a name that was bound to `init` */
 void carry_yield(Lower *L, const char *name, CVal *init, CVal *now, Value **out, Loc loc);
+/* errors out unless `other` is block pointer `bp` with other offsets (the paths of a runtime if) */
+void blockptr_same_but_offsets(Lower *L, const char *name, CVal *bp, CVal *other, Loc loc);
 /* a `tensordesc<fp16[64, 64]>` parameter: its runtime parameters, bound as one descriptor */
 bool is_tensordesc_sig(const char *text);
 CVal *tensordesc_param(Lower *L, const char *name, const char *text, Loc loc);
