@@ -320,7 +320,10 @@ def stored_pointer_params(case):
         if isinstance(node, ast.Call) and node.args:
             callee = ast.unparse(node.func)
             if callee.endswith("store") or "atomic_" in callee:
-                for n in ast.walk(node.args[0]):
+                # tl.store(ptrs, ...), and desc.store(offsets, ...) whose receiver is the target
+                target = node.func.value if isinstance(node.func, ast.Attribute) and \
+                    not ast.unparse(node.func.value) in ("tl", "triton.language") else node.args[0]
+                for n in ast.walk(target):
                     if isinstance(n, ast.Name):
                         stored |= reach(n.id, set())
     return stored
@@ -986,6 +989,12 @@ def load_triton_kernel(case):
             spec.loader.exec_module(module)
             _modules[path] = module
     from triton.runtime.jit import JITFunction
+    with open(path) as f:
+        if "make_tensor_descriptor" in f.read():
+            # Triton keeps the TMA descriptors a kernel makes (sm_90) in memory it asks for
+            import triton
+            triton.set_allocator(lambda size, alignment, stream:
+                                 torch.empty(size, device="cuda", dtype=torch.int8))
     fn = getattr(_modules[path], case.kernel)
     while not isinstance(fn, JITFunction):        # unwrap @triton.autotune / @triton.heuristics
         fn = fn.fn
@@ -1918,9 +1927,7 @@ def drive_colmajor_copy(kernel, case, shape, use_triton, gen):
 def drive_desc_abs(kernel, case, shape, use_triton, gen):
     """desc_abs_kernel: y = |x| through tensor descriptors made in the kernel, on an M x N fp16
     matrix with rows padded to 16 elements; exact, the padding untouched.  Triton keeps its
-    TMA descriptors (sm_90) in memory from triton.set_allocator."""
-    import triton
-    triton.set_allocator(lambda size, alignment, stream: torch.empty(size, device="cuda", dtype=torch.int8))
+    TMA descriptors (sm_90) in memory from triton.set_allocator (load_triton_kernel)."""
     M, N = shape
     check = Check(case, f"{M}x{N}")
     sm = N + (-N) % 16

@@ -1,0 +1,13 @@
+import triton
+import triton.language as tl
+
+
+# y[i] += 2 * x[i] through one-dimensional tensor descriptors: a load that reads zeros past
+# n, and an atomic add that drops the elements past n.
+@triton.jit
+def desc_axpy_atomic_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    x_desc = tl.make_tensor_descriptor(x_ptr, shape=[n], strides=[1], block_shape=[BLOCK])
+    y_desc = tl.make_tensor_descriptor(y_ptr, shape=[n], strides=[1], block_shape=[BLOCK])
+    off = tl.program_id(0) * BLOCK
+    x = x_desc.load([off])
+    y_desc.atomic_add([off], x * 2.0)
