@@ -99,6 +99,10 @@ void emit_header(Emitter *E, int threads)
     sb_puts(E->out, "//\n// Signature:\n");
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];
+        if (kp->desc_name)
+            sb_printf(E->out, "//   %-16s %s: a host TensorDescriptor, passed as its base, its shape\n"
+                      "//   %-16s and its strides but the last (which is 1):\n", kp->desc_name,
+                      comment_escape(E->a, kp->desc_sig), "");
         if (kp->value) {
             Type t = kp->type;
             sb_printf(E->out, "//   %-16s %s", kp->name,

@@ -585,6 +585,8 @@ CVal *tensordesc_param(Lower *L, const char *name, const char *text, Loc loc)
         lower_error(L, loc, "Descriptor block shape must have at least 16 bytes in the last dimension, but got "
                     "%d * %d = %d bytes", bp->block[bp->rank - 1], bytes, bp->block[bp->rank - 1] * bytes);
     KernelParam *base = push_param(L, arena_printf(L->a, "%s_base", name), type_ptr((DType)d), 16);
+    base->desc_name = name;
+    base->desc_sig = text;
     bp->base = cv_value(L, base->value);
     for (int k = 0; k < bp->rank; k++)
         bp->shape[k] = cv_value(L, push_param(L, arena_printf(L->a, "%s_shape%d", name, k), type_scalar(DT_I32), 1)->value);

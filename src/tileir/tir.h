@@ -525,6 +525,9 @@ typedef struct KernelParam {
     const char *spec_text;/* the constexpr value as given, for the header */
     int64_t div;          /* divisibility hint from ":16" (bytes for pointers) */
     Value *value;         /* runtime parameters */
+    /* the first field of a tensordesc parameter: that parameter's name and entry
+     * ("tensordesc<fp16[64, 64]>"), for the header */
+    const char *desc_name, *desc_sig;
 } KernelParam;
 
 /* tilec's own choice of __launch_bounds__'s blocks per SM applies from this

@@ -2,6 +2,8 @@
 // Regenerate: tilec tests/golden/tensor_desc_param.py -k desc_row_sum_kernel -s "tensordesc<fp32[32, 64]>, *fp32:16, i32, i32, 32, 64" -w 4 --grid "cdiv(M, BLOCK_M)"
 //
 // Signature:
+//   x_desc           tensordesc<fp32[32, 64]>: a host TensorDescriptor, passed as its base, its shape
+//                    and its strides but the last (which is 1):
 //   x_desc_base      *fp32 (16-byte aligned)
 //   x_desc_shape0    i32
 //   x_desc_shape1    i32
