@@ -283,10 +283,8 @@ static Value *block_value(Lower *L, const BlockPtr *bp, CVal *value, Loc at, boo
 {
     Value *v = to_value(L, value, at);
     Type elem = type_scalar(pointee(bp));
-    if (!v->type.rank) {
-        v = cast_value(L, v, elem, at);
-        return broadcast_to_shape(L, v, bp->rank, bp->block, at);
-    }
+    if (!v->type.rank) /* Triton broadcasts a scalar, then checks its type like a tile's */
+        v = broadcast_to_shape(L, v, bp->rank, bp->block, at);
     bool same = v->type.rank == bp->rank;
     for (int d = 0; same && d < bp->rank; d++)
         same = v->type.shape[d] == bp->block[d];
@@ -295,8 +293,8 @@ static Value *block_value(Lower *L, const BlockPtr *bp, CVal *value, Loc at, boo
         lower_error(L, at, "Block shape(%s) and value shape(%s) mismatch", type_str(L->a, bt), type_str(L->a, v->type));
     }
     if (exact_dtype && v->type.dtype != elem.dtype)
-        lower_error(L, at, "Block element type(%s) and value element type(%s) mismatch", dtype_triton_name(elem.dtype),
-                    dtype_triton_name(v->type.dtype));
+        lower_error(L, at, "Block element type(%s) and value element type(%s) mismatch", dtype_name(elem.dtype),
+                    dtype_name(v->type.dtype));
     return cast_value(L, v, elem, at);
 }
 
