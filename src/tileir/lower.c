@@ -1061,7 +1061,19 @@ static void lower_stmt(Lower *L, Node *s)
     const SrcStmt *saved_stmt = L->stmt;
     L->stmt = stmt_of(L, s);
     switch (s->kind) {
-    case N_EXPR_STMT: (void)lower_expr(L, s->lhs); break;
+    case N_EXPR_STMT: {
+        CVal *v = lower_expr(L, s->lhs);
+        /* Triton's must_use_result on tl.advance (not on the method): a dropped result is a mistake */
+        if (v->kind == CV_BLOCKPTR && s->lhs->kind == N_CALL) {
+            Node *f = s->lhs->lhs;
+            CVal *fn = f->kind == N_NAME || f->kind == N_ATTR ? lower_expr(L, f) : NULL;
+            if (fn && fn->kind == CV_BUILTIN && !strcmp(fn->s, "tl.advance"))
+                lower_error(L, s->lhs->loc, "The result of tl.advance is not being used. Note that tl.advance does "
+                            "not have any side effects. To move the block pointer, you need to assign the result "
+                            "of tl.advance to a variable.");
+        }
+        break;
+    }
     case N_ASSIGN: {
         CVal *v = lower_expr(L, s->rhs);
         for (int i = 0; i < s->items.len; i++)
