@@ -466,17 +466,17 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
             for (int j = 0; j < 8; ++j)
                 a_in_bounds[e + j] = same;
         }
-        __half *a_ptrs[16];  // [64x32] fp16, L0
+        __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs[e] = a_ptr + a_offs[e];
+        for (int e = 0; e < 16; e += 8)
+            a_ptrs[e / 8] = a_ptr + a_offs[e];
         // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
         a_block_ptr_off1 += 32;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range && a_in_bounds[e]);
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range && a_in_bounds[e]);
         tilec::cp_async_commit();
     }
     // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
@@ -517,17 +517,17 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
             for (int j = 0; j < 8; ++j)
                 a_in_bounds_2[e + j] = same;
         }
-        __half *a_ptrs_2[16];  // [64x32] fp16, L0
+        __half *a_ptrs_2[2];  // [64x32] fp16, L0: one pointer per 8-element vector
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs_2[e] = a_ptr + a_offs_2[e];
+        for (int e = 0; e < 16; e += 8)
+            a_ptrs_2[e / 8] = a_ptr + a_offs_2[e];
         // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
         a_block_ptr_off1 += 32;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e], in_range_2 && a_in_bounds_2[e]);
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], in_range_2 && a_in_bounds_2[e]);
         tilec::cp_async_commit();
         // block_ptr_matmul.py:22  b = tl.load(b_block_ptr, boundary_check=(0, 1), padding_option="zero")
         int32_t b_i0[2];  // [32x1] i32, L1
