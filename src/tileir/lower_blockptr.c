@@ -184,14 +184,20 @@ static Value *block_index(Lower *L, const BlockPtr *bp, int d, Loc loc)
  * bounds along the checked dimensions. */
 static Value *block_pointers(Lower *L, const BlockPtr *bp, const bool *check, Value **mask, Loc loc)
 {
-    CVal *offs = NULL;
+    /* base + idx0 * stride0 + idx1 * stride1 ..., added to the pointer one dimension at a
+     * time as a kernel with plain pointers writes it, so that each sum broadcasts only at
+     * its last step (the emitter then folds the whole tile into the access) */
+    CVal *ptrs = bp->base;
     *mask = NULL;
     for (int d = 0; d < bp->rank; d++) {
         Value *idx = block_index(L, bp, d, loc);
-        CVal *wide = cv_value(L, cast_value(L, idx, type_scalar(DT_I64), loc));
         CVal *stride = bp->strides[d];
-        CVal *term = stride->kind == CV_INT && stride->i == 1 ? wide : lower_binop(L, TOK_STAR, wide, stride, loc);
-        offs = offs ? lower_binop(L, TOK_PLUS, offs, term, loc) : term;
+        /* the product is 64-bit, as Triton's; a unit stride adds the int32 index itself */
+        CVal *term = stride->kind == CV_INT && stride->i == 1
+                         ? cv_value(L, idx)
+                         : lower_binop(L, TOK_STAR, cv_value(L, cast_value(L, idx, type_scalar(DT_I64), loc)), stride,
+                                       loc);
+        ptrs = lower_binop(L, TOK_PLUS, ptrs, term, loc);
         if (!check[d])
             continue;
         CVal *ci = cv_value(L, idx);
@@ -201,12 +207,10 @@ static Value *block_pointers(Lower *L, const BlockPtr *bp, const bool *check, Va
             in = lower_binop(L, TOK_AMP, lower_compare(L, TOK_GE, ci, cv_int(L, 0), loc), cv_value(L, in), loc)->v;
         *mask = *mask ? lower_binop(L, TOK_AMP, cv_value(L, *mask), cv_value(L, in), loc)->v : in;
     }
-    named(L, bp, offs->v, "offs");
-    Value *ptrs = named(L, bp, lower_binop(L, TOK_PLUS, bp->base, offs, loc)->v, "ptrs");
-    ptrs = broadcast_to_shape(L, ptrs, bp->rank, bp->block, loc);
+    Value *p = named(L, bp, broadcast_to_shape(L, ptrs->v, bp->rank, bp->block, loc), "ptrs");
     if (*mask)
         *mask = named(L, bp, broadcast_to_shape(L, *mask, bp->rank, bp->block, loc), "in_bounds");
-    return ptrs;
+    return p;
 }
 
 /* boundary_check: None, an int or a sequence of distinct dimensions of the block */

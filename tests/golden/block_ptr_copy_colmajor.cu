@@ -219,18 +219,14 @@ colmajor_copy_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         x_block_i1[e] = (pid_n * 32) + (L0_col + (e << 3));
-    int64_t x_block_offs[16];  // [64x32] i64, L0
+    float *x_block_ptrs[16];  // [64x32] fp32, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        x_block_offs[e] = (int64_t)x_block_i0[(e & 3)] + ((int64_t)x_block_i1[(e >> 2)] * (int64_t)ld_x);
+        x_block_ptrs[e] = (x_ptr + x_block_i0[(e & 3)]) + ((int64_t)x_block_i1[(e >> 2)] * (int64_t)ld_x);
     bool x_block_in_bounds[16];  // [64x32] i1, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         x_block_in_bounds[e] = ((x_block_i0[(e & 3)] >= 0) & (x_block_i0[(e & 3)] < M)) & ((x_block_i1[(e >> 2)] >= 0) & (x_block_i1[(e >> 2)] < N));
-    float *x_block_ptrs[16];  // [64x32] fp32, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        x_block_ptrs[e] = x_ptr + x_block_offs[e];
     float x[16];  // [64x32] fp32, L0, 4-byte loads
     #pragma unroll
     for (int e = 0; e < 16; ++e)
@@ -244,18 +240,14 @@ colmajor_copy_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         y_block_i1[e] = (pid_n * 32) + (L0_col + (e << 3));
-    int64_t y_block_offs[16];  // [64x32] i64, L0
+    float *y_block_ptrs[16];  // [64x32] fp32, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        y_block_offs[e] = (int64_t)y_block_i0[(e & 3)] + ((int64_t)y_block_i1[(e >> 2)] * (int64_t)ld_y);
+        y_block_ptrs[e] = (y_ptr + y_block_i0[(e & 3)]) + ((int64_t)y_block_i1[(e >> 2)] * (int64_t)ld_y);
     bool y_block_in_bounds[16];  // [64x32] i1, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         y_block_in_bounds[e] = ((y_block_i0[(e & 3)] >= 0) & (y_block_i0[(e & 3)] < M)) & ((y_block_i1[(e >> 2)] >= 0) & (y_block_i1[(e >> 2)] < N));
-    float *y_block_ptrs[16];  // [64x32] fp32, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        y_block_ptrs[e] = y_ptr + y_block_offs[e];
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         if (y_block_in_bounds[e])

@@ -453,10 +453,10 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         #pragma unroll
         for (int e = 0; e < 8; ++e)
             a_i1[e] = a_block_ptr_off1 + (L0_col + e);
-        int64_t a_offs[16];  // [64x32] i64, L0
+        __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_offs[e] = ((int64_t)a_i0[(e >> 3)] * (int64_t)stride_am) + (int64_t)a_i1[(e & 7)];
+        for (int e = 0; e < 16; e += 8)
+            a_ptrs[e / 8] = (a_ptr + ((int64_t)a_i0[(e >> 3)] * (int64_t)stride_am)) + a_i1[(e & 7)];
         bool a_in_bounds[16];  // [64x32] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
         #pragma unroll
@@ -466,10 +466,6 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
             for (int j = 0; j < 8; ++j)
                 a_in_bounds[e + j] = same;
         }
-        __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            a_ptrs[e / 8] = a_ptr + a_offs[e];
         // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
         a_block_ptr_off1 += 32;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
@@ -504,10 +500,10 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         #pragma unroll
         for (int e = 0; e < 8; ++e)
             a_i1_2[e] = a_block_ptr_off1 + (L0_col + e);
-        int64_t a_offs_2[16];  // [64x32] i64, L0
+        __half *a_ptrs_2[2];  // [64x32] fp16, L0: one pointer per 8-element vector
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_offs_2[e] = ((int64_t)a_i0_2[(e >> 3)] * (int64_t)stride_am) + (int64_t)a_i1_2[(e & 7)];
+        for (int e = 0; e < 16; e += 8)
+            a_ptrs_2[e / 8] = (a_ptr + ((int64_t)a_i0_2[(e >> 3)] * (int64_t)stride_am)) + a_i1_2[(e & 7)];
         bool a_in_bounds_2[16];  // [64x32] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
         #pragma unroll
@@ -517,10 +513,6 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
             for (int j = 0; j < 8; ++j)
                 a_in_bounds_2[e + j] = same;
         }
-        __half *a_ptrs_2[2];  // [64x32] fp16, L0: one pointer per 8-element vector
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            a_ptrs_2[e / 8] = a_ptr + a_offs_2[e];
         // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
         a_block_ptr_off1 += 32;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
@@ -538,18 +530,14 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         #pragma unroll
         for (int e = 0; e < 8; ++e)
             b_i1[e] = b_block_ptr_off1 + (L1_col + e);
-        int64_t b_offs[16];  // [32x64] i64, L1
+        __half *b_ptrs[16];  // [32x64] fp16, L1
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_offs[e] = ((int64_t)b_i0[(e >> 3)] * (int64_t)stride_bk) + (int64_t)b_i1[(e & 7)];
+            b_ptrs[e] = (b_ptr + ((int64_t)b_i0[(e >> 3)] * (int64_t)stride_bk)) + b_i1[(e & 7)];
         bool b_in_bounds[16];  // [32x64] i1, L1
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             b_in_bounds[e] = ((b_i0[(e >> 3)] >= 0) & (b_i0[(e >> 3)] < K)) & ((b_i1[(e & 7)] >= 0) & (b_i1[(e & 7)] < N));
-        __half *b_ptrs[16];  // [32x64] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = b_ptr + b_offs[e];
         __half b[16];  // [32x64] fp16, L1, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -602,15 +590,11 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         c_i1[e] = (pid_n * 64) + (L1_col + e);
-    int64_t c_offs[32];  // [64x64] i64, L1
-    #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        c_offs[e] = ((int64_t)c_i0[(e >> 3)] * (int64_t)stride_cm) + (int64_t)c_i1[(e & 7)];
+    // (c_ptrs: each address is computed where it is used, below)
     bool c_in_bounds[32];  // [64x64] i1, L1
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         c_in_bounds[e] = ((c_i0[(e >> 3)] >= 0) & (c_i0[(e >> 3)] < M)) & ((c_i1[(e & 7)] >= 0) & (c_i1[(e & 7)] < N));
-    // (c_ptrs: each address is computed where it is used, below)
     __half acc_fp16[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
@@ -627,7 +611,7 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         if (c_in_bounds[e])
-            *(c_ptr + c_offs[e]) = acc_fp16[e];
+            *((c_ptr + ((int64_t)c_i0[(e >> 3)] * (int64_t)stride_cm)) + c_i1[(e & 7)]) = acc_fp16[e];
 }
 
 #ifndef __CUDACC_RTC__

@@ -212,18 +212,14 @@ desc_axpy_atomic_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, in
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         x_i0[e] = off + (L0_base + (e << 7));
-    int64_t x_offs[2];  // [256] i64, L0
+    float *x_ptrs[2];  // [256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        x_offs[e] = (int64_t)x_i0[e];
+        x_ptrs[e] = x_ptr + x_i0[e];
     bool x_in_bounds[2];  // [256] i1, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         x_in_bounds[e] = (x_i0[e] >= 0) & (x_i0[e] < n);
-    float *x_ptrs[2];  // [256] fp32, L0
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        x_ptrs[e] = x_ptr + x_offs[e];
     float x[2];  // [256] fp32, L0, 4-byte loads
     #pragma unroll
     for (int e = 0; e < 2; ++e)
@@ -233,18 +229,14 @@ desc_axpy_atomic_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, in
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         y_i0[e] = off + (L0_base + (e << 7));
-    int64_t y_offs[2];  // [256] i64, L0
+    float *y_ptrs[2];  // [256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        y_offs[e] = (int64_t)y_i0[e];
+        y_ptrs[e] = y_ptr + y_i0[e];
     bool y_in_bounds[2];  // [256] i1, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         y_in_bounds[e] = (y_i0[e] >= 0) & (y_i0[e] < n);
-    float *y_ptrs[2];  // [256] fp32, L0
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        y_ptrs[e] = y_ptr + y_offs[e];
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         if (y_in_bounds[e])

@@ -220,18 +220,14 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         x_i1[e] = off_n + (L0_col + e);
-    int64_t x_offs[16];  // [32x64] i64, L0
+    __half *x_ptrs[16];  // [32x64] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        x_offs[e] = ((int64_t)x_i0[(e >> 3)] * (int64_t)stride_m) + (int64_t)x_i1[(e & 7)];
+        x_ptrs[e] = (x_ptr + ((int64_t)x_i0[(e >> 3)] * (int64_t)stride_m)) + x_i1[(e & 7)];
     bool x_in_bounds[16];  // [32x64] i1, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         x_in_bounds[e] = ((x_i0[(e >> 3)] >= 0) & (x_i0[(e >> 3)] < M)) & ((x_i1[(e & 7)] >= 0) & (x_i1[(e & 7)] < N));
-    __half *x_ptrs[16];  // [32x64] fp16, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        x_ptrs[e] = x_ptr + x_offs[e];
     __half x[16];  // [32x64] fp16, L0, 2-byte loads
     #pragma unroll
     for (int e = 0; e < 16; ++e)
@@ -245,18 +241,14 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         y_i1[e] = off_n + (L0_col + e);
-    int64_t y_offs[16];  // [32x64] i64, L0
+    __half *y_ptrs[16];  // [32x64] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        y_offs[e] = ((int64_t)y_i0[(e >> 3)] * (int64_t)stride_m) + (int64_t)y_i1[(e & 7)];
+        y_ptrs[e] = (y_ptr + ((int64_t)y_i0[(e >> 3)] * (int64_t)stride_m)) + y_i1[(e & 7)];
     bool y_in_bounds[16];  // [32x64] i1, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         y_in_bounds[e] = ((y_i0[(e >> 3)] >= 0) & (y_i0[(e >> 3)] < M)) & ((y_i1[(e & 7)] >= 0) & (y_i1[(e & 7)] < N));
-    __half *y_ptrs[16];  // [32x64] fp16, L0
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        y_ptrs[e] = y_ptr + y_offs[e];
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         if (y_in_bounds[e])

@@ -227,18 +227,14 @@ desc_row_sum_kernel(float *__restrict__ x_desc_base, int32_t x_desc_shape0, int3
         #pragma unroll
         for (int e = 0; e < 4; ++e)
             x_i1[e] = off_n + (L0_col + e);
-        int64_t x_offs[16];  // [32x64] i64, L0
+        float *x_ptrs[16];  // [32x64] fp32, L0
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            x_offs[e] = ((int64_t)x_i0[(e >> 2)] * x_desc_stride0) + (int64_t)x_i1[(e & 3)];
+            x_ptrs[e] = (x_desc_base + ((int64_t)x_i0[(e >> 2)] * x_desc_stride0)) + x_i1[(e & 3)];
         bool x_in_bounds[16];  // [32x64] i1, L0
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             x_in_bounds[e] = ((x_i0[(e >> 2)] >= 0) & (x_i0[(e >> 2)] < x_desc_shape0)) & ((x_i1[(e & 3)] >= 0) & (x_i1[(e & 3)] < x_desc_shape1));
-        float *x_ptrs[16];  // [32x64] fp32, L0
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            x_ptrs[e] = x_desc_base + x_offs[e];
         float loaded[16];  // [32x64] fp32, L0, 4-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
