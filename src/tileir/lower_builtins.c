@@ -52,7 +52,7 @@ const char *canonical_module(const char *path)
         {"triton.language.extra.cuda.libdevice", "libdevice"}, {"tl.extra.libdevice", "libdevice"},
         {"triton.language.extra.libdevice", "libdevice"}, {"math", "math"}, {"tl.core", "tl"},
         {"triton.language.core", "tl"}, {"tl.standard", "tl"}, {"triton.runtime", "triton.runtime"},
-        {"tl.random", "tl"},
+        {"tl.random", "tl"}, {"triton.language.standard", "tl"}, {"triton.language.random", "tl"},
     };
     for (size_t i = 0; i < ARRAY_LEN(t); i++)
         if (!strcmp(path, t[i].path))
