@@ -76,6 +76,16 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
     if (base->kind == CV_MODULE && base->mod)
         return lower_module_attr(L, base, attr, loc);
     if (base->kind == CV_MODULE) {
+        CVal *info = lower_torch_info_attr(L, base, attr, loc);
+        if (info)
+            return info;
+        if (!strcmp(base->s, "torch")) {
+            CVal *t = lower_torch_attr(L, attr);
+            if (!t)
+                lower_error(L, loc, "torch.%s is not supported in kernels (tilec reads torch's dtypes, "
+                            "torch.finfo and torch.iinfo)", attr);
+            return t;
+        }
         const char *canon = canonical_module(arena_printf(L->a, "%s.%s", base->s, attr));
         if (canon)
             return cv_module(L, canon);

@@ -191,8 +191,8 @@ static CVal *find_module(Lower *L, Module *m, const char *dotted, const char **w
         *why = arena_printf(L->a, "tilec does not know Triton's module '%s'", dotted);
         return NULL;
     }
-    if (!strcmp(dotted, "math"))
-        return cv_module(L, "math");
+    if (!strcmp(dotted, "math") || !strcmp(dotted, "torch"))
+        return cv_module(L, dotted);
     DirVec roots = {0};
     search_path(L, m->src ? m->src->path : L->kernel_module->src->path, top, &roots);
     StrBuf list = {0};
