@@ -39,6 +39,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -529,7 +530,8 @@ def s_xformers_rms_add(M, g):  # xformers rmsnorm_kernels.py: x, y (M, 4096) fp1
                  (M,), ["h1_ptr"], "close", inplace=["x_ptr"])
 
 
-# TSV row number -> (sizes, setup).  Sizes are ragged where the kernel masks them.
+# TSV row number -> (sizes, setup).  Sizes are ragged where the kernel masks them; a stride
+# the row declares a multiple of 16 (i32:16) is one in every size.
 SPECS = {
     1: ([98432, 98432 + 3, 17], s_add),
     2: ([(1823, 781), (7, 1024), (3, 1)], s_softmax),
@@ -538,13 +540,13 @@ SPECS = {
     5: ([(1151, 8192 - 16), (3, 784)], s_ln_fwd_fused),
     9: ([98432, 1001], s_asin),
     11: ([(1000, 1024, 512), (300, 272, 64)], s_matmul_persistent),
-    13: ([(64, 4096), (7, 1000)], s_liger_ln),
+    13: ([(64, 4096), (7, 1008)], s_liger_ln),
     14: ([(4, 11008)], lambda s, g: s_gated(s, g, extra={"gate_multiplier": 1.0})),
     15: ([(4, 11008)], lambda s, g: s_gated(s, g, names=("a", "b", "c"))),
     16: ([37, 128], s_liger_rope),
-    17: ([(8, 32000), (3, 1000)], s_liger_ce),
-    18: ([(8, 32000), (3, 1000)], s_element_mul),
-    19: ([(8, 32000), (3, 1000)], s_kldiv),
+    17: ([(8, 32000), (3, 1008)], s_liger_ce),
+    18: ([(8, 32000), (3, 1008)], s_element_mul),
+    19: ([(8, 32000), (3, 1008)], s_kldiv),
     21: ([(1000, 4096), (7, 1000)], lambda s, g: s_rows(s, g, "fp16", ("input_ptr", "output_ptr"))),
     22: ([(1000, 4096), (7, 1000)], s_gems_ln),
     23: ([(1000, 512, 384), (37, 80, 48)], lambda s, g: s_matmul(
@@ -559,13 +561,13 @@ SPECS = {
     34: ([98432 + 3, 17], s_unsloth_gate),
     35: ([98432 + 3, 17], s_unsloth_gate),
     36: ([(256, 512, 512), (37, 256, 384)], s_unsloth_fp8),
-    48: ([(1000, 1000), (3, 17)], s_attorch_softmax),
+    48: ([(1000, 1008), (3, 48)], s_attorch_softmax),
     49: ([98432 + 3, 17], s_attorch_act),
     50: ([(1000, 256, 512), (37, 48, 80)], s_attorch_linear),
     54: ([128 * 1000, 128], s_fp8_quant),
     59: ([(1000, 512, 384), (37, 80, 64)], s_kernl_linear),
     62: ([100, 16], s_lightllm_rotary),
-    63: ([(1000, 2816), (7, 100)], s_silu_mul),
+    63: ([(1000, 2816), (7, 96)], s_silu_mul),
     64: ([(1000, 8), (3, 5)], s_destindex),
     66: ([64, 3], s_xformers_rms_add),
 }
@@ -679,6 +681,8 @@ def check_cpu(case, index):
                        target=GPUTarget("cuda", 90, 32),
                        options={"num_warps": case.num_warps, **({"num_stages": case.num_stages}
                                                                if case.num_stages else {})})
+        div16 = [e.split("=")[0].strip() for e in rgt.split_signature(case.sig)
+                 if re.match(r"^\w+\s*=\s*[iu]\d+:16$", e)]
         sizes, setup = SPECS[index]
         for size in sizes:
             gen = torch.Generator(device="cpu")
@@ -692,6 +696,8 @@ def check_cpu(case, index):
                 v = st.values[p.name]
                 if p.kind == "ptr" and rgt.torch_dtype(p.dtype) != v.dtype:
                     return False, f"size {size}: {p.name} is {v.dtype}, the signature says *{p.dtype}"
+                if p.name in div16 and v % 16:
+                    return False, f"size {size}: {p.name} = {v}, the signature says a multiple of 16"
         return True, "Triton compiles it; inputs match the signature"
     except Exception as e:
         text = str(e).strip().splitlines()
