@@ -1,7 +1,10 @@
 #!/bin/sh
 # Fetch the sources that bench/corpus/kernels.tsv names, each at its listed commit, into DIR as
-# OWNER+NAME/PATH, the layout tools/coverage.py --src expects.  Needs network access (curl to
-# raw.githubusercontent.com).  The files belong to their projects: keep DIR outside the
+# OWNER+NAME/PATH, the layout tools/coverage.py --src expects, then the project modules they
+# import, recursively, with the package __init__.py files on the way (tools/fetch_imports.py:
+# tilec follows those imports as Python would).  Needs network access (curl to
+# raw.githubusercontent.com; python3 for the imports, which also lists each repository
+# through api.github.com).  The files belong to their projects: keep DIR outside the
 # repository and commit none of them.
 #
 #   sh tools/fetch_corpus.sh DIR [bench/corpus/kernels.tsv]
@@ -33,3 +36,6 @@ grep -v '^#' "$tsv" | awk -F '\t' '$1 != "repo" && NF >= 3 { print $1 "\t" $2 "\
     done
     exit $failed
 }
+failed=$?
+python3 "$(dirname "$0")/fetch_imports.py" "$dir" --tsv "$tsv" || failed=1
+exit $failed

@@ -68,7 +68,8 @@ typedef Vec(Node *) NodeList;
     X(N_BREAK, "Break")                                                        \
     X(N_CONTINUE, "Continue")                                                  \
     X(N_ASSERT, "Assert")    /* cond, lhs = message (may be NULL) */           \
-    X(N_RAISE, "Raise")      /* lhs = exception (may be NULL), rhs = cause */
+    X(N_RAISE, "Raise")      /* lhs = exception (may be NULL), rhs = cause */ \
+    X(N_NAMED, "NamedExpr")  /* host Python only: name := rhs */
 
 typedef enum NodeKind {
 #define X(k, s) k,

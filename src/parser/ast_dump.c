@@ -249,6 +249,10 @@ static void dump_expr(StrBuf *out, const Node *n)
             }
         }
         break;
+    case N_NAMED:
+        sb_printf(out, " %s := ", n->name);
+        dump_expr(out, n->rhs);
+        break;
     default: sb_puts(out, " ?"); break;
     }
     sb_putc(out, ')');

@@ -305,7 +305,7 @@ static Node *parse_atom(Parser *p)
     case TOK_NAME:
         n = new_node(p, N_NAME, next(p)->loc);
         n->name = t->text;
-        if (at(p, TOK_WALRUS))
+        if (at(p, TOK_WALRUS) && !p->host)
             unsupported(p, peek(p)->loc, "assignment expressions (':=')");
         return n;
     case TOK_INT:
@@ -578,12 +578,17 @@ static Node *parse_lambda(Parser *p)
     return n;
 }
 
-/* expr: lambda | or_test ['if' or_test 'else' expr] */
+/* expr: lambda | NAME ':=' expr (host Python only) | or_test ['if' or_test 'else' expr] */
 Node *parse_expr(Parser *p)
 {
     enter(p, peek(p)->loc, "expression");
     Node *n;
-    if (at(p, TOK_LAMBDA)) {
+    if (p->host && at(p, TOK_NAME) && peek_at(p, 1)->kind == TOK_WALRUS) {
+        n = new_node(p, N_NAMED, peek(p)->loc);
+        n->name = next(p)->text;
+        next(p);
+        n->rhs = parse_expr(p);
+    } else if (at(p, TOK_LAMBDA)) {
         n = parse_lambda(p);
     } else {
         n = parse_or_test(p);

@@ -121,6 +121,8 @@ enum { BI_METHOD = 1 };
     B("math.ceil", 0, py_math, MATH_CEIL, "x")                                                                    \
     B("math.floor", 0, py_math, MATH_FLOOR, "x")                                                                  \
     B("triton.cdiv", 0, cdiv, 0, "x, div")                                                                        \
+    B("torch.finfo", 0, torch_info, 0, "type")                                                                    \
+    B("torch.iinfo", 0, torch_info, 1, "type")                                                                    \
     B("triton.next_power_of_2", 0, next_power_of_2, 0, "n")                                                       \
     LATER("print", 0, "use tl.device_print")                                                                      \
     LATER("isinstance", 0, "type tests")                                                               \

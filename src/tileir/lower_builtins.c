@@ -52,7 +52,7 @@ const char *canonical_module(const char *path)
         {"triton.language.extra.cuda.libdevice", "libdevice"}, {"tl.extra.libdevice", "libdevice"},
         {"triton.language.extra.libdevice", "libdevice"}, {"math", "math"}, {"tl.core", "tl"},
         {"triton.language.core", "tl"}, {"tl.standard", "tl"}, {"triton.runtime", "triton.runtime"},
-        {"tl.random", "tl"},
+        {"tl.random", "tl"}, {"triton.language.standard", "tl"}, {"triton.language.random", "tl"},
     };
     for (size_t i = 0; i < ARRAY_LEN(t); i++)
         if (!strcmp(path, t[i].path))
@@ -76,6 +76,16 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
     if (base->kind == CV_MODULE && base->mod)
         return lower_module_attr(L, base, attr, loc);
     if (base->kind == CV_MODULE) {
+        CVal *info = lower_torch_info_attr(L, base, attr, loc);
+        if (info)
+            return info;
+        if (!strcmp(base->s, "torch")) {
+            CVal *t = lower_torch_attr(L, attr);
+            if (!t)
+                lower_error(L, loc, "torch.%s is not supported in kernels (tilec reads torch's dtypes, "
+                            "torch.finfo and torch.iinfo)", attr);
+            return t;
+        }
         const char *canon = canonical_module(arena_printf(L->a, "%s.%s", base->s, attr));
         if (canon)
             return cv_module(L, canon);

@@ -191,8 +191,8 @@ static CVal *find_module(Lower *L, Module *m, const char *dotted, const char **w
         *why = arena_printf(L->a, "tilec does not know Triton's module '%s'", dotted);
         return NULL;
     }
-    if (!strcmp(dotted, "math"))
-        return cv_module(L, "math");
+    if (!strcmp(dotted, "math") || !strcmp(dotted, "torch"))
+        return cv_module(L, dotted);
     DirVec roots = {0};
     search_path(L, m->src ? m->src->path : L->kernel_module->src->path, top, &roots);
     StrBuf list = {0};
@@ -320,13 +320,116 @@ static NORETURN void not_constexpr(Lower *L, Module *m, const Global *g, Loc loc
                 "functions and dtypes", g->name, where, g->name, g->name);
 }
 
+/* ---- functions looked up by name ------------------------------------------------------- */
+
+/* The undecorated def `name` of module m: defined there, or imported from a project module. */
+static FuncDef *host_def(Lower *L, Module *m, const char *name, int depth)
+{
+    for (int i = 0; i < m->host_funcs.len; i++)
+        if (!strcmp(m->host_funcs.data[i]->name, name))
+            return m->host_funcs.data[i];
+    for (int i = 0; i < m->imports.len && depth < 16; i++) {
+        const Import *im = &m->imports.data[i];
+        if (!im->name || strcmp(im->as, name))
+            continue;
+        Import whole = *im;
+        whole.name = NULL;
+        const char *why = NULL;
+        CVal *mod = resolve_import(L, m, &whole, &why);
+        FuncDef *f = mod && mod->mod ? host_def(L, mod->mod, im->name, depth + 1) : NULL;
+        if (f)
+            return f;
+    }
+    return NULL;
+}
+
+static bool is_getattr_of(const Node *n, const char *param)
+{
+    return n && n->kind == N_CALL && n->lhs->kind == N_NAME && !strcmp(n->lhs->name, "getattr") &&
+           n->items.len == 2 && !n->kwargs.len && n->items.data[1]->kind == N_NAME &&
+           !strcmp(n->items.data[1]->name, param);
+}
+
+/* Whether a statement of body returns getattr(MODULE, param). */
+static bool returns_getattr(const NodeList *body, const char *param)
+{
+    for (int i = 0; i < body->len; i++) {
+        const Node *s = body->data[i];
+        if (s->kind == N_RETURN && is_getattr_of(s->lhs, param))
+            return true;
+        if ((s->kind == N_IF || s->kind == N_FOR || s->kind == N_WHILE) &&
+            (returns_getattr(&s->body, param) || returns_getattr(&s->orelse, param)))
+            return true;
+    }
+    return false;
+}
+
+static const char *module_string_in(const Node *n);
+
+static const char *module_string_in_list(const NodeList *list)
+{
+    for (int i = 0; i < list->len; i++) {
+        const char *s = module_string_in(list->data[i]);
+        if (s)
+            return s;
+    }
+    return NULL;
+}
+
+/* The first string constant under n, in source order, that spells one of Triton's modules
+ * (canonical name), or NULL. */
+static const char *module_string_in(const Node *n)
+{
+    if (!n)
+        return NULL;
+    if (n->kind == N_STR && !n->fstring && !strncmp(n->str, "triton.", 7))
+        return canonical_module(n->str);
+    const Node *parts[] = {n->lhs, n->cond, n->iter, n->rhs};
+    for (size_t i = 0; i < ARRAY_LEN(parts); i++) {
+        const char *s = module_string_in(parts[i]);
+        if (s)
+            return s;
+    }
+    const char *s = module_string_in_list(&n->items);
+    if (!s)
+        s = module_string_in_list(&n->values);
+    if (!s)
+        s = module_string_in_list(&n->body);
+    if (!s)
+        s = module_string_in_list(&n->orelse);
+    return s;
+}
+
+/* NAME = find("fn"), where find is a def (host code) that takes the name and returns
+ * getattr(module, name) for a module it imports by a string naming one of Triton's modules
+ * (a version-independent spelling of `from triton.language.extra.libdevice import fn`): the
+ * function `fn` of the first such module named in find's body.  NULL: not that form. */
+static CVal *looked_up_by_name(Lower *L, Module *m, const Node *value, Loc loc)
+{
+    if (!value || value->kind != N_CALL || value->lhs->kind != N_NAME || value->items.len != 1 ||
+        value->kwargs.len || value->items.data[0]->kind != N_STR || value->items.data[0]->fstring)
+        return NULL;
+    FuncDef *find = host_def(L, m, value->lhs->name, 0);
+    if (!find || find->params.len != 1 || !returns_getattr(&find->body, find->params.data[0].name))
+        return NULL;
+    const char *module = module_string_in_list(&find->body);
+    if (!module)
+        return NULL;
+    CVal *v = lower_attribute(L, cv_module(L, module), value->items.data[0]->str, loc);
+    return is_alias_target(v) ? v : NULL;
+}
+
 /* The value of global g of module m, evaluated in m with no IR allowed. */
 static CVal *eval_global(Lower *L, Module *m, const Global *g, Loc loc)
 {
     bool declared = built_as_constexpr(g->value) || (g->value && names_constexpr(g->annotation));
     bool alias = !declared && is_dotted_name(g->value);
-    if (!declared && !alias)
+    if (!declared && !alias) {
+        CVal *found = looked_up_by_name(L, m, g->value, loc);
+        if (found)
+            return found;
         not_constexpr(L, m, g, loc);
+    }
     Env *saved_env = L->env;
     Module *saved_m = L->m;
     Block *saved_cur = L->cur;

@@ -234,6 +234,9 @@ CVal *lower_module_name(Lower *L, Module *m, const char *name, Loc loc, const ch
 CVal *lower_module_attr(Lower *L, CVal *mod, const char *attr, Loc loc);
 CVal *cv_module(Lower *L, const char *name);
 const char *canonical_module(const char *path);
+/* lower_torch.c: torch's dtypes and torch.finfo / torch.iinfo at translation time */
+CVal *lower_torch_attr(Lower *L, const char *attr);
+CVal *lower_torch_info_attr(Lower *L, CVal *base, const char *attr, Loc loc);
 
 NORETURN void lower_error(Lower *L, Loc loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 
