@@ -65,7 +65,8 @@ static void describe_smem(Emitter *E, const Block *b)
                     : smem_swizzle_none(st->swz) ? "not swizzled"
                     : fmt(E, "swizzled (vec %d, perPhase %d, maxPhase %d)", st->swz.vec, st->swz.per_phase,
                           st->swz.max_phase);
-                sb_printf(E->out, "operand %c of tl.dot, %d x %d %s%s, %s, read %s\n", st->op_idx ? 'B' : 'A', st->rows,
+                sb_printf(E->out, "operand %c of tl.dot, %s%d x %d %s%s, %s, read %s\n", st->op_idx ? 'B' : 'A',
+                          st->batch > 1 ? fmt(E, "%d batches (one tile after another) of ", st->batch) : "", st->rows,
                           st->cols, dtype_name(st->dtype), st->nslots > 1 ? fmt(E, " in %d pipeline slots", st->nslots) : "",
                           storage, st->ldmatrix ? fmt(E, "with ldmatrix%s", st->trans ? ".trans" : "") : "element by element");
                 break;
