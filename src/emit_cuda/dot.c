@@ -260,16 +260,18 @@ static void emit_dot_mma(Emitter *E, const Op *op)
 }
 
 /* The FMA path (fp64, input_precision="ieee"): A and B through shared
- * memory row-major; for each k a thread reads the A values of its rows and
- * the B values of its columns, then updates its results. */
+ * memory row-major (a 3-D dot's batches one after another); for each k a
+ * thread reads the A values of its rows and the B values of its columns
+ * (of each of its batches), then updates its results. */
 static void emit_dot_fma(Emitter *E, const Op *op)
 {
     const Value *a = op->args[0], *b = op->args[1], *r = op->results[0];
-    int M = r->type.shape[0], N = r->type.shape[1], K = a->type.shape[1];
+    int o = r->type.rank - 2;
+    int M = r->type.shape[o], N = r->type.shape[o + 1], K = a->type.shape[o + 1];
     const char *T = dtype_ctype(a->type.dtype);
     dot_init_result(E, op);
-    line(E, "{  // %dx%d += %dx%d @ %dx%d with fused multiply-adds (exact fp32/fp64), A and B through shared memory",
-         M, N, M, K, K, N);
+    line(E, "{  // %s%dx%d += %dx%d @ %dx%d with fused multiply-adds (exact fp32/fp64), A and B through shared memory",
+         o ? fmt(E, "%d batches of ", r->type.shape[0]) : "", M, N, M, K, K, N);
     E->indent++;
     line(E, "%s *as = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset);
     line(E, "%s *bs = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset + dot_fma_b_offset(op));
@@ -279,22 +281,25 @@ static void emit_dot_fma(Emitter *E, const Op *op)
         LayoutMap xm;
         value_map(xs[k], &xm);
         int n = nregs(xs[k]);
+        int rows = xs[k]->type.shape[o];
         const char *e = elem_loop_open(E, n, 1);
-        line(E, "%s[%s * %d + %s] = %s;", bufs[k], paren(E, elem_coord(E, xs[k], &xm, 0, e)), xs[k]->type.shape[1],
-             paren(E, elem_coord(E, xs[k], &xm, 1, e)), value_at(E, xs[k], NULL, e));
+        const char *val = value_at(E, xs[k], NULL, e); /* before the coordinates: the order they are bound in */
+        const char *col = paren(E, elem_coord(E, xs[k], &xm, o + 1, e));
+        const char *row = elem_coord(E, xs[k], &xm, o, e);
+        if (o) /* batch b's rows follow batch b-1's */
+            row = fmt(E, "%s * %d + %s", paren(E, elem_coord(E, xs[k], &xm, 0, e)), rows, row);
+        line(E, "%s[%s * %d + %s] = %s;", bufs[k], paren(E, row), xs[k]->type.shape[o + 1], col, val);
         elem_loop_close(E, n, 1);
     }
     line(E, "__syncthreads();");
     LayoutMap m;
     value_map(r, &m);
-    /* the result's register bits along M (rows) and N (columns) */
-    int rb[2][LMAP_MAX_REG_BITS], nb[2] = {0, 0}, pos[2][LMAP_MAX_REG_BITS];
+    /* the result's register bits that pick an A row (M, and the batch) and a B column (N, and the batch) */
+    int rb[2][LMAP_MAX_REG_BITS], nb[2] = {0, 0};
     for (int i = 0; i < m.nreg; i++)
-        if (m.reg[i].dim >= 0) {
-            int d = m.reg[i].dim;
-            rb[d][nb[d]] = i;
-            pos[d][nb[d]++] = i;
-        }
+        for (int d = 0; d < 2; d++)
+            if (m.reg[i].dim >= 0 && (m.reg[i].dim == o + d || (o && m.reg[i].dim == 0)))
+                rb[d][nb[d]++] = i;
     const char *name = vname(E, r);
     const char *fma = a->type.dtype == DT_FP64 ? "fma" : "fmaf";
     line(E, "#pragma unroll 4");
@@ -304,12 +309,13 @@ static void emit_dot_fma(Emitter *E, const Op *op)
     for (int d = 0; d < 2; d++) {
         line(E, "#pragma unroll");
         line(E, "for (int i = 0; i < %d; ++i)", 1 << nb[d]);
-        const char *reg = deposit(E, pos[d], nb[d], "i");
-        const char *c = elem_coord(E, r, &m, d, reg);
+        const char *reg = deposit(E, rb[d], nb[d], "i");
+        const char *c = elem_coord(E, r, &m, o + d, reg);
+        const char *bat = o ? fmt(E, "%s * %d + ", paren(E, elem_coord(E, r, &m, 0, reg)), d ? K * N : M * K) : "";
         if (d == 0)
-            line(E, "    a_k[i] = as[%s * %d + k];", paren(E, c), K);
+            line(E, "    a_k[i] = as[%s%s * %d + k];", bat, paren(E, c), K);
         else
-            line(E, "    b_k[i] = bs[k * %d + %s];", N, paren(E, c));
+            line(E, "    b_k[i] = bs[%sk * %d + %s];", bat, N, paren(E, c));
     }
     int n = nregs(r);
     line(E, "#pragma unroll");

@@ -76,8 +76,13 @@ static void describe_smem(Emitter *E, const Block *b)
                       smem_verdict(E, op));
             break;
         case OP_DOT:
-            sb_printf(E->out, "A (%dx%d) and B (%dx%d) row-major for the FMA path of tl.dot\n", op->args[0]->type.shape[0],
-                      op->args[0]->type.shape[1], op->args[1]->type.shape[0], op->args[1]->type.shape[1]);
+            if (op->args[0]->type.rank == 3)
+                sb_printf(E->out, "A (%dx%dx%d) and B (%dx%dx%d) row-major, batch after batch, for the FMA path of tl.dot\n",
+                          op->args[0]->type.shape[0], op->args[0]->type.shape[1], op->args[0]->type.shape[2],
+                          op->args[1]->type.shape[0], op->args[1]->type.shape[1], op->args[1]->type.shape[2]);
+            else
+                sb_printf(E->out, "A (%dx%d) and B (%dx%d) row-major for the FMA path of tl.dot\n", op->args[0]->type.shape[0],
+                          op->args[0]->type.shape[1], op->args[1]->type.shape[0], op->args[1]->type.shape[1]);
             break;
         default: sb_puts(E->out, "the old value, from the thread that did the atomic to all\n"); break;
         }
