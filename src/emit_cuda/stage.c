@@ -332,12 +332,18 @@ void emit_async_copy(Emitter *E, const Op *op)
     line(E, "// cp.async into slot %s of %s: %d-byte copies, zero-filled where masked or past the loop's end",
          value_at(E, slot, NULL, "0"), fn, bytes);
     const char *e = elem_loop_open(E, n, v);
-    const char *c0 = elem_coord(E, ptr, &m, 0, e), *c1 = elem_coord(E, ptr, &m, 1, e);
-    const char *oc[2] = {op->async_copy.transposed ? c1 : c0, op->async_copy.transposed ? c0 : c1}; /* operand coordinates */
+    const char *row, *col;
+    if (ptr->type.rank == 3) { /* a batched operand, never transposed on its way (tir_pipeline) */
+        stage_coords(E, s, ptr, &m, e, &row, &col);
+    } else {
+        const char *c0 = elem_coord(E, ptr, &m, 0, e), *c1 = elem_coord(E, ptr, &m, 1, e);
+        const char *oc[2] = {op->async_copy.transposed ? c1 : c0, op->async_copy.transposed ? c0 : c1}; /* operand coordinates */
+        row = oc[1 - s->contig_dim], col = oc[s->contig_dim];
+    }
     const char *p = value_at(E, pred, NULL, "0");
     if (mask)
         p = fmt(E, "%s && %s", paren(E, p), paren(E, value_at(E, mask, ptr, e)));
-    line(E, "tilec::cp_async<%d>(%s(smem, %s, %s, %s), %s, %s);", bytes, fn, value_at(E, slot, NULL, "0"),
-         oc[1 - s->contig_dim], oc[s->contig_dim], value_at(E, ptr, ptr, e), p);
+    line(E, "tilec::cp_async<%d>(%s(smem, %s, %s, %s), %s, %s);", bytes, fn, value_at(E, slot, NULL, "0"), row, col,
+         value_at(E, ptr, ptr, e), p);
     elem_loop_close(E, n, v);
 }

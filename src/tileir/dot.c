@@ -512,12 +512,15 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         Op *op = body->ops.data[i];
         if (op->nregions)
             return; /* innermost straight-line loops only */
-        if (op->kind != OP_LOAD || op->results[0]->type.rank != 2 || op->load.is_volatile)
+        if (op->kind != OP_LOAD || op->load.is_volatile)
+            continue;
+        int rank = op->results[0]->type.rank;
+        if (rank != 2 && rank != 3)
             continue;
         Value *r = op->results[0];
         Op *u = single_user(body, r);
         Op *c = u;
-        if (u && u->kind == OP_TRANS)
+        if (u && u->kind == OP_TRANS && rank == 2) /* a 3-D operand is copied as it is loaded, untransposed */
             c = single_user(body, u->results[0]);
         if (!c || c->kind != OP_CONVERT || !is_dot_stage(c) || !c->results[0]->layout->parent ||
             c->results[0]->layout->parent->kind != LAYOUT_MMA)

@@ -35,7 +35,8 @@ def bmm3d_acc_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                      stride_cb, stride_cm, stride_cn,
                      BATCH: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                      BLOCK_K: tl.constexpr):
-    """The same with the accumulator passed as acc=: int32 for int8 operands, else fp32."""
+    """The same with the accumulator passed as acc=: int32 for int8 operands, fp16 (the mma's own
+    fp16 accumulation, out_dtype=float16) for fp16 operands into fp16, else fp32."""
     tiles_n = tl.cdiv(N, BLOCK_N)
     rb = tl.arange(0, BATCH)
     rm = (tl.program_id(0) // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -43,7 +44,11 @@ def bmm3d_acc_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     rk = tl.arange(0, BLOCK_K)
     a_ptrs = a_ptr + rb[:, None, None] * stride_ab + rm[None, :, None] * stride_am + rk[None, None, :] * stride_ak
     b_ptrs = b_ptr + rb[:, None, None] * stride_bb + rk[None, :, None] * stride_bk + rn[None, None, :] * stride_bn
-    acc_dtype = tl.int32 if a_ptr.dtype.element_ty == tl.int8 else tl.float32
+    acc_dtype = tl.float32
+    if a_ptr.dtype.element_ty == tl.int8:
+        acc_dtype = tl.int32
+    if a_ptr.dtype.element_ty == tl.float16 and c_ptr.dtype.element_ty == tl.float16:
+        acc_dtype = tl.float16
     acc = tl.zeros((BATCH, BLOCK_M, BLOCK_N), dtype=acc_dtype)
     for k in range(0, K, BLOCK_K):
         a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0)

@@ -23,13 +23,13 @@
 //   BLOCK_K          = 16 (constexpr)
 //   INPUT_PRECISION  = "tf32" (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 34816 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 52224 bytes of shared memory (dynamic; the launcher raises the limit), grid chosen by the caller
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   dot3d.py:25  convert_layout, 8192 bytes at 0: operand A of tl.dot, 2 batches (one tile after another) of 64 x 16 fp32, swizzled (vec 4, perPhase 2, maxPhase 4), read with ldmatrix
-//   dot3d.py:25  convert_layout, 9216 bytes at 0: operand B of tl.dot, 2 batches (one tile after another) of 16 x 64 fp32, padded (32 bytes after every 1 row), read element by element
+//   dot3d.py:25  local_load, 24576 bytes at 27648: operand A of tl.dot, 2 batches (one tile after another) of 64 x 16 fp32 in 3 pipeline slots, swizzled (vec 4, perPhase 2, maxPhase 4), read with ldmatrix
+//   dot3d.py:25  local_load, 27648 bytes at 0: operand B of tl.dot, 2 batches (one tile after another) of 16 x 64 fp32 in 3 pipeline slots, padded (32 bytes after every 1 row), read element by element
 //   dot3d.py:29  convert_layout, 34808 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
 //       then 2 padding elements after every 32;
@@ -409,10 +409,10 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // as 128 rows of 16 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 4, perPhase 2, maxPhase 4): chunk c of 4 elements in row r is stored
 // at chunk c ^ ((r / 2) % 4), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 8192 bytes at byte 0 of the arena.
-static __device__ __forceinline__ float *stage0(unsigned char *smem, int row, int col)
+// 3 slots of 8192 bytes, one per pipeline stage, at byte 27648 of the arena.
+static __device__ __forceinline__ float *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<float *>(smem + 0) + row * 16 + tilec::swizzle<4, 2, 4>(row, col);
+    return reinterpret_cast<float *>(smem + 27648) + slot * 2048 + row * 16 + tilec::swizzle<4, 2, 4>(row, col);
 }
 
 // stage1: operand B of a tl.dot (2x16x64 fp32, batch x K x N), staged in shared memory for the tensor cores
@@ -420,10 +420,10 @@ static __device__ __forceinline__ float *stage0(unsigned char *smem, int row, in
 // as 32 rows of 64 elements with N contiguous; read element by element (ldmatrix cannot transpose 8- or 32-bit elements).
 // Padding: 8 elements (32 bytes) after every 1 row, so that the lanes of one element read
 // fall in different banks; each address stays the thread's base plus a constant.
-// 9216 bytes at byte 0 of the arena.
-static __device__ __forceinline__ float *stage1(unsigned char *smem, int row, int col)
+// 3 slots of 9216 bytes, one per pipeline stage, at byte 0 of the arena.
+static __device__ __forceinline__ float *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<float *>(smem + 0) + row * 64 + row * 8 + col;
+    return reinterpret_cast<float *>(smem + 0) + slot * 2304 + row * 64 + row * 8 + col;
 }
 
 // cvt2: a 2x64x64 fp32 tile changing layout (L2 -> L1) in shared memory, row-major,
@@ -441,7 +441,7 @@ static __device__ __forceinline__ int cvt2_at(int i0, int i1, int i2)
 extern "C" __global__ void __launch_bounds__(128)
 bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__restrict__ c_ptr, int32_t M, int32_t N, int32_t K, int32_t stride_ab, int32_t stride_am, int32_t stride_bb, int32_t stride_bk, int32_t stride_cb, int32_t stride_cm)
 {
-    __shared__ __align__(16) unsigned char smem[34816];  // the arena (see the header)
+    extern __shared__ __align__(16) unsigned char smem[];  // the arena (dynamic, see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -496,70 +496,24 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
     for (int e = 0; e < 16; ++e)
         b_ptrs[e] = ((b_ptr + (rb[(e >> 3)] * stride_bb)) + (rk[((e >> 2) & 1)] * stride_bk)) + (rn[(e & 3)] * 1);
     // dot3d.py:22  for k in range(0, K, BLOCK_K):
-    float acc[64];  // [2x64x64] fp32, L2
-    #pragma unroll
-    for (int e = 0; e < 64; ++e)
-        acc[e] = 0.0f;
-    for (int32_t k = 0; k < K; k += 16) {
+    for (int32_t i = 0; i < 2; i += 1) {
+        const int32_t k_ahead = 0 + (i * 16);
+        const bool in_range = k_ahead < K;
         // dot3d.py:23  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0.0)
         int32_t rm_3[2];  // [64] i32, L11
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             rm_3[e] = prod + (L0_d1 + (e << 5));
-        float a[16];  // [2x64x16] fp32, L0, 4-byte loads
+        // cp.async into slot i of stage0: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&a[e], a_ptrs[e], (rm_3[((e >> 2) & 1)] < M) & (rk_2[(e & 3)] < (K - k)), 0.0f);
+            tilec::cp_async<4>(stage0(smem, i, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2 + (e & 3)), a_ptrs[e], in_range && ((rm_3[((e >> 2) & 1)] < M) & (rk_2[(e & 3)] < (K - k_ahead))));
         // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
-        float b[16];  // [2x16x64] fp32, L1, 4-byte loads
+        // cp.async into slot i of stage1: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&b[e], b_ptrs[e], (rk[((e >> 2) & 1)] < (K - k)) & (rn[(e & 3)] < N), 0.0f);
-        // dot3d.py:25  acc += tl.dot(a, b, input_precision=INPUT_PRECISION)
-        uint32_t a_2[32];  // [2x64x16] fp32, L12: operand A fragments, 1 elements per register
-        {  // L0 -> L12 through shared memory (stage0)
-            #pragma unroll
-            for (int e = 0; e < 16; e += 4)
-                tilec::store<4>(stage0(smem, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2 + (e & 3)), &a[e]);
-            __syncthreads();
-            // ldmatrix.x4 into a_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = ((warp >> 1) << 4) + (lane & 15), ld_col = (lane >> 4) << 2;
-            #pragma unroll
-            for (int qi = 0; qi < 8; ++qi)
-                tilec::ldmatrix<4, false>(&a_2[4 * qi], stage0(smem, ld_row + ((qi >> 1) << 5), ld_col + ((qi & 1) << 3)));
-            __syncthreads();  // the buffer is free again
-        }
-        uint32_t b_2[32];  // [2x16x64] fp32, L13: operand B fragments, 1 elements per register
-        {  // L1 -> L13 through shared memory (stage1)
-            #pragma unroll
-            for (int e = 0; e < 16; e += 4)
-                tilec::store<4>(stage1(smem, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2 + (e & 3)), &b[e]);
-            __syncthreads();
-            #pragma unroll
-            for (int e = 0; e < 32; ++e)
-                reinterpret_cast<float *>(b_2)[e] = *stage1(smem, (e >> 4) * 16 + L13_d1 + (((e & 1) << 2) + (((e >> 2) & 1) << 3)), L13_d2 + ((((e >> 1) & 1) << 4) + (((e >> 3) & 1) << 5)));
-            __syncthreads();  // the buffer is free again
-        }
-        float dot[64];  // [2x64x64] fp32, L2
-        #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            dot[e] = 0.0f;
-        // 2 batches, one after another in the registers (32 accumulators, 16 + 16 fragment words each):
-        // 64x64 += 64x16 @ 16x64 on tensor cores, tf32: each warp issues 2 x 4 mma.sync.m16n8k8_tf32 per K step of 8, 2 K steps
-        #pragma unroll
-        for (int bi = 0; bi < 2; ++bi) {  // batches: registers, fragments and staged tiles of batch bi
-            #pragma unroll
-            for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
-                #pragma unroll
-                for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
-                #pragma unroll
-                    for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                        tilec::mma_m16n8k8_tf32(&dot[4 * (ni + 4 * mi) + 32 * bi], &a_2[4 * (k_step + 2 * mi) + 16 * bi], &b_2[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1)) + 16 * bi]);
-            }
-        }
-        #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            acc[e] += dot[e];
+            tilec::cp_async<4>(stage1(smem, i, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2 + (e & 3)), b_ptrs[e], in_range && ((rk[((e >> 2) & 1)] < (K - k_ahead)) & (rn[(e & 3)] < N)));
+        tilec::cp_async_commit();
         // dot3d.py:26  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -569,6 +523,88 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
         for (int e = 0; e < 16; ++e)
             b_ptrs[e] += 16 * stride_bk;
     }
+    // dot3d.py:22  for k in range(0, K, BLOCK_K):
+    float acc[64];  // [2x64x64] fp32, L2
+    #pragma unroll
+    for (int e = 0; e < 64; ++e)
+        acc[e] = 0.0f;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
+    for (int32_t k = 0; k < K; k += 16) {
+        // dot3d.py:25  acc += tl.dot(a, b, input_precision=INPUT_PRECISION)
+        tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
+        __syncthreads();
+        // dot3d.py:22  for k in range(0, K, BLOCK_K):
+        const int32_t k_ahead_2 = k + (16 * 2);
+        const bool in_range_2 = k_ahead_2 < K;
+        // dot3d.py:23  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0.0)
+        int32_t rm_4[2];  // [64] i32, L11
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            rm_4[e] = prod + (L0_d1 + (e << 5));
+        // cp.async into slot write_slot of stage0: 4-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            tilec::cp_async<4>(stage0(smem, write_slot, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2 + (e & 3)), a_ptrs[e], in_range_2 && ((rm_4[((e >> 2) & 1)] < M) & (rk_2[(e & 3)] < (K - k_ahead_2))));
+        // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
+        // cp.async into slot write_slot of stage1: 4-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            tilec::cp_async<4>(stage1(smem, write_slot, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2 + (e & 3)), b_ptrs[e], in_range_2 && ((rk[((e >> 2) & 1)] < (K - k_ahead_2)) & (rn[(e & 3)] < N)));
+        tilec::cp_async_commit();
+        // dot3d.py:25  acc += tl.dot(a, b, input_precision=INPUT_PRECISION)
+        uint32_t a[32];  // [2x64x16] fp32, L12: operand A fragments, 1 elements per register
+        // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
+        uint32_t b[32];  // [2x16x64] fp32, L13: operand B fragments, 1 elements per register
+        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
+        float dot[64];  // [2x64x64] fp32, L2
+        #pragma unroll
+        for (int e = 0; e < 64; ++e)
+            dot[e] = 0.0f;
+        // 2 batches, one after another in the registers (32 accumulators, 16 + 16 fragment words each):
+        // 64x64 += 64x16 @ 16x64 on tensor cores, tf32: each warp issues 2 x 4 mma.sync.m16n8k8_tf32 per K step of 8, 2 K steps
+        // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int a_ld_row = ((warp >> 1) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 2;
+        #pragma unroll
+        for (int bi = 0; bi < 2; ++bi) {  // batches: registers, fragments and staged tiles of batch bi
+            #pragma unroll
+            for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
+                // operand B of K step k_step, one element at a time (b's K is not its contiguous dimension)
+                #pragma unroll
+                for (int ni = 0; ni < 4; ++ni)
+                #pragma unroll
+                    for (int j = 0; j < 2; ++j) {  // 2 registers x 1 elements
+                        const int e = 1 * (2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1)) + 16 * bi) + j;
+                        reinterpret_cast<float *>(b)[e] = *stage1(smem, read_slot, (e >> 4) * 16 + L13_d1 + (((e & 1) << 2) + (((e >> 2) & 1) << 3)), L13_d2 + ((((e >> 1) & 1) << 4) + (((e >> 3) & 1) << 5)));
+                    }
+                #pragma unroll
+                for (int mi = 0; mi < 2; ++mi)
+                    tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi + 4 * bi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi + 4 * bi) >> 1) << 5), a_ld_col + (((k_step + 2 * mi + 4 * bi) & 1) << 3)));
+                #pragma unroll
+                for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
+                #pragma unroll
+                    for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
+                        tilec::mma_m16n8k8_tf32(&dot[4 * (ni + 4 * mi) + 32 * bi], &a[4 * (k_step + 2 * mi) + 16 * bi], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1)) + 16 * bi]);
+            }
+        }
+        #pragma unroll
+        for (int e = 0; e < 64; ++e)
+            acc[e] += dot[e];
+        // dot3d.py:22  for k in range(0, K, BLOCK_K):
+        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
+        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
+        // dot3d.py:26  a_ptrs += BLOCK_K * stride_ak
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            a_ptrs[e] += 16;
+        // dot3d.py:27  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            b_ptrs[e] += 16 * stride_bk;
+    }
+    // dot3d.py:22  for k in range(0, K, BLOCK_K):
+    tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
+    __syncthreads();
     // dot3d.py:28  c_ptrs = c_ptr + rb[:, None, None] * stride_cb + rm[None, :, None] * stride_cm + rn[None, None, :] * stride_cn
     // (c_ptrs: each address is computed where it is used, below)
     // dot3d.py:29  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(rm[None, :, None] < M) & (rn[None, None, :] < N))
@@ -597,7 +633,11 @@ extern "C" cudaError_t bmm3d_kernel_launch(cudaStream_t stream, unsigned grid_x,
     if (grid_x == 0 || grid_y == 0 || grid_z == 0)
         return cudaSuccess; // nothing to do
     const dim3 grid(grid_x, grid_y, grid_z);
-    bmm3d_kernel<<<grid, 128, 0, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb, stride_cm);
+    // 52224 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(bmm3d_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 52224);
+    if (attr != cudaSuccess)
+        return attr;
+    bmm3d_kernel<<<grid, 128, 52224, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb, stride_cm);
     return cudaGetLastError();
 }
 #endif
