@@ -2161,6 +2161,16 @@ def drive_matmul(kernel, case, shape, use_triton, gen):
     return check.print()
 
 
+def drive_bmm3d(kernel, case, shape, use_triton, gen):
+    """tests/golden/dot3d.py: bmm3d_kernel and bmm3d_acc_kernel, a 3-D (batched) tl.dot in one
+    program: every program computes its BLOCK_M x BLOCK_N tile of all BATCH matrices
+    C[i] = A[i] @ B[i] (grid cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)), masked at the M, N and K
+    tails.  The batch is the kernel's BATCH constexpr; the rest (strides, gaps, the float64
+    reference, tolerances, the poisoned gaps of C) is drive_matmul's."""
+    case = dataclasses.replace(case, opts=dict(case.opts, batch=kernel.constexprs["BATCH"]))
+    return drive_matmul(kernel, case, shape, use_triton, gen)
+
+
 # Inputs of the math-edge cases: every class of fp32 value, then random bit patterns.
 MATH_EDGES = [0.0, -0.0, 1e-45, -1e-45, 1e-40, -1e-40, 5.9e-39, -5.9e-39, 1.1754942e-38,
               -1.1754942e-38, 1.1754944e-38, 1.2e-38, -1.2e-38, 1e-30, 0.5, 1.0, -1.0, 2.0, 3.5,
@@ -2428,6 +2438,7 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "cumsum_rows": drive_cumsum_rows, "histogram": drive_histogram, "bits": drive_bits,
            "ticket": drive_ticket, "swap": drive_swap, "cas": drive_swap, "randn": drive_randn,
            "cumprod_rev": drive_cumprod_rev, "transpose": drive_transpose, "matmul": drive_matmul,
+           "bmm3d": drive_bmm3d,
            "fp8": drive_fp8, "math_edge": drive_math_edge, "attn_fwd": drive_attn_fwd,
            "decode_split": drive_decode_split, "decode_merge": drive_decode_merge,
            "paged": drive_paged}
