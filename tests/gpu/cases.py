@@ -474,7 +474,7 @@ def bmm3d_cases():
         _bmm3d("fp16", k, ["fp16", "fp16", "fp32"], 2, (64, 64, 32), 4, k16=True),
         _bmm3d("bf16-acc", ka, ["bf16"] * 3, 2, (64, 64, 32), 4, k16=True),
         _bmm3d("tf32", k, ["fp32"] * 3, 2, (64, 64, 32), 4, consts=["'tf32'"], k16=True),
-        _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (64, 64, 64), 4, k16=True),
+        _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (64, 64, 32), 4, k16=True),
         # fp16 accumulation (out_dtype=float16): integer data whose sums stay below 2048, exact
         _bmm3d("fp16-acc16", ka, ["fp16"] * 3, 2, (64, 32, 16), 2,
                sizes=[(3, 17, 40, "ints"), (64, 64, 32, "ints"), (333, 517, 77, "ints")]),
@@ -482,9 +482,9 @@ def bmm3d_cases():
         _bmm3d("tf32", k, ["fp32"] * 3, 2, (64, 64, 16), 4, consts=["'tf32'"]),
         _bmm3d("tf32x3", k, ["fp32"] * 3, 2, (32, 32, 16), 4, consts=["'tf32x3'"]),
         _bmm3d("ieee", k, ["fp32"] * 3, 2, (32, 32, 16), 4, consts=["'ieee'"]),
-        _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (64, 64, 64), 4),
+        _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (64, 64, 32), 4),
         _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 8, (32, 16, 32), 4, align=1),
-        _bmm3d("fp8e4nv", k, ["fp8e4nv", "fp8e4nv", "fp32"], 2, (64, 64, 64), 4, flags=["--arch", "sm_90"]),
+        _bmm3d("fp8e4nv", k, ["fp8e4nv", "fp8e4nv", "fp32"], 2, (64, 64, 32), 4, flags=["--arch", "sm_90"]),
     ]
 
 
