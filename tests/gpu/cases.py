@@ -470,7 +470,7 @@ def bmm3d_cases():
     k, ka = "bmm3d_kernel", "bmm3d_acc_kernel"
     return [
         _bmm3d("fp16", k, ["fp16", "fp16", "fp32"], 2, (64, 64, 32), 4),
-        _bmm3d("fp16", k, ["fp16"] * 3, 4, (32, 64, 32), 4, align=1, batch_gap=5),
+        _bmm3d("fp16", k, ["fp16"] * 3, 2, (32, 64, 32), 4, align=1, batch_gap=5),
         _bmm3d("fp16", k, ["fp16", "fp16", "fp32"], 2, (64, 64, 32), 4, k16=True),
         _bmm3d("bf16-acc", ka, ["bf16"] * 3, 2, (64, 64, 32), 4, k16=True),
         _bmm3d("tf32", k, ["fp32"] * 3, 2, (64, 64, 32), 4, consts=["'tf32'"], k16=True),
@@ -483,7 +483,7 @@ def bmm3d_cases():
         _bmm3d("tf32x3", k, ["fp32"] * 3, 2, (32, 32, 16), 4, consts=["'tf32x3'"]),
         _bmm3d("ieee", k, ["fp32"] * 3, 2, (32, 32, 16), 4, consts=["'ieee'"]),
         _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (64, 64, 32), 4),
-        _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 8, (32, 16, 32), 4, align=1),
+        _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (32, 16, 32), 4, align=1),
         _bmm3d("fp8e4nv", k, ["fp8e4nv", "fp8e4nv", "fp32"], 2, (64, 64, 32), 4, flags=["--arch", "sm_90"]),
     ]
 
