@@ -58,3 +58,26 @@ def bmm3d_acc_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
         b_ptrs += BLOCK_K * stride_bk
     c_ptrs = c_ptr + rb[:, None, None] * stride_cb + rm[None, :, None] * stride_cm + rn[None, None, :] * stride_cn
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(rm[None, :, None] < M) & (rn[None, None, :] < N))
+
+
+@triton.jit
+def bmm3d_attn_kernel(q_ptr, k_ptr, v_ptr, o_ptr, L, scale, BATCH: tl.constexpr, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr, D: tl.constexpr):
+    """o[i] = softmax(q[i] @ k[i]^T * scale) @ v[i] for every i < BATCH: q, k, v and o are
+    [BATCH, L, D] and contiguous, L <= BLOCK_N (all keys in one tile); one program per BLOCK_M
+    rows (grid cdiv(L, BLOCK_M)).  Two chained 3-D dots with a row softmax between them: the
+    scores' accumulator becomes the second dot's A operand in registers."""
+    rb = tl.arange(0, BATCH)
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.arange(0, BLOCK_N)
+    rd = tl.arange(0, D)
+    base = rb[:, None, None] * L * D
+    q = tl.load(q_ptr + base + rm[None, :, None] * D + rd[None, None, :], mask=rm[None, :, None] < L, other=0.0)
+    kt = tl.load(k_ptr + base + rd[None, :, None] + rn[None, None, :] * D, mask=rn[None, None, :] < L, other=0.0)
+    v = tl.load(v_ptr + base + rn[None, :, None] * D + rd[None, None, :], mask=rn[None, :, None] < L, other=0.0)
+    s = tl.dot(q, kt) * scale
+    s = tl.where(rn[None, None, :] < L, s, float("-inf"))
+    p = tl.exp(s - tl.max(s, axis=2)[:, :, None])
+    o = tl.dot(p.to(q.dtype), v) / tl.sum(p, axis=2)[:, :, None]
+    tl.store(o_ptr + base + rm[None, :, None] * D + rd[None, None, :], o.to(o_ptr.dtype.element_ty),
+             mask=rm[None, :, None] < L)

@@ -464,6 +464,16 @@ def _bmm3d(name, kernel, ptrs, batch, block, warps, consts=(), align=16, batch_g
                 opts=dict(a="row", b="row", align=align, batch_gap=batch_gap))
 
 
+def _bmm3d_attn(dt, batch, block_m, block_n, d, warps):
+    """The chain 3-D dot -> softmax -> 3-D dot of bmm3d_attn_kernel at key counts L up to
+    BLOCK_N (ragged: the rows past L and the keys past L are masked)."""
+    sig = f"*{dt}:16, *{dt}:16, *{dt}:16, *{dt}:16, i32, fp32, {batch}, {block_m}, {block_n}, {d}"
+    sizes = [L for L in (1, 17, 45, 64, 100, 128) if L <= block_n]
+    return Case(f"matmul/bmm3d/attn/{dt}/{batch}x{block_m}x{block_n}x{d}/w{warps}", "tests/golden/dot3d.py",
+                "bmm3d_attn_kernel", sig, num_warps=warps, grid="cdiv(L, BLOCK_M)", driver="bmm3d_attn", dtype=dt,
+                sizes=sizes, feature="dot")
+
+
 def bmm3d_cases():
     """3-D (batched) tl.dot: [BATCH, M, K] @ [BATCH, K, N] in one program, in every dtype path of
     the 2-D dot, with the accumulator added after the dot or passed as acc=."""
@@ -485,6 +495,10 @@ def bmm3d_cases():
         _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (64, 64, 32), 4),
         _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (32, 16, 32), 4, align=1),
         _bmm3d("fp8e4nv", k, ["fp8e4nv", "fp8e4nv", "fp32"], 2, (64, 64, 32), 4, flags=["--arch", "sm_90"]),
+        # two chained 3-D dots with a softmax between them (reductions and elementwise ops on
+        # the batched accumulator, which feeds the second dot in registers)
+        _bmm3d_attn("fp16", 2, 64, 64, 32, 4),
+        _bmm3d_attn("bf16", 4, 16, 64, 16, 4),
     ]
 
 
