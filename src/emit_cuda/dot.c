@@ -70,10 +70,19 @@ bool fused_read(Emitter *E, const Value *v)
            !(info(E, v)->user->args[0]->type.dtype == DT_FP32 && info(E, v)->user->dot.precision == DOT_TF32X3);
 }
 
-/* B fragment word of (ks, ni): its first N repetition sits before the K ones. */
-static const char *b_word(Emitter *E, int nn, int nk)
+/* " + 64 * bi": the offset of batch bi in an array of `per` elements per
+ * batch, or nothing for a 2-D dot (nb == 1). */
+static const char *batch_term(Emitter *E, int nb, int per)
 {
-    return nn >= 2 ? fmt(E, "2 * (ni & 1) + 4 * (k_step + %d * (ni >> 1))", nk) : "2 * k_step";
+    return nb > 1 ? fmt(E, " + %d * bi", per) : "";
+}
+
+/* B fragment word of (ks, ni): its first N repetition sits before the K ones;
+ * a 3-D dot's batches follow each other, 2 * nk * nn words each. */
+static const char *b_word(Emitter *E, int nn, int nk, int nb)
+{
+    const char *w = nn >= 2 ? fmt(E, "2 * (ni & 1) + 4 * (k_step + %d * (ni >> 1))", nk) : "2 * k_step";
+    return fmt(E, "%s%s", w, batch_term(E, nb, 2 * nk * nn));
 }
 
 /* The fragment registers of K step ks read one element at a time (operands
@@ -101,7 +110,10 @@ static void fused_elem_read(Emitter *E, const Op *ll, const char *fn, const char
     line(E, "%s}", n > 1 ? "    " : "");
 }
 
-static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *a, const char *b, int nm, int nn, int nk)
+/* The mma loops: per batch (3-D dots, nb > 1), per K step, the operand
+ * fragments of the step when they are read here, then nm x nn mma.sync. */
+static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *a, const char *b, int nm, int nn, int nk,
+                          int nb)
 {
     const Value *r = op->results[0];
     const char *name = vname(E, r);
@@ -112,15 +124,22 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
         ld_setup(E, lla, fmt(E, "%s_ld", a));
     if (fb && llb->stage->ldmatrix)
         ld_setup(E, llb, fmt(E, "%s_ld", b));
+    if (nb > 1) {
+        line(E, "#pragma unroll");
+        line(E, "for (int bi = 0; bi < %d; ++bi) {  // batches: registers, fragments and staged tiles of batch bi", nb);
+        E->indent++;
+    }
     line(E, "#pragma unroll");
     line(E, "for (int k_step = 0; k_step < %d; ++k_step) {  // K steps", nk);
     E->indent++;
+    const char *a_word = fmt(E, "%s%s", fmt(E, nm > 1 ? "4 * (k_step + %d * mi)" : "4 * k_step", nk),
+                             batch_term(E, nb, 4 * nk * nm));
     if (fa && !lla->stage->ldmatrix) {
-        fused_elem_read(E, lla, fna, "mi", nm, fmt(E, nm > 1 ? "4 * (k_step + %d * mi)" : "4 * k_step", nk), 4);
+        fused_elem_read(E, lla, fna, "mi", nm, a_word, 4);
         fa = false;
     }
     if (fb && !llb->stage->ldmatrix) {
-        fused_elem_read(E, llb, fnb, "ni", nn, nn >= 2 ? b_word(E, nn, nk) : "2 * k_step", 2);
+        fused_elem_read(E, llb, fnb, "ni", nn, b_word(E, nn, nk, nb), 2);
         fb = false;
     }
     if (fa) {
@@ -129,7 +148,7 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
         line(E, "#pragma unroll");
         line(E, "for (int mi = 0; mi < %d; ++mi)", nm);
         E->indent++;
-        ld_group(E, ll, fna, slot, fmt(E, "%s_ld", a), fmt(E, "k_step + %d * mi", nk));
+        ld_group(E, ll, fna, slot, fmt(E, "%s_ld", a), fmt(E, "k_step + %d * mi%s", nk, batch_term(E, nb, nk * nm)));
         E->indent--;
     }
     if (fb) {
@@ -139,15 +158,16 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
             line(E, "#pragma unroll");
             line(E, "for (int np = 0; np < %d; ++np)  // two 8-column tiles per ldmatrix.x4", nn / 2);
             E->indent++;
-            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), fmt(E, "k_step + %d * np", nk));
+            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b),
+                     fmt(E, "k_step + %d * np%s", nk, batch_term(E, nb, nk * nn / 2)));
             E->indent--;
         } else if (nk >= 2) {
             line(E, "if ((k_step & 1) == 0)  // one ldmatrix.x4 holds two K steps");
             E->indent++;
-            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), "(k_step >> 1)");
+            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), fmt(E, "(k_step >> 1)%s", batch_term(E, nb, nk / 2)));
             E->indent--;
         } else {
-            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), "0");
+            ld_group(E, ll, fnb, slot, fmt(E, "%s_ld", b), nb > 1 ? "bi" : "0");
         }
     }
     bool h = r->type.dtype == DT_FP16;
@@ -155,12 +175,17 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
     line(E, "for (int mi = 0; mi < %d; ++mi)  // 16-row tiles of this warp", nm);
     line(E, "#pragma unroll");
     line(E, "    for (int ni = 0; ni < %d; ++ni)  // 8-column tiles of this warp", nn);
-    const char *acc = fmt(E, "&%s[4 * (ni + %d * mi)]", name, nn);
+    const char *acc = fmt(E, "&%s[4 * (ni + %d * mi)%s]", name, nn, batch_term(E, nb, 4 * nm * nn));
     if (h)
         acc = fmt(E, "reinterpret_cast<uint32_t *>(%s)", acc);
-    line(E, "        %s(%s, &%s[4 * (k_step + %d * mi)], &%s[%s]);", fn, acc, a, nk, b, b_word(E, nn, nk));
+    line(E, "        %s(%s, &%s[4 * (k_step + %d * mi)%s], &%s[%s]);", fn, acc, a, nk, batch_term(E, nb, 4 * nk * nm),
+         b, b_word(E, nn, nk, nb));
     E->indent--;
     line(E, "}");
+    if (nb > 1) {
+        E->indent--;
+        line(E, "}");
+    }
 }
 
 static void emit_dot_mma(Emitter *E, const Op *op)
@@ -169,12 +194,16 @@ static void emit_dot_mma(Emitter *E, const Op *op)
     DType in = a->type.dtype;
     LayoutMap m;
     value_map(r, &m);
-    int M = r->type.shape[0], N = r->type.shape[1], K = a->type.shape[1];
+    int o = r->type.rank - 2; /* 1 for a 3-D dot, whose batch is dim 0 */
+    int M = r->type.shape[o], N = r->type.shape[o + 1], K = a->type.shape[o + 1];
     int ik = 8 * dot_kwidth(in); /* K of one mma: 16 fp16/bf16, 8 tf32, 32 int8 */
-    int nm = mma_reps(&m, 0), nn = mma_reps(&m, 1), nk = K / ik;
+    int nm = mma_reps(&m, o), nn = mma_reps(&m, o + 1), nk = K / ik, nb = o ? mma_reps(&m, 0) : 1;
     const char *fn = mma_fn(E, in, b->type.dtype, r->type.dtype);
     dot_init_result(E, op);
     const char *prec = in != DT_FP32 ? "" : op->dot.precision == DOT_TF32X3 ? ", tf32x3: three tf32 products" : ", tf32";
+    if (nb > 1)
+        line(E, "// %d batches, one after another in the registers (%d accumulators, %d + %d fragment words each):",
+             nb, 4 * nm * nn, 4 * nk * nm, 2 * nk * nn);
     line(E, "// %dx%d += %dx%d @ %dx%d on tensor cores%s: each warp issues %d x %d mma.sync.%s per K step of %d, %d K step%s",
          M, N, M, K, K, N, prec, nm, nn, strchr(fn, '_') + 1, ik, nk, nk > 1 ? "s" : "");  /* "m16n8k16_f16" */
     if (in == DT_FP32 && op->dot.precision == DOT_TF32X3) {
@@ -191,6 +220,11 @@ static void emit_dot_mma(Emitter *E, const Op *op)
         line(E, "#pragma unroll");
         line(E, "for (int i = 0; i < %d; ++i)", wb);
         line(E, "    b_big[i] = tilec::tf32_big(%s[i]), b_small[i] = tilec::tf32_small(%s[i]);", bn, bn);
+        if (nb > 1) {
+            line(E, "#pragma unroll");
+            line(E, "for (int bi = 0; bi < %d; ++bi) {  // batches", nb);
+            E->indent++;
+        }
         line(E, "#pragma unroll");
         line(E, "for (int mi = 0; mi < %d; ++mi)  // 16-row tiles of this warp", nm);
         line(E, "#pragma unroll");
@@ -206,32 +240,38 @@ static void emit_dot_mma(Emitter *E, const Op *op)
             }
             line(E, "#pragma unroll");
             line(E, "for (int k_step = 0; k_step < %d; ++k_step)", nk);
-            line(E, "    %s(t, &%s[4 * (k_step + %d * mi)], &%s[%s]);", fn, pairs[p][0], nk, pairs[p][1],
-                 b_word(E, nn, nk));
+            line(E, "    %s(t, &%s[4 * (k_step + %d * mi)%s], &%s[%s]);", fn, pairs[p][0], nk,
+                 batch_term(E, nb, 4 * nk * nm), pairs[p][1], b_word(E, nn, nk, nb));
         }
         line(E, "#pragma unroll");
         line(E, "for (int j = 0; j < 4; ++j)");
-        line(E, "    %s[4 * (ni + %d * mi) + j] += t[j];", name, nn);
+        line(E, "    %s[4 * (ni + %d * mi)%s + j] += t[j];", name, nn, batch_term(E, nb, 4 * nm * nn));
         E->indent -= 2;
         line(E, "    }");
+        if (nb > 1) {
+            E->indent--;
+            line(E, "}");
+        }
         E->indent--;
         line(E, "}");
         return;
     }
-    emit_mma_loop(E, op, fn, vname(E, a), vname(E, b), nm, nn, nk);
+    emit_mma_loop(E, op, fn, vname(E, a), vname(E, b), nm, nn, nk, nb);
 }
 
 /* The FMA path (fp64, input_precision="ieee"): A and B through shared
- * memory row-major; for each k a thread reads the A values of its rows and
- * the B values of its columns, then updates its results. */
+ * memory row-major (a 3-D dot's batches one after another); for each k a
+ * thread reads the A values of its rows and the B values of its columns
+ * (of each of its batches), then updates its results. */
 static void emit_dot_fma(Emitter *E, const Op *op)
 {
     const Value *a = op->args[0], *b = op->args[1], *r = op->results[0];
-    int M = r->type.shape[0], N = r->type.shape[1], K = a->type.shape[1];
+    int o = r->type.rank - 2;
+    int M = r->type.shape[o], N = r->type.shape[o + 1], K = a->type.shape[o + 1];
     const char *T = dtype_ctype(a->type.dtype);
     dot_init_result(E, op);
-    line(E, "{  // %dx%d += %dx%d @ %dx%d with fused multiply-adds (exact fp32/fp64), A and B through shared memory",
-         M, N, M, K, K, N);
+    line(E, "{  // %s%dx%d += %dx%d @ %dx%d with fused multiply-adds (exact fp32/fp64), A and B through shared memory",
+         o ? fmt(E, "%d batches of ", r->type.shape[0]) : "", M, N, M, K, K, N);
     E->indent++;
     line(E, "%s *as = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset);
     line(E, "%s *bs = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset + dot_fma_b_offset(op));
@@ -241,22 +281,25 @@ static void emit_dot_fma(Emitter *E, const Op *op)
         LayoutMap xm;
         value_map(xs[k], &xm);
         int n = nregs(xs[k]);
+        int rows = xs[k]->type.shape[o];
         const char *e = elem_loop_open(E, n, 1);
-        line(E, "%s[%s * %d + %s] = %s;", bufs[k], paren(E, elem_coord(E, xs[k], &xm, 0, e)), xs[k]->type.shape[1],
-             paren(E, elem_coord(E, xs[k], &xm, 1, e)), value_at(E, xs[k], NULL, e));
+        const char *val = value_at(E, xs[k], NULL, e); /* before the coordinates: the order they are bound in */
+        const char *col = paren(E, elem_coord(E, xs[k], &xm, o + 1, e));
+        const char *row = elem_coord(E, xs[k], &xm, o, e);
+        if (o) /* batch b's rows follow batch b-1's */
+            row = fmt(E, "%s * %d + %s", paren(E, elem_coord(E, xs[k], &xm, 0, e)), rows, row);
+        line(E, "%s[%s * %d + %s] = %s;", bufs[k], paren(E, row), xs[k]->type.shape[o + 1], col, val);
         elem_loop_close(E, n, 1);
     }
     line(E, "__syncthreads();");
     LayoutMap m;
     value_map(r, &m);
-    /* the result's register bits along M (rows) and N (columns) */
-    int rb[2][LMAP_MAX_REG_BITS], nb[2] = {0, 0}, pos[2][LMAP_MAX_REG_BITS];
+    /* the result's register bits that pick an A row (M, and the batch) and a B column (N, and the batch) */
+    int rb[2][LMAP_MAX_REG_BITS], nb[2] = {0, 0};
     for (int i = 0; i < m.nreg; i++)
-        if (m.reg[i].dim >= 0) {
-            int d = m.reg[i].dim;
-            rb[d][nb[d]] = i;
-            pos[d][nb[d]++] = i;
-        }
+        for (int d = 0; d < 2; d++)
+            if (m.reg[i].dim >= 0 && (m.reg[i].dim == o + d || (o && m.reg[i].dim == 0)))
+                rb[d][nb[d]++] = i;
     const char *name = vname(E, r);
     const char *fma = a->type.dtype == DT_FP64 ? "fma" : "fmaf";
     line(E, "#pragma unroll 4");
@@ -266,12 +309,13 @@ static void emit_dot_fma(Emitter *E, const Op *op)
     for (int d = 0; d < 2; d++) {
         line(E, "#pragma unroll");
         line(E, "for (int i = 0; i < %d; ++i)", 1 << nb[d]);
-        const char *reg = deposit(E, pos[d], nb[d], "i");
-        const char *c = elem_coord(E, r, &m, d, reg);
+        const char *reg = deposit(E, rb[d], nb[d], "i");
+        const char *c = elem_coord(E, r, &m, o + d, reg);
+        const char *bat = o ? fmt(E, "%s * %d + ", paren(E, elem_coord(E, r, &m, 0, reg)), d ? K * N : M * K) : "";
         if (d == 0)
-            line(E, "    a_k[i] = as[%s * %d + k];", paren(E, c), K);
+            line(E, "    a_k[i] = as[%s%s * %d + k];", bat, paren(E, c), K);
         else
-            line(E, "    b_k[i] = bs[k * %d + %s];", N, paren(E, c));
+            line(E, "    b_k[i] = bs[%sk * %d + %s];", bat, N, paren(E, c));
     }
     int n = nregs(r);
     line(E, "#pragma unroll");

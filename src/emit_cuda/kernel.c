@@ -70,7 +70,8 @@ static void describe_smem(Emitter *E, const Block *b)
                     : smem_swizzle_none(st->swz) ? "not swizzled"
                     : fmt(E, "swizzled (vec %d, perPhase %d, maxPhase %d)", st->swz.vec, st->swz.per_phase,
                           st->swz.max_phase);
-                sb_printf(E->out, "operand %c of tl.dot, %d x %d %s%s, %s, read %s\n", st->op_idx ? 'B' : 'A', st->rows,
+                sb_printf(E->out, "operand %c of tl.dot, %s%d x %d %s%s, %s, read %s\n", st->op_idx ? 'B' : 'A',
+                          st->batch > 1 ? fmt(E, "%d batches (one tile after another) of ", st->batch) : "", st->rows,
                           st->cols, dtype_name(st->dtype), st->nslots > 1 ? fmt(E, " in %d pipeline slots", st->nslots) : "",
                           storage, st->ldmatrix ? fmt(E, "with ldmatrix%s", st->trans ? ".trans" : "") : "element by element");
                 break;
@@ -80,8 +81,13 @@ static void describe_smem(Emitter *E, const Block *b)
                       smem_verdict(E, op));
             break;
         case OP_DOT:
-            sb_printf(E->out, "A (%dx%d) and B (%dx%d) row-major for the FMA path of tl.dot\n", op->args[0]->type.shape[0],
-                      op->args[0]->type.shape[1], op->args[1]->type.shape[0], op->args[1]->type.shape[1]);
+            if (op->args[0]->type.rank == 3)
+                sb_printf(E->out, "A (%dx%dx%d) and B (%dx%dx%d) row-major, batch after batch, for the FMA path of tl.dot\n",
+                          op->args[0]->type.shape[0], op->args[0]->type.shape[1], op->args[0]->type.shape[2],
+                          op->args[1]->type.shape[0], op->args[1]->type.shape[1], op->args[1]->type.shape[2]);
+            else
+                sb_printf(E->out, "A (%dx%d) and B (%dx%d) row-major for the FMA path of tl.dot\n", op->args[0]->type.shape[0],
+                          op->args[0]->type.shape[1], op->args[1]->type.shape[0], op->args[1]->type.shape[1]);
             break;
         default: sb_puts(E->out, "the old value, from the thread that did the atomic to all\n"); break;
         }

@@ -30,10 +30,13 @@ const char *stage_helper(Emitter *E, const Op *op)
     const char *dims[2][2] = {{"M", "K"}, {"K", "N"}};
     const Type t = op->results[0]->type;
     const char *T = stage_ctype(s->dtype);
-    sb_printf(h, "// %s: operand %c of a tl.dot (%dx%d %s, %s x %s), staged in shared memory for the tensor cores\n", fn,
-              s->op_idx ? 'B' : 'A', t.shape[0], t.shape[1], dtype_name(s->dtype), dims[s->op_idx][0],
-              dims[s->op_idx][1]);
-    sb_printf(h, "// as %d rows of %d elements with %s contiguous; %s.\n", s->rows, s->cols,
+    int o = t.rank - 2;
+    sb_printf(h, "// %s: operand %c of a tl.dot (%s%dx%d %s, %s%s x %s), staged in shared memory for the tensor cores\n",
+              fn, s->op_idx ? 'B' : 'A', o ? fmt(E, "%dx", t.shape[0]) : "", t.shape[o], t.shape[o + 1],
+              dtype_name(s->dtype), o ? "batch x " : "", dims[s->op_idx][0], dims[s->op_idx][1]);
+    if (s->batch > 1)
+        sb_printf(h, "// one tile per batch, tile after tile: batch b's row r is buffer row b * %d + r;\n", s->rows);
+    sb_printf(h, "// as %d rows of %d elements with %s contiguous; %s.\n", s->batch * s->rows, s->cols,
               dims[s->op_idx][s->contig_dim],
               s->ldmatrix ? fmt(E, "read with ldmatrix%s", s->trans ? ".trans (K is not the contiguous dimension)" : "")
                           : "read element by element (ldmatrix cannot transpose 8- or 32-bit elements)");
@@ -59,6 +62,27 @@ const char *stage_helper(Emitter *E, const Op *op)
     sb_printf(h, "    return reinterpret_cast<%s *>(smem + %d) + %srow * %d + %s%s;\n}\n\n", T, op->smem_offset,
               s->nslots > 1 ? fmt(E, "slot * %d + ", dot_stage_slot_elems(s)) : "", s->cols, pad, in_row);
     return fn;
+}
+
+/* "64x32", "2x64x32": an operand tile's shape in a comment */
+static const char *dims_text(Emitter *E, Type t)
+{
+    return t.rank == 3 ? fmt(E, "%dx%dx%d", t.shape[0], t.shape[1], t.shape[2]) : fmt(E, "%dx%d", t.shape[0], t.shape[1]);
+}
+
+/* The staging buffer's (row, col) of element e (a C expression) of v, a
+ * tile in operand coordinates mapped by m: a 3-D operand's batch b starts
+ * at row b * rows. */
+static void stage_coords(Emitter *E, const DotStage *s, const Value *v, const LayoutMap *m, const char *e,
+                         const char **row, const char **col)
+{
+    int o = v->type.rank - 2;
+    *col = elem_coord(E, v, m, o + s->contig_dim, e); /* first: the order the kernel's coordinates are bound in */
+    *row = elem_coord(E, v, m, o + 1 - s->contig_dim, e);
+    if (o) {
+        const char *b = elem_coord(E, v, m, 0, e);
+        *row = strcmp(b, "0") ? fmt(E, "%s * %d + %s", paren(E, b), s->rows, *row) : *row;
+    }
 }
 
 /* The value whose register array holds v's elements in v's order: v, or the
@@ -142,8 +166,10 @@ void elem_read(Emitter *E, const Op *op, const char *fn, const char *slot, const
     const Value *r = op->results[0];
     LayoutMap m;
     value_map(r, &m);
+    const char *row, *col;
+    stage_coords(E, s, r, &m, e, &row, &col);
     line(E, "reinterpret_cast<%s *>(%s)[%s] = *%s(smem, %s%s, %s);", stage_ctype(s->dtype), vname(E, r), e, fn, slot,
-         elem_coord(E, r, &m, 1 - s->contig_dim, e), elem_coord(E, r, &m, s->contig_dim, e));
+         row, col);
 }
 
 /* Reads the staged operand into r's fragment: ldmatrix, or one element at a time. */
@@ -158,7 +184,9 @@ static void stage_read(Emitter *E, const Op *op, const char *fn, const char *slo
         elem_loop_close(E, n, 1);
         return;
     }
-    int words = frag_words(r), g = words < 4 ? words : 4;
+    DotLdmatrix ld;
+    stage_ldmatrix(op, &ld);
+    int words = frag_words(r), g = ld.group;
     ld_setup(E, op, "ld");
     if (words > g) {
         line(E, "#pragma unroll");
@@ -178,14 +206,14 @@ void emit_stage_convert(Emitter *E, const Op *op)
     const DotStage *s = op->stage;
     const Value *x = op->args[0], *r = op->results[0];
     const char *fn = stage_helper(E, op);
-    line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
-         frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(s->dtype), r->layout->id, s->op_idx ? 'B' : 'A',
+    line(E, "uint32_t %s[%d];  // [%s] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
+         frag_words(r), dims_text(E, r->type), dtype_name(s->dtype), r->layout->id, s->op_idx ? 'B' : 'A',
          r->layout->kwidth);
     line(E, "{  // L%d -> L%d through shared memory (%s)", x->layout->id, r->layout->id, fn);
     E->indent++;
     LayoutMap sm;
     value_map(x, &sm);
-    int rd = 1 - s->contig_dim, cd = s->contig_dim;
+    int cd = x->type.rank - 2 + s->contig_dim;
     const Value *arr = array_of(E, x);
     int vec = 1 << lmap_lead_bits(&sm, cd);
     int cap = 16 * 8 / dtype_bits(s->dtype);
@@ -197,7 +225,9 @@ void emit_stage_convert(Emitter *E, const Op *op)
         vec = 1;
     int n = nregs(x);
     const char *e = elem_loop_open(E, n, vec);
-    const char *at = fmt(E, "%s(smem, %s, %s)", fn, elem_coord(E, x, &sm, rd, e), elem_coord(E, x, &sm, cd, e));
+    const char *row, *col;
+    stage_coords(E, s, x, &sm, e, &row, &col);
+    const char *at = fmt(E, "%s(smem, %s, %s)", fn, row, col);
     if (dtype_is_fp8(s->dtype)) /* the buffer holds fp8 as bytes */
         at = fmt(E, "reinterpret_cast<%s *>(%s)", dtype_ctype(s->dtype), at);
     if (vec > 1)
@@ -224,8 +254,8 @@ void emit_register_fragments(Emitter *E, const Op *op)
     int rb[LMAP_MAX_REG_BITS];
     if (!lmap_local(&sm, -1, &dm, rb))
         BUG("operand %%%d is not held by the threads of its fragments", r->id);
-    line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d element%s per register", vname(E, r),
-         frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(x->type.dtype), r->layout->id,
+    line(E, "uint32_t %s[%d];  // [%s] %s, L%d: operand %c fragments, %d element%s per register", vname(E, r),
+         frag_words(r), dims_text(E, r->type), dtype_name(x->type.dtype), r->layout->id,
          r->layout->op_idx ? 'B' : 'A', kw, kw > 1 ? "s" : "");
     line(E, "// L%d -> L%d in registers: each thread already holds the elements of its fragments", x->layout->id,
          r->layout->id);
@@ -260,8 +290,8 @@ void emit_local_load(Emitter *E, const Op *op)
 {
     const Value *r = op->results[0];
     const char *fn = stage_helper(E, op);
-    line(E, "uint32_t %s[%d];  // [%dx%d] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
-         frag_words(r), r->type.shape[0], r->type.shape[1], dtype_name(op->stage->dtype), r->layout->id,
+    line(E, "uint32_t %s[%d];  // [%s] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
+         frag_words(r), dims_text(E, r->type), dtype_name(op->stage->dtype), r->layout->id,
          op->stage->op_idx ? 'B' : 'A', r->layout->kwidth);
     if (fused_read(E, r)) {
         line(E, "// read from slot %s of %s one K step at a time, in the tl.dot below", value_at(E, op->args[0], NULL, "0"), fn);
@@ -302,12 +332,18 @@ void emit_async_copy(Emitter *E, const Op *op)
     line(E, "// cp.async into slot %s of %s: %d-byte copies, zero-filled where masked or past the loop's end",
          value_at(E, slot, NULL, "0"), fn, bytes);
     const char *e = elem_loop_open(E, n, v);
-    const char *c0 = elem_coord(E, ptr, &m, 0, e), *c1 = elem_coord(E, ptr, &m, 1, e);
-    const char *oc[2] = {op->async_copy.transposed ? c1 : c0, op->async_copy.transposed ? c0 : c1}; /* operand coordinates */
+    const char *row, *col;
+    if (ptr->type.rank == 3) { /* a batched operand, never transposed on its way (tir_pipeline) */
+        stage_coords(E, s, ptr, &m, e, &row, &col);
+    } else {
+        const char *c0 = elem_coord(E, ptr, &m, 0, e), *c1 = elem_coord(E, ptr, &m, 1, e);
+        const char *oc[2] = {op->async_copy.transposed ? c1 : c0, op->async_copy.transposed ? c0 : c1}; /* operand coordinates */
+        row = oc[1 - s->contig_dim], col = oc[s->contig_dim];
+    }
     const char *p = value_at(E, pred, NULL, "0");
     if (mask)
         p = fmt(E, "%s && %s", paren(E, p), paren(E, value_at(E, mask, ptr, e)));
-    line(E, "tilec::cp_async<%d>(%s(smem, %s, %s, %s), %s, %s);", bytes, fn, value_at(E, slot, NULL, "0"),
-         oc[1 - s->contig_dim], oc[s->contig_dim], value_at(E, ptr, ptr, e), p);
+    line(E, "tilec::cp_async<%d>(%s(smem, %s, %s, %s), %s, %s);", bytes, fn, value_at(E, slot, NULL, "0"), row, col,
+         value_at(E, ptr, ptr, e), p);
     elem_loop_close(E, n, v);
 }

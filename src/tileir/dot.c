@@ -41,6 +41,13 @@ SmemSwizzle dot_operand_swizzle(int op_idx, DType d, int cols, int contig_dim)
     return (SmemSwizzle){vec, per_phase, max_phase};
 }
 
+/* The buffer's element of operand coordinates c (rank 2, or 3 with the batch first). */
+static int stage_elem(const DotStage *s, int rank, const int *c)
+{
+    int o = rank - 2, b = o ? c[0] : 0;
+    return (b * s->rows + c[o + 1 - s->contig_dim]) * s->cols + c[o + s->contig_dim];
+}
+
 /* Extra wavefronts of the warp-wide accesses of layout map m (operand
  * coordinates) to stage s stored as l, `vec` consecutive registers per
  * access. */
@@ -51,7 +58,7 @@ static int stage_conflicts(const DotStage *s, const SmemLayout *l, const LayoutM
         for (int r = 0; r < 1 << m->nreg; r += vec) {
             for (int lane = 0; lane < 32; lane++) {
                 lmap_coords(m, r, lane, w, c);
-                lin[lane] = c[1 - s->contig_dim] * s->cols + c[s->contig_dim];
+                lin[lane] = stage_elem(s, m->rank, c);
             }
             total += smem_count_extra(l, lin, 1, vec, INT_MAX);
         }
@@ -69,12 +76,13 @@ static void pad_for_element_reads(DotStage *s, const Value *src, const Layout *t
 {
     int eb = dtype_bits(s->dtype) / 8;
     LayoutMap rd, wr;
-    layout_map(to, 2, src->type.shape, &rd);
+    int rank = src->type.rank;
+    layout_map(to, rank, src->type.shape, &rd);
     bool writes = src->layout && src->layout->kind == LAYOUT_BLOCKED;
     int vec = 1;
     if (writes) {
-        layout_map(src->layout, 2, src->type.shape, &wr);
-        vec = IMIN(1 << lmap_lead_bits(&wr, s->contig_dim), 16 / eb);
+        layout_map(src->layout, rank, src->type.shape, &wr);
+        vec = IMIN(1 << lmap_lead_bits(&wr, rank - 2 + s->contig_dim), 16 / eb);
     }
     s->swz = (SmemSwizzle){1, 1, 1};
     SmemLayout l = {.elem_bytes = eb, .row_log2 = log2_int(s->cols), .swz = {1, 1, 1}}; /* no padding first */
@@ -85,7 +93,7 @@ static void pad_for_element_reads(DotStage *s, const Value *src, const Layout *t
             l.pad_log2 = log2_int(s->cols) + g;
             l.pad = bytes / eb;
             int cost = stage_conflicts(s, &l, &rd, 1) + (writes ? stage_conflicts(s, &l, &wr, vec) : 0);
-            int mem = (s->rows >> g) * l.pad;
+            int mem = (s->batch * s->rows >> g) * l.pad;
             if (cost < best || (cost == best && mem < best_mem)) {
                 best = cost, best_mem = mem;
                 s->pad_rows_log2 = g;
@@ -122,10 +130,13 @@ DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots
     DotStage *s = NEW(a, DotStage);
     s->op_idx = to->op_idx;
     s->dtype = src->type.dtype;
-    int kdim = s->op_idx == 0 ? 1 : 0;
-    s->contig_dim = src->layout && src->layout->kind == LAYOUT_BLOCKED ? src->layout->order[0] : kdim;
-    s->rows = src->type.shape[1 - s->contig_dim];
-    s->cols = src->type.shape[s->contig_dim];
+    int kdim = s->op_idx == 0 ? 1 : 0, o = src->type.rank - 2;
+    /* the contiguous one of the tile's two dimensions (K, should a 3-D source run fastest along its batch) */
+    s->contig_dim = src->layout && src->layout->kind == LAYOUT_BLOCKED && src->layout->order[0] >= o
+                        ? src->layout->order[0] - o : kdim;
+    s->rows = src->type.shape[o + 1 - s->contig_dim];
+    s->cols = src->type.shape[o + s->contig_dim];
+    s->batch = o ? src->type.shape[0] : 1;
     s->nslots = nslots;
     int bits = dtype_bits(s->dtype);
     s->ldmatrix = bits == 16 || s->contig_dim == kdim;
@@ -140,17 +151,22 @@ DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots
 
 int dot_stage_slot_elems(const DotStage *s)
 {
-    return s->rows * s->cols + (s->pad ? (s->rows >> s->pad_rows_log2) * s->pad : 0);
+    int rows = s->batch * s->rows;
+    return rows * s->cols + (s->pad ? (rows >> s->pad_rows_log2) * s->pad : 0);
 }
 
 int dot_stage_slot_bytes(const DotStage *s) { return dot_stage_slot_elems(s) * dtype_bits(s->dtype) / 8; }
 
-/* An operand coordinate bit as a bit of the buffer's (row, col). */
-static LBit stage_bit(const DotStage *s, LBit b)
+/* An operand coordinate bit as a bit of the buffer's (row, col); a 3-D
+ * operand's batch bits are row bits above one tile's rows. */
+static LBit stage_bit(const DotStage *s, int rank, LBit b)
 {
     if (b.dim < 0)
         return b;
-    return (LBit){(int8_t)(b.dim == s->contig_dim ? 1 : 0), b.bit};
+    if (rank == 3 && b.dim == 0)
+        return (LBit){0, (int8_t)(log2_int(s->rows) + b.bit)};
+    int d = b.dim - (rank - 2);
+    return (LBit){(int8_t)(d == s->contig_dim ? 1 : 0), b.bit};
 }
 
 /* Fragment word j of ldmatrix q holds registers (group*q + j) * kwidth ..
@@ -163,17 +179,18 @@ void dot_ldmatrix(const DotStage *s, const LayoutMap *m, int kwidth, DotLdmatrix
     memset(ld, 0, sizeof *ld);
     int words = (1 << m->nreg) / kwidth;
     int lw = log2_int(kwidth);
-    ld->group = IMIN(words, 4);
+    /* one ldmatrix never spans two batches: the group is counted in one tile's words */
+    ld->group = IMIN(words / s->batch, 4);
     ld->nmat = log2_int(ld->group);
     ld->nq = log2_int(words / ld->group);
     ld->trans = s->trans;
     for (int i = 0; i < ld->nmat; i++)
-        ld->mat[i] = stage_bit(s, m->reg[lw + i]);
+        ld->mat[i] = stage_bit(s, m->rank, m->reg[lw + i]);
     for (int i = 0; i < ld->nq; i++)
-        ld->q[i] = stage_bit(s, m->reg[lw + ld->nmat + i]);
+        ld->q[i] = stage_bit(s, m->rank, m->reg[lw + ld->nmat + i]);
     ld->nwarp = m->nwarp;
     for (int i = 0; i < m->nwarp; i++)
-        ld->warp[i] = stage_bit(s, m->warp[i]);
+        ld->warp[i] = stage_bit(s, m->rank, m->warp[i]);
 }
 
 static void add_bits(const LBit *bits, int n, int x, int *c)
@@ -495,12 +512,15 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         Op *op = body->ops.data[i];
         if (op->nregions)
             return; /* innermost straight-line loops only */
-        if (op->kind != OP_LOAD || op->results[0]->type.rank != 2 || op->load.is_volatile)
+        if (op->kind != OP_LOAD || op->load.is_volatile)
+            continue;
+        int rank = op->results[0]->type.rank;
+        if (rank != 2 && rank != 3)
             continue;
         Value *r = op->results[0];
         Op *u = single_user(body, r);
         Op *c = u;
-        if (u && u->kind == OP_TRANS)
+        if (u && u->kind == OP_TRANS && rank == 2) /* a 3-D operand is copied as it is loaded, untransposed */
             c = single_user(body, u->results[0]);
         if (!c || c->kind != OP_CONVERT || !is_dot_stage(c) || !c->results[0]->layout->parent ||
             c->results[0]->layout->parent->kind != LAYOUT_MMA)

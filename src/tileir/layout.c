@@ -135,7 +135,7 @@ bool layout_eq(const Layout *a, const Layout *b)
     if (a->kind == LAYOUT_SLICE)
         return a->slice_dim == b->slice_dim && layout_eq(a->parent, b->parent);
     if (a->kind == LAYOUT_MMA)
-        return a->wpc[0] == b->wpc[0] && a->wpc[1] == b->wpc[1];
+        return a->wpc[a->rank - 2] == b->wpc[b->rank - 2] && a->wpc[a->rank - 1] == b->wpc[b->rank - 1];
     if (a->kind == LAYOUT_DOTOP)
         return a->op_idx == b->op_idx && a->kwidth == b->kwidth && layout_eq(a->parent, b->parent);
     for (int d = 0; d < a->rank; d++)
@@ -193,27 +193,29 @@ int dot_kwidth(DType operand) { return dtype_bits(operand) >= 32 ? 1 : 32 / dtyp
  * the rows of a softmax between the two stay in one warp and the first
  * dot's accumulator is already the second's A operand in registers; the
  * later end of the chain takes the same warps (mma_layout_like). */
-static Layout *mma_layout(Arena *a, TirFunc *f, const int *shape, bool chained)
+static Layout *mma_layout(Arena *a, TirFunc *f, int rank, const int *shape, bool chained)
 {
     Layout l = {0};
     l.kind = LAYOUT_MMA;
-    l.rank = 2;
-    l.shape[0] = shape[0], l.shape[1] = shape[1];
+    l.rank = rank;
+    for (int d = 0; d < rank; d++)
+        l.shape[d] = shape[d], l.wpc[d] = 1;
     l.order[0] = 1, l.order[1] = 0;
-    int nw = f->num_warps;
-    if (chained && shape[0] >= shape[1]) {
-        l.wpc[0] = nw, l.wpc[1] = 1;
+    int o = rank - 2, nw = f->num_warps, *wpc = l.wpc + o;
+    const int *mn = shape + o;
+    if (chained && mn[0] >= mn[1]) {
+        wpc[0] = nw, wpc[1] = 1;
     } else if (chained) {
-        l.wpc[0] = 1, l.wpc[1] = nw;
+        wpc[0] = 1, wpc[1] = nw;
     } else {
-        int reps[2] = {shape[0] / 16 > 1 ? shape[0] / 16 : 1, shape[1] / 8 > 1 ? shape[1] / 8 : 1};
-        l.wpc[0] = l.wpc[1] = 1;
-        while (l.wpc[0] * l.wpc[1] < nw) {
+        int reps[2] = {mn[0] / 16 > 1 ? mn[0] / 16 : 1, mn[1] / 8 > 1 ? mn[1] / 8 : 1};
+        wpc[0] = wpc[1] = 1;
+        while (wpc[0] * wpc[1] < nw) {
             if (reps[0] >= reps[1]) {
-                l.wpc[0] *= 2;
+                wpc[0] *= 2;
                 reps[0] = reps[0] / 2 > 1 ? reps[0] / 2 : 1;
             } else {
-                l.wpc[1] *= 2;
+                wpc[1] *= 2;
                 reps[1] /= 2;
             }
         }
@@ -224,20 +226,25 @@ static Layout *mma_layout(Arena *a, TirFunc *f, const int *shape, bool chained)
 /* The mma layout of a dot chained to one already placed: the same warps, so
  * that values pass between the two without moving (Triton reuses the
  * encoding it finds on the other end of the chain). */
-static Layout *mma_layout_like(Arena *a, TirFunc *f, const int *shape, const Layout *other)
+static Layout *mma_layout_like(Arena *a, TirFunc *f, int rank, const int *shape, const Layout *other)
 {
     Layout l = *other;
     l.id = 0;
-    l.shape[0] = shape[0], l.shape[1] = shape[1];
+    l.rank = rank;
+    for (int d = 0; d < rank; d++)
+        l.shape[d] = shape[d], l.wpc[d] = 1;
+    l.wpc[rank - 2] = other->wpc[other->rank - 2];
+    l.wpc[rank - 1] = other->wpc[other->rank - 1];
     return intern_layout(a, f, &l);
 }
 
-static Layout *dotop_layout(Arena *a, TirFunc *f, const Layout *mma, int op_idx, DType operand, const int *shape)
+static Layout *dotop_layout(Arena *a, TirFunc *f, const Layout *mma, int op_idx, DType operand, Type t)
 {
     Layout l = {0};
     l.kind = LAYOUT_DOTOP;
-    l.rank = 2;
-    l.shape[0] = shape[0], l.shape[1] = shape[1];
+    l.rank = t.rank;
+    for (int d = 0; d < t.rank; d++)
+        l.shape[d] = t.shape[d];
     l.op_idx = op_idx;
     l.kwidth = dot_kwidth(operand);
     l.parent = mma;
@@ -727,9 +734,9 @@ static void seed_dots(Assign *A, Block *b)
         int c = chain_index(A, op);
         const Layout *other = c >= 0 ? A->partner.data[c]->results[0]->layout : NULL;
         if (dot_uses_mma(op) && other && other->kind == LAYOUT_MMA)
-            set_layout(A, res, mma_layout_like(&A->ctx->arena, A->f, res->type.shape, other));
+            set_layout(A, res, mma_layout_like(&A->ctx->arena, A->f, res->type.rank, res->type.shape, other));
         else if (dot_uses_mma(op))
-            set_layout(A, res, mma_layout(&A->ctx->arena, A->f, res->type.shape, c >= 0));
+            set_layout(A, res, mma_layout(&A->ctx->arena, A->f, res->type.rank, res->type.shape, c >= 0));
         else
             set_layout(A, res, home(A, res->type));
     }
@@ -973,7 +980,7 @@ static void insert_conversions(Assign *A, Block *b)
             if (dot_uses_mma(op))
                 for (int k = 0; k < 2; k++) { /* operands are staged in shared memory, never recomputed */
                     Value *v = op->args[k];
-                    Layout *want = dotop_layout(&A->ctx->arena, A->f, res->layout, k, v->type.dtype, v->type.shape);
+                    Layout *want = dotop_layout(&A->ctx->arena, A->f, res->layout, k, v->type.dtype, v->type);
                     Op *c = new_convert(A, v, want, op);
                     block_insert(&A->ctx->arena, b, i, c);
                     i++;
@@ -1150,13 +1157,16 @@ void layout_describe(StrBuf *out, const Layout *l)
     }
     if (l->kind == LAYOUT_MMA) {
         sb_printf(out, "L%d: mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA ", l->id);
-        print_vec(out, l->wpc, 2);
-        sb_puts(out, " (M, N)");
+        print_vec(out, l->wpc, l->rank);
+        sb_puts(out, l->rank == 3 ? " (batch, M, N); the batch in the top register bits: each thread holds its "
+                                    "M x N elements of every batch, batch after batch" : " (M, N)");
         return;
     }
     if (l->kind == LAYOUT_DOTOP) {
         sb_printf(out, "L%d: mma.sync operand %c of L%d (%d element%s of K per 32-bit register; warps along %s share it)",
                   l->id, l->op_idx ? 'B' : 'A', l->parent->id, l->kwidth, l->kwidth > 1 ? "s" : "", l->op_idx ? "M" : "N");
+        if (l->rank == 3)
+            sb_puts(out, "; the batch in the top register bits, as in its accumulator");
         return;
     }
     sb_printf(out, "L%d: blocked ", l->id);

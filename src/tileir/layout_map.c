@@ -48,14 +48,34 @@ static void map_blocked(const Layout *l, int rank, const int *shape, LayoutMap *
 /* bit b of dim d when the shape has it, else a replicated bit */
 static LBit lbit_in(const int *lg, int dim, int bit) { return bit < lg[dim] ? lbit(dim, bit) : NOBIT; }
 
+/* A 3-D (batched) mma layout: the 2-D map of one batch's [M, N] tile in
+ * dims 1 and 2, then the batch in the top register bits, so that register
+ * r of batch b is register r + b * (registers of one tile). */
+static void add_batch_bits(const int *lg, int rank, LayoutMap *m)
+{
+    if (rank != 3)
+        return;
+    for (int g = 0; g < 3; g++) {
+        LBit *bits = g == 0 ? m->reg : g == 1 ? m->lane : m->warp;
+        int n = g == 0 ? m->nreg : g == 1 ? m->nlane : m->nwarp;
+        for (int i = 0; i < n; i++)
+            if (bits[i].dim >= 0)
+                bits[i].dim++;
+    }
+    for (int b = 0; b < lg[0]; b++)
+        m->reg[m->nreg++] = lbit(0, b);
+}
+
 /* The mma.sync m16n8 accumulator: register bit 0 is
  * the column pair, lanes 0-1 the rest of the 8 columns, lanes 2-4 the 8
  * rows, register bit 1 the second 8 rows; warp bits split N (first) and M;
- * then the repetitions, N first. */
-static void map_mma(const Layout *l, const int *shape, LayoutMap *m)
+ * then the repetitions, N first; then the batch (3-D). */
+static void map_mma(const Layout *l, int rank, const int *shape, LayoutMap *m)
 {
-    int lg[2] = {log2_int(shape[0]), log2_int(shape[1])};
-    int wm = log2_int(l->wpc[0]), wn = log2_int(l->wpc[1]);
+    int o = rank - 2;
+    int lg3[3] = {log2_int(shape[0]), 0, 0};
+    int lg[2] = {log2_int(shape[o]), log2_int(shape[o + 1])};
+    int wm = log2_int(l->wpc[l->rank - 2]), wn = log2_int(l->wpc[l->rank - 1]);
     m->reg[m->nreg++] = lbit_in(lg, 1, 0);
     m->reg[m->nreg++] = lbit_in(lg, 0, 3);
     m->lane[m->nlane++] = lbit_in(lg, 1, 1);
@@ -70,6 +90,7 @@ static void map_mma(const Layout *l, const int *shape, LayoutMap *m)
         m->reg[m->nreg++] = lbit(1, b);
     for (int b = 4 + wm; b < lg[0]; b++)
         m->reg[m->nreg++] = lbit(0, b);
+    add_batch_bits(lg3, rank, m);
 }
 
 /* An mma.sync operand fragment.  K runs along dim 1 of A and dim 0 of B;
@@ -79,14 +100,17 @@ static void map_mma(const Layout *l, const int *shape, LayoutMap *m)
  * M + 8 and then K + 4*kwidth*2, B's two add K + 4*kwidth*2.  Then the
  * K repetitions, then the M (N) ones; B puts its first N repetition before
  * the K ones.  Warps along the other operand's
- * dimension hold the same fragment. */
-static void map_dotop_mma(const Layout *l, const int *shape, LayoutMap *m)
+ * dimension hold the same fragment.  A 3-D operand [B, M, K] / [B, K, N]
+ * adds the batch in the top register bits, as its accumulator does. */
+static void map_dotop_mma(const Layout *l, int rank, const int *shape, LayoutMap *m)
 {
     const Layout *p = l->parent;
+    int o = rank - 2;
     int kd = l->op_idx == 0 ? 1 : 0, mn = 1 - kd;
-    int lg[2] = {log2_int(shape[0]), log2_int(shape[1])};
+    int lg3[3] = {log2_int(shape[0]), 0, 0};
+    int lg[2] = {log2_int(shape[o]), log2_int(shape[o + 1])};
     int lw = log2_int(l->kwidth);
-    int wm = log2_int(p->wpc[0]), wn = log2_int(p->wpc[1]);
+    int wm = log2_int(p->wpc[p->rank - 2]), wn = log2_int(p->wpc[p->rank - 1]);
     for (int j = 0; j < lw; j++)
         m->reg[m->nreg++] = lbit_in(lg, kd, j);
     m->lane[m->nlane++] = lbit_in(lg, kd, lw);
@@ -109,6 +133,7 @@ static void map_dotop_mma(const Layout *l, const int *shape, LayoutMap *m)
         m->reg[m->nreg++] = lbit(kd, b);
     for (int b = first; b < lg[mn]; b++)
         m->reg[m->nreg++] = lbit(mn, b);
+    add_batch_bits(lg3, rank, m);
 }
 
 void layout_map(const Layout *l, int rank, const int *shape, LayoutMap *m)
@@ -124,11 +149,11 @@ void layout_map(const Layout *l, int rank, const int *shape, LayoutMap *m)
         return;
     }
     if (l->kind == LAYOUT_MMA) {
-        map_mma(l, shape, m);
+        map_mma(l, rank, shape, m);
         return;
     }
     if (l->kind == LAYOUT_DOTOP) {
-        map_dotop_mma(l, shape, m);
+        map_dotop_mma(l, rank, shape, m);
         return;
     }
     /* slice: the parent at the shape with a size-1 dimension re-inserted, so

@@ -452,6 +452,29 @@ static CVal *trans(const BuiltinCall *c, bool is_permute)
 CVal *builtin_trans(const BuiltinCall *c) { return trans(c, false); }
 CVal *builtin_permute(const BuiltinCall *c) { return trans(c, true); }
 
+/* "[64, 32]": a tile's shape as Triton prints it, in the arena */
+static const char *shape_text(Arena *a, Type t)
+{
+    StrBuf sb = {0};
+    sb_putc(&sb, '[');
+    for (int d = 0; d < t.rank; d++)
+        sb_printf(&sb, "%s%d", d ? ", " : "", t.shape[d]);
+    sb_putc(&sb, ']');
+    char *s = arena_strdup(a, sb.data);
+    sb_free(&sb);
+    return s;
+}
+
+static bool same_shape(Type x, Type y)
+{
+    if (x.rank != y.rank)
+        return false;
+    for (int d = 0; d < x.rank; d++)
+        if (x.shape[d] != y.shape[d])
+            return false;
+    return true;
+}
+
 static bool dot_dtype_ok(DType d)
 {
     return d == DT_I8 || d == DT_FP16 || d == DT_BF16 || d == DT_FP32 || d == DT_FP64 || dtype_is_fp8(d);
@@ -464,14 +487,21 @@ CVal *builtin_dot(const BuiltinCall *c)
     const char *name = c->name;
     Value *a = tensor_arg(L, c->arg[0], c->at[0], name), *b = tensor_arg(L, c->arg[1], c->at[1], name);
     Type ta = a->type, tb = b->type;
-    if (ta.rank == 3 || tb.rank == 3)
-        lower_error(L, c->loc, "%s on 3-D (batched) tiles is not supported yet; loop over the batch or use "
-                    "program_id for it", name);
-    if (ta.rank != 2 || tb.rank != 2)
+    /* 2-D [M, K] @ [K, N], or 3-D [B, M, K] @ [B, K, N] batched over the
+     * leading axis (both operands the same batch: Triton does not broadcast it) */
+    if (!((ta.rank == 2 && tb.rank == 2) || (ta.rank == 3 && tb.rank == 3))) {
+        if (ta.rank == 3 || tb.rank == 3)
+            lower_error(L, c->loc, "%s needs two 2-D or two 3-D (batched) tensors, got ranks %d and %d", name, ta.rank,
+                        tb.rank);
         lower_error(L, c->loc, "%s needs two 2-D tensors, got ranks %d and %d", name, ta.rank, tb.rank);
-    if (ta.shape[1] != tb.shape[0])
-        lower_error(L, c->loc, "%s: the shapes [%d, %d] and [%d, %d] do not match (K = %d against %d)", name,
-                    ta.shape[0], ta.shape[1], tb.shape[0], tb.shape[1], ta.shape[1], tb.shape[0]);
+    }
+    int o = ta.rank - 2; /* the first matrix dimension (1 past the batch) */
+    if (o && ta.shape[0] != tb.shape[0])
+        lower_error(L, c->loc, "%s: the batch sizes differ (%d against %d); Triton does not broadcast the batch", name,
+                    ta.shape[0], tb.shape[0]);
+    if (ta.shape[o + 1] != tb.shape[o])
+        lower_error(L, c->loc, "%s: the shapes %s and %s do not match (K = %d against %d)", name, shape_text(L->a, ta),
+                    shape_text(L->a, tb), ta.shape[o + 1], tb.shape[o]);
     DType da = ta.dtype, db = tb.dtype;
     /* fp8: mma.sync.m16n8k32 with e4m3/e5m2 operands (sm_89 and later), in
      * any combination of the two formats, as Triton allows */
@@ -489,7 +519,7 @@ CVal *builtin_dot(const BuiltinCall *c)
     if (da != db && !dtype_is_fp8(da))
         lower_error(L, c->loc, "%s needs operands of one dtype, got %s and %s", name, dtype_triton_name(da),
                     dtype_triton_name(db));
-    int M = ta.shape[0], K = ta.shape[1], N = tb.shape[1];
+    int M = ta.shape[o], K = ta.shape[o + 1], N = tb.shape[o + 1];
     int min_k = dtype_bits(da) == 8 ? 32 : dtype_bits(da) == 16 ? 16 : dtype_bits(da) == 32 ? 8 : 4;
     if (K < min_k)
         lower_error(L, c->loc, "%s on %s needs K >= %d, got K = %d", name, dtype_triton_name(da), min_k, K);
@@ -520,11 +550,11 @@ CVal *builtin_dot(const BuiltinCall *c)
      * out_dtype (float32 unless given) */
     DType out_arg = DT_FP32;
     if (c->arg[6]) {
-        Type o = parse_dtype_cval(L, c->arg[6], c->at[6]);
-        if (o.dtype == DT_BF16)
+        Type od = parse_dtype_cval(L, c->arg[6], c->at[6]);
+        if (od.dtype == DT_BF16)
             lower_error(L, c->at[6], "%s: out_dtype=bfloat16 is not supported (Triton's rule): use float32 and cast "
                         "with .to(tl.bfloat16)", name);
-        out_arg = o.dtype;
+        out_arg = od.dtype;
     }
     DType out = da == DT_I8 ? DT_I32 : da == DT_FP32 || da == DT_BF16 ? DT_FP32 : da == DT_FP64 ? DT_FP64 : out_arg;
     if (dtype_is_fp8(da) && out != DT_FP32)
@@ -533,12 +563,13 @@ CVal *builtin_dot(const BuiltinCall *c)
     if (da == DT_FP16 && out != DT_FP32 && out != DT_FP16)
         lower_error(L, c->at[6], "%s: out_dtype must be float32 or float16 for float16 operands, got %s", name,
                     dtype_triton_name(out));
-    Type rt = type_tensor(type_scalar(out), 2, (int[]){M, N});
+    Type rt = o ? type_tensor(type_scalar(out), 3, (int[]){ta.shape[0], M, N})
+                : type_tensor(type_scalar(out), 2, (int[]){M, N});
     Value *acc;
     if (c->arg[2]) {
         acc = tensor_arg(L, c->arg[2], c->at[2], name);
-        if (acc->type.rank != 2 || acc->type.shape[0] != M || acc->type.shape[1] != N)
-            lower_error(L, c->at[2], "%s: acc must have the result's shape [%d, %d], got %s", name, M, N,
+        if (!same_shape(acc->type, rt))
+            lower_error(L, c->at[2], "%s: acc must have the result's shape %s, got %s", name, shape_text(L->a, rt),
                         type_str(L->a, acc->type));
         if (acc->type.dtype != out_arg)
             lower_error(L, c->at[2], "%s: acc is %s but out_dtype is %s (Triton requires them equal; pass out_dtype=tl.%s)",

@@ -388,7 +388,8 @@ typedef struct SmemLayout {
  * [M,K] / [K,N]) runs along cols. */
 typedef struct DotStage {
     int op_idx;
-    int rows, cols;
+    int rows, cols;       /* of one batch's tile */
+    int batch;            /* 3-D operands: tiles stacked row after row, batch b at row b * rows (1: 2-D) */
     int contig_dim;
     DType dtype;
     SmemSwizzle swz;

@@ -456,6 +456,71 @@ def _mm(name, kernel, ptrs, block, warps, stages, shapes, a="row", b="row", alig
                 opts=dict(opts, a=a, b=b, align=align))
 
 
+# Ragged (M, N, K) for the 3-D dot: masked M, N and K tails in every dimension, K below
+# one BLOCK_K, and one tile exactly.
+BMM3D_SIZES = [(3, 17, 40, "rand"), (3, 17, 40, "ints"), (64, 64, 32, "ints"), (100, 70, 45, "rand"),
+               (333, 517, 77, "ints"), (129, 255, 1000, "rand")]
+# K a multiple of 16 (K is 'i32:16'): the K mask is constant over 16 elements, so the operand
+# loads are copied by cp.async into pipelined slots; M, N and the last BLOCK_K still ragged.
+BMM3D_SIZES_K16 = [(3, 17, 48, "rand"), (64, 64, 32, "ints"), (100, 70, 80, "rand"),
+                   (333, 517, 144, "ints"), (129, 255, 1008, "rand")]
+
+
+def _bmm3d(name, kernel, ptrs, batch, block, warps, consts=(), align=16, batch_gap=0, flags=(), sizes=None,
+           k16=False):
+    """A 3-D tl.dot case of tests/golden/dot3d.py: BATCH = batch, block (BLOCK_M, BLOCK_N,
+    BLOCK_K); strides as bmm_kernel's (':16' where align is 16); k16: K promised a multiple of
+    16 (the pipelined K loop), with BMM3D_SIZES_K16."""
+    s = "i32:16" if align == 16 else "i32"
+    sig = (", ".join(f"*{t}:16" for t in ptrs) + f", i32, i32, {'i32:16' if k16 else 'i32'}, "
+           + f"{s}, {s}, 1, {s}, {s}, 1, {s}, {s}, 1, "
+           + ", ".join(str(v) for v in [batch] + list(block) + list(consts)))
+    label = f"matmul/bmm3d/{name}/{batch}x{block[0]}x{block[1]}x{block[2]}/w{warps}"
+    label += ("" if align == 16 else "/unaligned") + ("/k16-pipelined" if k16 else "")
+    sizes = sizes or (BMM3D_SIZES_K16 if k16 else BMM3D_SIZES)
+    return Case(label, "tests/golden/dot3d.py", kernel, sig, num_warps=warps, grid=MM_GRID, driver="bmm3d",
+                dtype=ptrs[0], sizes=list(sizes), feature="dot", extra_flags=list(flags),
+                opts=dict(a="row", b="row", align=align, batch_gap=batch_gap))
+
+
+def _bmm3d_attn(dt, batch, block_m, block_n, d, warps):
+    """The chain 3-D dot -> softmax -> 3-D dot of bmm3d_attn_kernel at key counts L up to
+    BLOCK_N (ragged: the rows past L and the keys past L are masked)."""
+    sig = f"*{dt}:16, *{dt}:16, *{dt}:16, *{dt}:16, i32, fp32, {batch}, {block_m}, {block_n}, {d}"
+    sizes = [L for L in (1, 17, 45, 64, 100, 128) if L <= block_n]
+    return Case(f"matmul/bmm3d/attn/{dt}/{batch}x{block_m}x{block_n}x{d}/w{warps}", "tests/golden/dot3d.py",
+                "bmm3d_attn_kernel", sig, num_warps=warps, grid="cdiv(L, BLOCK_M)", driver="bmm3d_attn", dtype=dt,
+                sizes=sizes, feature="dot")
+
+
+def bmm3d_cases():
+    """3-D (batched) tl.dot: [BATCH, M, K] @ [BATCH, K, N] in one program, in every dtype path of
+    the 2-D dot, with the accumulator added after the dot or passed as acc=."""
+    k, ka = "bmm3d_kernel", "bmm3d_acc_kernel"
+    return [
+        _bmm3d("fp16", k, ["fp16", "fp16", "fp32"], 2, (64, 64, 32), 4),
+        _bmm3d("fp16", k, ["fp16"] * 3, 2, (32, 64, 32), 4, align=1, batch_gap=5),
+        _bmm3d("fp16", k, ["fp16", "fp16", "fp32"], 2, (64, 64, 32), 4, k16=True),
+        _bmm3d("bf16-acc", ka, ["bf16"] * 3, 2, (64, 64, 32), 4, k16=True),
+        _bmm3d("tf32", k, ["fp32"] * 3, 2, (64, 64, 32), 4, consts=["'tf32'"], k16=True),
+        _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (64, 64, 32), 4, k16=True),
+        # fp16 accumulation (out_dtype=float16): integer data whose sums stay below 2048, exact
+        _bmm3d("fp16-acc16", ka, ["fp16"] * 3, 2, (64, 32, 16), 2,
+               sizes=[(3, 17, 40, "ints"), (64, 64, 32, "ints"), (333, 517, 77, "ints")]),
+        _bmm3d("bf16-acc", ka, ["bf16"] * 3, 2, (64, 64, 32), 4),
+        _bmm3d("tf32", k, ["fp32"] * 3, 2, (64, 64, 16), 4, consts=["'tf32'"]),
+        _bmm3d("tf32x3", k, ["fp32"] * 3, 2, (32, 32, 16), 4, consts=["'tf32x3'"]),
+        _bmm3d("ieee", k, ["fp32"] * 3, 2, (32, 32, 16), 4, consts=["'ieee'"]),
+        _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (64, 64, 32), 4),
+        _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (32, 16, 32), 4, align=1),
+        _bmm3d("fp8e4nv", k, ["fp8e4nv", "fp8e4nv", "fp32"], 2, (64, 64, 32), 4, flags=["--arch", "sm_90"]),
+        # two chained 3-D dots with a softmax between them (reductions and elementwise ops on
+        # the batched accumulator, which feeds the second dot in registers)
+        _bmm3d_attn("fp16", 2, 64, 64, 32, 4),
+        _bmm3d_attn("bf16", 4, 16, 64, 16, 4),
+    ]
+
+
 def matmul_cases():
     """tl.dot in every element type and precision, with its epilogues, batches, transposed
     operands and an autotuned kernel, against float64 and Triton."""
@@ -510,6 +575,7 @@ def matmul_cases():
         _mm("at/fp16", "matmul_at_kernel", ["fp16"] * 3, (128, 128, 32), 4, 4, S + R, a="col"),
         _mm("at/tf32", "matmul_at_kernel", ["fp32"] * 3, (64, 64, 32), 4, 3, S + R, a="col"),
     ]
+    cases += bmm3d_cases()
     # The autotuned kernel, one case per config (--config N): its constexprs, warps, stages.
     for n in range(3):
         cases.append(_mm("autotuned/fp16", "matmul_autotuned_kernel", ["fp16"] * 3, None, None, None,

@@ -2248,6 +2248,38 @@ def drive_matmul(kernel, case, shape, use_triton, gen):
     return check.print()
 
 
+def drive_bmm3d(kernel, case, shape, use_triton, gen):
+    """tests/golden/dot3d.py: bmm3d_kernel and bmm3d_acc_kernel, a 3-D (batched) tl.dot in one
+    program: every program computes its BLOCK_M x BLOCK_N tile of all BATCH matrices
+    C[i] = A[i] @ B[i] (grid cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)), masked at the M, N and K
+    tails.  The batch is the kernel's BATCH constexpr; the rest (strides, gaps, the float64
+    reference, tolerances, the poisoned gaps of C) is drive_matmul's."""
+    case = dataclasses.replace(case, opts=dict(case.opts, batch=kernel.constexprs["BATCH"]))
+    return drive_matmul(kernel, case, shape, use_triton, gen)
+
+
+def drive_bmm3d_attn(kernel, case, L, use_triton, gen):
+    """bmm3d_attn_kernel (tests/golden/dot3d.py): softmax(q k^T * scale) v for each of BATCH
+    [L, D] batches in one program's 3-D tiles, L keys (L <= BLOCK_N, the rest masked), one
+    program per BLOCK_M rows; against attention_ref in float64."""
+    c = kernel.constexprs
+    B, D = c["BATCH"], c["D"]
+    dt = torch_dtype(case.dtype)
+    check = Check(case, f"{B}x{L}x{D}")
+    qb, q = flat_with_guard((B, L, D), dt, "randn", gen)
+    kb, k = flat_with_guard((B, L, D), dt, "randn", gen)
+    vb, v = flat_with_guard((B, L, D), dt, "randn", gen)
+    ob, _ = flat_with_guard((B, L, D), dt, "poison", gen)
+    scale = fp32_value(1.0 / math.sqrt(D))
+    values = {"q_ptr": qb, "k_ptr": kb, "v_ptr": vb, "o_ptr": ob, "L": L, "scale": scale}
+    ref, _ = attention_ref(q, k, v, scale, False)
+    tol = attn_tol(dt) * max(ref.abs().max().item(), 1.0)
+    n = B * L * D
+    out = Expect("o_ptr", lambda b: b[:n].view(B, L, D), ref, atol=tol, rtol=attn_tol(dt), rest=lambda b: b[n:])
+    grid = grid_for(kernel, case, values, (-(-L // c["BLOCK_M"]),))
+    return run_and_check(kernel, check, values, [out], grid, use_triton)
+
+
 # Inputs of the math-edge cases: every class of fp32 value, then random bit patterns.
 MATH_EDGES = [0.0, -0.0, 1e-45, -1e-45, 1e-40, -1e-40, 5.9e-39, -5.9e-39, 1.1754942e-38,
               -1.1754942e-38, 1.1754944e-38, 1.2e-38, -1.2e-38, 1e-30, 0.5, 1.0, -1.0, 2.0, 3.5,
@@ -2515,6 +2547,7 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "cumsum_rows": drive_cumsum_rows, "histogram": drive_histogram, "bits": drive_bits,
            "ticket": drive_ticket, "swap": drive_swap, "cas": drive_swap, "randn": drive_randn,
            "cumprod_rev": drive_cumprod_rev, "transpose": drive_transpose, "matmul": drive_matmul,
+           "bmm3d": drive_bmm3d, "bmm3d_attn": drive_bmm3d_attn,
            "fp8": drive_fp8, "math_edge": drive_math_edge, "attn_fwd": drive_attn_fwd,
            "decode_split": drive_decode_split, "decode_merge": drive_decode_merge,
            "paged": drive_paged, "colmajor_copy": drive_colmajor_copy, "desc_abs": drive_desc_abs,
