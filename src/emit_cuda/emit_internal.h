@@ -130,6 +130,9 @@ void emit_convert(Emitter *E, const Op *op);
 void emit_reduce(Emitter *E, const Op *op);
 void emit_scan(Emitter *E, const Op *op);
 
+/* sort.c: tl.sort, tl.bitonic_merge */
+void emit_sort(Emitter *E, const Op *op);
+
 /* stage.c: tl.dot operands (staging, ldmatrix, cp.async) */
 int frag_words(const Value *v);
 const char *stage_helper(Emitter *E, const Op *op);

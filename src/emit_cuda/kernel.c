@@ -55,6 +55,7 @@ static void describe_smem(Emitter *E, const Block *b)
                       reduce_name(op->reduce.kind));
             break;
         case OP_SCAN: sb_puts(E->out, "each warp's running total, per repetition along the axis\n"); break;
+        case OP_SORT: sb_puts(E->out, "the whole tile, row-major, for the bitonic steps between warps\n"); break;
         case OP_LOCAL_LOAD:
         case OP_CONVERT:
             if (op->stage) {
@@ -182,7 +183,7 @@ void emit_includes(Emitter *E)
     for (int i = 0; i < tilec_template_count; i++) {
         const char *name = tilec_templates[i].name;
         if ((strstr(name, "tensorcore") && !E->f->uses_dot) || (strstr(name, "fp8") && !fp8) ||
-            (strstr(name, "_math") && !E->f->uses_flushed_math))
+            (strstr(name, "_math") && !E->f->uses_flushed_math) || (strstr(name, "_sort") && !E->f->uses_sort))
             continue;
         sb_puts(E->out, tilec_templates[i].text);
     }

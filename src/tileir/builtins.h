@@ -163,6 +163,10 @@ enum { BI_METHOD = 1 };
     B("tl.philox_impl", 0, philox_impl, 0, "c0, c1, c2, c3, k0, k1, n_rounds=10")                                 \
     B("tl.uint_to_uniform_float", 0, uint_to_uniform_float, 0, "x")                                               \
     B("tl.pair_uniform_to_normal", 0, pair_uniform_to_normal, 0, "u1, u2")                                        \
+    /* ---- sorting (lower_sort.c) */                                                                             \
+    B("tl.sort", 0, sort, 0, "x, dim=None, descending=False")                                                     \
+    B("tl.bitonic_merge", 0, bitonic_merge, 0, "x, dim=None, descending=False")                                   \
+    LATER("tensor.sort", 0, "Triton 3.6's tensor.sort is a stub that returns None: call tl.sort(x)")              \
     /* ---- not supported yet */                                                                                 \
     LATER("tl.reduce", BI_METHOD, "reductions with a combine function")                                          \
     LATER("tl.associative_scan", BI_METHOD, "scans with a combine function")                                     \
@@ -182,7 +186,6 @@ enum { BI_METHOD = 1 };
     LATER("tl._experimental_descriptor_load", BI_METHOD, "tensor descriptors")                                   \
     LATER("tl._experimental_descriptor_store", BI_METHOD, "tensor descriptors")                                  \
     LATER("tl._experimental_make_tensor_descriptor", BI_METHOD, "tensor descriptors")                            \
-    LATER("tl.sort", BI_METHOD, "sorting")                                                                       \
     LATER("tl.topk", BI_METHOD, "topk")                                                                          \
     LATER("tl.gather", BI_METHOD, "gather")                                                                      \
     LATER("tl.histogram", BI_METHOD, "histograms")                                                               \

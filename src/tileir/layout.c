@@ -562,6 +562,7 @@ static void forward(Assign *A, Block *b)
             break;
         case OP_BROADCAST:
         case OP_SCAN:
+        case OP_SORT:
         case OP_CONVERT:
             set_layout(A, res, op->args[0]->layout);
             break;
@@ -611,6 +612,7 @@ static void backward(Assign *A, Block *b)
             break;
         case OP_BROADCAST:
         case OP_SCAN:
+        case OP_SORT:
         case OP_CONVERT:
             set_layout(A, op->args[0], rl);
             break;
@@ -981,6 +983,7 @@ static void insert_conversions(Assign *A, Block *b)
         case OP_LOAD:
         case OP_BROADCAST:
         case OP_SCAN:
+        case OP_SORT:
         case OP_CONVERT:
             for (int k = 0; k < op->nargs; k++)
                 fix_operand(A, b, &i, op, k, res->layout, res->type, -1);

@@ -296,6 +296,20 @@ static void plan_scan(Op *op)
     op->smem_bytes = (n << ab.nwarp << ab.nrep) * smem_elem_bytes(t);
 }
 
+/* the whole tile, row-major, when warps hold positions along the sorted (last)
+ * dimension: each bitonic step across warps writes every element and reads
+ * its partner's */
+static void plan_sort(Op *op)
+{
+    Type t = op->args[0]->type;
+    LayoutMap m;
+    AxisBits ab;
+    value_map(op->args[0], &m);
+    axis_bits(&m, t.rank - 1, &ab);
+    if (ab.nwarp)
+        op->smem_bytes = type_numel(t) * smem_elem_bytes(t);
+}
+
 typedef struct Exchange {
     Op *op;
     bool top;        /* straight-line code of the kernel body, not inside a loop or branch */
@@ -330,6 +344,7 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
             break;
         case OP_REDUCE: plan_reduce(op); break;
         case OP_SCAN: plan_scan(op); break;
+        case OP_SORT: plan_sort(op); break;
         case OP_ATOMIC_RMW:
         case OP_ATOMIC_CAS:
             if (!op->args[0]->type.rank && op->results[0]->nuses)

@@ -257,6 +257,10 @@ static void print_op_attrs(Printer *p, const Op *op)
                   op->scan.reverse ? ", reverse" : "");
         break;
     case OP_ATOMIC_RMW: sb_printf(p->out, " %s", atomic_names[op->atomic.kind]); break;
+    case OP_SORT:
+        sb_printf(p->out, " {%s%s}", op->sort.descending ? "descending" : "ascending",
+                  op->sort.merge_only ? ", merge only" : "");
+        break;
     case OP_PRINT: sb_printf(p->out, " \"%s\"", op->print.prefix ? op->print.prefix : ""); break;
     case OP_ASSERT: sb_printf(p->out, " \"%s\"", op->assert_.msg ? op->assert_.msg : ""); break;
     default: break;
@@ -427,6 +431,7 @@ static bool attrs_ok(const Op *op)
     case OP_ATOMIC_RMW: return op->nargs == 2 + op->atomic.has_mask;
     case OP_ATOMIC_CAS: return op->nargs == 3 && !op->atomic.has_mask;
     case OP_TRANS: return is_permutation(op->trans.perm, rank);
+    case OP_SORT: return rank >= 1 && op->nres == 1 && type_eq(op->results[0]->type, op->args[0]->type);
     case OP_ASYNC_WAIT: return op->async_wait.pending >= 0;
     default: return true;
     }

@@ -296,7 +296,10 @@ typedef enum Math2Fn {
                                    of a tile into `buf`'s staging buffer;     \
                                    async_copy.transposed */                   \
     X(OP_ASYNC_COMMIT, "async_commit", "") /* closes this thread's group of copies */\
-    X(OP_ASYNC_WAIT, "async_wait", "") /* async_wait.pending; then a barrier */
+    X(OP_ASYNC_WAIT, "async_wait", "") /* async_wait.pending; then a barrier */ \
+    /* ---- sorting, inline assembly (lower_sort.c, lower_asm.c) */              \
+    X(OP_SORT, "sort", "P")     /* x: a bitonic network along the last dim;   \
+                                   sort.descending, merge_only (bitonic_merge) */
 
 /* OP_REDUCE kinds; the arg variants carry (value, index) pairs, ties going
  * to the lowest index. */
@@ -489,6 +492,10 @@ struct Op {
             bool transposed;  /* stored transposed: the load reaches the dot through a trans */
         } async_copy;
         struct {
+            bool descending;  /* the last stage's direction */
+            bool merge_only;  /* tl.bitonic_merge: the last stage alone */
+        } sort;
+        struct {
             int pending;      /* groups of copies left in flight */
         } async_wait;
     };
@@ -536,6 +543,7 @@ typedef struct TirFunc {
     bool uses_printf;     /* device_print / device_assert */
     bool uses_dot;        /* tl.dot: the tensor-core helpers are included */
     bool uses_flushed_math; /* fp32 math through tilec_runtime_math.cuh's flush */
+    bool uses_sort;       /* tl.sort: tilec_runtime_sort.cuh's bitonic steps */
     bool debug;           /* device_assert compiled in */
 } TirFunc;
 
