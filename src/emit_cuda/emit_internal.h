@@ -127,6 +127,7 @@ const char *smem_verdict(Emitter *E, const Op *op);
 void emit_convert(Emitter *E, const Op *op);
 
 /* reduce.c: reductions and scans */
+const char *combine_expr(Emitter *E, ReduceKind k, DType d, const char *a, const char *b); /* a (+ max min ^) b */
 void emit_reduce(Emitter *E, const Op *op);
 void emit_scan(Emitter *E, const Op *op);
 

@@ -166,6 +166,7 @@ enum { BI_METHOD = 1 };
     /* ---- sorting (lower_sort.c) */                                                                             \
     B("tl.sort", 0, sort, 0, "x, dim=None, descending=False")                                                     \
     B("tl.bitonic_merge", 0, bitonic_merge, 0, "x, dim=None, descending=False")                                   \
+    B("tl.topk", 0, topk, 0, "x, k, dim=None")                                                                    \
     LATER("tensor.sort", 0, "Triton 3.6's tensor.sort is a stub that returns None: call tl.sort(x)")              \
     /* ---- not supported yet */                                                                                 \
     LATER("tl.reduce", BI_METHOD, "reductions with a combine function")                                          \
@@ -186,7 +187,6 @@ enum { BI_METHOD = 1 };
     LATER("tl._experimental_descriptor_load", BI_METHOD, "tensor descriptors")                                   \
     LATER("tl._experimental_descriptor_store", BI_METHOD, "tensor descriptors")                                  \
     LATER("tl._experimental_make_tensor_descriptor", BI_METHOD, "tensor descriptors")                            \
-    LATER("tl.topk", BI_METHOD, "topk")                                                                          \
     LATER("tl.gather", BI_METHOD, "gather")                                                                      \
     LATER("tl.histogram", BI_METHOD, "histograms")                                                               \
     LATER("tl.flip", BI_METHOD, "flip")                                                                          \

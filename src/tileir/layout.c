@@ -980,10 +980,15 @@ static void insert_conversions(Assign *A, Block *b)
             fix_operand(A, b, &i, op, 0, want, op->args[0]->type, -1);
             break;
         }
+        case OP_SORT:
+            /* tl.topk runs the network in its operand's layout and hands over
+             * its result through shared memory */
+            if (!op->sort.k)
+                fix_operand(A, b, &i, op, 0, res->layout, res->type, -1);
+            break;
         case OP_LOAD:
         case OP_BROADCAST:
         case OP_SCAN:
-        case OP_SORT:
         case OP_CONVERT:
             for (int k = 0; k < op->nargs; k++)
                 fix_operand(A, b, &i, op, k, res->layout, res->type, -1);

@@ -298,7 +298,8 @@ static void plan_scan(Op *op)
 
 /* the whole tile, row-major, when warps hold positions along the sorted (last)
  * dimension: each bitonic step across warps writes every element and reads
- * its partner's */
+ * its partner's; tl.topk's result, handed over to its own layout, in the same
+ * bytes afterwards */
 static void plan_sort(Op *op)
 {
     Type t = op->args[0]->type;
@@ -308,6 +309,10 @@ static void plan_sort(Op *op)
     axis_bits(&m, t.rank - 1, &ab);
     if (ab.nwarp)
         op->smem_bytes = type_numel(t) * smem_elem_bytes(t);
+    if (op->sort.k) {
+        int result = type_numel(op->results[0]->type) * smem_elem_bytes(t);
+        op->smem_bytes = result > op->smem_bytes ? result : op->smem_bytes;
+    }
 }
 
 typedef struct Exchange {

@@ -260,6 +260,8 @@ static void print_op_attrs(Printer *p, const Op *op)
     case OP_SORT:
         sb_printf(p->out, " {%s%s}", op->sort.descending ? "descending" : "ascending",
                   op->sort.merge_only ? ", merge only" : "");
+        if (op->sort.k)
+            sb_printf(p->out, " {k=%d}", op->sort.k);
         break;
     case OP_PRINT: sb_printf(p->out, " \"%s\"", op->print.prefix ? op->print.prefix : ""); break;
     case OP_ASSERT: sb_printf(p->out, " \"%s\"", op->assert_.msg ? op->assert_.msg : ""); break;
@@ -411,6 +413,19 @@ static bool is_permutation(const int *perm, int n)
     return true;
 }
 
+/* tl.sort keeps its operand's type; tl.topk's result has k along the last dimension. */
+static bool sort_result_ok(const Op *op)
+{
+    Type x = op->args[0]->type, r = op->results[0]->type;
+    if (!op->sort.k)
+        return type_eq(x, r);
+    int last = x.rank - 1, k = op->sort.k;
+    bool ok = r.rank == x.rank && r.dtype == x.dtype && r.shape[last] == k && (k & (k - 1)) == 0 && k < x.shape[last];
+    for (int d = 0; d < last; d++)
+        ok &= r.shape[d] == x.shape[d];
+    return ok && op->sort.descending && !op->sort.merge_only;
+}
+
 /* The attributes of op's kind (Op's union) in range and agreeing with its operands. */
 static bool attrs_ok(const Op *op)
 {
@@ -431,7 +446,7 @@ static bool attrs_ok(const Op *op)
     case OP_ATOMIC_RMW: return op->nargs == 2 + op->atomic.has_mask;
     case OP_ATOMIC_CAS: return op->nargs == 3 && !op->atomic.has_mask;
     case OP_TRANS: return is_permutation(op->trans.perm, rank);
-    case OP_SORT: return rank >= 1 && op->nres == 1 && type_eq(op->results[0]->type, op->args[0]->type);
+    case OP_SORT: return rank >= 1 && op->nres == 1 && sort_result_ok(op);
     case OP_ASYNC_WAIT: return op->async_wait.pending >= 0;
     default: return true;
     }

@@ -299,7 +299,8 @@ typedef enum Math2Fn {
     X(OP_ASYNC_WAIT, "async_wait", "") /* async_wait.pending; then a barrier */ \
     /* ---- sorting, inline assembly (lower_sort.c, lower_asm.c) */              \
     X(OP_SORT, "sort", "P")     /* x: a bitonic network along the last dim;   \
-                                   sort.descending, merge_only (bitonic_merge) */
+                                   sort.descending, merge_only (bitonic_merge), \
+                                   k (topk: the result's last dim) */
 
 /* OP_REDUCE kinds; the arg variants carry (value, index) pairs, ties going
  * to the lowest index. */
@@ -494,6 +495,7 @@ struct Op {
         struct {
             bool descending;  /* the last stage's direction */
             bool merge_only;  /* tl.bitonic_merge: the last stage alone */
+            int k;            /* tl.topk: the k largest, descending (0: sort the whole) */
         } sort;
         struct {
             int pending;      /* groups of copies left in flight */

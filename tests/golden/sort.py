@@ -29,3 +29,16 @@ def sort_rows_kernel(X, Y, Z, n, BLOCK: tl.constexpr, ROWS: tl.constexpr):
     tl.store(Y + offs, y, mask=mask)
     z = tl.bitonic_merge(tl.where(cols[None, :] < COLS // 2, y, ~y))
     tl.store(Z + offs, z, mask=mask)
+
+
+# The K largest of each row of BLOCK // ROWS elements, in descending order.
+@triton.jit
+def topk_rows_kernel(X, Y, n, BLOCK: tl.constexpr, ROWS: tl.constexpr, K: tl.constexpr):
+    COLS: tl.constexpr = BLOCK // ROWS
+    pid = tl.program_id(0)
+    rows = pid * ROWS + tl.arange(0, ROWS)
+    offs = rows[:, None] * COLS + tl.arange(0, COLS)[None, :]
+    x = tl.load(X + offs, mask=offs < n, other=float("-inf"))
+    top = tl.topk(x, K)
+    out = rows[:, None] * K + tl.arange(0, K)[None, :]
+    tl.store(Y + out, top, mask=out < n)

@@ -274,6 +274,48 @@ __device__ __forceinline__ void bitonic_across_warps(T (&v)[N], const int (&pos)
     __syncthreads();
 }
 
+// tl.topk halves the tile between merges: positions p and p ^ 2^j both keep
+// max(the one whose bit j is 0, the one whose bit j is 1), with Triton's
+// maximum (`max`: NaN-ignoring for floats), after which the tile holds every
+// value twice.  The same three ways of reaching the partner.
+template <int N, typename T, typename Max>
+__device__ __forceinline__ void topk_max_in_thread(T (&v)[N], int rbit, Max max)
+{
+#pragma unroll
+    for (int e = 0; e < N; ++e) {
+        if (e & (1 << rbit))
+            continue;
+        const int f = e | (1 << rbit);
+        v[e] = v[f] = max(v[e], v[f]);
+    }
+}
+
+template <int N, typename T, typename Max>
+__device__ __forceinline__ void topk_max_across_lanes(T (&v)[N], const int (&pos)[N], int j, int lane_mask, Max max)
+{
+#pragma unroll
+    for (int e = 0; e < N; ++e) {
+        const T partner = shfl_xor(v[e], lane_mask);
+        v[e] = ((pos[e] >> j) & 1) ? max(partner, v[e]) : max(v[e], partner);
+    }
+}
+
+template <int N, typename T, typename Max>
+__device__ __forceinline__ void topk_max_across_warps(T (&v)[N], const int (&pos)[N], const int (&slot)[N], T *tile, int j,
+                                                      Max max)
+{
+#pragma unroll
+    for (int e = 0; e < N; ++e)
+        tile[slot[e]] = v[e];
+    __syncthreads();
+#pragma unroll
+    for (int e = 0; e < N; ++e) {
+        const T partner = tile[slot[e] ^ (1 << j)];
+        v[e] = ((pos[e] >> j) & 1) ? max(partner, v[e]) : max(v[e], partner);
+    }
+    __syncthreads();
+}
+
 } // namespace tilec
 // ---- end of tilec sorting helpers ----------------------------------------------
 
@@ -316,7 +358,7 @@ sort_block_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t n)
             slot[e] = L0_base + ((e & 3) + ((e >> 2) << 9));
             y[e] = x[e];
         }
-        float *tile = reinterpret_cast<float *>(smem + 0);  // the whole tile, for steps across warps
+        float *tile = reinterpret_cast<float *>(smem + 0);  // the whole tile, for exchanges between warps
         // stage 1: runs of 2, ascending where position bit 1 is 0, else descending
         tilec::bitonic_in_thread(y, pos, 0, 1, false);  // 2^0 apart: register bit 0
         // stage 2: runs of 4, ascending where position bit 2 is 0, else descending
