@@ -134,6 +134,9 @@ void emit_scan(Emitter *E, const Op *op);
 /* sort.c: tl.sort, tl.bitonic_merge */
 void emit_sort(Emitter *E, const Op *op);
 
+/* asm.c: tl.inline_asm_elementwise */
+void emit_inline_asm(Emitter *E, const Op *op);
+
 /* stage.c: tl.dot operands (staging, ldmatrix, cp.async) */
 int frag_words(const Value *v);
 const char *stage_helper(Emitter *E, const Op *op);

@@ -163,10 +163,12 @@ enum { BI_METHOD = 1 };
     B("tl.philox_impl", 0, philox_impl, 0, "c0, c1, c2, c3, k0, k1, n_rounds=10")                                 \
     B("tl.uint_to_uniform_float", 0, uint_to_uniform_float, 0, "x")                                               \
     B("tl.pair_uniform_to_normal", 0, pair_uniform_to_normal, 0, "u1, u2")                                        \
-    /* ---- sorting (lower_sort.c) */                                                                             \
+    /* ---- sorting (lower_sort.c) */                                                                            \
     B("tl.sort", 0, sort, 0, "x, dim=None, descending=False")                                                     \
     B("tl.bitonic_merge", 0, bitonic_merge, 0, "x, dim=None, descending=False")                                   \
     B("tl.topk", 0, topk, 0, "x, k, dim=None")                                                                    \
+    /* ---- inline assembly (lower_asm.c) */                                                                     \
+    B("tl.inline_asm_elementwise", 0, inline_asm_elementwise, 0, "asm, constraints, args, dtype, is_pure, pack")  \
     LATER("tensor.sort", 0, "Triton 3.6's tensor.sort is a stub that returns None: call tl.sort(x)")              \
     /* ---- not supported yet */                                                                                 \
     LATER("tl.reduce", BI_METHOD, "reductions with a combine function")                                          \
@@ -191,7 +193,6 @@ enum { BI_METHOD = 1 };
     LATER("tl.histogram", BI_METHOD, "histograms")                                                               \
     LATER("tl.flip", BI_METHOD, "flip")                                                                          \
     LATER("tl.softmax", BI_METHOD, "reductions")                                                                 \
-    LATER("tl.inline_asm_elementwise", BI_METHOD, "inline assembly")                                             \
     LATER("tl.map_elementwise", BI_METHOD, "custom elementwise functions")                                       \
     LATER("tl.pointer_type", BI_METHOD, "pointers to pointers")                                                  \
     LATER("tl.tuple", BI_METHOD, "tuples of tensors")                                                            \

@@ -257,6 +257,10 @@ static void print_op_attrs(Printer *p, const Op *op)
                   op->scan.reverse ? ", reverse" : "");
         break;
     case OP_ATOMIC_RMW: sb_printf(p->out, " %s", atomic_names[op->atomic.kind]); break;
+    case OP_INLINE_ASM:
+        sb_printf(p->out, " {pack=%d, outs=\"%s\", ins=\"%s\"%s%s}", op->inline_asm.pack, op->inline_asm.outs,
+                  op->inline_asm.ins, op->inline_asm.is_pure ? ", pure" : "", op->inline_asm.clobbers_memory ? ", memory" : "");
+        break;
     case OP_SORT:
         sb_printf(p->out, " {%s%s}", op->sort.descending ? "descending" : "ascending",
                   op->sort.merge_only ? ", merge only" : "");
@@ -447,6 +451,8 @@ static bool attrs_ok(const Op *op)
     case OP_ATOMIC_CAS: return op->nargs == 3 && !op->atomic.has_mask;
     case OP_TRANS: return is_permutation(op->trans.perm, rank);
     case OP_SORT: return rank >= 1 && op->nres == 1 && sort_result_ok(op);
+    case OP_INLINE_ASM: return op->nres >= 1 && op->inline_asm.pack >= 1 && op->inline_asm.text && op->inline_asm.outs &&
+                               op->inline_asm.ins;
     case OP_ASYNC_WAIT: return op->async_wait.pending >= 0;
     default: return true;
     }

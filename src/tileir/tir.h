@@ -300,7 +300,10 @@ typedef enum Math2Fn {
     /* ---- sorting, inline assembly (lower_sort.c, lower_asm.c) */              \
     X(OP_SORT, "sort", "P")     /* x: a bitonic network along the last dim;   \
                                    sort.descending, merge_only (bitonic_merge), \
-                                   k (topk: the result's last dim) */
+                                   k (topk: the result's last dim) */          \
+    X(OP_INLINE_ASM, "inline_asm", "") /* args (one shape): one asm statement \
+                                   per `pack` elements; inline_asm.*; one      \
+                                   result per dtype, in one layout */
 
 /* OP_REDUCE kinds; the arg variants carry (value, index) pairs, ties going
  * to the lowest index. */
@@ -497,6 +500,14 @@ struct Op {
             bool merge_only;  /* tl.bitonic_merge: the last stage alone */
             int k;            /* tl.topk: the k largest, descending (0: sort the whole) */
         } sort;
+        struct {
+            const char *text; /* the assembly in CUDA's spelling: operand N is %N, a % is %% */
+            const char *outs; /* the constraint letter of each output register (r h l f d) */
+            const char *ins;  /* ... and of each input register, outputs first in the numbering */
+            int pack;         /* elements per asm statement; smaller ones share 32-bit registers */
+            bool is_pure;     /* no side effects: plain asm, else asm volatile */
+            bool clobbers_memory; /* "~{memory}" */
+        } inline_asm;
         struct {
             int pending;      /* groups of copies left in flight */
         } async_wait;
