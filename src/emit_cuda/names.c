@@ -235,7 +235,7 @@ const char *vname(Emitter *E, const Value *v)
 const char *ctype(Emitter *E, Type t)
 {
     if (t.dtype == DT_PTR)
-        return fmt(E, "%s *", dtype_memory_ctype(t.pointee));
+        return fmt(E, t.pointee == DT_PTR ? "%s*" : "%s *", type_pointee_ctype(E->a, t));
     return dtype_ctype(t.dtype);
 }
 
@@ -243,7 +243,7 @@ const char *ctype(Emitter *E, Type t)
 const char *const_decl(Emitter *E, Type t, const char *name)
 {
     if (t.dtype == DT_PTR)
-        return fmt(E, "%s *const %s", dtype_memory_ctype(t.pointee), name);
+        return fmt(E, "%sconst %s", ctype(E, t), name);
     return fmt(E, "const %s %s", dtype_ctype(t.dtype), name);
 }
 

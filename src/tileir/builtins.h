@@ -169,6 +169,8 @@ enum { BI_METHOD = 1 };
     B("tl.topk", 0, topk, 0, "x, k, dim=None")                                                                    \
     /* ---- inline assembly (lower_asm.c) */                                                                     \
     B("tl.inline_asm_elementwise", 0, inline_asm_elementwise, 0, "asm, constraints, args, dtype, is_pure, pack")  \
+    /* ---- pointer types (lower_pointers.c) */                                                                   \
+    B("tl.pointer_type", 0, pointer_type, 0, "element_ty, address_space=1, const=False")                          \
     LATER("tensor.sort", 0, "Triton 3.6's tensor.sort is a stub that returns None: call tl.sort(x)")              \
     /* ---- not supported yet */                                                                                 \
     LATER("tl.reduce", BI_METHOD, "reductions with a combine function")                                          \
@@ -194,7 +196,6 @@ enum { BI_METHOD = 1 };
     LATER("tl.flip", BI_METHOD, "flip")                                                                          \
     LATER("tl.softmax", BI_METHOD, "reductions")                                                                 \
     LATER("tl.map_elementwise", BI_METHOD, "custom elementwise functions")                                       \
-    LATER("tl.pointer_type", BI_METHOD, "pointers to pointers")                                                  \
     LATER("tl.tuple", BI_METHOD, "tuples of tensors")                                                            \
     LATER("tl.async_task", BI_METHOD, "warp specialization")                                                     \
     LATER("tl.extra.cuda.globaltimer", 0, "CUDA-specific extras")                                                \

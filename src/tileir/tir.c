@@ -63,6 +63,38 @@ Type type_ptr(DType pointee)
     return t;
 }
 
+Type type_ptr_to(Type elem)
+{
+    Type t = type_ptr(elem.dtype);
+    if (elem.dtype == DT_PTR) {
+        if (elem.pointee == DT_PTR)
+            BUG("a pointer to a pointer to a pointer");
+        t.inner = elem.pointee;
+    }
+    return t;
+}
+
+Type type_pointee(Type ptr)
+{
+    return ptr.pointee == DT_PTR ? type_ptr(ptr.inner) : type_scalar(ptr.pointee);
+}
+
+const char *type_pointee_ctype(Arena *a, Type ptr)
+{
+    if (ptr.pointee == DT_PTR)
+        return arena_printf(a, "%s *", dtype_memory_ctype(ptr.inner));
+    return dtype_memory_ctype(ptr.pointee);
+}
+
+char *type_sig_str(Arena *a, Type t)
+{
+    if (t.dtype != DT_PTR)
+        return arena_strdup(a, dtype_name(t.dtype));
+    if (t.pointee == DT_PTR)
+        return arena_printf(a, "**%s", dtype_name(t.inner));
+    return arena_printf(a, "*%s", dtype_name(t.pointee));
+}
+
 Type type_tensor(Type elem, int rank, const int *shape)
 {
     Type t = elem;
@@ -83,7 +115,7 @@ bool type_eq(Type a, Type b)
 {
     if (a.dtype != b.dtype || a.rank != b.rank)
         return false;
-    if (a.dtype == DT_PTR && a.pointee != b.pointee)
+    if (a.dtype == DT_PTR && (a.pointee != b.pointee || (a.pointee == DT_PTR && a.inner != b.inner)))
         return false;
     for (int i = 0; i < a.rank; i++)
         if (a.shape[i] != b.shape[i])
@@ -106,7 +138,9 @@ char *type_str(Arena *a, Type t)
         sb_puts(&sb, "tensor<");
     for (int i = 0; i < t.rank; i++)
         sb_printf(&sb, "%dx", t.shape[i]);
-    if (t.dtype == DT_PTR)
+    if (t.dtype == DT_PTR && t.pointee == DT_PTR)
+        sb_printf(&sb, "ptr<ptr<%s>>", dtype_name(t.inner));
+    else if (t.dtype == DT_PTR)
         sb_printf(&sb, "ptr<%s>", dtype_name(t.pointee));
     else
         sb_puts(&sb, dtype_name(t.dtype));

@@ -67,12 +67,18 @@ int dtype_from_name(const char *s);     /* accepts fp32/float32/f32/i32/int32/bo
 typedef struct Type {
     DType dtype;        /* element type; DT_PTR for pointers */
     DType pointee;      /* when dtype == DT_PTR */
+    DType inner;        /* when pointee is DT_PTR too (**fp16): what that pointer points to */
     int rank;           /* 0: scalar */
     int shape[TIR_MAX_RANK];
 } Type;
 
 Type type_scalar(DType d);
 Type type_ptr(DType pointee);
+Type type_ptr_to(Type elem);            /* a pointer to elem, a scalar or a pointer to a scalar */
+Type type_pointee(Type ptr);            /* what ptr points to: a scalar, or a pointer for **T */
+/* The C type of what ptr points to, in memory: "__half", or "__half *" for **fp16. */
+const char *type_pointee_ctype(Arena *a, Type ptr);
+char *type_sig_str(Arena *a, Type t);   /* as a signature writes it: "i32", "*fp16", "**fp16" */
 Type type_tensor(Type elem, int rank, const int *shape);
 Type type_elem(Type t);                 /* the scalar type of a tensor */
 bool type_eq(Type a, Type b);
