@@ -198,6 +198,7 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_SCAN: emit_scan(E, op); break;
     case OP_SORT: emit_sort(E, op); break;
     case OP_INLINE_ASM: emit_inline_asm(E, op); break;
+    case OP_HISTOGRAM: emit_histogram(E, op); break;
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: emit_atomic(E, op); break;
     case OP_PRINT: emit_print(E, op); break;

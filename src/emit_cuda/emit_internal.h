@@ -137,6 +137,9 @@ void emit_sort(Emitter *E, const Op *op);
 /* asm.c: tl.inline_asm_elementwise */
 void emit_inline_asm(Emitter *E, const Op *op);
 
+/* histogram.c: tl.histogram */
+void emit_histogram(Emitter *E, const Op *op);
+
 /* stage.c: tl.dot operands (staging, ldmatrix, cp.async) */
 int frag_words(const Value *v);
 const char *stage_helper(Emitter *E, const Op *op);

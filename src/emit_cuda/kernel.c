@@ -56,6 +56,7 @@ static void describe_smem(Emitter *E, const Block *b)
             break;
         case OP_SCAN: sb_puts(E->out, "each warp's running total, per repetition along the axis\n"); break;
         case OP_SORT: sb_puts(E->out, "the whole tile, row-major, for the bitonic steps between warps\n"); break;
+        case OP_HISTOGRAM: sb_puts(E->out, "the block's counters, one per bin\n"); break;
         case OP_LOCAL_LOAD:
         case OP_CONVERT:
             if (op->stage) {

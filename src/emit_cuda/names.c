@@ -217,6 +217,7 @@ static const char *role_name(Emitter *E, const Value *v)
     case OP_DOT: return "dot";
     case OP_SORT: return "sorted";
     case OP_INLINE_ASM: return "asm_out";
+    case OP_HISTOGRAM: return "hist";
     case OP_LOCAL_LOAD: return dot_operand(E, v) ? dot_operand(E, v) : "a_frag";
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: return "fetched";

@@ -171,6 +171,8 @@ enum { BI_METHOD = 1 };
     B("tl.inline_asm_elementwise", 0, inline_asm_elementwise, 0, "asm, constraints, args, dtype, is_pure, pack")  \
     /* ---- pointer types (lower_pointers.c) */                                                                   \
     B("tl.pointer_type", 0, pointer_type, 0, "element_ty, address_space=1, const=False")                          \
+    /* ---- histograms (lower_histogram.c) */                                                                    \
+    B("tl.histogram", BI_METHOD, histogram, 0, "input, num_bins, mask=None")                                      \
     LATER("tensor.sort", 0, "Triton 3.6's tensor.sort is a stub that returns None: call tl.sort(x)")              \
     /* ---- not supported yet */                                                                                 \
     LATER("tl.reduce", BI_METHOD, "reductions with a combine function")                                          \
@@ -192,7 +194,6 @@ enum { BI_METHOD = 1 };
     LATER("tl._experimental_descriptor_store", BI_METHOD, "tensor descriptors")                                  \
     LATER("tl._experimental_make_tensor_descriptor", BI_METHOD, "tensor descriptors")                            \
     LATER("tl.gather", BI_METHOD, "gather")                                                                      \
-    LATER("tl.histogram", BI_METHOD, "histograms")                                                               \
     LATER("tl.flip", BI_METHOD, "flip")                                                                          \
     LATER("tl.softmax", BI_METHOD, "reductions")                                                                 \
     LATER("tl.map_elementwise", BI_METHOD, "custom elementwise functions")                                       \

@@ -993,6 +993,10 @@ static void insert_conversions(Assign *A, Block *b)
             fix_operand(A, b, &i, op, 0, want, op->args[0]->type, -1);
             break;
         }
+        case OP_HISTOGRAM: /* the mask is read in the input's registers */
+            if (op->nargs == 2)
+                fix_operand(A, b, &i, op, 1, op->args[0]->layout, op->args[0]->type, -1);
+            break;
         case OP_INLINE_ASM:
             for (int k = 0; k < op->nargs && res->type.rank; k++)
                 fix_operand(A, b, &i, op, k, res->layout, res->type, -1);

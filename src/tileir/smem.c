@@ -350,6 +350,7 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
         case OP_REDUCE: plan_reduce(op); break;
         case OP_SCAN: plan_scan(op); break;
         case OP_SORT: plan_sort(op); break;
+        case OP_HISTOGRAM: op->smem_bytes = op->results[0]->type.shape[0] * 4; break; /* the counters */
         case OP_ATOMIC_RMW:
         case OP_ATOMIC_CAS:
             if (!op->args[0]->type.rank && op->results[0]->nuses)

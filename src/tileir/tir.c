@@ -485,6 +485,7 @@ static bool attrs_ok(const Op *op)
     case OP_ATOMIC_CAS: return op->nargs == 3 && !op->atomic.has_mask;
     case OP_TRANS: return is_permutation(op->trans.perm, rank);
     case OP_SORT: return rank >= 1 && op->nres == 1 && sort_result_ok(op);
+    case OP_HISTOGRAM: return rank == 1 && op->nargs == 1 + op->histogram.has_mask && op->results[0]->type.rank == 1;
     case OP_INLINE_ASM: return op->nres >= 1 && op->inline_asm.pack >= 1 && op->inline_asm.text && op->inline_asm.outs &&
                                op->inline_asm.ins;
     case OP_ASYNC_WAIT: return op->async_wait.pending >= 0;

@@ -309,7 +309,9 @@ typedef enum Math2Fn {
                                    k (topk: the result's last dim) */          \
     X(OP_INLINE_ASM, "inline_asm", "") /* args (one shape): one asm statement \
                                    per `pack` elements; inline_asm.*; one      \
-                                   result per dtype, in one layout */
+                                   result per dtype, in one layout */          \
+    X(OP_HISTOGRAM, "histogram", "P") /* x [, mask]: i32 counts of x's low   \
+                                   bits; histogram.has_mask */
 
 /* OP_REDUCE kinds; the arg variants carry (value, index) pairs, ties going
  * to the lowest index. */
@@ -514,6 +516,9 @@ struct Op {
             bool is_pure;     /* no side effects: plain asm, else asm volatile */
             bool clobbers_memory; /* "~{memory}" */
         } inline_asm;
+        struct {
+            bool has_mask;    /* args[1]: elements counted */
+        } histogram;
         struct {
             int pending;      /* groups of copies left in flight */
         } async_wait;
