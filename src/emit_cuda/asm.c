@@ -79,7 +79,7 @@ static const char *group_elem(Emitter *E, int ngroups, int pack, int k)
 void emit_inline_asm(Emitter *E, const Op *op)
 {
     const Value *r0 = op->results[0];
-    int P = op->inline_asm.pack, N = nregs(r0), G = (N + P - 1) / P;
+    int P = op->inline_asm.pack, N = r0->type.rank ? nregs(r0) : 1, G = (N + P - 1) / P;
     /* the last statement is padded with zeros, its extra results dropped: elements
      * past N are left out where the index is a constant (one statement), tested
      * where it is not */
@@ -146,13 +146,13 @@ void emit_inline_asm(Emitter *E, const Op *op)
     for (int k = 0; k < no; k++)
         sb_printf(&out_ops, "%s\"=%c\"(%s)", k ? ", " : "", outs[k], fmt(E, out_fmt, k));
     const char *in_list = in_ops.data ? in_ops.data : "";
-    line(E, "    : %s", out_ops.data ? out_ops.data : "");
-    if (op->inline_asm.clobbers_memory) {
-        line(E, "    : %s", in_list);
+    bool mem = op->inline_asm.clobbers_memory;
+    /* the outputs, the inputs (if any, or before a clobber), the clobber */
+    line(E, "    : %s%s", out_ops.data ? out_ops.data : "", *in_list || mem ? "" : ");");
+    if (*in_list || mem)
+        line(E, "    : %s%s", in_list, mem ? "" : ");");
+    if (mem)
         line(E, "    : \"memory\");");
-    } else {
-        line(E, "    : %s);", in_list);
-    }
     sb_free(&in_ops);
     sb_free(&out_ops);
     /* the results, from the output registers */

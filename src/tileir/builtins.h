@@ -171,6 +171,10 @@ enum { BI_METHOD = 1 };
     B("tl.inline_asm_elementwise", 0, inline_asm_elementwise, 0, "asm, constraints, args, dtype, is_pure, pack")  \
     /* ---- pointer types (lower_pointers.c) */                                                                   \
     B("tl.pointer_type", 0, pointer_type, 0, "element_ty, address_space=1, const=False")                          \
+    B("tl.extra.cuda.globaltimer", 0, cuda_globaltimer, 0, "")                                                    \
+    B("tl.extra.cuda.smid", 0, cuda_smid, 0, "")                                                                  \
+    B("tl.extra.cuda.num_threads", 0, cuda_num_threads, 0, "")                                                    \
+    B("tl.extra.cuda.num_warps", 0, cuda_num_threads, 1, "")                                                      \
     /* ---- histograms (lower_histogram.c) */                                                                    \
     B("tl.histogram", BI_METHOD, histogram, 0, "input, num_bins, mask=None")                                      \
     LATER("tensor.sort", 0, "Triton 3.6's tensor.sort is a stub that returns None: call tl.sort(x)")              \
@@ -199,10 +203,6 @@ enum { BI_METHOD = 1 };
     LATER("tl.map_elementwise", BI_METHOD, "custom elementwise functions")                                       \
     LATER("tl.tuple", BI_METHOD, "tuples of tensors")                                                            \
     LATER("tl.async_task", BI_METHOD, "warp specialization")                                                     \
-    LATER("tl.extra.cuda.globaltimer", 0, "CUDA-specific extras")                                                \
-    LATER("tl.extra.cuda.smid", 0, "CUDA-specific extras")                                                       \
-    LATER("tl.extra.cuda.num_threads", 0, "CUDA-specific extras")                                                \
-    LATER("tl.extra.cuda.num_warps", 0, "CUDA-specific extras")                                                  \
     LATER("tl.extra.cuda.convert_custom_float8_sm80", 0, "float8e4b15 conversions")                              \
     LATER("tl.extra.cuda.convert_custom_float8_sm70", 0, "float8e4b15 conversions")                              \
     LATER("tl.extra.cuda.experimental_device_tensormap_create1d", 0, "tensor descriptors")                       \

@@ -235,3 +235,32 @@ CVal *builtin_inline_asm_elementwise(const BuiltinCall *c)
         vec_push(L->a, &t->items, cv_value(L, op->results[i]));
     return t;
 }
+
+/* ---- tl.extra.cuda: what Triton writes as inline assembly or constants -------------- */
+
+/* One asm statement with no operands but its result, as Triton's extra.cuda writes it. */
+static CVal *asm_read(const BuiltinCall *c, const char *text, const char *cons, DType d, bool pure)
+{
+    Lower *L = c->L;
+    CVal *empty = NEW(L->a, CVal);
+    empty->kind = CV_TUPLE;
+    CVal *args[6] = {cv_str(L, text, (int)strlen(text)), cv_str(L, cons, (int)strlen(cons)), empty,
+                     cv_dtype(L, type_scalar(d)), cv_bool(L, pure), cv_int(L, 1)};
+    Loc at[6] = {c->loc, c->loc, c->loc, c->loc, c->loc, c->loc};
+    BuiltinCall call = *c;
+    call.arg = args;
+    call.at = at;
+    return builtin_inline_asm_elementwise(&call);
+}
+
+/* tl.extra.cuda.globaltimer(): the %globaltimer nanosecond clock (int64, not pure) */
+CVal *builtin_cuda_globaltimer(const BuiltinCall *c) { return asm_read(c, "mov.u64 $0, %globaltimer;", "=l", DT_I64, false); }
+
+/* tl.extra.cuda.smid(): the SM this block runs on (int32) */
+CVal *builtin_cuda_smid(const BuiltinCall *c) { return asm_read(c, "mov.u32 $0, %smid;", "=r", DT_I32, true); }
+
+/* tl.extra.cuda.num_threads() and num_warps() (data 1): constexprs of the launch */
+CVal *builtin_cuda_num_threads(const BuiltinCall *c)
+{
+    return cv_int(c->L, c->data ? c->L->f->num_warps : c->L->f->num_warps * 32);
+}

@@ -291,6 +291,10 @@ static void print_op_attrs(Printer *p, const Op *op)
                   op->scan.reverse ? ", reverse" : "");
         break;
     case OP_ATOMIC_RMW: sb_printf(p->out, " %s", atomic_names[op->atomic.kind]); break;
+    case OP_FOR:
+        if (op->for_.unroll)
+            sb_printf(p->out, " {unroll=%d}", op->for_.unroll);
+        break;
     case OP_INLINE_ASM:
         sb_printf(p->out, " {pack=%d, outs=\"%s\", ins=\"%s\"%s%s}", op->inline_asm.pack, op->inline_asm.outs,
                   op->inline_asm.ins, op->inline_asm.is_pure ? ", pure" : "", op->inline_asm.clobbers_memory ? ", memory" : "");

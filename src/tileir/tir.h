@@ -520,6 +520,9 @@ struct Op {
             bool has_mask;    /* args[1]: elements counted */
         } histogram;
         struct {
+            int unroll;       /* tl.range's loop_unroll_factor: #pragma unroll N (0: none) */
+        } for_;
+        struct {
             int pending;      /* groups of copies left in flight */
         } async_wait;
     };
