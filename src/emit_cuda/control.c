@@ -109,6 +109,8 @@ static void emit_for(Emitter *E, const Op *op)
     const Value *iv = body->args.data[0];
     const char *t = dtype_ctype(iv->type.dtype);
     const char *ivn = vname(E, iv);
+    if (op->for_.unroll)
+        line(E, "#pragma unroll %d  // tl.range(loop_unroll_factor=%d)", op->for_.unroll, op->for_.unroll);
     line(E, "for (%s %s = %s; %s < %s; %s += %s) {", t, ivn, value_at(E, op->args[0], NULL, "0"), ivn,
          paren(E, value_at(E, op->args[1], NULL, "0")), ivn, paren(E, value_at(E, op->args[2], NULL, "0")));
     E->indent++;
@@ -210,6 +212,9 @@ static void emit_op(Emitter *E, const Op *op)
         else
             emit_scan(E, op);
         break;
+    case OP_SORT: emit_sort(E, op); break;
+    case OP_INLINE_ASM: emit_inline_asm(E, op); break;
+    case OP_HISTOGRAM: emit_histogram(E, op); break;
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: emit_atomic(E, op); break;
     case OP_PRINT: emit_print(E, op); break;

@@ -136,12 +136,22 @@ const char *smem_verdict(Emitter *E, const Op *op);
 void emit_convert(Emitter *E, const Op *op);
 
 /* reduce.c: reductions and scans */
+const char *combine_expr(Emitter *E, ReduceKind k, DType d, const char *a, const char *b); /* a (+ max min ^) b */
 void emit_reduce(Emitter *E, const Op *op);
 void emit_scan(Emitter *E, const Op *op);
 
 /* combine.c: tl.reduce and tl.associative_scan with a jit combine function */
 void emit_reduce_combine(Emitter *E, const Op *op);
 void emit_scan_combine(Emitter *E, const Op *op);
+
+/* sort.c: tl.sort, tl.bitonic_merge */
+void emit_sort(Emitter *E, const Op *op);
+
+/* asm.c: tl.inline_asm_elementwise */
+void emit_inline_asm(Emitter *E, const Op *op);
+
+/* histogram.c: tl.histogram */
+void emit_histogram(Emitter *E, const Op *op);
 
 /* stage.c: tl.dot operands (staging, ldmatrix, cp.async) */
 int frag_words(const Value *v);

@@ -118,7 +118,7 @@ static const char *cast_expr(Emitter *E, const Op *op, const char *a)
     if (s == DT_PTR && d == DT_PTR)
         return fmt(E, "(%s)%s", ctype(E, rt), a);
     if (s == DT_PTR)
-        return fmt(E, "(int64_t)(uintptr_t)%s", a);
+        return fmt(E, "(%s)(uintptr_t)%s", dtype_ctype(d), a);
     if (d == DT_PTR)
         return fmt(E, "(%s)(uintptr_t)%s", ctype(E, rt), a);
     if (s == DT_FP16)

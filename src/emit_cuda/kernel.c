@@ -60,6 +60,8 @@ static void describe_smem(Emitter *E, const Block *b)
                       reduce_name(op->reduce.kind));
             break;
         case OP_SCAN: sb_puts(E->out, "each warp's running total, per repetition along the axis\n"); break;
+        case OP_SORT: sb_puts(E->out, "the whole tile, row-major, for the bitonic steps between warps\n"); break;
+        case OP_HISTOGRAM: sb_puts(E->out, "the block's counters, one per bin\n"); break;
         case OP_LOCAL_LOAD:
         case OP_CONVERT:
             if (op->stage) {
@@ -112,7 +114,7 @@ void emit_header(Emitter *E, int threads)
         if (kp->value) {
             Type t = kp->type;
             sb_printf(E->out, "//   %-16s %s", kp->name,
-                      t.dtype == DT_PTR ? fmt(E, "*%s", dtype_name(t.pointee)) : dtype_name(t.dtype));
+                      type_sig_str(E->a, t));
             if (kp->div > 1)
                 sb_printf(E->out, t.dtype == DT_PTR ? " (%lld-byte aligned)" : " (multiple of %lld)", (long long)kp->div);
             if (strcmp(kp->c_name, kp->name))
@@ -174,7 +176,7 @@ void emit_includes(Emitter *E)
     bool half = false, bf16 = false, fp8 = false;
     for (int i = 0; i < E->f->params.len; i++) {
         const KernelParam *kp = &E->f->params.data[i];
-        DType d = kp->type.dtype == DT_PTR ? kp->type.pointee : kp->type.dtype;
+        DType d = kp->type.dtype != DT_PTR ? kp->type.dtype : kp->type.pointee == DT_PTR ? kp->type.inner : kp->type.pointee;
         half |= d == DT_FP16;
         bf16 |= d == DT_BF16;
         fp8 |= dtype_is_fp8(d);
@@ -197,7 +199,7 @@ void emit_includes(Emitter *E)
     for (int i = 0; i < tilec_template_count; i++) {
         const char *name = tilec_templates[i].name;
         if ((strstr(name, "tensorcore") && !E->f->uses_dot) || (strstr(name, "fp8") && !fp8) ||
-            (strstr(name, "_math") && !E->f->uses_flushed_math))
+            (strstr(name, "_math") && !E->f->uses_flushed_math) || (strstr(name, "_sort") && !E->f->uses_sort))
             continue;
         sb_puts(E->out, tilec_templates[i].text);
     }
@@ -208,7 +210,7 @@ const char *param_decl(Emitter *E, const KernelParam *kp)
 {
     Type t = kp->type;
     if (t.dtype == DT_PTR)
-        return fmt(E, "%s *__restrict__ %s", dtype_memory_ctype(t.pointee), kp->c_name);
+        return fmt(E, "%s__restrict__ %s", ctype(E, t), kp->c_name);
     return fmt(E, "%s %s", dtype_ctype(t.dtype), kp->c_name);
 }
 

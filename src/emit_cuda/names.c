@@ -225,6 +225,9 @@ static const char *role_name(Emitter *E, const Value *v)
     case OP_REDUCE: return reduce_role(E, op);
     case OP_SCAN: return op->scan.kind == SCAN_SUM ? "cumsum" : op->scan.kind == SCAN_PROD ? "cumprod" : "scanned";
     case OP_DOT: return "dot";
+    case OP_SORT: return "sorted";
+    case OP_INLINE_ASM: return "asm_out";
+    case OP_HISTOGRAM: return "hist";
     case OP_LOCAL_LOAD: return dot_operand(E, v) ? dot_operand(E, v) : "a_frag";
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: return "fetched";
@@ -243,7 +246,7 @@ const char *vname(Emitter *E, const Value *v)
 const char *ctype(Emitter *E, Type t)
 {
     if (t.dtype == DT_PTR)
-        return fmt(E, "%s *", dtype_memory_ctype(t.pointee));
+        return fmt(E, t.pointee == DT_PTR ? "%s*" : "%s *", type_pointee_ctype(E->a, t));
     return dtype_ctype(t.dtype);
 }
 
@@ -251,7 +254,7 @@ const char *ctype(Emitter *E, Type t)
 const char *const_decl(Emitter *E, Type t, const char *name)
 {
     if (t.dtype == DT_PTR)
-        return fmt(E, "%s *const %s", dtype_memory_ctype(t.pointee), name);
+        return fmt(E, "%sconst %s", ctype(E, t), name);
     return fmt(E, "const %s %s", dtype_ctype(t.dtype), name);
 }
 

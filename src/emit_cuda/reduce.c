@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-static const char *combine_expr(Emitter *E, ReduceKind k, DType d, const char *a, const char *b)
+const char *combine_expr(Emitter *E, ReduceKind k, DType d, const char *a, const char *b)
 {
     a = paren(E, a);
     b = paren(E, b);

@@ -109,12 +109,13 @@ static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *
             p->kind = TILEC_TYPE_INT;
             p->bits = 64;
         } else {
-            p->type = ty.dtype == DT_PTR ? arena_printf(a, "*%s", dtype_name(ty.pointee)) : dtype_name(ty.dtype);
+            p->type = type_sig_str(a, ty);
             p->kind = kind_of(ty.dtype);
             p->bits = dtype_bits(ty.dtype);
         }
         if (kp->value) {
-            ctypes[nargs] = ty.dtype == DT_PTR ? arena_printf(a, "%s *", dtype_memory_ctype(ty.pointee)) : dtype_ctype(ty.dtype);
+            ctypes[nargs] = ty.dtype == DT_PTR ? arena_printf(a, ty.pointee == DT_PTR ? "%s*" : "%s *", type_pointee_ctype(a, ty))
+                                               : dtype_ctype(ty.dtype);
             cnames[nargs] = kp->c_name;
             t->arg_param[nargs++] = i;
         }

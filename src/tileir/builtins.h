@@ -186,6 +186,21 @@ enum { BI_METHOD = 1 };
     B("tensordesc.atomic_xor", 0, descriptor_atomic, ATOM_XOR, "self, offsets, value")                            \
     LATER("tensordesc.gather", 0, "descriptor gather and scatter")                                                \
     LATER("tensordesc.scatter", 0, "descriptor gather and scatter")                                               \
+    /* ---- sorting (lower_sort.c) */                                                                            \
+    B("tl.sort", 0, sort, 0, "x, dim=None, descending=False")                                                     \
+    B("tl.bitonic_merge", 0, bitonic_merge, 0, "x, dim=None, descending=False")                                   \
+    B("tl.topk", 0, topk, 0, "x, k, dim=None")                                                                    \
+    /* ---- inline assembly (lower_asm.c) */                                                                     \
+    B("tl.inline_asm_elementwise", 0, inline_asm_elementwise, 0, "asm, constraints, args, dtype, is_pure, pack")  \
+    /* ---- pointer types (lower_pointers.c) */                                                                   \
+    B("tl.pointer_type", 0, pointer_type, 0, "element_ty, address_space=1, const=False")                          \
+    B("tl.extra.cuda.globaltimer", 0, cuda_globaltimer, 0, "")                                                    \
+    B("tl.extra.cuda.smid", 0, cuda_smid, 0, "")                                                                  \
+    B("tl.extra.cuda.num_threads", 0, cuda_num_threads, 0, "")                                                    \
+    B("tl.extra.cuda.num_warps", 0, cuda_num_threads, 1, "")                                                      \
+    /* ---- histograms (lower_histogram.c) */                                                                    \
+    B("tl.histogram", BI_METHOD, histogram, 0, "input, num_bins, mask=None")                                      \
+    LATER("tensor.sort", 0, "Triton 3.6's tensor.sort is a stub that returns None: call tl.sort(x)")              \
     /* ---- not supported yet */                                                                                 \
     LATER("tl.dot_scaled", BI_METHOD, "scaled matrix products")                                                  \
     LATER("tl.reshape", BI_METHOD, "reshapes")                                                                   \
@@ -195,21 +210,12 @@ enum { BI_METHOD = 1 };
     LATER("tl.split", BI_METHOD, "join/split")                                                                   \
     LATER("tl.interleave", BI_METHOD, "join/split")                                                              \
     LATER("tl.cat", BI_METHOD, "concatenation")                                                                  \
-    LATER("tl.sort", BI_METHOD, "sorting")                                                                       \
-    LATER("tl.topk", BI_METHOD, "topk")                                                                          \
     LATER("tl.gather", BI_METHOD, "gather")                                                                      \
-    LATER("tl.histogram", BI_METHOD, "histograms")                                                               \
     LATER("tl.flip", BI_METHOD, "flip")                                                                          \
     LATER("tl.softmax", BI_METHOD, "reductions")                                                                 \
-    LATER("tl.inline_asm_elementwise", BI_METHOD, "inline assembly")                                             \
     LATER("tl.map_elementwise", BI_METHOD, "custom elementwise functions")                                       \
-    LATER("tl.pointer_type", BI_METHOD, "pointers to pointers")                                                  \
     LATER("tl.tuple", BI_METHOD, "tuples of tensors")                                                            \
     LATER("tl.async_task", BI_METHOD, "warp specialization")                                                     \
-    LATER("tl.extra.cuda.globaltimer", 0, "CUDA-specific extras")                                                \
-    LATER("tl.extra.cuda.smid", 0, "CUDA-specific extras")                                                       \
-    LATER("tl.extra.cuda.num_threads", 0, "CUDA-specific extras")                                                \
-    LATER("tl.extra.cuda.num_warps", 0, "CUDA-specific extras")                                                  \
     LATER("tl.extra.cuda.convert_custom_float8_sm80", 0, "float8e4b15 conversions")                              \
     LATER("tl.extra.cuda.convert_custom_float8_sm70", 0, "float8e4b15 conversions")                              \
     LATER("tl.extra.cuda.experimental_device_tensormap_create1d", 0, "tensor descriptors")                       \

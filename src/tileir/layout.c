@@ -579,9 +579,17 @@ static void forward(Assign *A, Block *b)
             set_layout(A, res, op->args[0]->layout);
             break;
         case OP_BROADCAST:
+        case OP_SORT:
         case OP_CONVERT:
             set_layout(A, res, op->args[0]->layout);
             break;
+        case OP_INLINE_ASM: { /* elementwise, its results in one layout */
+            Value *src = res->type.rank ? first_operand_of_rank(op, res->type.rank, true) : NULL;
+            if (src)
+                set_layout(A, res, src->layout);
+            unify(A, op->results, op->nres);
+            break;
+        }
         case OP_TRANS:
             if (op->args[0]->layout && op->args[0]->layout->kind == LAYOUT_BLOCKED)
                 set_layout(A, res, permute_blocked(a, A->f, op->args[0]->layout, op->trans.perm, false));
@@ -636,8 +644,15 @@ static void backward(Assign *A, Block *b)
             set_layout(A, op->args[0], rl);
             break;
         case OP_BROADCAST:
+        case OP_SORT:
         case OP_CONVERT:
             set_layout(A, op->args[0], rl);
+            break;
+        case OP_INLINE_ASM:
+            unify(A, op->results, op->nres);
+            rl = res->layout;
+            for (int k = 0; k < op->nargs && rl; k++)
+                set_layout(A, op->args[k], rl);
             break;
         case OP_TRANS:
             if (rl && rl->kind == LAYOUT_BLOCKED)
@@ -1010,6 +1025,23 @@ static void insert_conversions(Assign *A, Block *b)
             fix_operand(A, b, &i, op, 0, want, op->args[0]->type, -1);
             break;
         }
+        case OP_HISTOGRAM: /* the mask is read in the input's registers */
+            if (op->nargs == 2)
+                fix_operand(A, b, &i, op, 1, op->args[0]->layout, op->args[0]->type, -1);
+            break;
+        case OP_INLINE_ASM:
+            for (int k = 0; k < op->nargs && res->type.rank; k++)
+                fix_operand(A, b, &i, op, k, res->layout, res->type, -1);
+            for (int k = 1; k < op->nres; k++)
+                if (op->results[k]->type.rank && !layout_eq(op->results[k]->layout, res->layout))
+                    BUG("inline_asm results in different layouts");
+            break;
+        case OP_SORT:
+            /* tl.topk runs the network in its operand's layout and hands over
+             * its result through shared memory */
+            if (!op->sort.k)
+                fix_operand(A, b, &i, op, 0, res->layout, res->type, -1);
+            break;
         case OP_LOAD:
         case OP_BROADCAST:
         case OP_SCAN:

@@ -678,6 +678,15 @@ static void lower_for(Lower *L, Node *s)
     Op *op = tir_op_new(L->a, L->f, OP_FOR, 3 + nc, inits, nc, rt);
     op->loc = s->loc;
     op->stmt = L->stmt;
+    /* tl.range's tuning keywords: loop_unroll_factor becomes #pragma unroll; num_stages,
+     * flatten, disallow_acc_multi_buffer, warp_specialize and disable_licm change
+     * nothing in tilec (docs/LANGUAGE.md says why) */
+    if (!strcmp(fname, "tl.range") && a[4]) {
+        int64_t u = const_int(L, a[4], call->loc, "loop_unroll_factor");
+        if (u < 1 || u > 1024)
+            lower_error(L, call->loc, "tl.range needs loop_unroll_factor from 1 to 1024, got %lld", (long long)u);
+        op->for_.unroll = (int)u;
+    }
     Block *body = tir_block_new(L->a, op);
     op->regions[0] = body;
     op->nregions = 1;

@@ -142,7 +142,7 @@ CVal *lower_attribute(Lower *L, CVal *base, const char *attr, Loc loc)
         if (!strcmp(attr, "element_ty")) {
             if (t.dtype != DT_PTR)
                 lower_error(L, loc, "%s has no element_ty: it is not a pointer type", dtype_triton_name(t.dtype));
-            return cv_dtype(L, type_scalar(t.pointee));
+            return cv_dtype(L, type_pointee(t));
         }
         if (!strcmp(attr, "primitive_bitwidth")) {
             if (t.dtype == DT_PTR) /* Triton's pointer_type has no bit width */
@@ -345,7 +345,7 @@ CVal *builtin_load(const BuiltinCall *c)
     if (A[2] && !A[1])
         lower_error(L, at[2], "tl.load: `other` cannot be given without `mask`");
     check_cache_modifier(L, A[5], at[5], false);
-    Type elem = type_scalar(p->type.pointee == DT_I1 ? DT_I8 : p->type.pointee);
+    Type elem = p->type.pointee == DT_I1 ? type_scalar(DT_I8) : type_pointee(p->type);
     Value *ops[3] = {p, NULL, NULL};
     int n = 1;
     if (A[1]) {
@@ -390,7 +390,7 @@ CVal *builtin_store(const BuiltinCall *c)
         lower_error(L, at[3], "boundary_check is only for block pointers (tl.make_block_ptr), not for %s",
                     type_str(L->a, p->type));
     check_cache_modifier(L, A[4], at[4], true);
-    Type elem = type_scalar(p->type.pointee == DT_I1 ? DT_I8 : p->type.pointee);
+    Type elem = p->type.pointee == DT_I1 ? type_scalar(DT_I8) : type_pointee(p->type);
     Value *v = to_value(L, A[1], at[1]);
     if (p->type.rank == 0 && v->type.rank)
         lower_error(L, at[1], "tl.store of a tensor through a scalar pointer");

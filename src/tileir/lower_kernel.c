@@ -116,7 +116,8 @@ static CVal *parse_value_text(Lower *L, const char *text, const char *origin, Lo
     return cv_str(L, s, (int)n);
 }
 
-/* "*fp32:16", "i32", "i64:16", "fp32", or a value.  Returns NULL for a value. */
+/* "*fp32:16", "**fp16" (a pointer to pointers, Triton's spelling), "i32",
+ * "i64:16", "fp32", or a value.  Returns NULL for a value. */
 static bool parse_sig_type(Lower *L, const char *text, Type *t, int64_t *div, Loc loc)
 {
     while (*text == ' ')
@@ -135,16 +136,21 @@ static bool parse_sig_type(Lower *L, const char *text, Type *t, int64_t *div, Lo
             lower_error(L, loc, "malformed signature entry '%s': the hint after ':' must be a power of two such as 16", text);
         *div = d;
     }
-    bool ptr = s[0] == '*';
-    int d = dtype_from_name(ptr ? s + 1 : s);
+    int stars = 0;
+    while (s[stars] == '*')
+        stars++;
+    bool ptr = stars > 0;
+    int d = dtype_from_name(s + stars);
     if (d < 0) {
         if (ptr)
-            lower_error(L, loc, "malformed signature entry '%s': unknown pointee type '%s'", text, s + 1);
+            lower_error(L, loc, "malformed signature entry '%s': unknown pointee type '%s'", text, s + stars);
         if (colon)
             lower_error(L, loc, "malformed signature entry '%s': unknown type '%s'", text, s);
         return false;
     }
-    *t = ptr ? type_ptr((DType)d) : type_scalar((DType)d);
+    if (stars > 2)
+        lower_error(L, loc, "malformed signature entry '%s': pointers nest two deep at most ('**fp16')", text);
+    *t = stars == 2 ? type_ptr_to(type_ptr((DType)d)) : ptr ? type_ptr((DType)d) : type_scalar((DType)d);
     if (!ptr && dtype_is_float((DType)d) && colon)
         lower_error(L, loc, "malformed signature entry '%s': ':%lld' applies to integers and pointers only",
                     text, (long long)*div);

@@ -356,11 +356,16 @@ Value *cast_value(Lower *L, Value *v, Type elem, Loc loc)
             return cast_value(L, mid, elem, loc);
         }
     }
-    if (src.dtype == DT_PTR && elem.dtype != DT_PTR && elem.dtype != DT_I64 && elem.dtype != DT_I1)
-        lower_error(L, loc, "cannot cast a pointer to %s (only int64, int1 or another pointer)",
+    if (src.dtype == DT_PTR && elem.dtype != DT_PTR && elem.dtype != DT_I64 && elem.dtype != DT_U64 && elem.dtype != DT_I1)
+        lower_error(L, loc, "cannot cast a pointer to %s (only int64, uint64, int1 or another pointer)",
                     dtype_name(elem.dtype));
-    if (elem.dtype == DT_PTR && src.dtype != DT_PTR && src.dtype != DT_I64)
-        lower_error(L, loc, "cannot cast %s to a pointer (only int64)", dtype_name(src.dtype));
+    if (elem.dtype == DT_PTR && src.dtype != DT_PTR && (!dtype_is_int(src.dtype) || src.dtype == DT_I1))
+        lower_error(L, loc, "cannot cast %s to a pointer (only integers of 8 to 64 bits)", dtype_name(src.dtype));
+    if (elem.dtype == DT_PTR && src.dtype != DT_PTR && dtype_bits(src.dtype) < 64) {
+        /* LLVM's inttoptr, as Triton emits it, zero-extends a narrower integer */
+        DType u = src.dtype == DT_I8 ? DT_U8 : src.dtype == DT_I16 ? DT_U16 : src.dtype == DT_I32 ? DT_U32 : src.dtype;
+        v = cast_value(L, cast_value(L, v, type_scalar(u), loc), type_scalar(DT_U64), loc);
+    }
     return emit1(L, OP_CAST, loc, 1, &v, res);
 }
 

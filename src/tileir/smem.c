@@ -313,6 +313,25 @@ static void plan_scan(Op *op)
     op->smem_bytes = (n << ab.nwarp << ab.nrep) * smem_elem_bytes(t);
 }
 
+/* the whole tile, row-major, when warps hold positions along the sorted (last)
+ * dimension: each bitonic step across warps writes every element and reads
+ * its partner's; tl.topk's result, handed over to its own layout, in the same
+ * bytes afterwards */
+static void plan_sort(Op *op)
+{
+    Type t = op->args[0]->type;
+    LayoutMap m;
+    AxisBits ab;
+    value_map(op->args[0], &m);
+    axis_bits(&m, t.rank - 1, &ab);
+    if (ab.nwarp)
+        op->smem_bytes = type_numel(t) * smem_elem_bytes(t);
+    if (op->sort.k) {
+        int result = type_numel(op->results[0]->type) * smem_elem_bytes(t);
+        op->smem_bytes = result > op->smem_bytes ? result : op->smem_bytes;
+    }
+}
+
 typedef struct Exchange {
     Op *op;
     bool top;        /* straight-line code of the kernel body, not inside a loop or branch */
@@ -347,6 +366,8 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
             break;
         case OP_REDUCE: plan_reduce(op); break;
         case OP_SCAN: plan_scan(op); break;
+        case OP_SORT: plan_sort(op); break;
+        case OP_HISTOGRAM: op->smem_bytes = op->results[0]->type.shape[0] * 4; break; /* the counters */
         case OP_ATOMIC_RMW:
         case OP_ATOMIC_CAS:
             if (!op->args[0]->type.rank && op->results[0]->nuses)

@@ -27,6 +27,7 @@ static void summarize_block(TirFunc *f, const Block *b)
         const Op *op = b->ops.data[i];
         f->uses_printf |= op->kind == OP_PRINT || op->kind == OP_ASSERT;
         f->uses_flushed_math |= uses_flushed_math(op);
+        f->uses_sort |= op->kind == OP_SORT;
         for (int k = 0; k < op->nres; k++) {
             DType d = op->results[k]->type.dtype;
             f->uses_fp16 |= d == DT_FP16;
@@ -42,6 +43,6 @@ void tir_summarize(Ctx *ctx, TirFunc *f)
 {
     (void)ctx;
     f->uses_fp16 = f->uses_bf16 = f->uses_fp8 = false;
-    f->uses_printf = f->uses_flushed_math = false;
+    f->uses_printf = f->uses_flushed_math = f->uses_sort = false;
     summarize_block(f, f->body);
 }

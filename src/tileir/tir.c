@@ -63,6 +63,38 @@ Type type_ptr(DType pointee)
     return t;
 }
 
+Type type_ptr_to(Type elem)
+{
+    Type t = type_ptr(elem.dtype);
+    if (elem.dtype == DT_PTR) {
+        if (elem.pointee == DT_PTR)
+            BUG("a pointer to a pointer to a pointer");
+        t.inner = elem.pointee;
+    }
+    return t;
+}
+
+Type type_pointee(Type ptr)
+{
+    return ptr.pointee == DT_PTR ? type_ptr(ptr.inner) : type_scalar(ptr.pointee);
+}
+
+const char *type_pointee_ctype(Arena *a, Type ptr)
+{
+    if (ptr.pointee == DT_PTR)
+        return arena_printf(a, "%s *", dtype_memory_ctype(ptr.inner));
+    return dtype_memory_ctype(ptr.pointee);
+}
+
+char *type_sig_str(Arena *a, Type t)
+{
+    if (t.dtype != DT_PTR)
+        return arena_strdup(a, dtype_name(t.dtype));
+    if (t.pointee == DT_PTR)
+        return arena_printf(a, "**%s", dtype_name(t.inner));
+    return arena_printf(a, "*%s", dtype_name(t.pointee));
+}
+
 Type type_tensor(Type elem, int rank, const int *shape)
 {
     Type t = elem;
@@ -83,7 +115,7 @@ bool type_eq(Type a, Type b)
 {
     if (a.dtype != b.dtype || a.rank != b.rank)
         return false;
-    if (a.dtype == DT_PTR && a.pointee != b.pointee)
+    if (a.dtype == DT_PTR && (a.pointee != b.pointee || (a.pointee == DT_PTR && a.inner != b.inner)))
         return false;
     for (int i = 0; i < a.rank; i++)
         if (a.shape[i] != b.shape[i])
@@ -106,7 +138,9 @@ char *type_str(Arena *a, Type t)
         sb_puts(&sb, "tensor<");
     for (int i = 0; i < t.rank; i++)
         sb_printf(&sb, "%dx", t.shape[i]);
-    if (t.dtype == DT_PTR)
+    if (t.dtype == DT_PTR && t.pointee == DT_PTR)
+        sb_printf(&sb, "ptr<ptr<%s>>", dtype_name(t.inner));
+    else if (t.dtype == DT_PTR)
         sb_printf(&sb, "ptr<%s>", dtype_name(t.pointee));
     else
         sb_puts(&sb, dtype_name(t.dtype));
@@ -266,6 +300,20 @@ static void print_op_attrs(Printer *p, const Op *op)
                       op->scan.reverse ? ", reverse" : "");
         break;
     case OP_ATOMIC_RMW: sb_printf(p->out, " %s", atomic_names[op->atomic.kind]); break;
+    case OP_FOR:
+        if (op->for_.unroll)
+            sb_printf(p->out, " {unroll=%d}", op->for_.unroll);
+        break;
+    case OP_INLINE_ASM:
+        sb_printf(p->out, " {pack=%d, outs=\"%s\", ins=\"%s\"%s%s}", op->inline_asm.pack, op->inline_asm.outs,
+                  op->inline_asm.ins, op->inline_asm.is_pure ? ", pure" : "", op->inline_asm.clobbers_memory ? ", memory" : "");
+        break;
+    case OP_SORT:
+        sb_printf(p->out, " {%s%s}", op->sort.descending ? "descending" : "ascending",
+                  op->sort.merge_only ? ", merge only" : "");
+        if (op->sort.k)
+            sb_printf(p->out, " {k=%d}", op->sort.k);
+        break;
     case OP_PRINT: sb_printf(p->out, " \"%s\"", op->print.prefix ? op->print.prefix : ""); break;
     case OP_ASSERT: sb_printf(p->out, " \"%s\"", op->assert_.msg ? op->assert_.msg : ""); break;
     default: break;
@@ -460,6 +508,19 @@ static bool combine_ok(const Op *op)
     return reads_only_within(b, b);
 }
 
+/* tl.sort keeps its operand's type; tl.topk's result has k along the last dimension. */
+static bool sort_result_ok(const Op *op)
+{
+    Type x = op->args[0]->type, r = op->results[0]->type;
+    if (!op->sort.k)
+        return type_eq(x, r);
+    int last = x.rank - 1, k = op->sort.k;
+    bool ok = r.rank == x.rank && r.dtype == x.dtype && r.shape[last] == k && (k & (k - 1)) == 0 && k < x.shape[last];
+    for (int d = 0; d < last; d++)
+        ok &= r.shape[d] == x.shape[d];
+    return ok && op->sort.descending && !op->sort.merge_only;
+}
+
 /* The attributes of op's kind (Op's union) in range and agreeing with its operands. */
 static bool attrs_ok(const Op *op)
 {
@@ -484,6 +545,10 @@ static bool attrs_ok(const Op *op)
     case OP_ATOMIC_RMW: return op->nargs == 2 + op->atomic.has_mask;
     case OP_ATOMIC_CAS: return op->nargs == 3 && !op->atomic.has_mask;
     case OP_TRANS: return is_permutation(op->trans.perm, rank);
+    case OP_SORT: return rank >= 1 && op->nres == 1 && sort_result_ok(op);
+    case OP_HISTOGRAM: return rank == 1 && op->nargs == 1 + op->histogram.has_mask && op->results[0]->type.rank == 1;
+    case OP_INLINE_ASM: return op->nres >= 1 && op->inline_asm.pack >= 1 && op->inline_asm.text && op->inline_asm.outs &&
+                               op->inline_asm.ins;
     case OP_ASYNC_WAIT: return op->async_wait.pending >= 0;
     default: return true;
     }

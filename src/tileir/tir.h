@@ -67,12 +67,18 @@ int dtype_from_name(const char *s);     /* accepts fp32/float32/f32/i32/int32/bo
 typedef struct Type {
     DType dtype;        /* element type; DT_PTR for pointers */
     DType pointee;      /* when dtype == DT_PTR */
+    DType inner;        /* when pointee is DT_PTR too (**fp16): what that pointer points to */
     int rank;           /* 0: scalar */
     int shape[TIR_MAX_RANK];
 } Type;
 
 Type type_scalar(DType d);
 Type type_ptr(DType pointee);
+Type type_ptr_to(Type elem);            /* a pointer to elem, a scalar or a pointer to a scalar */
+Type type_pointee(Type ptr);            /* what ptr points to: a scalar, or a pointer for **T */
+/* The C type of what ptr points to, in memory: "__half", or "__half *" for **fp16. */
+const char *type_pointee_ctype(Arena *a, Type ptr);
+char *type_sig_str(Arena *a, Type t);   /* as a signature writes it: "i32", "*fp16", "**fp16" */
 Type type_tensor(Type elem, int rank, const int *shape);
 Type type_elem(Type t);                 /* the scalar type of a tensor */
 bool type_eq(Type a, Type b);
@@ -298,7 +304,16 @@ typedef enum Math2Fn {
                                    of a tile into `buf`'s staging buffer;     \
                                    async_copy.transposed */                   \
     X(OP_ASYNC_COMMIT, "async_commit", "") /* closes this thread's group of copies */\
-    X(OP_ASYNC_WAIT, "async_wait", "") /* async_wait.pending; then a barrier */
+    X(OP_ASYNC_WAIT, "async_wait", "") /* async_wait.pending; then a barrier */ \
+    /* ---- sorting, inline assembly (lower_sort.c, lower_asm.c) */              \
+    X(OP_SORT, "sort", "P")     /* x: a bitonic network along the last dim;   \
+                                   sort.descending, merge_only (bitonic_merge), \
+                                   k (topk: the result's last dim) */          \
+    X(OP_INLINE_ASM, "inline_asm", "") /* args (one shape): one asm statement \
+                                   per `pack` elements; inline_asm.*; one      \
+                                   result per dtype, in one layout */          \
+    X(OP_HISTOGRAM, "histogram", "P") /* x [, mask]: i32 counts of x's low   \
+                                   bits; histogram.has_mask */
 
 /* OP_REDUCE kinds; the arg variants carry (value, index) pairs, ties going
  * to the lowest index. */
@@ -505,6 +520,25 @@ struct Op {
             bool transposed;  /* stored transposed: the load reaches the dot through a trans */
         } async_copy;
         struct {
+            bool descending;  /* the last stage's direction */
+            bool merge_only;  /* tl.bitonic_merge: the last stage alone */
+            int k;            /* tl.topk: the k largest, descending (0: sort the whole) */
+        } sort;
+        struct {
+            const char *text; /* the assembly in CUDA's spelling: operand N is %N, a % is %% */
+            const char *outs; /* the constraint letter of each output register (r h l f d) */
+            const char *ins;  /* ... and of each input register, outputs first in the numbering */
+            int pack;         /* elements per asm statement; smaller ones share 32-bit registers */
+            bool is_pure;     /* no side effects: plain asm, else asm volatile */
+            bool clobbers_memory; /* "~{memory}" */
+        } inline_asm;
+        struct {
+            bool has_mask;    /* args[1]: elements counted */
+        } histogram;
+        struct {
+            int unroll;       /* tl.range's loop_unroll_factor: #pragma unroll N (0: none) */
+        } for_;
+        struct {
             int pending;      /* groups of copies left in flight */
         } async_wait;
     };
@@ -555,6 +589,7 @@ typedef struct TirFunc {
     bool uses_printf;     /* device_print / device_assert */
     bool uses_dot;        /* tl.dot: the tensor-core helpers are included */
     bool uses_flushed_math; /* fp32 math through tilec_runtime_math.cuh's flush */
+    bool uses_sort;       /* tl.sort: tilec_runtime_sort.cuh's bitonic steps */
     bool debug;           /* device_assert compiled in */
 } TirFunc;
 

@@ -7,4 +7,4 @@ import triton.language as tl
 def k(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
-    t = tl.extra.cuda.globaltimer()
+    t = tl.extra.cuda.convert_custom_float8_sm80(x, tl.float16)

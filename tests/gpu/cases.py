@@ -144,7 +144,20 @@ def example_cases():
                       "*fp32:16, *fp32:16, i32, i32, i32, fp32, 1024", num_warps=4,
                       driver="row_chunks", dtype="fp32", sizes=list(ROW_SHAPES)))
     return (cases + rowwise_cases() + random_and_scan_cases() + atomic_and_misc_cases()
-            + matmul_cases() + fp8_cases() + math_cases() + attention_cases())
+            + matmul_cases() + fp8_cases() + math_cases() + attention_cases() + pointer_array_cases())
+
+
+# Groups of fp16 arrays reached through tables of addresses (a grouped GEMM's operands); each
+# size is one set of groups.  DSTS as **fp16 (a pointer to pointers) or as *i64 addresses
+# cast with tl.pointer_type; Triton's JIT, given int64 tensors, always sees *i64.
+GROUP_SIZES = [(1,), (17, 1000, 4096), (5000, 1, 2048, 3, 98432)]
+
+
+def pointer_array_cases():
+    return [Case(f"group_scale/{kind}/B1024/w4", "tests/golden/pointer_arrays.py", "group_scale_kernel",
+                 f"*i64:16, {dst}, *i32:16, fp32, 1024", num_warps=4, driver="group_ptrs", dtype="fp16",
+                 sizes=list(GROUP_SIZES))
+            for kind, dst in [("i64", "*i64:16"), ("ptr2", "**fp16:16")]]
 
 
 # ---- attention: examples/attention.py -----------------------------------------------------

@@ -1783,6 +1783,35 @@ def drive_histogram(kernel, case, n, use_triton, gen):
     return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
 
 
+def drive_group_ptrs(kernel, case, sizes, use_triton, gen):
+    """group_scale_kernel: program g scales group g's fp16 array by `scale`, the arrays found
+    through tables of addresses (SRCS, DSTS).  The groups lie in one buffer, 16-byte aligned,
+    with gaps the kernel must not write; DSTS is filled for each run's fresh output."""
+    check = Check(case, "groups " + "/".join(map(str, sizes)))
+    scale = fp32_value(0.75)
+    starts, at = [], 0
+    for n in sizes:
+        starts.append(at)
+        at += n + 8 + (-(n + 8)) % 8
+    total = at + GUARD
+    src = rand_float(total, torch.float16, gen, scale=3.0)
+    out = torch.empty(total, dtype=torch.float16, device="cuda")
+    srcs = torch.tensor([src.data_ptr() + 2 * s for s in starts], dtype=torch.int64, device="cuda")
+    dsts = torch.zeros(len(sizes), dtype=torch.int64, device="cuda")
+    values = {"SRCS": srcs, "DSTS": dsts, "SIZES": torch.tensor(sizes, dtype=torch.int32, device="cuda"),
+              "scale": scale, "OUT": out}
+    idx = torch.cat([torch.arange(s, s + n, device="cuda") for s, n in zip(starts, sizes)])
+    gap = torch.ones(total, dtype=torch.bool, device="cuda")
+    gap[idx] = False
+    ref = (src[idx].float() * scale).half()
+
+    def point_dsts(t):
+        dsts.copy_(torch.tensor([t.data_ptr() + 2 * s for s in starts], dtype=torch.int64, device="cuda"))
+
+    expect = Expect("OUT", lambda t: t[idx], ref, exact=True, rest=lambda t: t[gap], init=point_dsts)
+    return run_and_check(kernel, check, values, [expect], (len(sizes), 1, 1), use_triton)
+
+
 def drive_bits(kernel, case, n, use_triton, gen):
     """bits_kernel: atomic max/min/and/or/xor (int32) and max/min (fp32) into 8 slots each;
     the results do not depend on the order of the updates, so they are exact."""
@@ -2551,7 +2580,7 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "fp8": drive_fp8, "math_edge": drive_math_edge, "attn_fwd": drive_attn_fwd,
            "decode_split": drive_decode_split, "decode_merge": drive_decode_merge,
            "paged": drive_paged, "colmajor_copy": drive_colmajor_copy, "desc_abs": drive_desc_abs,
-           "desc_row_sum": drive_desc_row_sum}
+           "desc_row_sum": drive_desc_row_sum, "group_ptrs": drive_group_ptrs}
 
 
 def run_case(case, so, use_triton, seed):

@@ -5,6 +5,5 @@ import triton.language as tl
 
 @triton.jit
 def k(x_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + offs)
+    x = tl.load(x_ptr)
     y = tl.sort(x)
