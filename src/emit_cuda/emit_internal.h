@@ -126,6 +126,9 @@ const char *smem_storage(Emitter *E, const Op *op, const char *sep);
 const char *smem_verdict(Emitter *E, const Op *op);
 void emit_convert(Emitter *E, const Op *op);
 
+/* shape.c: reshape, join, split, flip: element idx of the result, read from the operands' registers */
+const char *shape_expr(Emitter *E, const Op *op, const char *idx);
+
 /* reduce.c: reductions and scans */
 void emit_reduce(Emitter *E, const Op *op);
 void emit_scan(Emitter *E, const Op *op);

@@ -152,6 +152,15 @@ enum { BI_METHOD = 1 };
       "out_dtype=None")                                                                                           \
     B("tl.device_print", BI_METHOD, device_print, 0, "prefix, *args, hex=False")                                  \
     B("tl.device_assert", BI_METHOD, device_assert, 0, "cond, msg=None, mask=None")                               \
+    /* ---- reshapes, joins, splits, flips (lower_shape.c) */                                                      \
+    B("tl.reshape", BI_METHOD, reshape, 0, "input, *shape, can_reorder=False")                                    \
+    B("tl.view", BI_METHOD, reshape, 1, "input, *shape")                                                          \
+    B("tl.ravel", BI_METHOD, ravel, 0, "x, can_reorder=False")                                                    \
+    B("tl.join", 0, join, 0, "a, b")                                                                              \
+    B("tl.split", BI_METHOD, split, 0, "a")                                                                       \
+    B("tl.interleave", 0, interleave, 0, "a, b")                                                                  \
+    B("tl.cat", 0, cat, 0, "input, other, can_reorder=False")                                                     \
+    B("tl.flip", BI_METHOD, flip, 0, "x, dim=None")                                                               \
     /* ---- Philox random numbers (lower_random.c) */                                                             \
     B("tl.randint", 0, randint, 0, "seed, offset, n_rounds=10")                                                   \
     B("tl.randint4x", 0, randint4x, 0, "seed, offset, n_rounds=10")                                               \
@@ -167,13 +176,6 @@ enum { BI_METHOD = 1 };
     LATER("tl.reduce", BI_METHOD, "reductions with a combine function")                                          \
     LATER("tl.associative_scan", BI_METHOD, "scans with a combine function")                                     \
     LATER("tl.dot_scaled", BI_METHOD, "scaled matrix products")                                                  \
-    LATER("tl.reshape", BI_METHOD, "reshapes")                                                                   \
-    LATER("tl.view", BI_METHOD, "reshapes")                                                                      \
-    LATER("tl.ravel", BI_METHOD, "reshapes")                                                                     \
-    LATER("tl.join", BI_METHOD, "join/split")                                                                    \
-    LATER("tl.split", BI_METHOD, "join/split")                                                                   \
-    LATER("tl.interleave", BI_METHOD, "join/split")                                                              \
-    LATER("tl.cat", BI_METHOD, "concatenation")                                                                  \
     LATER("tl.make_block_ptr", BI_METHOD, "block pointers")                                                      \
     LATER("tl.advance", BI_METHOD, "block pointers")                                                             \
     LATER("tl.make_tensor_descriptor", BI_METHOD, "tensor descriptors")                                          \
@@ -186,7 +188,6 @@ enum { BI_METHOD = 1 };
     LATER("tl.topk", BI_METHOD, "topk")                                                                          \
     LATER("tl.gather", BI_METHOD, "gather")                                                                      \
     LATER("tl.histogram", BI_METHOD, "histograms")                                                               \
-    LATER("tl.flip", BI_METHOD, "flip")                                                                          \
     LATER("tl.softmax", BI_METHOD, "reductions")                                                                 \
     LATER("tl.inline_asm_elementwise", BI_METHOD, "inline assembly")                                             \
     LATER("tl.map_elementwise", BI_METHOD, "custom elementwise functions")                                       \

@@ -138,6 +138,8 @@ bool layout_eq(const Layout *a, const Layout *b)
         return a->wpc[0] == b->wpc[0] && a->wpc[1] == b->wpc[1];
     if (a->kind == LAYOUT_DOTOP)
         return a->op_idx == b->op_idx && a->kwidth == b->kwidth && layout_eq(a->parent, b->parent);
+    if (a->kind == LAYOUT_LINEAR)
+        return lmap_eq(a->lin, b->lin);
     for (int d = 0; d < a->rank; d++)
         if (a->spt[d] != b->spt[d] || a->tpw[d] != b->tpw[d] || a->wpc[d] != b->wpc[d] || a->order[d] != b->order[d])
             return false;
@@ -267,6 +269,28 @@ static Layout *permute_blocked(Arena *a, TirFunc *f, const Layout *l, const int 
         n.order[k] = inv[l->order[k]];
     }
     return intern_layout(a, f, &n);
+}
+
+/* Layouts a permute renames without moving data: blocked and linear ones. */
+static bool renamable(const Layout *l) { return l->kind == LAYOUT_BLOCKED || l->kind == LAYOUT_LINEAR; }
+
+/* l (the layout of a value of type t) with its dimensions permuted as
+ * permute_blocked does; linear layouts through their maps. */
+static Layout *permute_layout(Arena *a, TirFunc *f, const Layout *l, Type t, const int *perm, bool inverse)
+{
+    if (l->kind == LAYOUT_BLOCKED)
+        return permute_blocked(a, f, l, perm, inverse);
+    int q[TIR_MAX_RANK];
+    for (int k = 0; k < t.rank; k++) {
+        if (inverse)
+            q[perm[k]] = k;
+        else
+            q[k] = perm[k];
+    }
+    LayoutMap m, p;
+    layout_map(l, t.rank, t.shape, &m);
+    lmap_permute(&m, q, &p);
+    return layout_linear(a, f, &p);
 }
 
 /* Is v computed from (or used by) another dot through elementwise ops? */
@@ -566,11 +590,20 @@ static void forward(Assign *A, Block *b)
             set_layout(A, res, op->args[0]->layout);
             break;
         case OP_TRANS:
-            if (op->args[0]->layout && op->args[0]->layout->kind == LAYOUT_BLOCKED)
-                set_layout(A, res, permute_blocked(a, A->f, op->args[0]->layout, op->trans.perm, false));
+            if (op->args[0]->layout && renamable(op->args[0]->layout))
+                set_layout(A, res, permute_layout(a, A->f, op->args[0]->layout, op->args[0]->type, op->trans.perm, false));
             break;
         case OP_DOT:
             set_layout(A, op->args[2], res->layout);
+            break;
+        case OP_JOIN:
+            unify(A, op->args, 2);
+            set_layout(A, res, shape_result_layout(a, A->f, op));
+            break;
+        case OP_RESHAPE:
+        case OP_SPLIT:
+        case OP_FLIP:
+            set_layout(A, res, shape_result_layout(a, A->f, op));
             break;
         default:
             if (op_is_elementwise(op->kind) && res && res->type.rank) {
@@ -615,11 +648,21 @@ static void backward(Assign *A, Block *b)
             set_layout(A, op->args[0], rl);
             break;
         case OP_TRANS:
-            if (rl && rl->kind == LAYOUT_BLOCKED)
-                set_layout(A, op->args[0], permute_blocked(a, A->f, rl, op->trans.perm, true));
+            if (rl && renamable(rl))
+                set_layout(A, op->args[0], permute_layout(a, A->f, rl, res->type, op->trans.perm, true));
             break;
         case OP_DOT:
             set_layout(A, op->args[2], rl);
+            break;
+        case OP_RESHAPE:
+        case OP_JOIN:
+        case OP_SPLIT:
+        case OP_FLIP:
+            if (rl) {
+                Layout *ol = shape_operand_layout(a, A->f, op, rl);
+                for (int k = 0; k < op->nargs; k++)
+                    set_layout(A, op->args[k], ol);
+            }
             break;
         default:
             if (op_is_elementwise(op->kind) && rl)
@@ -886,6 +929,50 @@ static void fix_yield(Assign *A, Block *b, Op *y, Value **targets, int first)
         fix_operand(A, b, &at, y, k, targets[k - first]->layout, targets[k - first]->type, -1);
 }
 
+/* op's result computed in layout `nat`; when the result was given another
+ * layout, a conversion after op moves it there. */
+static void retarget_result(Assign *A, Block *b, int at, Op *op, Layout *nat)
+{
+    Value *r = op->results[0];
+    LayoutMap have, want;
+    value_map(r, &have);
+    layout_map(nat, r->type.rank, r->type.shape, &want);
+    if (lmap_eq(&have, &want))
+        return;
+    Value *tmp = tir_value_new(&A->ctx->arena, A->f, r->type);
+    tmp->def = op;
+    tmp->layout = nat;
+    tmp->name = r->name;
+    tmp->ax = r->ax;
+    op->results[0] = tmp;
+    Op *c = new_convert(A, tmp, r->layout, op);
+    c->results[0] = r;
+    r->def = c;
+    block_insert(&A->ctx->arena, b, at + 1, c);
+}
+
+/* A shape op renames registers (layout_shape.c): its operands are moved,
+ * where they must be, to layouts where it can (join: b like a; split: the
+ * last dimension in registers), and its result is what the renaming gives
+ * (flip: its operand's layout). */
+static void fix_shape_op(Assign *A, Block *b, int *at, Op *op)
+{
+    Arena *a = &A->ctx->arena;
+    Value *x = op->args[0];
+    if (op->kind == OP_JOIN)
+        fix_operand(A, b, at, op, 1, x->layout, x->type, -1);
+    if (op->kind == OP_SPLIT) {
+        int dim = x->type.rank - 1;
+        LayoutMap sm, m;
+        value_map(x, &sm);
+        if (!lmap_dim_in_registers(&sm, dim)) {
+            lmap_in_registers(&sm, dim, &m);
+            fix_operand(A, b, at, op, 0, layout_linear(a, A->f, &m), x->type, -1);
+        }
+    }
+    retarget_result(A, b, *at, op, shape_result_layout(a, A->f, op));
+}
+
 static void insert_conversions(Assign *A, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -957,14 +1044,14 @@ static void insert_conversions(Assign *A, Block *b)
             break;
         case OP_TRANS: {
             Arena *a = &A->ctx->arena;
-            if (res->layout->kind != LAYOUT_BLOCKED) {
-                /* a transpose moves no data between blocked layouts: do it
-                 * there, then convert the result */
+            if (!renamable(res->layout)) {
+                /* a transpose moves no data between blocked (or linear)
+                 * layouts: do it there, then convert the result */
                 Value *x = op->args[0];
-                Layout *src = x->layout->kind == LAYOUT_BLOCKED ? x->layout : home(A, x->type);
+                Layout *src = renamable(x->layout) ? x->layout : home(A, x->type);
                 Value *tmp = tir_value_new(a, A->f, res->type);
                 tmp->def = op;
-                tmp->layout = permute_blocked(a, A->f, src, op->trans.perm, false);
+                tmp->layout = permute_layout(a, A->f, src, x->type, op->trans.perm, false);
                 tmp->name = res->name;
                 tmp->ax = res->ax;
                 op->results[0] = tmp;
@@ -974,10 +1061,14 @@ static void insert_conversions(Assign *A, Block *b)
                 block_insert(a, b, i + 1, c);
                 res = tmp;
             }
-            Layout *want = permute_blocked(a, A->f, res->layout, op->trans.perm, true);
+            Layout *want = permute_layout(a, A->f, res->layout, res->type, op->trans.perm, true);
             fix_operand(A, b, &i, op, 0, want, op->args[0]->type, -1);
             break;
         }
+        case OP_RESHAPE:
+        case OP_JOIN:
+        case OP_SPLIT:
+        case OP_FLIP: fix_shape_op(A, b, &i, op); break;
         case OP_LOAD:
         case OP_BROADCAST:
         case OP_SCAN:
@@ -1080,6 +1171,19 @@ static void hoist_invariant_operands(Arena *a, Block *b)
     }
 }
 
+static bool has_shape_ops(const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        if (op_is_shape(op->kind))
+            return true;
+        for (int r = 0; r < op->nregions; r++)
+            if (has_shape_ops(op->regions[r]))
+                return true;
+    }
+    return false;
+}
+
 void tir_layouts(Ctx *ctx, TirFunc *f)
 {
     Assign A = {.ctx = ctx, .f = f};
@@ -1090,7 +1194,10 @@ void tir_layouts(Ctx *ctx, TirFunc *f)
     f->dot_chain = A.chained.len > 0;
     seed_dots(&A, f->body);
     seed_memory_ops(&A);
-    if (f->uses_dot) /* the accumulator chain (zeros, loop-carried values) takes the mma layout before homes */
+    /* the accumulator chain (zeros, loop-carried values) takes the mma layout
+     * before homes; what a shape op leaves follows its operand, as Triton's
+     * layouts flow forward through reshapes, joins and splits */
+    if (f->uses_dot || has_shape_ops(f->body))
         propagate(&A);
     seed(&A, f->body);
     propagate(&A);
@@ -1125,6 +1232,10 @@ void layout_describe(StrBuf *out, const Layout *l)
         sb_printf(out, "L%d: mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA ", l->id);
         print_vec(out, l->wpc, 2);
         sb_puts(out, " (M, N)");
+        return;
+    }
+    if (l->kind == LAYOUT_LINEAR) {
+        layout_describe_linear(out, l);
         return;
     }
     if (l->kind == LAYOUT_DOTOP) {

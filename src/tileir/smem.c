@@ -324,6 +324,10 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
                 plan_convert(a, op);
             break;
         case OP_LOCAL_LOAD: dot_plan_stage(a, op); break;
+        case OP_FLIP: /* across threads: each element written at its mirrored place */
+            if (!flip_in_registers(op))
+                plan_convert(a, op);
+            break;
         case OP_DOT:
             if (!dot_uses_mma(op))
                 dot_plan_fma(op);

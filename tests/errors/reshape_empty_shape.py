@@ -7,5 +7,4 @@ import triton.language as tl
 def k(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
-    x2 = tl.load(x_ptr + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :])
-    a, b = tl.split(x2)
+    y = tl.reshape(x, ())
