@@ -961,6 +961,12 @@ static void fix_shape_op(Assign *A, Block *b, int *at, Op *op)
     Value *x = op->args[0];
     if (op->kind == OP_JOIN)
         fix_operand(A, b, at, op, 1, x->layout, x->type, -1);
+    Op *prev = *at > 0 ? b->ops.data[*at - 1] : NULL;
+    if (op->kind == OP_SPLIT && prev && prev->kind == OP_SPLIT && prev->args[0]->def &&
+        prev->args[0]->def->kind == OP_CONVERT && prev->args[0]->def->args[0] == x) {
+        op->args[0] = prev->args[0]; /* the other half reads the pair its twin moved */
+        x = op->args[0];
+    }
     if (op->kind == OP_SPLIT) {
         int dim = x->type.rank - 1;
         LayoutMap sm, m;
