@@ -930,8 +930,9 @@ static void fix_yield(Assign *A, Block *b, Op *y, Value **targets, int first)
 }
 
 /* op's result computed in layout `nat`; when the result was given another
- * layout, a conversion after op moves it there. */
-static void retarget_result(Assign *A, Block *b, int at, Op *op, Layout *nat)
+ * layout, a conversion after op (at *at) moves it there, and *at moves past
+ * it: the conversion is what it should be, not an operand to fix again. */
+static void retarget_result(Assign *A, Block *b, int *at, Op *op, Layout *nat)
 {
     Value *r = op->results[0];
     LayoutMap have, want;
@@ -948,7 +949,8 @@ static void retarget_result(Assign *A, Block *b, int at, Op *op, Layout *nat)
     Op *c = new_convert(A, tmp, r->layout, op);
     c->results[0] = r;
     r->def = c;
-    block_insert(&A->ctx->arena, b, at + 1, c);
+    block_insert(&A->ctx->arena, b, *at + 1, c);
+    (*at)++;
 }
 
 /* A shape op renames registers (layout_shape.c): its operands are moved,
@@ -976,7 +978,7 @@ static void fix_shape_op(Assign *A, Block *b, int *at, Op *op)
             fix_operand(A, b, at, op, 0, layout_linear(a, A->f, &m), x->type, -1);
         }
     }
-    retarget_result(A, b, *at, op, shape_result_layout(a, A->f, op));
+    retarget_result(A, b, at, op, shape_result_layout(a, A->f, op));
 }
 
 static void insert_conversions(Assign *A, Block *b)
