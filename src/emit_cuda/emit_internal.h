@@ -128,6 +128,7 @@ void emit_convert(Emitter *E, const Op *op);
 
 /* shape.c: reshape, join, split, flip: element idx of the result, read from the operands' registers */
 const char *shape_expr(Emitter *E, const Op *op, const char *idx);
+void emit_gather(Emitter *E, const Op *op);   /* tl.gather through shared memory */
 
 /* reduce.c: reductions and scans */
 void emit_reduce(Emitter *E, const Op *op);

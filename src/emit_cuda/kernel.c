@@ -55,6 +55,10 @@ static void describe_smem(Emitter *E, const Block *b)
                       reduce_name(op->reduce.kind));
             break;
         case OP_SCAN: sb_puts(E->out, "each warp's running total, per repetition along the axis\n"); break;
+        case OP_GATHER:
+            sb_printf(E->out, "the source of tl.gather, row-major, read back at the indices along dim %d\n",
+                      op->gather.axis);
+            break;
         case OP_FLIP:
             sb_printf(E->out, "the tile reversed along dim %d, each element written at its mirrored place, %s;\n//       %s\n",
                       op->flip.axis, smem_storage(E, op, "\n//       "), smem_verdict(E, op));

@@ -196,6 +196,7 @@ static const char *role_name(Emitter *E, const Value *v)
     case OP_RESHAPE:
     case OP_FLIP: return src->name ? src->name : src->def ? role_name(E, src) : "tile";
     case OP_JOIN: return "joined";
+    case OP_GATHER: return "gathered";
     case OP_SPLIT: return src->name ? fmt(E, "%s_%d", src->name, v->def->split.half) : "half";
     case OP_SELECT: return "sel";
     case OP_MATH:

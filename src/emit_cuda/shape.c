@@ -91,3 +91,56 @@ const char *shape_expr(Emitter *E, const Op *op, const char *idx)
     default: BUG("shape_expr: %s", op_name(op->kind));
     }
 }
+
+/* "(i0 << 7) + (i1 << 4) + i2": the row-major offset of coordinates c[] in shape t */
+static const char *row_major(Emitter *E, Type t, const char *const *c)
+{
+    const char *s = NULL;
+    for (int d = 0; d < t.rank; d++) {
+        int shift = 0;
+        for (int k = d + 1; k < t.rank; k++)
+            shift += log2_int(t.shape[k]);
+        if (t.shape[d] == 1)
+            continue;
+        const char *term = shift ? fmt(E, "(%s << %d)", paren(E, c[d]), shift) : c[d];
+        s = s ? fmt(E, "%s + %s", s, paren(E, term)) : term;
+    }
+    return s ? s : "0";
+}
+
+/* tl.gather(src, index, axis): every thread writes the source elements it
+ * holds to shared memory, row-major; then each reads, for every element of
+ * the index it holds, the source element at that index along the axis and
+ * at its own coordinates along the others. */
+void emit_gather(Emitter *E, const Op *op)
+{
+    const Value *src = op->args[0], *index = op->args[1], *r = op->results[0];
+    Type t = src->type;
+    LayoutMap sm, rm;
+    value_map(src, &sm);
+    value_map(r, &rm);
+    const char *name = vname(E, r);
+    const char *T = ctype(E, type_elem(t));
+    line(E, "%s;%s", decl(E, type_elem(r->type), name, nregs(r)), shape_note(E, r));
+    line(E, "{  // gather along dim %d through shared memory: the source row-major, read back at the indices",
+         op->gather.axis);
+    E->indent++;
+    line(E, "%s *buf = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset);
+    const char *c[TIR_MAX_RANK] = {0};
+    int n = nregs(src);
+    const char *e = elem_loop_open(E, n, 1);
+    for (int d = 0; d < t.rank; d++)
+        c[d] = elem_coord(E, src, &sm, d, e);
+    line(E, "buf[%s] = %s;", row_major(E, t, c), value_at(E, src, NULL, e));
+    elem_loop_close(E, n, 1);
+    line(E, "__syncthreads();");
+    n = nregs(r);
+    e = elem_loop_open(E, n, 1);
+    for (int d = 0; d < t.rank; d++)
+        c[d] = d == op->gather.axis ? fmt(E, "(int)%s", paren(E, value_at(E, index, r, e))) : elem_coord(E, r, &rm, d, e);
+    line(E, "%s[%s] = buf[%s];", name, e, row_major(E, t, c));
+    elem_loop_close(E, n, 1);
+    trailing_sync(E, op);
+    E->indent--;
+    line(E, "}");
+}

@@ -161,6 +161,7 @@ enum { BI_METHOD = 1 };
     B("tl.interleave", 0, interleave, 0, "a, b")                                                                  \
     B("tl.cat", 0, cat, 0, "input, other, can_reorder=False")                                                     \
     B("tl.flip", BI_METHOD, flip, 0, "x, dim=None")                                                               \
+    B("tl.gather", BI_METHOD, gather, 0, "src, index, axis")                                                      \
     /* ---- Philox random numbers (lower_random.c) */                                                             \
     B("tl.randint", 0, randint, 0, "seed, offset, n_rounds=10")                                                   \
     B("tl.randint4x", 0, randint4x, 0, "seed, offset, n_rounds=10")                                               \
@@ -186,7 +187,6 @@ enum { BI_METHOD = 1 };
     LATER("tl._experimental_make_tensor_descriptor", BI_METHOD, "tensor descriptors")                            \
     LATER("tl.sort", BI_METHOD, "sorting")                                                                       \
     LATER("tl.topk", BI_METHOD, "topk")                                                                          \
-    LATER("tl.gather", BI_METHOD, "gather")                                                                      \
     LATER("tl.histogram", BI_METHOD, "histograms")                                                               \
     LATER("tl.softmax", BI_METHOD, "reductions")                                                                 \
     LATER("tl.inline_asm_elementwise", BI_METHOD, "inline assembly")                                             \

@@ -605,6 +605,9 @@ static void forward(Assign *A, Block *b)
         case OP_FLIP:
             set_layout(A, res, shape_result_layout(a, A->f, op));
             break;
+        case OP_GATHER: /* each thread reads the elements of the index it holds */
+            set_layout(A, res, op->args[1]->layout);
+            break;
         default:
             if (op_is_elementwise(op->kind) && res && res->type.rank) {
                 Value *src = first_operand_of_rank(op, res->type.rank, true);
@@ -653,6 +656,9 @@ static void backward(Assign *A, Block *b)
             break;
         case OP_DOT:
             set_layout(A, op->args[2], rl);
+            break;
+        case OP_GATHER:
+            set_layout(A, op->args[1], rl);
             break;
         case OP_RESHAPE:
         case OP_JOIN:
@@ -1077,6 +1083,7 @@ static void insert_conversions(Assign *A, Block *b)
         case OP_JOIN:
         case OP_SPLIT:
         case OP_FLIP: fix_shape_op(A, b, &i, op); break;
+        case OP_GATHER: fix_operand(A, b, &i, op, 1, res->layout, res->type, -1); break;
         case OP_LOAD:
         case OP_BROADCAST:
         case OP_SCAN:

@@ -190,3 +190,30 @@ CVal *builtin_flip(const BuiltinCall *c)
     op->flip.axis = (int)dim;
     return cv_value(L, op->results[0]);
 }
+
+/* tl.gather(src, index, axis): out[..., i, ...] = src[..., index[..., i, ...], ...]
+ * along axis, with the index's shape (Triton's semantic.gather rules) */
+CVal *builtin_gather(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    Value *src = shape_tensor(L, c->arg[0], c->at[0], c->name), *index = shape_tensor(L, c->arg[1], c->at[1], c->name);
+    Type ts = src->type, ti = index->type;
+    if (!dtype_is_int(ti.dtype) || ti.dtype == DT_I1)
+        lower_error(L, c->at[1], "%s: the index must be an integer tensor, got %s", c->name, dtype_triton_name(ti.dtype));
+    if (ti.rank != ts.rank)
+        lower_error(L, c->at[1], "%s: the source and index tensors must have the same rank, got %d and %d", c->name,
+                    ts.rank, ti.rank);
+    int64_t axis = const_int(L, c->arg[2], c->at[2], "the axis");
+    if (axis < -ts.rank || axis >= ts.rank)
+        lower_error(L, c->at[2], "%s: axis %lld is out of range for a tensor of rank %d", c->name, (long long)axis,
+                    ts.rank);
+    if (axis < 0)
+        axis += ts.rank;
+    for (int d = 0; d < ts.rank; d++)
+        if (d != axis && ti.shape[d] != ts.shape[d])
+            lower_error(L, c->at[1], "%s: the index's dim %d (%d) must match the source's (%d)", c->name, d, ti.shape[d],
+                        ts.shape[d]);
+    Op *op = emit_op(L, OP_GATHER, c->loc, 2, (Value *[]){src, index}, type_tensor(type_elem(ts), ti.rank, ti.shape));
+    op->gather.axis = (int)axis;
+    return cv_value(L, op->results[0]);
+}

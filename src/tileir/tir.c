@@ -243,6 +243,7 @@ static void print_op_attrs(Printer *p, const Op *op)
         break;
     case OP_SPLIT: sb_printf(p->out, " {half=%d}", op->split.half); break;
     case OP_FLIP: sb_printf(p->out, " {axis=%d}", op->flip.axis); break;
+    case OP_GATHER: sb_printf(p->out, " {axis=%d}", op->gather.axis); break;
     case OP_MAKE_RANGE:
         sb_printf(p->out, " {start=%lld, end=%lld}", (long long)op->make_range.start, (long long)op->make_range.end);
         break;
@@ -441,6 +442,9 @@ static bool attrs_ok(const Op *op)
         return rank >= 1 && op->args[0]->type.shape[rank - 1] == 2 && op->results[0]->type.rank == rank - 1 &&
                (op->split.half == 0 || op->split.half == 1);
     case OP_FLIP: return op->flip.axis >= 0 && op->flip.axis < rank;
+    case OP_GATHER:
+        return op->gather.axis >= 0 && op->gather.axis < rank && op->args[1]->type.rank == rank &&
+               type_eq(op->results[0]->type, type_tensor(type_elem(op->args[0]->type), rank, op->args[1]->type.shape));
     case OP_ASYNC_WAIT: return op->async_wait.pending >= 0;
     default: return true;
     }

@@ -310,7 +310,8 @@ typedef enum Math2Fn {
                                    another shape; reshape.can_reorder */      \
     X(OP_JOIN, "join", "P")     /* a, b: stacked along a new last dim of 2 */ \
     X(OP_SPLIT, "split", "P")   /* x: the half split.half of its last dim (2) */\
-    X(OP_FLIP, "flip", "P")     /* x reversed along flip.axis */
+    X(OP_FLIP, "flip", "P")     /* x reversed along flip.axis */              \
+    X(OP_GATHER, "gather", "P") /* src, index: src at index along gather.axis */
 
 /* OP_REDUCE kinds; the arg variants carry (value, index) pairs, ties going
  * to the lowest index. */
@@ -511,6 +512,9 @@ struct Op {
         struct {
             int axis;
         } flip;
+        struct {
+            int axis;
+        } gather;
         struct {
             int pending;      /* groups of copies left in flight */
         } async_wait;

@@ -232,3 +232,22 @@ Test(layout_shape, emit_layouts_describes_the_linear_layout, .fini = reset)
     cr_expect(strstr(out.data, "linear 512x2"), "%s", out.data);
     cr_expect(strstr(out.data, "register [[0, 1], [1, 0], [256, 0]]"), "%s", out.data);
 }
+
+static const char *gather_src =
+    "import triton\nimport triton.language as tl\n"
+    "@triton.jit\n"
+    "def k(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+    "    offs = tl.arange(0, BLOCK)\n"
+    "    x = tl.load(x_ptr + offs)\n"
+    "    tl.store(out_ptr + offs, tl.gather(x, (BLOCK - 1) - offs, 0))\n";
+
+/* the source goes to shared memory row-major; each thread reads its index's elements back */
+Test(layout_shape, gather_reads_the_source_at_each_index, .fini = reset)
+{
+    cr_assert_eq(translate(gather_src, "*fp32:16, *fp32:16, i32, 256", EMIT_CUDA), 0, "%s", ctx.log.data);
+    const char *body = strstr(out.data, "__global__");
+    cr_assert(body, "%s", out.data);
+    cr_expect(strstr(body, "gather along dim 0 through shared memory"), "%s", body);
+    cr_expect(strstr(body, "__syncthreads();"), "%s", body);
+    cr_expect(strstr(out.data, "tl.gather, row-major, read back at the indices along dim 0"), "%s", out.data);
+}

@@ -7,4 +7,4 @@ import triton.language as tl
 def k(x_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
-    y = tl.gather(x, offs, 0)
+    y = tl.gather(x, offs, 1)
