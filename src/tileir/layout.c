@@ -969,19 +969,22 @@ static void fix_shape_op(Assign *A, Block *b, int *at, Op *op)
     Value *x = op->args[0];
     if (op->kind == OP_JOIN)
         fix_operand(A, b, at, op, 1, x->layout, x->type, -1);
-    Op *prev = *at > 0 ? b->ops.data[*at - 1] : NULL;
-    if (op->kind == OP_SPLIT && prev && prev->kind == OP_SPLIT && prev->args[0]->def &&
-        prev->args[0]->def->kind == OP_CONVERT && prev->args[0]->def->args[0] == x) {
-        op->args[0] = prev->args[0]; /* the other half reads the pair its twin moved */
-        x = op->args[0];
-    }
     if (op->kind == OP_SPLIT) {
         int dim = x->type.rank - 1;
         LayoutMap sm, m;
         value_map(x, &sm);
         if (!lmap_dim_in_registers(&sm, dim)) {
             lmap_in_registers(&sm, dim, &m);
-            fix_operand(A, b, at, op, 0, layout_linear(a, A->f, &m), x->type, -1);
+            Layout *want = layout_linear(a, A->f, &m);
+            /* the other half reads the pair its twin moved */
+            for (int k = 0; k < *at; k++) {
+                Op *c = b->ops.data[k];
+                if (c->kind == OP_CONVERT && c->args[0] == x && layout_eq(c->results[0]->layout, want)) {
+                    op->args[0] = c->results[0];
+                    break;
+                }
+            }
+            fix_operand(A, b, at, op, 0, want, x->type, -1);
         }
     }
     retarget_result(A, b, at, op, shape_result_layout(a, A->f, op));

@@ -30,6 +30,22 @@ static char *shape_text(Lower *L, Type t)
     return s;
 }
 
+/* The one element of a 1-element tile as a scalar (Triton's unsplat): a sum
+ * along each axis of size 1, which adds nothing, so the element comes back
+ * bit for bit (-0.0 and NaN included). */
+static Value *unsplat(Lower *L, Value *v, Loc loc)
+{
+    while (v->type.rank) {
+        Type r = v->type;
+        r.shape[--r.rank] = 0;
+        Op *op = emit_op(L, OP_REDUCE, loc, 1, &v, r);
+        op->reduce.kind = RED_SUM;
+        op->reduce.axis = v->type.rank - 1;
+        v = op->results[0];
+    }
+    return v;
+}
+
 /* The shape of a reshape, as separate arguments or one tuple or list. */
 static int reshape_dims(Lower *L, CVal *dims, Loc loc, const char *fname, int *shape)
 {
@@ -39,8 +55,6 @@ static int reshape_dims(Lower *L, CVal *dims, Loc loc, const char *fname, int *s
         n = items[0]->items.len;
         items = items[0]->items.data;
     }
-    if (!n)
-        lower_error(L, loc, "%s to a scalar (an empty shape) is not supported yet", fname);
     if (n > TIR_MAX_RANK)
         lower_error(L, loc, "tensors of rank %d are not supported (at most %d)", n, TIR_MAX_RANK);
     for (int i = 0; i < n; i++) {
@@ -75,6 +89,12 @@ CVal *builtin_reshape(const BuiltinCall *c)
     Value *v = shape_tensor(L, c->arg[0], c->at[0], c->name);
     int shape[TIR_MAX_RANK];
     int rank = reshape_dims(L, c->arg[1], c->loc, c->name, shape);
+    if (!rank) { /* an empty shape: the scalar of a 1-element tile */
+        if (type_numel(v->type) != 1)
+            lower_error(L, c->loc, "%s cannot change the number of elements: %s has %d, a scalar 1", c->name,
+                        shape_text(L, v->type), type_numel(v->type));
+        return cv_value(L, unsplat(L, v, c->loc));
+    }
     bool can_reorder = c->data || (c->arg[2] && cv_truthy(L, c->arg[2], c->at[2]));
     return cv_value(L, reshape_to(L, v, rank, shape, can_reorder, c->loc, c->name));
 }
@@ -139,8 +159,11 @@ CVal *builtin_split(const BuiltinCall *c)
     Type t = v->type;
     if (t.shape[t.rank - 1] != 2)
         lower_error(L, c->at[0], "%s needs a last dimension of 2, got shape %s", c->name, shape_text(L, t));
-    if (t.rank == 1)
-        lower_error(L, c->at[0], "%s of a 2-element tensor into two scalars is not supported yet", c->name);
+    bool scalars = t.rank == 1; /* as Triton: [2] is split as [1, 2], each half unsplat */
+    if (scalars) {
+        v = lower_expand_dims(L, v, 0, c->loc);
+        t = v->type;
+    }
     t.rank--;
     t.shape[t.rank] = 0;
     CVal *tuple = NEW(L->a, CVal);
@@ -148,7 +171,8 @@ CVal *builtin_split(const BuiltinCall *c)
     for (int half = 0; half < 2; half++) {
         Op *op = emit_op(L, OP_SPLIT, c->loc, 1, &v, t);
         op->split.half = half;
-        vec_push(L->a, &tuple->items, cv_value(L, op->results[0]));
+        Value *r = op->results[0];
+        vec_push(L->a, &tuple->items, cv_value(L, scalars ? unsplat(L, r, c->loc) : r));
     }
     return tuple;
 }
@@ -217,3 +241,4 @@ CVal *builtin_gather(const BuiltinCall *c)
     op->gather.axis = (int)axis;
     return cv_value(L, op->results[0]);
 }
+
