@@ -922,6 +922,13 @@ static void fix_operand(Assign *A, Block *b, int *at, Op *op, int k, Layout *to,
         op->args[k] = recompute(A, b, at, v, want, op);
         return;
     }
+    for (int j = 0; j < *at; j++) { /* converted already in this block */
+        Op *c = b->ops.data[j];
+        if (c->kind == OP_CONVERT && c->args[0] == v && layout_eq(c->results[0]->layout, want)) {
+            op->args[k] = c->results[0];
+            return;
+        }
+    }
     Op *c = new_convert(A, v, want, op);
     block_insert(&A->ctx->arena, b, *at, c);
     (*at)++;

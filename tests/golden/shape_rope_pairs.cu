@@ -20,12 +20,6 @@
 //   shape_rope_pairs.py:17  convert_layout, 2108 bytes at 2112: the tile changing layout (L0 -> L2), row-major,
 //       then 1 padding element after every 32;
 //       no bank conflicts on the write or the read (counted statically; 64 extra wavefronts without the padding)
-//   shape_rope_pairs.py:18  convert_layout, 2108 bytes at 0: the tile changing layout (L0 -> L2), row-major,
-//       then 1 padding element after every 32;
-//       no bank conflicts on the write or the read (counted statically; 64 extra wavefronts without the padding)
-//   shape_rope_pairs.py:18  convert_layout, 2108 bytes at 2112: the tile changing layout (L0 -> L2), row-major,
-//       then 1 padding element after every 32;
-//       no bank conflicts on the write or the read (counted statically; 64 extra wavefronts without the padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 1024, sizePerThread [4], threadsPerWarp [32], warpsPerCTA [4], order [0]
@@ -227,22 +221,6 @@ static __device__ __forceinline__ int cvt1_at(int i)
     return i + (i >> 5);
 }
 
-// cvt2: a 512 fp32 tile changing layout (L0 -> L2) in shared memory, row-major,
-// then 1 padding element after every 32;
-// 2108 bytes; no bank conflicts on the write or the read (counted statically; 64 extra wavefronts without the padding).
-static __device__ __forceinline__ int cvt2_at(int i)
-{
-    return i + (i >> 5);
-}
-
-// cvt3: a 512 fp32 tile changing layout (L0 -> L2) in shared memory, row-major,
-// then 1 padding element after every 32;
-// 2108 bytes; no bank conflicts on the write or the read (counted statically; 64 extra wavefronts without the padding).
-static __device__ __forceinline__ int cvt3_at(int i)
-{
-    return i + (i >> 5);
-}
-
 
 extern "C" __global__ void __launch_bounds__(128)
 rope_pairs_kernel(float *__restrict__ x_ptr, float *__restrict__ cos_ptr, float *__restrict__ sin_ptr, float *__restrict__ out_ptr, int32_t n)
@@ -321,34 +299,10 @@ rope_pairs_kernel(float *__restrict__ x_ptr, float *__restrict__ cos_ptr, float 
     for (int e = 0; e < 4; ++e)
         y_even[e] = (x[(e << 1)] * c_2[e]) - (x[(e << 1) | 1] * s_3[e]);
     // shape_rope_pairs.py:18  y_odd = x_even * s + x_odd * c
-    float s_4[4];  // [512] fp32, L2
-    {  // L0 -> L2 through shared memory (cvt2)
-        float *buf = reinterpret_cast<float *>(smem + 0);
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            buf[cvt2_at(L0_base + e)] = s_2[e];
-        __syncthreads();
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            s_4[e] = buf[cvt2_at(L2_base + ((e & 1) + ((e >> 1) << 8)))];
-        // no barrier here: a following exchange uses other bytes, and its barrier frees these
-    }
-    float c_3[4];  // [512] fp32, L2
-    {  // L0 -> L2 through shared memory (cvt3)
-        float *buf = reinterpret_cast<float *>(smem + 2112);
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            buf[cvt3_at(L0_base + e)] = c[e];
-        __syncthreads();
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            c_3[e] = buf[cvt3_at(L2_base + ((e & 1) + ((e >> 1) << 8)))];
-        // no barrier here: a following exchange uses other bytes, and its barrier frees these
-    }
     float y_odd[4];  // [512] fp32, L2
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        y_odd[e] = (x[(e << 1)] * s_4[e]) + (x[(e << 1) | 1] * c_3[e]);
+        y_odd[e] = (x[(e << 1)] * s_3[e]) + (x[(e << 1) | 1] * c_2[e]);
     // shape_rope_pairs.py:20  tl.store(out_ptr + offs, y, mask=mask)
     #pragma unroll
     for (int e = 0; e < 8; ++e)
