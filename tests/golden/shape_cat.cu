@@ -233,6 +233,8 @@ cat_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, float *__restri
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         tilec::load<1>(&b[e], y_ptr + offs[e], mask[e], 0.0f);
+    // shape_cat.py:12  both = tl.cat(a, b, can_reorder=True)
+    // (both: the registers of a and b under new coordinates, read where used; no data moves)
     // shape_cat.py:13  tl.store(out_ptr + pid, tl.sum(both * both, axis=0))
     float total;
     // sum along dim 0: 4 values in each thread, then across 32 lanes, then across 4 warps

@@ -248,6 +248,10 @@ flip_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, int32_t n)
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     tilec::store<4>(out_ptr + offs[0], &x_2[0], mask[0]);
+    // shape_flip.py:14  rows = tl.reshape(x, (BLOCK // 4, 4))
+    // (rows: the registers of x under new coordinates, read where used; no data moves)
+    // shape_flip.py:15  r = tl.flip(rows, dim=1)
+    // (r: the registers of x under new coordinates, read where used; no data moves)
     // shape_flip.py:16  tl.store(out_ptr + n + offs, tl.reshape(r, (BLOCK,)), mask=mask)
     float stored[4];
     #pragma unroll

@@ -255,6 +255,8 @@ gather_kernel(float *__restrict__ x_ptr, float *__restrict__ key_ptr, float *__r
     for (int e = 0; e < 2; ++e)
         if (mask[e])
             *(out_ptr + offs[e]) = gathered[e];
+    // shape_gather.py:16  rows = tl.reshape(x, (BLOCK // 16, 16))
+    // (rows: the registers of x under new coordinates, read where used; no data moves)
     // shape_gather.py:17  rev = tl.broadcast_to((15 - tl.arange(0, 16))[None, :], (BLOCK // 16, 16))
     int32_t rev[2];  // [16x16] i32, L1
     #pragma unroll

@@ -261,6 +261,8 @@ permute3_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, int32_t 
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         tilec::load<1>(&x[e], x_ptr + offs[e], mask[e], 0.0f);
+    // shape_permute3.py:11  cube = tl.reshape(x, (4, 8, BLOCK // 32))
+    // (cube: the registers of x under new coordinates, read where used; no data moves)
     // shape_permute3.py:13  m = tl.max(cube, axis=0)
     float m[4];  // [8x16] fp32, L4
     // max along dim 0: 1 value in each thread, then across 4 warps

@@ -249,6 +249,9 @@ rope_pairs_kernel(float *__restrict__ x_ptr, float *__restrict__ cos_ptr, float 
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         tilec::load<1>(&x[e], x_ptr + offs[e], mask[e], 0.0f);
+    // shape_rope_pairs.py:12  x_even, x_odd = tl.split(tl.reshape(x, (BLOCK // 2, 2)))
+    // (x_even: the registers of x under new coordinates, read where used; no data moves)
+    // (x_odd: the registers of x under new coordinates, read where used; no data moves)
     // shape_rope_pairs.py:13  half = pid * (BLOCK // 2) + tl.arange(0, BLOCK // 2)
     int32_t half_2[4];  // [512] i32, L0
     #pragma unroll
@@ -303,6 +306,8 @@ rope_pairs_kernel(float *__restrict__ x_ptr, float *__restrict__ cos_ptr, float 
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         y_odd[e] = (x[(e << 1)] * s_3[e]) + (x[(e << 1) | 1] * c_2[e]);
+    // shape_rope_pairs.py:19  y = tl.interleave(y_even, y_odd)
+    // (y: the registers of y_even and y_odd under new coordinates, read where used; no data moves)
     // shape_rope_pairs.py:20  tl.store(out_ptr + offs, y, mask=mask)
     #pragma unroll
     for (int e = 0; e < 8; ++e)

@@ -224,6 +224,8 @@ row_norm_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, int32_t 
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
         tilec::load<4>(&x[e], x_ptr + offs[e], mask[e], 0.0f);
+    // shape_row_norm.py:12  rows = x.reshape(BLOCK // COLS, COLS)
+    // (rows: the registers of x under new coordinates, read where used; no data moves)
     // shape_row_norm.py:13  ss = tl.sum(rows * rows, axis=1)
     float ss[2];  // [32] fp32, L2
     // sum along dim 1: 4 values in each thread, then across 8 lanes
