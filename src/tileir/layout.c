@@ -981,17 +981,8 @@ static void fix_shape_op(Assign *A, Block *b, int *at, Op *op)
         LayoutMap sm, m;
         value_map(x, &sm);
         if (!lmap_dim_in_registers(&sm, dim)) {
-            lmap_in_registers(&sm, dim, &m);
-            Layout *want = layout_linear(a, A->f, &m);
-            /* the other half reads the pair its twin moved */
-            for (int k = 0; k < *at; k++) {
-                Op *c = b->ops.data[k];
-                if (c->kind == OP_CONVERT && c->args[0] == x && layout_eq(c->results[0]->layout, want)) {
-                    op->args[0] = c->results[0];
-                    break;
-                }
-            }
-            fix_operand(A, b, at, op, 0, want, x->type, -1);
+            lmap_in_registers(&sm, dim, &m); /* the other half then reads the conversion its twin made */
+            fix_operand(A, b, at, op, 0, layout_linear(a, A->f, &m), x->type, -1);
         }
     }
     retarget_result(A, b, at, op, shape_result_layout(a, A->f, op));
