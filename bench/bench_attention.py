@@ -168,7 +168,7 @@ def bench_rows():
             paged_row(), decode_row(), fa2_row("fp16", 64, 4, False, flags=("--min-blocks", "3"))]
 
 
-def worker_main(plan_path):
+def worker_main(plan_path, rows_fn=bench_rows):
     with open(plan_path) as f:
         plan = json.load(f)
     torch = harness.load_torch()
@@ -179,7 +179,7 @@ def worker_main(plan_path):
     copy_ms = do_bench(lambda: dst.copy_(src))
     print("@@copy " + json.dumps({"gbs": 2 * (1 << 30) / (copy_ms * 1e-3) / 1e9}), flush=True)
     del src, dst
-    for row in bench_rows():
+    for row in rows_fn():
         if row.key not in plan["rows"]:
             continue
         launches, check, flop, kv_bytes = row.make(torch)
@@ -204,7 +204,7 @@ def worker_main(plan_path):
                         ptx = compiled.asm.get("ptx", "")
                         if "mma" in ptx:
                             mma = "wgmma" if "wgmma" in ptx else "mma.sync"
-                        mma = f"{mma}, {getattr(compiled, 'n_regs', '?')} regs"
+                        mma = f"{mma or 'no dot'}, {getattr(compiled, 'n_regs', '?')} regs"
                         runs.append(lambda fn=fn, grid=grid, args=args, consts=consts, opt=opt:
                                     fn[grid](**args, **consts, **opt))
 
@@ -228,11 +228,11 @@ def worker_main(plan_path):
     return 0
 
 
-def run_worker(rows, impls, env_extra, work, so, no_tilec, results, info):
+def run_worker(rows, impls, env_extra, work, so, no_tilec, results, info, script=__file__):
     plan_path = os.path.join(work, f"plan-{len(env_extra)}.json")
     with open(plan_path, "w") as f:
         json.dump({"rows": [r.key for r in rows], "impls": impls, "so": so, "no_tilec": no_tilec}, f)
-    proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", plan_path],
+    proc = subprocess.Popen([sys.executable, os.path.abspath(script), "--worker", plan_path],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
                             env=dict(os.environ, **env_extra))
     for raw in proc.stdout:
@@ -252,8 +252,12 @@ def run_worker(rows, impls, env_extra, work, so, no_tilec, results, info):
     proc.wait()
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def main(rows_fn=bench_rows, title="tilec attention benchmark", source=SRC, out_name="bench_attention.md",
+         script=__file__, doc=__doc__):
+    """The whole run, for this file's rows or another benchmark's (bench_lang.py): build every
+    case, time each row in a worker process (Triton as installed, then held to mma.sync), and
+    print the table."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--tilec", default=os.path.join(ROOT, "bin", "tilec"))
     ap.add_argument("--only")
     ap.add_argument("--arch")
@@ -261,8 +265,8 @@ def main():
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:
-        return worker_main(opts.worker)
-    rows = [r for r in bench_rows() if not opts.only or opts.only in r.key]
+        return worker_main(opts.worker, rows_fn)
+    rows = [r for r in rows_fn() if not opts.only or opts.only in r.key]
     arch = opts.arch or harness.detect_arch()
     work = os.path.abspath(opts.keep) if opts.keep else tempfile.mkdtemp(prefix="tilec-attn-")
     so, no_tilec = {}, {}
@@ -279,8 +283,8 @@ def main():
                 no_tilec[r.key] = err.splitlines()[0] if err else "build failed"
                 print(f"-- {r.key}: tilec build failed: {err}", flush=True)
     results, info = {}, {}
-    run_worker(rows, ["tilec", "triton"], {}, work, so, no_tilec, results, info)
-    run_worker(rows, ["triton_mma_sync"], {"DISABLE_MMA_V3": "1"}, work, so, no_tilec, results, info)
+    run_worker(rows, ["tilec", "triton"], {}, work, so, no_tilec, results, info, script)
+    run_worker(rows, ["triton_mma_sync"], {"DISABLE_MMA_V3": "1"}, work, so, no_tilec, results, info, script)
 
     def ms(key, impl):
         r = results.get((key, impl))
@@ -292,7 +296,7 @@ def main():
         return f"{b['ms'] / a['ms']:.2f}" if "ms" in a and "ms" in b else "—"
 
     table = ["| kernel | tilec ms (TFLOP/s) | Triton ms | Triton mma.sync ms | tilec/Triton | "
-             "tilec/Triton mma.sync | KV GB/s (of copy) | max err tilec |",
+             "tilec/Triton mma.sync | GB/s (of copy) | max err tilec |",
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         t = results.get((r.key, "tilec"), {})
@@ -303,15 +307,15 @@ def main():
                      f"{ms(r.key, 'triton_mma_sync')} | {ratio(r.key, 'triton')} | "
                      f"{ratio(r.key, 'triton_mma_sync')} | {bw} | {err} |")
     env = info.get("env", ["environment unknown", "timing: ?"])
-    header = ["# tilec attention benchmark", ""] + [f"- {ln}" for ln in env[:-1]] + [
+    header = [f"# {title}", ""] + [f"- {ln}" for ln in env[:-1]] + [
         f"- timing: {env[-1]}; ratios are speed-ups of tilec (Triton time / tilec time)",
         f"- device copy (1 GiB, read + written): {info.get('copy', 0):.0f} GB/s",
-        f"- nvcc -O3 -arch={arch}; same source and config for all columns (examples/attention.py)", ""]
+        f"- nvcc -O3 -arch={arch}; same source and config for all columns ({source})", ""]
     text = "\n".join(header + table) + "\n"
     print()
     print(text)
     if os.environ.get("OUT"):
-        with open(os.path.join(os.environ["OUT"], "bench_attention.md"), "w") as f:
+        with open(os.path.join(os.environ["OUT"], out_name), "w") as f:
             f.write(text)
     if not opts.keep:
         shutil.rmtree(work, ignore_errors=True)

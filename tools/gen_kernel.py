@@ -6,6 +6,8 @@
     python3 tools/gen_kernel.py SEED --meta          print its JSON description
     python3 tools/gen_kernel.py SEED --flags-line    the source under a "# flags: ..." line
     python3 tools/gen_kernel.py SEED --family attn   an attention-class kernel (tools/gen_attn.py)
+    python3 tools/gen_kernel.py SEED --family lang   shape ops, combine functions, sort, gather
+                                                     (tools/gen_lang.py)
 
 The same seed gives the same kernel on every machine (random.Random(seed), no other source of
 randomness); a seed names one kernel per family.  The default family is described here; the
@@ -450,7 +452,7 @@ class Gen:
         return "\n".join(src) + "\n", meta
 
 
-FAMILIES = ("default", "attn")
+FAMILIES = ("default", "attn", "lang")
 
 
 def generate(seed, family="default"):
@@ -461,6 +463,12 @@ def generate(seed, family="default"):
             sys.path.insert(0, here)
         import gen_attn
         return gen_attn.generate(seed)
+    if family == "lang":
+        here = os.path.dirname(os.path.abspath(__file__))
+        if here not in sys.path:
+            sys.path.insert(0, here)
+        import gen_lang
+        return gen_lang.generate(seed)
     if family != "default":
         raise ValueError(f"no kernel family {family!r} (families: {', '.join(FAMILIES)})")
     return Gen(seed).generate()

@@ -32,7 +32,11 @@ static void stmt_comment(Emitter *E, const Op *op)
     }
     const char *stmt = comment_escape(E->a, text.data ? text.data : "");
     sb_free(&text);
-    if (s->helper)
+    if (E->combine_src && s->helper && strcmp(s->helper, E->combine_src)) /* a helper the combine calls */
+        line(E, "// %s:%d  %s    (in %s)", source_file_name(E, s->loc), s->loc.line, stmt, s->helper);
+    else if (E->combine_src)
+        line(E, "// %s:%d  %s", source_file_name(E, s->loc), s->loc.line, stmt);
+    else if (s->helper)
         line(E, "// %s:%d  %s    (in %s, inlined from line %d)", source_file_name(E, s->loc), s->loc.line, stmt, s->helper,
              s->call_line);
     else
@@ -194,7 +198,12 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_IF: emit_if(E, op); E->last_stmt = NULL; break;
     case OP_RETURN: line(E, "return;"); break;
     case OP_BARRIER: line(E, "__syncthreads();"); break;
-    case OP_REDUCE: emit_reduce(E, op); break;
+    case OP_REDUCE:
+        if (op->reduce.kind == RED_COMBINE)
+            emit_reduce_combine(E, op);
+        else
+            emit_reduce(E, op);
+        break;
     case OP_CONVERT:
         if (dot_operand_in_registers(op))
             emit_register_fragments(E, op);
@@ -214,7 +223,12 @@ static void emit_op(Emitter *E, const Op *op)
              op->async_wait.pending, op->async_wait.pending, op->async_wait.pending == 1 ? "" : "s");
         line(E, "__syncthreads();");
         break;
-    case OP_SCAN: emit_scan(E, op); break;
+    case OP_SCAN:
+        if (op->scan.kind == SCAN_COMBINE)
+            emit_scan_combine(E, op);
+        else
+            emit_scan(E, op);
+        break;
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: emit_atomic(E, op); break;
     case OP_PRINT: emit_print(E, op); break;

@@ -25,6 +25,9 @@ typedef struct ValInfo {
     bool shares_init;   /* a loop result whose variable is its initial value's (plan_regions) */
     bool folded_addr;   /* a named pointer tile computed inside its load or store */
     int depth;          /* inl: how deeply its expression nests inlined ones (plan_block) */
+    int vec_store;      /* > 1: a pointer tile read only at the first element of each run of
+                           vec_store registers (vectorised accesses): it keeps those, element e
+                           at index e / vec_store (plan_vector_pointers) */
 } ValInfo;
 
 /* Named per-thread quantities bound once at the top of the kernel: each
@@ -54,6 +57,9 @@ typedef struct Emitter {
     int nbuf;              /* shared buffers named so far */
     Vec(const Op *) stage_ops; /* staging buffers named so far ... */
     Vec(const char *) stage_fns; /* ... and their helpers */
+    Vec(const char *) combine_keys; /* combine helpers printed so far, by their text ... */
+    Vec(const char *) combine_fns;  /* ... and their names (combine.c) */
+    const char *combine_src;  /* the jit function whose combine helper is being printed, or NULL */
 } Emitter;
 
 static inline ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }
@@ -94,6 +100,7 @@ const char *reg_index(Emitter *E, const Value *v, const Value *ctx, const char *
 void record_users(Emitter *E, Block *b);
 void plan_block(Emitter *E, Block *b);
 void plan_regions(Emitter *E, Block *b);
+void plan_vector_pointers(Emitter *E, Block *body);
 
 /* expr.c: element expressions */
 const char *small_int_wrap(Emitter *E, DType d, const char *s);
@@ -101,6 +108,7 @@ const char *math_c_name(MathFn m, DType d);
 const char *paren(Emitter *E, const char *s);
 const char *op_expr(Emitter *E, const Op *op, const char *idx);
 const char *value_at(Emitter *E, const Value *v, const Value *ctx, const char *idx);
+const char *stored_index(Emitter *E, const Value *v, const char *idx); /* idx, or idx / vec_store */
 
 /* loops.c: loops over a thread's elements; element-wise statements */
 const char *elem_loop_open(Emitter *E, int n, int step);
@@ -117,6 +125,7 @@ void emit_assign(Emitter *E, const Op *op);
 
 /* memory.c: tl.load, tl.store */
 int memory_vec(const Op *op);
+int copy_vec(const Op *op); /* elements per cp.async of an OP_ASYNC_COPY */
 void emit_load(Emitter *E, const Op *op);
 void emit_store(Emitter *E, const Op *op);
 
@@ -133,6 +142,10 @@ void emit_gather(Emitter *E, const Op *op);   /* tl.gather through shared memory
 /* reduce.c: reductions and scans */
 void emit_reduce(Emitter *E, const Op *op);
 void emit_scan(Emitter *E, const Op *op);
+
+/* combine.c: tl.reduce and tl.associative_scan with a jit combine function */
+void emit_reduce_combine(Emitter *E, const Op *op);
+void emit_scan_combine(Emitter *E, const Op *op);
 
 /* stage.c: tl.dot operands (staging, ldmatrix, cp.async) */
 int frag_words(const Value *v);

@@ -4,6 +4,8 @@
  */
 #include "emit_internal.h"
 
+#include <stdlib.h>
+
 const char *small_int_wrap(Emitter *E, DType d, const char *s)
 {
     if (dtype_is_int(d) && d != DT_I1 && dtype_bits(d) < 32)
@@ -259,5 +261,19 @@ const char *value_at(Emitter *E, const Value *v, const Value *ctx, const char *i
         return op_expr(E, v->def, ri);
     if (v->type.rank == 0)
         return vname(E, v);
-    return fmt(E, "%s[%s]", vname(E, v), ri);
+    return fmt(E, "%s[%s]", vname(E, v), stored_index(E, v, ri));
+}
+
+/* Where register idx of v is kept: idx itself, or idx / V for a tile that keeps one
+ * pointer per V-element vector (idx is then a multiple of V). */
+const char *stored_index(Emitter *E, const Value *v, const char *idx)
+{
+    int vec = info(E, v)->vec_store;
+    if (vec < 2)
+        return idx;
+    char *end;
+    long k = strtol(idx, &end, 10);
+    if (*idx && !*end)
+        return fmt(E, "%ld", k / vec);
+    return fmt(E, "%s / %d", paren(E, idx), vec);
 }

@@ -51,6 +51,11 @@ static void describe_smem(Emitter *E, const Block *b)
                   op->smem_offset);
         switch (op->kind) {
         case OP_REDUCE:
+            if (op->reduce.kind == RED_COMBINE) {
+                sb_printf(E->out, "%d partial groups per result for %s, one from each warp along the axis\n",
+                          1 << reduce_warp_bits(op), op->reduce.combine);
+                break;
+            }
             sb_printf(E->out, "%d partial %ss per result, one from each warp along the axis\n", 1 << reduce_warp_bits(op),
                       reduce_name(op->reduce.kind));
             break;

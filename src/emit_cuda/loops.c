@@ -83,7 +83,11 @@ void fill(Emitter *E, const char *dst, const Value *like, ElemExpr src, const vo
 
 void declare_var(Emitter *E, const Value *v)
 {
-    if (v->type.rank)
+    int vec = info(E, v)->vec_store;
+    if (v->type.rank && vec > 1)
+        line(E, "%s;%s: one pointer per %d-element vector", decl(E, type_elem(v->type), vname(E, v), nregs(v) / vec),
+             shape_note(E, v), vec);
+    else if (v->type.rank)
         line(E, "%s;%s", decl(E, type_elem(v->type), vname(E, v), nregs(v)), shape_note(E, v));
     else
         line(E, "%s;", decl(E, v->type, vname(E, v), 0));
@@ -155,7 +159,13 @@ void emit_assign(Emitter *E, const Op *op)
         }
         declare_var(E, v);
     }
-    int dim = 0, run = const_run(v, &dim), n = nregs(v);
+    int dim = 0, run = const_run(v, &dim), n = nregs(v), vec = info(E, v)->vec_store;
+    if (vec > 1) { /* only the first element of each vector is ever read */
+        const char *i = elem_loop_open(E, n, vec);
+        assign_elem(E, op, fmt(E, "%s[%s]", name, stored_index(E, v, i)), op_expr(E, op, i));
+        elem_loop_close(E, n, vec);
+        return;
+    }
     if (run < 2 || op->kind == OP_MAKE_RANGE) {
         if (!v->type.rank) {
             assign_elem(E, op, name, op_expr(E, op, "0"));

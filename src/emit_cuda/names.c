@@ -59,7 +59,12 @@ static const char *const launcher_words[] = {
 static const char *const kernel_words[] = {
     "e", "j", "s", "v", "tid", "lane", "warp", "smem", "buf", "kk", "ww", "rr", "lane_bit", "partial",
     "partial_i", "other", "other_i", "carry", "old", "part", "before", "rep_total", "incl", "prev",
-    "running", "same", "k_step", "mi", "ni", "np", "qi",
+    "running", "same", "k_step", "mi", "ni", "np", "qi", "ahead", "has_before",
+};
+
+/* The same locals of a combine over tuples, one per element of the tuple: other0, other1 ... */
+static const char *const combine_words[] = {
+    "other", "partial", "before", "rep_total", "incl", "prev", "running", "ahead",
 };
 
 static bool in_list(const char *const *list, size_t n, const char *s)
@@ -96,6 +101,9 @@ static bool c_word(const char *s)
 /* A name no value in the kernel may take: a C word or one of the emitter's own. */
 static bool reserved(const char *s)
 {
+    for (size_t i = 0; i < ARRAY_LEN(combine_words); i++)
+        if (numbered(s, combine_words[i], ""))
+            return true;
     return c_word(s) || in_list(kernel_words, ARRAY_LEN(kernel_words), s);
 }
 
@@ -149,9 +157,11 @@ const char *unique_name(Emitter *E, const char *base)
 static const char *reduce_role(Emitter *E, const Op *op)
 {
     static const char *const whole[] = {[RED_SUM] = "total", [RED_MAX] = "maximum", [RED_MIN] = "minimum",
-                                        [RED_XOR] = "xor_total", [RED_ARGMAX] = "argmax", [RED_ARGMIN] = "argmin"};
+                                        [RED_XOR] = "xor_total", [RED_ARGMAX] = "argmax", [RED_ARGMIN] = "argmin",
+                                        [RED_COMBINE] = "reduced"};
     static const char *const part[] = {[RED_SUM] = "sum", [RED_MAX] = "max", [RED_MIN] = "min",
-                                       [RED_XOR] = "xor", [RED_ARGMAX] = "argmax", [RED_ARGMIN] = "argmin"};
+                                       [RED_XOR] = "xor", [RED_ARGMAX] = "argmax", [RED_ARGMIN] = "argmin",
+                                       [RED_COMBINE] = "reduced"};
     ReduceKind k = op->reduce.kind;
     int rank = op->args[0]->type.rank, axis = op->reduce.axis;
     if (rank == 2)
@@ -218,7 +228,7 @@ static const char *role_name(Emitter *E, const Value *v)
     case OP_NOT: return "inverted";
     case OP_FMA: return "muladd";
     case OP_REDUCE: return reduce_role(E, op);
-    case OP_SCAN: return op->scan.kind == SCAN_SUM ? "cumsum" : "cumprod";
+    case OP_SCAN: return op->scan.kind == SCAN_SUM ? "cumsum" : op->scan.kind == SCAN_PROD ? "cumprod" : "scanned";
     case OP_DOT: return "dot";
     case OP_LOCAL_LOAD: return dot_operand(E, v) ? dot_operand(E, v) : "a_frag";
     case OP_ATOMIC_RMW:

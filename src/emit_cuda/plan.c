@@ -200,3 +200,153 @@ void plan_regions(Emitter *E, Block *b)
         }
     }
 }
+
+/* ---- one pointer per vector ----
+ *
+ * A pointer tile read only by vectorised loads, stores and cp.async copies needs
+ * only the first pointer of each vector: the others are never read.  Such a tile
+ * keeps every V-th register (vec_store), V the largest power of two that divides
+ * every reader's vector width.  An element-wise op whose result is such a tile
+ * (`p += BLOCK_K`) reads its pointer operand at those elements only, so the
+ * operand can be such a tile too.  Values that share one C variable (a loop's
+ * initial value, block argument, result, and what the body computes into it)
+ * are decided together; a copy between variables reads and writes every
+ * element, so neither side of one is narrowed. */
+
+struct VecLink {
+    int operand, result;
+};
+
+typedef struct VecPlan {
+    Emitter *E;
+    int *group;        /* value id -> group, -1 for values that are not pointer tiles */
+    const Value **value; /* value id -> the value, for pointer tiles */
+    int *need;         /* group -> gcd of its readers' widths; 0 while unread */
+    bool *stored;      /* group -> has a variable (some member is not folded) */
+    int ngroups;
+    StrMap by_name;    /* C name -> group + 1 */
+    Vec(struct VecLink) links; /* operand groups read where their result's group is read */
+} VecPlan;
+
+static bool is_ptr_tile(const Value *v) { return v->type.rank && v->type.dtype == DT_PTR && v->layout; }
+
+static void vp_add(VecPlan *P, const Value *v)
+{
+    if (!is_ptr_tile(v) || P->group[v->id] >= 0)
+        return;
+    ValInfo *vi = info(P->E, v);
+    int *known = vi->name && !vi->inl ? strmap_find(&P->by_name, vi->name) : NULL;
+    int g = known ? *known : P->ngroups++;
+    if (!known && vi->name && !vi->inl)
+        strmap_put(P->E->a, &P->by_name, vi->name, g);
+    P->group[v->id] = g;
+    P->value[v->id] = v;
+    P->stored[g] |= !vi->inl;
+}
+
+static void vp_collect(VecPlan *P, const Block *b)
+{
+    for (int i = 0; i < b->args.len; i++)
+        vp_add(P, b->args.data[i]);
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            vp_collect(P, op->regions[r]);
+        for (int k = 0; k < op->nres; k++)
+            vp_add(P, op->results[k]);
+    }
+}
+
+static void vp_cap(VecPlan *P, const Value *v, int width)
+{
+    int g = P->group[v->id];
+    if (g >= 0)
+        P->need[g] = (int)gcd64(P->need[g], width);
+}
+
+static bool same_var(VecPlan *P, const Value *a, const Value *b)
+{
+    const ValInfo *x = info(P->E, a), *y = info(P->E, b);
+    return x->name && y->name && !x->inl && !y->inl && !strcmp(x->name, y->name);
+}
+
+/* A value copied into another variable: both are read or written whole. */
+static void vp_copy(VecPlan *P, const Value *from, const Value *to)
+{
+    if (same_var(P, from, to))
+        return;
+    vp_cap(P, from, 1);
+    vp_cap(P, to, 1);
+}
+
+/* What reading operand k of op asks of it. */
+static void vp_read(VecPlan *P, const Op *op, int k)
+{
+    const Value *x = op->args[k];
+    const Value *r = op->nres == 1 ? op->results[0] : NULL;
+    if (k == 0 && op->kind == OP_LOAD && layout_eq(x->layout, r->layout))
+        vp_cap(P, x, memory_vec(op));
+    else if (k == 0 && op->kind == OP_STORE)
+        vp_cap(P, x, memory_vec(op));
+    else if (k == 0 && op->kind == OP_ASYNC_COPY)
+        vp_cap(P, x, copy_vec(op));
+    else if (op_is_elementwise(op->kind) && r && is_ptr_tile(r) && layout_eq(x->layout, r->layout) &&
+             type_eq(x->type, r->type))
+        vec_push(P->E->a, &P->links, ((struct VecLink){.operand = P->group[x->id], .result = P->group[r->id]}));
+    else if (op->kind == OP_YIELD && op->parent->parent)
+        vp_copy(P, x, op->parent->parent->results[k]);
+    else if (op->kind == OP_FOR || op->kind == OP_WHILE)
+        ; /* an initial value: vp_constrain compares it with the loop's variable */
+    else
+        vp_cap(P, x, 1);
+}
+
+static void vp_constrain(VecPlan *P, const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            vp_constrain(P, op->regions[r]);
+        for (int k = 0; k < op->nres; k++) {
+            const Value *v = op->results[k];
+            bool computed = op->nres == 1 && op_is_elementwise(op->kind);
+            bool carried = op->kind == OP_FOR || op->kind == OP_WHILE || op->kind == OP_IF;
+            if (!computed && !carried)
+                vp_cap(P, v, 1);
+            if (op->kind == OP_FOR)
+                vp_copy(P, op->args[3 + k], v);
+            else if (op->kind == OP_WHILE)
+                vp_copy(P, op->args[k], v);
+        }
+        for (int k = 0; k < op->nargs; k++)
+            if (P->group[op->args[k]->id] >= 0)
+                vp_read(P, op, k);
+    }
+}
+
+void plan_vector_pointers(Emitter *E, Block *body)
+{
+    int nv = E->f->nvalues + 1;
+    VecPlan P = {.E = E, .group = NEW_ARRAY(E->a, int, nv), .value = NEW_ARRAY(E->a, const Value *, nv),
+                 .need = NEW_ARRAY(E->a, int, nv), .stored = NEW_ARRAY(E->a, bool, nv)};
+    for (int i = 0; i < nv; i++)
+        P.group[i] = -1;
+    vp_collect(&P, body);
+    vp_constrain(&P, body);
+    /* an operand is read where its element-wise user's result is: propagate to a fixed point */
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int i = 0; i < P.links.len; i++) {
+            int to = P.links.data[i].operand, n = (int)gcd64(P.need[to], P.need[P.links.data[i].result]);
+            if (n != P.need[to]) {
+                P.need[to] = n;
+                changed = true;
+            }
+        }
+    }
+    for (int id = 0; id < nv; id++) {
+        int g = P.group[id];
+        if (g >= 0 && P.stored[g] && P.need[g] > 1 && !info(E, P.value[id])->inl)
+            info(E, P.value[id])->vec_store = P.need[g];
+    }
+}

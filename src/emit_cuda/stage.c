@@ -277,6 +277,16 @@ void emit_local_load(Emitter *E, const Op *op)
 /* cp.async of one iteration's operand tile into a ring slot: each thread
  * copies its chunks (the load's layout), zero-filled where masked or past
  * the loop's end. */
+/* Elements per cp.async: as many as the pointers allow, within one swizzled chunk. */
+int copy_vec(const Op *op)
+{
+    const DotStage *s = op->buf->stage;
+    int v = async_copy_elems(op->args[0], op->nargs > 3 ? op->args[3] : NULL);
+    if (s->swz.max_phase > 1 && v > s->swz.vec)
+        v = s->swz.vec;
+    return v;
+}
+
 void emit_async_copy(Emitter *E, const Op *op)
 {
     const Op *ll = op->buf;
@@ -284,9 +294,7 @@ void emit_async_copy(Emitter *E, const Op *op)
     const char *fn = stage_helper(E, ll);
     const Value *ptr = op->args[0], *pred = op->args[1], *slot = op->args[2];
     const Value *mask = op->nargs > 3 ? op->args[3] : NULL;
-    int v = async_copy_elems(ptr, mask);
-    if (s->swz.max_phase > 1 && v > s->swz.vec)
-        v = s->swz.vec; /* a copy must stay inside one swizzled chunk */
+    int v = copy_vec(op);
     int bytes = v * dtype_bits(s->dtype) / 8;
     LayoutMap m;
     value_map(ptr, &m);

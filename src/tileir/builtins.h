@@ -152,6 +152,9 @@ enum { BI_METHOD = 1 };
       "out_dtype=None")                                                                                           \
     B("tl.device_print", BI_METHOD, device_print, 0, "prefix, *args, hex=False")                                  \
     B("tl.device_assert", BI_METHOD, device_assert, 0, "cond, msg=None, mask=None")                               \
+    /* ---- reductions and scans with a jit combine function (lower_combine.c) */                                 \
+    B("tl.reduce", BI_METHOD, reduce, 0, "input, axis, combine_fn, keep_dims=False")                               \
+    B("tl.associative_scan", BI_METHOD, associative_scan, 0, "input, axis, combine_fn, reverse=False")             \
     /* ---- reshapes, joins, splits, flips (lower_shape.c) */                                                      \
     B("tl.reshape", BI_METHOD, reshape, 0, "input, *shape, can_reorder=False")                                    \
     B("tl.view", BI_METHOD, reshape, 1, "input, *shape")                                                          \
@@ -174,8 +177,6 @@ enum { BI_METHOD = 1 };
     B("tl.uint_to_uniform_float", 0, uint_to_uniform_float, 0, "x")                                               \
     B("tl.pair_uniform_to_normal", 0, pair_uniform_to_normal, 0, "u1, u2")                                        \
     /* ---- not supported yet */                                                                                 \
-    LATER("tl.reduce", BI_METHOD, "reductions with a combine function")                                          \
-    LATER("tl.associative_scan", BI_METHOD, "scans with a combine function")                                     \
     LATER("tl.dot_scaled", BI_METHOD, "scaled matrix products")                                                  \
     LATER("tl.make_block_ptr", BI_METHOD, "block pointers")                                                      \
     LATER("tl.advance", BI_METHOD, "block pointers")                                                             \

@@ -564,6 +564,8 @@ static void forward(Assign *A, Block *b)
         Value *res = op->nres ? op->results[0] : NULL;
         switch (op->kind) {
         case OP_REDUCE:
+            if (op->reduce.kind == RED_COMBINE) /* the operands of a combine share one layout */
+                unify(A, op->args, op->nargs);
             if (op->args[0]->layout && res->type.rank)
                 for (int k = 0; k < op->nres; k++)
                     set_layout(A, op->results[k], layout_slice(a, A->f, op->args[0]->layout, op->reduce.axis));
@@ -584,8 +586,16 @@ static void forward(Assign *A, Block *b)
             if (res && op->args[0]->type.rank)
                 set_layout(A, res, op->args[0]->layout);
             break;
-        case OP_BROADCAST:
         case OP_SCAN:
+            if (op->scan.kind == SCAN_COMBINE) {
+                unify(A, op->args, op->nargs);
+                for (int k = 0; k < op->nres; k++)
+                    set_layout(A, op->results[k], op->args[0]->layout);
+                break;
+            }
+            set_layout(A, res, op->args[0]->layout);
+            break;
+        case OP_BROADCAST:
         case OP_CONVERT:
             set_layout(A, res, op->args[0]->layout);
             break;
@@ -645,8 +655,16 @@ static void backward(Assign *A, Block *b)
                 set_layout(A, op->args[0], rl);
             unify(A, op->args, op->nargs);
             break;
-        case OP_BROADCAST:
         case OP_SCAN:
+            if (op->scan.kind == SCAN_COMBINE) {
+                unify(A, op->results, op->nres);
+                for (int k = 0; k < op->nargs; k++)
+                    set_layout(A, op->args[k], op->results[0]->layout);
+                break;
+            }
+            set_layout(A, op->args[0], rl);
+            break;
+        case OP_BROADCAST:
         case OP_CONVERT:
             set_layout(A, op->args[0], rl);
             break;
@@ -988,6 +1006,26 @@ static void fix_shape_op(Assign *A, Block *b, int *at, Op *op)
     retarget_result(A, b, at, op, shape_result_layout(a, A->f, op));
 }
 
+/* Op (at b's index i) computes its results in layout `nat`: a result that should have
+ * another becomes a conversion after op. */
+static void fix_results(Assign *A, Block *b, int i, Op *op, Layout *nat)
+{
+    for (int k = 0; k < op->nres; k++) {
+        Value *r = op->results[k];
+        if (layout_eq(r->layout, nat))
+            continue;
+        Value *tmp = tir_value_new(&A->ctx->arena, A->f, r->type);
+        tmp->def = op;
+        tmp->layout = nat;
+        tmp->name = r->name;
+        op->results[k] = tmp;
+        Op *c = new_convert(A, tmp, r->layout, op);
+        c->results[0] = r;
+        r->def = c;
+        block_insert(&A->ctx->arena, b, i + 1, c);
+    }
+}
+
 static void insert_conversions(Assign *A, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -1020,24 +1058,11 @@ static void insert_conversions(Assign *A, Block *b)
             fix_operand(A, b, &i, op, 0, res->layout, res->type, op->expand_dims.axis);
             break;
         case OP_REDUCE:
-            if (res->type.rank) {
-                /* the result must be the Slice of the input; convert after it if not */
-                Layout *nat = layout_slice(&A->ctx->arena, A->f, op->args[0]->layout, op->reduce.axis);
-                for (int k = 0; k < op->nres; k++) {
-                    Value *r = op->results[k];
-                    if (layout_eq(r->layout, nat))
-                        continue;
-                    Value *tmp = tir_value_new(&A->ctx->arena, A->f, r->type);
-                    tmp->def = op;
-                    tmp->layout = nat;
-                    tmp->name = r->name;
-                    op->results[k] = tmp;
-                    Op *c = new_convert(A, tmp, r->layout, op);
-                    c->results[0] = r;
-                    r->def = c;
-                    block_insert(&A->ctx->arena, b, i + 1, c);
-                }
-            }
+            if (op->reduce.kind == RED_COMBINE) /* every operand in the first one's layout */
+                for (int k = 1; k < op->nargs; k++)
+                    fix_operand(A, b, &i, op, k, op->args[0]->layout, op->args[0]->type, -1);
+            if (res->type.rank) /* the result must be the Slice of the input; convert after it if not */
+                fix_results(A, b, i, op, layout_slice(&A->ctx->arena, A->f, op->args[0]->layout, op->reduce.axis));
             break;
         case OP_STORE:
         case OP_ATOMIC_RMW:
@@ -1091,6 +1116,8 @@ static void insert_conversions(Assign *A, Block *b)
         case OP_CONVERT:
             for (int k = 0; k < op->nargs; k++)
                 fix_operand(A, b, &i, op, k, res->layout, res->type, -1);
+            if (op->kind == OP_SCAN && op->scan.kind == SCAN_COMBINE) /* every result in the operands' layout */
+                fix_results(A, b, i, op, res->layout);
             break;
         default:
             if (op_is_elementwise(op->kind) && res && res->type.rank)

@@ -1035,6 +1035,11 @@ void lower_body(Lower *L, NodeList *body)
 
 /* ---- helper inlining ------------------------------------------------------------- */
 
+CVal *lower_inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nargs)
+{
+    return inline_call(L, fd, call, args, nargs, NULL, NULL, 0);
+}
+
 static CVal *inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nargs,
                          const char **kwn, CVal **kwv, int nkw)
 {

@@ -209,5 +209,7 @@ void index_lines(Lower *L, const Source *src);
 bool is_constexpr_annotation(Lower *L, Node *ann);
 void lower_body(Lower *L, NodeList *body);
 CVal *call_lambda(Lower *L, CVal *lam, Node *call, CVal **args, int nargs);
+/* a call of jit function fd with positional arguments, inlined (tl.reduce's combine) */
+CVal *lower_inline_call(Lower *L, FuncDef *fd, Node *call, CVal **args, int nargs);
 
 #endif

@@ -270,6 +270,15 @@ int reduce_warp_bits(const Op *op)
     return ab.nwarp;
 }
 
+/* A combine's partials, `n` per operand: one array per operand, each 8-byte aligned. */
+int combine_partials_bytes(const Op *op, int n)
+{
+    int bytes = 0;
+    for (int k = 0; k < op->nargs; k++)
+        bytes += (n * smem_elem_bytes(op->args[k]->type) + 7) & ~7;
+    return bytes;
+}
+
 static void plan_reduce(Op *op)
 {
     int k = reduce_warp_bits(op);
@@ -277,6 +286,10 @@ static void plan_reduce(Op *op)
         return;
     Type r = op->results[0]->type;
     int n = numel_of(r.shape, r.rank) << k;
+    if (op->reduce.kind == RED_COMBINE) {
+        op->smem_bytes = combine_partials_bytes(op, n);
+        return;
+    }
     int bytes = smem_elem_bytes(r);
     op->smem_bytes = n * bytes;
     if (op->nres == 2) /* indices after the values, 4-byte aligned */
@@ -293,6 +306,10 @@ static void plan_scan(Op *op)
         return;
     Type t = op->args[0]->type;
     int n = type_numel(t) / t.shape[op->scan.axis];
+    if (op->scan.kind == SCAN_COMBINE) {
+        op->smem_bytes = combine_partials_bytes(op, n << ab.nwarp << ab.nrep);
+        return;
+    }
     op->smem_bytes = (n << ab.nwarp << ab.nrep) * smem_elem_bytes(t);
 }
 

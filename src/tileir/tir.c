@@ -258,10 +258,19 @@ static void print_op_attrs(Printer *p, const Op *op)
         if (op->load.is_volatile)
             sb_puts(p->out, " {volatile}");
         break;
-    case OP_REDUCE: sb_printf(p->out, " %s {axis=%d}", reduce_name(op->reduce.kind), op->reduce.axis); break;
+    case OP_REDUCE:
+        if (op->reduce.kind == RED_COMBINE)
+            sb_printf(p->out, " combine {axis=%d, fn=%s}", op->reduce.axis, op->reduce.combine);
+        else
+            sb_printf(p->out, " %s {axis=%d}", reduce_name(op->reduce.kind), op->reduce.axis);
+        break;
     case OP_SCAN:
-        sb_printf(p->out, " %s {axis=%d%s}", op->scan.kind == SCAN_SUM ? "sum" : "prod", op->scan.axis,
-                  op->scan.reverse ? ", reverse" : "");
+        if (op->scan.kind == SCAN_COMBINE)
+            sb_printf(p->out, " combine {axis=%d%s, fn=%s}", op->scan.axis, op->scan.reverse ? ", reverse" : "",
+                      op->scan.combine);
+        else
+            sb_printf(p->out, " %s {axis=%d%s}", op->scan.kind == SCAN_SUM ? "sum" : "prod", op->scan.axis,
+                      op->scan.reverse ? ", reverse" : "");
         break;
     case OP_ATOMIC_RMW: sb_printf(p->out, " %s", atomic_names[op->atomic.kind]); break;
     case OP_PRINT: sb_printf(p->out, " \"%s\"", op->print.prefix ? op->print.prefix : ""); break;
@@ -414,6 +423,50 @@ static bool is_permutation(const int *perm, int n)
     return true;
 }
 
+/* Does every op of b read only values defined in `region` (b or a block inside it)? */
+static bool reads_only_within(const Block *b, const Block *region)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *o = b->ops.data[i];
+        for (int k = 0; k < o->nargs; k++) {
+            const Block *at = o->args[k]->def ? o->args[k]->def->parent : o->args[k]->block;
+            while (at && at != region)
+                at = at->parent ? at->parent->parent : NULL;
+            if (!at)
+                return false;
+        }
+        for (int r = 0; r < o->nregions; r++)
+            if (!reads_only_within(o->regions[r], region))
+                return false;
+    }
+    return true;
+}
+
+/* A combine function's region (tir.h, RED_COMBINE): N operands of one shape, N results,
+ * 2N scalar arguments of the operands' element types, a yield of N of them, nothing read
+ * from outside. */
+static bool combine_ok(const Op *op)
+{
+    int n = op->nargs;
+    if (op->nregions != 1 || op->nres != n || !(op->kind == OP_REDUCE ? op->reduce.combine : op->scan.combine))
+        return false;
+    const Block *b = op->regions[0];
+    const Op *y = b->ops.len ? b->ops.data[b->ops.len - 1] : NULL;
+    if (b->args.len != 2 * n || !y || y->kind != OP_YIELD || y->nargs != n)
+        return false;
+    for (int k = 0; k < n; k++) {
+        Type e = type_elem(op->args[k]->type);
+        if (!type_eq(b->args.data[k]->type, e) || !type_eq(b->args.data[n + k]->type, e) || !type_eq(y->args[k]->type, e))
+            return false;
+        if (op->args[k]->type.rank != op->args[0]->type.rank)
+            return false;
+        for (int d = 0; d < op->args[0]->type.rank; d++)
+            if (op->args[k]->type.shape[d] != op->args[0]->type.shape[d])
+                return false;
+    }
+    return reads_only_within(b, b);
+}
+
 /* The attributes of op's kind (Op's union) in range and agreeing with its operands. */
 static bool attrs_ok(const Op *op)
 {
@@ -429,8 +482,12 @@ static bool attrs_ok(const Op *op)
     case OP_LOAD:
         return (op->load.has_mask || !op->load.has_other) && op->nargs == 1 + op->load.has_mask + op->load.has_other;
     case OP_STORE: return op->nargs == 2 + op->store.has_mask;
-    case OP_REDUCE: return op->reduce.axis >= 0 && op->reduce.axis < rank;
-    case OP_SCAN: return op->scan.axis >= 0 && op->scan.axis < rank;
+    case OP_REDUCE:
+        return op->reduce.axis >= 0 && op->reduce.axis < rank &&
+               (op->reduce.kind == RED_COMBINE ? combine_ok(op) : !op->nregions);
+    case OP_SCAN:
+        return op->scan.axis >= 0 && op->scan.axis < rank &&
+               (op->scan.kind == SCAN_COMBINE ? combine_ok(op) : !op->nregions);
     case OP_ATOMIC_RMW: return op->nargs == 2 + op->atomic.has_mask;
     case OP_ATOMIC_CAS: return op->nargs == 3 && !op->atomic.has_mask;
     case OP_TRANS: return is_permutation(op->trans.perm, rank);

@@ -288,8 +288,10 @@ typedef enum Math2Fn {
     X(OP_RETURN, "return", "")                                                 \
     X(OP_BARRIER, "debug_barrier", "")                                         \
     X(OP_REDUCE, "reduce", "P") /* reduce.kind, axis; arg variants have      \
-                                   results (value, index) */                  \
-    X(OP_SCAN, "scan", "P")     /* scan.kind, axis, reverse */                \
+                                   results (value, index); combine: N operands,\
+                                   N results, region 0 the combine function */\
+    X(OP_SCAN, "scan", "P")     /* scan.kind, axis, reverse; combine: as     \
+                                   OP_REDUCE's */                             \
     X(OP_CONVERT, "convert_layout", "P") /* same tensor, another layout */   \
     X(OP_ATOMIC_RMW, "atomic_rmw", "") /* ptr, val [, mask]; atomic.kind,    \
                                    has_mask, sem, scope */                    \
@@ -321,7 +323,18 @@ typedef enum Math2Fn {
     X(RED_MIN, "min")                                                          \
     X(RED_XOR, "xor_sum")                                                      \
     X(RED_ARGMAX, "argmax")                                                    \
-    X(RED_ARGMIN, "argmin")
+    X(RED_ARGMIN, "argmin")                                                    \
+    X(RED_COMBINE, "combine") /* tl.reduce: a jit function combines (see below) */
+
+/* A combine function (tl.reduce, tl.associative_scan; RED_COMBINE, SCAN_COMBINE):
+ * the op's region 0 has 2N scalar arguments, the left group's N elements then
+ * the right group's, of the operands' element types, and ends in a yield of the
+ * N combined elements.  Its ops are scalar, elementwise or structured control
+ * flow, and read nothing defined outside the region; `combine` names the jit
+ * function.  Reductions combine (earlier, later) and assume the function is
+ * associative and commutative, as Triton does; scans keep the order:
+ * combine(everything before, this element), "before" running from the end for
+ * a reversed scan. */
 
 typedef enum ReduceKind {
 #define X(e, n) e,
@@ -330,7 +343,7 @@ typedef enum ReduceKind {
 } ReduceKind;
 const char *reduce_name(ReduceKind k);
 
-typedef enum ScanKind { SCAN_SUM, SCAN_PROD } ScanKind;
+typedef enum ScanKind { SCAN_SUM, SCAN_PROD, SCAN_COMBINE } ScanKind;
 
 /* tl.dot input_precision (matters for fp32 operands only) */
 typedef enum DotPrecision { DOT_TF32, DOT_TF32X3, DOT_IEEE } DotPrecision;
@@ -475,11 +488,13 @@ struct Op {
         struct {
             ReduceKind kind;
             int axis;
+            const char *combine; /* RED_COMBINE: the jit function's name */
         } reduce;
         struct {
             ScanKind kind;
             int axis;
             bool reverse;
+            const char *combine; /* SCAN_COMBINE: the jit function's name */
         } scan;
         struct {
             AtomicKind kind;  /* OP_ATOMIC_RMW only, as has_mask */
@@ -754,6 +769,9 @@ int smem_count_extra(const SmemLayout *l, const int *lin, int naccess, int acces
 /* A conversion's writes and reads (rvec elements each) through a buffer stored as `l`, counted. */
 int smem_convert_conflicts(const Op *op, const SmemLayout *l, int rvec);
 int reduce_warp_bits(const Op *op);   /* log2 of the warps along a reduction's axis */
+/* bytes of a combine's partials (RED_COMBINE, SCAN_COMBINE): n of each operand, each
+ * operand's array 8-byte aligned, in operand order */
+int combine_partials_bytes(const Op *op, int n);
 
 /* dot.c: tl.dot operand staging and the FMA path's buffers */
 SmemSwizzle dot_operand_swizzle(int op_idx, DType d, int cols, int contig_dim);

@@ -204,22 +204,22 @@ _scale_rows(float *__restrict__ x_ptr, int32_t row_stride)
     for (int e = 0; e < 8; ++e)
         cols[e] = L0_base + ((e & 3) + ((e >> 2) << 9));
     // jit_wrapped.py:11  ptrs = x_ptr + row * row_stride + cols
-    float *ptrs[8];  // [1024] fp32, L0
+    float *ptrs[2];  // [1024] fp32, L0: one pointer per 4-element vector
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        ptrs[e] = (x_ptr + (row * row_stride)) + cols[e];
+    for (int e = 0; e < 8; e += 4)
+        ptrs[e / 4] = (x_ptr + (row * row_stride)) + cols[e];
     // jit_wrapped.py:13  tl.store(ptrs, tl.load(ptrs) * 2.0)
     float loaded[8];  // [1024] fp32, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
-        tilec::load<4>(&loaded[e], ptrs[e]);
+        tilec::load<4>(&loaded[e], ptrs[e / 4]);
     float prod[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         prod[e] = loaded[e] * 2.0f;
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
-        tilec::store<4>(ptrs[e], &prod[e]);
+        tilec::store<4>(ptrs[e / 4], &prod[e]);
 }
 
 #ifndef __CUDACC_RTC__

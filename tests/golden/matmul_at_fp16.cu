@@ -469,15 +469,15 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         ks_2[e] = L0_row + e;
-    __half *at_ptrs[16];  // [32x64] fp16, L0
+    __half *at_ptrs[2];  // [32x64] fp16, L0: one pointer per 8-element vector
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        at_ptrs[e] = (at_ptr + (ks_2[(e & 7)] * 1)) + (rows[(e >> 3)] * stride_atm);
+    for (int e = 0; e < 16; e += 8)
+        at_ptrs[e / 8] = (at_ptr + (ks_2[(e & 7)] * 1)) + (rows[(e >> 3)] * stride_atm);
     // matmul.py:188  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    __half *b_ptrs[16];  // [32x64] fp16, L1
+    __half *b_ptrs[2];  // [32x64] fp16, L1: one pointer per 8-element vector
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+    for (int e = 0; e < 16; e += 8)
+        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
     // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 32) - 1) / 32;
     for (int32_t i = 0; i < 2; i += 1) {
@@ -501,21 +501,21 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs[e], in_range && k_ok_2[(e & 7)]);
+            tilec::cp_async<16>(stage0(smem, i, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs[e / 8], in_range && k_ok_2[(e & 7)]);
         // matmul.py:193  b = tl.load(b_ptrs, mask=k_ok, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range && k_ok[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range && k_ok[(e >> 3)]);
         tilec::cp_async_commit();
         // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            at_ptrs[e] += 32;
+        for (int e = 0; e < 16; e += 8)
+            at_ptrs[e / 8] += 32;
         // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs[e] += 32 * stride_bk;
+        for (int e = 0; e < 16; e += 8)
+            b_ptrs[e / 8] += 32 * stride_bk;
     }
     // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L2
@@ -549,12 +549,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs[e], in_range_2 && k_ok_4[(e & 7)]);
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs[e / 8], in_range_2 && k_ok_4[(e & 7)]);
         // matmul.py:193  b = tl.load(b_ptrs, mask=k_ok, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range_2 && k_ok_3[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && k_ok_3[(e >> 3)]);
         tilec::cp_async_commit();
         // matmul.py:194  acc = tl.dot(tl.trans(at), b, acc)
         uint32_t a_frag[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
@@ -585,12 +585,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         // matmul.py:195  at_ptrs += BLOCK_K * stride_atk
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            at_ptrs[e] += 32;
+        for (int e = 0; e < 16; e += 8)
+            at_ptrs[e / 8] += 32;
         // matmul.py:196  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs[e] += 32 * stride_bk;
+        for (int e = 0; e < 16; e += 8)
+            b_ptrs[e / 8] += 32 * stride_bk;
     }
     // matmul.py:190  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

@@ -491,15 +491,15 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         ks_2[e] = L0_col + e;
-    __half *a_ptrs[16];  // [64x32] fp16, L0
+    __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        a_ptrs[e] = (a_ptr + (rows_2[(e >> 3)] * stride_am)) + (ks_2[(e & 7)] * 1);
+    for (int e = 0; e < 16; e += 8)
+        a_ptrs[e / 8] = (a_ptr + (rows_2[(e >> 3)] * stride_am)) + (ks_2[(e & 7)] * 1);
     // matmul.py:121  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    __half *b_ptrs[16];  // [32x64] fp16, L1
+    __half *b_ptrs[2];  // [32x64] fp16, L1: one pointer per 8-element vector
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+    for (int e = 0; e < 16; e += 8)
+        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
     // matmul.py:124  for k in range(0, K, BLOCK_K):
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 32);
@@ -516,21 +516,21 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range && (row_ok_2[(e >> 3)] & (ks_2[(e & 7)] < (K - k_ahead))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range && (row_ok_2[(e >> 3)] & (ks_2[(e & 7)] < (K - k_ahead))));
         // matmul.py:127  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range && ((ks[(e >> 3)] < (K - k_ahead)) & col_ok[(e & 7)]));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range && ((ks[(e >> 3)] < (K - k_ahead)) & col_ok[(e & 7)]));
         tilec::cp_async_commit();
         // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs[e] += 32;
+        for (int e = 0; e < 16; e += 8)
+            a_ptrs[e / 8] += 32;
         // matmul.py:130  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs[e] += 32 * stride_bk;
+        for (int e = 0; e < 16; e += 8)
+            b_ptrs[e / 8] += 32 * stride_bk;
     }
     // matmul.py:124  for k in range(0, K, BLOCK_K):
     float acc[32];  // [64x64] fp32, L2
@@ -558,12 +558,12 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range_2 && (row_ok_3[(e >> 3)] & (ks_2[(e & 7)] < (K - k_ahead_2))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (row_ok_3[(e >> 3)] & (ks_2[(e & 7)] < (K - k_ahead_2))));
         // matmul.py:127  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e], in_range_2 && ((ks[(e >> 3)] < (K - k_ahead_2)) & col_ok[(e & 7)]));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && ((ks[(e >> 3)] < (K - k_ahead_2)) & col_ok[(e & 7)]));
         tilec::cp_async_commit();
         // matmul.py:128  acc = tl.dot(a, b, acc)
         uint32_t a[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
@@ -594,12 +594,12 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         // matmul.py:129  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs[e] += 32;
+        for (int e = 0; e < 16; e += 8)
+            a_ptrs[e / 8] += 32;
         // matmul.py:130  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs[e] += 32 * stride_bk;
+        for (int e = 0; e < 16; e += 8)
+            b_ptrs[e / 8] += 32 * stride_bk;
     }
     // matmul.py:124  for k in range(0, K, BLOCK_K):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

@@ -467,15 +467,15 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         ks_2[e] = L0_col + e;
-    __half *a_ptrs[32];  // [128x32] fp16, L0
+    __half *a_ptrs[4];  // [128x32] fp16, L0: one pointer per 8-element vector
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        a_ptrs[e] = (a_ptr + (rows[(e >> 3)] * stride_am)) + (ks_2[(e & 7)] * 1);
+    for (int e = 0; e < 32; e += 8)
+        a_ptrs[e / 8] = (a_ptr + (rows[(e >> 3)] * stride_am)) + (ks_2[(e & 7)] * 1);
     // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    __half *b_ptrs[32];  // [32x128] fp16, L1
+    __half *b_ptrs[4];  // [32x128] fp16, L1: one pointer per 8-element vector
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        b_ptrs[e] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+    for (int e = 0; e < 32; e += 8)
+        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 32) - 1) / 32;
     for (int32_t i = 0; i < 2; i += 1) {
@@ -485,21 +485,21 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range && (ks_2[(e & 7)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range && (ks_2[(e & 7)] < (K - (k_ahead * 32))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e], in_range && (ks[(e >> 3)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_range && (ks[(e >> 3)] < (K - (k_ahead * 32))));
         tilec::cp_async_commit();
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs[e] += 32;
+        for (int e = 0; e < 32; e += 8)
+            a_ptrs[e / 8] += 32;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs[e] += 32 * stride_bk;
+        for (int e = 0; e < 32; e += 8)
+            b_ptrs[e / 8] += 32 * stride_bk;
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[128];  // [128x128] fp32, L2
@@ -519,12 +519,12 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e], in_range_2 && (ks_2[(e & 7)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (ks_2[(e & 7)] < (K - (k_ahead_2 * 32))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 32))));
         tilec::cp_async_commit();
         // matmul.py:85  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a[32];  // [128x32] fp16, L7: operand A fragments, 2 elements per register
@@ -555,12 +555,12 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs[e] += 32;
+        for (int e = 0; e < 32; e += 8)
+            a_ptrs[e / 8] += 32;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs[e] += 32 * stride_bk;
+        for (int e = 0; e < 32; e += 8)
+            b_ptrs[e / 8] += 32 * stride_bk;
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

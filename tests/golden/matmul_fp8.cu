@@ -616,15 +616,15 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         ks_2[e] = L0_col + e;
-    __nv_fp8_e4m3 *a_ptrs[32];  // [128x64] fp8e4nv, L0
+    __nv_fp8_e4m3 *a_ptrs[2];  // [128x64] fp8e4nv, L0: one pointer per 16-element vector
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        a_ptrs[e] = (a_ptr + (rows[(e >> 4)] * stride_am)) + (ks_2[(e & 15)] * 1);
+    for (int e = 0; e < 32; e += 16)
+        a_ptrs[e / 16] = (a_ptr + (rows[(e >> 4)] * stride_am)) + (ks_2[(e & 15)] * 1);
     // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    __nv_fp8_e5m2 *b_ptrs[32];  // [64x128] fp8e5, L1
+    __nv_fp8_e5m2 *b_ptrs[2];  // [64x128] fp8e5, L1: one pointer per 16-element vector
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        b_ptrs[e] = (b_ptr + (ks[(e >> 4)] * stride_bk)) + (cols[(e & 15)] * 1);
+    for (int e = 0; e < 32; e += 16)
+        b_ptrs[e / 16] = (b_ptr + (ks[(e >> 4)] * stride_bk)) + (cols[(e & 15)] * 1);
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 64) - 1) / 64;
     for (int32_t i = 0; i < 2; i += 1) {
@@ -634,21 +634,21 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 16)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 4) << 6), L0_col + (e & 15)), a_ptrs[e], in_range && (ks_2[(e & 15)] < (K - (k_ahead * 64))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 4) << 6), L0_col + (e & 15)), a_ptrs[e / 16], in_range && (ks_2[(e & 15)] < (K - (k_ahead * 64))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 16)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 4) << 5), L1_col + (e & 15)), b_ptrs[e], in_range && (ks[(e >> 4)] < (K - (k_ahead * 64))));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 4) << 5), L1_col + (e & 15)), b_ptrs[e / 16], in_range && (ks[(e >> 4)] < (K - (k_ahead * 64))));
         tilec::cp_async_commit();
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs[e] += 64;
+        for (int e = 0; e < 32; e += 16)
+            a_ptrs[e / 16] += 64;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs[e] += 64 * stride_bk;
+        for (int e = 0; e < 32; e += 16)
+            b_ptrs[e / 16] += 64 * stride_bk;
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[64];  // [128x128] fp32, L3
@@ -668,12 +668,12 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 16)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 4) << 6), L0_col + (e & 15)), a_ptrs[e], in_range_2 && (ks_2[(e & 15)] < (K - (k_ahead_2 * 64))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 4) << 6), L0_col + (e & 15)), a_ptrs[e / 16], in_range_2 && (ks_2[(e & 15)] < (K - (k_ahead_2 * 64))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 16)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 4) << 5), L1_col + (e & 15)), b_ptrs[e], in_range_2 && (ks[(e >> 4)] < (K - (k_ahead_2 * 64))));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 4) << 5), L1_col + (e & 15)), b_ptrs[e / 16], in_range_2 && (ks[(e >> 4)] < (K - (k_ahead_2 * 64))));
         tilec::cp_async_commit();
         // matmul.py:85  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a[32];  // [128x64] fp8e4nv, L10: operand A fragments, 4 elements per register
@@ -707,12 +707,12 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs[e] += 64;
+        for (int e = 0; e < 32; e += 16)
+            a_ptrs[e / 16] += 64;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs[e] += 64 * stride_bk;
+        for (int e = 0; e < 32; e += 16)
+            b_ptrs[e / 16] += 64 * stride_bk;
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

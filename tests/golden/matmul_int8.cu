@@ -458,15 +458,15 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         ks_2[e] = L0_col + e;
-    int8_t *a_ptrs[32];  // [64x64] i8, L0
+    int8_t *a_ptrs[8];  // [64x64] i8, L0: one pointer per 4-element vector
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        a_ptrs[e] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[(e & 3)] * 1);
+    for (int e = 0; e < 32; e += 4)
+        a_ptrs[e / 4] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[(e & 3)] * 1);
     // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    int8_t *b_ptrs[32];  // [64x64] i8, L0
+    int8_t *b_ptrs[8];  // [64x64] i8, L0: one pointer per 4-element vector
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        b_ptrs[e] = (b_ptr + (ks[(e >> 2)] * stride_bk)) + (cols[(e & 3)] * 1);
+    for (int e = 0; e < 32; e += 4)
+        b_ptrs[e / 4] = (b_ptr + (ks[(e >> 2)] * stride_bk)) + (cols[(e & 3)] * 1);
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 64) - 1) / 64;
     for (int32_t i = 0; i < 2; i += 1) {
@@ -476,21 +476,21 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         // cp.async into slot i of stage0: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage0(smem, i, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), a_ptrs[e], in_range && (ks_2[(e & 3)] < (K - (k_ahead * 64))));
+            tilec::cp_async<4>(stage0(smem, i, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), a_ptrs[e / 4], in_range && (ks_2[(e & 3)] < (K - (k_ahead * 64))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage1(smem, i, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), b_ptrs[e], in_range && (ks[(e >> 2)] < (K - (k_ahead * 64))));
+            tilec::cp_async<4>(stage1(smem, i, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), b_ptrs[e / 4], in_range && (ks[(e >> 2)] < (K - (k_ahead * 64))));
         tilec::cp_async_commit();
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs[e] += 64;
+        for (int e = 0; e < 32; e += 4)
+            a_ptrs[e / 4] += 64;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs[e] += 64 * stride_bk;
+        for (int e = 0; e < 32; e += 4)
+            b_ptrs[e / 4] += 64 * stride_bk;
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     int32_t acc[32];  // [64x64] i32, L1
@@ -510,12 +510,12 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         // cp.async into slot write_slot of stage0: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage0(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), a_ptrs[e], in_range_2 && (ks_2[(e & 3)] < (K - (k_ahead_2 * 64))));
+            tilec::cp_async<4>(stage0(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), a_ptrs[e / 4], in_range_2 && (ks_2[(e & 3)] < (K - (k_ahead_2 * 64))));
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage1(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), b_ptrs[e], in_range_2 && (ks[(e >> 2)] < (K - (k_ahead_2 * 64))));
+            tilec::cp_async<4>(stage1(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), b_ptrs[e / 4], in_range_2 && (ks[(e >> 2)] < (K - (k_ahead_2 * 64))));
         tilec::cp_async_commit();
         // matmul.py:85  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a[16];  // [64x64] i8, L4: operand A fragments, 4 elements per register
@@ -549,12 +549,12 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs[e] += 64;
+        for (int e = 0; e < 32; e += 4)
+            a_ptrs[e / 4] += 64;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs[e] += 64 * stride_bk;
+        for (int e = 0; e < 32; e += 4)
+            b_ptrs[e / 4] += 64 * stride_bk;
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

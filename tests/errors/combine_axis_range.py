@@ -4,12 +4,11 @@ import triton.language as tl
 
 
 @triton.jit
-def comb(a, b):
+def add(a, b):
     return a + b
 
 
 @triton.jit
 def k(x_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + offs)
-    y = tl.reduce(x, 0, comb)
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(x_ptr, tl.reduce(x, 1, add))

@@ -4,12 +4,12 @@ import triton.language as tl
 
 
 @triton.jit
-def comb(a, b):
+def noisy(a, b):
+    tl.device_print("combining", a)
     return a + b
 
 
 @triton.jit
 def k(x_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + offs)
-    y = tl.associative_scan(x, 0, comb)
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.store(x_ptr, tl.reduce(x, 0, noisy))
