@@ -162,6 +162,18 @@ static void emit_if(Emitter *E, const Op *op)
     line(E, "}");
 }
 
+/* The named values whose registers a renaming (reshape, split, join, flip within threads, transpose) reads. */
+static const char *renamed_from(Emitter *E, const Value *v)
+{
+    const Op *d = v->def;
+    bool renaming = d && info(E, v)->inl && (op_is_shape(d->kind) || d->kind == OP_TRANS);
+    if (!renaming)
+        return v->name ? v->name : "an unnamed tile";
+    if (d->kind == OP_JOIN)
+        return fmt(E, "%s and %s", renamed_from(E, d->args[0]), renamed_from(E, d->args[1]));
+    return renamed_from(E, d->args[0]);
+}
+
 static void emit_op(Emitter *E, const Op *op)
 {
     if (op->nres == 1 && info(E, op->results[0])->inl) {
@@ -169,6 +181,11 @@ static void emit_op(Emitter *E, const Op *op)
         if (info(E, v)->folded_addr) {
             stmt_comment(E, op);
             line(E, "// (%s: each address is computed where it is used, below)", vname(E, v));
+        }
+        if (op_is_shape(op->kind) && v->name) { /* a named renaming: say where its elements are */
+            stmt_comment(E, op);
+            line(E, "// (%s: the registers of %s under new coordinates, read where used; no data moves)", v->name,
+                 renamed_from(E, v));
         }
         return;
     }
@@ -198,6 +215,8 @@ static void emit_op(Emitter *E, const Op *op)
             emit_convert(E, op);
         break;
     case OP_DOT: emit_dot(E, op); break;
+    case OP_FLIP: emit_convert(E, op); break; /* across threads (else folded: shape.c) */
+    case OP_GATHER: emit_gather(E, op); break;
     case OP_LOCAL_LOAD: emit_local_load(E, op); break;
     case OP_ASYNC_COPY: emit_async_copy(E, op); break;
     case OP_ASYNC_COMMIT: line(E, "tilec::cp_async_commit();"); break;

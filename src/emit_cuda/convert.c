@@ -91,7 +91,8 @@ static void emit_convert_index(Emitter *E, const Op *op, const char *fn)
 }
 
 /* A tile changes layout through a shared buffer, row-major, swizzled or
- * padded as tir_smem chose. */
+ * padded as tir_smem chose.  A flip across threads is the same exchange in
+ * one layout, each element written at its mirrored place along the axis. */
 void emit_convert(Emitter *E, const Op *op)
 {
     const Value *x = op->args[0], *r = op->results[0];
@@ -105,24 +106,34 @@ void emit_convert(Emitter *E, const Op *op)
     StrBuf shape = {0};
     for (int d = 0; d < t.rank; d++)
         sb_printf(&shape, "%s%d", d ? "x" : "", t.shape[d]);
-    sb_printf(h, "// cvt%d: a %s %s tile changing layout (L%d -> L%d) in shared memory, %s;\n// %d bytes; %s.\n", bufno,
-              shape.data, dtype_name(t.dtype == DT_PTR ? DT_I64 : t.dtype), x->layout->id, r->layout->id,
-              smem_storage(E, op, "\n// "), op->smem_bytes, smem_verdict(E, op));
+    const char *what = op->kind == OP_FLIP ? fmt(E, "reversed along dim %d (L%d)", op->flip.axis, x->layout->id)
+                                           : fmt(E, "changing layout (L%d -> L%d)", x->layout->id, r->layout->id);
+    sb_printf(h, "// cvt%d: a %s %s tile %s in shared memory, %s;\n// %d bytes; %s.\n", bufno, shape.data,
+              dtype_name(t.dtype == DT_PTR ? DT_I64 : t.dtype), what, smem_storage(E, op, "\n// "), op->smem_bytes,
+              smem_verdict(E, op));
     sb_free(&shape);
     emit_convert_index(E, op, fn);
     const char *T = ctype(E, type_elem(t));
     const char *name = vname(E, r);
     if (!info(E, r)->declared)
         line(E, "%s;%s", decl(E, type_elem(r->type), name, nregs(r)), shape_note(E, r));
-    line(E, "{  // L%d -> L%d through shared memory (cvt%d)", x->layout->id, r->layout->id, bufno);
+    if (op->kind == OP_FLIP)
+        line(E, "{  // reversed along dim %d through shared memory (cvt%d): each element goes to its mirrored place",
+             op->flip.axis, bufno);
+    else
+        line(E, "{  // L%d -> L%d through shared memory (cvt%d)", x->layout->id, r->layout->id, bufno);
     E->indent++;
     const char *BT = T[strlen(T) - 1] == '*' ? fmt(E, "%s*", T) : fmt(E, "%s *", T);
     line(E, "%sbuf = reinterpret_cast<%s>(smem + %d);", BT, BT, op->smem_offset);
     int n = nregs(x);
     const char *e = elem_loop_open(E, n, 1);
     StrBuf args = {0};
-    for (int d = 0; d < t.rank; d++)
-        sb_printf(&args, "%s%s", d ? ", " : "", elem_coord(E, x, &sm, d, e));
+    for (int d = 0; d < t.rank; d++) {
+        const char *c = elem_coord(E, x, &sm, d, e);
+        if (op->kind == OP_FLIP && d == op->flip.axis)
+            c = fmt(E, "%d - (%s)", t.shape[d] - 1, c);
+        sb_printf(&args, "%s%s", d ? ", " : "", c);
+    }
     line(E, "buf[%s(%s)] = %s;", fn, args.data ? args.data : "", value_at(E, x, NULL, e));
     sb_free(&args);
     elem_loop_close(E, n, 1);

@@ -135,6 +135,10 @@ const char *smem_storage(Emitter *E, const Op *op, const char *sep);
 const char *smem_verdict(Emitter *E, const Op *op);
 void emit_convert(Emitter *E, const Op *op);
 
+/* shape.c: reshape, join, split, flip: element idx of the result, read from the operands' registers */
+const char *shape_expr(Emitter *E, const Op *op, const char *idx);
+void emit_gather(Emitter *E, const Op *op);   /* tl.gather through shared memory */
+
 /* reduce.c: reductions and scans */
 const char *combine_expr(Emitter *E, ReduceKind k, DType d, const char *a, const char *b); /* a (+ max min ^) b */
 void emit_reduce(Emitter *E, const Op *op);

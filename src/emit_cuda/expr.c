@@ -207,6 +207,8 @@ const char *op_expr(Emitter *E, const Op *op, const char *idx)
     const Value *r = op->results[0];
     if (op->kind == OP_TRANS) /* the same registers, dimensions renamed */
         return value_at(E, op->args[0], NULL, idx);
+    if (op_is_shape(op->kind))
+        return shape_expr(E, op, idx);
     const char *a = op->nargs > 0 ? paren(E, value_at(E, op->args[0], r, idx)) : NULL;
     const char *b = op->nargs > 1 ? paren(E, value_at(E, op->args[1], r, idx)) : NULL;
     switch (op->kind) {

@@ -62,6 +62,14 @@ static void describe_smem(Emitter *E, const Block *b)
         case OP_SCAN: sb_puts(E->out, "each warp's running total, per repetition along the axis\n"); break;
         case OP_SORT: sb_puts(E->out, "the whole tile, row-major, for the bitonic steps between warps\n"); break;
         case OP_HISTOGRAM: sb_puts(E->out, "the block's counters, one per bin\n"); break;
+        case OP_GATHER:
+            sb_printf(E->out, "the source of tl.gather, row-major, read back at the indices along dim %d\n",
+                      op->gather.axis);
+            break;
+        case OP_FLIP:
+            sb_printf(E->out, "the tile reversed along dim %d, each element written at its mirrored place, %s;\n//       %s\n",
+                      op->flip.axis, smem_storage(E, op, "\n//       "), smem_verdict(E, op));
+            break;
         case OP_LOCAL_LOAD:
         case OP_CONVERT:
             if (op->stage) {

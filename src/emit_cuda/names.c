@@ -203,6 +203,11 @@ static const char *role_name(Emitter *E, const Value *v)
         if (dot_operand(E, v))
             return src->name ? fmt(E, "%s_frag", src->name) : dot_operand(E, v);
         return src->name ? src->name : src->def ? role_name(E, src) : "tile";
+    case OP_RESHAPE:
+    case OP_FLIP: return src->name ? src->name : src->def ? role_name(E, src) : "tile";
+    case OP_JOIN: return "joined";
+    case OP_GATHER: return "gathered";
+    case OP_SPLIT: return src->name ? fmt(E, "%s_%d", src->name, v->def->split.half) : "half";
     case OP_SELECT: return "sel";
     case OP_MATH:
     case OP_MATH2: return "fn";

@@ -29,7 +29,7 @@ void record_users(Emitter *E, Block *b)
 static bool inlinable_kind(OpKind k)
 {
     return op_is_elementwise(k) || k == OP_MAKE_RANGE || k == OP_PROGRAM_ID || k == OP_NUM_PROGRAMS ||
-           k == OP_BROADCAST || k == OP_EXPAND_DIMS;
+           k == OP_BROADCAST || k == OP_EXPAND_DIMS || k == OP_JOIN;
 }
 
 /* An inlined expression nests those of its inlined operands; a chain of thousands
@@ -58,7 +58,9 @@ void plan_block(Emitter *E, Block *b)
         Value *v = op->results[0];
         ValInfo *vi = info(E, v);
         vi->depth = inline_depth(E, op);
-        if (op->kind == OP_CONST || op->kind == OP_SPLAT || op->kind == OP_TRANS) {
+        /* constants, splats and renamings of registers (transpose, reshape, split, flip) are read where used */
+        if (op->kind == OP_CONST || op->kind == OP_SPLAT || op->kind == OP_TRANS || op->kind == OP_RESHAPE ||
+            op->kind == OP_SPLIT || (op->kind == OP_FLIP && flip_in_registers(op))) {
             vi->inl = true;
             continue;
         }

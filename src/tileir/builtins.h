@@ -158,6 +158,16 @@ enum { BI_METHOD = 1 };
     /* ---- reductions and scans with a jit combine function (lower_combine.c) */                                 \
     B("tl.reduce", BI_METHOD, reduce, 0, "input, axis, combine_fn, keep_dims=False")                               \
     B("tl.associative_scan", BI_METHOD, associative_scan, 0, "input, axis, combine_fn, reverse=False")             \
+    /* ---- reshapes, joins, splits, flips (lower_shape.c) */                                                      \
+    B("tl.reshape", BI_METHOD, reshape, 0, "input, *shape, can_reorder=False")                                    \
+    B("tl.view", BI_METHOD, reshape, 1, "input, *shape")                                                          \
+    B("tl.ravel", BI_METHOD, ravel, 0, "x, can_reorder=False")                                                    \
+    B("tl.join", 0, join, 0, "a, b")                                                                              \
+    B("tl.split", BI_METHOD, split, 0, "a")                                                                       \
+    B("tl.interleave", 0, interleave, 0, "a, b")                                                                  \
+    B("tl.cat", 0, cat, 0, "input, other, can_reorder=False")                                                     \
+    B("tl.flip", BI_METHOD, flip, 0, "x, dim=None")                                                               \
+    B("tl.gather", BI_METHOD, gather, 0, "src, index, axis")                                                      \
     /* ---- Philox random numbers (lower_random.c) */                                                             \
     B("tl.randint", 0, randint, 0, "seed, offset, n_rounds=10")                                                   \
     B("tl.randint4x", 0, randint4x, 0, "seed, offset, n_rounds=10")                                               \
@@ -203,15 +213,6 @@ enum { BI_METHOD = 1 };
     LATER("tensor.sort", 0, "Triton 3.6's tensor.sort is a stub that returns None: call tl.sort(x)")              \
     /* ---- not supported yet */                                                                                 \
     LATER("tl.dot_scaled", BI_METHOD, "scaled matrix products")                                                  \
-    LATER("tl.reshape", BI_METHOD, "reshapes")                                                                   \
-    LATER("tl.view", BI_METHOD, "reshapes")                                                                      \
-    LATER("tl.ravel", BI_METHOD, "reshapes")                                                                     \
-    LATER("tl.join", BI_METHOD, "join/split")                                                                    \
-    LATER("tl.split", BI_METHOD, "join/split")                                                                   \
-    LATER("tl.interleave", BI_METHOD, "join/split")                                                              \
-    LATER("tl.cat", BI_METHOD, "concatenation")                                                                  \
-    LATER("tl.gather", BI_METHOD, "gather")                                                                      \
-    LATER("tl.flip", BI_METHOD, "flip")                                                                          \
     LATER("tl.softmax", BI_METHOD, "reductions")                                                                 \
     LATER("tl.map_elementwise", BI_METHOD, "custom elementwise functions")                                       \
     LATER("tl.tuple", BI_METHOD, "tuples of tensors")                                                            \

@@ -138,6 +138,8 @@ bool layout_eq(const Layout *a, const Layout *b)
         return a->wpc[a->rank - 2] == b->wpc[b->rank - 2] && a->wpc[a->rank - 1] == b->wpc[b->rank - 1];
     if (a->kind == LAYOUT_DOTOP)
         return a->op_idx == b->op_idx && a->kwidth == b->kwidth && layout_eq(a->parent, b->parent);
+    if (a->kind == LAYOUT_LINEAR)
+        return lmap_eq(a->lin, b->lin);
     for (int d = 0; d < a->rank; d++)
         if (a->spt[d] != b->spt[d] || a->tpw[d] != b->tpw[d] || a->wpc[d] != b->wpc[d] || a->order[d] != b->order[d])
             return false;
@@ -274,6 +276,28 @@ static Layout *permute_blocked(Arena *a, TirFunc *f, const Layout *l, const int 
         n.order[k] = inv[l->order[k]];
     }
     return intern_layout(a, f, &n);
+}
+
+/* Layouts a permute renames without moving data: blocked and linear ones. */
+static bool renamable(const Layout *l) { return l->kind == LAYOUT_BLOCKED || l->kind == LAYOUT_LINEAR; }
+
+/* l (the layout of a value of type t) with its dimensions permuted as
+ * permute_blocked does; linear layouts through their maps. */
+static Layout *permute_layout(Arena *a, TirFunc *f, const Layout *l, Type t, const int *perm, bool inverse)
+{
+    if (l->kind == LAYOUT_BLOCKED)
+        return permute_blocked(a, f, l, perm, inverse);
+    int q[TIR_MAX_RANK];
+    for (int k = 0; k < t.rank; k++) {
+        if (inverse)
+            q[perm[k]] = k;
+        else
+            q[k] = perm[k];
+    }
+    LayoutMap m, p;
+    layout_map(l, t.rank, t.shape, &m);
+    lmap_permute(&m, q, &p);
+    return layout_linear(a, f, &p);
 }
 
 /* Is v computed from (or used by) another dot through elementwise ops? */
@@ -591,11 +615,23 @@ static void forward(Assign *A, Block *b)
             break;
         }
         case OP_TRANS:
-            if (op->args[0]->layout && op->args[0]->layout->kind == LAYOUT_BLOCKED)
-                set_layout(A, res, permute_blocked(a, A->f, op->args[0]->layout, op->trans.perm, false));
+            if (op->args[0]->layout && renamable(op->args[0]->layout))
+                set_layout(A, res, permute_layout(a, A->f, op->args[0]->layout, op->args[0]->type, op->trans.perm, false));
             break;
         case OP_DOT:
             set_layout(A, op->args[2], res->layout);
+            break;
+        case OP_JOIN:
+            unify(A, op->args, 2);
+            set_layout(A, res, shape_result_layout(a, A->f, op));
+            break;
+        case OP_RESHAPE:
+        case OP_SPLIT:
+        case OP_FLIP:
+            set_layout(A, res, shape_result_layout(a, A->f, op));
+            break;
+        case OP_GATHER: /* each thread reads the elements of the index it holds */
+            set_layout(A, res, op->args[1]->layout);
             break;
         default:
             if (op_is_elementwise(op->kind) && res && res->type.rank) {
@@ -655,11 +691,24 @@ static void backward(Assign *A, Block *b)
                 set_layout(A, op->args[k], rl);
             break;
         case OP_TRANS:
-            if (rl && rl->kind == LAYOUT_BLOCKED)
-                set_layout(A, op->args[0], permute_blocked(a, A->f, rl, op->trans.perm, true));
+            if (rl && renamable(rl))
+                set_layout(A, op->args[0], permute_layout(a, A->f, rl, res->type, op->trans.perm, true));
             break;
         case OP_DOT:
             set_layout(A, op->args[2], rl);
+            break;
+        case OP_GATHER:
+            set_layout(A, op->args[1], rl);
+            break;
+        case OP_RESHAPE:
+        case OP_JOIN:
+        case OP_SPLIT:
+        case OP_FLIP:
+            if (rl) {
+                Layout *ol = shape_operand_layout(a, A->f, op, rl);
+                for (int k = 0; k < op->nargs; k++)
+                    set_layout(A, op->args[k], ol);
+            }
             break;
         default:
             if (op_is_elementwise(op->kind) && rl)
@@ -913,6 +962,13 @@ static void fix_operand(Assign *A, Block *b, int *at, Op *op, int k, Layout *to,
         op->args[k] = recompute(A, b, at, v, want, op);
         return;
     }
+    for (int j = 0; j < *at; j++) { /* converted already in this block */
+        Op *c = b->ops.data[j];
+        if (c->kind == OP_CONVERT && c->args[0] == v && layout_eq(c->results[0]->layout, want)) {
+            op->args[k] = c->results[0];
+            return;
+        }
+    }
     Op *c = new_convert(A, v, want, op);
     block_insert(&A->ctx->arena, b, *at, c);
     (*at)++;
@@ -924,6 +980,52 @@ static void fix_yield(Assign *A, Block *b, Op *y, Value **targets, int first)
     int at = b->ops.len - 1;
     for (int k = first; k < y->nargs; k++)
         fix_operand(A, b, &at, y, k, targets[k - first]->layout, targets[k - first]->type, -1);
+}
+
+/* op's result computed in layout `nat`; when the result was given another
+ * layout, a conversion after op (at *at) moves it there, and *at moves past
+ * it: the conversion is what it should be, not an operand to fix again. */
+static void retarget_result(Assign *A, Block *b, int *at, Op *op, Layout *nat)
+{
+    Value *r = op->results[0];
+    LayoutMap have, want;
+    value_map(r, &have);
+    layout_map(nat, r->type.rank, r->type.shape, &want);
+    if (lmap_eq(&have, &want))
+        return;
+    Value *tmp = tir_value_new(&A->ctx->arena, A->f, r->type);
+    tmp->def = op;
+    tmp->layout = nat;
+    tmp->name = r->name;
+    tmp->ax = r->ax;
+    op->results[0] = tmp;
+    Op *c = new_convert(A, tmp, r->layout, op);
+    c->results[0] = r;
+    r->def = c;
+    block_insert(&A->ctx->arena, b, *at + 1, c);
+    (*at)++;
+}
+
+/* A shape op renames registers (layout_shape.c): its operands are moved,
+ * where they must be, to layouts where it can (join: b like a; split: the
+ * last dimension in registers), and its result is what the renaming gives
+ * (flip: its operand's layout). */
+static void fix_shape_op(Assign *A, Block *b, int *at, Op *op)
+{
+    Arena *a = &A->ctx->arena;
+    Value *x = op->args[0];
+    if (op->kind == OP_JOIN)
+        fix_operand(A, b, at, op, 1, x->layout, x->type, -1);
+    if (op->kind == OP_SPLIT) {
+        int dim = x->type.rank - 1;
+        LayoutMap sm, m;
+        value_map(x, &sm);
+        if (!lmap_dim_in_registers(&sm, dim)) {
+            lmap_in_registers(&sm, dim, &m); /* the other half then reads the conversion its twin made */
+            fix_operand(A, b, at, op, 0, layout_linear(a, A->f, &m), x->type, -1);
+        }
+    }
+    retarget_result(A, b, at, op, shape_result_layout(a, A->f, op));
 }
 
 /* Op (at b's index i) computes its results in layout `nat`: a result that should have
@@ -1004,14 +1106,14 @@ static void insert_conversions(Assign *A, Block *b)
             break;
         case OP_TRANS: {
             Arena *a = &A->ctx->arena;
-            if (res->layout->kind != LAYOUT_BLOCKED) {
-                /* a transpose moves no data between blocked layouts: do it
-                 * there, then convert the result */
+            if (!renamable(res->layout)) {
+                /* a transpose moves no data between blocked (or linear)
+                 * layouts: do it there, then convert the result */
                 Value *x = op->args[0];
-                Layout *src = x->layout->kind == LAYOUT_BLOCKED ? x->layout : home(A, x->type);
+                Layout *src = renamable(x->layout) ? x->layout : home(A, x->type);
                 Value *tmp = tir_value_new(a, A->f, res->type);
                 tmp->def = op;
-                tmp->layout = permute_blocked(a, A->f, src, op->trans.perm, false);
+                tmp->layout = permute_layout(a, A->f, src, x->type, op->trans.perm, false);
                 tmp->name = res->name;
                 tmp->ax = res->ax;
                 op->results[0] = tmp;
@@ -1021,7 +1123,7 @@ static void insert_conversions(Assign *A, Block *b)
                 block_insert(a, b, i + 1, c);
                 res = tmp;
             }
-            Layout *want = permute_blocked(a, A->f, res->layout, op->trans.perm, true);
+            Layout *want = permute_layout(a, A->f, res->layout, res->type, op->trans.perm, true);
             fix_operand(A, b, &i, op, 0, want, op->args[0]->type, -1);
             break;
         }
@@ -1042,6 +1144,11 @@ static void insert_conversions(Assign *A, Block *b)
             if (!op->sort.k)
                 fix_operand(A, b, &i, op, 0, res->layout, res->type, -1);
             break;
+        case OP_RESHAPE:
+        case OP_JOIN:
+        case OP_SPLIT:
+        case OP_FLIP: fix_shape_op(A, b, &i, op); break;
+        case OP_GATHER: fix_operand(A, b, &i, op, 1, res->layout, res->type, -1); break;
         case OP_LOAD:
         case OP_BROADCAST:
         case OP_SCAN:
@@ -1146,6 +1253,19 @@ static void hoist_invariant_operands(Arena *a, Block *b)
     }
 }
 
+static bool has_shape_ops(const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        if (op_is_shape(op->kind))
+            return true;
+        for (int r = 0; r < op->nregions; r++)
+            if (has_shape_ops(op->regions[r]))
+                return true;
+    }
+    return false;
+}
+
 void tir_layouts(Ctx *ctx, TirFunc *f)
 {
     Assign A = {.ctx = ctx, .f = f};
@@ -1156,7 +1276,10 @@ void tir_layouts(Ctx *ctx, TirFunc *f)
     f->dot_chain = A.chained.len > 0;
     seed_dots(&A, f->body);
     seed_memory_ops(&A);
-    if (f->uses_dot) /* the accumulator chain (zeros, loop-carried values) takes the mma layout before homes */
+    /* the accumulator chain (zeros, loop-carried values) takes the mma layout
+     * before homes; what a shape op leaves follows its operand, as Triton's
+     * layouts flow forward through reshapes, joins and splits */
+    if (f->uses_dot || has_shape_ops(f->body))
         propagate(&A);
     seed(&A, f->body);
     propagate(&A);
@@ -1192,6 +1315,10 @@ void layout_describe(StrBuf *out, const Layout *l)
         print_vec(out, l->wpc, l->rank);
         sb_puts(out, l->rank == 3 ? " (batch, M, N); the batch in the top register bits: each thread holds its "
                                     "M x N elements of every batch, batch after batch" : " (M, N)");
+        return;
+    }
+    if (l->kind == LAYOUT_LINEAR) {
+        layout_describe_linear(out, l);
         return;
     }
     if (l->kind == LAYOUT_DOTOP) {

@@ -136,6 +136,33 @@ static void map_dotop_mma(const Layout *l, int rank, const int *shape, LayoutMap
     add_batch_bits(lg3, rank, m);
 }
 
+/* A linear layout at its own shape is its map; at a smaller shape the bits
+ * past it drop out (registers) or hold copies (lanes, warps); at a larger one
+ * the new coordinate bits go to new registers, after the others (as a
+ * broadcast's repetitions do in a blocked layout). */
+static void map_linear(const Layout *l, int rank, const int *shape, LayoutMap *m)
+{
+    const LayoutMap *s = l->lin;
+    if (rank != s->rank)
+        BUG("layout_map: rank %d for a rank-%d linear layout", rank, s->rank);
+    int lg[TIR_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+        lg[d] = log2_int(shape[d]);
+    for (int i = 0; i < s->nreg; i++)
+        if (s->reg[i].dim < 0 || s->reg[i].bit < lg[s->reg[i].dim])
+            m->reg[m->nreg++] = s->reg[i];
+    for (int i = 0; i < s->nlane; i++)
+        m->lane[m->nlane++] = s->lane[i].dim >= 0 ? lbit_in(lg, s->lane[i].dim, s->lane[i].bit) : NOBIT;
+    for (int i = 0; i < s->nwarp; i++)
+        m->warp[m->nwarp++] = s->warp[i].dim >= 0 ? lbit_in(lg, s->warp[i].dim, s->warp[i].bit) : NOBIT;
+    for (int d = 0; d < rank; d++)
+        for (int b = log2_int(s->shape[d]); b < lg[d]; b++) {
+            if (m->nreg == LMAP_MAX_REG_BITS)
+                BUG("layout_map: too many register bits");
+            m->reg[m->nreg++] = lbit(d, b);
+        }
+}
+
 void layout_map(const Layout *l, int rank, const int *shape, LayoutMap *m)
 {
     memset(m, 0, sizeof *m);
@@ -154,6 +181,10 @@ void layout_map(const Layout *l, int rank, const int *shape, LayoutMap *m)
     }
     if (l->kind == LAYOUT_DOTOP) {
         map_dotop_mma(l, rank, shape, m);
+        return;
+    }
+    if (l->kind == LAYOUT_LINEAR) {
+        map_linear(l, rank, shape, m);
         return;
     }
     /* slice: the parent at the shape with a size-1 dimension re-inserted, so

@@ -360,6 +360,13 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
                 plan_convert(a, op);
             break;
         case OP_LOCAL_LOAD: dot_plan_stage(a, op); break;
+        case OP_GATHER: /* the whole source, row-major: any thread may read any element */
+            op->smem_bytes = type_numel(op->args[0]->type) * smem_elem_bytes(op->args[0]->type);
+            break;
+        case OP_FLIP: /* across threads: each element written at its mirrored place */
+            if (!flip_in_registers(op))
+                plan_convert(a, op);
+            break;
         case OP_DOT:
             if (!dot_uses_mma(op))
                 dot_plan_fma(op);

@@ -271,6 +271,13 @@ static void print_op_attrs(Printer *p, const Op *op)
     case OP_PROGRAM_ID:
     case OP_NUM_PROGRAMS: sb_printf(p->out, " {axis=%d}", op->program_id.axis); break;
     case OP_EXPAND_DIMS: sb_printf(p->out, " {axis=%d}", op->expand_dims.axis); break;
+    case OP_RESHAPE:
+        if (op->reshape.can_reorder)
+            sb_puts(p->out, " {can_reorder}");
+        break;
+    case OP_SPLIT: sb_printf(p->out, " {half=%d}", op->split.half); break;
+    case OP_FLIP: sb_printf(p->out, " {axis=%d}", op->flip.axis); break;
+    case OP_GATHER: sb_printf(p->out, " {axis=%d}", op->gather.axis); break;
     case OP_MAKE_RANGE:
         sb_printf(p->out, " {start=%lld, end=%lld}", (long long)op->make_range.start, (long long)op->make_range.end);
         break;
@@ -549,6 +556,17 @@ static bool attrs_ok(const Op *op)
     case OP_HISTOGRAM: return rank == 1 && op->nargs == 1 + op->histogram.has_mask && op->results[0]->type.rank == 1;
     case OP_INLINE_ASM: return op->nres >= 1 && op->inline_asm.pack >= 1 && op->inline_asm.text && op->inline_asm.outs &&
                                op->inline_asm.ins;
+    case OP_RESHAPE: return type_numel(op->args[0]->type) == type_numel(op->results[0]->type);
+    case OP_JOIN:
+        return type_eq(op->args[0]->type, op->args[1]->type) && op->results[0]->type.rank == rank + 1 &&
+               op->results[0]->type.shape[rank] == 2;
+    case OP_SPLIT:
+        return rank >= 1 && op->args[0]->type.shape[rank - 1] == 2 && op->results[0]->type.rank == rank - 1 &&
+               (op->split.half == 0 || op->split.half == 1);
+    case OP_FLIP: return op->flip.axis >= 0 && op->flip.axis < rank;
+    case OP_GATHER:
+        return op->gather.axis >= 0 && op->gather.axis < rank && op->args[1]->type.rank == rank &&
+               type_eq(op->results[0]->type, type_tensor(type_elem(op->args[0]->type), rank, op->args[1]->type.shape));
     case OP_ASYNC_WAIT: return op->async_wait.pending >= 0;
     default: return true;
     }

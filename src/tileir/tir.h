@@ -111,8 +111,15 @@ typedef struct AxisInfo {
  *   dotop:   operand `op_idx` (0: A [M,K], 1: B [K,N]) of a dot whose result
  *            has layout `parent` (mma: the mma.sync fragment, `kwidth`
  *            elements of K packed per 32-bit register; blocked: the FMA
- *            path, a thread holds its rows of A / columns of B for all K). */
-typedef enum LayoutKind { LAYOUT_BLOCKED, LAYOUT_SLICE, LAYOUT_MMA, LAYOUT_DOTOP } LayoutKind;
+ *            path, a thread holds its rows of A / columns of B for all K);
+ *   linear:  any map of register, lane and warp bits onto coordinate bits
+ *            (Triton's LinearEncoding), made for one shape: what a reshape,
+ *            join, split or permute leaves when the data stays where it was
+ *            (layout_shape.c).  At a smaller shape the bits past it drop out;
+ *            at a larger one the new coordinate bits go to new registers. */
+typedef enum LayoutKind { LAYOUT_BLOCKED, LAYOUT_SLICE, LAYOUT_MMA, LAYOUT_DOTOP, LAYOUT_LINEAR } LayoutKind;
+
+typedef struct LayoutMap LayoutMap;
 
 typedef struct Layout Layout;
 struct Layout {
@@ -128,6 +135,7 @@ struct Layout {
     const Layout *parent;    /* slice, dotop */
     int op_idx;              /* dotop: 0 = A, 1 = B */
     int kwidth;              /* dotop on mma: K elements per 32-bit register */
+    const LayoutMap *lin;    /* linear: the map at `shape` */
 };
 
 /* A layout applied to one shape, as a linear map over bits (Triton's
@@ -140,14 +148,14 @@ typedef struct LBit {
 } LBit;
 
 #define LMAP_MAX_REG_BITS 20
-typedef struct LayoutMap {
+struct LayoutMap {
     int rank;
     int shape[TIR_MAX_RANK];
     int nreg, nlane, nwarp;          /* bit counts: registers = 1 << nreg */
     LBit reg[LMAP_MAX_REG_BITS];
     LBit lane[5];
     LBit warp[5];
-} LayoutMap;
+};
 
 /* ---- values, ops, blocks ------------------------------------------------ */
 
@@ -313,7 +321,14 @@ typedef enum Math2Fn {
                                    per `pack` elements; inline_asm.*; one      \
                                    result per dtype, in one layout */          \
     X(OP_HISTOGRAM, "histogram", "P") /* x [, mask]: i32 counts of x's low   \
-                                   bits; histogram.has_mask */
+                                   bits; histogram.has_mask */               \
+    /* shape ops (lower_shape.c, layout_shape.c, emit_cuda/shape.c) */          \
+    X(OP_RESHAPE, "reshape", "P") /* x: same elements in row-major order,      \
+                                   another shape; reshape.can_reorder */      \
+    X(OP_JOIN, "join", "P")     /* a, b: stacked along a new last dim of 2 */ \
+    X(OP_SPLIT, "split", "P")   /* x: the half split.half of its last dim (2) */\
+    X(OP_FLIP, "flip", "P")     /* x reversed along flip.axis */              \
+    X(OP_GATHER, "gather", "P") /* src, index: src at index along gather.axis */
 
 /* OP_REDUCE kinds; the arg variants carry (value, index) pairs, ties going
  * to the lowest index. */
@@ -538,6 +553,18 @@ struct Op {
         struct {
             int unroll;       /* tl.range's loop_unroll_factor: #pragma unroll N (0: none) */
         } for_;
+        struct {
+            bool can_reorder; /* the user allowed any order (tilec keeps row-major order) */
+        } reshape;
+        struct {
+            int half;         /* 0: the elements at index 0 of the last dim, 1: at index 1 */
+        } split;
+        struct {
+            int axis;
+        } flip;
+        struct {
+            int axis;
+        } gather;
         struct {
             int pending;      /* groups of copies left in flight */
         } async_wait;
@@ -801,6 +828,39 @@ void dot_plan_stage(Arena *a, Op *op);
 int dot_fma_b_offset(const Op *dot);
 void dot_plan_fma(Op *dot);
 int async_copy_elems(const Value *ptr, const Value *mask); /* elements per cp.async (16 bytes at most) */
+
+/* layout_shape.c: the layouts of shape ops (reshape, join, split, permute,
+ * flip), as bit maps.  Each map function fills `dst` from `src`. */
+bool lmap_eq(const LayoutMap *a, const LayoutMap *b);
+/* src at another shape of as many elements: each bit keeps its register, lane
+ * or warp, its coordinate bit renamed through the row-major index (free) */
+void lmap_reshape(const LayoutMap *src, int rank, const int *shape, LayoutMap *dst);
+/* join's result: src with a new last dimension of 2 in a new first register bit */
+void lmap_join(const LayoutMap *src, LayoutMap *dst);
+/* the register bit that holds bit 0 of the last dimension, or -1 (lane/warp) */
+int lmap_last_dim_reg(const LayoutMap *m);
+/* split's result: src without the register bit of its last dimension (it must have one) */
+void lmap_split(const LayoutMap *src, LayoutMap *dst);
+/* src with every coordinate bit of `dim` in registers: each lane or warp bit
+ * along dim swaps with a register bit of another dimension (or, with none
+ * left, becomes a copy and the dim bit a new register bit) */
+void lmap_in_registers(const LayoutMap *src, int dim, LayoutMap *dst);
+/* result dimension k is src's dimension perm[k] */
+void lmap_permute(const LayoutMap *src, const int *perm, LayoutMap *dst);
+/* the register-index bits that hold coordinate bits of dim (flip: XOR them) */
+unsigned lmap_dim_reg_mask(const LayoutMap *m, int dim);
+bool lmap_dim_in_registers(const LayoutMap *m, int dim);
+/* The layout of m: an existing blocked or linear layout of f with this map at
+ * m's shape, else a new linear one. */
+Layout *layout_linear(Arena *a, TirFunc *f, const LayoutMap *m);
+/* The layout a shape op's result k has when nothing moves (from its operand's
+ * layout), and the operand layout that lets a result layout stay where it is
+ * (NULL: none). */
+Layout *shape_result_layout(Arena *a, TirFunc *f, const Op *op);
+Layout *shape_operand_layout(Arena *a, TirFunc *f, const Op *op, const Layout *res);
+bool op_is_shape(OpKind k);   /* reshape, join, split, flip */
+bool flip_in_registers(const Op *op); /* else it goes through shared memory */
+void layout_describe_linear(StrBuf *out, const Layout *l);
 
 /* Layout geometry of blocked layouts, shared by the emitter and the tests. */
 int layout_elems_per_thread(const Layout *l);
