@@ -395,7 +395,11 @@ def atomic_and_misc_cases():
                       grid="cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", driver="colmajor_copy", sizes=bp_shapes))
     cases.append(Case("tensor_desc/abs/fp16/32x64", "tests/golden/tensor_desc_copy.py", "desc_abs_kernel",
                       "*fp16:16, *fp16:16, i32, i32, i32:16, 32, 64", dtype="fp16",
-                      grid="cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", driver="desc_abs", sizes=bp_shapes))
+                      grid="cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)", driver="desc_abs", sizes=bp_shapes,
+                      # Triton 3.6 on sm_90 (TMA) stores past N when a row's bytes are not a
+                      # multiple of 16 (seen on an H100: 1x1, 3x17, 1000x300, 781x1029)
+                      opts=dict(triton_writes_out_of_bounds="Triton 3.6's TMA store on rows of "
+                                "a byte length that is not a multiple of 16")))
     cases.append(Case("tensor_desc/param_row_sum/fp32/32x64", "tests/golden/tensor_desc_param.py",
                       "desc_row_sum_kernel", "tensordesc<fp32[32, 64]>, *fp32:16, i32, i32, 32, 64",
                       grid="cdiv(M, BLOCK_M)", driver="desc_row_sum", sizes=bp_shapes))

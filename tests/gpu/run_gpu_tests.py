@@ -1417,8 +1417,12 @@ def run_and_check(kernel, check, values, expects, grid, use_triton, inputs=None)
             if e.rest is not None:
                 rest = e.rest(buf)
                 if rest.numel() and not bool((bits(rest) == bits(poison_(torch.empty_like(rest)))).all()):
-                    check.fail(f"{impl} wrote {e.name} outside its elements (a gap between rows, "
-                               f"or past the end)")
+                    known = impl == "triton" and kernel.case.opts.get("triton_writes_out_of_bounds")
+                    if known:   # a Triton fault the case names; tilec is still held to the bounds
+                        check.note(f"Triton wrote {e.name} outside its elements ({known})")
+                    else:
+                        check.fail(f"{impl} wrote {e.name} outside its elements (a gap between rows, "
+                                   f"or past the end)")
             v = e.view(buf)
             views[impl, e.name] = v
             if e.exact:
