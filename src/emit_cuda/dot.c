@@ -331,7 +331,9 @@ static void emit_dot_fma(Emitter *E, const Op *op)
 
 void emit_dot(Emitter *E, const Op *op)
 {
-    if (dot_uses_mma(op))
+    if (op->dot.wgmma)
+        emit_dot_wgmma(E, op, emit_dot_mma);
+    else if (dot_uses_mma(op))
         emit_dot_mma(E, op);
     else
         emit_dot_fma(E, op);

@@ -171,6 +171,9 @@ void emit_async_copy(Emitter *E, const Op *op);
 /* dot.c: tl.dot */
 bool fused_read(Emitter *E, const Value *v); /* a pipelined operand read in its dot's K loop */
 void emit_dot(Emitter *E, const Op *op);
+/* wgmma.c: a dot marked dot.wgmma, with `fallback` (mma.sync) in the #else */
+void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const Op *));
+void emit_wgmma_wait(Emitter *E, const Op *op);
 
 /* atomics.c */
 void emit_atomic(Emitter *E, const Op *op);

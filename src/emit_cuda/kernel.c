@@ -206,8 +206,9 @@ void emit_includes(Emitter *E)
      * tensor-core ones where needed */
     for (int i = 0; i < tilec_template_count; i++) {
         const char *name = tilec_templates[i].name;
-        if ((strstr(name, "tensorcore") && !E->f->uses_dot) || (strstr(name, "fp8") && !fp8) ||
-            (strstr(name, "_math") && !E->f->uses_flushed_math) || (strstr(name, "_sort") && !E->f->uses_sort))
+        if ((strstr(name, "tensorcore") && !E->f->uses_dot) || (strstr(name, "wgmma") && !E->f->uses_wgmma) ||
+            (strstr(name, "fp8") && !fp8) || (strstr(name, "_math") && !E->f->uses_flushed_math) ||
+            (strstr(name, "_sort") && !E->f->uses_sort))
             continue;
         sb_puts(E->out, tilec_templates[i].text);
     }
@@ -293,10 +294,14 @@ void emit_kernel(Emitter *E, int threads)
     bool uses_lane_body = uses_ident(body.data, "lane");
     bool uses_warp_body = uses_ident(body.data, "warp");
     if (f->smem_bytes) {
+        /* wgmma swizzles absolute addresses: the NVMMA slots' offsets are multiples of 1024 */
+        int align = f->uses_wgmma ? 1024 : 16;
         if (f->smem_bytes > 48 * 1024)
-            sb_puts(E->out, "    extern __shared__ __align__(16) unsigned char smem[];  // the arena (dynamic, see the header)\n");
+            sb_printf(E->out, "    extern __shared__ __align__(%d) unsigned char smem[];  // the arena (dynamic, see the header)\n",
+                      align);
         else
-            sb_printf(E->out, "    __shared__ __align__(16) unsigned char smem[%d];  // the arena (see the header)\n", f->smem_bytes);
+            sb_printf(E->out, "    __shared__ __align__(%d) unsigned char smem[%d];  // the arena (see the header)\n", align,
+                      f->smem_bytes);
     }
     if (uses_tid)
         line(E, "const int tid = threadIdx.x;");

@@ -15,6 +15,30 @@ int frag_words(const Value *v) { return nregs(v) / v->layout->kwidth; }
  * struct types would not be. */
 static const char *stage_ctype(DType d) { return dtype_is_fp8(d) ? "uint8_t" : dtype_ctype(d); }
 
+/* The address helper of a buffer in Triton's NVMMA layout (wgmma.c). */
+static void stage_helper_nvmma(Emitter *E, const Op *op, const char *fn)
+{
+    const DotStage *s = op->stage;
+    StrBuf *h = &E->helpers;
+    int eb = dtype_bits(s->dtype) / 8, w = s->nvmma, per_row = w / eb, vec = 16 / eb;
+    sb_printf(h, "// NVMMA layout (Triton's, the one wgmma reads through a descriptor), %d-byte swizzle: the rows are\n"
+                 "// cut into column blocks of %d elements (%d bytes), stored one after another, %d rows x %d bytes each;\n"
+                 "// in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / %d) %% %d), a pattern of 8 rows\n"
+                 "// (%d bytes, the alignment of every slot).\n",
+              w, per_row, w, s->rows, w, s->swz.per_phase, s->swz.max_phase, 8 * w);
+    if (s->nslots > 1)
+        sb_printf(h, "// %d slots of %d bytes, one per pipeline stage, at byte %d of the arena.\n", s->nslots,
+                  dot_stage_slot_bytes(s), op->smem_offset);
+    sb_printf(h, "static __device__ __forceinline__ %s *%s(unsigned char *smem, %sint row, int col)\n{\n",
+              stage_ctype(s->dtype), fn, s->nslots > 1 ? "int slot, " : "");
+    sb_printf(h, "    const int block = col / %d, in_block = col %% %d;\n", per_row, per_row);
+    sb_printf(h, "    return reinterpret_cast<%s *>(smem + %d) + %sblock * %d + row * %d +\n", stage_ctype(s->dtype),
+              op->smem_offset, s->nslots > 1 ? fmt(E, "slot * %d + ", dot_stage_slot_elems(s)) : "", s->rows * per_row,
+              per_row);
+    sb_printf(h, "           ((in_block / %d) ^ ((row / %d) %% %d)) * %d + in_block %% %d;\n}\n\n", vec, s->swz.per_phase,
+              s->swz.max_phase, vec, vec);
+}
+
 /* The staging buffer's address helper (made once per buffer):
  * stageN(smem, [slot,] row, col) -> the element's address. */
 const char *stage_helper(Emitter *E, const Op *op)
@@ -40,6 +64,10 @@ const char *stage_helper(Emitter *E, const Op *op)
               dims[s->op_idx][s->contig_dim],
               s->ldmatrix ? fmt(E, "read with ldmatrix%s", s->trans ? ".trans (K is not the contiguous dimension)" : "")
                           : "read element by element (ldmatrix cannot transpose 8- or 32-bit elements)");
+    if (s->nvmma) {
+        stage_helper_nvmma(E, op, fn);
+        return fn;
+    }
     if (s->swz.max_phase > 1)
         sb_printf(h, "// Swizzle (Triton's vec %d, perPhase %d, maxPhase %d): chunk c of %d elements in row r is stored\n"
                      "// at chunk c ^ ((r / %d) %% %d), so the 8 rows one ldmatrix reads fall in 8 different bank groups.\n",

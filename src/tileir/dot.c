@@ -142,6 +142,14 @@ DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots
     s->ldmatrix = bits == 16 || s->contig_dim == kdim;
     s->trans = s->ldmatrix && s->contig_dim != kdim;
     s->swz = dot_operand_swizzle(s->op_idx, s->dtype, s->cols, s->contig_dim);
+    /* a pipelined 16-bit operand of a wgmma dot, K-major A or MN-major B (N
+     * contiguous): Triton's NVMMA layout (wgmma.c), which ldmatrix reads as well */
+    const Layout *acc = to->parent;
+    if (nslots > 1 && bits == 16 && s->batch == 1 && s->contig_dim == 1 && acc && acc->kind == LAYOUT_MMA && acc->mma_version == 3 &&
+        (s->nvmma = dot_nvmma_swizzle(s))) {
+        s->swz = (SmemSwizzle){128 / bits, 128 / s->nvmma, s->nvmma / 16};
+        return s;
+    }
     if (s->swz.vec > s->cols) /* a row narrower than one chunk: nothing to swizzle */
         s->swz = (SmemSwizzle){1, 1, 1};
     if (!s->ldmatrix)
@@ -497,6 +505,35 @@ static void emit_copies(Pipe *P, Block *b, VMap *m, Value *pred, Value *slot, Op
     }
 }
 
+/* The dots of the body whose two operands come from NVMMA rings (wgmma.c):
+ * marked to run on wgmma under sm_90a.  When a K step leaves its wgmma
+ * group in flight (WGMMA_GROUPS_IN_FLIGHT 1, Triton's pipelineWgmma), the
+ * ring gets one more slot than num_stages (Triton's numBuffers + 1): the
+ * copies issued in iteration i, of iteration i + S-1, then go to the slot of
+ * iteration i-2, which every warpgroup has finished reading before iteration
+ * i's barrier.  True when there is one. */
+static bool wgmma_dots(Pipe *P)
+{
+    bool any = false;
+    for (int i = 0; i < P->body->ops.len; i++) {
+        Op *d = P->body->ops.data[i];
+        if (d->kind != OP_DOT || d->results[0]->layout->mma_version != 3)
+            continue;
+        int found = 0;
+        for (int k = 0; k < 2; k++)
+            for (int j = 0; j < P->converts.len; j++)
+                if (d->args[k]->def == P->converts.data[j] && P->stages.data[j]->nvmma &&
+                    d->args[k]->nuses == 1 && P->converts.data[j]->parent == d->parent)
+                    found++;
+        if (found == 2) {
+            d->dot.wgmma = true;
+            P->f->uses_wgmma = true;
+            any = true;
+        }
+    }
+    return any;
+}
+
 static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
 {
     Pipe P = {.ctx = ctx, .a = &ctx->arena, .f = f, .loop = loop, .body = loop->regions[0], .S = f->num_stages,
@@ -540,6 +577,10 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     }
     if (!P.loads.len)
         return;
+    bool wgmma_loop = wgmma_dots(&P);
+    int nring = wgmma_loop ? P.S + WGMMA_GROUPS_IN_FLIGHT : P.S;
+    for (int i = 0; i < P.stages.len; i++)
+        P.stages.data[i]->nslots = nring;
     for (int i = 0; i < P.loads.len && P.ok; i++) {
         Op *ld = P.loads.data[i];
         for (int k = 0; k < ld->nargs; k++)
@@ -614,7 +655,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     Value *zero = mk_const_i32(&P, parent, at, 0, loop);
     Value *dist = mk_const_i32(&P, parent, at + 1, D, loop);
     Value *one = mk_const_i32(&P, parent, at + 2, 1, loop);
-    Value *nslots = mk_const_i32(&P, parent, at + 3, P.S, loop);
+    Value *nslots = mk_const_i32(&P, parent, at + 3, nring, loop);
     at += 4;
     pargs[0] = zero, pargs[1] = dist, pargs[2] = one;
     Type ptypes[64];
@@ -714,6 +755,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     Block nb = {0};
     Op *w = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
     w->async_wait.pending = P.S - 2;
+    w->async_wait.wgmma = f->uses_wgmma && wgmma_loop;
     w->stmt = rings[0]->stmt;
     w->loc = rings[0]->loc;
     tir_block_append(P.a, &nb, w);
@@ -772,6 +814,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     /* after the loop: every copy landed, every warp done with the ring */
     Op *drain = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
     drain->async_wait.pending = 0;
+    drain->async_wait.wgmma = f->uses_wgmma && wgmma_loop;
     drain->stmt = loop->stmt;
     drain->loc = loop->loc;
     drain->parent = parent;

@@ -135,7 +135,8 @@ bool layout_eq(const Layout *a, const Layout *b)
     if (a->kind == LAYOUT_SLICE)
         return a->slice_dim == b->slice_dim && layout_eq(a->parent, b->parent);
     if (a->kind == LAYOUT_MMA)
-        return a->wpc[a->rank - 2] == b->wpc[b->rank - 2] && a->wpc[a->rank - 1] == b->wpc[b->rank - 1];
+        return a->wpc[a->rank - 2] == b->wpc[b->rank - 2] && a->wpc[a->rank - 1] == b->wpc[b->rank - 1] &&
+               (a->mma_version == 3) == (b->mma_version == 3);
     if (a->kind == LAYOUT_DOTOP)
         return a->op_idx == b->op_idx && a->kwidth == b->kwidth && layout_eq(a->parent, b->parent);
     if (a->kind == LAYOUT_LINEAR)
@@ -195,17 +196,24 @@ int dot_kwidth(DType operand) { return dtype_bits(operand) >= 32 ? 1 : 32 / dtyp
  * the rows of a softmax between the two stay in one warp and the first
  * dot's accumulator is already the second's A operand in registers; the
  * later end of the chain takes the same warps (mma_layout_like). */
-static Layout *mma_layout(Arena *a, TirFunc *f, int rank, const int *shape, bool chained)
+static Layout *mma_layout(Arena *a, TirFunc *f, const Op *dot, bool chained)
 {
+    int rank = dot->results[0]->type.rank;
+    const int *shape = dot->results[0]->type.shape;
     Layout l = {0};
     l.kind = LAYOUT_MMA;
+    l.mma_version = 2;
     l.rank = rank;
     for (int d = 0; d < rank; d++)
         l.shape[d] = shape[d], l.wpc[d] = 1;
     l.order[0] = 1, l.order[1] = 0;
     int o = rank - 2, nw = f->num_warps, *wpc = l.wpc + o;
     const int *mn = shape + o;
-    if (chained && mn[0] >= mn[1]) {
+    if (!chained && rank == 2 && layout_wgmma_fits(f, dot->args[0]->type.dtype, dot->results[0]->type.dtype, shape)) {
+        /* Hopper (wgmma.c): warpgroups stacked along M, each m64 instruction spanning N */
+        l.mma_version = 3;
+        wpc[0] = nw, wpc[1] = 1;
+    } else if (chained && mn[0] >= mn[1]) {
         wpc[0] = nw, wpc[1] = 1;
     } else if (chained) {
         wpc[0] = 1, wpc[1] = nw;
@@ -800,7 +808,7 @@ static void seed_dots(Assign *A, Block *b)
         if (dot_uses_mma(op) && other && other->kind == LAYOUT_MMA)
             set_layout(A, res, mma_layout_like(&A->ctx->arena, A->f, res->type.rank, res->type.shape, other));
         else if (dot_uses_mma(op))
-            set_layout(A, res, mma_layout(&A->ctx->arena, A->f, res->type.rank, res->type.shape, c >= 0));
+            set_layout(A, res, mma_layout(&A->ctx->arena, A->f, op, c >= 0));
         else
             set_layout(A, res, home(A, res->type));
     }
@@ -1308,6 +1316,13 @@ void layout_describe(StrBuf *out, const Layout *l)
     if (l->kind == LAYOUT_SLICE) {
         sb_printf(out, "L%d: slice of L%d along dim %d (threads that differ only along dim %d hold the same elements)",
                   l->id, l->parent->id, l->slice_dim, l->slice_dim);
+        return;
+    }
+    if (l->kind == LAYOUT_MMA && l->mma_version == 3) {
+        sb_printf(out, "L%d: wgmma accumulator (m64nNk16 per warpgroup of 4 warps, each warp 16 rows; lane = 4*row + "
+                       "column pair, as mma.sync's), warpsPerCTA ", l->id);
+        print_vec(out, l->wpc, 2);
+        sb_puts(out, " (M, N)");
         return;
     }
     if (l->kind == LAYOUT_MMA) {

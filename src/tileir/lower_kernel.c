@@ -646,6 +646,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
     f->num_stages = opt->num_stages ? opt->num_stages : config_int(L, fd->loc, at.config, "num_stages");
     if (!f->num_stages)
         f->num_stages = 3;
+    f->arch = opt->arch ? opt->arch : 80;
     if (!is_pow2(f->num_warps) || f->num_warps > TIR_MAX_WARPS)
         lower_error(L, fd->loc, "num_warps must be a power of two from 1 to %d, got %d", TIR_MAX_WARPS, f->num_warps);
     if (f->num_stages < 1 || f->num_stages > TIR_MAX_STAGES)

@@ -404,7 +404,9 @@ static int larger_first(const void *a, const void *b)
  * placed buffer whose lifetime meets its own. */
 static int first_fit(const ExchangeVec *ex, const bool *placed, int i)
 {
-    int size = ex->data[i].op->smem_bytes, off = 0;
+    const Op *op = ex->data[i].op;
+    int size = op->smem_bytes, off = 0;
+    int align = op->stage ? dot_stage_align(op->stage) : 16; /* NVMMA slots: their swizzle pattern's size */
     for (bool moved = true; moved;) {
         moved = false;
         for (int j = 0; j < ex->len; j++) {
@@ -414,7 +416,7 @@ static int first_fit(const ExchangeVec *ex, const bool *placed, int i)
                 continue;
             int lo = o->op->smem_offset, hi = lo + o->op->smem_bytes;
             if (off < hi && lo < off + size) {
-                off = align16(hi);
+                off = (hi + align - 1) / align * align;
                 moved = true;
             }
         }

@@ -136,6 +136,7 @@ struct Layout {
     int op_idx;              /* dotop: 0 = A, 1 = B */
     int kwidth;              /* dotop on mma: K elements per 32-bit register */
     const LayoutMap *lin;    /* linear: the map at `shape` */
+    int mma_version;         /* mma: 2 (mma.sync) or 3 (wgmma, layout_wgmma: the same map) */
 };
 
 /* A layout applied to one shape, as a linear map over bits (Triton's
@@ -427,6 +428,9 @@ typedef struct DotStage {
     int nslots;           /* buffers in the pipeline ring (1: not pipelined) */
     bool ldmatrix;        /* read with ldmatrix(.trans); else element by element */
     bool trans;           /* ldmatrix .trans (16-bit operand stored MN-major) */
+    int nvmma;            /* 128, 64, 32: Triton's NVMMA layout with this swizzle width in
+                             bytes (column blocks of that width, dot_nvmma_offset); 0: rows
+                             of `cols` with the mma.sync swizzle above */
 } DotStage;
 
 /* How a warp reads a staged operand's fragment with ldmatrix (dot.c).  The
@@ -527,6 +531,7 @@ struct Op {
         } assert_;
         struct {
             DotPrecision precision;
+            bool wgmma;       /* both operands in NVMMA rings: wgmma under sm_90a (tir_pipeline) */
         } dot;
         struct {
             int perm[TIR_MAX_RANK]; /* the input dimension of result dimension k */
@@ -567,6 +572,8 @@ struct Op {
         } gather;
         struct {
             int pending;      /* groups of copies left in flight */
+            bool wgmma;       /* the ring is read by wgmma: fence.proxy.async after the wait;
+                                 pending 0 (after the loop) also waits for every wgmma */
         } async_wait;
     };
 };
@@ -603,6 +610,7 @@ typedef struct TirFunc {
     Block *body;
     int num_warps;
     int num_stages;
+    int arch;             /* 80, 90: --arch (layout_wgmma applies from 90) */
     int nvalues;
     Vec(Layout *) layouts;
     int smem_bytes;       /* the shared-memory arena, after tir_layouts */
@@ -615,6 +623,7 @@ typedef struct TirFunc {
     bool uses_fp8;        /* cuda_fp8.h and the fp8 helpers are included */
     bool uses_printf;     /* device_print / device_assert */
     bool uses_dot;        /* tl.dot: the tensor-core helpers are included */
+    bool uses_wgmma;      /* a dot on wgmma (tir_pipeline): the Hopper helpers are included */
     bool uses_flushed_math; /* fp32 math through tilec_runtime_math.cuh's flush */
     bool uses_sort;       /* tl.sort: tilec_runtime_sort.cuh's bitonic steps */
     bool debug;           /* device_assert compiled in */
@@ -819,6 +828,23 @@ bool dot_operand_in_registers(const Op *op); /* a convert to a dot operand that 
 DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots);
 int dot_stage_slot_elems(const DotStage *s);   /* one slot, padding included */
 int dot_stage_slot_bytes(const DotStage *s);
+/* Hopper (wgmma.c): the wgmma accumulator layout's rule, the NVMMA layout of a
+ * staged operand and the wgmma shared-memory descriptors that read it. */
+/* wgmma groups a K step leaves in flight.  Triton keeps 1 (pipelineWgmma);
+ * with 1, ptxas 13.0 serialized every wgmma of the loop (C7514, "non wgmma
+ * instructions reading accumulator registers"), so each step waits for its
+ * own before the next step's barrier.  With 1, the ring needs a slot more. */
+#define WGMMA_GROUPS_IN_FLIGHT 0
+bool layout_wgmma_fits(const TirFunc *f, DType in, DType out, const int *shape);
+int dot_nvmma_swizzle(const DotStage *s);
+int dot_nvmma_offset(const DotStage *s, int row, int col);
+int dot_stage_align(const DotStage *s);
+typedef struct WgmmaDesc {
+    int lbo, sbo;         /* leading / stride byte offsets */
+    int mode;             /* swizzle mode field: 1 = 128B, 2 = 64B, 3 = 32B */
+} WgmmaDesc;
+WgmmaDesc dot_wgmma_desc(const DotStage *s);
+int wgmma_instr_n(const TirFunc *f, const int *shape);
 /* The ldmatrix reads of stage s into the fragment map m (the dot operand
  * layout at the operand's shape, `kwidth` elements per word), and the
  * address lane `lane` of `warp` gives in ldmatrix q (false: none). */

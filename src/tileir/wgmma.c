@@ -1,0 +1,81 @@
+/*
+ * wgmma.c — the Hopper tensor-core path of tl.dot (wgmma.mma_async, sm_90a):
+ * where its accumulator layout applies, the NVMMA shared-memory layout of its
+ * operands and the matrix descriptors that describe that layout to wgmma.
+ *
+ * Accumulator.  A warpgroup (4 consecutive warps, the first a multiple of 4)
+ * issues m64nNk16: warp w of the group owns 16 of the 64 rows, lane l rows
+ * l/4 and l/4 + 8 of them, columns 8*i + 2*(l%4) + {0,1} for i < N/8, in the
+ * registers 4*i + {0,1} (first row) and 4*i + {2,3} (second).  With every warp
+ * along M (Triton's warpsPerTileV3 when M >= 16 * num_warps) and one
+ * instruction spanning all of N, that is exactly mma.sync's accumulator map
+ * (layout_map.c, map_mma) with warpsPerCTA [num_warps, 1]: warp w holds rows
+ * 16*w + 16*num_warps*r, repetition r being the r-th m64 instruction of its
+ * warpgroup.  So the layout is the mma kind with mma_version 3, and the epilogue
+ * reads it through the same map.
+ *
+ * Operands.  A [M,K] with K contiguous and B [K,N] with N contiguous are
+ * staged in Triton's NVMMA layout: rows of `cols` elements are cut into
+ * column blocks `swizzle` bytes wide (128, 64 or 32: the largest dividing the
+ * row's bytes); a block holds every row, `swizzle` bytes each, one block
+ * after another; inside a block the 16-byte chunk c of row r is stored at
+ * chunk c ^ ((r / perPhase) % maxPhase), perPhase = 128 / swizzle, maxPhase =
+ * swizzle / 16, a pattern that repeats every 8 rows (8 * swizzle bytes).  The
+ * hardware applies that XOR to address bits 4.. from bits 7.., so a slot must
+ * start at a multiple of 8 * swizzle bytes.
+ */
+#include "tir.h"
+
+/* Triton's warpsPerTileV3 gives [num_warps, 1] and its instrShape N the
+ * whole of N: M >= 16 * num_warps (and at least one m64), N a multiple of 8
+ * up to 256.  fp16 and bf16 into fp32 only (the rest keeps mma.sync). */
+bool layout_wgmma_fits(const TirFunc *f, DType in, DType out, const int *shape)
+{
+    int nw = f->num_warps;
+    if (f->arch < 90 || (in != DT_FP16 && in != DT_BF16) || out != DT_FP32 || nw % 4)
+        return false;
+    return shape[0] >= 16 * nw && shape[0] >= 64 && shape[1] % 8 == 0 && shape[1] <= 256;
+}
+
+int wgmma_instr_n(const TirFunc *f, const int *shape)
+{
+    (void)f;
+    return shape[1];
+}
+
+/* NVMMASharedEncoding's swizzle width for rows of `cols` elements: the largest
+ * of 128, 64, 32 bytes dividing the row (0: none; a tile of fewer than 8 rows
+ * has none either). */
+int dot_nvmma_swizzle(const DotStage *s)
+{
+    int bytes = s->cols * dtype_bits(s->dtype) / 8;
+    if (s->rows < 8)
+        return 0;
+    for (int w = 128; w >= 32; w /= 2)
+        if (bytes >= w && bytes % w == 0)
+            return w;
+    return 0;
+}
+
+int dot_nvmma_offset(const DotStage *s, int row, int col)
+{
+    int eb = dtype_bits(s->dtype) / 8, w = s->nvmma;
+    int per_row = w / eb; /* elements of one row in a column block */
+    int block = col / per_row, in_block = (col % per_row) * eb;
+    int chunk = (in_block / 16) ^ ((row / (128 / w)) % (w / 16));
+    return block * s->rows * w + row * w + chunk * 16 + in_block % 16;
+}
+
+int dot_stage_align(const DotStage *s) { return s->nvmma ? 8 * s->nvmma : 16; }
+
+/* K-major (A with K contiguous): 8-row core-matrix groups `sbo` apart, each
+ * row `swizzle` bytes; the leading offset is unused (1 by convention).
+ * MN-major (B with N contiguous): K rows `swizzle` bytes apart, 8-row groups
+ * of K `sbo` apart, column blocks of N `lbo` apart. */
+WgmmaDesc dot_wgmma_desc(const DotStage *s)
+{
+    int kdim = s->op_idx == 0 ? 1 : 0;
+    WgmmaDesc d = {.sbo = 8 * s->nvmma, .mode = s->nvmma == 128 ? 1 : s->nvmma == 64 ? 2 : 3};
+    d.lbo = s->contig_dim == kdim ? 16 : s->rows * s->nvmma;
+    return d;
+}
