@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every golden .cu through nvcc (sm_80 and sm_90, warnings are errors, and ptxas must report
+# Every golden .cu through nvcc (sm_80 and sm_90, and sm_90a for wgmma kernels; warnings are errors, and ptxas must report
 # no stack frame and no spills: per-thread register arrays stay in registers) and through NVRTC
 # (tools/nvrtc_check, sm_80 and sm_90, any warning fails).  Called by `make cuda-check`:
 #
@@ -49,8 +49,15 @@ for f in "$@"; do
     if [ -f "${f%.cu}.flags" ] && grep -q -- '--arch sm_90' "${f%.cu}.flags"; then
         archs=sm_90
     fi
+    # a dot on wgmma (sm_90a) keeps its mma.sync path for sm_80 and plain sm_90 in the #else
+    if grep -q '__CUDA_ARCH_FEAT_SM90_ALL' "$f"; then
+        archs="sm_80 sm_90 sm_90a"
+    fi
     for arch in $archs; do
-        if "$NVCC" -std=c++17 -Werror all-warnings -O3 -Xptxas -v -arch="$arch" -c -o "$tmp/out.o" "$f" \
+        # sm_90a through -gencode: -arch=sm_90a also runs a plain sm_90 pass on some nvcc
+        target="-arch=$arch"
+        [ "$arch" = sm_90a ] && target="-gencode=arch=compute_90a,code=sm_90a"
+        if "$NVCC" -std=c++17 -Werror all-warnings -O3 -Xptxas -v "$target" -c -o "$tmp/out.o" "$f" \
                 >"$tmp/log" 2>&1 && ! grep -q '[1-9][0-9]* bytes spill' "$tmp/log" &&
                 { grep -q 'sinf(\|cosf(\|tanf(\|printf(' "$f" || ! grep -q '[1-9][0-9]* bytes stack frame' "$tmp/log"; }; then
             # register arrays must stay in registers: a stack frame means local memory
@@ -61,7 +68,7 @@ for f in "$@"; do
             failed=$((failed + 1))
             failures="$failures
   nvcc $arch  $f"
-            echo "FAIL nvcc -arch=$arch $f"
+            echo "FAIL nvcc $target $f"
             sed 's/^/    /' "$tmp/log"
         fi
         if "$NVRTC_CHECK" "$arch" "$f" >"$tmp/log" 2>&1; then

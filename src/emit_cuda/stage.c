@@ -318,9 +318,12 @@ void emit_local_load(Emitter *E, const Op *op)
 {
     const Value *r = op->results[0];
     const char *fn = stage_helper(E, op);
-    line(E, "uint32_t %s[%d];  // [%s] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
-         frag_words(r), dims_text(E, r->type), dtype_name(op->stage->dtype), r->layout->id,
-         op->stage->op_idx ? 'B' : 'A', r->layout->kwidth);
+    if (fused_read(E, r) && info(E, r)->user->dot.wgmma) { /* declared in the dot's mma.sync #else */
+        line(E, "// operand %c in slot %s of %s, read by the tl.dot below", op->stage->op_idx ? 'B' : 'A',
+             value_at(E, op->args[0], NULL, "0"), fn);
+        return;
+    }
+    emit_fragment_decl(E, op);
     if (fused_read(E, r)) {
         line(E, "// read from slot %s of %s one K step at a time, in the tl.dot below", value_at(E, op->args[0], NULL, "0"), fn);
         return;
@@ -330,6 +333,15 @@ void emit_local_load(Emitter *E, const Op *op)
     stage_read(E, op, fn, fmt(E, "%s, ", value_at(E, op->args[0], NULL, "0")));
     E->indent--;
     line(E, "}");
+}
+
+/* The fragment array of a pipelined operand. */
+void emit_fragment_decl(Emitter *E, const Op *op)
+{
+    const Value *r = op->results[0];
+    line(E, "uint32_t %s[%d];  // [%s] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
+         frag_words(r), dims_text(E, r->type), dtype_name(op->stage->dtype), r->layout->id,
+         op->stage->op_idx ? 'B' : 'A', r->layout->kwidth);
 }
 
 /* cp.async of one iteration's operand tile into a ring slot: each thread

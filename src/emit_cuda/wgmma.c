@@ -115,6 +115,8 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     E->indent--;
     line(E, "}");
     line(E, "#else  // mma.sync on the same shared memory and accumulators");
+    emit_fragment_decl(E, lla);
+    emit_fragment_decl(E, llb);
     fallback(E, op);
     line(E, "#endif");
 }

@@ -624,10 +624,8 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
             tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 64))));
         tilec::cp_async_commit();
         // matmul.py:85  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
-        uint32_t a[32];  // [128x64] fp16, L7: operand A fragments, 2 elements per register
-        // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
-        uint32_t b[128];  // [64x128] fp16, L8: operand B fragments, 2 elements per register
-        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
+        // operand A in slot read_slot of stage0, read by the tl.dot below
+        // operand B in slot read_slot of stage1, read by the tl.dot below
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
         {  // 128x128 += 128x64 @ 64x128 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 2 wgmma.m64n128k16 per K step of 16 (rows 64*g + 64*mi), 4 K steps
             const int warpgroup = warp >> 2;
@@ -649,6 +647,8 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
             tilec::wgmma_fence_operands<128>(acc);
         }
         #else  // mma.sync on the same shared memory and accumulators
+        uint32_t a[32];  // [128x64] fp16, L7: operand A fragments, 2 elements per register
+        uint32_t b[128];  // [64x128] fp16, L8: operand B fragments, 2 elements per register
         // 128x128 += 128x64 @ 64x128 on tensor cores: each warp issues 2 x 16 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int a_ld_row = (warp << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
