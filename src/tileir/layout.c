@@ -209,7 +209,7 @@ static Layout *mma_layout(Arena *a, TirFunc *f, const Op *dot, bool chained)
     l.order[0] = 1, l.order[1] = 0;
     int o = rank - 2, nw = f->num_warps, *wpc = l.wpc + o;
     const int *mn = shape + o;
-    if (!chained && rank == 2 && layout_wgmma_fits(f, dot->args[0]->type.dtype, dot->results[0]->type.dtype, shape)) {
+    if (!chained && rank == 2 && dot_wgmma_candidate(f, dot)) {
         /* Hopper (wgmma.c): warpgroups stacked along M, each m64 instruction spanning N */
         l.mma_version = 3;
         wpc[0] = nw, wpc[1] = 1;

@@ -845,6 +845,7 @@ typedef struct WgmmaDesc {
 } WgmmaDesc;
 WgmmaDesc dot_wgmma_desc(const DotStage *s);
 int wgmma_instr_n(const TirFunc *f, const int *shape);
+bool dot_wgmma_candidate(const TirFunc *f, const Op *dot); /* fits, and both operands will be in rings */
 /* The ldmatrix reads of stage s into the fragment map m (the dot operand
  * layout at the operand's shape, `kwidth` elements per word), and the
  * address lane `lane` of `warp` gives in ldmatrix q (false: none). */

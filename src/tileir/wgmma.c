@@ -79,3 +79,28 @@ WgmmaDesc dot_wgmma_desc(const DotStage *s)
     d.lbo = s->contig_dim == kdim ? 16 : s->rows * s->nvmma;
     return d;
 }
+
+/* Will tir_pipeline put operand x in a cp.async ring of 16-byte copies along
+ * its dim 1 (K of A, N of B)?  The layouts come first, so this asks the axis
+ * info what the ring asks the layouts: a 2-D load in a loop, read only by the
+ * dot, masked and aligned per 16 bytes along dim 1, zeros where masked.  A dot
+ * whose operands will not be in rings keeps mma.sync's layout (Triton's v2
+ * warps): [num_warps, 1] on the register path holds too much per warp. */
+static bool ring_operand(const Value *x)
+{
+    const Op *ld = x->def;
+    if (!ld || ld->kind != OP_LOAD || x->nuses != 1 || x->type.rank != 2 || ld->load.is_volatile ||
+        !ld->parent || !ld->parent->parent || ld->parent->parent->kind != OP_FOR)
+        return false;
+    if (ld->load.has_other && !tir_is_zero_splat(ld->args[2]))
+        return false;
+    const Value *ptr = ld->args[0], *mask = ld->load.has_mask ? ld->args[1] : NULL;
+    int eb = dtype_bits(x->type.dtype) / 8, chunk = 16 / eb;
+    return ptr->ax.contiguity[1] >= chunk && ptr->ax.divisibility[1] >= 16 && (!mask || mask->ax.constancy[1] >= chunk);
+}
+
+bool dot_wgmma_candidate(const TirFunc *f, const Op *dot)
+{
+    return layout_wgmma_fits(f, dot->args[0]->type.dtype, dot->results[0]->type.dtype, dot->results[0]->type.shape) &&
+           ring_operand(dot->args[0]) && ring_operand(dot->args[1]);
+}
