@@ -19,7 +19,9 @@ Default configs (BLOCK_M x BLOCK_N x BLOCK_K / GROUP_M / num_warps / num_stages)
 --config fp16=128x128x32/8/4/4 (repeatable) replaces one.
 
 Columns:
-  tilec           tilec's kernel, through its ctypes launcher (nvcc -O3 -arch=sm_XY)
+  tilec           tilec's kernel, through its ctypes launcher (nvcc -O3 -arch=sm_XY); on sm_90,
+                  fp16 and bf16 are translated with --arch sm_90 and built for sm_90a
+                  (-gencode arch=compute_90a,code=sm_90a): tl.dot on wgmma
   Triton          Triton as installed; on sm_90 it uses wgmma (MMA v3, Hopper's async
                   warpgroup MMA), a different instruction from tilec's mma.sync
   Triton mma.sync the same kernel compiled with DISABLE_MMA_V3=1, which Triton reads at compile
@@ -57,12 +59,14 @@ from cases import Case  # noqa: E402
 import bench_elementwise as elementwise  # noqa: E402  (timer and environment lines)
 import bench_rowwise as rowwise  # noqa: E402  (tilec launcher, i32 entries, lost contexts)
 
-DEFAULT_CONFIGS = {"fp16": "128x256x64/8/8/3", "tf32": "128x128x32/8/8/3", "int8": "128x256x64/8/8/3",
+DEFAULT_CONFIGS = {"fp16": "128x256x64/8/8/3", "bf16": "128x256x64/8/8/3", "tf32": "128x128x32/8/8/3",
+                   "int8": "128x256x64/8/8/3",
                    "fp8": "128x128x64/8/8/3"}
 PROBLEMS = [("fp16", 1024, 1024, 1024), ("fp16", 4096, 4096, 4096), ("fp16", 8192, 8192, 8192),
+            ("bf16", 4096, 4096, 4096), ("bf16", 8192, 8192, 8192),
             ("tf32", 4096, 4096, 4096), ("int8", 4096, 4096, 4096), ("fp8", 4096, 4096, 4096)]
-TOL = {"fp16": 1e-2, "tf32": 1e-3, "fp8": 1e-2}
-PTR = {"fp16": ("fp16", "fp16"), "tf32": ("fp32", "fp32"), "int8": ("i8", "i32"), "fp8": ("fp8e4nv", "fp16")}
+TOL = {"fp16": 1e-2, "bf16": 2e-2, "tf32": 1e-3, "fp8": 1e-2}
+PTR = {"fp16": ("fp16", "fp16"), "bf16": ("bf16", "bf16"), "tf32": ("fp32", "fp32"), "int8": ("i8", "i32"), "fp8": ("fp8e4nv", "fp16")}
 IMPLS = ["tilec", "triton", "triton_mma_sync", "cublas"]
 
 
@@ -124,7 +128,7 @@ def make_problem(torch, row):
         def cublas():
             return torch._scaled_mm(a, b_cols, scale_a=one, scale_b=one, out_dtype=torch.float16)
     else:
-        dt = torch.float16 if row.dtype == "fp16" else torch.float32
+        dt = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(row.dtype, torch.float32)
         a = torch.randn(M, K, device="cuda", dtype=dt)
         b = torch.randn(K, N, device="cuda", dtype=dt)
         c = torch.empty(M, N, device="cuda", dtype=dt)
@@ -310,6 +314,12 @@ def main():
     tilec = os.path.abspath(opts.tilec)
     work = os.path.abspath(opts.keep) if opts.keep else tempfile.mkdtemp(prefix="tilec-bench-")
 
+    if re.fullmatch(r"(sm_)?90a?", arch):
+        # Hopper: fp16/bf16 translated for sm_90 take the wgmma path (built for sm_90a by
+        # harness.build_case), the kernel Triton's own column runs
+        for r in rows:
+            if r.dtype in ("fp16", "bf16") and "--arch" not in r.case.extra_flags:
+                r.case.extra_flags += ["--arch", "sm_90"]
     so, no_tilec = rowwise.build_rows(rows, tilec, arch, work)
 
     results, env_lines = {}, []

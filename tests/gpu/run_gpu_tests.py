@@ -459,6 +459,17 @@ def detect_arch():
     return out.stdout.strip()
 
 
+def nvcc_target(arch, cu):
+    """nvcc's target flag: a kernel with a wgmma path (it tests __CUDA_ARCH_FEAT_SM90_ALL)
+    on an sm_90 GPU is built for sm_90a, through -gencode (-arch=sm_90a also runs a plain
+    sm_90 pass on some nvcc); everything else for -arch."""
+    with open(cu) as f:
+        wgmma = "__CUDA_ARCH_FEAT_SM90_ALL" in f.read()
+    if wgmma and arch in ("sm_90", "sm_90a", "90"):
+        return "-gencode=arch=compute_90a,code=sm_90a"
+    return f"-arch={arch}"
+
+
 def build_case(case, tilec, arch, folder):
     """Returns (path of the .so, None) or (None, error text)."""
     os.makedirs(folder, exist_ok=True)
@@ -473,7 +484,7 @@ def build_case(case, tilec, arch, folder):
     if r.returncode != 0 or not os.path.exists(cu):
         return None, f"tilec exit {r.returncode}: {shlex.join(cmd)}\n{r.stderr.strip()}"
     nvcc = os.environ.get("NVCC", "nvcc")
-    cmd = [nvcc, "-O3", "-shared", "-Xcompiler", "-fPIC", f"-arch={arch}", "-o", so, cu]
+    cmd = [nvcc, "-O3", "-shared", "-Xcompiler", "-fPIC", nvcc_target(arch, cu), "-o", so, cu]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as e:
