@@ -74,6 +74,21 @@ static void check_atomic(Ctx *ctx, const TirFunc *f, const Op *op)
                    "supported yet (use a tile of at least %d elements, or ignore the result)", 32 * f->num_warps);
 }
 
+/* An operand of a dot on wgmma: it stays in its ring (wgmma reads it through
+ * descriptors, the mma.sync #else one K step at a time), never whole in registers. */
+static bool wgmma_operand(const Value *v)
+{
+    if (!v->def || v->def->kind != OP_LOCAL_LOAD || v->nuses != 1)
+        return false;
+    const Block *b = v->def->parent;
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *u = b->ops.data[i];
+        if (u->kind == OP_DOT && u->dot.wgmma && (u->args[0] == v || u->args[1] == v))
+            return true;
+    }
+    return false;
+}
+
 static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst w[2], const Op **smem_op, Shape *sh)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -84,7 +99,7 @@ static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst w[2], c
         sh->exchanges |= op->kind == OP_CONVERT && op->smem_bytes;
         for (int r = 0; r < op->nres; r++) {
             const Value *v = op->results[r];
-            if (!v->type.rank || !v->layout)
+            if (!v->type.rank || !v->layout || wgmma_operand(v))
                 continue;
             if (v->type.rank > sh->max_rank)
                 sh->max_rank = v->type.rank;

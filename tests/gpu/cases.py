@@ -446,12 +446,18 @@ MM_STRIDES = {
     ("row", "col", 16): "i32:16, 1, 1, i32:16, i32:16, 1",
 }
 MM_GRID = "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)"
+# Sizes that are multiples of 16 (the wgmma cases promise it): tiles cut by M, N and the K
+# tail, one K step, one tile, and random and integer inputs.
+MM16 = [(16, 16, 16, "rand"), (144, 272, 48, "rand"), (256, 384, 1040, "ints"), (128, 128, 64, "rand"),
+        (1008, 1024, 1008, "rand")]
 
 
 def _mm(name, kernel, ptrs, block, warps, stages, shapes, a="row", b="row", align=16,
-        consts=(), config=None, flags=(), **opts):
+        consts=(), config=None, flags=(), sizes16=False, **opts):
     """One tl.dot case: ptrs are the pointer element types in parameter order, block is
-    (BLOCK_M, BLOCK_N, BLOCK_K) with GROUP_M 8, or None with config N of the autotuned kernel."""
+    (BLOCK_M, BLOCK_N, BLOCK_K) with GROUP_M 8, or None with config N of the autotuned kernel.
+    sizes16 promises M, N and K multiples of 16 ("i32:16", as Triton specialises them): every
+    shape must keep it."""
     ptr_sig = ", ".join(f"*{t}:16" for t in ptrs)
     if kernel == "bmm_kernel":
         s = "i32:16" if align == 16 else "i32"
@@ -460,7 +466,10 @@ def _mm(name, kernel, ptrs, block, warps, stages, shapes, a="row", b="row", alig
         strides = MM_STRIDES["row", b, align]
     else:
         strides = MM_STRIDES[a, b, align]
-    sig = f"{ptr_sig}, i32, i32, i32, {strides}"
+    if sizes16:
+        assert all(m % 16 == 0 and n % 16 == 0 and k % 16 == 0 for m, n, k, _ in shapes), name
+    size = "i32:16" if sizes16 else "i32"
+    sig = f"{ptr_sig}, {size}, {size}, {size}, {strides}"
     if block is not None:
         sig += ", " + ", ".join(str(v) for v in list(block) + [8] + list(consts))
         label = f"matmul/{name}/{block[0]}x{block[1]}x{block[2]}/w{warps}s{stages}"
@@ -574,6 +583,24 @@ def matmul_cases():
             flags=["--arch", "sm_90"]),
         _mm("fp8e5/b-by-columns", mk, ["fp8e5", "fp8e5", "fp16"], (64, 64, 64), 4, 4, S + R, b="col",
             flags=["--arch", "sm_90"]),
+        # Hopper (translated for sm_90, built for sm_90a on an sm_90 GPU): fp16 and bf16 on wgmma
+        # with both operands in NVMMA-swizzled cp.async rings (64- and 128-byte swizzles, one and
+        # two warpgroups, N of 64, 128 and 256 per instruction), sizes promised multiples of 16 as
+        # the bench and Triton's specialisation do (else the K mask allows no 16-byte copies and
+        # the dot stays on mma.sync, as the plain-i32 cases above); B by columns keeps mma.sync.
+        _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 128, 32), 4, 4, MM16 + [MM_4096, (4096, 4096, 4096, "ints")],
+            flags=["--arch", "sm_90"], sizes16=True),
+        _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 128, 64), 4, 3, MM16 + [MM_4096],
+            flags=["--arch", "sm_90"], sizes16=True),
+        _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 256, 64), 8, 3, MM16 + [MM_4096],
+            flags=["--arch", "sm_90"], sizes16=True),
+        _mm("fp16-fp32out/wgmma", mk, ["fp16", "fp16", "fp32"], (128, 64, 64), 4, 3, MM16,
+            flags=["--arch", "sm_90"], sizes16=True),
+        _mm("bf16/wgmma", mk, ["bf16"] * 3, (128, 128, 32), 8, 4, MM16 + [(1024, 256, 8192, "rand")],
+            flags=["--arch", "sm_90"], sizes16=True),
+        _mm("bf16/wgmma", mk, ["bf16"] * 3, (128, 128, 64), 4, 3, MM16, flags=["--arch", "sm_90"], sizes16=True),
+        _mm("fp16/wgmma/b-by-columns", mk, ["fp16"] * 3, (128, 128, 32), 4, 4, MM16, b="col",
+            flags=["--arch", "sm_90"], sizes16=True),
         # Epilogues: bias and activation; the linear-layer form reads B (w.T) by columns.
         _mm("bias_leaky_relu/fp16", "matmul_bias_act_kernel", ["fp16"] * 4, (128, 64, 32), 4, 3,
             S + R, consts=["'leaky_relu'"]),
