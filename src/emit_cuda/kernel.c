@@ -75,7 +75,8 @@ static void describe_smem(Emitter *E, const Block *b)
             if (op->stage) {
                 const DotStage *st = op->stage;
                 const char *storage =
-                    st->pad ? fmt(E, "padded (%d bytes after every %d row%s)", st->pad * dtype_bits(st->dtype) / 8,
+                    st->nvmma ? fmt(E, "NVMMA layout (%d-byte swizzle, %d-byte column blocks)", st->nvmma, st->nvmma)
+                    : st->pad ? fmt(E, "padded (%d bytes after every %d row%s)", st->pad * dtype_bits(st->dtype) / 8,
                                   1 << st->pad_rows_log2, st->pad_rows_log2 ? "s" : "")
                     : smem_swizzle_none(st->swz) ? "not swizzled"
                     : fmt(E, "swizzled (vec %d, perPhase %d, maxPhase %d)", st->swz.vec, st->swz.per_phase,
@@ -83,7 +84,9 @@ static void describe_smem(Emitter *E, const Block *b)
                 sb_printf(E->out, "operand %c of tl.dot, %s%d x %d %s%s, %s, read %s\n", st->op_idx ? 'B' : 'A',
                           st->batch > 1 ? fmt(E, "%d batches (one tile after another) of ", st->batch) : "", st->rows,
                           st->cols, dtype_name(st->dtype), st->nslots > 1 ? fmt(E, " in %d pipeline slots", st->nslots) : "",
-                          storage, st->ldmatrix ? fmt(E, "with ldmatrix%s", st->trans ? ".trans" : "") : "element by element");
+                          storage, st->ldmatrix ? fmt(E, "%swith ldmatrix%s", st->nvmma ? "by wgmma (sm_90a) or " : "",
+                                                      st->trans ? ".trans" : "")
+                                                : "element by element");
                 break;
             }
             sb_printf(E->out, "the tile changing layout (L%d -> L%d), %s;\n//       %s\n",

@@ -62,7 +62,8 @@ const char *stage_helper(Emitter *E, const Op *op)
         sb_printf(h, "// one tile per batch, tile after tile: batch b's row r is buffer row b * %d + r;\n", s->rows);
     sb_printf(h, "// as %d rows of %d elements with %s contiguous; %s.\n", s->batch * s->rows, s->cols,
               dims[s->op_idx][s->contig_dim],
-              s->ldmatrix ? fmt(E, "read with ldmatrix%s", s->trans ? ".trans (K is not the contiguous dimension)" : "")
+              s->ldmatrix ? fmt(E, "read %swith ldmatrix%s", s->nvmma ? "by wgmma (sm_90a) or " : "",
+                                s->trans ? ".trans (K is not the contiguous dimension)" : "")
                           : "read element by element (ldmatrix cannot transpose 8- or 32-bit elements)");
     if (s->nvmma) {
         stage_helper_nvmma(E, op, fn);

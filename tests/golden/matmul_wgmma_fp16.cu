@@ -25,8 +25,8 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:85  local_load, 49152 bytes at 0: operand A of tl.dot, 128 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
-//   matmul.py:85  local_load, 49152 bytes at 49152: operand B of tl.dot, 64 x 128 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
+//   matmul.py:85  local_load, 49152 bytes at 0: operand A of tl.dot, 128 x 64 fp16 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   matmul.py:85  local_load, 49152 bytes at 49152: operand B of tl.dot, 64 x 128 fp16 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   matmul.py:93  convert_layout, 32768 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 5120 extra wavefronts without the swizzle)
@@ -445,7 +445,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 #endif
 
 // stage0: operand A of a tl.dot (128x64 fp16, M x K), staged in shared memory for the tensor cores
-// as 128 rows of 64 elements with K contiguous; read with ldmatrix.
+// as 128 rows of 64 elements with K contiguous; read by wgmma (sm_90a) or with ldmatrix.
 // NVMMA layout (Triton's, the one wgmma reads through a descriptor), 128-byte swizzle: the rows are
 // cut into column blocks of 64 elements (128 bytes), stored one after another, 128 rows x 128 bytes each;
 // in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
@@ -459,7 +459,7 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, 
 }
 
 // stage1: operand B of a tl.dot (64x128 fp16, K x N), staged in shared memory for the tensor cores
-// as 64 rows of 128 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
+// as 64 rows of 128 elements with N contiguous; read by wgmma (sm_90a) or with ldmatrix.trans (K is not the contiguous dimension).
 // NVMMA layout (Triton's, the one wgmma reads through a descriptor), 128-byte swizzle: the rows are
 // cut into column blocks of 64 elements (128 bytes), stored one after another, 64 rows x 128 bytes each;
 // in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
