@@ -89,7 +89,7 @@ if [ "$files" -eq 0 ]; then
     exit 0
 fi
 
-echo "cuda-check: $files files x ($ARCHS) x (nvcc, nvrtc)"
+echo "cuda-check: $files files x ($ARCHS; sm_90a too for wgmma kernels) x (nvcc, nvrtc)"
 if [ "$failed" -ne 0 ]; then
     echo "failed:$failures"
 fi
