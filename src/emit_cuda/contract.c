@@ -14,6 +14,9 @@
  *   sub:  fsub(fmul(x, y), z) -> fma(x, y, -z), else fsub(x, fmul(y, z)) ->
  *         fma(-y, z, x); when both are multiplies the left one fuses unless
  *         it has more uses than the right one.
+ *   neg:  Triton's -x is 0 - x, so -(x * y) is fma(-x, y, 0).
+ *
+ * Uses are counted after CSE, which merges equal products of one block.
  *
  * The left operand of an add is the one LLVM's Reassociate pass leaves
  * there: it orders the operands of every commutative instruction by rank
@@ -94,6 +97,24 @@ static const Op *fusable_mul(const Op *op, const Value *v)
     return d;
 }
 
+/* The uses of multiply v once CSE has merged the same products in its block
+ * (x * y and y * x) into one, as Triton's MLIR and LLVM do. */
+static int mul_uses(const Value *v)
+{
+    const Op *m = v->def;
+    const Block *b = m->parent;
+    int n = 0;
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *o = b->ops.data[i];
+        if (o->kind != OP_MUL || o->results[0]->type.dtype != m->results[0]->type.dtype)
+            continue;
+        if ((o->args[0] == m->args[0] && o->args[1] == m->args[1]) ||
+            (o->args[0] == m->args[1] && o->args[1] == m->args[0]))
+            n += o->results[0]->nuses;
+    }
+    return n;
+}
+
 /* The operand (1 or 2) whose multiply fuses into add or subtract op; 0 for none. */
 static int fused_operand(Emitter *E, const Op *op)
 {
@@ -104,9 +125,9 @@ static int fused_operand(Emitter *E, const Op *op)
     if (lm && rm) {
         if (op->kind == OP_ADD && info(E, r)->rank < info(E, l)->rank) {
             /* Reassociate swaps them: the right one is LLVM's left operand */
-            return l->nuses < r->nuses ? 1 : 2;
+            return mul_uses(l) < mul_uses(r) ? 1 : 2;
         }
-        return l->nuses > r->nuses ? 2 : 1;
+        return mul_uses(l) > mul_uses(r) ? 2 : 1;
     }
     return lm ? 1 : 2;
 }
@@ -114,7 +135,7 @@ static int fused_operand(Emitter *E, const Op *op)
 static void mark_rounded_mul(Emitter *E, const Value *v)
 {
     const Op *d = v->def;
-    if (d && d->kind == OP_NEG)
+    if (d && d->kind == OP_NEG && !info(E, v)->fma_operand)
         d = d->args[0]->def;
     if (d && d->kind == OP_MUL && is_half(d->results[0]->type.dtype))
         info(E, d->results[0])->mul_rn = true;
@@ -126,7 +147,14 @@ static void contract_block(Emitter *E, Block *b)
         Op *op = b->ops.data[i];
         for (int r = 0; r < op->nregions; r++)
             contract_block(E, op->regions[r]);
-        if ((op->kind != OP_ADD && op->kind != OP_SUB) || !is_half(op->results[0]->type.dtype))
+        if (op->nres != 1 || !is_half(op->results[0]->type.dtype))
+            continue;
+        if (op->kind == OP_NEG) { /* Triton's -x is 0 - x */
+            if (fusable_mul(op, op->args[0]))
+                info(E, op->results[0])->fma_operand = 1;
+            continue;
+        }
+        if (op->kind != OP_ADD && op->kind != OP_SUB)
             continue;
         int f = fused_operand(E, op);
         info(E, op->results[0])->fma_operand = f;
@@ -143,7 +171,7 @@ void plan_contractions(Emitter *E, Block *body)
     contract_block(E, body);
 }
 
-/* op (an add or subtract with a fused operand) as __hfma, its operands negated
+/* op (an add, subtract or negation with a fused operand) as __hfma, its operands negated
  * as LLVM forms them. */
 const char *fma_contracted_expr(Emitter *E, const Op *op, const char *idx)
 {
@@ -151,10 +179,27 @@ const char *fma_contracted_expr(Emitter *E, const Op *op, const char *idx)
     int f = info(E, r)->fma_operand;
     const Op *mul = op->args[f - 1]->def;
     const char *x = value_at(E, mul->args[0], r, idx), *y = value_at(E, mul->args[1], r, idx);
+    if (op->kind == OP_NEG)
+        return fmt(E, "__hfma(__hneg(%s), %s, %s)", x, y, zero_of(E, r->type.dtype));
     const char *z = value_at(E, op->args[2 - f], r, idx);
     if (op->kind == OP_SUB && f == 1)
         z = fmt(E, "__hneg(%s)", z);
     else if (op->kind == OP_SUB)
         x = fmt(E, "__hneg(%s)", x);
     return fmt(E, "__hfma(%s, %s, %s)", x, y, z);
+}
+
+/* Whether op's statement contracts a multiply-add in op's block, for a note
+ * under its source comment. */
+bool stmt_contracts(Emitter *E, const Op *op)
+{
+    const Block *b = op->parent;
+    if (!b)
+        return false;
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *o = b->ops.data[i];
+        if (o->stmt == op->stmt && o->nres == 1 && info(E, o->results[0])->fma_operand)
+            return true;
+    }
+    return false;
 }

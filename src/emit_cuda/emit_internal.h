@@ -105,6 +105,7 @@ void plan_block(Emitter *E, Block *b);
 void plan_regions(Emitter *E, Block *b);
 void plan_contractions(Emitter *E, Block *body);
 const char *fma_contracted_expr(Emitter *E, const Op *op, const char *idx);
+bool stmt_contracts(Emitter *E, const Op *op);
 void plan_vector_pointers(Emitter *E, Block *body);
 
 /* expr.c: element expressions */

@@ -232,7 +232,10 @@ const char *op_expr(Emitter *E, const Op *op, const char *idx)
             s = fmt(E, "%lld + %s", (long long)op->make_range.start, s);
         return s;
     }
-    case OP_NEG: return small_int_wrap(E, r->type.dtype, fmt(E, "-%s", a));
+    case OP_NEG:
+        if (info(E, r)->fma_operand) /* Triton's 0 - x * y, contracted (contract.c) */
+            return fma_contracted_expr(E, op, idx);
+        return small_int_wrap(E, r->type.dtype, fmt(E, "-%s", a));
     case OP_NOT:
         if (r->type.dtype == DT_I1)
             return fmt(E, "!%s", a);
