@@ -84,10 +84,19 @@ static bool loop_invariant(const Value *v, const Block *b)
     return true;
 }
 
+/* v's value before splats and broadcasts, which are no instructions in LLVM. */
+static const Value *unbroadcast(const Value *v)
+{
+    while (v->def && (v->def->kind == OP_SPLAT || v->def->kind == OP_BROADCAST || v->def->kind == OP_EXPAND_DIMS))
+        v = v->def->args[0];
+    return v;
+}
+
 /* The multiply v is, when it can fuse into op: the same half type, and the
  * same LLVM block (a loop-invariant multiply in a loop body is hoisted). */
 static const Op *fusable_mul(const Op *op, const Value *v)
 {
+    v = unbroadcast(v);
     const Op *d = v->def;
     if (!d || d->kind != OP_MUL || d->parent != op->parent || d->results[0]->type.dtype != op->results[0]->type.dtype)
         return NULL;
@@ -101,7 +110,7 @@ static const Op *fusable_mul(const Op *op, const Value *v)
  * (x * y and y * x) into one, as Triton's MLIR and LLVM do. */
 static int mul_uses(const Value *v)
 {
-    const Op *m = v->def;
+    const Op *m = unbroadcast(v)->def;
     const Block *b = m->parent;
     int n = 0;
     for (int i = 0; i < b->ops.len; i++) {
@@ -123,7 +132,7 @@ static int fused_operand(Emitter *E, const Op *op)
     if (!lm && !rm)
         return 0;
     if (lm && rm) {
-        if (op->kind == OP_ADD && info(E, r)->rank < info(E, l)->rank) {
+        if (op->kind == OP_ADD && info(E, unbroadcast(r))->rank < info(E, unbroadcast(l))->rank) {
             /* Reassociate swaps them: the right one is LLVM's left operand */
             return mul_uses(l) < mul_uses(r) ? 1 : 2;
         }
@@ -134,9 +143,10 @@ static int fused_operand(Emitter *E, const Op *op)
 
 static void mark_rounded_mul(Emitter *E, const Value *v)
 {
+    v = unbroadcast(v);
     const Op *d = v->def;
     if (d && d->kind == OP_NEG && !info(E, v)->fma_operand)
-        d = d->args[0]->def;
+        d = unbroadcast(d->args[0])->def;
     if (d && d->kind == OP_MUL && is_half(d->results[0]->type.dtype))
         info(E, d->results[0])->mul_rn = true;
 }
@@ -171,14 +181,29 @@ void plan_contractions(Emitter *E, Block *body)
     contract_block(E, body);
 }
 
-/* op (an add, subtract or negation with a fused operand) as __hfma, its operands negated
- * as LLVM forms them. */
+/* The operands of the multiply under v (through its splats and broadcasts),
+ * at register idx of ctx. */
+static void mul_operands(Emitter *E, const Value *v, const Value *ctx, const char *idx, const char **x, const char **y)
+{
+    for (;;) {
+        idx = reg_index(E, v, ctx, idx);
+        if (v->def->kind == OP_MUL)
+            break;
+        ctx = v;
+        v = v->def->args[0];
+    }
+    *x = value_at(E, v->def->args[0], v, idx);
+    *y = value_at(E, v->def->args[1], v, idx);
+}
+
+/* op (an add, subtract or negation with a fused operand) as __hfma, its
+ * operands negated as LLVM forms them. */
 const char *fma_contracted_expr(Emitter *E, const Op *op, const char *idx)
 {
     const Value *r = op->results[0];
     int f = info(E, r)->fma_operand;
-    const Op *mul = op->args[f - 1]->def;
-    const char *x = value_at(E, mul->args[0], r, idx), *y = value_at(E, mul->args[1], r, idx);
+    const char *x, *y;
+    mul_operands(E, op->args[f - 1], r, idx, &x, &y);
     if (op->kind == OP_NEG)
         return fmt(E, "__hfma(__hneg(%s), %s, %s)", x, y, zero_of(E, r->type.dtype));
     const char *z = value_at(E, op->args[2 - f], r, idx);
