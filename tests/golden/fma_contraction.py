@@ -38,3 +38,18 @@ def patterns_kernel(A, B, C, D, O1, O2, O3, O4, O5, O6, O7, O8, n, BLOCK: tl.con
     for _ in range(n % 4):
         acc = acc + a * b                            # hoisted multiply: no fma
     tl.store(O8 + offs, acc, mask=mask)
+
+
+# Products broadcast into a 2-D tile fuse as well: broadcasts are no
+# instructions in LLVM.  Each row holds two elements, so offsets stay below 2n.
+@triton.jit
+def outer_kernel(X, Y, Z, Out, n, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    cols = tl.arange(0, 2)
+    mask = (rows < n)[:, None]
+    x = tl.load(X + rows, mask=rows < n)
+    y = tl.load(Y + cols)
+    offs = rows[:, None] * 2 + cols[None, :]
+    z = tl.load(Z + offs, mask=mask)
+    out = z - (y * y)[None, :] + x[:, None] * z        # fma(x, z, fma(-y, y, z))
+    tl.store(Out + offs, out, mask=mask)
