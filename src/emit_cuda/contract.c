@@ -27,6 +27,11 @@
  * not fuse, nor does a loop-invariant multiply in a loop body (LICM hoists
  * it out first), nor do they across a cast (an fpext is not free on NVPTX).
  *
+ * Not modelled (docs/LANGUAGE.md): SimplifyCFG turning a small if into a
+ * select (its add then fuses), InstCombine narrowing fptrunc(fpext(a * b) +
+ * fpext(c)) to a half fma, and SLP-vectorised adds whose product is splat
+ * across a thread's vector (a vector add of a scalar product does not fuse).
+ *
  * The printer then writes __hfma for the fused pairs and __hmul_rn for a
  * multiply read by an add, subtract or negation it does not fuse into: ptxas
  * would otherwise contract mul.f16 + add.f16 its own way.  fp32 is left to
