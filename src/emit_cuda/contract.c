@@ -35,7 +35,8 @@
  * The printer then writes __hfma for the fused pairs and __hmul_rn for a
  * multiply read by an add, subtract or negation it does not fuse into: ptxas
  * would otherwise contract mul.f16 + add.f16 its own way.  fp32 is left to
- * nvcc, whose own contraction already matches Triton's.
+ * nvcc for now, although its contraction differs from Triton's in places
+ * (a * b - c * d, a product with two users).
  */
 #include "emit_internal.h"
 
