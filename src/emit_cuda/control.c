@@ -41,6 +41,8 @@ static void stmt_comment(Emitter *E, const Op *op)
              s->call_line);
     else
         line(E, "// %s:%d  %s", source_file_name(E, s->loc), s->loc.line, stmt);
+    if (stmt_contracts(E, op))
+        line(E, "// (__hfma: a multiply-add Triton's LLVM contracts, rounded once)");
 }
 
 static bool is_block_arg(const Block *b, const Value *v)

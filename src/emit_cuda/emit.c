@@ -58,6 +58,7 @@ void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
     }
     record_users(&E, f->body);
     plan_block(&E, f->body);
+    plan_contractions(&E, f->body);
     plan_regions(&E, f->body);
     plan_vector_pointers(&E, f->body);
     int threads = 32 * f->num_warps;

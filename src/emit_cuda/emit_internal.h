@@ -28,6 +28,9 @@ typedef struct ValInfo {
     int vec_store;      /* > 1: a pointer tile read only at the first element of each run of
                            vec_store registers (vectorised accesses): it keeps those, element e
                            at index e / vec_store (plan_vector_pointers) */
+    int rank;           /* LLVM Reassociate's operand rank (plan_contractions) */
+    int fma_operand;    /* fp16/bf16 add, sub: 1 or 2, the operand whose multiply fuses (contract.c) */
+    bool mul_rn;        /* fp16/bf16 mul read unfused by an add, sub or neg: __hmul_rn */
 } ValInfo;
 
 /* Named per-thread quantities bound once at the top of the kernel: each
@@ -100,6 +103,9 @@ const char *reg_index(Emitter *E, const Value *v, const Value *ctx, const char *
 void record_users(Emitter *E, Block *b);
 void plan_block(Emitter *E, Block *b);
 void plan_regions(Emitter *E, Block *b);
+void plan_contractions(Emitter *E, Block *body);
+const char *fma_contracted_expr(Emitter *E, const Op *op, const char *idx);
+bool stmt_contracts(Emitter *E, const Op *op);
 void plan_vector_pointers(Emitter *E, Block *body);
 
 /* expr.c: element expressions */

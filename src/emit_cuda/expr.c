@@ -141,7 +141,10 @@ static const char *binop_expr(Emitter *E, const Op *op, const char *a, const cha
     switch (op->kind) {
     case OP_ADD: return small_int_wrap(E, d, fmt(E, "%s + %s", a, b));
     case OP_SUB: return small_int_wrap(E, d, fmt(E, "%s - %s", a, b));
-    case OP_MUL: return small_int_wrap(E, d, fmt(E, "%s * %s", a, b));
+    case OP_MUL:
+        if (info(E, op->results[0])->mul_rn) /* rounded alone, as in Triton (contract.c) */
+            return fmt(E, "__hmul_rn(%s, %s)", a, b);
+        return small_int_wrap(E, d, fmt(E, "%s * %s", a, b));
     case OP_DIV:
         if (ad == DT_FP32)
             return fmt(E, "tilec::div_full(%s, %s)", a, b);
@@ -229,7 +232,10 @@ const char *op_expr(Emitter *E, const Op *op, const char *idx)
             s = fmt(E, "%lld + %s", (long long)op->make_range.start, s);
         return s;
     }
-    case OP_NEG: return small_int_wrap(E, r->type.dtype, fmt(E, "-%s", a));
+    case OP_NEG:
+        if (info(E, r)->fma_operand) /* Triton's 0 - x * y, contracted (contract.c) */
+            return fma_contracted_expr(E, op, idx);
+        return small_int_wrap(E, r->type.dtype, fmt(E, "-%s", a));
     case OP_NOT:
         if (r->type.dtype == DT_I1)
             return fmt(E, "!%s", a);
@@ -247,6 +253,11 @@ const char *op_expr(Emitter *E, const Op *op, const char *idx)
                    value_at(E, op->args[2], r, idx));
     }
     case OP_CAST: return cast_expr(E, op, value_at(E, op->args[0], r, idx));
+    case OP_ADD:
+    case OP_SUB:
+        if (info(E, r)->fma_operand) /* Triton's LLVM contracts it (contract.c) */
+            return fma_contracted_expr(E, op, idx);
+        return binop_expr(E, op, a, b);
     case OP_BITCAST:
         return fmt(E, "tilec::bitcast<%s>(%s)", ctype(E, type_elem(r->type)), value_at(E, op->args[0], r, idx));
     default: return binop_expr(E, op, a, b);
