@@ -44,10 +44,11 @@ else
 endif
 
 LIB_SRCS := src/common.c $(wildcard src/parser/*.c) $(wildcard src/tileir/*.c) \
-            $(wildcard src/emit_cuda/*.c) src/driver.c src/options.c
-GEN_SRCS := $(B)/gen/lexer.c $(B)/gen/templates.c
+            $(wildcard src/emit_cuda/*.c) $(wildcard src/emit_html/*.c) src/driver.c src/options.c
+GEN_SRCS := $(B)/gen/lexer.c $(B)/gen/templates.c $(B)/gen/page_templates.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:.c=.o)
 TEMPLATES := $(sort $(wildcard templates/*.cuh))
+PAGE_TEMPLATES := $(sort $(wildcard templates/explorer/*))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
 .PHONY: all clean example test unit golden errors cuda-check sass-check asan-check valgrind-check gpu-test install regen-golden
@@ -60,7 +61,7 @@ $(TILEC): $(B)/src/main.o $(B)/libtilec.a
 $(B)/libtilec.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/%.o: %.c $(wildcard src/*.h src/*/*.h) $(B)/gen/templates.h
+$(B)/%.o: %.c $(wildcard src/*.h src/*/*.h) $(B)/gen/templates.h $(B)/gen/page_templates.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -79,6 +80,11 @@ $(B)/tools/embed: tools/embed.c
 $(B)/gen/templates.c $(B)/gen/templates.h: $(TEMPLATES) $(B)/tools/embed
 	@mkdir -p $(B)/gen
 	$(B)/tools/embed $(B)/gen/templates $(TEMPLATES)
+
+# templates/explorer/ (the page, its style and its script) are the explorer's (--emit html).
+$(B)/gen/page_templates.c $(B)/gen/page_templates.h: $(PAGE_TEMPLATES) $(B)/tools/embed
+	@mkdir -p $(B)/gen
+	$(B)/tools/embed -t tilec_page_templates $(B)/gen/page_templates $(PAGE_TEMPLATES)
 
 # ---- the bundled example --------------------------------------------------
 
