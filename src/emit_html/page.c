@@ -71,8 +71,14 @@ static const char *page_template(const char *name)
 
 /* ---- the code panes -------------------------------------------------------------- */
 
+/* Lines go in chunks of CHUNK_LINES, which the browser lays out only near the screen
+ * (style.css): a .cu has a thousand lines. */
+enum { CHUNK_LINES = 64 };
+
 static void line_div(StrBuf *out, const char *key, const char *cls, int no)
 {
+    if (no % CHUNK_LINES == 1)
+        sb_puts(out, no == 1 ? "<div class=\"chunk\">" : "</div><div class=\"chunk\">");
     sb_printf(out, "<div class=\"ln%s%s\"", cls ? " " : "", cls ? cls : "");
     if (key) {
         sb_puts(out, " data-loc=\"");
@@ -102,6 +108,7 @@ static void source_file(StrBuf *out, const Source *src)
             break;
         p = nl + 1;
     }
+    sb_puts(out, "</div>\n");
 }
 
 typedef Vec(const Source *) SourceVec;
@@ -197,6 +204,7 @@ static void cuda_pane(Ctx *ctx, StrBuf *out, const char *cuda)
             break;
         p = nl + 1;
     }
+    sb_puts(out, "</div>\n");
 }
 
 /* ---- the summary ------------------------------------------------------------------ */

@@ -49,10 +49,12 @@
     return map;
   }
 
+  // The cells thread t holds, each once (a register bit that moves no coordinate
+  // gives a thread two registers of one element).
   function cellsOf(map, t) {
     owners(map);
     if (t >= 32 << map.warp.length) return [];
-    return Array.from(map.cells.subarray(t * map.regs, (t + 1) * map.regs));
+    return Array.from(new Set(map.cells.subarray(t * map.regs, (t + 1) * map.regs)));
   }
 
   // ---- grids ----------------------------------------------------------------------
@@ -80,8 +82,8 @@
     }
     const fs = Math.max(6, Math.floor(px / 3));
     return '<svg xmlns="http://www.w3.org/2000/svg" width="' + (g.cols * px + 1) + '" height="' + (g.rows * px + 1) +
-           '" font-family="monospace" font-size="' + fs + '"><g>' + rects.join("") +
-           '</g><g fill="#fff" text-anchor="middle">' + labels.join("") + "</g></svg>";
+           '"' + (px < 10 ? ' class="small"' : "") + ' font-family="monospace" font-size="' + fs + '"><g>' + rects.join("") +
+           '</g><g fill="#fff" text-anchor="middle">' + labels.join("") + '</g><g class="marks"></g></svg>';
   }
 
   function describeCell(map, i) {
@@ -115,9 +117,14 @@
     return entry;
   }
 
+  // The chosen thread's cells, outlined in a layer of their own: a thread change
+  // redraws a few rects, not the whole grid.
   function markOwn(entry) {
-    for (const r of entry.svg.querySelectorAll("rect.own")) r.classList.remove("own");
-    for (const i of cellsOf(entry.map, thread)) entry.rects[i].classList.add("own");
+    const g = gridShape(entry.map), px = g.px;
+    entry.svg.lastChild.innerHTML = cellsOf(entry.map, thread).map(function (i) {
+      return '<rect x="' + (i % g.cols) * px + '" y="' + Math.floor(i / g.cols) * px + '" width="' + px +
+             '" height="' + px + '" data-i="' + i + '"/>';
+    }).join("");
   }
 
   // Grids are drawn as they scroll into view: a large kernel has hundreds.
@@ -164,14 +171,16 @@
 
   function reveal(pane, key) {
     const first = (lines.get(key) || []).find(function (ln) { return pane.contains(ln); });
-    if (first) pane.scrollTop = first.offsetTop - pane.offsetTop - pane.clientHeight / 3;
+    if (first)
+      pane.scrollTop += first.getBoundingClientRect().top - pane.getBoundingClientRect().top - pane.clientHeight / 3;
   }
 
   function selectLoc(key, from) {
     light("sel", key);
     for (const pane of [document.getElementById("src"), document.getElementById("cu")])
       if (pane !== from) reveal(pane, key);
-    for (const c of document.querySelectorAll(".card")) c.classList.toggle("sel", c.dataset.loc === key);
+    for (const c of document.querySelectorAll(".card"))
+      c.classList.toggle("sel", c.dataset.loc === key || (c.dataset.locs || "").split(" ").indexOf(key) >= 0);
   }
 
   for (const pane of [document.getElementById("src"), document.getElementById("cu")]) {
@@ -209,20 +218,48 @@
     return c;
   }
 
+  function layoutNote(map) {
+    return el("p", {}, map.layout + ". A thread owns " + map.owns + "; " + (1 << map.reg.length) +
+                       " registers per thread.");
+  }
+
+  function gridBox(parent, map, vs) {
+    const box = el("div", { "class": "grid", "data-values": vs.map(function (v) { return v.id; }).join(" ") });
+    parent.appendChild(box);
+    lazyGrid(box, function () { drawGrid(box, map); });
+  }
+
   function valueCard(parent, v, label) {
     const map = facts.maps[v.map];
     const c = card(parent, (label ? label + ": " : "") + valueTitle(v), v.loc);
-    c.appendChild(el("p", {}, map.layout + ". A thread owns " + map.owns + "; " +
-                               (1 << map.reg.length) + " registers per thread."));
-    const box = el("div", { "class": "grid", "data-value": v.id });
-    c.appendChild(box);
-    lazyGrid(box, function () { drawGrid(box, map); });
+    c.appendChild(layoutNote(map));
+    gridBox(c, map, [v]);
     return c;
   }
 
+  // One card per layout and shape, listing the values that have it: a kernel's
+  // hundred values have a dozen pictures.
   function tiles() {
-    const list = document.getElementById("tile-list");
-    for (const v of facts.values) valueCard(list, v);
+    const list = document.getElementById("tile-list"), byMap = new Map();
+    for (const v of facts.values) {
+      if (!byMap.has(v.map)) byMap.set(v.map, []);
+      byMap.get(v.map).push(v);
+    }
+    for (const [m, vs] of byMap) {
+      const map = facts.maps[m];
+      const c = card(list, map.shape.join("x") + ", " + vs[0].layout + ": " + vs.length + " value" +
+                           (vs.length > 1 ? "s" : ""));
+      c.dataset.locs = vs.map(function (v) { return v.loc; }).join(" ");
+      const ul = el("ul", { "class": "values" });
+      for (const v of vs) {
+        const li = el("li", {}, valueTitle(v) + " ");
+        li.appendChild(locLink(v.loc));
+        ul.appendChild(li);
+      }
+      c.appendChild(ul);
+      c.appendChild(layoutNote(map));
+      gridBox(c, map, vs);
+    }
   }
 
   // Coordinates of element i and back.
@@ -500,6 +537,10 @@
   document.getElementById("thread").max = facts.threads - 1;
   document.getElementById("thread").addEventListener("input", function (ev) { setThread(+ev.target.value); });
   setThread(0);
+  // start both panes at the kernel's first statement
+  const first = document.querySelector("#cu .ln.sc");
+  if (first) for (const pane of [document.getElementById("src"), document.getElementById("cu")])
+    reveal(pane, first.dataset.loc);
 
   // For tests and for people: draw everything now, choose a thread or a line.
   window.explorer = {
