@@ -6,6 +6,7 @@
 #   make BUILD=debug        -O0 -g, IR verifier after every pass
 #   make BUILD=asan         AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test               everything CI runs (no GPU needed)
+#   make explorer-test      the explorer's pages in headless chromium (skipped without it)
 #   make fuzz FUZZ_SECONDS=600   libFuzzer on the lexer, parser, translation (mk/fuzz.mk)
 #   make gpu-test           on a machine with an NVIDIA GPU (and Triton, optional)
 #   make install PREFIX=/usr/local
@@ -51,7 +52,8 @@ TEMPLATES := $(sort $(wildcard templates/*.cuh))
 PAGE_TEMPLATES := $(sort $(wildcard templates/explorer/*))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean example test unit golden errors cuda-check sass-check asan-check valgrind-check gpu-test install regen-golden
+.PHONY: all clean example test unit golden errors cuda-check sass-check asan-check valgrind-check gpu-test install regen-golden \
+        explorer-test
 all: $(TILEC) $(B)/libtilec.a
 
 $(TILEC): $(B)/src/main.o $(B)/libtilec.a
@@ -137,7 +139,12 @@ asan-check:
 valgrind-check: $(TILEC)
 	TILEC=$(TILEC) sh tests/run_valgrind.sh
 
-test: all unit golden errors cuda-check asan-check valgrind-check fuzz-check lib-test sass-check
+# The explorer's pages (--emit html) driven in headless chromium: links, grids against tilec's
+# layout maps, thread choice, console, load time.  Skipped, saying so, without chromium.
+explorer-test: $(TILEC)
+	TILEC=$(TILEC) python3 tests/explorer/run_explorer_tests.py
+
+test: all unit golden errors cuda-check asan-check valgrind-check fuzz-check lib-test sass-check explorer-test
 	@echo "make test: all suites passed"
 
 regen-golden: $(TILEC)
