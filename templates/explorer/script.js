@@ -307,7 +307,7 @@
                          '<span style="background:#555;color:#fff">shuffled in from lanes of its warp</span>' +
                          '<span style="background:#bbb">through shared memory from other warps</span>';
       c.appendChild(legend);
-      const box = el("div", { "class": "grid" });
+      const box = el("div", { "class": "grid", "data-reduce": v.id, "data-axis": r.axis });
       c.appendChild(box);
       lazyGrid(box, function () { drawGrid(box, map, markReduction(r.axis)); });
     }

@@ -14,6 +14,8 @@ file:// and checked against tilec's own outputs:
     first owner tilec's layout map gives (tilec --emit svg --value %ID lists them all);
   - choosing a thread (by clicking a cell, then with the thread field) outlines exactly
     the cells that thread owns in every grid;
+  - each reduction's input shows, for that thread, the elements it combines itself, those
+    shuffled in from its warp and those from other warps, as the owners say;
   - the console shows no error and no script throws.
 Skipped, with a message, when chromium is not installed.
 """
@@ -30,7 +32,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cdp  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CASES = ["softmax_row_fp32", "layer_norm_fwd_fp16", "matmul_fp16_pipelined", "attn_fwd_causal_fp16"]
+CASES = ["softmax_row_fp32", "softmax_rows2d_fp32", "layer_norm_fwd_fp16", "matmul_fp16_pipelined",
+         "attn_fwd_causal_fp16"]
 LOAD_LIMIT_MS = 1000
 COMMENT = re.compile(r"^( *)// (\S+\.py:\d+)  ")
 
@@ -152,9 +155,10 @@ def check_thread(page, expected, threads, c, how):
 
 def check_threads(page, grids, expected, c):
     threads = page.eval("explorer.facts.threads")
-    # click a cell of the first grid that is not owned by thread 0: its first owner is chosen
-    vids, firsts, _ = grids[0]
-    vid, firsts = vids[0], firsts.split()
+    # click a cell whose first owner is not thread 0 (the thread at load): that owner is chosen
+    vids, firsts = next(((v, f.split()) for v, f, _ in grids if any(not o.startswith("0:") for o in f.split())),
+                        (grids[0][0], grids[0][1].split()))
+    vid = vids[0]
     k = next((i for i, o in enumerate(firsts) if not o.startswith("0:")), len(firsts) - 1)
     sel = '.grid[data-values="%s"] svg g rect:nth-child(%d)' % (" ".join(map(str, vids)), k + 1)
     click_element(page, sel)
@@ -169,6 +173,48 @@ def check_threads(page, grids, expected, c):
     t2 = check_thread(page, expected, threads, c, "thread field")
     c.expect(t2 == threads - 1, "typing %d chose thread %d" % (threads - 1, t2))
     return [t, t2]
+
+
+def check_reductions(args, flags, page, expected, c):
+    """The chosen thread's view of each reduction's input: its own elements, those that
+    reach it by shuffles (held in its warp) and those through shared memory (other warps)."""
+    page.eval("explorer.drawAll()")
+    t = page.eval("+document.getElementById('thread').value")
+    boxes = page.eval("[...document.querySelectorAll('.grid[data-reduce]')].map(b => [+b.dataset.reduce,"
+                      " +b.dataset.axis, [...b.querySelector('svg g').children].map(r =>"
+                      " ['self', 'shfl', 'smem', 'quiet'].find(k => r.classList.contains(k)) || '?')])")
+    for vid, axis, got in boxes:
+        if vid not in expected:
+            expected[vid] = owners_from_svg(tilec(args, flags, "--emit", "svg", "--value", "%%%d" % vid))
+        shape = next(v["shape"] for v in page.eval("explorer.facts.values") if v["id"] == vid)
+        owners = [[int(x.split(":")[0]) for x in o] for o in expected[vid]]
+
+        def coords(i):
+            cs = []
+            for n in reversed(shape):
+                cs.insert(0, i % n)
+                i //= n
+            return cs
+
+        def rest(i):
+            cs = coords(i)
+            cs[axis] = 0
+            return tuple(cs)
+
+        mine = {rest(i) for i, o in enumerate(owners) if t in o}
+        want = []
+        for i, o in enumerate(owners):
+            if rest(i) not in mine:
+                want.append("quiet")
+            elif t in o:
+                want.append("self")
+            elif any(u // 32 == t // 32 for u in o):
+                want.append("shfl")
+            else:
+                want.append("smem")
+        c.expect(got == want, "reduction of %%%d, thread %d: cell classes differ first at %s" % (
+            vid, t, next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), "the end")))
+    return len(boxes)
 
 
 def console_errors(page):
@@ -205,11 +251,12 @@ def run_case(args, browser, name, tmp):
     nlinks = check_links(page, cu, c)
     grids, expected, cells = check_grids(args, flags, page, c)
     chosen = check_threads(page, grids, expected, c) if grids else []
+    nred = check_reductions(args, flags, page, expected, c)
     errs = console_errors(page)
     c.expect(not errs, "console: %s" % errs[:5])
     status = "ok" if not c.failures else "FAILED"
-    print("explorer: %s: loaded in %.0f ms; %d source lines linked; %d grids, %d cells; threads %s: %s"
-          % (name, load_ms, nlinks, len(grids), cells, chosen, status))
+    print("explorer: %s: loaded in %.0f ms; %d source lines linked; %d grids, %d cells; threads %s; %d reductions: %s"
+          % (name, load_ms, nlinks, len(grids), cells, chosen, nred, status))
     for f in c.failures[:20]:
         print("    " + f)
     return not c.failures
