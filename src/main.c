@@ -326,8 +326,12 @@ static int page_with_report(Cli *c, const char *text)
     } else {
         o.output = TILEC_OUTPUT_HTML;
         o.report = b;
-        if (tilec_translate_source(text, &o, &page) || !write_file(c->o.output, page->code, page->code_size))
+        if (tilec_translate_source(text, &o, &page)) {
+            fprintf(stderr, "tilec: error: %s\n", page ? page->error : "out of memory");
             rc = 1;
+        } else if (!write_file(c->o.output, page->code, page->code_size)) {
+            rc = 1;
+        }
         else
             print_report(ctx, cu, b);
     }

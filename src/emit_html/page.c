@@ -292,7 +292,8 @@ static const Value *html_find_in(const Block *b, const char *name, int id)
 const Value *html_find_value(Ctx *ctx, const TirFunc *f, const char *name)
 {
     int id = -1;
-    if (name[0] == '%' && name[1] && strspn(name + 1, "0123456789") == strlen(name + 1))
+    size_t digits = strlen(name + (name[0] == '%'));
+    if (name[0] == '%' && digits && digits <= 9 && strspn(name + 1, "0123456789") == digits)
         id = atoi(name + 1);
     const Value *v = html_find_in(f->body, name, id);
     if (!v)
