@@ -6,6 +6,7 @@
 #   make BUILD=debug        -O0 -g, IR verifier after every pass
 #   make BUILD=asan         AddressSanitizer + UndefinedBehaviorSanitizer
 #   make test               everything CI runs (no GPU needed)
+#   make explorer-test      the explorer's pages in headless chromium (skipped without it)
 #   make fuzz FUZZ_SECONDS=600   libFuzzer on the lexer, parser, translation (mk/fuzz.mk)
 #   make gpu-test           on a machine with an NVIDIA GPU (and Triton, optional)
 #   make install PREFIX=/usr/local
@@ -44,13 +45,15 @@ else
 endif
 
 LIB_SRCS := src/common.c $(wildcard src/parser/*.c) $(wildcard src/tileir/*.c) \
-            $(wildcard src/emit_cuda/*.c) src/driver.c src/options.c
-GEN_SRCS := $(B)/gen/lexer.c $(B)/gen/templates.c
+            $(wildcard src/emit_cuda/*.c) $(wildcard src/emit_html/*.c) src/driver.c src/options.c
+GEN_SRCS := $(B)/gen/lexer.c $(B)/gen/templates.c $(B)/gen/page_templates.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o) $(GEN_SRCS:.c=.o)
 TEMPLATES := $(sort $(wildcard templates/*.cuh))
+PAGE_TEMPLATES := $(sort $(wildcard templates/explorer/*))
 UNIT_SRCS := $(wildcard tests/unit/*.c)
 
-.PHONY: all clean example test unit golden errors cuda-check sass-check asan-check valgrind-check gpu-test install regen-golden
+.PHONY: all clean example test unit golden errors cuda-check sass-check asan-check valgrind-check gpu-test install regen-golden \
+        explorer-test
 all: $(TILEC) $(B)/libtilec.a
 
 $(TILEC): $(B)/src/main.o $(B)/libtilec.a
@@ -60,7 +63,7 @@ $(TILEC): $(B)/src/main.o $(B)/libtilec.a
 $(B)/libtilec.a: $(LIB_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/%.o: %.c $(wildcard src/*.h src/*/*.h) $(B)/gen/templates.h
+$(B)/%.o: %.c $(wildcard src/*.h src/*/*.h) $(B)/gen/templates.h $(B)/gen/page_templates.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -79,6 +82,11 @@ $(B)/tools/embed: tools/embed.c
 $(B)/gen/templates.c $(B)/gen/templates.h: $(TEMPLATES) $(B)/tools/embed
 	@mkdir -p $(B)/gen
 	$(B)/tools/embed $(B)/gen/templates $(TEMPLATES)
+
+# templates/explorer/ (the page, its style and its script) are the explorer's (--emit html).
+$(B)/gen/page_templates.c $(B)/gen/page_templates.h: $(PAGE_TEMPLATES) $(B)/tools/embed
+	@mkdir -p $(B)/gen
+	$(B)/tools/embed -t tilec_page_templates $(B)/gen/page_templates $(PAGE_TEMPLATES)
 
 # ---- the bundled example --------------------------------------------------
 
@@ -131,7 +139,12 @@ asan-check:
 valgrind-check: $(TILEC)
 	TILEC=$(TILEC) sh tests/run_valgrind.sh
 
-test: all unit golden errors cuda-check asan-check valgrind-check fuzz-check lib-test sass-check
+# The explorer's pages (--emit html) driven in headless chromium: links, grids against tilec's
+# layout maps, thread choice, console, load time.  Skipped, saying so, without chromium.
+explorer-test: $(TILEC)
+	TILEC=$(TILEC) python3 tests/explorer/run_explorer_tests.py
+
+test: all unit golden errors cuda-check asan-check valgrind-check fuzz-check lib-test sass-check explorer-test
 	@echo "make test: all suites passed"
 
 regen-golden: $(TILEC)

@@ -118,7 +118,12 @@ typedef enum tilec_output {
     TILEC_OUTPUT_CUDA = 0,   /* the .cu file */
     TILEC_OUTPUT_TILEIR,     /* typed tile IR with analyses (tilec --emit tileir) */
     TILEC_OUTPUT_LAYOUTS,    /* layouts and ownership (tilec --emit layouts) */
+    TILEC_OUTPUT_HTML,       /* the explorer: one self-contained HTML page (tilec --emit html,
+                                docs/EXPLORER.md) */
+    TILEC_OUTPUT_SVG,        /* one tile value's layout as an SVG grid (tilec --emit svg --value) */
 } tilec_output;
+
+struct tilec_binary;
 
 /* Zero-initialise and set what you need; every field has the CLI's default. */
 typedef struct tilec_translate_options {
@@ -145,6 +150,11 @@ typedef struct tilec_translate_options {
     const char *const *include_dirs; /* -I DIR: where `import pkg.mod` looks for the project's
                                         modules, after the kernel file's own package root */
     int num_include_dirs;
+    const char *value;       /* TILEC_OUTPUT_SVG: the tile value drawn, by name (its first value)
+                                or as %ID (tilec --emit layouts lists both); else NULL */
+    const struct tilec_binary *report; /* TILEC_OUTPUT_HTML: a cubin of the same kernel
+                                (tilec_compile) whose ptxas registers and spills the page's
+                                summary shows; NULL: none */
 } tilec_translate_options;
 
 typedef enum tilec_type_kind {

@@ -58,7 +58,8 @@ $(B)/bench/bench_library: bench/bench_library.c tests/lib/golden_flags.h include
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBTEST_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libtilec.a $(LDLIBS)
 
-LIB_TEST_PROGS := $(B)/tests/lib/api_errors $(B)/tests/lib/lib_golden $(B)/examples/host/host_example \
+LIB_TEST_PROGS := $(B)/tests/lib/api_errors $(B)/tests/lib/lib_golden $(B)/tests/lib/explorer_api \
+                  $(B)/examples/host/host_example \
                   $(B)/bench/bench_library
 
 lib-test: $(TILEC) $(LIB_TEST_PROGS) $(B)/libtilec.so

@@ -84,6 +84,16 @@ bool tilec_pass_exists(const char *name)
 #undef PASS_IS
 }
 
+static void emit_cuda(const Pipeline *p, StrBuf *out)
+{
+    const TranslateOptions *opt = p->opt;
+    cuda_name_params(p->ctx, p->f);
+    GridProg grid; /* --grid's errors come before any output */
+    tir_grid_compile(p->ctx, p->f, opt->grid, &grid);
+    EmitOptions eo = {.command = opt->command, .grid = opt->grid, .grid_prog = &grid, .arch = opt->lower.arch};
+    cuda_emit(p->ctx, out, p->f, &eo);
+}
+
 static void emit(const Pipeline *p, StrBuf *out)
 {
     const TranslateOptions *opt = p->opt;
@@ -93,14 +103,16 @@ static void emit(const Pipeline *p, StrBuf *out)
         tir_print_layouts(out, p->f);
         tir_print_values(out, p->f);
         break;
-    case EMIT_CUDA: {
-        cuda_name_params(p->ctx, p->f);
-        GridProg grid; /* --grid's errors come before any output */
-        tir_grid_compile(p->ctx, p->f, opt->grid, &grid);
-        EmitOptions eo = {.command = opt->command, .grid = opt->grid, .grid_prog = &grid, .arch = opt->lower.arch};
-        cuda_emit(p->ctx, out, p->f, &eo);
+    case EMIT_CUDA: emit_cuda(p, out); break;
+    case EMIT_HTML: {
+        StrBuf cuda = {0}; /* the page shows the .cu and links it to the source */
+        emit_cuda(p, &cuda);
+        HtmlOptions ho = {.cuda = cuda.data, .command = opt->command, .ptxas = opt->ptxas};
+        html_emit(p->ctx, out, p->f, &ho);
+        sb_free(&cuda);
         break;
     }
+    case EMIT_SVG: svg_emit(&p->ctx->arena, out, html_find_value(p->ctx, p->f, opt->value)); break;
     }
 }
 

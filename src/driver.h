@@ -2,7 +2,8 @@
  * driver.h — one translation, source text to output text.
  *
  * Contract: tilec_translate() runs the pipeline on ctx->src and appends the
- * requested output (CUDA, tile IR, layouts, or a pass dump) to `out`.  It
+ * requested output (CUDA, tile IR, layouts, the explorer's page or picture, or a
+ * pass dump) to `out`.  It
  * returns 0 on success and 1 on a user error, whose diagnostics are in
  * ctx->diags and formatted in ctx->log.  It never exits and holds no global
  * state; everything it allocates lives in ctx->arena.
@@ -10,12 +11,15 @@
 #ifndef TILEC_DRIVER_H
 #define TILEC_DRIVER_H
 
+#include "emit_html/html.h"
 #include "tileir/tir.h"
 
 typedef enum EmitKind {
     EMIT_CUDA,
     EMIT_TILEIR,
     EMIT_LAYOUTS,
+    EMIT_HTML,      /* the explorer's page (src/emit_html/) */
+    EMIT_SVG,       /* one value's layout picture: TranslateOptions.value */
 } EmitKind;
 
 /* The pipeline, pass by pass, in order: each pass's name (--dump NAME prints the
@@ -43,6 +47,8 @@ typedef struct TranslateOptions {
     const char *dump;     /* a PASS_LIST name, or NULL */
     const char *grid;
     const char *command;  /* regenerate command for the .cu header */
+    const char *value;    /* EMIT_SVG: the value drawn (a name or %ID) */
+    PtxasReport ptxas;    /* EMIT_HTML: what ptxas said of the kernel (registers < 0: unknown) */
     TirFunc **result;     /* if set, receives the kernel as the last pass run left it (in ctx->arena);
                              the library reads the metadata of a whole translation */
 } TranslateOptions;

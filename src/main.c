@@ -41,10 +41,15 @@ static const char usage[] =
     "                          --grid \"cdiv(n_elements, BLOCK_SIZE)\"   --grid \"M, N\"\n"
     "                        without it, NAME_launch takes grid_x, grid_y, grid_z\n"
     "  -o FILE               write the output to FILE (default: standard output)\n"
-    "      --emit KIND       cuda (default), tileir (typed IR with analyses), layouts, or\n"
-    "                        ptx / cubin (compiled in-process by NVRTC for --arch):\n"
+    "      --emit KIND       cuda (default), tileir (typed IR with analyses), layouts,\n"
+    "                        ptx / cubin (compiled in-process by NVRTC for --arch), html (the\n"
+    "                        explorer: one page linking source, CUDA and every tile's layout;\n"
+    "                        with --report also ptxas's registers) or svg (one layout picture):\n"
     "                          tilec add.py -s ... --emit layouts\n"
     "                          tilec add.py -k add_kernel -s ... --emit cubin -o add.cubin\n"
+    "                          tilec softmax.py -s ... --emit html -o softmax.html\n"
+    "      --value NAME      the tile value --emit svg draws: a source name or %%ID\n"
+    "                          tilec softmax.py -s ... --emit svg --value x -o x.svg\n"
     "      --report          compile a cubin with NVRTC and print to stderr what ptxas reports:\n"
     "                        registers, spills, stack, shared memory, threads per block; with a\n"
     "                        GPU and its driver also the driver's view (cuFuncGetAttribute)\n"
@@ -298,9 +303,50 @@ static int write_embed(Cli *c, tilec_context *ctx, const tilec_translation *t)
     return rc;
 }
 
-/* Everything after a successful translation. */
-static int produce(Cli *c, const tilec_translation *t)
+/* --emit html --report: the kernel's CUDA compiled to a cubin by NVRTC, then the page again
+ * with what ptxas reported in its summary. */
+static int page_with_report(Cli *c, const char *text)
 {
+    tilec_context *ctx;
+    if (tilec_context_create(NULL, &ctx)) {
+        fprintf(stderr, "tilec: error: out of memory\n");
+        return 1;
+    }
+    tilec_translate_options o = c->o.t;
+    o.output = TILEC_OUTPUT_CUDA;
+    tilec_translation *cu = NULL, *page = NULL;
+    tilec_binary *b = NULL;
+    tilec_compile_options co = {.arch = o.arch, .kind = TILEC_BINARY_CUBIN};
+    int rc = 0;
+    if (tilec_translate_source(text, &o, &cu)) {
+        fprintf(stderr, "tilec: error: %s\n", cu ? cu->error : "out of memory");
+        rc = 1;
+    } else if (tilec_compile(ctx, cu->code, &co, &b)) {
+        rc = env_error(ctx);
+    } else {
+        o.output = TILEC_OUTPUT_HTML;
+        o.report = b;
+        if (tilec_translate_source(text, &o, &page)) {
+            fprintf(stderr, "tilec: error: %s\n", page ? page->error : "out of memory");
+            rc = 1;
+        } else if (!write_file(c->o.output, page->code, page->code_size)) {
+            rc = 1;
+        }
+        else
+            print_report(ctx, cu, b);
+    }
+    tilec_binary_free(b);
+    tilec_translation_free(cu);
+    tilec_translation_free(page);
+    tilec_context_destroy(ctx);
+    return rc;
+}
+
+/* Everything after a successful translation. */
+static int produce(Cli *c, const char *text, const tilec_translation *t)
+{
+    if (c->o.emit == CLI_HTML && c->o.report)
+        return page_with_report(c, text);
     bool compiled = c->o.emit == CLI_PTX || c->o.emit == CLI_CUBIN;
     if (!compiled && !c->o.report && !c->o.embed) {
         if (!write_file(c->o.output, t->code, t->code_size))
@@ -374,7 +420,7 @@ int main(int argc, char **argv)
         else if (s)
             rc = 1;
         else
-            rc = produce(&c, t);
+            rc = produce(&c, text, t);
     }
     tilec_translation_free(t);
     arena_free(&c.arena);

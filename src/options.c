@@ -98,8 +98,14 @@ static const char *check_values(Arena *a, const tilec_translate_options *o)
     if (o->arch && !arch_known(o->arch))
         return arena_printf(a, "arch must be 80 or 90 (the output runs on both; compile for another GPU with "
                                "tilec_compile_options.arch), got %d", o->arch);
-    if (o->output != TILEC_OUTPUT_CUDA && o->output != TILEC_OUTPUT_TILEIR && o->output != TILEC_OUTPUT_LAYOUTS)
+    if (o->output < TILEC_OUTPUT_CUDA || o->output > TILEC_OUTPUT_SVG)
         return arena_printf(a, "unknown output kind %d", (int)o->output);
+    if ((o->output == TILEC_OUTPUT_SVG) != (o->value != NULL))
+        return "value names the tile value of TILEC_OUTPUT_SVG, and only of it";
+    if (o->report && o->output != TILEC_OUTPUT_HTML)
+        return "report (a cubin's ptxas numbers) goes with TILEC_OUTPUT_HTML only";
+    if (o->report && (o->report->kind != TILEC_BINARY_CUBIN || o->report->registers < 0))
+        return "report must be a cubin that ptxas reported on (tilec_compile with TILEC_BINARY_CUBIN)";
     if (o->dump && !tilec_pass_exists(o->dump))
         return arena_printf(a, "dump must be one of %s; got '%s'", options_pass_names(), o->dump);
     return NULL;
@@ -139,7 +145,15 @@ const char *options_translate(Arena *a, const tilec_translate_options *o, Transl
     lo->arch = o->arch ? o->arch : DEFAULT_ARCH;
     lo->debug = o->debug != 0;
     lo->min_blocks = o->min_blocks_per_sm;
-    to->emit = o->output == TILEC_OUTPUT_TILEIR ? EMIT_TILEIR : o->output == TILEC_OUTPUT_LAYOUTS ? EMIT_LAYOUTS : EMIT_CUDA;
+    static const EmitKind emits[] = {[TILEC_OUTPUT_CUDA] = EMIT_CUDA, [TILEC_OUTPUT_TILEIR] = EMIT_TILEIR,
+                                     [TILEC_OUTPUT_LAYOUTS] = EMIT_LAYOUTS, [TILEC_OUTPUT_HTML] = EMIT_HTML,
+                                     [TILEC_OUTPUT_SVG] = EMIT_SVG};
+    to->emit = emits[o->output];
+    to->value = o->value ? arena_strdup(a, o->value) : NULL;
+    to->ptxas.registers = -1;
+    if (o->report)
+        to->ptxas = (PtxasReport){o->report->arch, o->report->registers, o->report->spill_store_bytes,
+                                  o->report->spill_load_bytes};
     to->dump = o->dump ? arena_strdup(a, o->dump) : NULL;
     to->grid = o->grid ? arena_strdup(a, o->grid) : NULL;
     to->command = o->command ? arena_strdup(a, o->command) : NULL;
@@ -306,6 +320,8 @@ static const char *parse_flag(Arena *a, CliOptions *c, const char *f, const char
             return flag_error(a, "--emit must be %s, got '%s'", emit_names(a), val);
         c->emit = (CliEmit)k;
         t->output = emit_kinds[k].output;
+    } else if (!strcmp(f, "--value")) {
+        t->value = val;
     } else if (!strcmp(f, "--embed-cubin")) {
         c->embed = val;
         if (!parse_archs(a, val, &c->archs, &c->narchs))
@@ -332,7 +348,7 @@ static bool takes_value(const char *f)
 {
     static const char *const with_value[] = {"-k", "--kernel", "-s", "--signature", "-D", "-I", "-w", "--num-warps",
                                              "--num-stages", "--min-blocks", "--config", "--arch", "--grid",
-                                             "-o", "--emit", "--embed-cubin", "--dump"};
+                                             "-o", "--emit", "--embed-cubin", "--dump", "--value"};
     for (size_t i = 0; i < ARRAY_LEN(with_value); i++)
         if (!strcmp(f, with_value[i]))
             return true;
@@ -385,17 +401,21 @@ const char *options_parse(Arena *a, int n, char **words, CliOptions *c)
 
 const char *options_check_outputs(Arena *a, const CliOptions *c)
 {
-    bool cuda_out = c->emit != CLI_TILEIR && c->emit != CLI_LAYOUTS && !c->t.dump;
+    bool cuda_out = c->emit != CLI_TILEIR && c->emit != CLI_LAYOUTS && c->emit != CLI_SVG && !c->t.dump;
     if (!c->input)
         return flag_error(a, "no input file");
     if (c->header && !c->output)
         return flag_error(a, "--header writes next to the output: give -o FILE");
     if (c->header && c->emit != CLI_CUDA)
-        return flag_error(a, "--header goes with CUDA output or --embed-cubin, not --emit ptx/cubin/tileir/layouts");
+        return flag_error(a, "--header goes with CUDA output or --embed-cubin, not --emit ptx/cubin/tileir/layouts/html/svg");
     if (c->embed && (c->emit != CLI_CUDA || c->t.dump))
         return flag_error(a, "--embed-cubin writes a C file: it does not combine with --emit or --dump");
     if (c->report && !cuda_out)
-        return flag_error(a, "--report needs CUDA output (not --emit tileir/layouts or --dump)");
+        return flag_error(a, "--report needs CUDA output or the page (not --emit tileir/layouts/svg or --dump)");
+    if (c->emit == CLI_SVG && (!c->t.value || c->t.dump))
+        return flag_error(a, "--emit svg draws one tile value: give --value NAME (or %%ID; --emit layouts lists them)");
+    if (c->t.value && c->emit != CLI_SVG)
+        return flag_error(a, "--value picks the tile value that --emit svg draws; it goes with --emit svg only");
     return NULL;
 }
 

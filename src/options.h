@@ -23,7 +23,9 @@
     X(CLI_TILEIR,  "tileir",  TILEC_OUTPUT_TILEIR)  \
     X(CLI_LAYOUTS, "layouts", TILEC_OUTPUT_LAYOUTS) \
     X(CLI_PTX,     "ptx",     TILEC_OUTPUT_CUDA)    \
-    X(CLI_CUBIN,   "cubin",   TILEC_OUTPUT_CUDA)
+    X(CLI_CUBIN,   "cubin",   TILEC_OUTPUT_CUDA)    \
+    X(CLI_HTML,    "html",    TILEC_OUTPUT_HTML)    \
+    X(CLI_SVG,     "svg",     TILEC_OUTPUT_SVG)
 
 typedef enum CliEmit {
 #define CLI_EMIT_ENUM(kind, name, output) kind,
@@ -50,7 +52,8 @@ typedef struct CliOptions {
 const char *options_parse(Arena *a, int n, char **words, CliOptions *c);
 
 /* What c's flags ask for together: an input file, --header with -o and CUDA output,
- * --embed-cubin and --report with CUDA output. */
+ * --embed-cubin with CUDA output, --report with CUDA output or the page, --value with
+ * --emit svg. */
 const char *options_check_outputs(Arena *a, const CliOptions *c);
 
 /* Checks o and fills *to (zeroed by the caller) from it, copying its strings into a. */

@@ -51,7 +51,8 @@ class TranslateOptions(Structure):
                 ("num_warps", c_int), ("num_stages", c_int), ("min_blocks_per_sm", c_int), ("config", c_int),
                 ("arch", c_int),
                 ("grid", c_char_p), ("debug", c_int), ("output", c_int), ("dump", c_char_p),
-                ("command", c_char_p), ("include_dirs", POINTER(c_char_p)), ("num_include_dirs", c_int)]
+                ("command", c_char_p), ("include_dirs", POINTER(c_char_p)), ("num_include_dirs", c_int),
+                ("value", c_char_p), ("report", c_void_p)]
 
 
 class Param(Structure):

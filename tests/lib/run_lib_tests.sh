@@ -1,6 +1,7 @@
 #!/bin/sh
 # The library's tests that need no GPU (make lib-test, part of make test):
 #   1. tests/lib/api_errors: every API error path, plain and under valgrind (when installed);
+#      tests/lib/explorer_api: the explorer's page and picture through the API;
 #   2. tests/lib/lib_golden: every golden kernel translated and NVRTC-compiled in-process
 #      (sm_80 and sm_90 cubins), then again from the cache;
 #   3. the CLI's --emit ptx / --emit cubin / --report / --header;
@@ -48,6 +49,9 @@ if command -v valgrind >/dev/null 2>&1; then
 else
     echo "skip api_errors under valgrind (valgrind not installed)"
 fi
+
+# the explorer's page and picture through the API
+check "explorer_api (TILEC_OUTPUT_HTML, TILEC_OUTPUT_SVG, report)" "$B/tests/lib/explorer_api"
 
 # 2. every golden kernel through NVRTC, in-process
 check "lib_golden sm_80 (every golden kernel, NVRTC in-process, then cached)" \
