@@ -1038,6 +1038,19 @@ static void fix_shape_op(Assign *A, Block *b, int *at, Op *op)
 
 /* Op (at b's index i) computes its results in layout `nat`: a result that should have
  * another becomes a conversion after op. */
+/* The layout a scan, or a reduction with a combine function, along `axis` runs in: `l`
+ * where it holds the axis's elements in the order the emitter walks them (reduce.c,
+ * combine.c: the run in registers, lanes, warps, repetitions), else the shape's blocked
+ * home.  The linear layouts of reshape, permute, split and join may scatter the axis's
+ * bits (a register bit below a lane bit, lanes out of order); a combine is ordered and
+ * has no identity, so the elements are moved rather than the walk bent. */
+static Layout *ordered_layout(Assign *A, Layout *l, Type t, int axis)
+{
+    LayoutMap m;
+    layout_map(l, t.rank, t.shape, &m);
+    return axis_bits_ordered(&m, axis) ? l : home(A, t);
+}
+
 static void fix_results(Assign *A, Block *b, int i, Op *op, Layout *nat)
 {
     for (int k = 0; k < op->nres; k++) {
@@ -1088,9 +1101,11 @@ static void insert_conversions(Assign *A, Block *b)
             fix_operand(A, b, &i, op, 0, res->layout, res->type, op->expand_dims.axis);
             break;
         case OP_REDUCE:
-            if (op->reduce.kind == RED_COMBINE) /* every operand in the first one's layout */
-                for (int k = 1; k < op->nargs; k++)
-                    fix_operand(A, b, &i, op, k, op->args[0]->layout, op->args[0]->type, -1);
+            if (op->reduce.kind == RED_COMBINE) { /* every operand in one layout, walked in order */
+                Layout *run = ordered_layout(A, op->args[0]->layout, op->args[0]->type, op->reduce.axis);
+                for (int k = 0; k < op->nargs; k++)
+                    fix_operand(A, b, &i, op, k, run, op->args[0]->type, -1);
+            }
             if (res->type.rank) /* the result must be the Slice of the input; convert after it if not */
                 fix_results(A, b, i, op, layout_slice(&A->ctx->arena, A->f, op->args[0]->layout, op->reduce.axis));
             break;
@@ -1157,14 +1172,18 @@ static void insert_conversions(Assign *A, Block *b)
         case OP_SPLIT:
         case OP_FLIP: fix_shape_op(A, b, &i, op); break;
         case OP_GATHER: fix_operand(A, b, &i, op, 1, res->layout, res->type, -1); break;
+        case OP_SCAN: { /* operands and results in one layout, walked in order */
+            Layout *run = ordered_layout(A, res->layout, res->type, op->scan.axis);
+            for (int k = 0; k < op->nargs; k++)
+                fix_operand(A, b, &i, op, k, run, res->type, -1);
+            fix_results(A, b, i, op, run);
+            break;
+        }
         case OP_LOAD:
         case OP_BROADCAST:
-        case OP_SCAN:
         case OP_CONVERT:
             for (int k = 0; k < op->nargs; k++)
                 fix_operand(A, b, &i, op, k, res->layout, res->type, -1);
-            if (op->kind == OP_SCAN && op->scan.kind == SCAN_COMBINE) /* every result in the operands' layout */
-                fix_results(A, b, i, op, res->layout);
             break;
         default:
             if (op_is_elementwise(op->kind) && res && res->type.rank)
