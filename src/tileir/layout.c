@@ -1036,8 +1036,6 @@ static void fix_shape_op(Assign *A, Block *b, int *at, Op *op)
     retarget_result(A, b, at, op, shape_result_layout(a, A->f, op));
 }
 
-/* Op (at b's index i) computes its results in layout `nat`: a result that should have
- * another becomes a conversion after op. */
 /* The layout a scan, or a reduction with a combine function, along `axis` runs in: `l`
  * where it holds the axis's elements in the order the emitter walks them (reduce.c,
  * combine.c: the run in registers, lanes, warps, repetitions), else the shape's blocked
@@ -1051,8 +1049,11 @@ static Layout *ordered_layout(Assign *A, Layout *l, Type t, int axis)
     return axis_bits_ordered(&m, axis) ? l : home(A, t);
 }
 
-static void fix_results(Assign *A, Block *b, int i, Op *op, Layout *nat)
+/* Op (at b's index i) computes its results in layout `nat`: a result that should have
+ * another becomes a conversion after op. */
+static int fix_results(Assign *A, Block *b, int i, Op *op, Layout *nat)
 {
+    int added = 0;
     for (int k = 0; k < op->nres; k++) {
         Value *r = op->results[k];
         if (layout_eq(r->layout, nat))
@@ -1066,7 +1067,9 @@ static void fix_results(Assign *A, Block *b, int i, Op *op, Layout *nat)
         c->results[0] = r;
         r->def = c;
         block_insert(&A->ctx->arena, b, i + 1, c);
+        added++;
     }
+    return added;
 }
 
 static void insert_conversions(Assign *A, Block *b)
@@ -1107,7 +1110,7 @@ static void insert_conversions(Assign *A, Block *b)
                     fix_operand(A, b, &i, op, k, run, op->args[0]->type, -1);
             }
             if (res->type.rank) /* the result must be the Slice of the input; convert after it if not */
-                fix_results(A, b, i, op, layout_slice(&A->ctx->arena, A->f, op->args[0]->layout, op->reduce.axis));
+                i += fix_results(A, b, i, op, layout_slice(&A->ctx->arena, A->f, op->args[0]->layout, op->reduce.axis));
             break;
         case OP_STORE:
         case OP_ATOMIC_RMW:
@@ -1176,7 +1179,7 @@ static void insert_conversions(Assign *A, Block *b)
             Layout *run = ordered_layout(A, res->layout, res->type, op->scan.axis);
             for (int k = 0; k < op->nargs; k++)
                 fix_operand(A, b, &i, op, k, run, res->type, -1);
-            fix_results(A, b, i, op, run);
+            i += fix_results(A, b, i, op, run); /* the conversions back read `run` already */
             break;
         }
         case OP_LOAD:
