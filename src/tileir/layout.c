@@ -1046,7 +1046,13 @@ static Layout *ordered_layout(Assign *A, Layout *l, Type t, int axis)
 {
     LayoutMap m;
     layout_map(l, t.rank, t.shape, &m);
-    return axis_bits_ordered(&m, axis) ? l : home(A, t);
+    if (axis_bits_ordered(&m, axis))
+        return l;
+    Layout *h = home(A, t);
+    layout_map(h, t.rank, t.shape, &m);
+    if (!axis_bits_ordered(&m, axis))
+        BUG("the blocked home layout of a scan or combine reduction walks dim %d out of order", axis);
+    return h;
 }
 
 /* Op (at b's index i) computes its results in layout `nat`: a result that should have
