@@ -1036,10 +1036,30 @@ static void fix_shape_op(Assign *A, Block *b, int *at, Op *op)
     retarget_result(A, b, at, op, shape_result_layout(a, A->f, op));
 }
 
+/* The layout a scan, or a reduction with a combine function, along `axis` runs in: `l`
+ * where it holds the axis's elements in the order the emitter walks them (reduce.c,
+ * combine.c: the run in registers, lanes, warps, repetitions), else the shape's blocked
+ * home.  The linear layouts of reshape, permute, split and join may scatter the axis's
+ * bits (a register bit below a lane bit, lanes out of order); a combine is ordered and
+ * has no identity, so the elements are moved rather than the walk bent. */
+static Layout *ordered_layout(Assign *A, Layout *l, Type t, int axis)
+{
+    LayoutMap m;
+    layout_map(l, t.rank, t.shape, &m);
+    if (axis_bits_ordered(&m, axis))
+        return l;
+    Layout *h = home(A, t);
+    layout_map(h, t.rank, t.shape, &m);
+    if (!axis_bits_ordered(&m, axis))
+        BUG("the blocked home layout of a scan or combine reduction walks dim %d out of order", axis);
+    return h;
+}
+
 /* Op (at b's index i) computes its results in layout `nat`: a result that should have
  * another becomes a conversion after op. */
-static void fix_results(Assign *A, Block *b, int i, Op *op, Layout *nat)
+static int fix_results(Assign *A, Block *b, int i, Op *op, Layout *nat)
 {
+    int added = 0;
     for (int k = 0; k < op->nres; k++) {
         Value *r = op->results[k];
         if (layout_eq(r->layout, nat))
@@ -1053,7 +1073,9 @@ static void fix_results(Assign *A, Block *b, int i, Op *op, Layout *nat)
         c->results[0] = r;
         r->def = c;
         block_insert(&A->ctx->arena, b, i + 1, c);
+        added++;
     }
+    return added;
 }
 
 static void insert_conversions(Assign *A, Block *b)
@@ -1088,11 +1110,13 @@ static void insert_conversions(Assign *A, Block *b)
             fix_operand(A, b, &i, op, 0, res->layout, res->type, op->expand_dims.axis);
             break;
         case OP_REDUCE:
-            if (op->reduce.kind == RED_COMBINE) /* every operand in the first one's layout */
-                for (int k = 1; k < op->nargs; k++)
-                    fix_operand(A, b, &i, op, k, op->args[0]->layout, op->args[0]->type, -1);
+            if (op->reduce.kind == RED_COMBINE) { /* every operand in one layout, walked in order */
+                Layout *run = ordered_layout(A, op->args[0]->layout, op->args[0]->type, op->reduce.axis);
+                for (int k = 0; k < op->nargs; k++)
+                    fix_operand(A, b, &i, op, k, run, op->args[0]->type, -1);
+            }
             if (res->type.rank) /* the result must be the Slice of the input; convert after it if not */
-                fix_results(A, b, i, op, layout_slice(&A->ctx->arena, A->f, op->args[0]->layout, op->reduce.axis));
+                i += fix_results(A, b, i, op, layout_slice(&A->ctx->arena, A->f, op->args[0]->layout, op->reduce.axis));
             break;
         case OP_STORE:
         case OP_ATOMIC_RMW:
@@ -1157,14 +1181,18 @@ static void insert_conversions(Assign *A, Block *b)
         case OP_SPLIT:
         case OP_FLIP: fix_shape_op(A, b, &i, op); break;
         case OP_GATHER: fix_operand(A, b, &i, op, 1, res->layout, res->type, -1); break;
+        case OP_SCAN: { /* operands and results in one layout, walked in order */
+            Layout *run = ordered_layout(A, res->layout, res->type, op->scan.axis);
+            for (int k = 0; k < op->nargs; k++)
+                fix_operand(A, b, &i, op, k, run, res->type, -1);
+            i += fix_results(A, b, i, op, run); /* the conversions back read `run` already */
+            break;
+        }
         case OP_LOAD:
         case OP_BROADCAST:
-        case OP_SCAN:
         case OP_CONVERT:
             for (int k = 0; k < op->nargs; k++)
                 fix_operand(A, b, &i, op, k, res->layout, res->type, -1);
-            if (op->kind == OP_SCAN && op->scan.kind == SCAN_COMBINE) /* every result in the operands' layout */
-                fix_results(A, b, i, op, res->layout);
             break;
         default:
             if (op_is_elementwise(op->kind) && res && res->type.rank)

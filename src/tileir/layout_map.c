@@ -294,6 +294,26 @@ void axis_bits(const LayoutMap *m, int axis, AxisBits *ab)
     }
 }
 
+bool axis_bits_ordered(const LayoutMap *m, int axis)
+{
+    AxisBits ab;
+    axis_bits(m, axis, &ab);
+    int next = 0; /* the coordinate bit the next hardware bit must hold */
+    for (int i = 0; i < ab.nnano; i++)
+        if (m->reg[ab.nano[i]].bit != next++)
+            return false;
+    for (int i = 0; i < ab.nlane; i++)
+        if (ab.lane[i] != ab.lane[0] + i || m->lane[ab.lane[i]].bit != next++)
+            return false;
+    for (int i = 0; i < ab.nwarp; i++)
+        if (m->warp[ab.warp[i]].bit != next++)
+            return false;
+    for (int i = 0; i < ab.nrep; i++)
+        if (m->reg[ab.rep[i]].bit != next++)
+            return false;
+    return true;
+}
+
 /* ---- expressions and descriptions of a map ------------------------------------------ */
 
 static bool run_goes_on(const BitMove *a, const BitMove *b)

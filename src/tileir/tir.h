@@ -792,6 +792,12 @@ typedef struct AxisBits {
     int warp[5], nwarp;
 } AxisBits;
 void axis_bits(const LayoutMap *m, int axis, AxisBits *ab);
+/* Whether the axis's coordinate bits run, from the lowest, through the run's register
+ * bits, then the lane bits (consecutive lanes), the warp bits and the repetitions' register
+ * bits, each group in its own bit order: the element order that reduce.c's and
+ * combine.c's scans (and reductions with a combine function) walk.  Blocked layouts have
+ * it; a linear layout from a shape op may not. */
+bool axis_bits_ordered(const LayoutMap *m, int axis);
 
 /* Shared memory: sizes of the buffers each exchange needs, their padding,
  * offsets in the kernel's one arena (the pass after tir_layouts). */

@@ -364,6 +364,15 @@ def patch_interpreter():
     Builder.binary_op, Builder.unary_op, Builder.create_fma = binary_op, unary_op, create_fma
     Builder.cast_impl = cast_impl
     # (the lambdas create_fadd... call self.binary_op, and create_fp_trunc... self.cast_impl)
+    # tl.reduce(tuple, None, fn) flattens only the tuple's first tile (the axis is 0 once it
+    # has) and dies on the second ("can only convert an array of size 1"): flatten them all
+    original_unravel = interpreter.ReduceOps.unravel
+
+    def unravel(self, input, axis):
+        if axis is not None:
+            return original_unravel(self, input, axis)
+        return tuple(self.to_tensor(t.handle.data.flatten(), t.dtype) for t in input), 0
+    interpreter.ReduceOps.unravel = unravel
     return interpreter
 
 
