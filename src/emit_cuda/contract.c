@@ -23,6 +23,7 @@
  * (constants 0, arguments small, loads and other side-effecting instructions
  * numbered in program order per block, any other instruction one more than
  * its highest operand, a negation the same), the lower rank on the left.
+ * tilec's own layout conversions keep their operand's rank.
  * A multiply and an add in different blocks (a loop body, an if branch) do
  * not fuse, nor does a loop-invariant multiply in a loop body (LICM hoists
  * it out first), nor do they across a cast (an fpext is not free on NVPTX).
@@ -59,7 +60,9 @@ static void rank_block(Emitter *E, Block *b, int *block_base)
         if (op->kind == OP_CONST)
             rank = 0;
         else if (op->kind == OP_SPLAT || op->kind == OP_BROADCAST || op->kind == OP_EXPAND_DIMS ||
-                 op->kind == OP_NEG) {
+                 op->kind == OP_NEG || op->kind == OP_CONVERT) {
+            /* a layout conversion is tilec's, not necessarily Triton's (which may need none
+             * where tilec exchanges through shared memory): its value keeps its rank */
             rank = op->nargs ? info(E, op->args[0])->rank : 0;
         } else if (op_is_elementwise(op->kind)) {
             for (int k = 0; k < op->nargs; k++)
