@@ -210,7 +210,7 @@ enum { BI_METHOD = 1 };
     B("tl.extra.cuda.num_warps", 0, cuda_num_threads, 1, "")                                                      \
     /* ---- histograms (lower_histogram.c) */                                                                    \
     B("tl.histogram", BI_METHOD, histogram, 0, "input, num_bins, mask=None")                                      \
-    LATER("tensor.sort", 0, "Triton 3.6's tensor.sort is a stub that returns None: call tl.sort(x)")              \
+    LATER("tensor.sort", 0, "Triton 3.6's tensor.sort returns None; call tl.sort(x)")              \
     /* ---- not supported yet */                                                                                 \
     LATER("tl.dot_scaled", BI_METHOD, "scaled matrix products")                                                  \
     LATER("tl.softmax", BI_METHOD, "reductions")                                                                 \
