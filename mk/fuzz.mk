@@ -76,7 +76,7 @@ fuzz-afl: fuzz-afl-build fuzz-seeds
 .PHONY: fuzz-check
 fuzz-check:
 	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then \
-	    $(MAKE) --no-print-directory fuzz-build fuzz-seeds >/dev/null && \
+	    $(MAKE) --no-print-directory $(PAR) fuzz-build fuzz-seeds >/dev/null && \
 	    for t in $(FUZZ_TARGETS); do \
 	        $(FUZZ_DIR)/fuzz_$$t -runs=0 -timeout=10 -artifact_prefix=$(FUZZ_DIR)/check-crash-$$t- $(FUZZ_DIR)/seeds > $(FUZZ_DIR)/check-$$t.log 2>&1 \
 	            || { tail -n 40 $(FUZZ_DIR)/check-$$t.log; exit 1; }; \
