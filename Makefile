@@ -21,6 +21,11 @@ CC      ?= cc
 RE2C    ?= re2c
 NVCC    ?= nvcc
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v $(NVCC) 2>/dev/null))
+# How many builds and test cases the suites run at once (the test scripts read it too).
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+export JOBS
+# -j for a sub-make that builds, unless it shares make's own jobs (make -jN)
+PAR      = $(if $(filter --jobserver%,$(MAKEFLAGS)),,-j$(JOBS))
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 BASEFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) -Isrc -I$(B)/gen
@@ -106,7 +111,7 @@ $(B)/unit_tests: $(UNIT_SRCS:%.c=$(B)/%.o) $(B)/libtilec.a
 	$(CC) $(LDFLAGS) -o $@ $^ -lcriterion $(LDLIBS)
 
 unit: $(B)/unit_tests
-	$(B)/unit_tests --jobs 2
+	$(B)/unit_tests --jobs $(JOBS)
 
 golden: $(TILEC)
 	TILEC=$(TILEC) sh tests/run_golden.sh
@@ -130,8 +135,8 @@ sass-check: $(TILEC)
 
 # The front end and the whole pipeline under ASan/UBSan on every test input.
 asan-check:
-	$(MAKE) BUILD=asan bin/tilec-asan build/asan/unit_tests
-	build/asan/unit_tests --jobs 2
+	$(MAKE) $(PAR) BUILD=asan bin/tilec-asan build/asan/unit_tests
+	build/asan/unit_tests --jobs $(JOBS)
 	TILEC=bin/tilec-asan sh tests/run_golden.sh
 	TILEC=bin/tilec-asan sh tests/run_errors.sh
 
@@ -144,7 +149,14 @@ valgrind-check: $(TILEC)
 explorer-test: $(TILEC)
 	TILEC=$(TILEC) python3 tests/explorer/run_explorer_tests.py
 
-test: all unit golden errors cuda-check asan-check valgrind-check fuzz-check lib-test sass-check explorer-test
+# Everything the suites need is built first, JOBS at a time (the release and the ASan
+# builds, the test programs); then the suites run one after another, each running its
+# own cases JOBS at a time.
+TEST_SUITES := unit golden errors cuda-check asan-check valgrind-check fuzz-check lib-test sass-check explorer-test
+test:
+	$(MAKE) --no-print-directory $(PAR) all $(B)/unit_tests $(B)/tools/nvrtc_check $(LIB_TEST_PROGS)
+	$(MAKE) --no-print-directory $(PAR) BUILD=asan bin/tilec-asan build/asan/unit_tests build/asan/tests/lib/api_errors
+	@for t in $(TEST_SUITES); do $(MAKE) --no-print-directory $$t || exit 1; done
 	@echo "make test: all suites passed"
 
 regen-golden: $(TILEC)

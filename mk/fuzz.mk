@@ -72,13 +72,17 @@ fuzz-afl: fuzz-afl-build fuzz-seeds
 
 # Part of `make test` where clang is installed: the fuzz targets still build, and every seed
 # (tests, examples, goldens with their flags) runs through each of them once under clang's
-# ASan+UBSan, which also checks float-to-integer conversions that gcc's UBSan does not.
+# ASan+UBSan, which also checks float-to-integer conversions that gcc's UBSan does not.  The
+# three targets run at once.
 .PHONY: fuzz-check
 fuzz-check:
 	@if command -v $(FUZZ_CC) >/dev/null 2>&1; then \
-	    $(MAKE) --no-print-directory fuzz-build fuzz-seeds >/dev/null && \
+	    $(MAKE) --no-print-directory $(PAR) fuzz-build fuzz-seeds >/dev/null || exit 1; \
 	    for t in $(FUZZ_TARGETS); do \
-	        $(FUZZ_DIR)/fuzz_$$t -runs=0 -timeout=10 -artifact_prefix=$(FUZZ_DIR)/check-crash-$$t- $(FUZZ_DIR)/seeds > $(FUZZ_DIR)/check-$$t.log 2>&1 \
-	            || { tail -n 40 $(FUZZ_DIR)/check-$$t.log; exit 1; }; \
+	        { $(FUZZ_DIR)/fuzz_$$t -runs=0 -timeout=10 -artifact_prefix=$(FUZZ_DIR)/check-crash-$$t- $(FUZZ_DIR)/seeds \
+	              > $(FUZZ_DIR)/check-$$t.log 2>&1; echo $$? > $(FUZZ_DIR)/check-$$t.rc; } & \
+	    done; wait; \
+	    for t in $(FUZZ_TARGETS); do \
+	        [ "$$(cat $(FUZZ_DIR)/check-$$t.rc)" = 0 ] || { tail -n 40 $(FUZZ_DIR)/check-$$t.log; exit 1; }; \
 	    done && echo "fuzz-check: every seed through $(FUZZ_TARGETS) under ASan+UBSan"; \
 	else echo "fuzz-check: skipped ($(FUZZ_CC) not installed)"; fi

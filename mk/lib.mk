@@ -64,7 +64,7 @@ LIB_TEST_PROGS := $(B)/tests/lib/api_errors $(B)/tests/lib/lib_golden $(B)/tests
 
 lib-test: $(TILEC) $(LIB_TEST_PROGS) $(B)/libtilec.so
 	TILEC=$(TILEC) B=$(B) BUILD=$(BUILD) CC="$(CC)" NVCC=$(NVCC) CUDA_HOME=$(CUDA_HOME) sh tests/lib/run_lib_tests.sh
-	$(MAKE) --no-print-directory BUILD=asan build/asan/tests/lib/api_errors
+	$(MAKE) --no-print-directory $(PAR) BUILD=asan build/asan/tests/lib/api_errors
 	build/asan/tests/lib/api_errors >/dev/null
 	@echo "ok   api_errors under ASan+UBSan (no errors, no leaks)"
 

@@ -7,16 +7,22 @@
 #   sh tests/run_golden.sh            compare (TILEC=path selects the binary)
 #   REGEN=1 sh tests/run_golden.sh    rewrite the expected files (review the diff!); a new
 #                                     page golden: touch NAME.html first
+#
+# JOBS goldens at a time (default: the number of processors).
 TILEC=${TILEC:-bin/tilec}
-pass=0
-fail=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-for flags in tests/golden/*.flags; do
+
+# check_one FLAGS: one golden's outputs; $tmp/NAME.pass and $tmp/NAME.fail count them,
+# $tmp/NAME.log holds the failures
+check_one() {
+    flags=$1
     name=${flags%.flags}
+    base=${name##*/}
     line=$(head -n 1 "$flags")
     kinds="cu tir"
     [ -f "$name.html" ] && kinds="cu tir html"
+    pass=0
+    fail=0
+    : >"$tmp/$base.log"
     for kind in $kinds; do
         case $kind in
             cu) extra="" ;;
@@ -24,23 +30,55 @@ for flags in tests/golden/*.flags; do
             html) extra="--emit html" ;;
         esac
         eval "set -- $line $extra"
-        if ! "$TILEC" "$@" > "$tmp/out" 2> "$tmp/err"; then
-            echo "FAIL $name.$kind: tilec exited with an error:"
-            cat "$tmp/err"
+        if ! "$TILEC" "$@" > "$tmp/$base.out" 2> "$tmp/$base.err"; then
+            { echo "FAIL $name.$kind: tilec exited with an error:"; cat "$tmp/$base.err"; } >>"$tmp/$base.log"
             fail=$((fail + 1))
             continue
         fi
         if [ -n "$REGEN" ]; then
-            cp "$tmp/out" "$name.$kind"
+            cp "$tmp/$base.out" "$name.$kind"
             pass=$((pass + 1))
-        elif cmp -s "$tmp/out" "$name.$kind"; then
+        elif cmp -s "$tmp/$base.out" "$name.$kind"; then
             pass=$((pass + 1))
         else
-            echo "FAIL $name.$kind differs from the expected output:"
-            diff -u "$name.$kind" "$tmp/out" | head -40
+            { echo "FAIL $name.$kind differs from the expected output:"
+              diff -u "$name.$kind" "$tmp/$base.out" | head -40; } >>"$tmp/$base.log"
             fail=$((fail + 1))
         fi
     done
-done
+    echo "$pass $fail" >"$tmp/$base.count"
+}
+
+if [ "${1:-}" = --some ]; then  # some goldens, as xargs below runs them
+    shift
+    for one; do
+        check_one "$one"
+    done
+    exit 0
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export tmp TILEC REGEN
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+ls tests/golden/*.flags >"$tmp/list"
+xargs -P "$JOBS" -n 16 sh "$0" --some <"$tmp/list"
+
+pass=0
+fail=0
+while IFS= read -r flags; do
+    base=${flags%.flags}
+    base=${base##*/}
+    if [ ! -f "$tmp/$base.count" ]; then
+        echo "FAIL ${flags%.flags}: not checked"
+        fail=$((fail + 1))
+        continue
+    fi
+    cat "$tmp/$base.log"
+    read -r p q <"$tmp/$base.count"
+    pass=$((pass + p))
+    fail=$((fail + q))
+done <"$tmp/list"
 echo "golden: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -15,13 +15,15 @@
 #    -Xptxas -v: ptxas must report no spill stores or loads.
 #
 # cuobjdump (and the nvdisasm it runs) come from $CUOBJDUMP, PATH, $CUDA_HOME/bin, or the PyPI
-# packages nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm.  Two nvcc at a time.
+# packages nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm.  JOBS nvcc at a time (default: the
+# number of processors).
 
 TILEC=${TILEC:-bin/tilec}
 NVCC=${NVCC:-nvcc}
 ARCH=sm_90
 EXAMPLE=examples/matmul.py
 BENCH=bench/bench_matmul.py
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 if ! command -v "$NVCC" >/dev/null 2>&1; then
     echo "sass-check: nvcc not found (NVCC=$NVCC)" >&2
@@ -200,7 +202,7 @@ while IFS= read -r line; do
     echo "$1" >"$tmp/$n.label"
     shift
     compile_one "$n" "$@" &
-    if [ $((n % 2)) -eq 0 ]; then
+    if [ $((n % JOBS)) -eq 0 ]; then
         wait
     fi
 done <"$tmp/configs"

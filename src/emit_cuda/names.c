@@ -152,9 +152,32 @@ const char *unique_name(Emitter *E, const char *base)
     return name;
 }
 
+/* The source name a result of a tuple tl.reduce comes to bear when it is not its own:
+ * keep_dims expands it first (mean, m2, count = tl.reduce(..., keep_dims=True); a scalar
+ * becomes a 1-element tile by a splat), and
+ * axis=None reduces it again along the next axis.  NULL when it reaches no name. */
+static const char *combine_target(Emitter *E, const Value *v)
+{
+    while (!v->name) {
+        const Op *u = info(E, v)->user;
+        if (v->nuses != 1 || !u)
+            return NULL;
+        int k = 0;
+        if (u->kind == OP_REDUCE && u->reduce.kind == RED_COMBINE)
+            while (u->args[k] != v)
+                k++;
+        else if (u->kind != OP_EXPAND_DIMS && u->kind != OP_SPLAT && u->kind != OP_CONVERT)
+            return NULL;
+        v = u->results[k];
+    }
+    return v->name;
+}
+
 /* A reduction's result by kind and axis: row_max (along a row of a 2-D tile), col_sum,
- * or for a whole 1-D tile total, maximum ... (never a C name such as max). */
-static const char *reduce_role(Emitter *E, const Op *op)
+ * or for a whole 1-D tile total, maximum ... (never a C name such as max).  The results
+ * of a tuple tl.reduce take their tuple targets' names the same way (row_mean, row_m2),
+ * not one role for all of them. */
+static const char *reduce_role(Emitter *E, const Value *v)
 {
     static const char *const whole[] = {[RED_SUM] = "total", [RED_MAX] = "maximum", [RED_MIN] = "minimum",
                                         [RED_XOR] = "xor_total", [RED_ARGMAX] = "argmax", [RED_ARGMIN] = "argmin",
@@ -162,8 +185,15 @@ static const char *reduce_role(Emitter *E, const Op *op)
     static const char *const part[] = {[RED_SUM] = "sum", [RED_MAX] = "max", [RED_MIN] = "min",
                                        [RED_XOR] = "xor", [RED_ARGMAX] = "argmax", [RED_ARGMIN] = "argmin",
                                        [RED_COMBINE] = "reduced"};
+    const Op *op = v->def;
     ReduceKind k = op->reduce.kind;
     int rank = op->args[0]->type.rank, axis = op->reduce.axis;
+    const char *target = k == RED_COMBINE && op->nres > 1 ? combine_target(E, v) : NULL;
+    if (target) {
+        if (rank == 2)
+            return fmt(E, "%s_%s", axis == 1 ? "row" : "col", target);
+        return rank > 2 ? fmt(E, "dim%d_%s", axis, target) : fmt(E, "all_%s", target);
+    }
     if (rank == 2)
         return fmt(E, "%s_%s", axis == 1 ? "row" : "col", part[k]);
     if (rank > 2)
@@ -227,7 +257,7 @@ static const char *role_name(Emitter *E, const Value *v)
     case OP_NEG: return "negated";
     case OP_NOT: return "inverted";
     case OP_FMA: return "muladd";
-    case OP_REDUCE: return reduce_role(E, op);
+    case OP_REDUCE: return reduce_role(E, v);
     case OP_SCAN: return op->scan.kind == SCAN_SUM ? "cumsum" : op->scan.kind == SCAN_PROD ? "cumprod" : "scanned";
     case OP_DOT: return "dot";
     case OP_SORT: return "sorted";

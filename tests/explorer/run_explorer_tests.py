@@ -20,6 +20,7 @@ file:// and checked against tilec's own outputs:
 Skipped, with a message, when chromium is not installed.
 """
 import argparse
+import concurrent.futures
 import os
 import re
 import shlex
@@ -116,11 +117,24 @@ def check_links(page, cu, c):
     return len(groups)
 
 
-def page_grids(page):
-    """[values drawn (ids), first owners 'thread:register' per cell, cells outlined]."""
+def page_grids(page, owners=True):
+    """[values drawn (ids), first owners 'thread:register' per cell (or '' without owners),
+    cells outlined]."""
+    cells = "[...b.querySelector('svg g').children].map(r => r.dataset.t + ':' + r.dataset.r).join(' ')" if owners else "''"
     return page.eval("[...document.querySelectorAll('.grid[data-values]')].map(b => [b.dataset.values.split(' ').map(Number),"
-                     " [...b.querySelector('svg g').children].map(r => r.dataset.t + ':' + r.dataset.r).join(' '),"
+                     " " + cells + ","
                      " [...b.querySelectorAll('svg .marks rect')].map(r => +r.dataset.i).sort((x, y) => x - y)])")
+
+
+def svg_owners(args, flags, vids, expected):
+    """expected[vid] = owners_from_svg of each value not yet in expected, one tilec --emit svg
+    each, JOBS of them at a time."""
+    todo = sorted(set(vids) - set(expected))
+    jobs = int(os.environ.get("JOBS") or os.cpu_count() or 2)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        svgs = pool.map(lambda vid: tilec(args, flags, "--emit", "svg", "--value", "%%%d" % vid), todo)
+        for vid, svg in zip(todo, svgs):
+            expected[vid] = owners_from_svg(svg)
 
 
 def check_grids(args, flags, page, c):
@@ -128,13 +142,12 @@ def check_grids(args, flags, page, c):
     grids = page_grids(page)
     c.expect(n >= len(grids) > 0, "drawAll drew %s grids, the page holds %d value grids" % (n, len(grids)))
     expected = {}
+    svg_owners(args, flags, [vid for vids, _, _ in grids for vid in vids], expected)
     cells = 0
     for vids, got, _ in grids:
         got = got.split()
         cells += len(got)
         for vid in vids:  # a grid drawn for several values must be each one's
-            if vid not in expected:
-                expected[vid] = owners_from_svg(tilec(args, flags, "--emit", "svg", "--value", "%%%d" % vid))
             want = [o[0] for o in expected[vid]]
             c.expect(got == want, "value %%%d: %d cells, expected %d; first difference at %s" % (
                 vid, len(got), len(want), next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), "the end")))
@@ -145,7 +158,7 @@ def check_grids(args, flags, page, c):
 
 def check_thread(page, expected, threads, c, how):
     t = page.eval("+document.getElementById('thread').value")
-    for vids, _, own in page_grids(page):
+    for vids, _, own in page_grids(page, owners=False):
         vid = vids[0]
         want = [i for i, o in enumerate(expected[vid]) if any(x.split(":")[0] == str(t) for x in o)]
         c.expect(own == want, "%s: thread %d in value %%%d: outlined %s..., expected %s..." % (
@@ -183,9 +196,8 @@ def check_reductions(args, flags, page, expected, c):
     boxes = page.eval("[...document.querySelectorAll('.grid[data-reduce]')].map(b => [+b.dataset.reduce,"
                       " +b.dataset.axis, [...b.querySelector('svg g').children].map(r =>"
                       " ['self', 'shfl', 'smem', 'quiet'].find(k => r.classList.contains(k)) || '?')])")
+    svg_owners(args, flags, [vid for vid, _, _ in boxes], expected)
     for vid, axis, got in boxes:
-        if vid not in expected:
-            expected[vid] = owners_from_svg(tilec(args, flags, "--emit", "svg", "--value", "%%%d" % vid))
         shape = next(v["shape"] for v in page.eval("explorer.facts.values") if v["id"] == vid)
         owners = [[int(x.split(":")[0]) for x in o] for o in expected[vid]]
 

@@ -307,27 +307,27 @@ welford_norm_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_
     for (int e = 0; e < 8; ++e)
         weight[e] = (float)mask[e];
     // combine_welford.py:28  mean, m2, count = tl.reduce((x, m2, weight), 1, welford_combine, keep_dims=True)
-    float row_reduced[2];  // [4] fp32, L1
-    float row_reduced_2[2];  // [4] fp32, L1
-    float row_reduced_3[2];  // [4] fp32, L1
+    float row_mean[2];  // [4] fp32, L1
+    float row_m2[2];  // [4] fp32, L1
+    float row_count[2];  // [4] fp32, L1
     // reduction with welford_combine along dim 1: 4 values in each thread, then across 32 lanes, then across 2 warps
     #pragma unroll
     for (int e = 0; e < 2; ++e) {
-        row_reduced[e] = x[(e << 2)];
-        row_reduced_2[e] = 0.0f;
-        row_reduced_3[e] = weight[(e << 2)];
+        row_mean[e] = x[(e << 2)];
+        row_m2[e] = 0.0f;
+        row_count[e] = weight[(e << 2)];
         #pragma unroll
         for (int kk = 1; kk < 4; ++kk)
-            welford_combine(row_reduced[e], row_reduced_2[e], row_reduced_3[e], x[(e << 2) | kk], 0.0f, weight[(e << 2) | kk], row_reduced[e], row_reduced_2[e], row_reduced_3[e]);
+            welford_combine(row_mean[e], row_m2[e], row_count[e], x[(e << 2) | kk], 0.0f, weight[(e << 2) | kk], row_mean[e], row_m2[e], row_count[e]);
     }
     #pragma unroll
     for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            const float other0 = tilec::shfl_xor(row_reduced[e], lane_bit);
-            const float other1 = tilec::shfl_xor(row_reduced_2[e], lane_bit);
-            const float other2 = tilec::shfl_xor(row_reduced_3[e], lane_bit);
-            welford_combine(row_reduced[e], row_reduced_2[e], row_reduced_3[e], other0, other1, other2, row_reduced[e], row_reduced_2[e], row_reduced_3[e]);
+            const float other0 = tilec::shfl_xor(row_mean[e], lane_bit);
+            const float other1 = tilec::shfl_xor(row_m2[e], lane_bit);
+            const float other2 = tilec::shfl_xor(row_count[e], lane_bit);
+            welford_combine(row_mean[e], row_m2[e], row_count[e], other0, other1, other2, row_mean[e], row_m2[e], row_count[e]);
         }
     }
     {
@@ -338,35 +338,35 @@ welford_norm_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_
         if (lane == 0) {  // one lane per result writes its warp's partial
             #pragma unroll
             for (int e = 0; e < 2; ++e) {
-                partial0[(warp & 1) * 4 + L0_row + (e << 1)] = row_reduced[e];
-                partial1[(warp & 1) * 4 + L0_row + (e << 1)] = row_reduced_2[e];
-                partial2[(warp & 1) * 4 + L0_row + (e << 1)] = row_reduced_3[e];
+                partial0[(warp & 1) * 4 + L0_row + (e << 1)] = row_mean[e];
+                partial1[(warp & 1) * 4 + L0_row + (e << 1)] = row_m2[e];
+                partial2[(warp & 1) * 4 + L0_row + (e << 1)] = row_count[e];
             }
         }
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 2; ++e) {
-            row_reduced[e] = partial0[L0_row + (e << 1)];
-            row_reduced_2[e] = partial1[L0_row + (e << 1)];
-            row_reduced_3[e] = partial2[L0_row + (e << 1)];
+            row_mean[e] = partial0[L0_row + (e << 1)];
+            row_m2[e] = partial1[L0_row + (e << 1)];
+            row_count[e] = partial2[L0_row + (e << 1)];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww)
-                welford_combine(row_reduced[e], row_reduced_2[e], row_reduced_3[e], partial0[ww * 4 + L0_row + (e << 1)], partial1[ww * 4 + L0_row + (e << 1)], partial2[ww * 4 + L0_row + (e << 1)], row_reduced[e], row_reduced_2[e], row_reduced_3[e]);
+                welford_combine(row_mean[e], row_m2[e], row_count[e], partial0[ww * 4 + L0_row + (e << 1)], partial1[ww * 4 + L0_row + (e << 1)], partial2[ww * 4 + L0_row + (e << 1)], row_mean[e], row_m2[e], row_count[e]);
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     float mean[2];  // [4x1] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        mean[e] = row_reduced[e];
+        mean[e] = row_mean[e];
     float m2[2];  // [4x1] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        m2[e] = row_reduced_2[e];
+        m2[e] = row_m2[e];
     float count[2];  // [4x1] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        count[e] = row_reduced_3[e];
+        count[e] = row_count[e];
     // combine_welford.py:29  var = m2 / tl.maximum(count, 1.0)
     float var[2];  // [4x1] fp32, L0
     #pragma unroll

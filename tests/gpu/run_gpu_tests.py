@@ -68,6 +68,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zlib
 
@@ -657,8 +658,17 @@ def parent_main(opts):
     passed = failed = skipped = 0
     plan = []
     t0 = time.time()
-    # The library path uses one tilec_context, which is not thread-safe: one builder thread.
-    workers = 1 if via_lib else min(16, os.cpu_count() or 4)
+    workers = min(16, os.cpu_count() or 4)
+    # The library path: a tilec_context is not thread-safe, so each builder thread has its
+    # own, all on the run's cache (the calls into the library release the GIL).
+    thread_contexts, local = [], threading.local()
+
+    def thread_ctx():
+        if not hasattr(local, "ctx"):
+            local.ctx = lib.context(cache_dir=cache_dir)
+            thread_contexts.append(local.ctx)
+        return local.ctx
+
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         futures = []
         for i, case in enumerate(cases):
@@ -667,7 +677,7 @@ def parent_main(opts):
                 continue
             folder = os.path.join(work, f"{i:03d}-" + re.sub(r"[^\w.-]+", "_", case.name))
             if via_lib:
-                futures.append(pool.submit(build_case_lib, case, lib_ctx, arch_num, folder))
+                futures.append(pool.submit(lambda c=case, f=folder: build_case_lib(c, thread_ctx(), arch_num, f)))
             else:
                 futures.append(pool.submit(build_case, case, tilec, arch, folder))
         for case, fut in zip(cases, futures):
@@ -703,6 +713,8 @@ def parent_main(opts):
                 passed += 1
             else:
                 plan.append((case, so))
+    for ctx in thread_contexts:
+        ctx.close()
     if lib_ctx is not None:
         lib_ctx.close()
     if opts.build_only:

@@ -41,6 +41,25 @@ check() { # NAME COMMAND...: runs it, output to $tmp/log
     fi
 }
 
+# finished NAME PID LOG: check's report for a command started in the background
+finished() {
+    if wait "$2"; then
+        pass=$((pass + 1))
+        echo "ok   $1"
+    else
+        fail=$((fail + 1))
+        echo "FAIL $1"
+        sed 's/^/    /' "$3" | tail -40
+    fi
+}
+
+# 2. (started first, in the background: each takes a while on one core) every golden kernel
+# through NVRTC, in-process, for both architectures at once
+"$B/tests/lib/lib_golden" --arch 80 tests/golden/*.flags >"$tmp/golden80.log" 2>&1 &
+golden80=$!
+"$B/tests/lib/lib_golden" --arch 90 tests/golden/*.flags >"$tmp/golden90.log" 2>&1 &
+golden90=$!
+
 # 1. error paths
 check "api_errors" "$B/tests/lib/api_errors"
 if command -v valgrind >/dev/null 2>&1; then
@@ -53,10 +72,9 @@ fi
 # the explorer's page and picture through the API
 check "explorer_api (TILEC_OUTPUT_HTML, TILEC_OUTPUT_SVG, report)" "$B/tests/lib/explorer_api"
 
-# 2. every golden kernel through NVRTC, in-process
-check "lib_golden sm_80 (every golden kernel, NVRTC in-process, then cached)" \
-    "$B/tests/lib/lib_golden" --arch 80 tests/golden/*.flags
-check "lib_golden sm_90" "$B/tests/lib/lib_golden" --arch 90 tests/golden/*.flags
+# 2. every golden kernel through NVRTC, in-process (started above)
+finished "lib_golden sm_80 (every golden kernel, NVRTC in-process, then cached)" "$golden80" "$tmp/golden80.log"
+finished "lib_golden sm_90" "$golden90" "$tmp/golden90.log"
 
 # 3. the CLI's compile flags
 ADD="examples/vector_add.py -k add_kernel -s *fp32:16,*fp32:16,*fp32:16,i32,1024"
