@@ -50,15 +50,11 @@ static const char *wgmma_helper(Emitter *E, int n, DType in)
     return fn;
 }
 
-/* The ring's wait at the top of a wgmma loop (and after it, pending 0). */
+/* The ring's wait at the top of a wgmma loop, and after it (pending 0: every
+ * copy landed; the loop has already waited for its wgmma groups). */
 void emit_wgmma_wait(Emitter *E, const Op *op)
 {
     int n = op->async_wait.pending;
-    if (!n) {
-        line(E, FEAT_SM90A);
-        line(E, "tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators");
-        line(E, "#endif");
-    }
     line(E, "tilec::cp_async_wait<%d>();  // at most %d group%s of copies still in flight", n, n, n == 1 ? "" : "s");
     if (n) {
         line(E, FEAT_SM90A);
@@ -66,6 +62,17 @@ void emit_wgmma_wait(Emitter *E, const Op *op)
         line(E, "#endif");
     }
     line(E, "__syncthreads();");
+}
+
+/* The end of a loop that leaves its last wgmma group in flight
+ * (for_.wgmma_drain), inside the guard that skips a loop of no trip: ptxas
+ * keeps the groups of the loop in flight together only where no path that
+ * joins theirs reaches the accumulators before this wait (C7514). */
+void emit_wgmma_drain(Emitter *E)
+{
+    line(E, FEAT_SM90A);
+    line(E, "tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators");
+    line(E, "#endif");
 }
 
 void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const Op *))

@@ -811,10 +811,12 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     for (int i = 0; i < body->ops.len; i++)
         body->ops.data[i]->parent = body;
 
-    /* after the loop: every copy landed, every warp done with the ring */
+    /* after the loop: every copy landed, every warp done with the ring (and
+     * every wgmma group waited for inside the loop's guard: emit_for) */
     Op *drain = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
     drain->async_wait.pending = 0;
     drain->async_wait.wgmma = f->uses_wgmma && wgmma_loop;
+    loop->for_.wgmma_drain = drain->async_wait.wgmma && WGMMA_GROUPS_IN_FLIGHT;
     drain->stmt = loop->stmt;
     drain->loc = loop->loc;
     drain->parent = parent;

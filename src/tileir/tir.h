@@ -557,6 +557,9 @@ struct Op {
         } histogram;
         struct {
             int unroll;       /* tl.range's loop_unroll_factor: #pragma unroll N (0: none) */
+            bool wgmma_drain; /* a pipelined loop that leaves its last wgmma group in flight
+                                 (tir_pipeline): guarded by its first trip's test, and
+                                 waits for every wgmma group inside the guard */
         } for_;
         struct {
             bool can_reorder; /* the user allowed any order (tilec keeps row-major order) */
@@ -572,8 +575,8 @@ struct Op {
         } gather;
         struct {
             int pending;      /* groups of copies left in flight */
-            bool wgmma;       /* the ring is read by wgmma: fence.proxy.async after the wait;
-                                 pending 0 (after the loop) also waits for every wgmma */
+            bool wgmma;       /* the ring is read by wgmma: fence.proxy.async after the wait
+                                 (the loop itself waits for its wgmma groups: for_.wgmma_drain) */
         } async_wait;
     };
 };
@@ -836,11 +839,13 @@ int dot_stage_slot_elems(const DotStage *s);   /* one slot, padding included */
 int dot_stage_slot_bytes(const DotStage *s);
 /* Hopper (wgmma.c): the wgmma accumulator layout's rule, the NVMMA layout of a
  * staged operand and the wgmma shared-memory descriptors that read it. */
-/* wgmma groups a K step leaves in flight.  Triton keeps 1 (pipelineWgmma);
- * with 1, ptxas 13.0 serialized every wgmma of the loop (C7514, "non wgmma
- * instructions reading accumulator registers"), so each step waits for its
- * own before the next step's barrier.  With 1, the ring needs a slot more. */
-#define WGMMA_GROUPS_IN_FLIGHT 0
+/* wgmma groups a K step leaves in flight, as Triton (pipelineWgmma): the
+ * tensor cores finish step k while step k+1 issues its copies and waits at
+ * its barrier.  The ring then needs a slot more, and the loop waits for its
+ * last group before its exit joins the path that skips it (for_.wgmma_drain):
+ * waiting after the join made ptxas 13.0 serialize every wgmma of the loop
+ * (C7514, "non wgmma instructions reading accumulator registers"). */
+#define WGMMA_GROUPS_IN_FLIGHT 1
 bool layout_wgmma_fits(const TirFunc *f, DType in, DType out, const int *shape);
 int dot_nvmma_swizzle(const DotStage *s);
 int dot_nvmma_offset(const DotStage *s, int row, int col);
