@@ -53,6 +53,8 @@ for f in "$@"; do
     # a dot on wgmma (sm_90a) keeps its mma.sync path for sm_80 and plain sm_90 in the #else
     if grep -q '__CUDA_ARCH_FEAT_SM90_ALL' "$f"; then
         archs="sm_80 sm_90 sm_90a"
+        # fp8 has no mma.sync below sm_89
+        grep -q 'compile it for sm_89 or later' "$f" && archs="sm_90 sm_90a"
     fi
     for arch in $archs; do
         # sm_90a through -gencode: -arch=sm_90a also runs a plain sm_90 pass on some nvcc

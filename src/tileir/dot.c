@@ -142,10 +142,12 @@ DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots
     s->ldmatrix = bits == 16 || s->contig_dim == kdim;
     s->trans = s->ldmatrix && s->contig_dim != kdim;
     s->swz = dot_operand_swizzle(s->op_idx, s->dtype, s->cols, s->contig_dim);
-    /* a pipelined 16-bit operand of a wgmma dot, K-major A or MN-major B (N
-     * contiguous): Triton's NVMMA layout (wgmma.c), which ldmatrix reads as well */
+    /* a pipelined operand of a wgmma dot, K-major, or a 16-bit B MN-major (N
+     * contiguous; dot_wgmma_candidate): Triton's NVMMA layout (wgmma.c), which
+     * ldmatrix reads as well */
     const Layout *acc = to->parent;
-    if (nslots > 1 && bits == 16 && s->batch == 1 && s->contig_dim == 1 && acc && acc->kind == LAYOUT_MMA && acc->mma_version == 3 &&
+    bool wgmma_major = s->contig_dim == kdim || (bits == 16 && s->op_idx == 1);
+    if (nslots > 1 && wgmma_major && s->batch == 1 && acc && acc->kind == LAYOUT_MMA && acc->mma_version == 3 &&
         (s->nvmma = dot_nvmma_swizzle(s))) {
         s->swz = (SmemSwizzle){128 / bits, 128 / s->nvmma, s->nvmma / 16};
         return s;

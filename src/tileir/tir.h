@@ -855,7 +855,8 @@ typedef struct WgmmaDesc {
     int mode;             /* swizzle mode field: 1 = 128B, 2 = 64B, 3 = 32B */
 } WgmmaDesc;
 WgmmaDesc dot_wgmma_desc(const DotStage *s);
-int wgmma_instr_n(const TirFunc *f, const int *shape);
+const char *wgmma_type_name(DType d); /* f16, bf16, tf32, e4m3, e5m2, s8; NULL: no wgmma */
+int wgmma_instr_k(DType in);          /* K of one wgmma: 16, 8 (tf32), 32 (8-bit) */
 bool dot_wgmma_candidate(const TirFunc *f, const Op *dot); /* fits, and both operands will be in rings */
 /* The ldmatrix reads of stage s into the fragment map m (the dot operand
  * layout at the operand's shape, `kwidth` elements per word), and the

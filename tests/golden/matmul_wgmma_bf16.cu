@@ -469,6 +469,13 @@ __device__ __forceinline__ void wgmma_fence_operands(float *d)
     for (int i = 0; i < N; ++i)
         asm volatile("" : "+f"(d[i])::"memory");
 }
+template <int N>
+__device__ __forceinline__ void wgmma_fence_operands(int32_t *d)  // s32 accumulators (int8 inputs)
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+        asm volatile("" : "+r"(d[i])::"memory");
+}
 
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 
@@ -514,7 +521,7 @@ static __device__ __forceinline__ __nv_bfloat16 *stage1(unsigned char *smem, int
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
 }
 
-// wgmma.m64n128k16 (sm_90a), bf16 inputs, fp32 accumulators: the warpgroup's d (64x128, 64 registers per
+// wgmma.m64n128k16 (sm_90a), bf16 x bf16 inputs, f32 accumulators: the warpgroup's d (64x128, 64 registers per
 // thread: register 4*i + {0,1} holds row l/4 of the thread's warp's 16 rows, columns 8*i + 2*(l%4) + {0,1};
 // 4*i + {2,3} the same columns of row l/4 + 8) += A (64x16, K-major) @ B (16x128, N contiguous: tnspB = 1).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -672,7 +679,7 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
             {  // 128x128 += 128x32 @ 32x128 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 1 wgmma.m64n128k16 per K step of 16 (rows 64*g + 128*mi), 2 K steps
                 const int warpgroup = warp >> 2;
-                tilec::wgmma_fence_operands<64>(acc);
+                tilec::wgmma_fence_operands<64>(acc);  // the accumulators stay put while wgmma owns them
                 tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
                 #pragma unroll
                 for (int k_step = 0; k_step < 2; ++k_step) {
@@ -685,9 +692,9 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
                         wgmma_m64n128k16_f32_bf16(&acc[64 * mi], a_desc, b_desc);
                     }
                 }
-                tilec::wgmma_commit();
+                tilec::wgmma_commit();  // this K step's wgmmas: one group
                 tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
-                tilec::wgmma_fence_operands<64>(acc);
+                tilec::wgmma_fence_operands<64>(acc);  // no use of the accumulators moves above that wait
             }
             #else  // mma.sync on the same shared memory and accumulators
             uint32_t a[8];  // [128x32] bf16, L7: operand A fragments, 2 elements per register
