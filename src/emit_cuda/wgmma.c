@@ -134,8 +134,9 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     E->indent--;
     line(E, "}");
     line(E, "tilec::wgmma_commit();  // this K step's wgmmas: one group");
-    if (WGMMA_GROUPS_IN_FLIGHT)
-        line(E, "tilec::wgmma_wait<%d>();  // the previous step's group has finished reading its slot", WGMMA_GROUPS_IN_FLIGHT);
+    if (op->dot.wgmma_pending)
+        line(E, "tilec::wgmma_wait<%d>();  // the previous step's group has finished reading its slot",
+             op->dot.wgmma_pending);
     else
         line(E, "tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written");
     line(E, "tilec::wgmma_fence_operands<%d>(%s);  // no use of the accumulators moves above that wait", nacc,

@@ -536,6 +536,27 @@ static bool wgmma_dots(Pipe *P)
     return any;
 }
 
+/* The wgmma groups each K step of the loop's wgmma dots leaves in flight:
+ * WGMMA_GROUPS_IN_FLIGHT, unless the ring's extra slot would take the rings
+ * past the block's shared memory (Triton keeps num_stages slots and a
+ * second barrier instead); then each step waits for its own group. */
+static int wgmma_in_flight(Pipe *P)
+{
+    long bytes = 0;
+    for (int i = 0; i < P->stages.len; i++) {
+        const DotStage *st = P->stages.data[i];
+        int align = dot_stage_align(st);
+        bytes += (dot_stage_slot_bytes(st) + align - 1) / align * align;
+    }
+    int n = bytes * (P->S + WGMMA_GROUPS_IN_FLIGHT) <= tir_smem_limit(P->f->arch) ? WGMMA_GROUPS_IN_FLIGHT : 0;
+    for (int i = 0; i < P->body->ops.len; i++) {
+        Op *d = P->body->ops.data[i];
+        if (d->kind == OP_DOT && d->dot.wgmma)
+            d->dot.wgmma_pending = n;
+    }
+    return n;
+}
+
 static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
 {
     Pipe P = {.ctx = ctx, .a = &ctx->arena, .f = f, .loop = loop, .body = loop->regions[0], .S = f->num_stages,
@@ -580,7 +601,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     if (!P.loads.len)
         return;
     bool wgmma_loop = wgmma_dots(&P);
-    int nring = wgmma_loop ? P.S + WGMMA_GROUPS_IN_FLIGHT : P.S;
+    int in_flight = wgmma_loop ? wgmma_in_flight(&P) : 0;
+    int nring = P.S + in_flight;
     for (int i = 0; i < P.stages.len; i++)
         P.stages.data[i]->nslots = nring;
     for (int i = 0; i < P.loads.len && P.ok; i++) {
@@ -818,7 +840,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     Op *drain = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
     drain->async_wait.pending = 0;
     drain->async_wait.wgmma = f->uses_wgmma && wgmma_loop;
-    loop->for_.wgmma_drain = drain->async_wait.wgmma && WGMMA_GROUPS_IN_FLIGHT;
+    loop->for_.wgmma_drain = drain->async_wait.wgmma && in_flight;
     drain->stmt = loop->stmt;
     drain->loc = loop->loc;
     drain->parent = parent;

@@ -532,6 +532,8 @@ struct Op {
         struct {
             DotPrecision precision;
             bool wgmma;       /* both operands in NVMMA rings: wgmma under sm_90a (tir_pipeline) */
+            int wgmma_pending;/* wgmma groups a K step leaves in flight (tir_pipeline: 0 where
+                                 the ring's extra slot does not fit) */
         } dot;
         struct {
             int perm[TIR_MAX_RANK]; /* the input dimension of result dimension k */
@@ -808,6 +810,7 @@ void tir_smem(Ctx *ctx, TirFunc *f);
 /* Per-thread registers of every tile and the shared arena against what a
  * block can hold on `arch` (limits.c): errors and a spill warning. */
 void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt);
+int tir_smem_limit(int arch);  /* opt-in shared memory per block: 163 KB (sm_80), 227 KB (sm_90) */
 int tir_min_blocks_regs(const TirFunc *f); /* registers per thread __launch_bounds__ leaves (min_blocks > 0) */
 int smem_elem_bytes(Type t);          /* bytes of one element in shared memory (bool: 1) */
 int smem_row_major(const int *shape, int rank, const int *coord);
