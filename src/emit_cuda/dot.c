@@ -54,7 +54,7 @@ static int mma_reps(const LayoutMap *m, int d)
 }
 
 /* r = acc, unless the dot accumulates in acc's own registers. */
-static void dot_init_result(Emitter *E, const Op *op)
+void dot_init_result(Emitter *E, const Op *op)
 {
     const Value *acc = op->args[2], *r = op->results[0];
     const char *name = vname(E, r);
@@ -204,7 +204,8 @@ static void emit_dot_mma(Emitter *E, const Op *op)
     int ik = 8 * dot_kwidth(in); /* K of one mma: 16 fp16/bf16, 8 tf32, 32 int8 */
     int nm = mma_reps(&m, o), nn = mma_reps(&m, o + 1), nk = K / ik, nb = o ? mma_reps(&m, 0) : 1;
     const char *fn = mma_fn(E, in, b->type.dtype, r->type.dtype, op->dot.wgmma);
-    dot_init_result(E, op);
+    if (!op->dot.wgmma) /* else before the #if of emit_dot_wgmma */
+        dot_init_result(E, op);
     const char *prec = in != DT_FP32 ? "" : op->dot.precision == DOT_TF32X3 ? ", tf32x3: three tf32 products" : ", tf32";
     if (nb > 1)
         line(E, "// %d batches, one after another in the registers (%d accumulators, %d + %d fragment words each):",

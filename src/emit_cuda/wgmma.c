@@ -98,6 +98,7 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     const char *fa = stage_helper(E, lla), *fb = stage_helper(E, llb);
     const char *slot_a = value_at(E, lla->args[0], NULL, "0"), *slot_b = value_at(E, llb->args[0], NULL, "0");
     WgmmaDesc da = dot_wgmma_desc(sa), db = dot_wgmma_desc(sb);
+    dot_init_result(E, op); /* both paths accumulate into the result's registers */
     line(E, FEAT_SM90A);
     line(E, "{  // %dx%d += %dx%d @ %dx%d on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues %d wgmma.m64n%dk%d "
             "per K step of %d (rows 64*g + %d*mi), %d K step%s", M, N, M, K, K, N, nm, N, ki, ki, 16 * nw, nk,

@@ -536,12 +536,39 @@ static bool wgmma_dots(Pipe *P)
     return any;
 }
 
+/* Does the result of wgmma dot d reach nothing but the next step's d, as
+ * its accumulator?  Then its group may stay in flight past the step: the
+ * next wgmma chains on the same registers, and the loop's final wait comes
+ * before any other read (Triton's pipelineWgmma asks the same). */
+static bool acc_only_chains(Block *body, const Op *d)
+{
+    const Value *r = d->results[0];
+    const Op *y = single_user(body, r);
+    if (!y || y->kind != OP_YIELD)
+        return false;
+    int j = -1;
+    for (int k = 0; k < y->nargs; k++)
+        if (y->args[k] == r) {
+            if (j >= 0)
+                return false;
+            j = k;
+        }
+    const Value *carried = body->args.data[j + 1];
+    return single_user(body, carried) == d && d->args[2] == carried && d->args[0] != carried && d->args[1] != carried;
+}
+
 /* The wgmma groups each K step of the loop's wgmma dots leaves in flight:
- * WGMMA_GROUPS_IN_FLIGHT, unless the ring's extra slot would take the rings
+ * WGMMA_GROUPS_IN_FLIGHT where every such dot only chains its accumulator
+ * into the next step's, unless the ring's extra slot would take the rings
  * past the block's shared memory (Triton keeps num_stages slots and a
- * second barrier instead); then each step waits for its own group. */
+ * second barrier instead); else each step waits for its own group. */
 static int wgmma_in_flight(Pipe *P)
 {
+    for (int i = 0; i < P->body->ops.len; i++) {
+        const Op *d = P->body->ops.data[i];
+        if (d->kind == OP_DOT && d->dot.wgmma && (d->nargs < 3 || !acc_only_chains(P->body, d)))
+            return 0;
+    }
     long bytes = 0;
     for (int i = 0; i < P->stages.len; i++) {
         const DotStage *st = P->stages.data[i];
