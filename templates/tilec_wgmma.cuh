@@ -39,6 +39,13 @@ __device__ __forceinline__ void wgmma_fence_operands(float *d)
     for (int i = 0; i < N; ++i)
         asm volatile("" : "+f"(d[i])::"memory");
 }
+template <int N>
+__device__ __forceinline__ void wgmma_fence_operands(int32_t *d)  // s32 accumulators (int8 inputs)
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+        asm volatile("" : "+r"(d[i])::"memory");
+}
 
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Every golden .cu through nvcc (sm_80 and sm_90, and sm_90a for wgmma kernels; warnings are
 # errors, and ptxas must report no stack frame and no spills: per-thread register arrays stay in
-# registers) and through NVRTC (tools/nvrtc_check, sm_80 and sm_90, any warning fails).  Called
-# by `make cuda-check`:
+# registers) and through NVRTC (tools/nvrtc_check, sm_80 and sm_90, any warning fails).  On
+# sm_90a a ptxas message about wgmma (C7510-C7519: serialized groups, waits it inserted) fails
+# too.  Called by `make cuda-check`:
 #
 #   NVCC=nvcc NVRTC_CHECK=build/release/tools/nvrtc_check sh tests/run_cuda_check.sh [FILE.cu...]
 #
@@ -32,6 +33,8 @@ check_one() {
     # a dot on wgmma (sm_90a) keeps its mma.sync path for sm_80 and plain sm_90 in the #else
     if grep -q '__CUDA_ARCH_FEAT_SM90_ALL' "$f"; then
         archs="sm_80 sm_90 sm_90a"
+        # fp8 has no mma.sync below sm_89
+        grep -q 'compile it for sm_89 or later' "$f" && archs="sm_90 sm_90a"
     fi
     # sm_90a through -gencode: -arch=sm_90a also runs a plain sm_90 pass on some nvcc
     targets=""
@@ -41,7 +44,10 @@ check_one() {
     # shellcheck disable=SC2086
     if "$NVCC" -std=c++17 -Werror all-warnings -O3 -Xptxas -v $targets -c -o "$tmp/$n.o" "$f" \
             >"$tmp/$n.nvcc" 2>&1 && ! grep -q '[1-9][0-9]* bytes spill' "$tmp/$n.nvcc" &&
+            ! grep -q '(C751[0-9])' "$tmp/$n.nvcc" &&
             { grep -q 'sinf(\|cosf(\|tanf(\|printf(' "$f" || ! grep -q '[1-9][0-9]* bytes stack frame' "$tmp/$n.nvcc"; }; then
+        # on sm_90a, ptxas must not serialize the wgmma groups (C7514: an instruction reads the
+        # accumulators of a group in flight) nor insert waits of its own (C7517);
         # register arrays must stay in registers: a stack frame means local memory
         # (except the slow range reduction of full-precision sinf/cosf/tanf, as in Triton,
         # and printf's argument buffer)

@@ -111,16 +111,25 @@ static void emit_for(Emitter *E, const Op *op)
     const Value *iv = body->args.data[0];
     const char *t = dtype_ctype(iv->type.dtype);
     const char *ivn = vname(E, iv);
+    const char *lb = value_at(E, op->args[0], NULL, "0"), *ub = paren(E, value_at(E, op->args[1], NULL, "0"));
+    if (op->for_.wgmma_drain) {
+        line(E, "if (%s < %s) {  // the loop runs: it leaves its last wgmma group in flight, waited for below", paren(E, lb), ub);
+        E->indent++;
+    }
     if (op->for_.unroll)
         line(E, "#pragma unroll %d  // tl.range(loop_unroll_factor=%d)", op->for_.unroll, op->for_.unroll);
-    line(E, "for (%s %s = %s; %s < %s; %s += %s) {", t, ivn, value_at(E, op->args[0], NULL, "0"), ivn,
-         paren(E, value_at(E, op->args[1], NULL, "0")), ivn, paren(E, value_at(E, op->args[2], NULL, "0")));
+    line(E, "for (%s %s = %s; %s < %s; %s += %s) {", t, ivn, lb, ivn, ub, ivn, paren(E, value_at(E, op->args[2], NULL, "0")));
     E->indent++;
     emit_block(E, body);
     const Op *y = body->ops.data[body->ops.len - 1];
     emit_yield_into(E, body, y, op->results);
     E->indent--;
     line(E, "}");
+    if (op->for_.wgmma_drain) {
+        emit_wgmma_drain(E);
+        E->indent--;
+        line(E, "}");
+    }
 }
 
 static void emit_while(Emitter *E, const Op *op)

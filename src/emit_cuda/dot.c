@@ -6,14 +6,18 @@
 
 #include <string.h>
 
-/* The fp8 mma (sm_89 and later), written into the helpers when a kernel uses it. */
-static const char *mma_fp8_helper(Emitter *E, DType a, DType b)
+/* The fp8 mma (sm_89 and later), written into the helpers when a kernel uses it;
+ * for the mma.sync #else of a dot on wgmma (emit_dot_wgmma) only where that
+ * #else is compiled, since an unused static function is a warning. */
+static const char *mma_fp8_helper(Emitter *E, DType a, DType b, bool wgmma_else)
 {
     const char *ta = a == DT_FP8E5 ? "e5m2" : "e4m3", *tb = b == DT_FP8E5 ? "e5m2" : "e4m3";
     const char *fn = fmt(E, "mma_m16n8k32_%s_%s", ta, tb);
     if (helper_known(E, fn))
         return fn;
     StrBuf *h = &E->helpers;
+    if (wgmma_else)
+        sb_printf(h, "#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)  // the mma.sync path of a dot that sm_90a runs on wgmma\n");
     sb_printf(h, "// mma.sync on fp8 (sm_89 and later): d (4 fp32 accumulators of one 16x8 tile) += a (16x32 %s)\n"
                  "// * b (32x8 %s), four elements per fragment register, in the PTX order (as int8's m16n8k32).\n", ta, tb);
     sb_printf(h, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 890\n"
@@ -22,15 +26,16 @@ static const char *mma_fp8_helper(Emitter *E, DType a, DType b)
     sb_printf(h, "    asm volatile(\"mma.sync.aligned.m16n8k32.row.col.f32.%s.%s.f32 {%%0, %%1, %%2, %%3}, \"\n", ta, tb);
     sb_printf(h, "                 \"{%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\\n\"\n");
     sb_printf(h, "                 : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n");
-    sb_printf(h, "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n}\n\n");
+    sb_printf(h, "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n}\n");
+    sb_puts(h, wgmma_else ? "#endif\n\n" : "\n");
     return fn;
 }
 
 /* The mma helper (tilec::... from the template, or a helper of this file). */
-static const char *mma_fn(Emitter *E, DType in, DType in_b, DType out)
+static const char *mma_fn(Emitter *E, DType in, DType in_b, DType out, bool wgmma_else)
 {
     if (dtype_is_fp8(in))
-        return mma_fp8_helper(E, in, in_b);
+        return mma_fp8_helper(E, in, in_b, wgmma_else);
     switch (in) {
     case DT_FP16: return out == DT_FP16 ? "tilec::mma_m16n8k16_f16_f16acc" : "tilec::mma_m16n8k16_f16";
     case DT_BF16: return "tilec::mma_m16n8k16_bf16";
@@ -49,7 +54,7 @@ static int mma_reps(const LayoutMap *m, int d)
 }
 
 /* r = acc, unless the dot accumulates in acc's own registers. */
-static void dot_init_result(Emitter *E, const Op *op)
+void dot_init_result(Emitter *E, const Op *op)
 {
     const Value *acc = op->args[2], *r = op->results[0];
     const char *name = vname(E, r);
@@ -198,8 +203,9 @@ static void emit_dot_mma(Emitter *E, const Op *op)
     int M = r->type.shape[o], N = r->type.shape[o + 1], K = a->type.shape[o + 1];
     int ik = 8 * dot_kwidth(in); /* K of one mma: 16 fp16/bf16, 8 tf32, 32 int8 */
     int nm = mma_reps(&m, o), nn = mma_reps(&m, o + 1), nk = K / ik, nb = o ? mma_reps(&m, 0) : 1;
-    const char *fn = mma_fn(E, in, b->type.dtype, r->type.dtype);
-    dot_init_result(E, op);
+    const char *fn = mma_fn(E, in, b->type.dtype, r->type.dtype, op->dot.wgmma);
+    if (!op->dot.wgmma) /* else before the #if of emit_dot_wgmma */
+        dot_init_result(E, op);
     const char *prec = in != DT_FP32 ? "" : op->dot.precision == DOT_TF32X3 ? ", tf32x3: three tf32 products" : ", tf32";
     if (nb > 1)
         line(E, "// %d batches, one after another in the registers (%d accumulators, %d + %d fragment words each):",

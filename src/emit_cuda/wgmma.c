@@ -14,51 +14,57 @@
 
 #define FEAT_SM90A "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma"
 
-/* The wgmma of one shape, written into the helpers once: d (N/2 fp32
- * accumulators per thread) += A (64x16, K-major, descriptor a) @ B (16xN,
- * MN-major: N contiguous, descriptor b). */
-static const char *wgmma_helper(Emitter *E, int n, DType in)
+/* The wgmma of one shape and type, written into the helpers once: d (N/2
+ * accumulators per thread, fp32 or s32) += A (64xK, K-major, descriptor a)
+ * @ B (KxN, descriptor b: K-major, or N contiguous for 16-bit types, tnspB).
+ * The operands after the descriptors differ by type (PTX ISA): scale-d,
+ * imm-scale-a/b and imm-trans-a/b for f16 and bf16; no transposes for tf32
+ * and fp8; scale-d alone for s8. */
+static const char *wgmma_helper(Emitter *E, int n, DType ta, DType tb, bool b_mn_major)
 {
-    const char *ty = in == DT_BF16 ? "bf16" : "f16";
-    const char *fn = fmt(E, "wgmma_m64n%dk16_f32_%s", n, ty);
+    const char *na = wgmma_type_name(ta), *nb = wgmma_type_name(tb);
+    bool is_int = ta == DT_I8, is_16 = dtype_bits(ta) == 16;
+    int k = wgmma_instr_k(ta);
+    const char *acc = is_int ? "s32" : "f32";
+    const char *fn = ta == tb ? fmt(E, "wgmma_m64n%dk%d_%s_%s%s", n, k, acc, na, is_16 && !b_mn_major ? "_kb" : "")
+                              : fmt(E, "wgmma_m64n%dk%d_%s_%s_%s", n, k, acc, na, nb);
     if (helper_known(E, fn))
         return fn;
     StrBuf *h = &E->helpers;
     int nd = n / 2;
-    sb_printf(h, "// wgmma.m64n%dk16 (sm_90a), %s inputs, fp32 accumulators: the warpgroup's d (64x%d, %d registers per\n"
+    sb_printf(h, "// wgmma.m64n%dk%d (sm_90a), %s x %s inputs, %s accumulators: the warpgroup's d (64x%d, %d registers per\n"
                  "// thread: register 4*i + {0,1} holds row l/4 of the thread's warp's 16 rows, columns 8*i + 2*(l%%4) + {0,1};\n"
-                 "// 4*i + {2,3} the same columns of row l/4 + 8) += A (64x16, K-major) @ B (16x%d, N contiguous: tnspB = 1).\n",
-              n, ty, n, nd, n);
+                 "// 4*i + {2,3} the same columns of row l/4 + 8) += A (64x%d, K-major) @ B (%dx%d, %s).\n",
+              n, k, na, nb, acc, n, nd, k, k, n, b_mn_major ? "N contiguous: tnspB = 1" : "K-major");
     sb_printf(h, "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n");
-    sb_printf(h, "static __device__ __forceinline__ void %s(float *d, uint64_t a, uint64_t b)\n{\n", fn);
+    sb_printf(h, "static __device__ __forceinline__ void %s(%s *d, uint64_t a, uint64_t b)\n{\n", fn,
+              is_int ? "int32_t" : "float");
     sb_printf(h, "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", nd + 2);
-    sb_printf(h, "                 \"wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {\"\n", n, ty, ty);
+    sb_printf(h, "                 \"wgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s {\"\n", n, k, acc, na, nb);
     for (int i = 0; i < nd; i += 8) {
         sb_puts(h, "                 \"");
         for (int j = i; j < i + 8 && j < nd; j++)
             sb_printf(h, "%%%d%s", j, j + 1 < nd ? ", " : "");
         sb_puts(h, "\"\n");
     }
-    sb_printf(h, "                 \"}, %%%d, %%%d, p, 1, 1, 0, 1;\\n}\\n\"\n", nd, nd + 1);
+    /* scale-d = p (1: d is added to); inputs not negated; A K-major */
+    const char *rest = is_int ? "p" : !is_16 ? "p, 1, 1" : b_mn_major ? "p, 1, 1, 0, 1" : "p, 1, 1, 0, 0";
+    sb_printf(h, "                 \"}, %%%d, %%%d, %s;\\n}\\n\"\n", nd, nd + 1, rest);
     for (int i = 0; i < nd; i += 8) {
         sb_printf(h, "                 %s", i ? ", " : ": ");
         for (int j = i; j < i + 8 && j < nd; j++)
-            sb_printf(h, "\"+f\"(d[%d])%s", j, j + 1 < i + 8 && j + 1 < nd ? ", " : "");
+            sb_printf(h, "\"%s\"(d[%d])%s", is_int ? "+r" : "+f", j, j + 1 < i + 8 && j + 1 < nd ? ", " : "");
         sb_puts(h, "\n");
     }
     sb_puts(h, "                 : \"l\"(a), \"l\"(b), \"r\"(1));\n}\n#endif\n\n");
     return fn;
 }
 
-/* The ring's wait at the top of a wgmma loop (and after it, pending 0). */
+/* The ring's wait at the top of a wgmma loop, and after it (pending 0: every
+ * copy landed; the loop has already waited for its wgmma groups). */
 void emit_wgmma_wait(Emitter *E, const Op *op)
 {
     int n = op->async_wait.pending;
-    if (!n) {
-        line(E, FEAT_SM90A);
-        line(E, "tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators");
-        line(E, "#endif");
-    }
     line(E, "tilec::cp_async_wait<%d>();  // at most %d group%s of copies still in flight", n, n, n == 1 ? "" : "s");
     if (n) {
         line(E, FEAT_SM90A);
@@ -68,50 +74,74 @@ void emit_wgmma_wait(Emitter *E, const Op *op)
     line(E, "__syncthreads();");
 }
 
+/* The end of a loop that leaves its last wgmma group in flight
+ * (for_.wgmma_drain), inside the guard that skips a loop of no trip: ptxas
+ * keeps the groups of the loop in flight together only where no path that
+ * joins theirs reaches the accumulators before this wait (C7514). */
+void emit_wgmma_drain(Emitter *E)
+{
+    line(E, FEAT_SM90A);
+    line(E, "tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators");
+    line(E, "#endif");
+}
+
 void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const Op *))
 {
-    const Value *a = op->args[0], *r = op->results[0];
-    const Op *lla = a->def, *llb = op->args[1]->def;
+    const Value *a = op->args[0], *b = op->args[1], *r = op->results[0];
+    const Op *lla = a->def, *llb = b->def;
     const DotStage *sa = lla->stage, *sb = llb->stage;
     int M = r->type.shape[0], N = r->type.shape[1], K = a->type.shape[1];
-    int nw = E->f->num_warps, nm = M / (16 * nw), nk = K / 16;
-    const char *fn = wgmma_helper(E, N, a->type.dtype);
+    int ki = wgmma_instr_k(a->type.dtype);
+    int nw = E->f->num_warps, nm = M / (16 * nw), nk = K / ki;
+    bool b_mn_major = sb->contig_dim == 1; /* N contiguous (16-bit only); else K-major, stored [N, K] */
+    const char *fn = wgmma_helper(E, N, a->type.dtype, b->type.dtype, b_mn_major);
     const char *fa = stage_helper(E, lla), *fb = stage_helper(E, llb);
     const char *slot_a = value_at(E, lla->args[0], NULL, "0"), *slot_b = value_at(E, llb->args[0], NULL, "0");
     WgmmaDesc da = dot_wgmma_desc(sa), db = dot_wgmma_desc(sb);
+    dot_init_result(E, op); /* both paths accumulate into the result's registers */
     line(E, FEAT_SM90A);
-    line(E, "{  // %dx%d += %dx%d @ %dx%d on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues %d wgmma.m64n%dk16 "
-            "per K step of 16 (rows 64*g + %d*mi), %d K step%s", M, N, M, K, K, N, nm, N, 16 * nw, nk, nk > 1 ? "s" : "");
+    line(E, "{  // %dx%d += %dx%d @ %dx%d on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues %d wgmma.m64n%dk%d "
+            "per K step of %d (rows 64*g + %d*mi), %d K step%s", M, N, M, K, K, N, nm, N, ki, ki, 16 * nw, nk,
+         nk > 1 ? "s" : "");
     E->indent++;
     line(E, "const int warpgroup = warp >> 2;");
     int nacc = nregs(r);
-    line(E, "tilec::wgmma_fence_operands<%d>(%s);", nacc, vname(E, r));
+    line(E, "tilec::wgmma_fence_operands<%d>(%s);  // the accumulators stay put while wgmma owns them", nacc, vname(E, r));
     line(E, "tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them");
     line(E, "#pragma unroll");
     line(E, "for (int k_step = 0; k_step < %d; ++k_step) {", nk);
     E->indent++;
-    line(E, "// B: rows 16*k_step.. of %s, %d-byte column blocks %d bytes apart, 8-row groups %d bytes apart", fb,
-         sb->nvmma, db.lbo, db.sbo);
-    line(E, "const uint64_t b_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s, 16 * k_step, 0));", db.lbo, db.sbo, db.mode,
-         fb, slot_b);
+    if (b_mn_major) {
+        line(E, "// B: rows %d*k_step.. of %s, %d-byte column blocks %d bytes apart, 8-row groups %d bytes apart", ki, fb,
+             sb->nvmma, db.lbo, db.sbo);
+        line(E, "const uint64_t b_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s, %d * k_step, 0));", db.lbo, db.sbo,
+             db.mode, fb, slot_b, ki);
+    } else {
+        line(E, "// B (stored [N, K], K-major): all %d rows of %s, columns %d*k_step.., 8-row groups %d bytes apart", N, fb,
+             ki, db.sbo);
+        line(E, "const uint64_t b_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s, 0, %d * k_step));", db.lbo, db.sbo,
+             db.mode, fb, slot_b, ki);
+    }
     line(E, "#pragma unroll");
     line(E, "for (int mi = 0; mi < %d; ++mi) {", nm);
     E->indent++;
-    line(E, "// A: 64 rows of %s from row 64*warpgroup + %d*mi, columns 16*k_step.., 8-row groups %d bytes apart", fa,
-         16 * nw, da.sbo);
-    line(E, "const uint64_t a_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s, 64 * warpgroup + %d * mi, 16 * k_step));",
-         da.lbo, da.sbo, da.mode, fa, slot_a, 16 * nw);
+    line(E, "// A: 64 rows of %s from row 64*warpgroup + %d*mi, columns %d*k_step.., 8-row groups %d bytes apart", fa,
+         16 * nw, ki, da.sbo);
+    line(E, "const uint64_t a_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s, 64 * warpgroup + %d * mi, %d * k_step));",
+         da.lbo, da.sbo, da.mode, fa, slot_a, 16 * nw, ki);
     line(E, "%s(&%s[%d * mi], a_desc, b_desc);", fn, vname(E, r), N / 2);
     E->indent--;
     line(E, "}");
     E->indent--;
     line(E, "}");
-    line(E, "tilec::wgmma_commit();");
-    if (WGMMA_GROUPS_IN_FLIGHT)
-        line(E, "tilec::wgmma_wait<%d>();  // the previous step's group has finished reading its slot", WGMMA_GROUPS_IN_FLIGHT);
+    line(E, "tilec::wgmma_commit();  // this K step's wgmmas: one group");
+    if (op->dot.wgmma_pending)
+        line(E, "tilec::wgmma_wait<%d>();  // the previous step's group has finished reading its slot",
+             op->dot.wgmma_pending);
     else
         line(E, "tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written");
-    line(E, "tilec::wgmma_fence_operands<%d>(%s);", nacc, vname(E, r));
+    line(E, "tilec::wgmma_fence_operands<%d>(%s);  // no use of the accumulators moves above that wait", nacc,
+         vname(E, r));
     E->indent--;
     line(E, "}");
     line(E, "#else  // mma.sync on the same shared memory and accumulators");

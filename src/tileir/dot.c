@@ -142,10 +142,12 @@ DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots
     s->ldmatrix = bits == 16 || s->contig_dim == kdim;
     s->trans = s->ldmatrix && s->contig_dim != kdim;
     s->swz = dot_operand_swizzle(s->op_idx, s->dtype, s->cols, s->contig_dim);
-    /* a pipelined 16-bit operand of a wgmma dot, K-major A or MN-major B (N
-     * contiguous): Triton's NVMMA layout (wgmma.c), which ldmatrix reads as well */
+    /* a pipelined operand of a wgmma dot, K-major, or a 16-bit B MN-major (N
+     * contiguous; dot_wgmma_candidate): Triton's NVMMA layout (wgmma.c), which
+     * ldmatrix reads as well */
     const Layout *acc = to->parent;
-    if (nslots > 1 && bits == 16 && s->batch == 1 && s->contig_dim == 1 && acc && acc->kind == LAYOUT_MMA && acc->mma_version == 3 &&
+    bool wgmma_major = s->contig_dim == kdim || (bits == 16 && s->op_idx == 1);
+    if (nslots > 1 && wgmma_major && s->batch == 1 && acc && acc->kind == LAYOUT_MMA && acc->mma_version == 3 &&
         (s->nvmma = dot_nvmma_swizzle(s))) {
         s->swz = (SmemSwizzle){128 / bits, 128 / s->nvmma, s->nvmma / 16};
         return s;
@@ -534,6 +536,54 @@ static bool wgmma_dots(Pipe *P)
     return any;
 }
 
+/* Does the result of wgmma dot d reach nothing but the next step's d, as
+ * its accumulator?  Then its group may stay in flight past the step: the
+ * next wgmma chains on the same registers, and the loop's final wait comes
+ * before any other read (Triton's pipelineWgmma asks the same). */
+static bool acc_only_chains(Block *body, const Op *d)
+{
+    const Value *r = d->results[0];
+    const Op *y = single_user(body, r);
+    if (!y || y->kind != OP_YIELD)
+        return false;
+    int j = -1;
+    for (int k = 0; k < y->nargs; k++)
+        if (y->args[k] == r) {
+            if (j >= 0)
+                return false;
+            j = k;
+        }
+    const Value *carried = body->args.data[j + 1];
+    return single_user(body, carried) == d && d->args[2] == carried && d->args[0] != carried && d->args[1] != carried;
+}
+
+/* The wgmma groups each K step of the loop's wgmma dots leaves in flight:
+ * WGMMA_GROUPS_IN_FLIGHT where every such dot only chains its accumulator
+ * into the next step's, unless the ring's extra slot would take the rings
+ * past the block's shared memory (Triton keeps num_stages slots and a
+ * second barrier instead); else each step waits for its own group. */
+static int wgmma_in_flight(Pipe *P)
+{
+    for (int i = 0; i < P->body->ops.len; i++) {
+        const Op *d = P->body->ops.data[i];
+        if (d->kind == OP_DOT && d->dot.wgmma && (d->nargs < 3 || !acc_only_chains(P->body, d)))
+            return 0;
+    }
+    long bytes = 0;
+    for (int i = 0; i < P->stages.len; i++) {
+        const DotStage *st = P->stages.data[i];
+        int align = dot_stage_align(st);
+        bytes += (dot_stage_slot_bytes(st) + align - 1) / align * align;
+    }
+    int n = bytes * (P->S + WGMMA_GROUPS_IN_FLIGHT) <= tir_smem_limit(P->f->arch) ? WGMMA_GROUPS_IN_FLIGHT : 0;
+    for (int i = 0; i < P->body->ops.len; i++) {
+        Op *d = P->body->ops.data[i];
+        if (d->kind == OP_DOT && d->dot.wgmma)
+            d->dot.wgmma_pending = n;
+    }
+    return n;
+}
+
 static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
 {
     Pipe P = {.ctx = ctx, .a = &ctx->arena, .f = f, .loop = loop, .body = loop->regions[0], .S = f->num_stages,
@@ -578,7 +628,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     if (!P.loads.len)
         return;
     bool wgmma_loop = wgmma_dots(&P);
-    int nring = wgmma_loop ? P.S + WGMMA_GROUPS_IN_FLIGHT : P.S;
+    int in_flight = wgmma_loop ? wgmma_in_flight(&P) : 0;
+    int nring = P.S + in_flight;
     for (int i = 0; i < P.stages.len; i++)
         P.stages.data[i]->nslots = nring;
     for (int i = 0; i < P.loads.len && P.ok; i++) {
@@ -811,10 +862,12 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     for (int i = 0; i < body->ops.len; i++)
         body->ops.data[i]->parent = body;
 
-    /* after the loop: every copy landed, every warp done with the ring */
+    /* after the loop: every copy landed, every warp done with the ring (and
+     * every wgmma group waited for inside the loop's guard: emit_for) */
     Op *drain = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
     drain->async_wait.pending = 0;
     drain->async_wait.wgmma = f->uses_wgmma && wgmma_loop;
+    loop->for_.wgmma_drain = drain->async_wait.wgmma && in_flight;
     drain->stmt = loop->stmt;
     drain->loc = loop->loc;
     drain->parent = parent;

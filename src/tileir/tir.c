@@ -310,6 +310,8 @@ static void print_op_attrs(Printer *p, const Op *op)
     case OP_FOR:
         if (op->for_.unroll)
             sb_printf(p->out, " {unroll=%d}", op->for_.unroll);
+        if (op->for_.wgmma_drain)
+            sb_puts(p->out, " {wgmma_drain}");
         break;
     case OP_INLINE_ASM:
         sb_printf(p->out, " {pack=%d, outs=\"%s\", ins=\"%s\"%s%s}", op->inline_asm.pack, op->inline_asm.outs,

@@ -532,6 +532,8 @@ struct Op {
         struct {
             DotPrecision precision;
             bool wgmma;       /* both operands in NVMMA rings: wgmma under sm_90a (tir_pipeline) */
+            int wgmma_pending;/* wgmma groups a K step leaves in flight (tir_pipeline: 0 where
+                                 the ring's extra slot does not fit) */
         } dot;
         struct {
             int perm[TIR_MAX_RANK]; /* the input dimension of result dimension k */
@@ -557,6 +559,9 @@ struct Op {
         } histogram;
         struct {
             int unroll;       /* tl.range's loop_unroll_factor: #pragma unroll N (0: none) */
+            bool wgmma_drain; /* a pipelined loop that leaves its last wgmma group in flight
+                                 (tir_pipeline): guarded by its first trip's test, and
+                                 waits for every wgmma group inside the guard */
         } for_;
         struct {
             bool can_reorder; /* the user allowed any order (tilec keeps row-major order) */
@@ -572,8 +577,8 @@ struct Op {
         } gather;
         struct {
             int pending;      /* groups of copies left in flight */
-            bool wgmma;       /* the ring is read by wgmma: fence.proxy.async after the wait;
-                                 pending 0 (after the loop) also waits for every wgmma */
+            bool wgmma;       /* the ring is read by wgmma: fence.proxy.async after the wait
+                                 (the loop itself waits for its wgmma groups: for_.wgmma_drain) */
         } async_wait;
     };
 };
@@ -805,6 +810,7 @@ void tir_smem(Ctx *ctx, TirFunc *f);
 /* Per-thread registers of every tile and the shared arena against what a
  * block can hold on `arch` (limits.c): errors and a spill warning. */
 void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt);
+int tir_smem_limit(int arch);  /* opt-in shared memory per block: 163 KB (sm_80), 227 KB (sm_90) */
 int tir_min_blocks_regs(const TirFunc *f); /* registers per thread __launch_bounds__ leaves (min_blocks > 0) */
 int smem_elem_bytes(Type t);          /* bytes of one element in shared memory (bool: 1) */
 int smem_row_major(const int *shape, int rank, const int *coord);
@@ -836,11 +842,13 @@ int dot_stage_slot_elems(const DotStage *s);   /* one slot, padding included */
 int dot_stage_slot_bytes(const DotStage *s);
 /* Hopper (wgmma.c): the wgmma accumulator layout's rule, the NVMMA layout of a
  * staged operand and the wgmma shared-memory descriptors that read it. */
-/* wgmma groups a K step leaves in flight.  Triton keeps 1 (pipelineWgmma);
- * with 1, ptxas 13.0 serialized every wgmma of the loop (C7514, "non wgmma
- * instructions reading accumulator registers"), so each step waits for its
- * own before the next step's barrier.  With 1, the ring needs a slot more. */
-#define WGMMA_GROUPS_IN_FLIGHT 0
+/* wgmma groups a K step leaves in flight, as Triton (pipelineWgmma): the
+ * tensor cores finish step k while step k+1 issues its copies and waits at
+ * its barrier.  The ring then needs a slot more, and the loop waits for its
+ * last group before its exit joins the path that skips it (for_.wgmma_drain):
+ * waiting after the join made ptxas 13.0 serialize every wgmma of the loop
+ * (C7514, "non wgmma instructions reading accumulator registers"). */
+#define WGMMA_GROUPS_IN_FLIGHT 1
 bool layout_wgmma_fits(const TirFunc *f, DType in, DType out, const int *shape);
 int dot_nvmma_swizzle(const DotStage *s);
 int dot_nvmma_offset(const DotStage *s, int row, int col);
@@ -850,7 +858,8 @@ typedef struct WgmmaDesc {
     int mode;             /* swizzle mode field: 1 = 128B, 2 = 64B, 3 = 32B */
 } WgmmaDesc;
 WgmmaDesc dot_wgmma_desc(const DotStage *s);
-int wgmma_instr_n(const TirFunc *f, const int *shape);
+const char *wgmma_type_name(DType d); /* f16, bf16, tf32, e4m3, e5m2, s8; NULL: no wgmma */
+int wgmma_instr_k(DType in);          /* K of one wgmma: 16, 8 (tf32), 32 (8-bit) */
 bool dot_wgmma_candidate(const TirFunc *f, const Op *dot); /* fits, and both operands will be in rings */
 /* The ldmatrix reads of stage s into the fragment map m (the dot operand
  * layout at the operand's shape, `kwidth` elements per word), and the

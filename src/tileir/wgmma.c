@@ -26,21 +26,43 @@
  */
 #include "tir.h"
 
-/* Triton's warpsPerTileV3 gives [num_warps, 1] and its instrShape N the
- * whole of N: M >= 16 * num_warps (and at least one m64), N a multiple of 8
- * up to 256.  fp16 and bf16 into fp32 only (the rest keeps mma.sync). */
-bool layout_wgmma_fits(const TirFunc *f, DType in, DType out, const int *shape)
+/* The wgmma input types, as PTX names them (NULL: none): fp16 and bf16
+ * (k16), fp32 read as tf32 (k8), fp8 e4m3 and e5m2, which may be mixed
+ * (k32), int8 (k32). */
+const char *wgmma_type_name(DType d)
 {
-    int nw = f->num_warps;
-    if (f->arch < 90 || (in != DT_FP16 && in != DT_BF16) || out != DT_FP32 || nw % 4)
-        return false;
-    return shape[0] >= 16 * nw && shape[0] >= 64 && shape[1] % 8 == 0 && shape[1] <= 256;
+    switch (d) {
+    case DT_FP16: return "f16";
+    case DT_BF16: return "bf16";
+    case DT_FP32: return "tf32";
+    case DT_FP8E4NV: return "e4m3";
+    case DT_FP8E5: return "e5m2";
+    case DT_I8: return "s8";
+    default: return NULL;
+    }
 }
 
-int wgmma_instr_n(const TirFunc *f, const int *shape)
+/* K of one wgmma: 32 bytes of each row of A and column of B. */
+int wgmma_instr_k(DType in) { return 256 / dtype_bits(in); }
+
+/* The accumulator a wgmma of inputs `in` writes: s32 for int8, else fp32
+ * (fp16 accumulators keep mma.sync). */
+static bool wgmma_acc_fits(DType in, DType out)
 {
-    (void)f;
-    return shape[1];
+    return out == (in == DT_I8 ? DT_I32 : DT_FP32);
+}
+
+/* Triton's warpsPerTileV3 gives [num_warps, 1] and its instrShape N the
+ * whole of N: M >= 16 * num_warps (and at least one m64), N a multiple of 8
+ * up to 256 (of 16 above 32 for int8: PTX has no m64n40k32.s8). */
+bool layout_wgmma_fits(const TirFunc *f, DType in, DType out, const int *shape)
+{
+    int nw = f->num_warps, n = shape[1];
+    if (f->arch < 90 || !wgmma_type_name(in) || !wgmma_acc_fits(in, out) || nw % 4)
+        return false;
+    if (in == DT_I8 && n > 32 && n % 16)
+        return false;
+    return shape[0] >= 16 * nw && shape[0] >= 64 && n % 8 == 0 && n <= 256;
 }
 
 /* NVMMASharedEncoding's swizzle width for rows of `cols` elements: the largest
@@ -81,12 +103,12 @@ WgmmaDesc dot_wgmma_desc(const DotStage *s)
 }
 
 /* Will tir_pipeline put operand x in a cp.async ring of 16-byte copies along
- * its dim 1 (K of A, N of B)?  The layouts come first, so this asks the axis
- * info what the ring asks the layouts: a 2-D load in a loop, read only by the
- * dot, masked and aligned per 16 bytes along dim 1, zeros where masked.  A dot
+ * its dim `dim`?  The layouts come first, so this asks the axis info what
+ * the ring asks the layouts: a 2-D load in a loop, read only by the dot,
+ * masked and aligned per 16 bytes along `dim`, zeros where masked.  A dot
  * whose operands will not be in rings keeps mma.sync's layout (Triton's v2
  * warps): [num_warps, 1] on the register path holds too much per warp. */
-static bool ring_operand(const Value *x)
+static bool ring_operand(const Value *x, int dim)
 {
     const Op *ld = x->def;
     if (!ld || ld->kind != OP_LOAD || x->nuses != 1 || x->type.rank != 2 || ld->load.is_volatile ||
@@ -96,11 +118,26 @@ static bool ring_operand(const Value *x)
         return false;
     const Value *ptr = ld->args[0], *mask = ld->load.has_mask ? ld->args[1] : NULL;
     int eb = dtype_bits(x->type.dtype) / 8, chunk = 16 / eb;
-    return ptr->ax.contiguity[1] >= chunk && ptr->ax.divisibility[1] >= 16 && (!mask || mask->ax.constancy[1] >= chunk);
+    return ptr->ax.contiguity[dim] >= chunk && ptr->ax.divisibility[dim] >= 16 &&
+           (!mask || mask->ax.constancy[dim] >= chunk);
 }
 
+/* wgmma reads A K-major (K contiguous) and B either way for 16-bit types
+ * (tnspB), K-major only for tf32, fp8 and int8 (PTX: no transpose for
+ * them; a row-major B of those keeps mma.sync: Triton transposes it on the
+ * way into shared memory, with 4-byte copies or through registers). */
 bool dot_wgmma_candidate(const TirFunc *f, const Op *dot)
 {
-    return layout_wgmma_fits(f, dot->args[0]->type.dtype, dot->results[0]->type.dtype, dot->results[0]->type.shape) &&
-           ring_operand(dot->args[0]) && ring_operand(dot->args[1]);
+    DType in = dot->args[0]->type.dtype, inb = dot->args[1]->type.dtype;
+    const int *shape = dot->results[0]->type.shape;
+    bool fp8_pair = dtype_bits(in) == 8 && in != DT_I8 && dtype_bits(inb) == 8 && inb != DT_I8;
+    if (!layout_wgmma_fits(f, in, dot->results[0]->type.dtype, shape) || (inb != in && !fp8_pair))
+        return false;
+    if (in == DT_FP32 && dot->dot.precision != DOT_TF32)
+        return false;
+    if (dot->args[0]->type.shape[1] % wgmma_instr_k(in))
+        return false;
+    if (!ring_operand(dot->args[0], 1))
+        return false;
+    return ring_operand(dot->args[1], 0) || (dtype_bits(in) == 16 && ring_operand(dot->args[1], 1));
 }

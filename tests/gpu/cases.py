@@ -587,12 +587,18 @@ def matmul_cases():
         # with both operands in NVMMA-swizzled cp.async rings (64- and 128-byte swizzles, one and
         # two warpgroups, N of 64, 128 and 256 per instruction), sizes promised multiples of 16 as
         # the bench and Triton's specialisation do (else the K mask allows no 16-byte copies and
-        # the dot stays on mma.sync, as the plain-i32 cases above); B by columns keeps mma.sync.
+        # the dot stays on mma.sync, as the plain-i32 cases above).  One wgmma group stays in
+        # flight across K steps (a ring of num_stages + 1 slots).  B by columns is K-major:
+        # tnspB = 0 for fp16, and the only B that tf32 (k8), int8 (k32, s32) and fp8 (k32, the
+        # two formats mixed) take on wgmma; their row-major B keeps mma.sync.
         _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 128, 32), 4, 4, MM16 + [MM_4096, (4096, 4096, 4096, "ints")],
             flags=["--arch", "sm_90"], sizes16=True),
         _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 128, 64), 4, 3, MM16 + [MM_4096],
             flags=["--arch", "sm_90"], sizes16=True),
         _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 256, 64), 8, 3, MM16 + [MM_4096],
+            flags=["--arch", "sm_90"], sizes16=True),
+        # 4 stages of 48 KB: no room for the spare slot, so each K step waits for its group
+        _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 256, 64), 8, 4, MM16 + [MM_4096],
             flags=["--arch", "sm_90"], sizes16=True),
         _mm("fp16-fp32out/wgmma", mk, ["fp16", "fp16", "fp32"], (128, 64, 64), 4, 3, MM16,
             flags=["--arch", "sm_90"], sizes16=True),
@@ -601,6 +607,20 @@ def matmul_cases():
         _mm("bf16/wgmma", mk, ["bf16"] * 3, (128, 128, 64), 4, 3, MM16, flags=["--arch", "sm_90"], sizes16=True),
         _mm("fp16/wgmma/b-by-columns", mk, ["fp16"] * 3, (128, 128, 32), 4, 4, MM16, b="col",
             flags=["--arch", "sm_90"], sizes16=True),
+        _mm("fp16/wgmma/b-by-columns", mk, ["fp16"] * 3, (128, 256, 64), 8, 3, MM16 + [MM_4096], b="col",
+            flags=["--arch", "sm_90"], sizes16=True),
+        _mm("tf32/wgmma/b-by-columns", mk, ["fp32"] * 3, (128, 128, 32), 8, 3,
+            MM16 + [MM_4096, (4096, 4096, 4096, "ints")], b="col", flags=["--arch", "sm_90"], sizes16=True),
+        _mm("tf32/wgmma/b-by-columns", mk, ["fp32"] * 3, (128, 64, 16), 4, 4, MM16, b="col",
+            flags=["--arch", "sm_90"], sizes16=True),
+        _mm("int8/wgmma/b-by-columns", mk, ["i8", "i8", "i32"], (128, 256, 64), 8, 3, MM16 + [MM_4096],
+            b="col", flags=["--arch", "sm_90"], sizes16=True),
+        _mm("int8/wgmma/b-by-columns", mk, ["i8", "i8", "i32"], (128, 128, 64), 4, 3, MM16, b="col",
+            flags=["--arch", "sm_90"], sizes16=True),
+        _mm("fp8e4nv-e5m2/wgmma/b-by-columns", mk, ["fp8e4nv", "fp8e5", "fp32"], (128, 128, 64), 8, 3,
+            MM16 + [MM_4096], b="col", flags=["--arch", "sm_90"], sizes16=True),
+        _mm("fp8e4nv/wgmma/b-by-columns", mk, ["fp8e4nv", "fp8e4nv", "fp16"], (128, 256, 128), 8, 3, MM16,
+            b="col", flags=["--arch", "sm_90"], sizes16=True),
         # Epilogues: bias and activation; the linear-layer form reads B (w.T) by columns.
         _mm("bias_leaky_relu/fp16", "matmul_bias_act_kernel", ["fp16"] * 4, (128, 64, 32), 4, 3,
             S + R, consts=["'leaky_relu'"]),

@@ -133,6 +133,42 @@ Test(wgmma, b_descriptor_reads_what_cp_async_wrote)
     }
 }
 
+/* K-major operands of every wgmma type: A [M, K], and B stored [N, K] (B by
+ * columns; the only B layout of tf32, fp8 and int8).  The descriptor of K
+ * columns ki*ks.. (32 bytes: one wgmma's K), started at the stage's address
+ * of (row0, ki*ks), reads every element where cp.async wrote it. */
+Test(wgmma, kmajor_descriptor_reads_what_cp_async_wrote_every_type)
+{
+    static const struct {
+        int op_idx, rows, cols;
+        DType d;
+    } kshapes[] = {
+        {0, 128, 32, DT_FP32}, {1, 128, 32, DT_FP32}, {1, 256, 16, DT_FP32}, {0, 128, 128, DT_I8},
+        {1, 256, 128, DT_I8},  {1, 64, 64, DT_FP8E5}, {0, 128, 64, DT_FP8E4NV}, {1, 128, 32, DT_BF16},
+        {1, 64, 64, DT_FP16},
+    };
+    for (size_t i = 0; i < sizeof kshapes / sizeof kshapes[0]; i++) {
+        DotStage s = {.op_idx = kshapes[i].op_idx, .rows = kshapes[i].rows, .cols = kshapes[i].cols, .batch = 1,
+                      .contig_dim = kshapes[i].op_idx == 0 ? 1 : 0, .dtype = kshapes[i].d, .nslots = 4};
+        s.nvmma = dot_nvmma_swizzle(&s);
+        cr_assert(s.nvmma, "%dx%d", s.rows, s.cols);
+        check_distinct(&s);
+        WgmmaDesc d = dot_wgmma_desc(&s);
+        int eb = dtype_bits(s.dtype) / 8, ki = wgmma_instr_k(s.dtype), span = s.op_idx == 0 ? 64 : s.rows;
+        cr_assert_eq(ki * eb, 32);
+        cr_assert_eq(d.sbo, 8 * s.nvmma);
+        for (int r0 = 0; r0 < s.rows; r0 += span)
+            for (int k0 = 0; k0 < s.cols; k0 += ki) {
+                int start = dot_nvmma_offset(&s, r0, k0);
+                for (int r = 0; r < span; r++)
+                    for (int k = 0; k < ki; k++)
+                        cr_assert_eq(kmajor_addr(start, d, s.nvmma, eb, r, k), dot_nvmma_offset(&s, r0 + r, k0 + k),
+                                     "%s %dx%d op %d: (%d, %d)", dtype_name(s.dtype), s.rows, s.cols, s.op_idx, r0 + r,
+                                     k0 + k);
+            }
+    }
+}
+
 Test(wgmma, descriptor_modes)
 {
     DotStage a64 = nvmma_stage(0, DT_FP16, 128, 32), a128 = nvmma_stage(0, DT_FP16, 128, 64);
@@ -176,8 +212,15 @@ Test(wgmma, fits_only_where_triton_puts_warps_on_m)
 {
     TirFunc f = {.num_warps = 8, .arch = 90};
     cr_assert_not(layout_wgmma_fits(&f, DT_FP16, DT_FP32, (int[]){64, 128})); /* [4, 2] */
-    cr_assert_not(layout_wgmma_fits(&f, DT_FP32, DT_FP32, (int[]){128, 128})); /* tf32 */
     cr_assert_not(layout_wgmma_fits(&f, DT_FP16, DT_FP16, (int[]){128, 128})); /* fp16 accumulators */
+    cr_assert_not(layout_wgmma_fits(&f, DT_FP8E4NV, DT_FP16, (int[]){128, 128}));
+    cr_assert_not(layout_wgmma_fits(&f, DT_I8, DT_FP32, (int[]){128, 128}));  /* int8 adds in s32 */
+    cr_assert_not(layout_wgmma_fits(&f, DT_I8, DT_I32, (int[]){128, 40}));    /* no m64n40k32.s8 */
+    cr_assert(layout_wgmma_fits(&f, DT_I8, DT_I32, (int[]){128, 24}));
+    cr_assert(layout_wgmma_fits(&f, DT_I8, DT_I32, (int[]){128, 48}));
+    cr_assert(layout_wgmma_fits(&f, DT_FP32, DT_FP32, (int[]){128, 40})); /* tf32 */
+    cr_assert(layout_wgmma_fits(&f, DT_FP8E5, DT_FP32, (int[]){128, 128}));
+    cr_assert_not(layout_wgmma_fits(&f, DT_FP64, DT_FP64, (int[]){128, 128}));
     f.arch = 80;
     cr_assert_not(layout_wgmma_fits(&f, DT_FP16, DT_FP32, (int[]){128, 128}));
     f.num_warps = 2, f.arch = 90;
