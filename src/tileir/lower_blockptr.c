@@ -163,51 +163,80 @@ static Value *named(Lower *L, const BlockPtr *bp, Value *v, const char *role)
     return v;
 }
 
-/* offsets[d] + arange(0, block[d]), shaped to broadcast along dimension d: int32 */
-static Value *block_index(Lower *L, const BlockPtr *bp, int d, Loc loc)
+/* arange(0, block[d]) shaped to broadcast along dimension d: int32 */
+static Value *block_range(Lower *L, const BlockPtr *bp, int d, Loc loc)
 {
     Op *r = emit_op(L, OP_MAKE_RANGE, loc, 0, NULL, type_tensor(type_scalar(DT_I32), 1, &bp->block[d]));
     r->make_range.start = 0;
     r->make_range.end = bp->block[d];
-    CVal *idx = cv_value(L, r->results[0]);
-    if (!(bp->offsets[d]->kind == CV_INT && bp->offsets[d]->i == 0))
-        idx = lower_binop(L, TOK_PLUS, bp->offsets[d], idx, loc);
-    Value *v = idx->v;
+    Value *v = r->results[0];
     for (int k = 0; k < bp->rank; k++)
         if (k != d)
             v = lower_expand_dims(L, v, k, loc);
+    return v;
+}
+
+static bool is_int(const CVal *c, int64_t i) { return c->kind == CV_INT && c->i == i; }
+
+/* offsets[d] * strides[d], 64-bit as in Triton (a unit stride: the int32 offset itself) */
+static CVal *scaled(Lower *L, CVal *offset, CVal *stride, Loc loc)
+{
+    if (is_int(stride, 1))
+        return offset;
+    CVal *wide = offset->kind == CV_INT ? offset : cv_value(L, cast_value(L, offset->v, type_scalar(DT_I64), loc));
+    return lower_binop(L, TOK_STAR, wide, stride, loc);
+}
+
+/* Whether offsets[d] + arange(0, block[d]) is in [0, shape[d]): a nonnegative constant
+ * offset needs only the upper bound. */
+static Value *in_bounds(Lower *L, const BlockPtr *bp, int d, Value *range, Loc loc)
+{
     static const char *const dim_names[] = {"i0", "i1", "i2", "i3"};
-    return named(L, bp, v, dim_names[d]);
+    CVal *off = bp->offsets[d];
+    CVal *idx = is_int(off, 0) ? cv_value(L, range) : lower_binop(L, TOK_PLUS, off, cv_value(L, range), loc);
+    named(L, bp, idx->v, dim_names[d]);
+    Value *in = lower_compare(L, TOK_LT, idx, bp->shape[d], loc)->v;
+    if (off->kind == CV_INT && off->i >= 0)
+        return in;
+    return lower_binop(L, TOK_AMP, lower_compare(L, TOK_GE, idx, cv_int(L, 0), loc), cv_value(L, in), loc)->v;
 }
 
 /* The block's pointers and, when `check` has a dimension, the mask of the elements in
  * bounds along the checked dimensions. */
 static Value *block_pointers(Lower *L, const BlockPtr *bp, const bool *check, Value **mask, Loc loc)
 {
-    /* base + idx0 * stride0 + idx1 * stride1 ..., added to the pointer one dimension at a
-     * time as a kernel with plain pointers writes it, so that each sum broadcasts only at
-     * its last step (the emitter then folds the whole tile into the access) */
-    CVal *ptrs = bp->base;
+    /* Element (i0, i1...) is at base + sum of (offsets[d] + i_d) * strides[d], computed in
+     * two parts: the scalar start, base + sum of offsets[d] * strides[d] (a loop that
+     * advances the block moves it, as a loop over plain pointers adds its step), and the
+     * tile sum of i_d * strides[d], the same wherever the block is (computed once in such
+     * a loop).  The tile is added one dimension at a time, as a kernel with plain
+     * pointers writes it, so that each sum broadcasts only at its last step. */
+    CVal *shift = NULL;
+    Value *range[TIR_MAX_RANK];
     *mask = NULL;
     for (int d = 0; d < bp->rank; d++) {
-        Value *idx = block_index(L, bp, d, loc);
-        CVal *stride = bp->strides[d];
-        /* the product is 64-bit, as Triton's; a unit stride adds the int32 index itself */
-        CVal *term = stride->kind == CV_INT && stride->i == 1
-                         ? cv_value(L, idx)
-                         : lower_binop(L, TOK_STAR, cv_value(L, cast_value(L, idx, type_scalar(DT_I64), loc)), stride,
-                                       loc);
-        ptrs = lower_binop(L, TOK_PLUS, ptrs, term, loc);
+        if (is_int(bp->offsets[d], 0))
+            continue;
+        CVal *s = scaled(L, bp->offsets[d], bp->strides[d], loc);
+        shift = shift ? lower_binop(L, TOK_PLUS, shift, s, loc) : s;
+    }
+    CVal *ptrs = bp->base;
+    if (shift) {
+        ptrs = lower_binop(L, TOK_PLUS, ptrs, shift, loc);
+        named(L, bp, ptrs->v, "start");
+    }
+    for (int d = 0; d < bp->rank; d++) {
+        range[d] = named(L, bp, block_range(L, bp, d, loc), arena_printf(L->a, "r%d", d));
+        ptrs = lower_binop(L, TOK_PLUS, ptrs, scaled(L, cv_value(L, range[d]), bp->strides[d], loc), loc);
+    }
+    Value *p = ptrs->v;
+    for (int d = 0; d < bp->rank; d++) {
         if (!check[d])
             continue;
-        CVal *ci = cv_value(L, idx);
-        Value *in = lower_compare(L, TOK_LT, ci, bp->shape[d], loc)->v;
-        bool nonneg = bp->offsets[d]->kind == CV_INT && bp->offsets[d]->i >= 0;
-        if (!nonneg)
-            in = lower_binop(L, TOK_AMP, lower_compare(L, TOK_GE, ci, cv_int(L, 0), loc), cv_value(L, in), loc)->v;
+        Value *in = in_bounds(L, bp, d, range[d], loc);
         *mask = *mask ? lower_binop(L, TOK_AMP, cv_value(L, *mask), cv_value(L, in), loc)->v : in;
     }
-    Value *p = named(L, bp, broadcast_to_shape(L, ptrs->v, bp->rank, bp->block, loc), "ptrs");
+    p = named(L, bp, broadcast_to_shape(L, p, bp->rank, bp->block, loc), "ptrs");
     if (*mask)
         *mask = named(L, bp, broadcast_to_shape(L, *mask, bp->rank, bp->block, loc), "in_bounds");
     return p;

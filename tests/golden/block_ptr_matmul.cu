@@ -445,18 +445,27 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
-        int32_t a_i0[2];  // [64x1] i32, L0
+        __half *const a_start = a_ptr + (((int64_t)a_block_ptr_off0 * (int64_t)stride_am) + (int64_t)a_block_ptr_off1);
+        int32_t a_r0[2];  // [64x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            a_i0[e] = a_block_ptr_off0 + (L0_row + (e << 5));
-        int32_t a_i1[8];  // [1x32] i32, L0
+            a_r0[e] = L0_row + (e << 5);
+        int32_t a_r1[8];  // [1x32] i32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            a_i1[e] = a_block_ptr_off1 + (L0_col + e);
+            a_r1[e] = L0_col + e;
         __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            a_ptrs[e / 8] = (a_ptr + ((int64_t)a_i0[(e >> 3)] * (int64_t)stride_am)) + a_i1[(e & 7)];
+            a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * (int64_t)stride_am)) + a_r1[(e & 7)];
+        int32_t a_i0[2];  // [64x1] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            a_i0[e] = a_block_ptr_off0 + a_r0[e];
+        int32_t a_i1[8];  // [1x32] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            a_i1[e] = a_block_ptr_off1 + a_r1[e];
         bool a_in_bounds[16];  // [64x32] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
         #pragma unroll
@@ -492,18 +501,27 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
-        int32_t a_i0_2[2];  // [64x1] i32, L0
+        __half *const a_start_2 = a_ptr + (((int64_t)a_block_ptr_off0 * (int64_t)stride_am) + (int64_t)a_block_ptr_off1);
+        int32_t a_r0_2[2];  // [64x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            a_i0_2[e] = a_block_ptr_off0 + (L0_row + (e << 5));
-        int32_t a_i1_2[8];  // [1x32] i32, L0
+            a_r0_2[e] = L0_row + (e << 5);
+        int32_t a_r1_2[8];  // [1x32] i32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            a_i1_2[e] = a_block_ptr_off1 + (L0_col + e);
+            a_r1_2[e] = L0_col + e;
         __half *a_ptrs_2[2];  // [64x32] fp16, L0: one pointer per 8-element vector
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            a_ptrs_2[e / 8] = (a_ptr + ((int64_t)a_i0_2[(e >> 3)] * (int64_t)stride_am)) + a_i1_2[(e & 7)];
+            a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * (int64_t)stride_am)) + a_r1_2[(e & 7)];
+        int32_t a_i0_2[2];  // [64x1] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            a_i0_2[e] = a_block_ptr_off0 + a_r0_2[e];
+        int32_t a_i1_2[8];  // [1x32] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            a_i1_2[e] = a_block_ptr_off1 + a_r1_2[e];
         bool a_in_bounds_2[16];  // [64x32] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
         #pragma unroll
@@ -522,18 +540,27 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
             tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], in_range_2 && a_in_bounds_2[e]);
         tilec::cp_async_commit();
         // block_ptr_matmul.py:22  b = tl.load(b_block_ptr, boundary_check=(0, 1), padding_option="zero")
-        int32_t b_i0[2];  // [32x1] i32, L1
+        __half *const b_start = b_ptr + (((int64_t)b_block_ptr_off0 * (int64_t)stride_bk) + (int64_t)b_block_ptr_off1);
+        int32_t b_r0[2];  // [32x1] i32, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            b_i0[e] = b_block_ptr_off0 + (L1_row + (e << 4));
-        int32_t b_i1[8];  // [1x64] i32, L1
+            b_r0[e] = L1_row + (e << 4);
+        int32_t b_r1[8];  // [1x64] i32, L1
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            b_i1[e] = b_block_ptr_off1 + (L1_col + e);
+            b_r1[e] = L1_col + e;
         __half *b_ptrs[16];  // [32x64] fp16, L1
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = (b_ptr + ((int64_t)b_i0[(e >> 3)] * (int64_t)stride_bk)) + b_i1[(e & 7)];
+            b_ptrs[e] = (b_start + ((int64_t)b_r0[(e >> 3)] * (int64_t)stride_bk)) + b_r1[(e & 7)];
+        int32_t b_i0[2];  // [32x1] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            b_i0[e] = b_block_ptr_off0 + b_r0[e];
+        int32_t b_i1[8];  // [1x64] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            b_i1[e] = b_block_ptr_off1 + b_r1[e];
         bool b_in_bounds[16];  // [32x64] i1, L1
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -581,16 +608,28 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
     __syncthreads();
+    // block_ptr_matmul.py:26  c_block_ptr = tl.make_block_ptr(base=c_ptr, shape=(M, N), strides=(stride_cm, stride_cn), offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N), block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
+    const int32_t prod_3 = pid_m * 64;
+    const int32_t prod_4 = pid_n * 64;
     // block_ptr_matmul.py:29  tl.store(c_block_ptr, acc.to(tl.float16), boundary_check=(0, 1))
+    __half *const c_start = c_ptr + (((int64_t)prod_3 * (int64_t)stride_cm) + (int64_t)prod_4);
+    int32_t c_r0[4];  // [64x1] i32, L1
+    #pragma unroll
+    for (int e = 0; e < 4; ++e)
+        c_r0[e] = L1_row + (e << 4);
+    int32_t c_r1[8];  // [1x64] i32, L1
+    #pragma unroll
+    for (int e = 0; e < 8; ++e)
+        c_r1[e] = L1_col + e;
+    // (c_ptrs: each address is computed where it is used, below)
     int32_t c_i0[4];  // [64x1] i32, L1
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        c_i0[e] = (pid_m * 64) + (L1_row + (e << 4));
+        c_i0[e] = prod_3 + c_r0[e];
     int32_t c_i1[8];  // [1x64] i32, L1
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        c_i1[e] = (pid_n * 64) + (L1_col + e);
-    // (c_ptrs: each address is computed where it is used, below)
+        c_i1[e] = prod_4 + c_r1[e];
     bool c_in_bounds[32];  // [64x64] i1, L1
     #pragma unroll
     for (int e = 0; e < 32; ++e)
@@ -611,7 +650,7 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         if (c_in_bounds[e])
-            *((c_ptr + ((int64_t)c_i0[(e >> 3)] * (int64_t)stride_cm)) + c_i1[(e & 7)]) = acc_fp16[e];
+            *((c_start + ((int64_t)c_r0[(e >> 3)] * (int64_t)stride_cm)) + c_r1[(e & 7)]) = acc_fp16[e];
 }
 
 #ifndef __CUDACC_RTC__

@@ -208,14 +208,19 @@ desc_axpy_atomic_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, in
     // tensor_desc_atomic.py:14  off = tl.program_id(0) * BLOCK
     const int32_t off = (int32_t)blockIdx.x * 256;
     // tensor_desc_atomic.py:15  x = x_desc.load([off])
-    int32_t x_i0[2];  // [256] i32, L0
+    float *const x_start = x_ptr + off;
+    int32_t x_r0[2];  // [256] i32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        x_i0[e] = off + (L0_base + (e << 7));
+        x_r0[e] = L0_base + (e << 7);
     float *x_ptrs[2];  // [256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        x_ptrs[e] = x_ptr + x_i0[e];
+        x_ptrs[e] = x_start + x_r0[e];
+    int32_t x_i0[2];  // [256] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        x_i0[e] = off + x_r0[e];
     bool x_in_bounds[2];  // [256] i1, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
@@ -225,14 +230,19 @@ desc_axpy_atomic_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, in
     for (int e = 0; e < 2; ++e)
         tilec::load<1>(&x[e], x_ptrs[e], x_in_bounds[e], 0.0f);
     // tensor_desc_atomic.py:16  y_desc.atomic_add([off], x * 2.0)
-    int32_t y_i0[2];  // [256] i32, L0
+    float *const y_start = y_ptr + off;
+    int32_t y_r0[2];  // [256] i32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        y_i0[e] = off + (L0_base + (e << 7));
+        y_r0[e] = L0_base + (e << 7);
     float *y_ptrs[2];  // [256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        y_ptrs[e] = y_ptr + y_i0[e];
+        y_ptrs[e] = y_start + y_r0[e];
+    int32_t y_i0[2];  // [256] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        y_i0[e] = off + y_r0[e];
     bool y_in_bounds[2];  // [256] i1, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
