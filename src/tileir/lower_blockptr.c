@@ -187,17 +187,27 @@ static CVal *scaled(Lower *L, CVal *offset, CVal *stride, Loc loc)
     return lower_binop(L, TOK_STAR, wide, stride, loc);
 }
 
-/* Whether offsets[d] + arange(0, block[d]) is in [0, shape[d]): a nonnegative constant
- * offset needs only the upper bound. */
+/* Whether offsets[d] + arange(0, block[d]) is in [0, shape[d]).  A nonnegative constant
+ * offset needs only the upper bound.  Under a 32-bit shape one unsigned compare checks
+ * both ends, (uint32)i < (uint32)shape, where the shape is positive (a scalar test, the
+ * same for the whole tile); other shapes are compared at both ends. */
 static Value *in_bounds(Lower *L, const BlockPtr *bp, int d, Value *range, Loc loc)
 {
     static const char *const dim_names[] = {"i0", "i1", "i2", "i3"};
-    CVal *off = bp->offsets[d];
+    CVal *off = bp->offsets[d], *shape = bp->shape[d];
     CVal *idx = is_int(off, 0) ? cv_value(L, range) : lower_binop(L, TOK_PLUS, off, cv_value(L, range), loc);
     named(L, bp, idx->v, dim_names[d]);
-    Value *in = lower_compare(L, TOK_LT, idx, bp->shape[d], loc)->v;
     if (off->kind == CV_INT && off->i >= 0)
-        return in;
+        return lower_compare(L, TOK_LT, idx, shape, loc)->v;
+    if (shape->kind == CV_VALUE && dtype_bits(shape->v->type.dtype) == 32) {
+        Type u32 = type_scalar(DT_U32);
+        CVal *ui = cv_value(L, cast_value(L, idx->v, u32, loc));
+        Value *in = lower_compare(L, TOK_LT, ui, cv_value(L, cast_value(L, shape->v, u32, loc)), loc)->v;
+        Value *some = named(L, bp, lower_compare(L, TOK_GT, shape, cv_int(L, 0), loc)->v,
+                            arena_printf(L->a, "nonempty%d", d));
+        return lower_binop(L, TOK_AMP, cv_value(L, in), cv_value(L, some), loc)->v;
+    }
+    Value *in = lower_compare(L, TOK_LT, idx, shape, loc)->v;
     return lower_binop(L, TOK_AMP, lower_compare(L, TOK_GE, idx, cv_int(L, 0), loc), cv_value(L, in), loc)->v;
 }
 

@@ -234,14 +234,16 @@ colmajor_copy_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         x_block_i0[e] = prod + x_block_r0[e];
+    const bool x_block_nonempty0 = M > 0;
     int32_t x_block_i1[4];  // [1x32] i32, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         x_block_i1[e] = prod_2 + x_block_r1[e];
+    const bool x_block_nonempty1 = N > 0;
     bool x_block_in_bounds[16];  // [64x32] i1, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        x_block_in_bounds[e] = ((x_block_i0[(e & 3)] >= 0) & (x_block_i0[(e & 3)] < M)) & ((x_block_i1[(e >> 2)] >= 0) & (x_block_i1[(e >> 2)] < N));
+        x_block_in_bounds[e] = (((uint32_t)x_block_i0[(e & 3)] < (uint32_t)M) & x_block_nonempty0) & (((uint32_t)x_block_i1[(e >> 2)] < (uint32_t)N) & x_block_nonempty1);
     float x[16];  // [64x32] fp32, L0, 4-byte loads
     #pragma unroll
     for (int e = 0; e < 16; ++e)
@@ -264,14 +266,16 @@ colmajor_copy_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         y_block_i0[e] = prod_3 + y_block_r0[e];
+    const bool y_block_nonempty0 = M > 0;
     int32_t y_block_i1[4];  // [1x32] i32, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         y_block_i1[e] = prod_4 + y_block_r1[e];
+    const bool y_block_nonempty1 = N > 0;
     bool y_block_in_bounds[16];  // [64x32] i1, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        y_block_in_bounds[e] = ((y_block_i0[(e & 3)] >= 0) & (y_block_i0[(e & 3)] < M)) & ((y_block_i1[(e >> 2)] >= 0) & (y_block_i1[(e >> 2)] < N));
+        y_block_in_bounds[e] = (((uint32_t)y_block_i0[(e & 3)] < (uint32_t)M) & y_block_nonempty0) & (((uint32_t)y_block_i1[(e >> 2)] < (uint32_t)N) & y_block_nonempty1);
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         if (y_block_in_bounds[e])

@@ -462,15 +462,17 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             a_i0[e] = a_block_ptr_off0 + a_r0[e];
+        const bool a_nonempty0 = M > 0;
         int32_t a_i1[8];  // [1x32] i32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
             a_i1[e] = a_block_ptr_off1 + a_r1[e];
+        const bool a_nonempty1 = K > 0;
         bool a_in_bounds[16];  // [64x32] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
         #pragma unroll
         for (int e = 0; e < 16; e += 8) {
-            const bool same = ((a_i0[(e >> 3)] >= 0) & (a_i0[(e >> 3)] < M)) & ((a_i1[(e & 7)] >= 0) & (a_i1[(e & 7)] < K));
+            const bool same = (((uint32_t)a_i0[(e >> 3)] < (uint32_t)M) & a_nonempty0) & (((uint32_t)a_i1[(e & 7)] < (uint32_t)K) & a_nonempty1);
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 a_in_bounds[e + j] = same;
@@ -518,15 +520,17 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             a_i0_2[e] = a_block_ptr_off0 + a_r0_2[e];
+        const bool a_nonempty0_2 = M > 0;
         int32_t a_i1_2[8];  // [1x32] i32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
             a_i1_2[e] = a_block_ptr_off1 + a_r1_2[e];
+        const bool a_nonempty1_2 = K > 0;
         bool a_in_bounds_2[16];  // [64x32] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
         #pragma unroll
         for (int e = 0; e < 16; e += 8) {
-            const bool same = ((a_i0_2[(e >> 3)] >= 0) & (a_i0_2[(e >> 3)] < M)) & ((a_i1_2[(e & 7)] >= 0) & (a_i1_2[(e & 7)] < K));
+            const bool same = (((uint32_t)a_i0_2[(e >> 3)] < (uint32_t)M) & a_nonempty0_2) & (((uint32_t)a_i1_2[(e & 7)] < (uint32_t)K) & a_nonempty1_2);
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 a_in_bounds_2[e + j] = same;
@@ -557,14 +561,16 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             b_i0[e] = b_block_ptr_off0 + b_r0[e];
+        const bool b_nonempty0 = K > 0;
         int32_t b_i1[8];  // [1x64] i32, L1
         #pragma unroll
         for (int e = 0; e < 8; ++e)
             b_i1[e] = b_block_ptr_off1 + b_r1[e];
+        const bool b_nonempty1 = N > 0;
         bool b_in_bounds[16];  // [32x64] i1, L1
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_in_bounds[e] = ((b_i0[(e >> 3)] >= 0) & (b_i0[(e >> 3)] < K)) & ((b_i1[(e & 7)] >= 0) & (b_i1[(e & 7)] < N));
+            b_in_bounds[e] = (((uint32_t)b_i0[(e >> 3)] < (uint32_t)K) & b_nonempty0) & (((uint32_t)b_i1[(e & 7)] < (uint32_t)N) & b_nonempty1);
         __half b[16];  // [32x64] fp16, L1, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -626,14 +632,16 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         c_i0[e] = prod_3 + c_r0[e];
+    const bool c_nonempty0 = M > 0;
     int32_t c_i1[8];  // [1x64] i32, L1
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         c_i1[e] = prod_4 + c_r1[e];
+    const bool c_nonempty1 = N > 0;
     bool c_in_bounds[32];  // [64x64] i1, L1
     #pragma unroll
     for (int e = 0; e < 32; ++e)
-        c_in_bounds[e] = ((c_i0[(e >> 3)] >= 0) & (c_i0[(e >> 3)] < M)) & ((c_i1[(e & 7)] >= 0) & (c_i1[(e & 7)] < N));
+        c_in_bounds[e] = (((uint32_t)c_i0[(e >> 3)] < (uint32_t)M) & c_nonempty0) & (((uint32_t)c_i1[(e & 7)] < (uint32_t)N) & c_nonempty1);
     __half acc_fp16[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);

@@ -221,10 +221,11 @@ desc_axpy_atomic_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, in
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         x_i0[e] = off + x_r0[e];
+    const bool x_nonempty0 = n > 0;
     bool x_in_bounds[2];  // [256] i1, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        x_in_bounds[e] = (x_i0[e] >= 0) & (x_i0[e] < n);
+        x_in_bounds[e] = ((uint32_t)x_i0[e] < (uint32_t)n) & x_nonempty0;
     float x[2];  // [256] fp32, L0, 4-byte loads
     #pragma unroll
     for (int e = 0; e < 2; ++e)
@@ -243,10 +244,11 @@ desc_axpy_atomic_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, in
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         y_i0[e] = off + y_r0[e];
+    const bool y_nonempty0 = n > 0;
     bool y_in_bounds[2];  // [256] i1, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        y_in_bounds[e] = (y_i0[e] >= 0) & (y_i0[e] < n);
+        y_in_bounds[e] = ((uint32_t)y_i0[e] < (uint32_t)n) & y_nonempty0;
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         if (y_in_bounds[e])

@@ -229,14 +229,16 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         x_i0[e] = off_m + x_r0[e];
+    const bool x_nonempty0 = M > 0;
     int32_t x_i1[8];  // [1x64] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         x_i1[e] = off_n + x_r1[e];
+    const bool x_nonempty1 = N > 0;
     bool x_in_bounds[16];  // [32x64] i1, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        x_in_bounds[e] = ((x_i0[(e >> 3)] >= 0) & (x_i0[(e >> 3)] < M)) & ((x_i1[(e & 7)] >= 0) & (x_i1[(e & 7)] < N));
+        x_in_bounds[e] = (((uint32_t)x_i0[(e >> 3)] < (uint32_t)M) & x_nonempty0) & (((uint32_t)x_i1[(e & 7)] < (uint32_t)N) & x_nonempty1);
     __half x[16];  // [32x64] fp16, L0, 2-byte loads
     #pragma unroll
     for (int e = 0; e < 16; ++e)
@@ -259,14 +261,16 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         y_i0[e] = off_m + y_r0[e];
+    const bool y_nonempty0 = M > 0;
     int32_t y_i1[8];  // [1x64] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         y_i1[e] = off_n + y_r1[e];
+    const bool y_nonempty1 = N > 0;
     bool y_in_bounds[16];  // [32x64] i1, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        y_in_bounds[e] = ((y_i0[(e >> 3)] >= 0) & (y_i0[(e >> 3)] < M)) & ((y_i1[(e & 7)] >= 0) & (y_i1[(e & 7)] < N));
+        y_in_bounds[e] = (((uint32_t)y_i0[(e >> 3)] < (uint32_t)M) & y_nonempty0) & (((uint32_t)y_i1[(e & 7)] < (uint32_t)N) & y_nonempty1);
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         if (y_in_bounds[e])

@@ -236,14 +236,16 @@ desc_row_sum_kernel(float *__restrict__ x_desc_base, int32_t x_desc_shape0, int3
         #pragma unroll
         for (int e = 0; e < 4; ++e)
             x_i0[e] = off_m + x_r0[e];
+        const bool x_nonempty0 = x_desc_shape0 > 0;
         int32_t x_i1[4];  // [1x64] i32, L0
         #pragma unroll
         for (int e = 0; e < 4; ++e)
             x_i1[e] = off_n + x_r1[e];
+        const bool x_nonempty1 = x_desc_shape1 > 0;
         bool x_in_bounds[16];  // [32x64] i1, L0
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            x_in_bounds[e] = ((x_i0[(e >> 2)] >= 0) & (x_i0[(e >> 2)] < x_desc_shape0)) & ((x_i1[(e & 3)] >= 0) & (x_i1[(e & 3)] < x_desc_shape1));
+            x_in_bounds[e] = (((uint32_t)x_i0[(e >> 2)] < (uint32_t)x_desc_shape0) & x_nonempty0) & (((uint32_t)x_i1[(e & 3)] < (uint32_t)x_desc_shape1) & x_nonempty1);
         float loaded[16];  // [32x64] fp32, L0, 4-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
