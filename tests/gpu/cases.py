@@ -421,6 +421,16 @@ def atomic_and_misc_cases():
                           sizes=[(3, 17, 40, "rand"), (1, 1, 1, "ints"), (1000, 1000, 1003, "rand"),
                                  (333, 517, 77, "ints"), (129, 255, 4099, "rand")],
                           feature="dot", opts=dict(a="row", b="row", align=16)))
+    # tensor-descriptor loads feeding tl.dot in a K loop: pipelined through cp.async rings, and
+    # for sm_90 on wgmma (built for sm_90a); N and K multiples of 16 (the signature's ':16')
+    for flags in [[], ["--arch", "sm_90"]]:
+        cases.append(Case("tensor_desc/matmul/fp16/64x64x32" + ("/sm_90" if flags else ""),
+                          "tests/golden/desc_matmul.py", "desc_matmul_kernel",
+                          "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32",
+                          extra_flags=flags, grid="cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)", driver="matmul",
+                          dtype="fp16", sizes=[(3, 16, 32, "rand"), (1, 16, 16, "ints"), (1000, 1008, 1024, "rand"),
+                                               (333, 512, 80, "ints"), (129, 256, 4096, "rand")],
+                          feature="dot", opts=dict(a="row", b="row", align=16)))
     shapes = [(1, 1), (3, 17), (1000, 300), (64, 64), (781, 1029)]
     for block, warps in [(64, 4), (128, 8)]:
         cases.append(Case(f"transpose/fp32/B{block}/w{warps}", "examples/transpose.py", "transpose_kernel",
