@@ -136,7 +136,7 @@ bool layout_eq(const Layout *a, const Layout *b)
         return a->slice_dim == b->slice_dim && layout_eq(a->parent, b->parent);
     if (a->kind == LAYOUT_MMA)
         return a->wpc[a->rank - 2] == b->wpc[b->rank - 2] && a->wpc[a->rank - 1] == b->wpc[b->rank - 1] &&
-               (a->mma_version == 3) == (b->mma_version == 3);
+               (a->rank < 3 || a->wpc[0] == b->wpc[0]) && (a->mma_version == 3) == (b->mma_version == 3);
     if (a->kind == LAYOUT_DOTOP)
         return a->op_idx == b->op_idx && a->kwidth == b->kwidth && layout_eq(a->parent, b->parent);
     if (a->kind == LAYOUT_LINEAR)
