@@ -23,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+static CVal *scaled(Lower *L, CVal *offset, CVal *stride, Loc loc);
+static Value *named(Lower *L, const BlockPtr *bp, Value *v, const char *role);
+
 static CVal *cv_bp(Lower *L, CKind kind, BlockPtr *bp)
 {
     CVal *c = NEW(L->a, CVal);
@@ -136,9 +139,16 @@ CVal *builtin_advance(const BuiltinCall *c)
     *bp = *old;
     CVal *by[TIR_MAX_RANK];
     offsets_of(L, c->arg[1], bp->rank, c->at[1], "tl.advance", by);
+    CVal *step = NULL;
     for (int d = 0; d < bp->rank; d++)
-        if (!(by[d]->kind == CV_INT && by[d]->i == 0))
+        if (!(by[d]->kind == CV_INT && by[d]->i == 0)) {
             bp->offsets[d] = lower_binop(L, TOK_PLUS, old->offsets[d], by[d], c->at[1]);
+            CVal *s = scaled(L, by[d], bp->strides[d], c->at[1]);
+            step = step ? lower_binop(L, TOK_PLUS, step, s, c->at[1]) : s;
+        }
+    /* a pointer tile a loop carries moves by one scalar step, as plain pointers do */
+    if (step && old->ptrs)
+        bp->ptrs = cv_value(L, named(L, bp, lower_binop(L, TOK_PLUS, old->ptrs, step, c->at[1])->v, "ptrs"));
     return cv_bp(L, CV_BLOCKPTR, bp);
 }
 
@@ -183,7 +193,10 @@ static CVal *scaled(Lower *L, CVal *offset, CVal *stride, Loc loc)
 {
     if (is_int(stride, 1))
         return offset;
-    CVal *wide = offset->kind == CV_INT ? offset : cv_value(L, cast_value(L, offset->v, type_scalar(DT_I64), loc));
+    Type i64 = type_scalar(DT_I64);
+    if (offset->kind == CV_INT && stride->kind == CV_VALUE) /* a constant times a 32-bit stride */
+        stride = cv_value(L, cast_value(L, stride->v, i64, loc));
+    CVal *wide = offset->kind == CV_INT ? offset : cv_value(L, cast_value(L, offset->v, i64, loc));
     return lower_binop(L, TOK_STAR, wide, stride, loc);
 }
 
@@ -211,19 +224,15 @@ static Value *in_bounds(Lower *L, const BlockPtr *bp, int d, Value *range, Loc l
     return lower_binop(L, TOK_AMP, lower_compare(L, TOK_GE, idx, cv_int(L, 0), loc), cv_value(L, in), loc)->v;
 }
 
-/* The block's pointers and, when `check` has a dimension, the mask of the elements in
- * bounds along the checked dimensions. */
-static Value *block_pointers(Lower *L, const BlockPtr *bp, const bool *check, Value **mask, Loc loc)
+/* The block's pointers at its offsets; range[d] (when not NULL): arange(0, block[d]) along d. */
+static Value *pointer_tile(Lower *L, const BlockPtr *bp, Value **range, Loc loc)
 {
     /* Element (i0, i1...) is at base + sum of (offsets[d] + i_d) * strides[d], computed in
-     * two parts: the scalar start, base + sum of offsets[d] * strides[d] (a loop that
-     * advances the block moves it, as a loop over plain pointers adds its step), and the
-     * tile sum of i_d * strides[d], the same wherever the block is (computed once in such
-     * a loop).  The tile is added one dimension at a time, as a kernel with plain
-     * pointers writes it, so that each sum broadcasts only at its last step. */
+     * two parts: the scalar start, base + sum of offsets[d] * strides[d], and the tile sum
+     * of i_d * strides[d], the same wherever the block is.  The tile is added one dimension
+     * at a time, as a kernel with plain pointers writes it, so that each sum broadcasts only
+     * at its last step. */
     CVal *shift = NULL;
-    Value *range[TIR_MAX_RANK];
-    *mask = NULL;
     for (int d = 0; d < bp->rank; d++) {
         if (is_int(bp->offsets[d], 0))
             continue;
@@ -236,17 +245,29 @@ static Value *block_pointers(Lower *L, const BlockPtr *bp, const bool *check, Va
         named(L, bp, ptrs->v, "start");
     }
     for (int d = 0; d < bp->rank; d++) {
-        range[d] = named(L, bp, block_range(L, bp, d, loc), arena_printf(L->a, "r%d", d));
-        ptrs = lower_binop(L, TOK_PLUS, ptrs, scaled(L, cv_value(L, range[d]), bp->strides[d], loc), loc);
+        Value *r = named(L, bp, block_range(L, bp, d, loc), arena_printf(L->a, "r%d", d));
+        if (range)
+            range[d] = r;
+        ptrs = lower_binop(L, TOK_PLUS, ptrs, scaled(L, cv_value(L, r), bp->strides[d], loc), loc);
     }
-    Value *p = ptrs->v;
+    return named(L, bp, broadcast_to_shape(L, ptrs->v, bp->rank, bp->block, loc), "ptrs");
+}
+
+/* The block's pointers (the tile a loop carries, if it does) and, when `check` has a
+ * dimension, the mask of the elements in bounds along the checked dimensions. */
+static Value *block_pointers(Lower *L, const BlockPtr *bp, const bool *check, Value **mask, Loc loc)
+{
+    Value *range[TIR_MAX_RANK] = {0};
+    Value *p = bp->ptrs ? bp->ptrs->v : pointer_tile(L, bp, range, loc);
+    *mask = NULL;
     for (int d = 0; d < bp->rank; d++) {
         if (!check[d])
             continue;
+        if (!range[d])
+            range[d] = named(L, bp, block_range(L, bp, d, loc), arena_printf(L->a, "r%d", d));
         Value *in = in_bounds(L, bp, d, range[d], loc);
         *mask = *mask ? lower_binop(L, TOK_AMP, cv_value(L, *mask), cv_value(L, in), loc)->v : in;
     }
-    p = named(L, bp, broadcast_to_shape(L, p, bp->rank, bp->block, loc), "ptrs");
     if (*mask)
         *mask = named(L, bp, broadcast_to_shape(L, *mask, bp->rank, bp->block, loc), "in_bounds");
     return p;
@@ -364,16 +385,31 @@ void blockptr_store(Lower *L, const BlockPtr *bp, CVal *value, Loc value_at, CVa
 
 /* ---- loops carry a block pointer's offsets ------------------------------------------- */
 
-int carry_width(const CVal *c) { return c->kind == CV_BLOCKPTR ? c->bp->rank : 1; }
-
-void carry_values(Lower *L, CVal *c, Value **out, Loc loc)
+/* A loop carries a block pointer's pointer tile besides its offsets, so that tl.advance
+ * moves the pointers by a scalar step instead of the loop computing them afresh. */
+CVal *carry_prepare(Lower *L, CVal *c, Loc loc)
 {
-    if (c->kind != CV_BLOCKPTR) {
-        out[0] = to_value(L, c, loc);
+    if (!c || c->kind != CV_BLOCKPTR || c->bp->ptrs)
+        return c;
+    BlockPtr *bp = NEW(L->a, BlockPtr);
+    *bp = *c->bp;
+    bp->ptrs = cv_value(L, pointer_tile(L, bp, NULL, loc));
+    return cv_bp(L, CV_BLOCKPTR, bp);
+}
+
+int carry_width(const CVal *c) { return c->kind == CV_BLOCKPTR ? c->bp->rank + (c->bp->ptrs != NULL) : 1; }
+
+void carry_values(Lower *L, CVal *tmpl, CVal *now, Value **out, Loc loc)
+{
+    if (tmpl->kind != CV_BLOCKPTR) {
+        out[0] = to_value(L, now, loc);
         return;
     }
-    for (int d = 0; d < c->bp->rank; d++)
-        out[d] = to_value(L, c->bp->offsets[d], loc);
+    const BlockPtr *bp = now->bp;
+    for (int d = 0; d < bp->rank; d++)
+        out[d] = to_value(L, bp->offsets[d], loc);
+    if (tmpl->bp->ptrs)
+        out[bp->rank] = bp->ptrs ? bp->ptrs->v : pointer_tile(L, bp, NULL, loc);
 }
 
 CVal *carry_rebuild(Lower *L, CVal *init, Value **vals)
@@ -384,7 +420,14 @@ CVal *carry_rebuild(Lower *L, CVal *init, Value **vals)
     *bp = *init->bp;
     for (int d = 0; d < bp->rank; d++)
         bp->offsets[d] = cv_value(L, vals[d]);
+    if (bp->ptrs)
+        bp->ptrs = cv_value(L, vals[bp->rank]);
     return cv_bp(L, CV_BLOCKPTR, bp);
+}
+
+const char *carry_part_name(Lower *L, const char *name, const CVal *c, int k)
+{
+    return k < c->bp->rank ? arena_printf(L->a, "%s_off%d", name, k) : arena_printf(L->a, "%s_ptrs", name);
 }
 
 static bool same_but_offsets(const BlockPtr *a, const BlockPtr *b)
@@ -410,7 +453,7 @@ void carry_yield(Lower *L, const char *name, CVal *init, CVal *now, Value **out,
     if (!same_but_offsets(init->bp, now->bp))
         lower_error(L, loc, "loop-carried block pointer '%s' is remade in the loop; only its offsets may change "
                     "(move tl.make_block_ptr before the loop and use tl.advance)", name);
-    carry_values(L, now, out, loc);
+    carry_values(L, init, now, out, loc);
 }
 
 /* ---- tensor descriptors -------------------------------------------------------------- */

@@ -437,36 +437,61 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     const int32_t pid_m = pid / num_pid_n;
     // block_ptr_matmul.py:14  pid_n = pid % num_pid_n
     const int32_t pid_n = pid % num_pid_n;
+    // block_ptr_matmul.py:15  a_block_ptr = tl.make_block_ptr(base=a_ptr, shape=(M, K), strides=(stride_am, stride_ak), offsets=(pid_m * BLOCK_M, 0), block_shape=(BLOCK_M, BLOCK_K), order=(1, 0))
+    const int32_t prod = pid_m * 64;
+    // block_ptr_matmul.py:17  b_block_ptr = tl.make_block_ptr(base=b_ptr, shape=(K, N), strides=(stride_bk, stride_bn), offsets=(0, pid_n * BLOCK_N), block_shape=(BLOCK_K, BLOCK_N), order=(1, 0))
+    const int32_t prod_2 = pid_n * 64;
     // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 32) - 1) / 32;
-    int32_t a_block_ptr_off0 = pid_m * 64;
+    __half *const a_start = a_ptr + ((int64_t)prod * (int64_t)stride_am);
+    int32_t a_r0[2];  // [64x1] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        a_r0[e] = L0_row + (e << 5);
+    int32_t a_r1[8];  // [1x32] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 8; ++e)
+        a_r1[e] = L0_col + e;
+    __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
+    #pragma unroll
+    for (int e = 0; e < 16; e += 8)
+        a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * (int64_t)stride_am)) + a_r1[(e & 7)];
+    __half *const b_start = b_ptr + prod_2;
+    int32_t b_r0[2];  // [32x1] i32, L1
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        b_r0[e] = L1_row + (e << 4);
+    int32_t b_r1[8];  // [1x64] i32, L1
+    #pragma unroll
+    for (int e = 0; e < 8; ++e)
+        b_r1[e] = L1_col + e;
+    __half *b_ptrs[16];  // [32x64] fp16, L1
+    #pragma unroll
+    for (int e = 0; e < 16; ++e)
+        b_ptrs[e] = (b_start + ((int64_t)b_r0[(e >> 3)] * (int64_t)stride_bk)) + b_r1[(e & 7)];
+    int32_t a_block_ptr_off0 = prod;
     int32_t a_block_ptr_off1 = 0;
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
-        __half *const a_start = a_ptr + (((int64_t)a_block_ptr_off0 * (int64_t)stride_am) + (int64_t)a_block_ptr_off1);
-        int32_t a_r0[2];  // [64x1] i32, L0
+        int32_t a_r0_2[2];  // [64x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            a_r0[e] = L0_row + (e << 5);
-        int32_t a_r1[8];  // [1x32] i32, L0
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            a_r1[e] = L0_col + e;
-        __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * (int64_t)stride_am)) + a_r1[(e & 7)];
+            a_r0_2[e] = L0_row + (e << 5);
         int32_t a_i0[2];  // [64x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            a_i0[e] = a_block_ptr_off0 + a_r0[e];
+            a_i0[e] = a_block_ptr_off0 + a_r0_2[e];
         const bool a_nonempty0 = M > 0;
+        int32_t a_r1_2[8];  // [1x32] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            a_r1_2[e] = L0_col + e;
         int32_t a_i1[8];  // [1x32] i32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            a_i1[e] = a_block_ptr_off1 + a_r1[e];
+            a_i1[e] = a_block_ptr_off1 + a_r1_2[e];
         const bool a_nonempty1 = K > 0;
         bool a_in_bounds[16];  // [64x32] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
@@ -485,6 +510,10 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         for (int e = 0; e < 16; e += 8)
             tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range && a_in_bounds[e]);
         tilec::cp_async_commit();
+        // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            a_ptrs[e / 8] += 32;
     }
     // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L2
@@ -492,7 +521,7 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
     int32_t b_block_ptr_off0 = 0;
-    int32_t b_block_ptr_off1 = pid_n * 64;
+    int32_t b_block_ptr_off1 = prod_2;
     int32_t read_slot = 0;
     int32_t write_slot = 2;
     for (int32_t k = 0; k < trips; k += 1) {
@@ -503,28 +532,23 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
-        __half *const a_start_2 = a_ptr + (((int64_t)a_block_ptr_off0 * (int64_t)stride_am) + (int64_t)a_block_ptr_off1);
-        int32_t a_r0_2[2];  // [64x1] i32, L0
+        int32_t a_r0_3[2];  // [64x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            a_r0_2[e] = L0_row + (e << 5);
-        int32_t a_r1_2[8];  // [1x32] i32, L0
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            a_r1_2[e] = L0_col + e;
-        __half *a_ptrs_2[2];  // [64x32] fp16, L0: one pointer per 8-element vector
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * (int64_t)stride_am)) + a_r1_2[(e & 7)];
+            a_r0_3[e] = L0_row + (e << 5);
         int32_t a_i0_2[2];  // [64x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            a_i0_2[e] = a_block_ptr_off0 + a_r0_2[e];
+            a_i0_2[e] = a_block_ptr_off0 + a_r0_3[e];
         const bool a_nonempty0_2 = M > 0;
+        int32_t a_r1_3[8];  // [1x32] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            a_r1_3[e] = L0_col + e;
         int32_t a_i1_2[8];  // [1x32] i32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            a_i1_2[e] = a_block_ptr_off1 + a_r1_2[e];
+            a_i1_2[e] = a_block_ptr_off1 + a_r1_3[e];
         const bool a_nonempty1_2 = K > 0;
         bool a_in_bounds_2[16];  // [64x32] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
@@ -541,31 +565,26 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], in_range_2 && a_in_bounds_2[e]);
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && a_in_bounds_2[e]);
         tilec::cp_async_commit();
         // block_ptr_matmul.py:22  b = tl.load(b_block_ptr, boundary_check=(0, 1), padding_option="zero")
-        __half *const b_start = b_ptr + (((int64_t)b_block_ptr_off0 * (int64_t)stride_bk) + (int64_t)b_block_ptr_off1);
-        int32_t b_r0[2];  // [32x1] i32, L1
+        int32_t b_r0_2[2];  // [32x1] i32, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            b_r0[e] = L1_row + (e << 4);
-        int32_t b_r1[8];  // [1x64] i32, L1
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            b_r1[e] = L1_col + e;
-        __half *b_ptrs[16];  // [32x64] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = (b_start + ((int64_t)b_r0[(e >> 3)] * (int64_t)stride_bk)) + b_r1[(e & 7)];
+            b_r0_2[e] = L1_row + (e << 4);
         int32_t b_i0[2];  // [32x1] i32, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            b_i0[e] = b_block_ptr_off0 + b_r0[e];
+            b_i0[e] = b_block_ptr_off0 + b_r0_2[e];
         const bool b_nonempty0 = K > 0;
+        int32_t b_r1_2[8];  // [1x64] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            b_r1_2[e] = L1_col + e;
         int32_t b_i1[8];  // [1x64] i32, L1
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            b_i1[e] = b_block_ptr_off1 + b_r1[e];
+            b_i1[e] = b_block_ptr_off1 + b_r1_2[e];
         const bool b_nonempty1 = N > 0;
         bool b_in_bounds[16];  // [32x64] i1, L1
         #pragma unroll
@@ -607,9 +626,16 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         }
         // block_ptr_matmul.py:25  b_block_ptr = b_block_ptr.advance((BLOCK_K, 0))
         b_block_ptr_off0 += 32;
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            b_ptrs[e] += 32ll * (int64_t)stride_bk;
         // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
+        // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            a_ptrs[e / 8] += 32;
     }
     // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
