@@ -35,6 +35,7 @@ Triton can be imported), for a machine without a GPU.
 """
 import argparse
 import ast
+import ctypes
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -574,6 +575,125 @@ SPECS = {
 }
 
 
+# TSV row number -> the size --bench times it at: the project's own sizes scaled up until one
+# launch moves a few hundred MB (memory-bound kernels) or does a 4096^3 product (matmuls), so
+# that launch overhead and the L2 cache do not decide the ratio.
+BENCH = {
+    1: 1 << 26, 2: (65536, 781), 3: (4096, 4096, 4096), 4: 1 << 26, 5: (8192, 8192 - 16),
+    9: 1 << 26, 11: (4096, 4096, 4096), 13: (16384, 4096), 14: (4096, 11008), 15: (4096, 11008),
+    16: 8192, 17: (4096, 32000), 18: (4096, 32000), 19: (2048, 32000), 21: (16384, 4096),
+    22: (16384, 4096), 23: (4096, 4096, 4096), 24: (16384, 4096), 25: 1 << 26, 27: (16384, 32000),
+    28: 1 << 26, 29: (32, 64, 112, 112), 31: 16384, 33: 4096, 34: 1 << 26, 35: 1 << 26,
+    36: (4096, 4096, 4096), 48: (32768, 1008), 49: 1 << 26, 50: (4096, 4096, 4096),
+    54: 128 << 17, 59: (4096, 4096, 4096), 62: 16384, 63: (8192, 5632), 64: (65536, 8),
+    66: 16384,
+}
+BENCH_ROUNDS = 5
+
+
+def triton_specialised(case, values):
+    """The row's signature with what Triton's launcher specialises at run time for these
+    values: an integer entry the row leaves open ("n=i32") whose value is a multiple of 16
+    becomes "n=i32:16".  None when nothing changes."""
+    entries, changed = [], False
+    for e in rgt.split_signature(case.sig):
+        m = re.match(r"^\s*(\w+)\s*=\s*([iu](?:32|64))\s*$", e)
+        v = values.get(m.group(1)) if m else None
+        if m and isinstance(v, int) and not isinstance(v, bool) and v % 16 == 0:
+            e, changed = f"{m.group(1)}={m.group(2)}:16", True
+        entries.append(e.strip())
+    return ", ".join(entries) if changed else None
+
+
+def tilec_runner(kernel, vals, grid):
+    args = [ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)]
+    if kernel.case.grid is None:
+        args += list(grid) + [1] * (3 - len(grid))
+    for p in kernel.runtime:
+        for (_, typ), v in zip(rgt.runtime_args(p), rgt.runtime_values(p, vals[p.name])):
+            args.append(ctypes.c_void_p(v.data_ptr()) if typ.startswith("*") else v)
+    launch = kernel.launch_fn
+
+    def run():
+        if launch(*args):
+            raise RuntimeError(f"{kernel.case.kernel}_launch failed")
+    return run
+
+
+def bench_one(kernel, index, seed, plan):
+    """Times tilec's and Triton's kernel at BENCH[index] on the same inputs: BENCH_ROUNDS rounds,
+    each timing tilec, Triton, and Triton again as a control (what the timing itself resolves),
+    in an order that alternates from round to round.  When Triton's launcher specialises an
+    integer the row leaves open (a multiple of 16 at this size), tilec is also built and timed
+    with that signature ("tilec_spec"), after its outputs are checked against Triton's at this
+    size.  Returns {impl: median ms}, and "note" when the specialised build failed."""
+    import dataclasses
+    import triton.testing
+    gen = torch.Generator(device=DEVICE)
+    gen.manual_seed(seed)
+    st = SPECS[index][1](BENCH[index], gen)
+    vals = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in st.values.items()}
+    fns = {"tilec": tilec_runner(kernel, vals, st.grid)}
+    note = None
+    spec_sig = triton_specialised(kernel.case, st.values)
+    if spec_sig:
+        spec_case = dataclasses.replace(kernel.case, sig=spec_sig)
+        so, err = rgt.build_case(spec_case, plan["tilec"], plan["arch"], os.path.join(plan["work"], "spec"))
+        if so is None:
+            note = f"specialised build failed: {err.splitlines()[-1]}"
+        else:
+            spec = rgt.Kernel(spec_case, so, use_triton=False)
+            spec.triton_fn = kernel.triton_fn
+            bad = None
+            results = []
+            for k, launch in ((spec, spec.launch_tilec), (kernel, kernel.launch_triton)):
+                v2 = {n: (v.clone() if torch.is_tensor(v) else v) for n, v in st.values.items()}
+                for name in st.outs:
+                    rgt.poison_(v2[name])
+                err = launch(v2, st.grid)
+                if err:
+                    bad = err
+                results.append(v2)
+            for name in st.outs + st.inplace:
+                where = where_bad(results[0][name], results[1][name], st.mode) if bad is None else None
+                if where is not None:
+                    a, b = results[0][name].flatten(), results[1][name].flatten()
+                    first = int(where.flatten().nonzero()[0])
+                    bad = (f"{name}: {int(where.sum())} of {a.numel()} differ from Triton's ({st.mode}); first "
+                           f"at {first}: tilec {a[first].item()!r}, Triton {b[first].item()!r}")
+            if bad:
+                note = f"specialised build: {bad}"
+            else:
+                fns["tilec_spec"] = tilec_runner(spec, vals, st.grid)
+
+    names = getattr(kernel.triton_fn, "arg_names", None) or []
+    given = {**{p.name: vals[p.name] for p in kernel.runtime}, **kernel.constexprs}
+    options = {"num_warps": kernel.num_warps}
+    if kernel.num_stages is not None:
+        options["num_stages"] = kernel.num_stages
+    positional = tuple(given[n] for n in names) if names and all(n in given for n in names) else None
+    launcher = kernel.triton_fn[tuple(st.grid)]
+
+    def run_triton():
+        if positional is not None:
+            launcher(*positional, **options)
+        else:
+            launcher(**given, **options)
+
+    fns.update({"triton": run_triton, "control": run_triton})
+    times = {k: [] for k in fns}
+    for r in range(BENCH_ROUNDS):
+        for impl in (list(fns) if r % 2 == 0 else list(reversed(fns))):
+            times[impl].append(triton.testing.do_bench(fns[impl], warmup=25, rep=100, return_mode="median"))
+    rgt.synchronize()
+    out = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
+    if spec_sig:
+        out["spec_sig"] = spec_sig
+    if note:
+        out["note"] = note
+    return out
+
+
 # ---------------------------------------------------------------------------------------
 # Running and comparing.
 # ---------------------------------------------------------------------------------------
@@ -656,13 +776,18 @@ def worker(plan_path):
     with open(plan_path) as f:
         plan = json.load(f)
     case = Case(**plan["case"])
+    times = None
     try:
         ok, text = run_one(case, plan["so"], plan["index"], plan["seed"])
+        if ok and plan.get("bench") and plan["index"] in BENCH:
+            kernel = rgt.Kernel(case, plan["so"], use_triton=False)
+            kernel.triton_fn = load_triton_kernel(case)
+            times = bench_one(kernel, plan["index"], plan["seed"], plan)
     except rgt.ContextLost as e:
         ok, text = False, f"CUDA context lost: {e}"
     except Exception as e:
         ok, text = False, f"{type(e).__name__}: {str(e).strip().splitlines()[-1] if str(e).strip() else ''}"
-    print(json.dumps({"ok": ok, "text": text}), flush=True)
+    print(json.dumps({"ok": ok, "text": text, "times": times}), flush=True)
     return 0
 
 
@@ -713,6 +838,37 @@ def check_cpu(case, index):
         return False, f"Triton side: {type(e).__name__}: {text[-1] if text else ''}"
 
 
+def write_bench(path, timed, arch):
+    """The --bench table: one row per kernel, tilec/Triton and the control's ratio."""
+    env = subprocess.run([sys.executable, "-c", "import torch, triton; print(torch.cuda.get_device_name(), "
+                          "'|', torch.__version__, '|', triton.__version__)"], capture_output=True, text=True)
+    gpu, tv, trv = (env.stdout.strip().split(" | ") + ["?", "?", "?"])[:3]
+    nv = subprocess.run(["nvcc", "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    lines = ["# Corpus kernels: tilec against Triton on the same source", "",
+             f"- GPU: {gpu}; torch {tv}; triton {trv}; {nv[-1] if nv else 'nvcc ?'}; tilec --arch {arch}",
+             f"- date: {subprocess.run(['date', '-u', '+%Y-%m-%d %H:%M UTC'], capture_output=True, text=True).stdout.strip()}",
+             f"- timing: triton.testing.do_bench(warmup=25, rep=100, median) per implementation, {BENCH_ROUNDS} rounds "
+             "in alternating order, the median of the rounds; the control is Triton's kernel timed again as "
+             "if it were another implementation, so its ratio shows what the timing resolves",
+             "- size: BENCH in tools/corpus_gpu.py (the project's shapes scaled up); the row's config "
+             "(constexprs, num_warps, num_stages) from bench/corpus/kernels.tsv, the same for both",
+             "- correctness: each kernel passed the comparison with Triton at the test sizes first", "",
+             "- tilec: the row's signature as written; tilec (Triton's specialisation): the same with every "
+             "integer Triton's launcher finds a multiple of 16 at this size declared so (i32:16), "
+             "as Triton compiles it (checked against Triton at this size first)", "",
+             "| kernel | size | tilec ms | tilec (Triton's specialisation) ms | Triton ms | tilec/Triton | "
+             "tilec (specialised)/Triton | Triton/Triton (control) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, size, t in timed:
+        sp = t.get("tilec_spec")
+        sp_ratio = f"{t['triton'] / sp:.3f}" if sp else "—"
+        lines.append(f"| {name} | {size} | {t['tilec']:.4f} | {f'{sp:.4f}' if sp else t.get('note', 'same signature')} | "
+                     f"{t['triton']:.4f} | {t['triton'] / t['tilec']:.3f} | "
+                     f"{sp_ratio} | {t['triton'] / t['control']:.3f} |")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--src", help="the corpus folder (OWNER+NAME/PATH)")
@@ -724,6 +880,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cpu-only", action="store_true", help="translate and compile only; launch nothing")
     ap.add_argument("--list", action="store_true", help="list the kernels covered and exit")
+    ap.add_argument("--bench", help="also time each kernel that passes against Triton at a large size "
+                    "(BENCH) and write the table as markdown to this file")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:
@@ -738,6 +896,7 @@ def main():
     arch = opts.arch or ("sm_90" if opts.cpu_only else rgt.detect_arch())
     work = opts.keep or tempfile.mkdtemp(prefix="corpus_gpu_")
     passed = failed = skipped = 0
+    timed = []
     for index in sorted(SPECS):
         case = row_case(rows[index - 1], index, opts.src, arch)
         if opts.only and opts.only not in case.name:
@@ -759,7 +918,9 @@ def main():
             continue
         plan_path = os.path.join(work, case.name, "plan.json")
         with open(plan_path, "w") as f:
-            json.dump({"case": case.__dict__, "so": so, "index": index, "seed": opts.seed}, f)
+            json.dump({"case": case.__dict__, "so": so, "index": index, "seed": opts.seed,
+                       "bench": bool(opts.bench), "tilec": os.path.abspath(opts.tilec), "arch": arch,
+                       "work": os.path.join(work, case.name)}, f)
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", plan_path],
                            capture_output=True, text=True, timeout=1800)
         lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
@@ -770,8 +931,18 @@ def main():
             continue
         res = json.loads(lines[-1])
         print(f"{'PASS' if res['ok'] else 'FAIL'}  {case.name}  {res['text']}", flush=True)
+        if res.get("times"):
+            t = res["times"]
+            timed.append((case.name, BENCH[index], t))
+            spec = (f"; specialised {t['tilec_spec']:.4f} ms: {t['triton'] / t['tilec_spec']:.3f}x"
+                    if "tilec_spec" in t else "")
+            print(f"      time at {BENCH[index]}: tilec {t['tilec']:.4f} ms, Triton {t['triton']:.4f} ms: "
+                  f"{t['triton'] / t['tilec']:.3f}x (control {t['triton'] / t['control']:.3f}x){spec}"
+                  f"{'; ' + t['note'] if 'note' in t else ''}", flush=True)
         passed += res["ok"]
         failed += not res["ok"]
+    if opts.bench:
+        write_bench(opts.bench, timed, arch)
     what = "built" if opts.cpu_only else "passed"
     print(f"{passed} {what}, {failed} failed, {skipped} skipped (of {len(SPECS)} kernels)")
     return 1 if failed else 0

@@ -322,6 +322,29 @@ static void solve_for(Pass *P, Op *op)
     vec_push(P->arena, &L->solved, sv);
 }
 
+/* An if's results hold what both branches yield (Triton joins scf.if's yields
+ * the same way); a branch that returned yields nothing and adds nothing.  The
+ * persistent matmul's column offsets, recomputed under `if ki == 0` with
+ * tl.max_contiguous and carried around the loop, keep their contiguity so. */
+static void visit_if_results(Op *op)
+{
+    for (int k = 0; k < op->nres; k++) {
+        Value *res = op->results[k];
+        bool any = false;
+        for (int r = 0; r < op->nregions; r++) {
+            Block *b = op->regions[r];
+            Op *y = b->ops.len ? b->ops.data[b->ops.len - 1] : NULL;
+            if (!y || y->kind != OP_YIELD || y->nargs != op->nres)
+                continue;
+            res->ax = any ? join_info(&res->ax, &y->args[k]->ax) : y->args[k]->ax;
+            any = true;
+        }
+        if (!any)
+            pessimistic(res);
+        apply_hints(res);
+    }
+}
+
 static void visit_for(Pass *P, Op *op, bool final)
 {
     Block *body = op->regions[0];
@@ -353,6 +376,10 @@ static void visit_op(Pass *P, Op *op, bool final)
     }
     for (int r = 0; r < op->nregions; r++)
         visit_block(P, op->regions[r], final);
+    if (op->kind == OP_IF) {
+        visit_if_results(op);
+        return;
+    }
     if (op->nres != 1)
         return;
     Value *r = op->results[0];
