@@ -10,7 +10,8 @@ Kernels (examples/lang.py):
   gather      gather_rows: tl.gather along the rows of a [4, 1024] fp32 tile per program
   bmm         bmm: 3-D tl.dot, 4 batched fp16 64x64 products per program over 64 K
   blockptr    block_ptr_matmul: fp16 4096^3 through tl.make_block_ptr / tl.advance with
-              boundary checks, 128x128x32 tiles, 4 warps, 3 stages
+              boundary checks, 128x128x32 tiles, 4 warps, 3 stages; translated for sm_80
+              (mma.sync) and again with --arch sm_90 (wgmma on Hopper, built for sm_90a)
 
 Same timing, checks and table as bench/bench_attention.py (whose driver this reuses): every
 implementation checked against PyTorch before it is timed, Triton as installed and Triton held
@@ -96,11 +97,14 @@ def bmm_row(BATCH=16384, S=64, BT=4):
     return Row(f"bmm3d/fp16/{BATCH}x{S}x{S}x{S}", [c], make)
 
 
-def blockptr_row(S=4096):
+def blockptr_row(S=4096, sm90=False):
+    """sm90: translated with --arch sm_90, so that on Hopper (built for sm_90a) tl.dot runs on
+    wgmma as Triton's installed column does; elsewhere the same mma.sync code."""
     sig = ", ".join(["*fp16:16"] * 3 + ["i32:16"] * 3 + ["i32:16", "1", "i32:16", "1", "i32:16", "1"]
                     + ["128", "128", "32", "8"])
-    c = Case("lang/blockptr", SRC, "block_ptr_matmul", sig, num_warps=4, num_stages=3, driver="bench",
-             dtype="fp16", feature="dot", grid="cdiv(M, 128) * cdiv(N, 128)")
+    c = Case("lang/blockptr" + ("-sm90" if sm90 else ""), SRC, "block_ptr_matmul", sig, num_warps=4, num_stages=3,
+             driver="bench", dtype="fp16", feature="dot", grid="cdiv(M, 128) * cdiv(N, 128)",
+             extra_flags=["--arch", "sm_90"] if sm90 else [])
 
     def make(torch):
         a = torch.randn(S, S, device="cuda", dtype=torch.float16)
@@ -113,11 +117,12 @@ def blockptr_row(S=4096):
         def check():
             return (out.float() - (a.float() @ b.float())).abs().max().item() / S ** 0.5
         return [(values, grid)], check, 2.0 * S ** 3, 3 * S * S * 2
-    return Row(f"blockptr-matmul/fp16/{S}^3", [c], make)
+    return Row(f"blockptr-matmul{'-sm90' if sm90 else ''}/fp16/{S}^3", [c], make)
 
 
 def bench_rows():
-    return [sort_row(1024), sort_row(4096), welford_row(), gather_row(), bmm_row(), blockptr_row()]
+    return [sort_row(1024), sort_row(4096), welford_row(), gather_row(), bmm_row(), blockptr_row(),
+            blockptr_row(sm90=True)]
 
 
 if __name__ == "__main__":

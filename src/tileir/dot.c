@@ -189,8 +189,12 @@ void dot_ldmatrix(const DotStage *s, const LayoutMap *m, int kwidth, DotLdmatrix
     memset(ld, 0, sizeof *ld);
     int words = (1 << m->nreg) / kwidth;
     int lw = log2_int(kwidth);
-    /* one ldmatrix never spans two batches: the group is counted in one tile's words */
-    ld->group = IMIN(words / s->batch, 4);
+    /* one ldmatrix never spans two batches: the group is counted in one tile's words (of
+     * the batches in this thread's registers; others may be other warps') */
+    int batches = 1;
+    for (int i = 0; m->rank == 3 && i < m->nreg; i++)
+        batches <<= m->reg[i].dim == 0;
+    ld->group = IMIN(words / batches, 4);
     ld->nmat = log2_int(ld->group);
     ld->nq = log2_int(words / ld->group);
     ld->trans = s->trans;

@@ -136,7 +136,7 @@ bool layout_eq(const Layout *a, const Layout *b)
         return a->slice_dim == b->slice_dim && layout_eq(a->parent, b->parent);
     if (a->kind == LAYOUT_MMA)
         return a->wpc[a->rank - 2] == b->wpc[b->rank - 2] && a->wpc[a->rank - 1] == b->wpc[b->rank - 1] &&
-               (a->mma_version == 3) == (b->mma_version == 3);
+               (a->rank < 3 || a->wpc[0] == b->wpc[0]) && (a->mma_version == 3) == (b->mma_version == 3);
     if (a->kind == LAYOUT_DOTOP)
         return a->op_idx == b->op_idx && a->kwidth == b->kwidth && layout_eq(a->parent, b->parent);
     if (a->kind == LAYOUT_LINEAR)
@@ -218,6 +218,14 @@ static Layout *mma_layout(Arena *a, TirFunc *f, const Op *dot, bool chained)
     } else if (chained) {
         wpc[0] = 1, wpc[1] = nw;
     } else {
+        /* a batched dot puts its warps on the batch first, as Triton's
+         * warpsPerTileV2 (all of them there): each warp then reads every
+         * operand fragment it loads into more mma instructions; only warps
+         * beyond the batch size split M and N */
+        if (rank == 3) {
+            l.wpc[0] = nw < shape[0] ? nw : shape[0];
+            nw /= l.wpc[0];
+        }
         int reps[2] = {mn[0] / 16 > 1 ? mn[0] / 16 : 1, mn[1] / 8 > 1 ? mn[1] / 8 : 1};
         wpc[0] = wpc[1] = 1;
         while (wpc[0] * wpc[1] < nw) {
@@ -1356,8 +1364,12 @@ void layout_describe(StrBuf *out, const Layout *l)
     if (l->kind == LAYOUT_MMA) {
         sb_printf(out, "L%d: mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA ", l->id);
         print_vec(out, l->wpc, l->rank);
-        sb_puts(out, l->rank == 3 ? " (batch, M, N); the batch in the top register bits: each thread holds its "
-                                    "M x N elements of every batch, batch after batch" : " (M, N)");
+        if (l->rank == 3 && l->wpc[0] > 1)
+            sb_puts(out, " (batch, M, N); warps first along the batch, the rest of it in the top register bits: "
+                         "each thread holds its M x N elements of each of its warp's batches, batch after batch");
+        else
+            sb_puts(out, l->rank == 3 ? " (batch, M, N); the batch in the top register bits: each thread holds its "
+                                        "M x N elements of every batch, batch after batch" : " (M, N)");
         return;
     }
     if (l->kind == LAYOUT_LINEAR) {
@@ -1368,7 +1380,9 @@ void layout_describe(StrBuf *out, const Layout *l)
         sb_printf(out, "L%d: mma.sync operand %c of L%d (%d element%s of K per 32-bit register; warps along %s share it)",
                   l->id, l->op_idx ? 'B' : 'A', l->parent->id, l->kwidth, l->kwidth > 1 ? "s" : "", l->op_idx ? "M" : "N");
         if (l->rank == 3)
-            sb_puts(out, "; the batch in the top register bits, as in its accumulator");
+            sb_puts(out, l->parent->wpc[0] > 1 ? "; the batch along the warps, then in the top register bits, as in its "
+                                                 "accumulator"
+                                               : "; the batch in the top register bits, as in its accumulator");
         return;
     }
     sb_printf(out, "L%d: blocked ", l->id);

@@ -49,9 +49,11 @@ static void map_blocked(const Layout *l, int rank, const int *shape, LayoutMap *
 static LBit lbit_in(const int *lg, int dim, int bit) { return bit < lg[dim] ? lbit(dim, bit) : NOBIT; }
 
 /* A 3-D (batched) mma layout: the 2-D map of one batch's [M, N] tile in
- * dims 1 and 2, then the batch in the top register bits, so that register
- * r of batch b is register r + b * (registers of one tile). */
-static void add_batch_bits(const int *lg, int rank, LayoutMap *m)
+ * dims 1 and 2; the batch's low bits in the top warp bits when the layout
+ * puts warps on it (wpc[0]), its other bits in the top register bits, so
+ * that register r of a thread's batch b is register r + b * (registers of
+ * one tile). */
+static void add_batch_bits(const int *lg, const Layout *l, int rank, LayoutMap *m)
 {
     if (rank != 3)
         return;
@@ -62,7 +64,10 @@ static void add_batch_bits(const int *lg, int rank, LayoutMap *m)
             if (bits[i].dim >= 0)
                 bits[i].dim++;
     }
-    for (int b = 0; b < lg[0]; b++)
+    int wb = log2_int(l->wpc[0]);
+    for (int b = 0; b < wb; b++)
+        m->warp[m->nwarp++] = lbit_in(lg, 0, b);
+    for (int b = wb; b < lg[0]; b++)
         m->reg[m->nreg++] = lbit(0, b);
 }
 
@@ -90,7 +95,7 @@ static void map_mma(const Layout *l, int rank, const int *shape, LayoutMap *m)
         m->reg[m->nreg++] = lbit(1, b);
     for (int b = 4 + wm; b < lg[0]; b++)
         m->reg[m->nreg++] = lbit(0, b);
-    add_batch_bits(lg3, rank, m);
+    add_batch_bits(lg3, l->kind == LAYOUT_DOTOP ? l->parent : l, rank, m);
 }
 
 /* An mma.sync operand fragment.  K runs along dim 1 of A and dim 0 of B;
@@ -133,7 +138,7 @@ static void map_dotop_mma(const Layout *l, int rank, const int *shape, LayoutMap
         m->reg[m->nreg++] = lbit(kd, b);
     for (int b = first; b < lg[mn]; b++)
         m->reg[m->nreg++] = lbit(mn, b);
-    add_batch_bits(lg3, rank, m);
+    add_batch_bits(lg3, l->kind == LAYOUT_DOTOP ? l->parent : l, rank, m);
 }
 
 /* A linear layout at its own shape is its map; at a smaller shape the bits

@@ -539,13 +539,13 @@ static Carry carry_begin(Lower *L, const char **names, int n, Loc loc)
     c.init = NEW_ARRAY(L->a, CVal *, n + 1);
     c.first = NEW_ARRAY(L->a, int, n + 1);
     for (int i = 0; i < n; i++) {
-        c.init[i] = env_get(L->env, names[i]);
+        c.init[i] = carry_prepare(L, env_get(L->env, names[i]), loc);
         c.first[i] = c.nv;
         c.nv += carry_width(c.init[i]);
     }
     c.vals = NEW_ARRAY(L->a, Value *, c.nv + 1);
     for (int i = 0; i < n; i++)
-        carry_values(L, c.init[i], c.vals + c.first[i], loc);
+        carry_values(L, c.init[i], c.init[i], c.vals + c.first[i], loc);
     return c;
 }
 
@@ -557,7 +557,7 @@ static const char *carry_name(Lower *L, const Carry *c, int k)
         i--;
     if (c->init[i]->kind != CV_BLOCKPTR)
         return c->names[i];
-    return arena_printf(L->a, "%s_off%d", c->names[i], k - c->first[i]);
+    return carry_part_name(L, c->names[i], c->init[i], k - c->first[i]);
 }
 
 /* Binds the carried names in env to vals (a block's arguments, the loop's results). */
@@ -978,7 +978,7 @@ static void lower_if(Lower *L, Node *s)
             CVal *now = env_get(envs[r], names.data[i]);
             if (tmpl[i]->kind == CV_BLOCKPTR)
                 blockptr_same_but_offsets(L, names.data[i], tmpl[i], now, s->loc);
-            carry_values(L, now, vals[r] + first[i], s->loc);
+            carry_values(L, tmpl[i], now, vals[r] + first[i], s->loc);
         }
     }
     for (int i = 0; i < n; i++) {
@@ -1004,7 +1004,7 @@ static void lower_if(Lower *L, Node *s)
             op->results[k] = tir_value_new(L->a, L->f, rt[k]);
             op->results[k]->def = op;
             op->results[k]->name = tmpl[i]->kind == CV_BLOCKPTR
-                                       ? arena_printf(L->a, "%s_off%d", names.data[i], k - first[i])
+                                       ? carry_part_name(L, names.data[i], tmpl[i], k - first[i])
                                        : names.data[i];
         }
     L->cur = saved;

@@ -23,6 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+static CVal *scaled(Lower *L, CVal *offset, CVal *stride, Loc loc);
+static Value *named(Lower *L, const BlockPtr *bp, Value *v, const char *role);
+
 static CVal *cv_bp(Lower *L, CKind kind, BlockPtr *bp)
 {
     CVal *c = NEW(L->a, CVal);
@@ -136,9 +139,16 @@ CVal *builtin_advance(const BuiltinCall *c)
     *bp = *old;
     CVal *by[TIR_MAX_RANK];
     offsets_of(L, c->arg[1], bp->rank, c->at[1], "tl.advance", by);
+    CVal *step = NULL;
     for (int d = 0; d < bp->rank; d++)
-        if (!(by[d]->kind == CV_INT && by[d]->i == 0))
+        if (!(by[d]->kind == CV_INT && by[d]->i == 0)) {
             bp->offsets[d] = lower_binop(L, TOK_PLUS, old->offsets[d], by[d], c->at[1]);
+            CVal *s = scaled(L, by[d], bp->strides[d], c->at[1]);
+            step = step ? lower_binop(L, TOK_PLUS, step, s, c->at[1]) : s;
+        }
+    /* a pointer tile a loop carries moves by one scalar step, as plain pointers do */
+    if (step && old->ptrs)
+        bp->ptrs = cv_value(L, named(L, bp, lower_binop(L, TOK_PLUS, old->ptrs, step, c->at[1])->v, "ptrs"));
     return cv_bp(L, CV_BLOCKPTR, bp);
 }
 
@@ -163,51 +173,101 @@ static Value *named(Lower *L, const BlockPtr *bp, Value *v, const char *role)
     return v;
 }
 
-/* offsets[d] + arange(0, block[d]), shaped to broadcast along dimension d: int32 */
-static Value *block_index(Lower *L, const BlockPtr *bp, int d, Loc loc)
+/* arange(0, block[d]) shaped to broadcast along dimension d: int32 */
+static Value *block_range(Lower *L, const BlockPtr *bp, int d, Loc loc)
 {
     Op *r = emit_op(L, OP_MAKE_RANGE, loc, 0, NULL, type_tensor(type_scalar(DT_I32), 1, &bp->block[d]));
     r->make_range.start = 0;
     r->make_range.end = bp->block[d];
-    CVal *idx = cv_value(L, r->results[0]);
-    if (!(bp->offsets[d]->kind == CV_INT && bp->offsets[d]->i == 0))
-        idx = lower_binop(L, TOK_PLUS, bp->offsets[d], idx, loc);
-    Value *v = idx->v;
+    Value *v = r->results[0];
     for (int k = 0; k < bp->rank; k++)
         if (k != d)
             v = lower_expand_dims(L, v, k, loc);
-    static const char *const dim_names[] = {"i0", "i1", "i2", "i3"};
-    return named(L, bp, v, dim_names[d]);
+    return v;
 }
 
-/* The block's pointers and, when `check` has a dimension, the mask of the elements in
- * bounds along the checked dimensions. */
+static bool is_int(const CVal *c, int64_t i) { return c->kind == CV_INT && c->i == i; }
+
+/* offsets[d] * strides[d], 64-bit as in Triton (a unit stride: the int32 offset itself) */
+static CVal *scaled(Lower *L, CVal *offset, CVal *stride, Loc loc)
+{
+    if (is_int(stride, 1))
+        return offset;
+    Type i64 = type_scalar(DT_I64);
+    if (offset->kind == CV_INT && stride->kind == CV_VALUE) /* a constant times a 32-bit stride */
+        stride = cv_value(L, cast_value(L, stride->v, i64, loc));
+    CVal *wide = offset->kind == CV_INT ? offset : cv_value(L, cast_value(L, offset->v, i64, loc));
+    return lower_binop(L, TOK_STAR, wide, stride, loc);
+}
+
+/* Whether offsets[d] + arange(0, block[d]) is in [0, shape[d]).  A nonnegative constant
+ * offset needs only the upper bound.  Under a 32-bit shape one unsigned compare checks
+ * both ends, (uint32)i < (uint32)shape, where the shape is positive (a scalar test, the
+ * same for the whole tile); other shapes are compared at both ends. */
+static Value *in_bounds(Lower *L, const BlockPtr *bp, int d, Value *range, Loc loc)
+{
+    static const char *const dim_names[] = {"i0", "i1", "i2", "i3"};
+    CVal *off = bp->offsets[d], *shape = bp->shape[d];
+    CVal *idx = is_int(off, 0) ? cv_value(L, range) : lower_binop(L, TOK_PLUS, off, cv_value(L, range), loc);
+    named(L, bp, idx->v, dim_names[d]);
+    if (off->kind == CV_INT && off->i >= 0)
+        return lower_compare(L, TOK_LT, idx, shape, loc)->v;
+    if (shape->kind == CV_VALUE && dtype_bits(shape->v->type.dtype) == 32) {
+        Type u32 = type_scalar(DT_U32);
+        CVal *ui = cv_value(L, cast_value(L, idx->v, u32, loc));
+        Value *in = lower_compare(L, TOK_LT, ui, cv_value(L, cast_value(L, shape->v, u32, loc)), loc)->v;
+        Value *some = named(L, bp, lower_compare(L, TOK_GT, shape, cv_int(L, 0), loc)->v,
+                            arena_printf(L->a, "nonempty%d", d));
+        return lower_binop(L, TOK_AMP, cv_value(L, in), cv_value(L, some), loc)->v;
+    }
+    Value *in = lower_compare(L, TOK_LT, idx, shape, loc)->v;
+    return lower_binop(L, TOK_AMP, lower_compare(L, TOK_GE, idx, cv_int(L, 0), loc), cv_value(L, in), loc)->v;
+}
+
+/* The block's pointers at its offsets; range[d] (when not NULL): arange(0, block[d]) along d. */
+static Value *pointer_tile(Lower *L, const BlockPtr *bp, Value **range, Loc loc)
+{
+    /* Element (i0, i1...) is at base + sum of (offsets[d] + i_d) * strides[d], computed in
+     * two parts: the scalar start, base + sum of offsets[d] * strides[d], and the tile sum
+     * of i_d * strides[d], the same wherever the block is.  The tile is added one dimension
+     * at a time, as a kernel with plain pointers writes it, so that each sum broadcasts only
+     * at its last step. */
+    CVal *shift = NULL;
+    for (int d = 0; d < bp->rank; d++) {
+        if (is_int(bp->offsets[d], 0))
+            continue;
+        CVal *s = scaled(L, bp->offsets[d], bp->strides[d], loc);
+        shift = shift ? lower_binop(L, TOK_PLUS, shift, s, loc) : s;
+    }
+    CVal *ptrs = bp->base;
+    if (shift) {
+        ptrs = lower_binop(L, TOK_PLUS, ptrs, shift, loc);
+        named(L, bp, ptrs->v, "start");
+    }
+    for (int d = 0; d < bp->rank; d++) {
+        Value *r = named(L, bp, block_range(L, bp, d, loc), arena_printf(L->a, "r%d", d));
+        if (range)
+            range[d] = r;
+        ptrs = lower_binop(L, TOK_PLUS, ptrs, scaled(L, cv_value(L, r), bp->strides[d], loc), loc);
+    }
+    return named(L, bp, broadcast_to_shape(L, ptrs->v, bp->rank, bp->block, loc), "ptrs");
+}
+
+/* The block's pointers (the tile a loop carries, if it does) and, when `check` has a
+ * dimension, the mask of the elements in bounds along the checked dimensions. */
 static Value *block_pointers(Lower *L, const BlockPtr *bp, const bool *check, Value **mask, Loc loc)
 {
-    /* base + idx0 * stride0 + idx1 * stride1 ..., added to the pointer one dimension at a
-     * time as a kernel with plain pointers writes it, so that each sum broadcasts only at
-     * its last step (the emitter then folds the whole tile into the access) */
-    CVal *ptrs = bp->base;
+    Value *range[TIR_MAX_RANK] = {0};
+    Value *p = bp->ptrs ? bp->ptrs->v : pointer_tile(L, bp, range, loc);
     *mask = NULL;
     for (int d = 0; d < bp->rank; d++) {
-        Value *idx = block_index(L, bp, d, loc);
-        CVal *stride = bp->strides[d];
-        /* the product is 64-bit, as Triton's; a unit stride adds the int32 index itself */
-        CVal *term = stride->kind == CV_INT && stride->i == 1
-                         ? cv_value(L, idx)
-                         : lower_binop(L, TOK_STAR, cv_value(L, cast_value(L, idx, type_scalar(DT_I64), loc)), stride,
-                                       loc);
-        ptrs = lower_binop(L, TOK_PLUS, ptrs, term, loc);
         if (!check[d])
             continue;
-        CVal *ci = cv_value(L, idx);
-        Value *in = lower_compare(L, TOK_LT, ci, bp->shape[d], loc)->v;
-        bool nonneg = bp->offsets[d]->kind == CV_INT && bp->offsets[d]->i >= 0;
-        if (!nonneg)
-            in = lower_binop(L, TOK_AMP, lower_compare(L, TOK_GE, ci, cv_int(L, 0), loc), cv_value(L, in), loc)->v;
+        if (!range[d])
+            range[d] = named(L, bp, block_range(L, bp, d, loc), arena_printf(L->a, "r%d", d));
+        Value *in = in_bounds(L, bp, d, range[d], loc);
         *mask = *mask ? lower_binop(L, TOK_AMP, cv_value(L, *mask), cv_value(L, in), loc)->v : in;
     }
-    Value *p = named(L, bp, broadcast_to_shape(L, ptrs->v, bp->rank, bp->block, loc), "ptrs");
     if (*mask)
         *mask = named(L, bp, broadcast_to_shape(L, *mask, bp->rank, bp->block, loc), "in_bounds");
     return p;
@@ -325,16 +385,31 @@ void blockptr_store(Lower *L, const BlockPtr *bp, CVal *value, Loc value_at, CVa
 
 /* ---- loops carry a block pointer's offsets ------------------------------------------- */
 
-int carry_width(const CVal *c) { return c->kind == CV_BLOCKPTR ? c->bp->rank : 1; }
-
-void carry_values(Lower *L, CVal *c, Value **out, Loc loc)
+/* A loop carries a block pointer's pointer tile besides its offsets, so that tl.advance
+ * moves the pointers by a scalar step instead of the loop computing them afresh. */
+CVal *carry_prepare(Lower *L, CVal *c, Loc loc)
 {
-    if (c->kind != CV_BLOCKPTR) {
-        out[0] = to_value(L, c, loc);
+    if (!c || c->kind != CV_BLOCKPTR || c->bp->ptrs)
+        return c;
+    BlockPtr *bp = NEW(L->a, BlockPtr);
+    *bp = *c->bp;
+    bp->ptrs = cv_value(L, pointer_tile(L, bp, NULL, loc));
+    return cv_bp(L, CV_BLOCKPTR, bp);
+}
+
+int carry_width(const CVal *c) { return c->kind == CV_BLOCKPTR ? c->bp->rank + (c->bp->ptrs != NULL) : 1; }
+
+void carry_values(Lower *L, CVal *tmpl, CVal *now, Value **out, Loc loc)
+{
+    if (tmpl->kind != CV_BLOCKPTR) {
+        out[0] = to_value(L, now, loc);
         return;
     }
-    for (int d = 0; d < c->bp->rank; d++)
-        out[d] = to_value(L, c->bp->offsets[d], loc);
+    const BlockPtr *bp = now->bp;
+    for (int d = 0; d < bp->rank; d++)
+        out[d] = to_value(L, bp->offsets[d], loc);
+    if (tmpl->bp->ptrs)
+        out[bp->rank] = bp->ptrs ? bp->ptrs->v : pointer_tile(L, bp, NULL, loc);
 }
 
 CVal *carry_rebuild(Lower *L, CVal *init, Value **vals)
@@ -345,7 +420,14 @@ CVal *carry_rebuild(Lower *L, CVal *init, Value **vals)
     *bp = *init->bp;
     for (int d = 0; d < bp->rank; d++)
         bp->offsets[d] = cv_value(L, vals[d]);
+    if (bp->ptrs)
+        bp->ptrs = cv_value(L, vals[bp->rank]);
     return cv_bp(L, CV_BLOCKPTR, bp);
+}
+
+const char *carry_part_name(Lower *L, const char *name, const CVal *c, int k)
+{
+    return k < c->bp->rank ? arena_printf(L->a, "%s_off%d", name, k) : arena_printf(L->a, "%s_ptrs", name);
 }
 
 static bool same_but_offsets(const BlockPtr *a, const BlockPtr *b)
@@ -371,7 +453,7 @@ void carry_yield(Lower *L, const char *name, CVal *init, CVal *now, Value **out,
     if (!same_but_offsets(init->bp, now->bp))
         lower_error(L, loc, "loop-carried block pointer '%s' is remade in the loop; only its offsets may change "
                     "(move tl.make_block_ptr before the loop and use tl.advance)", name);
-    carry_values(L, now, out, loc);
+    carry_values(L, init, now, out, loc);
 }
 
 /* ---- tensor descriptors -------------------------------------------------------------- */

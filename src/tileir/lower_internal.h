@@ -48,6 +48,7 @@ typedef struct BlockPtr {
     struct CVal *shape[TIR_MAX_RANK]; /* Python ints or scalar integer values */
     struct CVal *strides[TIR_MAX_RANK];
     struct CVal *offsets[TIR_MAX_RANK]; /* block pointers only: int32 */
+    struct CVal *ptrs;                /* where a loop carries it: the pointer tile at the offsets */
     int block[TIR_MAX_RANK];
     int order[TIR_MAX_RANK];          /* block pointers: a layout hint, checked only */
     bool nan_padding;                 /* descriptors: out-of-bounds reads give NaN, not 0 */
@@ -214,9 +215,15 @@ Value *blockptr_load(Lower *L, const BlockPtr *bp, CVal *boundary_check, Loc che
                      Loc padding_at, bool is_volatile, Loc loc);
 void blockptr_store(Lower *L, const BlockPtr *bp, CVal *value, Loc value_at, CVal *boundary_check,
                     Loc check_at, Loc loc);
-int carry_width(const CVal *c);       /* values a loop carries for c: a block pointer's rank, else 1 */
-void carry_values(Lower *L, CVal *c, Value **out, Loc loc);
+/* c as a loop carries it: a block pointer with its pointer tile (computed here, before the loop) */
+CVal *carry_prepare(Lower *L, CVal *c, Loc loc);
+/* values a loop carries for c: a block pointer's offsets (and its pointer tile), else 1 */
+int carry_width(const CVal *c);
+/* the values of `now` for a name carried as `tmpl` (its width) */
+void carry_values(Lower *L, CVal *tmpl, CVal *now, Value **out, Loc loc);
 CVal *carry_rebuild(Lower *L, CVal *init, Value **vals);
+/* the name of carried value k of `c`, bound to `name`: "ptr_off1", "ptr_ptrs" */
+const char *carry_part_name(Lower *L, const char *name, const CVal *c, int k);
 /* the values at the end of a loop body for a name that was bound to `init` */
 void carry_yield(Lower *L, const char *name, CVal *init, CVal *now, Value **out, Loc loc);
 /* errors out unless `other` is block pointer `bp` with other offsets (the paths of a runtime if) */

@@ -252,44 +252,72 @@ colmajor_copy_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32
     const int32_t pid_m = (int32_t)blockIdx.x;
     // block_ptr_copy_colmajor.py:10  pid_n = tl.program_id(1)
     const int32_t pid_n = (int32_t)blockIdx.y;
+    // block_ptr_copy_colmajor.py:11  x_block = tl.make_block_ptr(x_ptr, shape=(M, N), strides=(1, ld_x), offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N), block_shape=(BLOCK_M, BLOCK_N), order=(0, 1))
+    const int32_t prod = pid_m * 64;
+    const int32_t prod_2 = pid_n * 32;
+    // block_ptr_copy_colmajor.py:13  y_block = tl.make_block_ptr(y_ptr, shape=(M, N), strides=(1, ld_y), offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N), block_shape=(BLOCK_M, BLOCK_N), order=(0, 1))
+    const int32_t prod_3 = pid_m * 64;
+    const int32_t prod_4 = pid_n * 32;
     // block_ptr_copy_colmajor.py:15  x = tl.load(x_block, boundary_check=(0, 1), padding_option="zero")
-    int32_t x_block_i0[4];  // [64x1] i32, L0
+    float *const x_block_start = x_ptr + ((int64_t)prod + ((int64_t)prod_2 * (int64_t)ld_x));
+    int32_t x_block_r0[4];  // [64x1] i32, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        x_block_i0[e] = (pid_m * 64) + (L0_row + e);
-    int32_t x_block_i1[4];  // [1x32] i32, L0
+        x_block_r0[e] = L0_row + e;
+    int32_t x_block_r1[4];  // [1x32] i32, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        x_block_i1[e] = (pid_n * 32) + (L0_col + (e << 3));
+        x_block_r1[e] = L0_col + (e << 3);
     float *x_block_ptrs[16];  // [64x32] fp32, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        x_block_ptrs[e] = (x_ptr + x_block_i0[(e & 3)]) + ((int64_t)x_block_i1[(e >> 2)] * (int64_t)ld_x);
+        x_block_ptrs[e] = (x_block_start + x_block_r0[(e & 3)]) + ((int64_t)x_block_r1[(e >> 2)] * (int64_t)ld_x);
+    int32_t x_block_i0[4];  // [64x1] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 4; ++e)
+        x_block_i0[e] = prod + x_block_r0[e];
+    const bool x_block_nonempty0 = M > 0;
+    int32_t x_block_i1[4];  // [1x32] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 4; ++e)
+        x_block_i1[e] = prod_2 + x_block_r1[e];
+    const bool x_block_nonempty1 = N > 0;
     bool x_block_in_bounds[16];  // [64x32] i1, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        x_block_in_bounds[e] = ((x_block_i0[(e & 3)] >= 0) & (x_block_i0[(e & 3)] < M)) & ((x_block_i1[(e >> 2)] >= 0) & (x_block_i1[(e >> 2)] < N));
+        x_block_in_bounds[e] = (((uint32_t)x_block_i0[(e & 3)] < (uint32_t)M) & x_block_nonempty0) & (((uint32_t)x_block_i1[(e >> 2)] < (uint32_t)N) & x_block_nonempty1);
     float x[16];  // [64x32] fp32, L0, 4-byte loads
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         tilec::load<1>(&x[e], x_block_ptrs[e], x_block_in_bounds[e], 0.0f);
     // block_ptr_copy_colmajor.py:16  tl.store(y_block, x * 2.0 + 1.0, boundary_check=(0, 1))
-    int32_t y_block_i0[4];  // [64x1] i32, L0
+    float *const y_block_start = y_ptr + ((int64_t)prod_3 + ((int64_t)prod_4 * (int64_t)ld_y));
+    int32_t y_block_r0[4];  // [64x1] i32, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        y_block_i0[e] = (pid_m * 64) + (L0_row + e);
-    int32_t y_block_i1[4];  // [1x32] i32, L0
+        y_block_r0[e] = L0_row + e;
+    int32_t y_block_r1[4];  // [1x32] i32, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        y_block_i1[e] = (pid_n * 32) + (L0_col + (e << 3));
+        y_block_r1[e] = L0_col + (e << 3);
     float *y_block_ptrs[16];  // [64x32] fp32, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        y_block_ptrs[e] = (y_ptr + y_block_i0[(e & 3)]) + ((int64_t)y_block_i1[(e >> 2)] * (int64_t)ld_y);
+        y_block_ptrs[e] = (y_block_start + y_block_r0[(e & 3)]) + ((int64_t)y_block_r1[(e >> 2)] * (int64_t)ld_y);
+    int32_t y_block_i0[4];  // [64x1] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 4; ++e)
+        y_block_i0[e] = prod_3 + y_block_r0[e];
+    const bool y_block_nonempty0 = M > 0;
+    int32_t y_block_i1[4];  // [1x32] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 4; ++e)
+        y_block_i1[e] = prod_4 + y_block_r1[e];
+    const bool y_block_nonempty1 = N > 0;
     bool y_block_in_bounds[16];  // [64x32] i1, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        y_block_in_bounds[e] = ((y_block_i0[(e & 3)] >= 0) & (y_block_i0[(e & 3)] < M)) & ((y_block_i1[(e >> 2)] >= 0) & (y_block_i1[(e >> 2)] < N));
+        y_block_in_bounds[e] = (((uint32_t)y_block_i0[(e & 3)] < (uint32_t)M) & y_block_nonempty0) & (((uint32_t)y_block_i1[(e >> 2)] < (uint32_t)N) & y_block_nonempty1);
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         if (y_block_in_bounds[e])

@@ -479,31 +479,67 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     const int32_t pid_m = pid / num_pid_n;
     // block_ptr_matmul.py:14  pid_n = pid % num_pid_n
     const int32_t pid_n = pid % num_pid_n;
+    // block_ptr_matmul.py:15  a_block_ptr = tl.make_block_ptr(base=a_ptr, shape=(M, K), strides=(stride_am, stride_ak), offsets=(pid_m * BLOCK_M, 0), block_shape=(BLOCK_M, BLOCK_K), order=(1, 0))
+    const int32_t prod = pid_m * 64;
+    // block_ptr_matmul.py:17  b_block_ptr = tl.make_block_ptr(base=b_ptr, shape=(K, N), strides=(stride_bk, stride_bn), offsets=(0, pid_n * BLOCK_N), block_shape=(BLOCK_K, BLOCK_N), order=(1, 0))
+    const int32_t prod_2 = pid_n * 64;
     // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 32) - 1) / 32;
-    int32_t a_block_ptr_off0 = pid_m * 64;
+    __half *const a_start = a_ptr + ((int64_t)prod * (int64_t)stride_am);
+    int32_t a_r0[2];  // [64x1] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        a_r0[e] = L0_row + (e << 5);
+    int32_t a_r1[8];  // [1x32] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 8; ++e)
+        a_r1[e] = L0_col + e;
+    __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
+    #pragma unroll
+    for (int e = 0; e < 16; e += 8)
+        a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * (int64_t)stride_am)) + a_r1[(e & 7)];
+    __half *const b_start = b_ptr + prod_2;
+    int32_t b_r0[2];  // [32x1] i32, L1
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        b_r0[e] = L1_row + (e << 4);
+    int32_t b_r1[8];  // [1x64] i32, L1
+    #pragma unroll
+    for (int e = 0; e < 8; ++e)
+        b_r1[e] = L1_col + e;
+    __half *b_ptrs[16];  // [32x64] fp16, L1
+    #pragma unroll
+    for (int e = 0; e < 16; ++e)
+        b_ptrs[e] = (b_start + ((int64_t)b_r0[(e >> 3)] * (int64_t)stride_bk)) + b_r1[(e & 7)];
+    int32_t a_block_ptr_off0 = prod;
     int32_t a_block_ptr_off1 = 0;
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        int32_t a_r0_2[2];  // [64x1] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            a_r0_2[e] = L0_row + (e << 5);
         int32_t a_i0[2];  // [64x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            a_i0[e] = a_block_ptr_off0 + (L0_row + (e << 5));
+            a_i0[e] = a_block_ptr_off0 + a_r0_2[e];
+        const bool a_nonempty0 = M > 0;
+        int32_t a_r1_2[8];  // [1x32] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            a_r1_2[e] = L0_col + e;
         int32_t a_i1[8];  // [1x32] i32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            a_i1[e] = a_block_ptr_off1 + (L0_col + e);
-        __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            a_ptrs[e / 8] = (a_ptr + ((int64_t)a_i0[(e >> 3)] * (int64_t)stride_am)) + a_i1[(e & 7)];
+            a_i1[e] = a_block_ptr_off1 + a_r1_2[e];
+        const bool a_nonempty1 = K > 0;
         bool a_in_bounds[16];  // [64x32] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
         #pragma unroll
         for (int e = 0; e < 16; e += 8) {
-            const bool same = ((a_i0[(e >> 3)] >= 0) & (a_i0[(e >> 3)] < M)) & ((a_i1[(e & 7)] >= 0) & (a_i1[(e & 7)] < K));
+            const bool same = (((uint32_t)a_i0[(e >> 3)] < (uint32_t)M) & a_nonempty0) & (((uint32_t)a_i1[(e & 7)] < (uint32_t)K) & a_nonempty1);
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 a_in_bounds[e + j] = same;
@@ -516,6 +552,10 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         for (int e = 0; e < 16; e += 8)
             tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range && a_in_bounds[e]);
         tilec::cp_async_commit();
+        // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            a_ptrs[e / 8] += 32;
     }
     // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L2
@@ -523,7 +563,7 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
     int32_t b_block_ptr_off0 = 0;
-    int32_t b_block_ptr_off1 = pid_n * 64;
+    int32_t b_block_ptr_off1 = prod_2;
     int32_t read_slot = 0;
     int32_t write_slot = 2;
     for (int32_t k = 0; k < trips; k += 1) {
@@ -534,23 +574,29 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        int32_t a_r0_3[2];  // [64x1] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            a_r0_3[e] = L0_row + (e << 5);
         int32_t a_i0_2[2];  // [64x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            a_i0_2[e] = a_block_ptr_off0 + (L0_row + (e << 5));
+            a_i0_2[e] = a_block_ptr_off0 + a_r0_3[e];
+        const bool a_nonempty0_2 = M > 0;
+        int32_t a_r1_3[8];  // [1x32] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            a_r1_3[e] = L0_col + e;
         int32_t a_i1_2[8];  // [1x32] i32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            a_i1_2[e] = a_block_ptr_off1 + (L0_col + e);
-        __half *a_ptrs_2[2];  // [64x32] fp16, L0: one pointer per 8-element vector
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            a_ptrs_2[e / 8] = (a_ptr + ((int64_t)a_i0_2[(e >> 3)] * (int64_t)stride_am)) + a_i1_2[(e & 7)];
+            a_i1_2[e] = a_block_ptr_off1 + a_r1_3[e];
+        const bool a_nonempty1_2 = K > 0;
         bool a_in_bounds_2[16];  // [64x32] i1, L0
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
         #pragma unroll
         for (int e = 0; e < 16; e += 8) {
-            const bool same = ((a_i0_2[(e >> 3)] >= 0) & (a_i0_2[(e >> 3)] < M)) & ((a_i1_2[(e & 7)] >= 0) & (a_i1_2[(e & 7)] < K));
+            const bool same = (((uint32_t)a_i0_2[(e >> 3)] < (uint32_t)M) & a_nonempty0_2) & (((uint32_t)a_i1_2[(e & 7)] < (uint32_t)K) & a_nonempty1_2);
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 a_in_bounds_2[e + j] = same;
@@ -561,25 +607,31 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], in_range_2 && a_in_bounds_2[e]);
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && a_in_bounds_2[e]);
         tilec::cp_async_commit();
         // block_ptr_matmul.py:22  b = tl.load(b_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        int32_t b_r0_2[2];  // [32x1] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            b_r0_2[e] = L1_row + (e << 4);
         int32_t b_i0[2];  // [32x1] i32, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
-            b_i0[e] = b_block_ptr_off0 + (L1_row + (e << 4));
+            b_i0[e] = b_block_ptr_off0 + b_r0_2[e];
+        const bool b_nonempty0 = K > 0;
+        int32_t b_r1_2[8];  // [1x64] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            b_r1_2[e] = L1_col + e;
         int32_t b_i1[8];  // [1x64] i32, L1
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            b_i1[e] = b_block_ptr_off1 + (L1_col + e);
-        __half *b_ptrs[16];  // [32x64] fp16, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs[e] = (b_ptr + ((int64_t)b_i0[(e >> 3)] * (int64_t)stride_bk)) + b_i1[(e & 7)];
+            b_i1[e] = b_block_ptr_off1 + b_r1_2[e];
+        const bool b_nonempty1 = N > 0;
         bool b_in_bounds[16];  // [32x64] i1, L1
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            b_in_bounds[e] = ((b_i0[(e >> 3)] >= 0) & (b_i0[(e >> 3)] < K)) & ((b_i1[(e & 7)] >= 0) & (b_i1[(e & 7)] < N));
+            b_in_bounds[e] = (((uint32_t)b_i0[(e >> 3)] < (uint32_t)K) & b_nonempty0) & (((uint32_t)b_i1[(e & 7)] < (uint32_t)N) & b_nonempty1);
         __half b[16];  // [32x64] fp16, L1, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -616,27 +668,48 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         }
         // block_ptr_matmul.py:25  b_block_ptr = b_block_ptr.advance((BLOCK_K, 0))
         b_block_ptr_off0 += 32;
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            b_ptrs[e] += 32ll * (int64_t)stride_bk;
         // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
+        // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            a_ptrs[e / 8] += 32;
     }
     // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
     __syncthreads();
+    // block_ptr_matmul.py:26  c_block_ptr = tl.make_block_ptr(base=c_ptr, shape=(M, N), strides=(stride_cm, stride_cn), offsets=(pid_m * BLOCK_M, pid_n * BLOCK_N), block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
+    const int32_t prod_3 = pid_m * 64;
+    const int32_t prod_4 = pid_n * 64;
     // block_ptr_matmul.py:29  tl.store(c_block_ptr, acc.to(tl.float16), boundary_check=(0, 1))
+    __half *const c_start = c_ptr + (((int64_t)prod_3 * (int64_t)stride_cm) + (int64_t)prod_4);
+    int32_t c_r0[4];  // [64x1] i32, L1
+    #pragma unroll
+    for (int e = 0; e < 4; ++e)
+        c_r0[e] = L1_row + (e << 4);
+    int32_t c_r1[8];  // [1x64] i32, L1
+    #pragma unroll
+    for (int e = 0; e < 8; ++e)
+        c_r1[e] = L1_col + e;
+    // (c_ptrs: each address is computed where it is used, below)
     int32_t c_i0[4];  // [64x1] i32, L1
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        c_i0[e] = (pid_m * 64) + (L1_row + (e << 4));
+        c_i0[e] = prod_3 + c_r0[e];
+    const bool c_nonempty0 = M > 0;
     int32_t c_i1[8];  // [1x64] i32, L1
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        c_i1[e] = (pid_n * 64) + (L1_col + e);
-    // (c_ptrs: each address is computed where it is used, below)
+        c_i1[e] = prod_4 + c_r1[e];
+    const bool c_nonempty1 = N > 0;
     bool c_in_bounds[32];  // [64x64] i1, L1
     #pragma unroll
     for (int e = 0; e < 32; ++e)
-        c_in_bounds[e] = ((c_i0[(e >> 3)] >= 0) & (c_i0[(e >> 3)] < M)) & ((c_i1[(e & 7)] >= 0) & (c_i1[(e & 7)] < N));
+        c_in_bounds[e] = (((uint32_t)c_i0[(e >> 3)] < (uint32_t)M) & c_nonempty0) & (((uint32_t)c_i1[(e & 7)] < (uint32_t)N) & c_nonempty1);
     __half acc_fp16[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
@@ -653,7 +726,7 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         if (c_in_bounds[e])
-            *((c_ptr + ((int64_t)c_i0[(e >> 3)] * (int64_t)stride_cm)) + c_i1[(e & 7)]) = acc_fp16[e];
+            *((c_start + ((int64_t)c_r0[(e >> 3)] * (int64_t)stride_cm)) + c_r1[(e & 7)]) = acc_fp16[e];
 }
 
 #ifndef __CUDACC_RTC__

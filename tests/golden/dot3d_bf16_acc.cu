@@ -40,8 +40,8 @@
 //   L1: blocked 2x64x64, sizePerThread [1, 1, 8], threadsPerWarp [1, 4, 8], warpsPerCTA [1, 4, 1], order [2, 1, 0]
 //       at 2x64x64, a thread owns dim 0 0..1; dim 1 (lane >> 3) + (warp << 2) + {0, 16, 32, 48}; dim 2 ((lane & 7) << 3) + 0..7
 //       64 registers per thread per tile value
-//   L2: mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA [1, 2, 2] (batch, M, N); the batch in the top register bits: each thread holds its M x N elements of every batch, batch after batch
-//       at 2x64x64, a thread owns dim 0 0..1; dim 1 (lane >> 2) + ((warp >> 1) << 4) + {0, 8, 32, 40}; dim 2 ((lane & 3) << 1) + ((warp & 1) << 3) + {0, 1, 16, 17, 32, 33, 48, 49}
+//   L2: mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA [2, 1, 2] (batch, M, N); warps first along the batch, the rest of it in the top register bits: each thread holds its M x N elements of each of its warp's batches, batch after batch
+//       at 2x64x64, a thread owns dim 0 warp >> 1; dim 1 (lane >> 2) + 8*i for i < 8; dim 2 ((lane & 3) << 1) + ((warp & 1) << 3) + {0, 1, 16, 17, 32, 33, 48, 49}
 //       64 registers per thread per tile value
 //   L3: slice of L1 along dim 1 (threads that differ only along dim 1 hold the same elements)
 //       at 2x64, a thread owns rows 0..1; columns ((lane & 7) << 3) + 0..7 (replicated: 16 threads hold each element)
@@ -70,12 +70,12 @@
 //   L11: slice of L10 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 64, a thread owns elements (lane >> 2) + (warp << 3) + {0, 32} (replicated: 4 threads hold each element)
 //       2 registers per thread per tile value
-//   L12: mma.sync operand A of L2 (2 elements of K per 32-bit register; warps along N share it); the batch in the top register bits, as in its accumulator
-//       at 2x64x32, a thread owns dim 0 0..1; dim 1 (lane >> 2) + ((warp >> 1) << 4) + {0, 8, 32, 40}; dim 2 ((lane & 3) << 1) + {0, 1, 8, 9, 16, 17, 24, 25} (replicated: 2 threads hold each element)
+//   L12: mma.sync operand A of L2 (2 elements of K per 32-bit register; warps along N share it); the batch along the warps, then in the top register bits, as in its accumulator
+//       at 2x64x32, a thread owns dim 0 warp >> 1; dim 1 (lane >> 2) + 8*i for i < 8; dim 2 ((lane & 3) << 1) + {0, 1, 8, 9, 16, 17, 24, 25} (replicated: 2 threads hold each element)
 //       64 registers per thread per tile value
-//   L13: mma.sync operand B of L2 (2 elements of K per 32-bit register; warps along M share it); the batch in the top register bits, as in its accumulator
-//       at 2x32x64, a thread owns dim 0 0..1; dim 1 ((lane & 3) << 1) + {0, 1, 8, 9, 16, 17, 24, 25}; dim 2 (lane >> 2) + ((warp & 1) << 3) + {0, 16, 32, 48} (replicated: 2 threads hold each element)
-//       64 registers per thread per tile value
+//   L13: mma.sync operand B of L2 (2 elements of K per 32-bit register; warps along M share it); the batch along the warps, then in the top register bits, as in its accumulator
+//       at 2x32x64, a thread owns dim 0 warp >> 1; dim 1 ((lane & 3) << 1) + {0, 1, 8, 9, 16, 17, 24, 25}; dim 2 (lane >> 2) + ((warp & 1) << 3) + {0, 16, 32, 48}
+//       32 registers per thread per tile value
 
 #include <cuda_bf16.h>
 
@@ -490,7 +490,8 @@ bmm3d_acc_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ 
     const int L1_d2 = (lane & 7) << 3;  // L1: this thread's first d2; register e is at +e
     const int L0_d1 = (lane >> 2) + (warp << 3);  // L0: this thread's first d1; register e is at +e << 5
     const int L0_d2 = (lane & 3) << 3;  // L0: this thread's first d2; register e is at +e
-    const int L2_d1 = (lane >> 2) + ((warp >> 1) << 4);  // L2: this thread's first d1; register e is at +(((e >> 1) & 1) << 3) + (((e >> 4) & 1) << 5)
+    const int L2_d0 = warp >> 1;  // L2: this thread's first d0
+    const int L2_d1 = lane >> 2;  // L2: this thread's first d1; register e is at +(((e >> 1) & 1) << 3) + ((e >> 4) << 4)
     const int L2_d2 = ((lane & 3) << 1) + ((warp & 1) << 3);  // L2: this thread's first d2; register e is at +(e & 1) + (((e >> 2) & 3) << 4)
 
     // dot3d.py:40  tiles_n = tl.cdiv(N, BLOCK_N)
@@ -585,36 +586,32 @@ bmm3d_acc_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ 
         // dot3d.py:56  acc = tl.dot(a, b, acc=acc, out_dtype=acc_dtype)
         uint32_t a[32];  // [2x64x32] bf16, L12: operand A fragments, 2 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
-        uint32_t b_2[32];  // [2x32x64] bf16, L13: operand B fragments, 2 elements per register
+        uint32_t b_2[16];  // [2x32x64] bf16, L13: operand B fragments, 2 elements per register
         {  // L1 -> L13 through shared memory (stage1)
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
                 tilec::store<8>(stage1(smem, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2 + (e & 7)), &b[e]);
             __syncthreads();
             // ldmatrix.trans.x4 into b_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = lane & 15, ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
+            const int ld_row = ((warp >> 1) << 5) + (lane & 15), ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
             #pragma unroll
-            for (int qi = 0; qi < 8; ++qi)
-                tilec::ldmatrix<4, true>(&b_2[4 * qi], stage1(smem, ld_row + (((qi & 1) << 4) | ((qi >> 2) << 5)), ld_col + (((qi >> 1) & 1) << 5)));
+            for (int qi = 0; qi < 4; ++qi)
+                tilec::ldmatrix<4, true>(&b_2[4 * qi], stage1(smem, ld_row + ((qi & 1) << 4), ld_col + ((qi >> 1) << 5)));
             __syncthreads();  // the buffer is free again
         }
-        // 2 batches, one after another in the registers (32 accumulators, 16 + 16 fragment words each):
-        // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_bf16 per K step of 16, 2 K steps
+        // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 4 x 4 mma.sync.m16n8k16_bf16 per K step of 16, 2 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int a_ld_row = ((warp >> 1) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
+        const int a_ld_row = ((warp >> 1) << 6) + (lane & 15), a_ld_col = (lane >> 4) << 3;
         #pragma unroll
-        for (int bi = 0; bi < 2; ++bi) {  // batches: registers, fragments and staged tiles of batch bi
+        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
             #pragma unroll
-            for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
-                #pragma unroll
-                for (int mi = 0; mi < 2; ++mi)
-                    tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi + 4 * bi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi + 4 * bi) >> 1) << 5), a_ld_col + (((k_step + 2 * mi + 4 * bi) & 1) << 4)));
-                #pragma unroll
-                for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
-                #pragma unroll
-                    for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                        tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 4 * mi) + 32 * bi], &a[4 * (k_step + 2 * mi) + 16 * bi], &b_2[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1)) + 16 * bi]);
-            }
+            for (int mi = 0; mi < 4; ++mi)
+                tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi) >> 1) << 4), a_ld_col + (((k_step + 2 * mi) & 1) << 4)));
+            #pragma unroll
+            for (int mi = 0; mi < 4; ++mi)  // 16-row tiles of this warp
+            #pragma unroll
+                for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
+                    tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b_2[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
         // dot3d.py:58  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
@@ -639,7 +636,7 @@ bmm3d_acc_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ 
         __nv_bfloat16 *buf = reinterpret_cast<__nv_bfloat16 *>(smem + 0);
         #pragma unroll
         for (int e = 0; e < 64; ++e)
-            buf[cvt2_at((e >> 5), L2_d1 + ((((e >> 1) & 1) << 3) + (((e >> 4) & 1) << 5)), L2_d2 + ((e & 1) + (((e >> 2) & 3) << 4)))] = __float2bfloat16_rn(acc[e]);
+            buf[cvt2_at(L2_d0, L2_d1 + ((((e >> 1) & 1) << 3) + ((e >> 4) << 4)), L2_d2 + ((e & 1) + (((e >> 2) & 3) << 4)))] = __float2bfloat16_rn(acc[e]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll

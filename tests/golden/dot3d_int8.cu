@@ -44,8 +44,8 @@
 //   L2: blocked 2x64x64, sizePerThread [1, 1, 4], threadsPerWarp [1, 2, 16], warpsPerCTA [1, 4, 1], order [2, 1, 0]
 //       at 2x64x64, a thread owns dim 0 0..1; dim 1 (lane >> 4) + (warp << 1) + 8*i for i < 8; dim 2 ((lane & 15) << 2) + 0..3
 //       64 registers per thread per tile value
-//   L3: mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA [1, 2, 2] (batch, M, N); the batch in the top register bits: each thread holds its M x N elements of every batch, batch after batch
-//       at 2x64x64, a thread owns dim 0 0..1; dim 1 (lane >> 2) + ((warp >> 1) << 4) + {0, 8, 32, 40}; dim 2 ((lane & 3) << 1) + ((warp & 1) << 3) + {0, 1, 16, 17, 32, 33, 48, 49}
+//   L3: mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA [2, 1, 2] (batch, M, N); warps first along the batch, the rest of it in the top register bits: each thread holds its M x N elements of each of its warp's batches, batch after batch
+//       at 2x64x64, a thread owns dim 0 warp >> 1; dim 1 (lane >> 2) + 8*i for i < 8; dim 2 ((lane & 3) << 1) + ((warp & 1) << 3) + {0, 1, 16, 17, 32, 33, 48, 49}
 //       64 registers per thread per tile value
 //   L4: slice of L2 along dim 1 (threads that differ only along dim 1 hold the same elements)
 //       at 2x64, a thread owns rows 0..1; columns ((lane & 15) << 2) + 0..3 (replicated: 8 threads hold each element)
@@ -86,12 +86,12 @@
 //   L16: slice of L15 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 64, a thread owns elements (lane >> 1) + (warp << 4) (replicated: 2 threads hold each element)
 //       1 register per thread per tile value
-//   L17: mma.sync operand A of L3 (4 elements of K per 32-bit register; warps along N share it); the batch in the top register bits, as in its accumulator
-//       at 2x64x32, a thread owns dim 0 0..1; dim 1 (lane >> 2) + ((warp >> 1) << 4) + {0, 8, 32, 40}; dim 2 ((lane & 3) << 2) + {0, 1, 2, 3, 16, 17, 18, 19} (replicated: 2 threads hold each element)
+//   L17: mma.sync operand A of L3 (4 elements of K per 32-bit register; warps along N share it); the batch along the warps, then in the top register bits, as in its accumulator
+//       at 2x64x32, a thread owns dim 0 warp >> 1; dim 1 (lane >> 2) + 8*i for i < 8; dim 2 ((lane & 3) << 2) + {0, 1, 2, 3, 16, 17, 18, 19} (replicated: 2 threads hold each element)
 //       64 registers per thread per tile value
-//   L18: mma.sync operand B of L3 (4 elements of K per 32-bit register; warps along M share it); the batch in the top register bits, as in its accumulator
-//       at 2x32x64, a thread owns dim 0 0..1; dim 1 ((lane & 3) << 2) + {0, 1, 2, 3, 16, 17, 18, 19}; dim 2 (lane >> 2) + ((warp & 1) << 3) + {0, 16, 32, 48} (replicated: 2 threads hold each element)
-//       64 registers per thread per tile value
+//   L18: mma.sync operand B of L3 (4 elements of K per 32-bit register; warps along M share it); the batch along the warps, then in the top register bits, as in its accumulator
+//       at 2x32x64, a thread owns dim 0 warp >> 1; dim 1 ((lane & 3) << 2) + {0, 1, 2, 3, 16, 17, 18, 19}; dim 2 (lane >> 2) + ((warp & 1) << 3) + {0, 16, 32, 48}
+//       32 registers per thread per tile value
 
 // ---- tilec runtime helpers (templates/tilec_runtime.cuh) -------------------
 // Small device helpers shared by every kernel tilec emits.  They exist so the
@@ -507,9 +507,10 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
     const int L0_d1 = (lane >> 1) + (warp << 4);  // L0: this thread's first d1
     const int L0_d2 = (lane & 1) << 4;  // L0: this thread's first d2; register e is at +e
     const int L1_d2 = (lane & 3) << 4;  // L1: this thread's first d2; register e is at +e
-    const int L18_d2 = (lane >> 2) + ((warp & 1) << 3);  // L18: this thread's first d2; register e is at +((e >> 3) & 3) << 4
+    const int L18_d2 = (lane >> 2) + ((warp & 1) << 3);  // L18: this thread's first d2; register e is at +(e >> 3) << 4
     const int L18_d1 = (lane & 3) << 2;  // L18: this thread's first d1; register e is at +(e & 3) + (((e >> 2) & 1) << 4)
-    const int L3_d1 = (lane >> 2) + ((warp >> 1) << 4);  // L3: this thread's first d1; register e is at +(((e >> 1) & 1) << 3) + (((e >> 4) & 1) << 5)
+    const int L18_d0 = warp >> 1;  // L18: this thread's first d0
+    const int L3_d1 = lane >> 2;  // L3: this thread's first d1; register e is at +(((e >> 1) & 1) << 3) + ((e >> 4) << 4)
     const int L3_d2 = ((lane & 3) << 1) + ((warp & 1) << 3);  // L3: this thread's first d2; register e is at +(e & 1) + (((e >> 2) & 3) << 4)
 
     // dot3d.py:40  tiles_n = tl.cdiv(N, BLOCK_N)
@@ -584,35 +585,31 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
                 tilec::store<16>(stage0(smem, (e >> 4) * 64 + L0_d1, L0_d2 + (e & 15)), &a[e]);
             __syncthreads();
             // ldmatrix.x4 into a_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = ((warp >> 1) << 4) + (lane & 15), ld_col = (lane >> 4) << 4;
+            const int ld_row = ((warp >> 1) << 6) + (lane & 15), ld_col = (lane >> 4) << 4;
             #pragma unroll
             for (int qi = 0; qi < 4; ++qi)
-                tilec::ldmatrix<4, false>(&a_2[4 * qi], stage0(smem, ld_row + (qi << 5), ld_col));
+                tilec::ldmatrix<4, false>(&a_2[4 * qi], stage0(smem, ld_row + (qi << 4), ld_col));
             __syncthreads();  // the buffer is free again
         }
-        uint32_t b_2[16];  // [2x32x64] i8, L18: operand B fragments, 4 elements per register
+        uint32_t b_2[8];  // [2x32x64] i8, L18: operand B fragments, 4 elements per register
         {  // L1 -> L18 through shared memory (stage1)
             #pragma unroll
             for (int e = 0; e < 32; e += 16)
                 tilec::store<16>(stage1(smem, (e >> 4) * 32 + L1_d1, L1_d2 + (e & 15)), &b[e]);
             __syncthreads();
             #pragma unroll
-            for (int e = 0; e < 64; ++e)
-                reinterpret_cast<int8_t *>(b_2)[e] = *stage1(smem, (e >> 5) * 32 + L18_d1 + ((e & 3) + (((e >> 2) & 1) << 4)), L18_d2 + (((e >> 3) & 3) << 4));
+            for (int e = 0; e < 32; ++e)
+                reinterpret_cast<int8_t *>(b_2)[e] = *stage1(smem, L18_d0 * 32 + L18_d1 + ((e & 3) + (((e >> 2) & 1) << 4)), L18_d2 + ((e >> 3) << 4));
             __syncthreads();  // the buffer is free again
         }
-        // 2 batches, one after another in the registers (32 accumulators, 8 + 8 fragment words each):
-        // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k32_s8 per K step of 32, 1 K step
+        // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 4 x 4 mma.sync.m16n8k32_s8 per K step of 32, 1 K step
         #pragma unroll
-        for (int bi = 0; bi < 2; ++bi) {  // batches: registers, fragments and staged tiles of batch bi
+        for (int k_step = 0; k_step < 1; ++k_step) {  // K steps
             #pragma unroll
-            for (int k_step = 0; k_step < 1; ++k_step) {  // K steps
-                #pragma unroll
-                for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
-                #pragma unroll
-                    for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                        tilec::mma_m16n8k32_s8(&acc[4 * (ni + 4 * mi) + 32 * bi], &a_2[4 * (k_step + 1 * mi) + 8 * bi], &b_2[2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1)) + 8 * bi]);
-            }
+            for (int mi = 0; mi < 4; ++mi)  // 16-row tiles of this warp
+            #pragma unroll
+                for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
+                    tilec::mma_m16n8k32_s8(&acc[4 * (ni + 4 * mi)], &a_2[4 * (k_step + 1 * mi)], &b_2[2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))]);
         }
         // dot3d.py:57  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
@@ -631,7 +628,7 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
         int32_t *buf = reinterpret_cast<int32_t *>(smem + 0);
         #pragma unroll
         for (int e = 0; e < 64; ++e)
-            buf[cvt2_at((e >> 5), L3_d1 + ((((e >> 1) & 1) << 3) + (((e >> 4) & 1) << 5)), L3_d2 + ((e & 1) + (((e >> 2) & 3) << 4)))] = acc[e];
+            buf[cvt2_at(L18_d0, L3_d1 + ((((e >> 1) & 1) << 3) + ((e >> 4) << 4)), L3_d2 + ((e & 1) + (((e >> 2) & 3) << 4)))] = acc[e];
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 64; ++e)

@@ -42,8 +42,8 @@
 //   L1: blocked 2x64x64, sizePerThread [1, 1, 4], threadsPerWarp [1, 2, 16], warpsPerCTA [1, 4, 1], order [2, 1, 0]
 //       at 2x64x64, a thread owns dim 0 0..1; dim 1 (lane >> 4) + (warp << 1) + 8*i for i < 8; dim 2 ((lane & 15) << 2) + 0..3
 //       64 registers per thread per tile value
-//   L2: mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA [1, 2, 2] (batch, M, N); the batch in the top register bits: each thread holds its M x N elements of every batch, batch after batch
-//       at 2x64x64, a thread owns dim 0 0..1; dim 1 (lane >> 2) + ((warp >> 1) << 4) + {0, 8, 32, 40}; dim 2 ((lane & 3) << 1) + ((warp & 1) << 3) + {0, 1, 16, 17, 32, 33, 48, 49}
+//   L2: mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA [2, 1, 2] (batch, M, N); warps first along the batch, the rest of it in the top register bits: each thread holds its M x N elements of each of its warp's batches, batch after batch
+//       at 2x64x64, a thread owns dim 0 warp >> 1; dim 1 (lane >> 2) + 8*i for i < 8; dim 2 ((lane & 3) << 1) + ((warp & 1) << 3) + {0, 1, 16, 17, 32, 33, 48, 49}
 //       64 registers per thread per tile value
 //   L3: slice of L1 along dim 1 (threads that differ only along dim 1 hold the same elements)
 //       at 2x64, a thread owns rows 0..1; columns ((lane & 15) << 2) + 0..3 (replicated: 8 threads hold each element)
@@ -72,12 +72,12 @@
 //   L11: slice of L10 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 64, a thread owns elements (lane >> 2) + (warp << 3) + {0, 32} (replicated: 4 threads hold each element)
 //       2 registers per thread per tile value
-//   L12: mma.sync operand A of L2 (1 element of K per 32-bit register; warps along N share it); the batch in the top register bits, as in its accumulator
-//       at 2x64x16, a thread owns dim 0 0..1; dim 1 (lane >> 2) + ((warp >> 1) << 4) + {0, 8, 32, 40}; dim 2 (lane & 3) + {0, 4, 8, 12} (replicated: 2 threads hold each element)
+//   L12: mma.sync operand A of L2 (1 element of K per 32-bit register; warps along N share it); the batch along the warps, then in the top register bits, as in its accumulator
+//       at 2x64x16, a thread owns dim 0 warp >> 1; dim 1 (lane >> 2) + 8*i for i < 8; dim 2 (lane & 3) + {0, 4, 8, 12} (replicated: 2 threads hold each element)
 //       32 registers per thread per tile value
-//   L13: mma.sync operand B of L2 (1 element of K per 32-bit register; warps along M share it); the batch in the top register bits, as in its accumulator
-//       at 2x16x64, a thread owns dim 0 0..1; dim 1 (lane & 3) + {0, 4, 8, 12}; dim 2 (lane >> 2) + ((warp & 1) << 3) + {0, 16, 32, 48} (replicated: 2 threads hold each element)
-//       32 registers per thread per tile value
+//   L13: mma.sync operand B of L2 (1 element of K per 32-bit register; warps along M share it); the batch along the warps, then in the top register bits, as in its accumulator
+//       at 2x16x64, a thread owns dim 0 warp >> 1; dim 1 (lane & 3) + {0, 4, 8, 12}; dim 2 (lane >> 2) + ((warp & 1) << 3) + {0, 16, 32, 48}
+//       16 registers per thread per tile value
 
 // ---- tilec runtime helpers (templates/tilec_runtime.cuh) -------------------
 // Small device helpers shared by every kernel tilec emits.  They exist so the
@@ -491,9 +491,10 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
     const int L1_d2 = (lane & 15) << 2;  // L1: this thread's first d2; register e is at +e
     const int L0_d1 = (lane >> 2) + (warp << 3);  // L0: this thread's first d1; register e is at +e << 5
     const int L0_d2 = (lane & 3) << 2;  // L0: this thread's first d2; register e is at +e
-    const int L13_d2 = (lane >> 2) + ((warp & 1) << 3);  // L13: this thread's first d2; register e is at +(((e >> 1) & 1) << 4) + (((e >> 3) & 1) << 5)
+    const int L13_d2 = (lane >> 2) + ((warp & 1) << 3);  // L13: this thread's first d2; register e is at +(((e >> 1) & 1) << 4) + ((e >> 3) << 5)
     const int L13_d1 = lane & 3;  // L13: this thread's first d1; register e is at +((e & 1) << 2) + (((e >> 2) & 1) << 3)
-    const int L2_d1 = (lane >> 2) + ((warp >> 1) << 4);  // L2: this thread's first d1; register e is at +(((e >> 1) & 1) << 3) + (((e >> 4) & 1) << 5)
+    const int L13_d0 = warp >> 1;  // L13: this thread's first d0
+    const int L2_d1 = lane >> 2;  // L2: this thread's first d1; register e is at +(((e >> 1) & 1) << 3) + ((e >> 4) << 4)
     const int L2_d2 = ((lane & 3) << 1) + ((warp & 1) << 3);  // L2: this thread's first d2; register e is at +(e & 1) + (((e >> 2) & 3) << 4)
 
     // dot3d.py:14  tiles_n = tl.cdiv(N, BLOCK_N)
@@ -597,37 +598,33 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
         // dot3d.py:25  acc += tl.dot(a, b, input_precision=INPUT_PRECISION)
         uint32_t a[32];  // [2x64x16] fp32, L12: operand A fragments, 1 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
-        uint32_t b[32];  // [2x16x64] fp32, L13: operand B fragments, 1 elements per register
+        uint32_t b[16];  // [2x16x64] fp32, L13: operand B fragments, 1 elements per register
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         float dot[64];  // [2x64x64] fp32, L2
         #pragma unroll
         for (int e = 0; e < 64; ++e)
             dot[e] = 0.0f;
-        // 2 batches, one after another in the registers (32 accumulators, 16 + 16 fragment words each):
-        // 64x64 += 64x16 @ 16x64 on tensor cores, tf32: each warp issues 2 x 4 mma.sync.m16n8k8_tf32 per K step of 8, 2 K steps
+        // 64x64 += 64x16 @ 16x64 on tensor cores, tf32: each warp issues 4 x 4 mma.sync.m16n8k8_tf32 per K step of 8, 2 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int a_ld_row = ((warp >> 1) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 2;
+        const int a_ld_row = ((warp >> 1) << 6) + (lane & 15), a_ld_col = (lane >> 4) << 2;
         #pragma unroll
-        for (int bi = 0; bi < 2; ++bi) {  // batches: registers, fragments and staged tiles of batch bi
+        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
+            // operand B of K step k_step, one element at a time (b's K is not its contiguous dimension)
             #pragma unroll
-            for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
-                // operand B of K step k_step, one element at a time (b's K is not its contiguous dimension)
-                #pragma unroll
-                for (int ni = 0; ni < 4; ++ni)
-                #pragma unroll
-                    for (int j = 0; j < 2; ++j) {  // 2 registers x 1 elements
-                        const int e = 1 * (2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1)) + 16 * bi) + j;
-                        reinterpret_cast<float *>(b)[e] = *stage1(smem, read_slot, (e >> 4) * 16 + L13_d1 + (((e & 1) << 2) + (((e >> 2) & 1) << 3)), L13_d2 + ((((e >> 1) & 1) << 4) + (((e >> 3) & 1) << 5)));
-                    }
-                #pragma unroll
-                for (int mi = 0; mi < 2; ++mi)
-                    tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi + 4 * bi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi + 4 * bi) >> 1) << 5), a_ld_col + (((k_step + 2 * mi + 4 * bi) & 1) << 3)));
-                #pragma unroll
-                for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
-                #pragma unroll
-                    for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                        tilec::mma_m16n8k8_tf32(&dot[4 * (ni + 4 * mi) + 32 * bi], &a[4 * (k_step + 2 * mi) + 16 * bi], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1)) + 16 * bi]);
-            }
+            for (int ni = 0; ni < 4; ++ni)
+            #pragma unroll
+                for (int j = 0; j < 2; ++j) {  // 2 registers x 1 elements
+                    const int e = 1 * (2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))) + j;
+                    reinterpret_cast<float *>(b)[e] = *stage1(smem, read_slot, L13_d0 * 16 + L13_d1 + (((e & 1) << 2) + (((e >> 2) & 1) << 3)), L13_d2 + ((((e >> 1) & 1) << 4) + ((e >> 3) << 5)));
+                }
+            #pragma unroll
+            for (int mi = 0; mi < 4; ++mi)
+                tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi) >> 1) << 4), a_ld_col + (((k_step + 2 * mi) & 1) << 3)));
+            #pragma unroll
+            for (int mi = 0; mi < 4; ++mi)  // 16-row tiles of this warp
+            #pragma unroll
+                for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
+                    tilec::mma_m16n8k8_tf32(&dot[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
         #pragma unroll
         for (int e = 0; e < 64; ++e)
@@ -655,7 +652,7 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
         float *buf = reinterpret_cast<float *>(smem + 0);
         #pragma unroll
         for (int e = 0; e < 64; ++e)
-            buf[cvt2_at((e >> 5), L2_d1 + ((((e >> 1) & 1) << 3) + (((e >> 4) & 1) << 5)), L2_d2 + ((e & 1) + (((e >> 2) & 3) << 4)))] = acc[e];
+            buf[cvt2_at(L13_d0, L2_d1 + ((((e >> 1) & 1) << 3) + ((e >> 4) << 4)), L2_d2 + ((e & 1) + (((e >> 2) & 3) << 4)))] = acc[e];
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 64; ++e)

@@ -250,35 +250,47 @@ desc_axpy_atomic_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, in
     // tensor_desc_atomic.py:14  off = tl.program_id(0) * BLOCK
     const int32_t off = (int32_t)blockIdx.x * 256;
     // tensor_desc_atomic.py:15  x = x_desc.load([off])
-    int32_t x_i0[2];  // [256] i32, L0
+    float *const x_start = x_ptr + off;
+    int32_t x_r0[2];  // [256] i32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        x_i0[e] = off + (L0_base + (e << 7));
+        x_r0[e] = L0_base + (e << 7);
     float *x_ptrs[2];  // [256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        x_ptrs[e] = x_ptr + x_i0[e];
+        x_ptrs[e] = x_start + x_r0[e];
+    int32_t x_i0[2];  // [256] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        x_i0[e] = off + x_r0[e];
+    const bool x_nonempty0 = n > 0;
     bool x_in_bounds[2];  // [256] i1, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        x_in_bounds[e] = (x_i0[e] >= 0) & (x_i0[e] < n);
+        x_in_bounds[e] = ((uint32_t)x_i0[e] < (uint32_t)n) & x_nonempty0;
     float x[2];  // [256] fp32, L0, 4-byte loads
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         tilec::load<1>(&x[e], x_ptrs[e], x_in_bounds[e], 0.0f);
     // tensor_desc_atomic.py:16  y_desc.atomic_add([off], x * 2.0)
-    int32_t y_i0[2];  // [256] i32, L0
+    float *const y_start = y_ptr + off;
+    int32_t y_r0[2];  // [256] i32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        y_i0[e] = off + (L0_base + (e << 7));
+        y_r0[e] = L0_base + (e << 7);
     float *y_ptrs[2];  // [256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        y_ptrs[e] = y_ptr + y_i0[e];
+        y_ptrs[e] = y_start + y_r0[e];
+    int32_t y_i0[2];  // [256] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        y_i0[e] = off + y_r0[e];
+    const bool y_nonempty0 = n > 0;
     bool y_in_bounds[2];  // [256] i1, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        y_in_bounds[e] = (y_i0[e] >= 0) & (y_i0[e] < n);
+        y_in_bounds[e] = ((uint32_t)y_i0[e] < (uint32_t)n) & y_nonempty0;
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         if (y_in_bounds[e])

@@ -254,43 +254,65 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     // tensor_desc_copy.py:12  off_n = tl.program_id(1) * BLOCK_N
     const int32_t off_n = (int32_t)blockIdx.y * 64;
     // tensor_desc_copy.py:13  x = x_desc.load([off_m, off_n])
-    int32_t x_i0[2];  // [32x1] i32, L0
+    __half *const x_start = x_ptr + (((int64_t)off_m * (int64_t)stride_m) + (int64_t)off_n);
+    int32_t x_r0[2];  // [32x1] i32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        x_i0[e] = off_m + (L0_row + (e << 4));
-    int32_t x_i1[8];  // [1x64] i32, L0
+        x_r0[e] = L0_row + (e << 4);
+    int32_t x_r1[8];  // [1x64] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        x_i1[e] = off_n + (L0_col + e);
+        x_r1[e] = L0_col + e;
     __half *x_ptrs[16];  // [32x64] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        x_ptrs[e] = (x_ptr + ((int64_t)x_i0[(e >> 3)] * (int64_t)stride_m)) + x_i1[(e & 7)];
+        x_ptrs[e] = (x_start + ((int64_t)x_r0[(e >> 3)] * (int64_t)stride_m)) + x_r1[(e & 7)];
+    int32_t x_i0[2];  // [32x1] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        x_i0[e] = off_m + x_r0[e];
+    const bool x_nonempty0 = M > 0;
+    int32_t x_i1[8];  // [1x64] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 8; ++e)
+        x_i1[e] = off_n + x_r1[e];
+    const bool x_nonempty1 = N > 0;
     bool x_in_bounds[16];  // [32x64] i1, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        x_in_bounds[e] = ((x_i0[(e >> 3)] >= 0) & (x_i0[(e >> 3)] < M)) & ((x_i1[(e & 7)] >= 0) & (x_i1[(e & 7)] < N));
+        x_in_bounds[e] = (((uint32_t)x_i0[(e >> 3)] < (uint32_t)M) & x_nonempty0) & (((uint32_t)x_i1[(e & 7)] < (uint32_t)N) & x_nonempty1);
     __half x[16];  // [32x64] fp16, L0, 2-byte loads
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         tilec::load<1>(&x[e], x_ptrs[e], x_in_bounds[e], __double2half(0.0));
     // tensor_desc_copy.py:14  y_desc.store([off_m, off_n], tl.abs(x))
-    int32_t y_i0[2];  // [32x1] i32, L0
+    __half *const y_start = y_ptr + (((int64_t)off_m * (int64_t)stride_m) + (int64_t)off_n);
+    int32_t y_r0[2];  // [32x1] i32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        y_i0[e] = off_m + (L0_row + (e << 4));
-    int32_t y_i1[8];  // [1x64] i32, L0
+        y_r0[e] = L0_row + (e << 4);
+    int32_t y_r1[8];  // [1x64] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        y_i1[e] = off_n + (L0_col + e);
+        y_r1[e] = L0_col + e;
     __half *y_ptrs[16];  // [32x64] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        y_ptrs[e] = (y_ptr + ((int64_t)y_i0[(e >> 3)] * (int64_t)stride_m)) + y_i1[(e & 7)];
+        y_ptrs[e] = (y_start + ((int64_t)y_r0[(e >> 3)] * (int64_t)stride_m)) + y_r1[(e & 7)];
+    int32_t y_i0[2];  // [32x1] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 2; ++e)
+        y_i0[e] = off_m + y_r0[e];
+    const bool y_nonempty0 = M > 0;
+    int32_t y_i1[8];  // [1x64] i32, L0
+    #pragma unroll
+    for (int e = 0; e < 8; ++e)
+        y_i1[e] = off_n + y_r1[e];
+    const bool y_nonempty1 = N > 0;
     bool y_in_bounds[16];  // [32x64] i1, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        y_in_bounds[e] = ((y_i0[(e >> 3)] >= 0) & (y_i0[(e >> 3)] < M)) & ((y_i1[(e & 7)] >= 0) & (y_i1[(e & 7)] < N));
+        y_in_bounds[e] = (((uint32_t)y_i0[(e >> 3)] < (uint32_t)M) & y_nonempty0) & (((uint32_t)y_i1[(e & 7)] < (uint32_t)N) & y_nonempty1);
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         if (y_in_bounds[e])

@@ -261,22 +261,33 @@ desc_row_sum_kernel(float *__restrict__ x_desc_base, int32_t x_desc_shape0, int3
         acc[e] = 0.0f;
     for (int32_t off_n = 0; off_n < N; off_n += 64) {
         // tensor_desc_param.py:13  acc += tl.sum(x_desc.load([off_m, off_n]), axis=1)
-        int32_t x_i0[4];  // [32x1] i32, L0
+        float *const x_start = x_desc_base + (((int64_t)off_m * x_desc_stride0) + (int64_t)off_n);
+        int32_t x_r0[4];  // [32x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 4; ++e)
-            x_i0[e] = off_m + (L0_row + (e << 3));
-        int32_t x_i1[4];  // [1x64] i32, L0
+            x_r0[e] = L0_row + (e << 3);
+        int32_t x_r1[4];  // [1x64] i32, L0
         #pragma unroll
         for (int e = 0; e < 4; ++e)
-            x_i1[e] = off_n + (L0_col + e);
+            x_r1[e] = L0_col + e;
         float *x_ptrs[16];  // [32x64] fp32, L0
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            x_ptrs[e] = (x_desc_base + ((int64_t)x_i0[(e >> 2)] * x_desc_stride0)) + x_i1[(e & 3)];
+            x_ptrs[e] = (x_start + ((int64_t)x_r0[(e >> 2)] * x_desc_stride0)) + x_r1[(e & 3)];
+        int32_t x_i0[4];  // [32x1] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 4; ++e)
+            x_i0[e] = off_m + x_r0[e];
+        const bool x_nonempty0 = x_desc_shape0 > 0;
+        int32_t x_i1[4];  // [1x64] i32, L0
+        #pragma unroll
+        for (int e = 0; e < 4; ++e)
+            x_i1[e] = off_n + x_r1[e];
+        const bool x_nonempty1 = x_desc_shape1 > 0;
         bool x_in_bounds[16];  // [32x64] i1, L0
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            x_in_bounds[e] = ((x_i0[(e >> 2)] >= 0) & (x_i0[(e >> 2)] < x_desc_shape0)) & ((x_i1[(e & 3)] >= 0) & (x_i1[(e & 3)] < x_desc_shape1));
+            x_in_bounds[e] = (((uint32_t)x_i0[(e >> 2)] < (uint32_t)x_desc_shape0) & x_nonempty0) & (((uint32_t)x_i1[(e & 3)] < (uint32_t)x_desc_shape1) & x_nonempty1);
         float loaded[16];  // [32x64] fp32, L0, 4-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)

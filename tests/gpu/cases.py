@@ -410,6 +410,27 @@ def atomic_and_misc_cases():
                       sizes=[(3, 17, 40, "rand"), (1, 1, 1, "ints"), (1000, 1000, 1003, "rand"),
                              (333, 517, 77, "ints"), (129, 255, 4099, "rand")],
                       feature="dot", opts=dict(a="row", b="row", align=16)))
+    # the bench's config (bench/bench_lang.py): pipelined through cp.async rings; for sm_90,
+    # on wgmma (built for sm_90a)
+    for flags in [[], ["--arch", "sm_90"]]:
+        cases.append(Case("block_ptr/matmul/fp16/128x128x32/s3" + ("/sm_90" if flags else ""), "examples/lang.py",
+                          "block_ptr_matmul",
+                          "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, "
+                          "128, 128, 32, 8", num_warps=4, num_stages=3, extra_flags=flags,
+                          grid="cdiv(M, 128) * cdiv(N, 128)", driver="matmul", dtype="fp16",
+                          sizes=[(3, 17, 40, "rand"), (1, 1, 1, "ints"), (1000, 1000, 1003, "rand"),
+                                 (333, 517, 77, "ints"), (129, 255, 4099, "rand")],
+                          feature="dot", opts=dict(a="row", b="row", align=16)))
+    # tensor-descriptor loads feeding tl.dot in a K loop: pipelined through cp.async rings, and
+    # for sm_90 on wgmma (built for sm_90a); N and K multiples of 16 (the signature's ':16')
+    for flags in [[], ["--arch", "sm_90"]]:
+        cases.append(Case("tensor_desc/matmul/fp16/64x64x32" + ("/sm_90" if flags else ""),
+                          "tests/golden/desc_matmul.py", "desc_matmul_kernel",
+                          "*fp16:16, *fp16:16, *fp16:16, i32, i32:16, i32:16, i32:16, i32:16, i32:16, 64, 64, 32",
+                          extra_flags=flags, grid="cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)", driver="matmul",
+                          dtype="fp16", sizes=[(3, 16, 32, "rand"), (1, 16, 16, "ints"), (1000, 1008, 1024, "rand"),
+                                               (333, 512, 80, "ints"), (129, 256, 4096, "rand")],
+                          feature="dot", opts=dict(a="row", b="row", align=16)))
     shapes = [(1, 1), (3, 17), (1000, 300), (64, 64), (781, 1029)]
     for block, warps in [(64, 4), (128, 8)]:
         cases.append(Case(f"transpose/fp32/B{block}/w{warps}", "examples/transpose.py", "transpose_kernel",
@@ -540,6 +561,12 @@ def bmm3d_cases():
         _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (64, 64, 32), 4),
         _bmm3d("int8-acc", ka, ["i8", "i8", "i32"], 2, (32, 16, 32), 4, align=1),
         _bmm3d("fp8e4nv", k, ["fp8e4nv", "fp8e4nv", "fp32"], 2, (64, 64, 32), 4, flags=["--arch", "sm_90"]),
+        # warps along the batch (as Triton's warpsPerTileV2): one warp per batch, two batches
+        # per warp in registers, and warps beyond the batch splitting M and N
+        _bmm3d("fp16", k, ["fp16", "fp16", "fp32"], 4, (64, 64, 32), 4),
+        _bmm3d("fp16", k, ["fp16"] * 3, 4, (64, 64, 32), 4, k16=True),
+        _bmm3d("bf16-acc", ka, ["bf16"] * 3, 8, (32, 32, 16), 4),
+        _bmm3d("tf32", k, ["fp32"] * 3, 2, (64, 64, 16), 8, consts=["'tf32'"]),
         # two chained 3-D dots with a softmax between them (reductions and elementwise ops on
         # the batched accumulator, which feeds the second dot in registers)
         _bmm3d_attn("fp16", 2, 64, 64, 32, 4),
