@@ -40,12 +40,13 @@ static void pass_simplify(Pipeline *p)
 
 static void pass_axisinfo(Pipeline *p) { tir_axisinfo(p->ctx, p->f); }
 
-/* Layouts, the cp.async pipeline of dot loops, its tidy-up, shared memory, the
- * limits a block must fit, and what the kernel uses. */
+/* Layouts, the cp.async pipeline of dot loops, loop-invariant dot operands, the tidy-up,
+ * shared memory, the limits a block must fit, and what the kernel uses. */
 static void pass_layouts(Pipeline *p)
 {
     tir_layouts(p->ctx, p->f);
     tir_pipeline(p->ctx, p->f);
+    tir_dot_reload(p->ctx, p->f);
     tir_tidy(p->ctx, p->f);
     tir_smem(p->ctx, p->f);
     tir_check_limits(p->ctx, p->f, &p->opt->lower);

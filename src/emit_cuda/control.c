@@ -220,6 +220,7 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_FLIP: emit_convert(E, op); break; /* across threads (else folded: shape.c) */
     case OP_GATHER: emit_gather(E, op); break;
     case OP_LOCAL_LOAD: emit_local_load(E, op); break;
+    case OP_LOCAL_ALLOC: emit_local_alloc(E, op); break;
     case OP_ASYNC_COPY: emit_async_copy(E, op); break;
     case OP_ASYNC_COMMIT: line(E, "tilec::cp_async_commit();"); break;
     case OP_ASYNC_WAIT:
