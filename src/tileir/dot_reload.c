@@ -29,6 +29,9 @@
  * loop) every warp must be done with the buffer before its bytes are
  * written again: the barrier after the loop does it, the pipeline's drain
  * where there is one (tir_smem keeps the buffer live until then).
+ *
+ * TILEC_DOT_RELOAD=0 in the environment keeps such operands in registers
+ * (docs/CLI.md: a tuning knob, read by the driver).
  */
 #include "tir.h"
 
@@ -144,9 +147,9 @@ static void reload_block(Reload *R, Block *b)
     }
 }
 
-void tir_dot_reload(Ctx *ctx, TirFunc *f)
+void tir_dot_reload(Ctx *ctx, TirFunc *f, bool enabled)
 {
-    if (!f->uses_dot)
+    if (!f->uses_dot || !enabled)
         return;
     Reload R = {.a = &ctx->arena, .f = f};
     R.nuses = NEW_ARRAY(R.a, int, (size_t)f->nvalues + 1);

@@ -674,8 +674,8 @@ void tir_axisinfo(Ctx *ctx, TirFunc *f);
 void tir_layouts(Ctx *ctx, TirFunc *f);
 void tir_pipeline(Ctx *ctx, TirFunc *f);       /* dot.c: cp.async ring for the K loops of dots */
 /* dot_reload.c: a dot operand made before its dot's loop kept in shared memory and read
- * there in each iteration, as Triton does */
-void tir_dot_reload(Ctx *ctx, TirFunc *f);
+ * there in each iteration, as Triton does (enabled: false keeps it in registers) */
+void tir_dot_reload(Ctx *ctx, TirFunc *f, bool enabled);
 /* after tir_smem and tir_check_limits, the last: notes the types, printf and flushed
  * math the kernel uses (f->uses_*), so that the emitter only reads the IR */
 void tir_summarize(Ctx *ctx, TirFunc *f);

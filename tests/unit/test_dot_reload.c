@@ -1,7 +1,8 @@
 /* test_dot_reload.c — tir_dot_reload (src/tileir/dot_reload.c): a tl.dot operand
  * made before the loop of its dot is written to shared memory there (local_alloc)
  * and read in the loop (local_load), as Triton's ReorderInstructions sinks it; the
- * buffer's bytes are kept apart from the loop's until a barrier after the loop. */
+ * buffer's bytes are kept apart from the loop's until a barrier after the loop;
+ * TILEC_DOT_RELOAD=0 keeps the operand in registers. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,20 @@ Test(dot_reload, barrier_after_a_loop_without_drain, .fini = reset)
     const Op *loop = holder_in(fn->body, allocs[0]->buf);
     cr_assert_eq(find_ops(fn->body, OP_BARRIER, bars, 4), 1);
     cr_expect_eq(next_op(loop), bars[0]);
+}
+
+/* TILEC_DOT_RELOAD=0: the operand is converted before the loop, in registers. */
+Test(dot_reload, knob_keeps_registers, .fini = reset)
+{
+    setenv("TILEC_DOT_RELOAD", "0", 1);
+    translate(attn_src, ATTN_SIG, 3, EMIT_TILEIR);
+    unsetenv("TILEC_DOT_RELOAD");
+    const Op *allocs[4], *cvts[8];
+    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 0);
+    int n = find_ops(fn->body, OP_CONVERT, cvts, 8), staged_outside = 0;
+    for (int i = 0; i < n; i++)
+        staged_outside += cvts[i]->parent == fn->body && is_dot_stage(cvts[i]);
+    cr_expect_eq(staged_outside, 1, "q's conversion to operand A, before the loop");
 }
 
 /* A matmul's operands are made in the loop of their dot: nothing to do. */
