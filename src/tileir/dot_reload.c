@@ -30,6 +30,12 @@
  * written again: the barrier after the loop does it, the pipeline's drain
  * where there is one (tir_smem keeps the buffer live until then).
  *
+ * The buffer lives through the loop with the loop's pipeline rings.  Where
+ * the two would not fit in a block's shared memory the operand stays in
+ * registers, as before: a kernel that translated still does (Triton, whose
+ * attention rings have a slot fewer, would report that it is out of shared
+ * memory instead).
+ *
  * TILEC_DOT_RELOAD=0 in the environment keeps such operands in registers
  * (docs/CLI.md: a tuning knob, read by the driver).
  */
@@ -84,6 +90,23 @@ static Op *reloading_dot(const Reload *R, const Op *c)
     return enclosing_for(d) != enclosing_for(c) ? d : NULL;
 }
 
+/* Shared bytes the staged operands read inside op hold for all of it: the
+ * pipeline rings and the buffers of operands already reloaded there. */
+static int bytes_read_in(const Op *op)
+{
+    int n = 0;
+    for (int r = 0; r < op->nregions; r++) {
+        const Block *b = op->regions[r];
+        for (int i = 0; i < b->ops.len; i++) {
+            const Op *o = b->ops.data[i];
+            if (o->kind == OP_LOCAL_LOAD && o->stage)
+                n += dot_stage_slot_bytes(o->stage) * o->stage->nslots;
+            n += bytes_read_in(o);
+        }
+    }
+    return n;
+}
+
 static void insert_at(Arena *a, Block *b, int at, Op *op)
 {
     op->parent = b;
@@ -101,14 +124,15 @@ static int index_in(const Block *b, const Op *op)
     BUG("op %s is not in its parent block", op_name(op->kind));
 }
 
-/* Convert c (op i of b) into a local_alloc there and a local_load before dot d. */
-static void split(Reload *R, Block *b, int i, Op *c, Op *d)
+/* Convert c (op i of b) into a local_alloc there, storing as s, and a
+ * local_load before dot d. */
+static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
 {
     Value *r = c->results[0];
     Op *alloc = tir_op_new(R->a, R->f, OP_LOCAL_ALLOC, 1, &c->args[0], 0, NULL);
     alloc->stmt = c->stmt;
     alloc->loc = c->loc;
-    alloc->stage = dot_stage_for(R->a, c->args[0], r->layout, 1);
+    alloc->stage = s;
     alloc->parent = b;
     b->ops.data[i] = alloc;
 
@@ -142,8 +166,12 @@ static void reload_block(Reload *R, Block *b)
         for (int r = 0; r < op->nregions; r++)
             reload_block(R, op->regions[r]);
         Op *d = reloading_dot(R, op);
-        if (d)
-            split(R, b, i, op, d);
+        if (!d)
+            continue;
+        DotStage *s = dot_stage_for(R->a, op->args[0], op->results[0]->layout, 1);
+        /* the buffer must fit in shared memory next to what the loop reads */
+        if (bytes_read_in(holder_in(b, d)) + dot_stage_slot_bytes(s) <= tir_smem_limit(R->f->arch))
+            split(R, b, i, op, d, s);
     }
 }
 

@@ -26,7 +26,7 @@
 #define SM_BLOCKS 32                     /* resident blocks per SM */
 
 /* Opt-in shared memory per block: sm_80 (A100) 163 KB, sm_90 (H100) 227 KB. */
-static int smem_limit(int arch) { return arch >= 90 ? 227 * 1024 : 163 * 1024; }
+int tir_smem_limit(int arch) { return arch >= 90 ? 227 * 1024 : 163 * 1024; }
 
 typedef struct Worst {
     const Value *v;
@@ -199,10 +199,10 @@ void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt)
                      "a thread can have: ptxas may spill to local memory (--report shows whether it does); "
                      "a smaller block or more warps avoids it",
                      type_str(&ctx->arena, w[1].v->type), w[1].regs, threads, TIR_SPILL_REGS);
-    if (f->smem_bytes > smem_limit(arch))
+    if (f->smem_bytes > tir_smem_limit(arch))
         diag_error(ctx, smem_op ? smem_op->loc : f->loc,
                    "the kernel needs %d bytes of shared memory, %d of them for this %s, but a block on "
                    "sm_%d can have at most %d (%d KB): use a smaller block",
                    f->smem_bytes, smem_op ? smem_op->smem_bytes : f->smem_bytes,
-                   smem_op ? op_name(smem_op->kind) : "kernel", arch, smem_limit(arch), smem_limit(arch) / 1024);
+                   smem_op ? op_name(smem_op->kind) : "kernel", arch, tir_smem_limit(arch), tir_smem_limit(arch) / 1024);
 }

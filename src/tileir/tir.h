@@ -814,6 +814,7 @@ void tir_smem(Ctx *ctx, TirFunc *f);
  * block can hold on `arch` (limits.c): errors and a spill warning. */
 void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt);
 int tir_min_blocks_regs(const TirFunc *f); /* registers per thread __launch_bounds__ leaves (min_blocks > 0) */
+int tir_smem_limit(int arch);                 /* shared memory a block may opt in to on sm_<arch> */
 int smem_elem_bytes(Type t);          /* bytes of one element in shared memory (bool: 1) */
 int smem_row_major(const int *shape, int rank, const int *coord);
 int smem_padded(int lin, int pad_log2, int pad);

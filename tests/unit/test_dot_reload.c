@@ -23,7 +23,7 @@ static void reset(void)
     sb_free(&out);
 }
 
-static void translate(const char *source, const char *sig, int num_stages, EmitKind emit)
+static void translate_on(const char *source, const char *sig, int num_warps, int num_stages, int arch, EmitKind emit)
 {
     src = (Source){"t.py", source, strlen(source)};
     memset(&ctx, 0, sizeof ctx);
@@ -32,11 +32,17 @@ static void translate(const char *source, const char *sig, int num_stages, EmitK
     TranslateOptions opt = {0};
     const char *err = NULL;
     cr_assert(tilec_parse_signature(&ctx.arena, sig, &opt.lower, &err), "bad signature: %s", err);
-    opt.lower.num_warps = 4;
+    opt.lower.num_warps = num_warps;
     opt.lower.num_stages = num_stages;
+    opt.lower.arch = arch;
     opt.emit = emit;
     opt.result = &fn;
     cr_assert_eq(tilec_translate(&ctx, &opt, &out), 0, "%s", ctx.log.data ? ctx.log.data : "");
+}
+
+static void translate(const char *source, const char *sig, int num_stages, EmitKind emit)
+{
+    translate_on(source, sig, 4, num_stages, 0, emit);
 }
 
 static const char *out_text(void) { return out.data ? out.data : ""; }
@@ -232,4 +238,34 @@ Test(dot_reload, inner_loop_of_an_outer_one, .fini = reset)
     cr_assert_eq(inner->kind, OP_FOR);
     cr_assert_eq(find_ops(fn->body, OP_BARRIER, bars, 4), 1);
     cr_expect_eq(next_op(inner), bars[0], "every warp done with a before the next outer iteration writes it");
+}
+
+/* q 128x256 fp16 (64 KB) next to k and v rings of 2 x 32 KB each (128 KB): more
+ * than an sm_80 block's 163 KB, so q stays in registers there; sm_90's 227 KB
+ * hold both. */
+static const char *wide_src =
+    KERNEL_HEAD
+    "def k(q_ptr, k_ptr, v_ptr, o_ptr, N):\n"
+    "    rows = tl.arange(0, 128)\n"
+    "    keys = tl.arange(0, 64)\n"
+    "    cols = tl.arange(0, 256)\n"
+    "    q = tl.load(q_ptr + rows[:, None] * 256 + cols[None, :])\n"
+    "    acc = tl.zeros([128, 256], dtype=tl.float32)\n"
+    "    for n in range(0, N, 64):\n"
+    "        kt = tl.load(k_ptr + (n + keys)[None, :] * 256 + cols[:, None])\n"
+    "        p = tl.exp(tl.dot(q, kt))\n"
+    "        v = tl.load(v_ptr + (n + keys)[:, None] * 256 + cols[None, :])\n"
+    "        acc += tl.dot(p.to(tl.float16), v)\n"
+    "    tl.store(o_ptr + rows[:, None] * 256 + cols[None, :], acc)\n";
+
+Test(dot_reload, only_where_shared_memory_holds_it, .fini = reset)
+{
+    const Op *allocs[4];
+    translate_on(wide_src, ATTN_SIG, 8, 2, 80, EMIT_TILEIR);
+    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 0, "sm_80: %d bytes of rings", fn->smem_bytes);
+    cr_expect_leq(fn->smem_bytes, 163 * 1024);
+    reset();
+    translate_on(wide_src, ATTN_SIG, 8, 2, 90, EMIT_TILEIR);
+    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 1);
+    cr_expect_gt(fn->smem_bytes, 163 * 1024);
 }
