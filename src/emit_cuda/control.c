@@ -201,7 +201,13 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_WHILE: emit_while(E, op); E->last_stmt = NULL; break;
     case OP_IF: emit_if(E, op); E->last_stmt = NULL; break;
     case OP_RETURN: line(E, "return;"); break;
-    case OP_BARRIER: line(E, "__syncthreads();"); break;
+    case OP_BARRIER:
+        if (op->buf) /* after the loop that read a loop-invariant dot operand (dot_reload.c) */
+            line(E, "__syncthreads();  // every warp is done with %s before its bytes are written again",
+                 stage_helper(E, op->buf));
+        else
+            line(E, "__syncthreads();");
+        break;
     case OP_REDUCE:
         if (op->reduce.kind == RED_COMBINE)
             emit_reduce_combine(E, op);

@@ -156,6 +156,7 @@ static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
     Op *bar = tir_op_new(R->a, R->f, OP_BARRIER, 0, NULL, 0, NULL);
     bar->stmt = loop->stmt;
     bar->loc = loop->loc;
+    bar->buf = alloc;
     insert_at(R->a, b, at, bar);
 }
 

@@ -474,7 +474,8 @@ struct Op {
     bool smem_keep_sync;  /* a barrier after the reads (see tir_smem) */
     DotStage *stage;      /* dot operand staging (convert to dotop, local_load, async_copy) */
     Op *buf;              /* async_copy: the local_load whose buffer it fills; local_alloc: the
-                             local_load that reads its buffer, and that local_load: the local_alloc */
+                             local_load that reads its buffer, and that local_load: the local_alloc;
+                             a debug_barrier of dot_reload.c: the local_alloc whose buffer it frees */
     /* The attributes of the op's kind (OP_LIST says which); last, so that
      * tir_op_copy_attrs copies them as Op's tail. */
     union {
