@@ -8,16 +8,21 @@
  * it is made, its fragments would sit in registers for the whole loop (at
  * 128x64 fp16 over 4 warps, 32 per thread next to the 64 of the accumulator
  * and the 64 of the scores), and ptxas, short of registers, serialises the
- * loop's mma.sync.  Triton keeps such an operand in shared memory instead:
- * ReduceDataDuplication turns the conversion into a local_alloc (the tile
- * written to its swizzled buffer) and a local_load (ldmatrix into the
- * fragments), and ReorderInstructions ("sink conversions into loops when
- * they will increase register pressure") moves every local_load, or
- * conversion, to a dot operand layout whose one user lies in another scf.for
- * than its own into that loop, just before the user.  There is no threshold
- * of registers: the rule is the shape of the program alone, and the local_alloc
- * stays where the value is made (TritonLICM had hoisted the conversion out of
- * the loop before).  The same here:
+ * loop's mma.sync.  Triton keeps such an operand in shared memory instead.
+ * In Triton 3.6's passes (seen in its MLIR_ENABLE_DUMP output for
+ * attn_fwd): AccelerateMatmul puts q's convert_layout to the dot operand
+ * layout next to the dot, in the loop; TritonLICM hoists it out; late,
+ * ReduceDataDuplication turns it into a local_alloc (the tile written to its
+ * swizzled buffer) and a local_load (ldmatrix into the fragments), both
+ * still before the loop; then ReorderInstructions
+ * (lib/Dialect/TritonGPU/Transforms/ReorderInstructions.cpp: "sink
+ * conversions into loops when they will increase register pressure", its
+ * willIncreaseRegisterPressure being true of every local_load and of every
+ * convert_layout into a dot operand layout) moves each such op that has one
+ * user, whose enclosing scf.for is not the op's own, to just before that
+ * user, in the loop.  So the conversion is not left hoisted: only the
+ * local_alloc stays where the value is made.  There is no threshold of
+ * registers: the rule is the shape of the program alone.  The same here:
  *
  *   a conversion into a dot operand layout through shared memory (not one
  *   that only packs registers: dot_operand_in_registers), used once, by an
