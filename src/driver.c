@@ -1,6 +1,7 @@
 /* driver.c — the translate function: the passes of PASS_LIST (driver.h), one function each. */
 #include "driver.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "emit_cuda/emit.h"
@@ -40,12 +41,21 @@ static void pass_simplify(Pipeline *p)
 
 static void pass_axisinfo(Pipeline *p) { tir_axisinfo(p->ctx, p->f); }
 
-/* Layouts, the cp.async pipeline of dot loops, its tidy-up, shared memory, the
- * limits a block must fit, and what the kernel uses. */
+/* TILEC_DOT_RELOAD=0 keeps loop-invariant dot operands in registers instead of reading
+ * them from shared memory in their loop (tir_dot_reload): a tuning knob (docs/CLI.md). */
+static bool dot_reload_enabled(void)
+{
+    const char *v = getenv("TILEC_DOT_RELOAD");
+    return !v || strcmp(v, "0") != 0;
+}
+
+/* Layouts, the cp.async pipeline of dot loops, loop-invariant dot operands, the tidy-up,
+ * shared memory, the limits a block must fit, and what the kernel uses. */
 static void pass_layouts(Pipeline *p)
 {
     tir_layouts(p->ctx, p->f);
     tir_pipeline(p->ctx, p->f);
+    tir_dot_reload(p->ctx, p->f, dot_reload_enabled());
     tir_tidy(p->ctx, p->f);
     tir_smem(p->ctx, p->f);
     tir_check_limits(p->ctx, p->f, &p->opt->lower);

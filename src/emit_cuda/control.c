@@ -210,7 +210,13 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_WHILE: emit_while(E, op); E->last_stmt = NULL; break;
     case OP_IF: emit_if(E, op); E->last_stmt = NULL; break;
     case OP_RETURN: line(E, "return;"); break;
-    case OP_BARRIER: line(E, "__syncthreads();"); break;
+    case OP_BARRIER:
+        if (op->buf) /* after the loop that read a loop-invariant dot operand (dot_reload.c) */
+            line(E, "__syncthreads();  // every warp is done with %s before its bytes are written again",
+                 stage_helper(E, op->buf));
+        else
+            line(E, "__syncthreads();");
+        break;
     case OP_REDUCE:
         if (op->reduce.kind == RED_COMBINE)
             emit_reduce_combine(E, op);
@@ -229,6 +235,7 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_FLIP: emit_convert(E, op); break; /* across threads (else folded: shape.c) */
     case OP_GATHER: emit_gather(E, op); break;
     case OP_LOCAL_LOAD: emit_local_load(E, op); break;
+    case OP_LOCAL_ALLOC: emit_local_alloc(E, op); break;
     case OP_ASYNC_COPY: emit_async_copy(E, op); break;
     case OP_ASYNC_COMMIT: line(E, "tilec::cp_async_commit();"); break;
     case OP_ASYNC_WAIT:

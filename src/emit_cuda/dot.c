@@ -64,9 +64,10 @@ void dot_init_result(Emitter *E, const Op *op)
         fill(E, name, r, value_elem, acc);
 }
 
-/* A pipelined operand read by its dot only: its fragments are loaded inside
- * the dot's K loop, one K step at a time, so that only the registers (and
- * the addresses) of the current step are live. */
+/* A staged operand (a pipeline ring, or a loop-invariant operand's buffer)
+ * read by its dot only: its fragments are loaded inside the dot's K loop,
+ * one K step at a time, so that only the registers (and the addresses) of
+ * the current step are live. */
 bool fused_read(Emitter *E, const Value *v)
 {
     const Op *d = v->def;
@@ -110,7 +111,7 @@ static void fused_elem_read(Emitter *E, const Op *ll, const char *fn, const char
     line(E, "%sfor (int j = 0; j < %d; ++j) {  // %d registers x %d elements", n > 1 ? "    " : "", words * kw, words, kw);
     E->indent += n > 1 ? 2 : 1;
     line(E, "const int e = %d * (%s) + j;", kw, first);
-    elem_read(E, ll, fn, fmt(E, "%s, ", value_at(E, ll->args[0], NULL, "0")), "e");
+    elem_read(E, ll, fn, stage_slot_arg(E, ll), "e");
     E->indent -= n > 1 ? 2 : 1;
     line(E, "%s}", n > 1 ? "    " : "");
 }
@@ -149,7 +150,7 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
     }
     if (fa) {
         const Op *ll = op->args[0]->def;
-        const char *slot = fmt(E, "%s, ", value_at(E, ll->args[0], NULL, "0"));
+        const char *slot = stage_slot_arg(E, ll);
         line(E, "#pragma unroll");
         line(E, "for (int mi = 0; mi < %d; ++mi)", nm);
         E->indent++;
@@ -158,7 +159,7 @@ static void emit_mma_loop(Emitter *E, const Op *op, const char *fn, const char *
     }
     if (fb) {
         const Op *ll = op->args[1]->def;
-        const char *slot = fmt(E, "%s, ", value_at(E, ll->args[0], NULL, "0"));
+        const char *slot = stage_slot_arg(E, ll);
         if (nn >= 2) {
             line(E, "#pragma unroll");
             line(E, "for (int np = 0; np < %d; ++np)  // two 8-column tiles per ldmatrix.x4", nn / 2);

@@ -172,10 +172,12 @@ void elem_read(Emitter *E, const Op *op, const char *fn, const char *slot, const
 void emit_stage_convert(Emitter *E, const Op *op);
 void emit_register_fragments(Emitter *E, const Op *op);
 void emit_local_load(Emitter *E, const Op *op);
+void emit_local_alloc(Emitter *E, const Op *op);  /* a loop-invariant operand, staged before its loop */
+const char *stage_slot_arg(Emitter *E, const Op *ll); /* "slot, " of a ring's local_load, else "" */
 void emit_async_copy(Emitter *E, const Op *op);
 
 /* dot.c: tl.dot */
-bool fused_read(Emitter *E, const Value *v); /* a pipelined operand read in its dot's K loop */
+bool fused_read(Emitter *E, const Value *v); /* a staged operand read in its dot's K loop */
 void emit_dot(Emitter *E, const Op *op);
 void dot_init_result(Emitter *E, const Op *op); /* the result declared, the accumulator copied in where it is another variable */
 /* wgmma.c: a dot marked dot.wgmma, with `fallback` (mma.sync) in the #else */

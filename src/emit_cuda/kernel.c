@@ -71,6 +71,7 @@ static void describe_smem(Emitter *E, const Block *b)
                       op->flip.axis, smem_storage(E, op, "\n//       "), smem_verdict(E, op));
             break;
         case OP_LOCAL_LOAD:
+        case OP_LOCAL_ALLOC:
         case OP_CONVERT:
             if (op->stage) {
                 const DotStage *st = op->stage;
@@ -81,12 +82,14 @@ static void describe_smem(Emitter *E, const Block *b)
                     : smem_swizzle_none(st->swz) ? "not swizzled"
                     : fmt(E, "swizzled (vec %d, perPhase %d, maxPhase %d)", st->swz.vec, st->swz.per_phase,
                           st->swz.max_phase);
-                sb_printf(E->out, "operand %c of tl.dot, %s%d x %d %s%s, %s, read %s\n", st->op_idx ? 'B' : 'A',
+                sb_printf(E->out, "operand %c of tl.dot, %s%d x %d %s%s, %s, %sread %s%s\n", st->op_idx ? 'B' : 'A',
                           st->batch > 1 ? fmt(E, "%d batches (one tile after another) of ", st->batch) : "", st->rows,
                           st->cols, dtype_name(st->dtype), st->nslots > 1 ? fmt(E, " in %d pipeline slots", st->nslots) : "",
-                          storage, st->ldmatrix ? fmt(E, "%swith ldmatrix%s", st->nvmma ? "by wgmma (sm_90a) or " : "",
-                                                      st->trans ? ".trans" : "")
-                                                : "element by element");
+                          storage, op->kind == OP_LOCAL_ALLOC ? "written before its loop, " : "",
+                          st->ldmatrix ? fmt(E, "%swith ldmatrix%s", st->nvmma ? "by wgmma (sm_90a) or " : "",
+                                             st->trans ? ".trans" : "")
+                                       : "element by element",
+                          op->kind == OP_LOCAL_ALLOC ? " in every iteration" : "");
                 break;
             }
             sb_printf(E->out, "the tile changing layout (L%d -> L%d), %s;\n//       %s\n",

@@ -43,6 +43,8 @@ static void stage_helper_nvmma(Emitter *E, const Op *op, const char *fn)
  * stageN(smem, [slot,] row, col) -> the element's address. */
 const char *stage_helper(Emitter *E, const Op *op)
 {
+    if (op->kind == OP_LOCAL_LOAD && op->buf) /* the buffer of its local_alloc */
+        op = op->buf;
     for (int i = 0; i < E->stage_ops.len; i++)
         if (E->stage_ops.data[i] == op)
             return E->stage_fns.data[i];
@@ -52,7 +54,7 @@ const char *stage_helper(Emitter *E, const Op *op)
     vec_push(E->a, &E->stage_fns, fn);
     StrBuf *h = &E->helpers;
     const char *dims[2][2] = {{"M", "K"}, {"K", "N"}};
-    const Type t = op->results[0]->type;
+    const Type t = op->nres ? op->results[0]->type : op->args[0]->type;
     const char *T = stage_ctype(s->dtype);
     int o = t.rank - 2;
     sb_printf(h, "// %s: operand %c of a tl.dot (%s%dx%d %s, %s%s x %s), staged in shared memory for the tensor cores\n",
@@ -81,7 +83,8 @@ const char *stage_helper(Emitter *E, const Op *op)
         sb_printf(h, "// %d slots of %d bytes, one per pipeline stage, at byte %d of the arena.\n", s->nslots,
                   dot_stage_slot_bytes(s), op->smem_offset);
     else
-        sb_printf(h, "// %d bytes at byte %d of the arena.\n", dot_stage_slot_bytes(s), op->smem_offset);
+        sb_printf(h, "// %d bytes at byte %d of the arena%s.\n", dot_stage_slot_bytes(s), op->smem_offset,
+                  op->kind == OP_LOCAL_ALLOC ? ", written once before the loop of its tl.dot and read in every iteration" : "");
     sb_printf(h, "static __device__ __forceinline__ %s *%s(unsigned char *smem, %sint row, int col)\n{\n", T, fn,
               s->nslots > 1 ? "int slot, " : "");
     const char *in_row = s->swz.max_phase > 1 ? fmt(E, "tilec::swizzle<%d, %d, %d>(row, col)", s->swz.vec,
@@ -227,19 +230,12 @@ static void stage_read(Emitter *E, const Op *op, const char *fn, const char *slo
         E->indent--;
 }
 
-/* A convert into a dot operand layout: the tile goes to its swizzled staging
- * buffer (vector stores where the source holds consecutive elements), then
- * every warp reads its fragments. */
-void emit_stage_convert(Emitter *E, const Op *op)
+/* The tile x = op->args[0] into its swizzled staging buffer: vector stores
+ * where the source holds consecutive elements. */
+static void stage_write(Emitter *E, const Op *op, const char *fn)
 {
     const DotStage *s = op->stage;
-    const Value *x = op->args[0], *r = op->results[0];
-    const char *fn = stage_helper(E, op);
-    line(E, "uint32_t %s[%d];  // [%s] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
-         frag_words(r), dims_text(E, r->type), dtype_name(s->dtype), r->layout->id, s->op_idx ? 'B' : 'A',
-         r->layout->kwidth);
-    line(E, "{  // L%d -> L%d through shared memory (%s)", x->layout->id, r->layout->id, fn);
-    E->indent++;
+    const Value *x = op->args[0];
     LayoutMap sm;
     value_map(x, &sm);
     int cd = x->type.rank - 2 + s->contig_dim;
@@ -264,11 +260,50 @@ void emit_stage_convert(Emitter *E, const Op *op)
     else
         line(E, "*%s = %s;", at, value_at(E, x, NULL, e));
     elem_loop_close(E, n, vec);
+}
+
+/* A convert into a dot operand layout: the tile goes to its staging buffer,
+ * then every warp reads its fragments. */
+void emit_stage_convert(Emitter *E, const Op *op)
+{
+    const DotStage *s = op->stage;
+    const Value *x = op->args[0], *r = op->results[0];
+    const char *fn = stage_helper(E, op);
+    line(E, "uint32_t %s[%d];  // [%s] %s, L%d: operand %c fragments, %d elements per register", vname(E, r),
+         frag_words(r), dims_text(E, r->type), dtype_name(s->dtype), r->layout->id, s->op_idx ? 'B' : 'A',
+         r->layout->kwidth);
+    line(E, "{  // L%d -> L%d through shared memory (%s)", x->layout->id, r->layout->id, fn);
+    E->indent++;
+    stage_write(E, op, fn);
     line(E, "__syncthreads();");
     stage_read(E, op, fn, "");
     trailing_sync(E, op);
     E->indent--;
     line(E, "}");
+}
+
+/* A loop-invariant dot operand (dot_reload.c): the tile goes to its staging
+ * buffer once, before the loop, whose tl.dot reads the fragments there. */
+void emit_local_alloc(Emitter *E, const Op *op)
+{
+    const Value *x = op->args[0];
+    const char *fn = stage_helper(E, op);
+    line(E, "// %s (L%d) to %s, once: the tl.dot in the loop below reads its fragments there in every iteration",
+         vname(E, x), x->layout->id, fn);
+    stage_write(E, op, fn);
+    line(E, "__syncthreads();");
+}
+
+/* "slot, " for a ring's address helper; "" for a buffer of one slot. */
+const char *stage_slot_arg(Emitter *E, const Op *ll)
+{
+    return ll->nargs ? fmt(E, "%s, ", value_at(E, ll->args[0], NULL, "0")) : "";
+}
+
+/* "slot read_slot of stage1", "stage0": where a local_load reads, for comments. */
+static const char *stage_where(Emitter *E, const Op *ll, const char *fn)
+{
+    return ll->nargs ? fmt(E, "slot %s of %s", value_at(E, ll->args[0], NULL, "0"), fn) : fn;
 }
 
 /* A dot operand whose fragments this thread already holds (dot_operand_in_registers):
@@ -314,24 +349,25 @@ void emit_register_fragments(Emitter *E, const Op *op)
     elem_loop_close(E, nregs(r), kw);
 }
 
-/* A pipelined operand: its fragments from the ring slot of this iteration. */
+/* A pipelined operand: its fragments from the ring slot of this iteration; a
+ * loop-invariant one: from the buffer its local_alloc wrote before the loop. */
 void emit_local_load(Emitter *E, const Op *op)
 {
     const Value *r = op->results[0];
     const char *fn = stage_helper(E, op);
+    const char *where = stage_where(E, op, fn);
     if (fused_read(E, r) && info(E, r)->user->dot.wgmma) { /* declared in the dot's mma.sync #else */
-        line(E, "// operand %c in slot %s of %s, read by the tl.dot below", op->stage->op_idx ? 'B' : 'A',
-             value_at(E, op->args[0], NULL, "0"), fn);
+        line(E, "// operand %c in %s, read by the tl.dot below", op->stage->op_idx ? 'B' : 'A', where);
         return;
     }
     emit_fragment_decl(E, op);
     if (fused_read(E, r)) {
-        line(E, "// read from slot %s of %s one K step at a time, in the tl.dot below", value_at(E, op->args[0], NULL, "0"), fn);
+        line(E, "// read from %s one K step at a time, in the tl.dot below", where);
         return;
     }
-    line(E, "{  // from slot %s of %s", value_at(E, op->args[0], NULL, "0"), fn);
+    line(E, "{  // from %s", where);
     E->indent++;
-    stage_read(E, op, fn, fmt(E, "%s, ", value_at(E, op->args[0], NULL, "0")));
+    stage_read(E, op, fn, stage_slot_arg(E, op));
     E->indent--;
     line(E, "}");
 }

@@ -359,7 +359,11 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
             else
                 plan_convert(a, op);
             break;
-        case OP_LOCAL_LOAD: dot_plan_stage(a, op); break;
+        case OP_LOCAL_LOAD:
+            if (!op->buf) /* a ring; else the local_alloc's buffer */
+                dot_plan_stage(a, op);
+            break;
+        case OP_LOCAL_ALLOC: op->smem_bytes = dot_stage_slot_bytes(op->stage); break;
         case OP_GATHER: /* the whole source, row-major: any thread may read any element */
             op->smem_bytes = type_numel(op->args[0]->type) * smem_elem_bytes(op->args[0]->type);
             break;
@@ -453,6 +457,22 @@ void tir_smem(Ctx *ctx, TirFunc *f)
             for (const Op *o = ex.data[j].op; o; o = o->parent ? o->parent->parent : NULL)
                 if (o == loop) {
                     e->first = j < e->first ? j : e->first;
+                    e->last = j > e->last ? j : e->last;
+                    break;
+                }
+    }
+    /* a loop-invariant dot operand (local_alloc, dot_reload.c) is read in every
+     * iteration of the loop after it: live until that loop ends, where a barrier frees it */
+    for (int i = 0; i < ex.len; i++) {
+        Exchange *e = &ex.data[i];
+        if (e->op->kind != OP_LOCAL_ALLOC)
+            continue;
+        const Op *holder = e->op->buf;
+        while (holder->parent != e->op->parent)
+            holder = holder->parent->parent;
+        for (int j = i + 1; j < ex.len; j++)
+            for (const Op *o = ex.data[j].op; o; o = o->parent ? o->parent->parent : NULL)
+                if (o == holder) {
                     e->last = j > e->last ? j : e->last;
                     break;
                 }

@@ -570,6 +570,10 @@ static bool attrs_ok(const Op *op)
         return op->gather.axis >= 0 && op->gather.axis < rank && op->args[1]->type.rank == rank &&
                type_eq(op->results[0]->type, type_tensor(type_elem(op->args[0]->type), rank, op->args[1]->type.shape));
     case OP_ASYNC_WAIT: return op->async_wait.pending >= 0;
+    case OP_LOCAL_LOAD:
+        return op->nres == 1 && op->stage &&
+               (op->nargs == 1 || (!op->nargs && op->buf && op->buf->kind == OP_LOCAL_ALLOC && op->buf->buf == op));
+    case OP_LOCAL_ALLOC: return op->nargs == 1 && !op->nres && op->stage && op->buf && op->buf->kind == OP_LOCAL_LOAD;
     default: return true;
     }
 }

@@ -308,7 +308,11 @@ typedef enum Math2Fn {
     X(OP_DOT, "dot", "P")       /* a, b, acc; dot.precision */                \
     X(OP_TRANS, "trans", "P")   /* trans.perm */                              \
     X(OP_LOCAL_LOAD, "local_load", "P") /* [slot]: a dot operand from its   \
-                                   staging buffer (stage), ldmatrix */         \
+                                   staging buffer (stage), ldmatrix; with no  \
+                                   slot, the buffer of local_alloc `buf` */   \
+    X(OP_LOCAL_ALLOC, "local_alloc", "") /* x: a dot operand tile written to  \
+                                   its staging buffer (stage) before the loop \
+                                   whose local_load `buf` reads it (dot_reload.c) */\
     X(OP_ASYNC_COPY, "async_copy", "") /* ptr, pred, slot [, mask]: cp.async \
                                    of a tile into `buf`'s staging buffer;     \
                                    async_copy.transposed */                   \
@@ -469,7 +473,9 @@ struct Op {
     int smem_plain_conflicts; /* conversions: the same, row-major without swizzle or padding */
     bool smem_keep_sync;  /* a barrier after the reads (see tir_smem) */
     DotStage *stage;      /* dot operand staging (convert to dotop, local_load, async_copy) */
-    Op *buf;              /* async_copy: the local_load whose buffer it fills */
+    Op *buf;              /* async_copy: the local_load whose buffer it fills; local_alloc: the
+                             local_load that reads its buffer, and that local_load: the local_alloc;
+                             a debug_barrier of dot_reload.c: the local_alloc whose buffer it frees */
     /* The attributes of the op's kind (OP_LIST says which); last, so that
      * tir_op_copy_attrs copies them as Op's tail. */
     union {
@@ -673,6 +679,9 @@ bool tir_is_zero_splat(const Value *v);         /* a constant 0 (not -0.0), spla
 void tir_axisinfo(Ctx *ctx, TirFunc *f);
 void tir_layouts(Ctx *ctx, TirFunc *f);
 void tir_pipeline(Ctx *ctx, TirFunc *f);       /* dot.c: cp.async ring for the K loops of dots */
+/* dot_reload.c: a dot operand made before its dot's loop kept in shared memory and read
+ * there in each iteration, as Triton does (enabled: false keeps it in registers) */
+void tir_dot_reload(Ctx *ctx, TirFunc *f, bool enabled);
 /* after tir_smem and tir_check_limits, the last: notes the types, printf and flushed
  * math the kernel uses (f->uses_*), so that the emitter only reads the IR */
 void tir_summarize(Ctx *ctx, TirFunc *f);
@@ -812,6 +821,7 @@ void tir_smem(Ctx *ctx, TirFunc *f);
 void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt);
 int tir_smem_limit(int arch);  /* opt-in shared memory per block: 163 KB (sm_80), 227 KB (sm_90) */
 int tir_min_blocks_regs(const TirFunc *f); /* registers per thread __launch_bounds__ leaves (min_blocks > 0) */
+int tir_smem_limit(int arch);                 /* shared memory a block may opt in to on sm_<arch> */
 int smem_elem_bytes(Type t);          /* bytes of one element in shared memory (bool: 1) */
 int smem_row_major(const int *shape, int rank, const int *coord);
 int smem_padded(int lin, int pad_log2, int pad);

@@ -28,7 +28,7 @@
 //   CAUSAL           = True (constexpr)
 //   K_BY_COLUMNS     = False (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 49152 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 65536 bytes of shared memory (dynamic; the launcher raises the limit), grid chosen by the caller
 //
 // Registers: __launch_bounds__(128, 1) promises ptxas 1 block per SM, so a thread may use up to 255
 // registers: tilec's choice for a chain of tl.dots, whose accumulator, scores and packed operand
@@ -38,7 +38,7 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   attention.py:64  convert_layout, 16384 bytes at 0: operand A of tl.dot, 128 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
+//   attention.py:64  local_alloc, 16384 bytes at 49152: operand A of tl.dot, 128 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), written before its loop, read with ldmatrix in every iteration
 //   attention.py:64  local_load, 24576 bytes at 0: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
 //   attention.py:73  local_load, 24576 bytes at 24576: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   attention.py:76  convert_layout, 512 bytes at 16384: the tile changing layout (L4 -> L1), row-major;
@@ -452,10 +452,10 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // as 128 rows of 64 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 16384 bytes at byte 0 of the arena.
+// 16384 bytes at byte 49152 of the arena, written once before the loop of its tl.dot and read in every iteration.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, int col)
 {
-    return reinterpret_cast<__half *>(smem + 0) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
+    return reinterpret_cast<__half *>(smem + 49152) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
 // stage1: operand B of a tl.dot (64x64 fp16, K x N), staged in shared memory for the tensor cores
@@ -498,7 +498,7 @@ static __device__ __forceinline__ int cvt4_at(int row, int col)
 extern "C" __global__ void __launch_bounds__(128, 1)
 attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V, __half *__restrict__ Out, float *__restrict__ Lse, float sm_scale, int32_t stride_qz, int32_t stride_qh, int32_t stride_qm, int32_t stride_kz, int32_t stride_kh, int32_t stride_kn, int32_t stride_vz, int32_t stride_vh, int32_t stride_vn, int32_t stride_oz, int32_t stride_oh, int32_t stride_om, int32_t H, int32_t N_CTX)
 {
-    __shared__ __align__(16) unsigned char smem[49152];  // the arena (see the header)
+    extern __shared__ __align__(16) unsigned char smem[];  // the arena (dynamic, see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -559,19 +559,11 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     // attention.py:52  hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
     const int32_t hi = (((start_m + 1) * 128) < N_CTX ? ((start_m + 1) * 128) : N_CTX);
     // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
-    uint32_t q_2[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
-    {  // L0 -> L8 through shared memory (stage0)
-        #pragma unroll
-        for (int e = 0; e < 64; e += 8)
-            tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), &q[e]);
-        __syncthreads();
-        // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int ld_row = (warp << 4) + (lane & 15), ld_col = (lane >> 4) << 3;
-        #pragma unroll
-        for (int qi = 0; qi < 8; ++qi)
-            tilec::ldmatrix<4, false>(&q_2[4 * qi], stage0(smem, ld_row + ((qi >> 2) << 6), ld_col + ((qi & 3) << 4)));
-        __syncthreads();  // the buffer is free again
-    }
+    // q (L0) to stage0, once: the tl.dot in the loop below reads its fragments there in every iteration
+    #pragma unroll
+    for (int e = 0; e < 64; e += 8)
+        tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), &q[e]);
+    __syncthreads();
     // attention.py:55  for start_n in range(0, hi, BLOCK_N):
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 64);
@@ -644,15 +636,22 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
         uint32_t b_frag[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
+        uint32_t q_2[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
+        // read from stage0 one K step at a time, in the tl.dot below
         float dot[64];  // [128x64] fp32, L2
         #pragma unroll
         for (int e = 0; e < 64; ++e)
             dot[e] = 0.0f;
         // 128x64 += 128x64 @ 64x64 on tensor cores: each warp issues 2 x 8 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
+        // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int q_2_ld_row = (warp << 4) + (lane & 15), q_2_ld_col = (lane >> 4) << 3;
         // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int b_frag_ld_row = (lane & 7) + ((lane >> 4) << 3), b_frag_ld_col = ((lane >> 3) & 1) << 3;
         #pragma unroll
         for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi)
+                tilec::ldmatrix<4, false>(&q_2[4 * (k_step + 4 * mi)], stage0(smem, q_2_ld_row + (((k_step + 4 * mi) >> 2) << 6), q_2_ld_col + (((k_step + 4 * mi) & 3) << 4)));
             #pragma unroll
             for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
                 tilec::ldmatrix<4, false>(&b_frag[4 * (k_step + 4 * np)], stage1(smem, read_slot, b_frag_ld_row + (((k_step + 4 * np) >> 2) << 4), b_frag_ld_col + (((k_step + 4 * np) & 3) << 4)));
@@ -842,7 +841,11 @@ extern "C" cudaError_t attn_fwd_launch(cudaStream_t stream, unsigned grid_x, uns
     if (grid_x == 0 || grid_y == 0 || grid_z == 0)
         return cudaSuccess; // nothing to do
     const dim3 grid(grid_x, grid_y, grid_z);
-    attn_fwd<<<grid, 128, 0, stream>>>(Q, K, V, Out, Lse, sm_scale, stride_qz, stride_qh, stride_qm, stride_kz, stride_kh, stride_kn, stride_vz, stride_vh, stride_vn, stride_oz, stride_oh, stride_om, H, N_CTX);
+    // 65536 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(attn_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+    if (attr != cudaSuccess)
+        return attr;
+    attn_fwd<<<grid, 128, 65536, stream>>>(Q, K, V, Out, Lse, sm_scale, stride_qz, stride_qh, stride_qm, stride_kz, stride_kh, stride_kn, stride_vz, stride_vh, stride_vn, stride_oz, stride_oh, stride_om, H, N_CTX);
     return cudaGetLastError();
 }
 #endif

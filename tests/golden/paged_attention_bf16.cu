@@ -28,7 +28,7 @@
 //   BLOCK_Q          = 16 (constexpr)
 //   BLOCK_M          = 64 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 24576 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 40960 bytes of shared memory, grid chosen by the caller
 //
 // Registers: __launch_bounds__(128, 1) promises ptxas 1 block per SM, so a thread may use up to 255
 // registers: tilec's choice for a chain of tl.dots, whose accumulator, scores and packed operand
@@ -38,9 +38,9 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   attention.py:206  convert_layout, 16384 bytes at 0: operand A of tl.dot, 64 x 128 bf16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
-//   attention.py:206  local_load, 12288 bytes at 0: operand B of tl.dot, 16 x 128 bf16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
-//   attention.py:216  local_load, 12288 bytes at 12288: operand B of tl.dot, 16 x 128 bf16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
+//   attention.py:206  local_alloc, 16384 bytes at 0: operand A of tl.dot, 64 x 128 bf16, swizzled (vec 8, perPhase 1, maxPhase 8), written before its loop, read with ldmatrix in every iteration
+//   attention.py:206  local_load, 12288 bytes at 16384: operand B of tl.dot, 16 x 128 bf16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
+//   attention.py:216  local_load, 12288 bytes at 28672: operand B of tl.dot, 16 x 128 bf16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   attention.py:220  convert_layout, 16384 bytes at 0: the tile changing layout (L1 -> L0), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 2560 extra wavefronts without the swizzle)
@@ -447,7 +447,7 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // as 64 rows of 128 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 16384 bytes at byte 0 of the arena.
+// 16384 bytes at byte 0 of the arena, written once before the loop of its tl.dot and read in every iteration.
 static __device__ __forceinline__ __nv_bfloat16 *stage0(unsigned char *smem, int row, int col)
 {
     return reinterpret_cast<__nv_bfloat16 *>(smem + 0) + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
@@ -457,20 +457,20 @@ static __device__ __forceinline__ __nv_bfloat16 *stage0(unsigned char *smem, int
 // as 16 rows of 128 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 3 slots of 4096 bytes, one per pipeline stage, at byte 0 of the arena.
+// 3 slots of 4096 bytes, one per pipeline stage, at byte 16384 of the arena.
 static __device__ __forceinline__ __nv_bfloat16 *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<__nv_bfloat16 *>(smem + 0) + slot * 2048 + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
+    return reinterpret_cast<__nv_bfloat16 *>(smem + 16384) + slot * 2048 + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
 // stage2: operand B of a tl.dot (16x128 bf16, K x N), staged in shared memory for the tensor cores
 // as 16 rows of 128 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 3 slots of 4096 bytes, one per pipeline stage, at byte 12288 of the arena.
+// 3 slots of 4096 bytes, one per pipeline stage, at byte 28672 of the arena.
 static __device__ __forceinline__ __nv_bfloat16 *stage2(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<__nv_bfloat16 *>(smem + 12288) + slot * 2048 + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
+    return reinterpret_cast<__nv_bfloat16 *>(smem + 28672) + slot * 2048 + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
 // cvt3: a 64x128 bf16 tile changing layout (L1 -> L0) in shared memory, row-major,
@@ -486,7 +486,7 @@ static __device__ __forceinline__ int cvt3_at(int row, int col)
 extern "C" __global__ void __launch_bounds__(128, 1)
 paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_cache, __nv_bfloat16 *__restrict__ Value_cache, __nv_bfloat16 *__restrict__ Out, int32_t *__restrict__ Block_tables, int32_t *__restrict__ Seq_lens, int32_t *__restrict__ Query_start_len, float sm_scale, int32_t num_seqs, int64_t stride_qt, int64_t stride_qh, int64_t stride_kblk, int64_t stride_kslot, int64_t stride_khead, int64_t stride_vblk, int64_t stride_vslot, int64_t stride_vhead, int64_t stride_bt, int64_t stride_ot, int64_t stride_oh)
 {
-    __shared__ __align__(16) unsigned char smem[24576];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[40960];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -591,19 +591,11 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     // attention.py:201  for j in range(0, tl.cdiv(last_key, PAGE)):
     const int32_t trips = ((last_key + 16) - 1) / 16;
     // attention.py:206  qk = tl.dot(q, tl.trans(k)) * scale
-    uint32_t q_2[32];  // [64x128] bf16, L7: operand A fragments, 2 elements per register
-    {  // L0 -> L7 through shared memory (stage0)
-        #pragma unroll
-        for (int e = 0; e < 64; e += 8)
-            tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), &q[e]);
-        __syncthreads();
-        // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int ld_row = (warp << 4) + (lane & 15), ld_col = (lane >> 4) << 3;
-        #pragma unroll
-        for (int qi = 0; qi < 8; ++qi)
-            tilec::ldmatrix<4, false>(&q_2[4 * qi], stage0(smem, ld_row, ld_col + (qi << 4)));
-        __syncthreads();  // the buffer is free again
-    }
+    // q (L0) to stage0, once: the tl.dot in the loop below reads its fragments there in every iteration
+    #pragma unroll
+    for (int e = 0; e < 64; e += 8)
+        tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), &q[e]);
+    __syncthreads();
     // attention.py:201  for j in range(0, tl.cdiv(last_key, PAGE)):
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
@@ -671,15 +663,22 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         // attention.py:206  qk = tl.dot(q, tl.trans(k)) * scale
         uint32_t b_frag[32];  // [128x16] bf16, L8: operand B fragments, 2 elements per register
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
+        uint32_t q_2[32];  // [64x128] bf16, L7: operand A fragments, 2 elements per register
+        // read from stage0 one K step at a time, in the tl.dot below
         float dot[8];  // [64x16] fp32, L1
         #pragma unroll
         for (int e = 0; e < 8; ++e)
             dot[e] = 0.0f;
         // 64x16 += 64x128 @ 128x16 on tensor cores: each warp issues 1 x 2 mma.sync.m16n8k16_bf16 per K step of 16, 8 K steps
+        // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int q_2_ld_row = (warp << 4) + (lane & 15), q_2_ld_col = (lane >> 4) << 3;
         // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int b_frag_ld_row = (lane & 7) + ((lane >> 4) << 3), b_frag_ld_col = ((lane >> 3) & 1) << 3;
         #pragma unroll
         for (int k_step = 0; k_step < 8; ++k_step) {  // K steps
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi)
+                tilec::ldmatrix<4, false>(&q_2[4 * (k_step + 8 * mi)], stage0(smem, q_2_ld_row, q_2_ld_col + ((k_step + 8 * mi) << 4)));
             #pragma unroll
             for (int np = 0; np < 1; ++np)  // two 8-column tiles per ldmatrix.x4
                 tilec::ldmatrix<4, false>(&b_frag[4 * (k_step + 8 * np)], stage1(smem, read_slot, b_frag_ld_row, b_frag_ld_col + ((k_step + 8 * np) << 4)));

@@ -1045,8 +1045,9 @@ static const char *attn_src =
     "    tl.store(o_ptr + rows[:, None] * 64 + cols[None, :], acc)\n";
 
 /* Both dots put every warp on M; the row max stays in the warp (no shared
- * partials); p reaches the second dot in registers; q is staged once, before
- * the loop; the second dot accumulates into acc itself (no zeroed temporary). */
+ * partials); p reaches the second dot in registers; q is written to shared
+ * memory once, before the loop, and read there in it (test_dot_reload.c); the
+ * second dot accumulates into acc itself (no zeroed temporary). */
 Test(layout_maps, chained_dots_in_registers, .fini = reset)
 {
     cr_assert_eq(translate(attn_src, "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32", EMIT_CUDA), 0, "%s",
@@ -1056,7 +1057,7 @@ Test(layout_maps, chained_dots_in_registers, .fini = reset)
     EXPECT_NOT_OUT("partial maxs per result");
     EXPECT_OUT("in registers: each thread already holds the elements of its fragments");
     EXPECT_OUT("tilec::pack2_f16(");  // p.to(tl.float16): one packed cvt per pair
-    const char *q_stage = strstr(out_text(), "through shared memory (stage");
+    const char *q_stage = strstr(out_text(), "// q (L");
     const char *loop = strstr(out_text(), "for (int32_t n = 0;");
     cr_assert(q_stage && loop, "%s", out_text());
     cr_expect_lt(q_stage, loop, "q's operand staging should come before the loop:\n%s", out_text());

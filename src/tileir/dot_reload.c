@@ -1,0 +1,193 @@
+/*
+ * dot_reload.c — a tl.dot operand made before the loop of its dot stays in
+ * shared memory, and the dot reads its fragments there in every iteration
+ * (tir_dot_reload).
+ *
+ * Attention's q is loaded once, before the loop over blocks of keys, and is
+ * operand A of the loop's first dot.  Converted to the operand layout where
+ * it is made, its fragments would sit in registers for the whole loop (at
+ * 128x64 fp16 over 4 warps, 32 per thread next to the 64 of the accumulator
+ * and the 64 of the scores), and ptxas, short of registers, serialises the
+ * loop's mma.sync.  Triton keeps such an operand in shared memory instead.
+ * In Triton 3.6's passes (seen in its MLIR_ENABLE_DUMP output for
+ * attn_fwd): AccelerateMatmul puts q's convert_layout to the dot operand
+ * layout next to the dot, in the loop; TritonLICM hoists it out; late,
+ * ReduceDataDuplication turns it into a local_alloc (the tile written to its
+ * swizzled buffer) and a local_load (ldmatrix into the fragments), both
+ * still before the loop; then ReorderInstructions
+ * (lib/Dialect/TritonGPU/Transforms/ReorderInstructions.cpp: "sink
+ * conversions into loops when they will increase register pressure", its
+ * willIncreaseRegisterPressure being true of every local_load and of every
+ * convert_layout into a dot operand layout) moves each such op that has one
+ * user, whose enclosing scf.for is not the op's own, to just before that
+ * user, in the loop.  So the conversion is not left hoisted: only the
+ * local_alloc stays where the value is made.  There is no threshold of
+ * registers: the rule is the shape of the program alone.  The same here:
+ *
+ *   a conversion into a dot operand layout through shared memory (not one
+ *   that only packs registers: dot_operand_in_registers), used once, by an
+ *   mma.sync dot whose innermost for loop is not its own,
+ *
+ * becomes a local_alloc where it was and a local_load just before the dot,
+ * which the emitter reads one K step at a time inside the dot (fused_read),
+ * as it reads a pipelined operand.  After the op that holds the dot (the
+ * loop) every warp must be done with the buffer before its bytes are
+ * written again: the barrier after the loop does it, the pipeline's drain
+ * where there is one (tir_smem keeps the buffer live until then).
+ *
+ * The buffer lives through the loop with the loop's pipeline rings.  Where
+ * the two would not fit in a block's shared memory the operand stays in
+ * registers, as before: a kernel that translated still does (Triton, whose
+ * attention rings have a slot fewer, would report that it is out of shared
+ * memory instead).
+ *
+ * TILEC_DOT_RELOAD=0 in the environment keeps such operands in registers
+ * (docs/CLI.md: a tuning knob, read by the driver).
+ */
+#include "tir.h"
+
+typedef struct Reload {
+    Arena *a;
+    TirFunc *f;
+    int *nuses;  /* by value id */
+    Op **user;   /* by value id: the last user seen */
+} Reload;
+
+static void count_uses(Reload *R, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int k = 0; k < op->nargs; k++) {
+            R->nuses[op->args[k]->id]++;
+            R->user[op->args[k]->id] = op;
+        }
+        for (int r = 0; r < op->nregions; r++)
+            count_uses(R, op->regions[r]);
+    }
+}
+
+/* The innermost for loop around op, or NULL (Triton's getParentOfType<scf::ForOp>). */
+static const Op *enclosing_for(const Op *op)
+{
+    for (const Block *b = op->parent; b && b->parent; b = b->parent->parent)
+        if (b->parent->kind == OP_FOR)
+            return b->parent;
+    return NULL;
+}
+
+/* The op of block b that holds op: op itself, or the loop or branch around it. */
+static Op *holder_in(const Block *b, Op *op)
+{
+    while (op && op->parent != b)
+        op = op->parent->parent;
+    return op;
+}
+
+/* The dot that reads convert c's result in a loop of its own, or NULL. */
+static Op *reloading_dot(const Reload *R, const Op *c)
+{
+    if (c->kind != OP_CONVERT || !is_dot_stage(c))
+        return NULL;
+    const Value *r = c->results[0];
+    Op *d = R->user[r->id];
+    if (R->nuses[r->id] != 1 || d->kind != OP_DOT || !dot_uses_mma(d) || d->dot.wgmma || d->args[2] == r)
+        return NULL;
+    return enclosing_for(d) != enclosing_for(c) ? d : NULL;
+}
+
+/* Shared bytes the staged operands read inside op hold for all of it: the
+ * pipeline rings and the buffers of operands already reloaded there. */
+static int bytes_read_in(const Op *op)
+{
+    int n = 0;
+    for (int r = 0; r < op->nregions; r++) {
+        const Block *b = op->regions[r];
+        for (int i = 0; i < b->ops.len; i++) {
+            const Op *o = b->ops.data[i];
+            if (o->kind == OP_LOCAL_LOAD && o->stage)
+                n += dot_stage_slot_bytes(o->stage) * o->stage->nslots;
+            n += bytes_read_in(o);
+        }
+    }
+    return n;
+}
+
+static void insert_at(Arena *a, Block *b, int at, Op *op)
+{
+    op->parent = b;
+    vec_push(a, &b->ops, op);
+    for (int i = b->ops.len - 1; i > at; i--)
+        b->ops.data[i] = b->ops.data[i - 1];
+    b->ops.data[at] = op;
+}
+
+static int index_in(const Block *b, const Op *op)
+{
+    for (int i = 0; i < b->ops.len; i++)
+        if (b->ops.data[i] == op)
+            return i;
+    BUG("op %s is not in its parent block", op_name(op->kind));
+}
+
+/* Convert c (op i of b) into a local_alloc there, storing as s, and a
+ * local_load before dot d. */
+static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
+{
+    Value *r = c->results[0];
+    Op *alloc = tir_op_new(R->a, R->f, OP_LOCAL_ALLOC, 1, &c->args[0], 0, NULL);
+    alloc->stmt = c->stmt;
+    alloc->loc = c->loc;
+    alloc->stage = s;
+    alloc->parent = b;
+    b->ops.data[i] = alloc;
+
+    Op *ll = tir_op_new(R->a, R->f, OP_LOCAL_LOAD, 0, NULL, 0, NULL);
+    ll->nres = 1;
+    ll->results[0] = r;
+    r->def = ll;
+    ll->stmt = c->stmt;
+    ll->loc = c->loc;
+    ll->stage = alloc->stage;
+    ll->buf = alloc;
+    alloc->buf = ll;
+    insert_at(R->a, d->parent, index_in(d->parent, d), ll);
+
+    /* every warp done with the buffer once the loop is over: the pipeline's drain
+     * (a wait and a barrier) when it follows, else a barrier of its own */
+    Op *loop = holder_in(b, ll);
+    int at = index_in(b, loop) + 1;
+    if (at < b->ops.len && b->ops.data[at]->kind == OP_ASYNC_WAIT)
+        return;
+    Op *bar = tir_op_new(R->a, R->f, OP_BARRIER, 0, NULL, 0, NULL);
+    bar->stmt = loop->stmt;
+    bar->loc = loop->loc;
+    bar->buf = alloc;
+    insert_at(R->a, b, at, bar);
+}
+
+static void reload_block(Reload *R, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            reload_block(R, op->regions[r]);
+        Op *d = reloading_dot(R, op);
+        if (!d)
+            continue;
+        DotStage *s = dot_stage_for(R->a, op->args[0], op->results[0]->layout, 1);
+        /* the buffer must fit in shared memory next to what the loop reads */
+        if (bytes_read_in(holder_in(b, d)) + dot_stage_slot_bytes(s) <= tir_smem_limit(R->f->arch))
+            split(R, b, i, op, d, s);
+    }
+}
+
+void tir_dot_reload(Ctx *ctx, TirFunc *f, bool enabled)
+{
+    if (!f->uses_dot || !enabled)
+        return;
+    Reload R = {.a = &ctx->arena, .f = f};
+    R.nuses = NEW_ARRAY(R.a, int, (size_t)f->nvalues + 1);
+    R.user = NEW_ARRAY(R.a, Op *, (size_t)f->nvalues + 1);
+    count_uses(&R, f->body);
+    reload_block(&R, f->body);
+}

@@ -1,0 +1,271 @@
+/* test_dot_reload.c — tir_dot_reload (src/tileir/dot_reload.c): a tl.dot operand
+ * made before the loop of its dot is written to shared memory there (local_alloc)
+ * and read in the loop (local_load), as Triton's ReorderInstructions sinks it; the
+ * buffer's bytes are kept apart from the loop's until a barrier after the loop;
+ * TILEC_DOT_RELOAD=0 keeps the operand in registers. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+TestSuite(dot_reload, .timeout = 10.0);
+
+static Ctx ctx;
+static Source src;
+static StrBuf out;
+static TirFunc *fn;
+
+static void reset(void)
+{
+    arena_free(&ctx.arena);
+    sb_free(&ctx.log);
+    sb_free(&out);
+}
+
+static void translate_on(const char *source, const char *sig, int num_warps, int num_stages, int arch, EmitKind emit)
+{
+    src = (Source){"t.py", source, strlen(source)};
+    memset(&ctx, 0, sizeof ctx);
+    ctx.src = &src;
+    memset(&out, 0, sizeof out);
+    TranslateOptions opt = {0};
+    const char *err = NULL;
+    cr_assert(tilec_parse_signature(&ctx.arena, sig, &opt.lower, &err), "bad signature: %s", err);
+    opt.lower.num_warps = num_warps;
+    opt.lower.num_stages = num_stages;
+    opt.lower.arch = arch;
+    opt.emit = emit;
+    opt.result = &fn;
+    cr_assert_eq(tilec_translate(&ctx, &opt, &out), 0, "%s", ctx.log.data ? ctx.log.data : "");
+}
+
+static void translate(const char *source, const char *sig, int num_stages, EmitKind emit)
+{
+    translate_on(source, sig, 4, num_stages, 0, emit);
+}
+
+static const char *out_text(void) { return out.data ? out.data : ""; }
+
+/* The ops of kind k in b and the regions below it, in program order. */
+static int find_ops(const Block *b, OpKind k, const Op **found, int max)
+{
+    int n = 0;
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        if (op->kind == k && n < max)
+            found[n++] = op;
+        for (int r = 0; r < op->nregions; r++)
+            n += find_ops(op->regions[r], k, found + n, max - n);
+    }
+    return n;
+}
+
+/* The op after op in its block, or NULL. */
+static const Op *next_op(const Op *op)
+{
+    const Block *b = op->parent;
+    for (int i = 0; i + 1 < b->ops.len; i++)
+        if (b->ops.data[i] == op)
+            return b->ops.data[i + 1];
+    return NULL;
+}
+
+/* The op of block b that holds op. */
+static const Op *holder_in(const Block *b, const Op *op)
+{
+    while (op && op->parent != b)
+        op = op->parent->parent;
+    return op;
+}
+
+#define KERNEL_HEAD "import triton\nimport triton.language as tl\n@triton.jit\n"
+#define ATTN_SIG "*fp16:16, *fp16:16, *fp16:16, *fp32:16, i32"
+
+/* attention's two dots: q, loaded before the loop, is operand A of the first */
+static const char *attn_src =
+    KERNEL_HEAD
+    "def k(q_ptr, k_ptr, v_ptr, o_ptr, N):\n"
+    "    rows = tl.arange(0, 128)\n"
+    "    cols = tl.arange(0, 64)\n"
+    "    q = tl.load(q_ptr + rows[:, None] * 64 + cols[None, :])\n"
+    "    m_i = tl.full([128], float('-inf'), dtype=tl.float32)\n"
+    "    acc = tl.zeros([128, 64], dtype=tl.float32)\n"
+    "    for n in range(0, N, 64):\n"
+    "        kt = tl.load(k_ptr + (n + cols)[None, :] * 64 + cols[:, None])\n"
+    "        s = tl.dot(q, kt)\n"
+    "        m_new = tl.maximum(m_i, tl.max(s, 1))\n"
+    "        p = tl.exp(s - m_new[:, None])\n"
+    "        v = tl.load(v_ptr + (n + cols)[:, None] * 64 + cols[None, :])\n"
+    "        acc = acc * tl.exp(m_i - m_new)[:, None] + tl.dot(p.to(tl.float16), v)\n"
+    "        m_i = m_new\n"
+    "    tl.store(o_ptr + rows[:, None] * 64 + cols[None, :], acc)\n";
+
+/* The operand goes to shared memory before the loop and is read just before
+ * its dot; the pipeline's drain after the loop frees the buffer, so no barrier
+ * is added; the buffer overlaps none of the loop's rings. */
+Test(dot_reload, loop_invariant_operand_read_in_the_loop, .fini = reset)
+{
+    translate(attn_src, ATTN_SIG, 3, EMIT_TILEIR);
+    const Op *allocs[4], *lls[8], *bars[4];
+    cr_assert_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 1);
+    const Op *alloc = allocs[0], *ll = alloc->buf;
+    cr_assert_eq(alloc->parent, fn->body, "the write stays where q is made");
+    cr_assert_eq(ll->kind, OP_LOCAL_LOAD);
+    cr_expect_eq(ll->buf, alloc);
+    cr_expect_eq(ll->nargs, 0, "one buffer, no ring slot");
+    const Op *loop = holder_in(fn->body, ll);
+    cr_assert_eq(loop->kind, OP_FOR);
+    const Op *dot = next_op(ll);
+    cr_assert(dot && dot->kind == OP_DOT && dot->args[0] == ll->results[0], "read just before its dot");
+    cr_expect_eq(next_op(loop)->kind, OP_ASYNC_WAIT, "the pipeline's drain follows the loop");
+    cr_expect_eq(find_ops(fn->body, OP_BARRIER, bars, 4), 0);
+    int n = find_ops(fn->body, OP_LOCAL_LOAD, lls, 8);
+    int rings = 0;
+    for (int i = 0; i < n; i++) {
+        if (lls[i] == ll)
+            continue;
+        rings++;
+        int lo = lls[i]->smem_offset, hi = lo + lls[i]->smem_bytes;
+        cr_expect(hi <= alloc->smem_offset || alloc->smem_offset + alloc->smem_bytes <= lo,
+                  "ring [%d, %d) overlaps q's buffer at %d", lo, hi, alloc->smem_offset);
+    }
+    cr_expect_eq(rings, 2, "k and v are pipelined");
+    cr_expect_eq(alloc->smem_bytes, 128 * 64 * 2);
+}
+
+/* The CUDA: q written once before the loop, its fragments read by ldmatrix in
+ * the first dot's K steps. */
+Test(dot_reload, cuda_reads_fragments_per_k_step, .fini = reset)
+{
+    translate(attn_src, ATTN_SIG, 3, EMIT_CUDA);
+    const char *write = strstr(out_text(), "// q (L0) to stage");
+    const char *loop = strstr(out_text(), "for (int32_t n = 0;");
+    cr_assert(write && loop, "%s", out_text());
+    cr_expect_lt(write, loop, "%s", out_text());
+    const char *read = strstr(loop, "one K step at a time, in the tl.dot below");
+    cr_expect(read && strstr(read, "tilec::ldmatrix<4, false>(&q_"), "%s", out_text());
+    cr_expect(strstr(out_text(), "written before its loop, read with ldmatrix in every iteration"), "%s", out_text());
+}
+
+/* Without a pipeline (num_stages 1) nothing waits after the loop: a barrier of
+ * its own frees the buffer. */
+Test(dot_reload, barrier_after_a_loop_without_drain, .fini = reset)
+{
+    translate(attn_src, ATTN_SIG, 1, EMIT_TILEIR);
+    const Op *allocs[4], *bars[4];
+    cr_assert_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 1);
+    const Op *loop = holder_in(fn->body, allocs[0]->buf);
+    cr_assert_eq(find_ops(fn->body, OP_BARRIER, bars, 4), 1);
+    cr_expect_eq(next_op(loop), bars[0]);
+}
+
+/* TILEC_DOT_RELOAD=0: the operand is converted before the loop, in registers. */
+Test(dot_reload, knob_keeps_registers, .fini = reset)
+{
+    setenv("TILEC_DOT_RELOAD", "0", 1);
+    translate(attn_src, ATTN_SIG, 3, EMIT_TILEIR);
+    unsetenv("TILEC_DOT_RELOAD");
+    const Op *allocs[4], *cvts[8];
+    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 0);
+    int n = find_ops(fn->body, OP_CONVERT, cvts, 8), staged_outside = 0;
+    for (int i = 0; i < n; i++)
+        staged_outside += cvts[i]->parent == fn->body && is_dot_stage(cvts[i]);
+    cr_expect_eq(staged_outside, 1, "q's conversion to operand A, before the loop");
+}
+
+/* A matmul's operands are made in the loop of their dot: nothing to do. */
+Test(dot_reload, operands_of_the_same_loop_stay, .fini = reset)
+{
+    translate(KERNEL_HEAD
+              "def k(a_ptr, b_ptr, c_ptr, K):\n"
+              "    r = tl.arange(0, 64)\n"
+              "    c = tl.arange(0, 32)\n"
+              "    acc = tl.zeros([64, 64], dtype=tl.float32)\n"
+              "    for k0 in range(0, K, 32):\n"
+              "        a = tl.load(a_ptr + r[:, None] * K + (k0 + c)[None, :])\n"
+              "        b = tl.load(b_ptr + (k0 + c)[:, None] * 64 + r[None, :])\n"
+              "        acc += tl.dot(a, b)\n"
+              "    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)\n",
+              "*fp16:16, *fp16:16, *fp32:16, i32:16", 3, EMIT_TILEIR);
+    const Op *allocs[4];
+    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 0);
+}
+
+/* Triton sinks into scf.for only: a dot in a while loop keeps its operand in registers. */
+Test(dot_reload, while_loops_are_left_alone, .fini = reset)
+{
+    translate(KERNEL_HEAD
+              "def k(a_ptr, b_ptr, c_ptr, K):\n"
+              "    r = tl.arange(0, 64)\n"
+              "    c = tl.arange(0, 32)\n"
+              "    a = tl.load(a_ptr + r[:, None] * 32 + c[None, :])\n"
+              "    acc = tl.zeros([64, 64], dtype=tl.float32)\n"
+              "    k0 = 0\n"
+              "    while k0 < K:\n"
+              "        b = tl.load(b_ptr + (k0 + c)[:, None] * 64 + r[None, :])\n"
+              "        acc += tl.dot(a, b)\n"
+              "        k0 += 32\n"
+              "    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)\n",
+              "*fp16:16, *fp16:16, *fp32:16, i32:16", 3, EMIT_TILEIR);
+    const Op *allocs[4];
+    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 0);
+}
+
+/* An operand made in an outer loop and read in an inner one: written in the
+ * outer body, read in the inner loop, freed after the inner loop (where the
+ * next outer iteration writes it again). */
+Test(dot_reload, inner_loop_of_an_outer_one, .fini = reset)
+{
+    translate(KERNEL_HEAD
+              "def k(a_ptr, b_ptr, c_ptr, T, K):\n"
+              "    r = tl.arange(0, 64)\n"
+              "    c = tl.arange(0, 32)\n"
+              "    for t in range(0, T):\n"
+              "        a = tl.load(a_ptr + t * 2048 + r[:, None] * 32 + c[None, :])\n"
+              "        acc = tl.zeros([64, 64], dtype=tl.float32)\n"
+              "        for k0 in range(0, K, 32):\n"
+              "            b = tl.load(b_ptr + (k0 + c)[:, None] * 64 + r[None, :])\n"
+              "            acc += tl.dot(a, b)\n"
+              "        tl.store(c_ptr + t * 4096 + r[:, None] * 64 + r[None, :], acc)\n",
+              "*fp16:16, *fp16:16, *fp32:16, i32, i32:16", 1, EMIT_TILEIR);
+    const Op *allocs[4], *bars[4];
+    cr_assert_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 1);
+    const Op *alloc = allocs[0];
+    cr_assert_neq(alloc->parent, fn->body);
+    cr_expect_eq(alloc->parent->parent->kind, OP_FOR, "written in the outer loop's body");
+    const Op *inner = holder_in(alloc->parent, alloc->buf);
+    cr_assert_eq(inner->kind, OP_FOR);
+    cr_assert_eq(find_ops(fn->body, OP_BARRIER, bars, 4), 1);
+    cr_expect_eq(next_op(inner), bars[0], "every warp done with a before the next outer iteration writes it");
+}
+
+/* q 128x256 fp16 (64 KB) next to k and v rings of 2 x 32 KB each (128 KB): more
+ * than an sm_80 block's 163 KB, so q stays in registers there; sm_90's 227 KB
+ * hold both. */
+static const char *wide_src =
+    KERNEL_HEAD
+    "def k(q_ptr, k_ptr, v_ptr, o_ptr, N):\n"
+    "    rows = tl.arange(0, 128)\n"
+    "    keys = tl.arange(0, 64)\n"
+    "    cols = tl.arange(0, 256)\n"
+    "    q = tl.load(q_ptr + rows[:, None] * 256 + cols[None, :])\n"
+    "    acc = tl.zeros([128, 256], dtype=tl.float32)\n"
+    "    for n in range(0, N, 64):\n"
+    "        kt = tl.load(k_ptr + (n + keys)[None, :] * 256 + cols[:, None])\n"
+    "        p = tl.exp(tl.dot(q, kt))\n"
+    "        v = tl.load(v_ptr + (n + keys)[:, None] * 256 + cols[None, :])\n"
+    "        acc += tl.dot(p.to(tl.float16), v)\n"
+    "    tl.store(o_ptr + rows[:, None] * 256 + cols[None, :], acc)\n";
+
+Test(dot_reload, only_where_shared_memory_holds_it, .fini = reset)
+{
+    const Op *allocs[4];
+    translate_on(wide_src, ATTN_SIG, 8, 2, 80, EMIT_TILEIR);
+    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 0, "sm_80: %d bytes of rings", fn->smem_bytes);
+    cr_expect_leq(fn->smem_bytes, 163 * 1024);
+    reset();
+    translate_on(wide_src, ATTN_SIG, 8, 2, 90, EMIT_TILEIR);
+    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 1);
+    cr_expect_gt(fn->smem_bytes, 163 * 1024);
+}
