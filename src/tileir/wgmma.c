@@ -83,7 +83,8 @@ WgmmaDesc dot_wgmma_desc(const DotStage *s)
 /* Will tir_pipeline put operand x in a cp.async ring of 16-byte copies along
  * its dim 1 (K of A, N of B)?  The layouts come first, so this asks the axis
  * info what the ring asks the layouts: a 2-D load in a loop, read only by the
- * dot, masked and aligned per 16 bytes along dim 1, zeros where masked.  A dot
+ * dot, aligned per 16 bytes along dim 1, zeros where masked (a mask not
+ * constant over 16 bytes is tested at run time, cp_async_masked_vec).  A dot
  * whose operands will not be in rings keeps mma.sync's layout (Triton's v2
  * warps): [num_warps, 1] on the register path holds too much per warp. */
 static bool ring_operand(const Value *x)
@@ -94,9 +95,9 @@ static bool ring_operand(const Value *x)
         return false;
     if (ld->load.has_other && !tir_is_zero_splat(ld->args[2]))
         return false;
-    const Value *ptr = ld->args[0], *mask = ld->load.has_mask ? ld->args[1] : NULL;
+    const Value *ptr = ld->args[0];
     int eb = dtype_bits(x->type.dtype) / 8, chunk = 16 / eb;
-    return ptr->ax.contiguity[1] >= chunk && ptr->ax.divisibility[1] >= 16 && (!mask || mask->ax.constancy[1] >= chunk);
+    return ptr->ax.contiguity[1] >= chunk && ptr->ax.divisibility[1] >= 16;
 }
 
 bool dot_wgmma_candidate(const TirFunc *f, const Op *dot)
