@@ -262,16 +262,18 @@ __device__ __forceinline__ bool all_of(const bool *in_bounds)
 
 // dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
 // vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
 template <int V, typename T>
 __device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
 {
-    if (all_of<V>(in_bounds)) {
-        load<V>(dst, src);
-    } else {
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
 #pragma unroll
-        for (int j = 0; j < V; ++j)
-            load<1>(&dst[j], src + j, in_bounds[j], other);
-    }
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
 }
 
 // dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
