@@ -607,8 +607,3 @@ void tir_axisinfo(Ctx *ctx, TirFunc *f)
     }
     visit_block(&P, f->body, true);
 }
-
-bool mask_varies_within(const Value *mask, int d, int64_t v)
-{
-    return mask && mask->ax.constancy[d] < v;
-}

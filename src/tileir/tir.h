@@ -737,9 +737,14 @@ void tir_print_layouts(StrBuf *out, const TirFunc *f);
 void tir_print_values(StrBuf *out, const TirFunc *f);   /* every tile value: layout, ownership */
 void layout_describe(StrBuf *out, const Layout *l);  /* in words */
 char *axisinfo_str(Arena *a, const AxisInfo *ax);
-/* axisinfo.c: does `mask` (NULL: none) change within some aligned run of v elements along
- * dim d, as far as AxisInfo knows?  A v-wide access under it then tests the v mask bits at
- * run time (one vector where all are set, else element by element). */
+/* vector.c: global accesses' vector widths.  access_vec: the elements per vector of a
+ * tensor load or store as its pointers allow, and (dim, may be NULL) the dimension they run
+ * along; access_tests_mask: whether the access tests its vectors' mask bits at run time
+ * (one vector where all are set, else element by element), as mask_varies_within says: does
+ * `mask` (NULL: none) change within some aligned run of v elements along dim d, as far as
+ * AxisInfo knows? */
+int access_vec(const Op *op, int *dim);
+bool access_tests_mask(const Op *op);
 bool mask_varies_within(const Value *mask, int d, int64_t v);
 
 /* Layout maps (linear bit maps) for one shape. */

@@ -12,12 +12,6 @@
 //
 // Launch: 256 threads per block (8 warps), 32 bytes of shared memory, grid chosen by the caller
 //
-// Registers: on sm_90 and newer, __launch_bounds__(256, 4) promises ptxas 4 blocks per SM, so a
-// thread may use up to 64 registers: tilec's choice, as its largest tile takes 32 to 64 registers
-// per thread; room for twice that keeps all of a thread's loads in flight, where ptxas would
-// otherwise trade them for occupancy. It was measured on the H200; for older GPUs, where ptxas may
-// spill under this bound, the kernel keeps __launch_bounds__(256).
-//
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
@@ -300,11 +294,7 @@ __device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const boo
 } // namespace tilec
 // ---- end of tilec masked vector helpers --------------------------------------
 
-#if __CUDA_ARCH__ >= 900
-extern "C" __global__ void __launch_bounds__(256, 4)
-#else
 extern "C" __global__ void __launch_bounds__(256)
-#endif
 rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict__ W, int32_t stride, int32_t N, float eps)
 {
     __shared__ __align__(16) unsigned char smem[32];  // the arena (see the header)
