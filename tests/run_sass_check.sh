@@ -5,9 +5,10 @@
 #
 # 1. The fp16 matmul_kernel of examples/matmul.py, 128x128x32, 4 warps, 4 stages, sizes and
 #    leading dimensions divisible by 16 (as the bench specialises them), compiled to a cubin: its
-#    SASS must contain HMMA (mma.sync), LDSM (ldmatrix) and LDGSTS (cp.async).  The example's
-#    own command line leaves M, N and K unaligned; its K mask then changes every element, the
-#    copies would be 2 bytes, and the loads stay plain loads (LDG and STS), not cp.async.
+#    SASS must contain HMMA (mma.sync), LDSM (ldmatrix) and LDGSTS (cp.async).  With M, N and
+#    K left plain i32, A's K tail is still copied by cp.async, its mask tested per 16-byte
+#    vector at run time, but B's columns (taken % N) are not proven contiguous and B stays
+#    plain loads (LDG and STS).
 # 2. Every matmul configuration the examples name: each `bin/tilec` command line in the comment
 #    at the top of examples/matmul.py, every config of matmul_autotuned_kernel (--config N), and
 #    the default configs of bench/bench_matmul.py (DEFAULT_CONFIGS, with its signature: sizes

@@ -120,6 +120,7 @@ const char *stored_index(Emitter *E, const Value *v, const char *idx); /* idx, o
 const char *elem_loop_open(Emitter *E, int n, int step);
 void elem_loop_close(Emitter *E, int n, int step);
 const char *elem_open(Emitter *E, int n, bool multi);
+const char *elem_open_step(Emitter *E, int n, int step, bool multi);
 void elem_close(Emitter *E, int n, bool multi);
 /* ElemExprs: a Value (value_at), a char * array or scalar name */
 const char *value_elem(Emitter *E, const void *v, const Value *ctx, const char *idx);
@@ -131,7 +132,14 @@ void emit_assign(Emitter *E, const Op *op);
 
 /* memory.c: tl.load, tl.store */
 int memory_vec(const Op *op);
+bool memory_guarded(const Op *op); /* a vector access whose mask bits are tested at run time */
+/* the loop over the vectors of an access guarded at run time, and the C address of the
+ * current vector's mask bits (`bool *`); guarded_close closes it */
+const char *guarded_open(Emitter *E, const Value *mask, const Value *ctx, int n, int vec, const char **idx);
+void guarded_close(Emitter *E, const Value *mask, const Value *ctx, int n, int vec);
+const char *guarded_note(Emitter *E, const char *what, int vec, DType d);
 int copy_vec(const Op *op); /* elements per cp.async of an OP_ASYNC_COPY */
+bool copy_guarded(const Op *op); /* ... whose mask bits are tested at run time */
 void emit_load(Emitter *E, const Op *op);
 void emit_store(Emitter *E, const Op *op);
 

@@ -29,8 +29,9 @@ void elem_loop_close(Emitter *E, int n, int step)
 }
 
 /* The same for a body of several statements (`multi`): in braces, which
- * also scope its temporaries; a single step gets braces and no loop. */
-static const char *elem_open_step(Emitter *E, int n, int step, bool multi)
+ * also scope its temporaries; a single step gets braces and no loop.
+ * elem_close closes it. */
+const char *elem_open_step(Emitter *E, int n, int step, bool multi)
 {
     if (!multi)
         return elem_loop_open(E, n, step);

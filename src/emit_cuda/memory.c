@@ -6,48 +6,52 @@
 
 #include <string.h>
 
-/* Vector width of a tensor memory op. */
-int memory_vec(const Op *op)
+int memory_vec(const Op *op) { return access_vec(op, NULL); }
+
+bool memory_guarded(const Op *op) { return access_tests_mask(op); }
+
+/* ---- accesses whose mask is tested at run time ---------------------------------------
+ * The pointers allow a vector, but AxisInfo cannot prove the mask constant over one (it
+ * compares with a size that need not be a multiple of 16).  A helper of
+ * tilec_runtime_masked.cuh tests the vector's mask bits: all set, one wide access; else
+ * one element at a time.  It reads the bits through a `bool *`: the mask's own registers
+ * when it is a named tile numbered as the access's, else a small array filled here. */
+
+static bool mask_in_registers(Emitter *E, const Value *mask, const Value *ctx)
 {
-    const Value *ptr = op->args[0];
-    if (!ptr->type.rank || !ptr->layout)
-        return 1;
-    LayoutMap m;
-    value_map(ptr, &m);
-    int elem_bits = dtype_bits(ptr->type.pointee);
-    if (elem_bits < 8)
-        elem_bits = 8;
-    int64_t vec = 128 / elem_bits;
-    /* registers 0, 1, 2.. holding consecutive elements of one dimension */
-    int k = m.nreg && m.reg[0].dim >= 0 ? m.reg[0].dim : 0;
-    int64_t contig = (int64_t)1 << lmap_lead_bits(&m, k);
-    int64_t align = ptr->ax.divisibility[k] / (elem_bits / 8);
-    if (align < 1)
-        align = 1;
-    if (ptr->ax.contiguity[k] < align)
-        align = ptr->ax.contiguity[k];
-    if (contig < vec)
-        vec = contig;
-    if (align < vec)
-        vec = align;
-    const Value *mask = NULL, *other = NULL;
-    if (op->kind == OP_LOAD) {
-        if (op->load.has_mask)
-            mask = op->args[1];
-        if (op->load.has_other)
-            other = op->args[2];
-        if (op->load.is_volatile)
-            vec = 1; /* volatile */
-    } else if (op->store.has_mask) {
-        mask = op->args[2];
-    }
-    if (mask && mask->ax.constancy[k] < vec)
-        vec = mask->ax.constancy[k];
-    if (other && !(other->def && other->def->kind == OP_SPLAT))
-        vec = 1;
-    if (vec < 1)
-        vec = 1;
-    return (int)vec;
+    const ValInfo *mi = info(E, mask);
+    return mask->type.rank && !mi->inl && mi->vec_store < 2 && !strcmp(reg_index(E, mask, ctx, "e"), "e");
+}
+
+const char *guarded_open(Emitter *E, const Value *mask, const Value *ctx, int n, int vec, const char **idx)
+{
+    bool own = mask_in_registers(E, mask, ctx);
+    const char *i = elem_open_step(E, n, vec, !own);
+    *idx = i;
+    if (own)
+        return fmt(E, "&%s[%s]", vname(E, mask), i);
+    const char *bits = unique_name(E, "in_bounds");
+    line(E, "bool %s[%d];  // the mask of these %d elements", bits, vec, vec);
+    line(E, "#pragma unroll");
+    line(E, "for (int j = 0; j < %d; ++j)", vec);
+    line(E, "    %s[j] = %s;", bits, value_at(E, mask, ctx, strcmp(i, "0") ? fmt(E, "%s + j", i) : "j"));
+    return bits;
+}
+
+void guarded_close(Emitter *E, const Value *mask, const Value *ctx, int n, int vec)
+{
+    if (mask_in_registers(E, mask, ctx))
+        elem_loop_close(E, n, vec);
+    else
+        elem_close(E, n, true);
+}
+
+/* "16-byte load when all 8 elements are in bounds (the mask is only known at run time),
+ * else one element at a time" */
+const char *guarded_note(Emitter *E, const char *what, int vec, DType d)
+{
+    return fmt(E, "%d-byte %s when %s are in bounds (the mask is only known at run time), else one element at a time",
+               vec * dtype_bits(d) / 8, what, vec == 2 ? "both elements" : fmt(E, "all %d elements", vec));
 }
 
 void emit_load(Emitter *E, const Op *op)
@@ -67,14 +71,26 @@ void emit_load(Emitter *E, const Op *op)
         return;
     }
     int n = nregs(r), vec = memory_vec(op);
+    bool guarded = memory_guarded(op);
     if (!info(E, r)->declared)
-        line(E, "%s;%s, %d-byte loads", decl(E, type_elem(r->type), name, n), shape_note(E, r),
-             vec * dtype_bits(d) / 8);
-    const char *i = elem_loop_open(E, n, vec);
+        line(E, "%s;%s, %d-byte loads%s", decl(E, type_elem(r->type), name, n), shape_note(E, r),
+             vec * dtype_bits(d) / 8, guarded ? " where in bounds" : "");
+    const char *i, *bits = NULL;
+    if (guarded) {
+        line(E, "// %s", guarded_note(E, "load", vec, d));
+        bits = guarded_open(E, mask, r, n, vec, &i);
+    } else {
+        i = elem_loop_open(E, n, vec);
+    }
     const char *p = value_at(E, ptr, r, i);
     const char *fallback = other ? value_at(E, other, r, i) : zero_of(E, d);
     if (d == DT_I64 || d == DT_U64) /* 1ll is long long, int64_t is long: tilec::load<V, T> must see one T */
         fallback = fmt(E, "(%s)%s", dtype_ctype(d), paren(E, fallback));
+    if (guarded) {
+        line(E, "tilec::load_masked_vec<%d>(&%s[%s], %s, %s, %s);", vec, name, i, p, bits, fallback);
+        guarded_close(E, mask, r, n, vec);
+        return;
+    }
     if (is_volatile)
         line(E, "%s[%s] = %s*(volatile %s *)%s%s;", name, i, mask ? fmt(E, "%s ? ", paren(E, value_at(E, mask, r, i))) : "",
              dtype_ctype(d), paren(E, p), mask ? fmt(E, " : %s", fallback) : "");
@@ -98,8 +114,15 @@ void emit_store(Emitter *E, const Op *op)
         line(E, "%s;", decl(E, type_elem(val->type), src, n));
         fill(E, src, ptr, value_elem, val);
     }
-    const char *i = elem_loop_open(E, n, vec);
-    const char *pred = mask ? value_at(E, mask, ptr, i) : NULL;
+    bool guarded = ptr->type.rank && memory_guarded(op);
+    const char *i, *bits = NULL;
+    if (guarded) {
+        line(E, "// %s", guarded_note(E, "store", vec, val->type.dtype));
+        bits = guarded_open(E, mask, ptr, n, vec, &i);
+    } else {
+        i = elem_loop_open(E, n, vec);
+    }
+    const char *pred = mask && !guarded ? value_at(E, mask, ptr, i) : NULL;
     if (!ptr->type.rank) /* a scalar: every thread has it, one stores it */
         pred = pred ? fmt(E, "tid == 0 && %s", paren(E, pred)) : "tid == 0";
     if (ptr->type.rank) {
@@ -110,6 +133,12 @@ void emit_store(Emitter *E, const Op *op)
             pred = pred ? fmt(E, "%s && %s", owner, paren(E, pred)) : owner;
     }
     const char *p = value_at(E, ptr, ptr, i);
+    if (guarded) {
+        line(E, "tilec::store_masked_vec<%d>(%s, &%s[%s], %s%s%s);", vec, p, src, i, bits, pred ? ", " : "",
+             pred ? pred : "");
+        guarded_close(E, mask, ptr, n, vec);
+        return;
+    }
     if (vec > 1) {
         line(E, "tilec::store<%d>(%s, &%s[%s]%s%s);", vec, p, src, i, pred ? ", " : "", pred ? pred : "");
     } else {

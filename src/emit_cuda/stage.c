@@ -388,10 +388,18 @@ void emit_fragment_decl(Emitter *E, const Op *op)
 int copy_vec(const Op *op)
 {
     const DotStage *s = op->buf->stage;
-    int v = async_copy_elems(op->args[0], op->nargs > 3 ? op->args[3] : NULL);
+    int v = async_copy_elems(op->args[0]);
     if (s->swz.max_phase > 1 && v > s->swz.vec)
         v = s->swz.vec;
     return v;
+}
+
+bool copy_guarded(const Op *op)
+{
+    LayoutMap m;
+    value_map(op->args[0], &m);
+    int v = copy_vec(op), d = m.nreg && m.reg[0].dim >= 0 ? m.reg[0].dim : 0;
+    return v > 1 && mask_varies_within(op->nargs > 3 ? op->args[3] : NULL, d, v);
 }
 
 void emit_async_copy(Emitter *E, const Op *op)
@@ -406,9 +414,18 @@ void emit_async_copy(Emitter *E, const Op *op)
     LayoutMap m;
     value_map(ptr, &m);
     int n = nregs(ptr);
-    line(E, "// cp.async into slot %s of %s: %d-byte copies, zero-filled where masked or past the loop's end",
-         value_at(E, slot, NULL, "0"), fn, bytes);
-    const char *e = elem_loop_open(E, n, v);
+    bool guarded = copy_guarded(op);
+    if (guarded)
+        line(E, "// cp.async into slot %s of %s: %s; zero-filled where masked or past the loop's end",
+             value_at(E, slot, NULL, "0"), fn, guarded_note(E, "copy", v, s->dtype));
+    else
+        line(E, "// cp.async into slot %s of %s: %d-byte copies, zero-filled where masked or past the loop's end",
+             value_at(E, slot, NULL, "0"), fn, bytes);
+    const char *e, *bits = NULL;
+    if (guarded)
+        bits = guarded_open(E, mask, ptr, n, v, &e);
+    else
+        e = elem_loop_open(E, n, v);
     const char *row, *col;
     if (ptr->type.rank == 3) { /* a batched operand, never transposed on its way (tir_pipeline) */
         stage_coords(E, s, ptr, &m, e, &row, &col);
@@ -418,9 +435,14 @@ void emit_async_copy(Emitter *E, const Op *op)
         row = oc[1 - s->contig_dim], col = oc[s->contig_dim];
     }
     const char *p = value_at(E, pred, NULL, "0");
+    const char *dst = fmt(E, "%s(smem, %s, %s, %s)", fn, value_at(E, slot, NULL, "0"), row, col);
+    if (guarded) {
+        line(E, "tilec::cp_async_masked_vec<%d, %d>(%s, %s, %s, %s);", bytes, v, dst, value_at(E, ptr, ptr, e), bits, p);
+        guarded_close(E, mask, ptr, n, v);
+        return;
+    }
     if (mask)
         p = fmt(E, "%s && %s", paren(E, p), paren(E, value_at(E, mask, ptr, e)));
-    line(E, "tilec::cp_async<%d>(%s(smem, %s, %s, %s), %s, %s);", bytes, fn, value_at(E, slot, NULL, "0"), row, col,
-         value_at(E, ptr, ptr, e), p);
+    line(E, "tilec::cp_async<%d>(%s, %s, %s);", bytes, dst, value_at(E, ptr, ptr, e), p);
     elem_loop_close(E, n, v);
 }

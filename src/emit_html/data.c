@@ -159,7 +159,8 @@ static void add_dot(Facts *F, const Op *op)
     sb_putc(b, '}');
 }
 
-/* A global load or store of a tile, or a cp.async: elements per vector. */
+/* A global load or store of a tile, or a cp.async: elements per vector, and "guarded" when
+ * its mask is tested per vector at run time (whole vectors only where all are in bounds). */
 static void add_access(Facts *F, const Op *op)
 {
     const Value *ptr = op->args[0];
@@ -167,6 +168,7 @@ static void add_access(Facts *F, const Op *op)
         return;
     bool copy = op->kind == OP_ASYNC_COPY;
     int vec = copy ? copy_vec(op) : memory_vec(op);
+    bool guarded = copy ? copy_guarded(op) : memory_guarded(op);
     StrBuf *b = &F->accesses;
     sep(b);
     StrBuf shape = {0};
@@ -174,6 +176,8 @@ static void add_access(Facts *F, const Op *op)
         sb_printf(&shape, "%s%d", d ? "x" : "", ptr->type.shape[d]);
     sb_printf(b, "{\"op\":\"%s\",\"what\":\"%s %s\",\"vec\":%d,\"bytes\":%d,", copy ? "cp.async" : op_name(op->kind),
               shape.data, dtype_name(ptr->type.pointee), vec, vec * ((dtype_bits(ptr->type.pointee) + 7) / 8));
+    if (guarded)
+        sb_puts(b, "\"guarded\":true,");
     sb_free(&shape);
     key(F, b, op);
     sb_putc(b, '}');

@@ -308,9 +308,7 @@ static Op *single_user(Block *b, const Value *v)
     return n == 1 ? u : NULL;
 }
 
-static const Value *load_mask(const Op *ld) { return ld->load.has_mask ? ld->args[1] : NULL; }
-
-int async_copy_elems(const Value *ptr, const Value *mask)
+int async_copy_elems(const Value *ptr)
 {
     LayoutMap m;
     value_map(ptr, &m);
@@ -326,8 +324,6 @@ int async_copy_elems(const Value *ptr, const Value *mask)
         align = ptr->ax.contiguity[d];
     if (align < v)
         v = align;
-    if (mask && mask->ax.constancy[d] < v)
-        v = mask->ax.constancy[d];
     while (v > 1 && (v & (v - 1)))
         v &= v - 1;
     return v < 1 ? 1 : (int)v;
@@ -618,8 +614,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
             continue;
         if (op->load.has_other && !tir_is_zero_splat(op->args[2]))
             continue; /* cp.async fills masked elements with zeros only */
-        const Value *mask = load_mask(op);
-        int v = async_copy_elems(op->args[0], mask);
+        int v = async_copy_elems(op->args[0]);
         DotStage *st = dot_stage_for(P.a, c->args[0], c->results[0]->layout, P.S);
         if (st->swz.max_phase > 1 && v > st->swz.vec)
             v = st->swz.vec;

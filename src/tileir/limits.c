@@ -37,6 +37,7 @@ typedef struct Worst {
 typedef struct Shape {   /* what choose_min_blocks looks at */
     int max_rank;        /* of any tile value */
     bool exchanges;      /* a layout conversion through shared memory */
+    bool tested_masks;   /* a load or store testing its mask per vector at run time */
 } Shape;
 
 static void value_cost(const Value *v, int *elems, int *regs)
@@ -97,6 +98,8 @@ static void scan_block(Ctx *ctx, const TirFunc *f, const Block *b, Worst w[2], c
         if (op->smem_bytes && (!*smem_op || op->smem_bytes > (*smem_op)->smem_bytes))
             *smem_op = op;
         sh->exchanges |= op->kind == OP_CONVERT && op->smem_bytes;
+        if ((op->kind == OP_LOAD || op->kind == OP_STORE) && op->args[0]->type.rank)
+            sh->tested_masks |= access_tests_mask(op);
         for (int r = 0; r < op->nres; r++) {
             const Value *v = op->results[r];
             if (!v->type.rank || !v->layout || wgmma_operand(v))
@@ -150,11 +153,14 @@ int tir_min_blocks_regs(const TirFunc *f)
  * registers, 0.81x).  A 64-register tile (4 warps at 8192) gains too:
  * 0.995x -> 1.05x.  The emitter makes this promise for sm_90 and newer only:
  * there it was measured, while on sm_80 ptxas spills under it in RMS norm
- * with an unaligned N, and no A100 was at hand. */
+ * with an unaligned N, and no A100 was at hand.  Nor is it made where a
+ * load or store tests its mask per vector at run time (N not promised a
+ * multiple of 16): the element-by-element path beside each vector needs
+ * more than twice the tile, and RMS norm at 8192 spilled under it. */
 static int choose_min_blocks(const TirFunc *f, const Worst *w, const Shape *sh)
 {
     int threads = 32 * f->num_warps, tile = w->regs;
-    if (f->uses_dot || sh->exchanges || sh->max_rank != 1 || tile < 32 || tile > 64)
+    if (f->uses_dot || sh->exchanges || sh->tested_masks || sh->max_rank != 1 || tile < 32 || tile > 64)
         return 0;
     int k = SM_REGS / (threads * 2 * tile);
     return k < most_blocks(threads) ? k : most_blocks(threads);

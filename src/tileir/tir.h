@@ -751,6 +751,15 @@ void tir_print_layouts(StrBuf *out, const TirFunc *f);
 void tir_print_values(StrBuf *out, const TirFunc *f);   /* every tile value: layout, ownership */
 void layout_describe(StrBuf *out, const Layout *l);  /* in words */
 char *axisinfo_str(Arena *a, const AxisInfo *ax);
+/* vector.c: global accesses' vector widths.  access_vec: the elements per vector of a
+ * tensor load or store as its pointers allow, and (dim, may be NULL) the dimension they run
+ * along; access_tests_mask: whether the access tests its vectors' mask bits at run time
+ * (one vector where all are set, else element by element), as mask_varies_within says: does
+ * `mask` (NULL: none) change within some aligned run of v elements along dim d, as far as
+ * AxisInfo knows? */
+int access_vec(const Op *op, int *dim);
+bool access_tests_mask(const Op *op);
+bool mask_varies_within(const Value *mask, int d, int64_t v);
 
 /* Layout maps (linear bit maps) for one shape. */
 void layout_map(const Layout *l, int rank, const int *shape, LayoutMap *m);
@@ -879,7 +888,9 @@ bool dot_ldmatrix_addr(const DotLdmatrix *ld, int lane, int warp, int q, int *ro
 void dot_plan_stage(Arena *a, Op *op);
 int dot_fma_b_offset(const Op *dot);
 void dot_plan_fma(Op *dot);
-int async_copy_elems(const Value *ptr, const Value *mask); /* elements per cp.async (16 bytes at most) */
+/* elements per cp.async (16 bytes at most), as the pointers allow: a mask not proven
+ * constant over them is tested at run time (mask_varies_within) */
+int async_copy_elems(const Value *ptr);
 
 /* layout_shape.c: the layouts of shape ops (reshape, join, split, permute,
  * flip), as bit maps.  Each map function fills `dst` from `src`. */

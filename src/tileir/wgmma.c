@@ -105,7 +105,8 @@ WgmmaDesc dot_wgmma_desc(const DotStage *s)
 /* Will tir_pipeline put operand x in a cp.async ring of 16-byte copies along
  * its dim `dim`?  The layouts come first, so this asks the axis info what
  * the ring asks the layouts: a 2-D load in a loop, read only by the dot,
- * masked and aligned per 16 bytes along `dim`, zeros where masked.  A dot
+ * aligned per 16 bytes along `dim`, zeros where masked (a mask not constant
+ * over 16 bytes along dim 1 is tested at run time, cp_async_masked_vec).  A dot
  * whose operands will not be in rings keeps mma.sync's layout (Triton's v2
  * warps): [num_warps, 1] on the register path holds too much per warp. */
 static bool ring_operand(const Value *x, int dim)
@@ -118,8 +119,11 @@ static bool ring_operand(const Value *x, int dim)
         return false;
     const Value *ptr = ld->args[0], *mask = ld->load.has_mask ? ld->args[1] : NULL;
     int eb = dtype_bits(x->type.dtype) / 8, chunk = 16 / eb;
+    /* a mask not constant over 16 bytes along a row (dim 1: A's K, a row-major
+     * B's N) is tested at run time, cp_async_masked_vec; a K-major B (dim 0)
+     * still needs it proven */
     return ptr->ax.contiguity[dim] >= chunk && ptr->ax.divisibility[dim] >= 16 &&
-           (!mask || mask->ax.constancy[dim] >= chunk);
+           (!mask || dim == 1 || mask->ax.constancy[dim] >= chunk);
 }
 
 /* wgmma reads A K-major (K contiguous) and B either way for 16-bit types

@@ -524,7 +524,8 @@
       th.appendChild(locLink(a.loc));
       tr.appendChild(th);
       tr.appendChild(el("td", {}, a.op + " " + a.what + ": " + a.vec + " element" + (a.vec > 1 ? "s" : "") +
-                                  " (" + a.bytes + " bytes) per access"));
+                                  " (" + a.bytes + " bytes) per access" +
+                                  (a.guarded ? " where all are in bounds (the mask is only known at run time), else one at a time" : "")));
       t.appendChild(tr);
     }
   }

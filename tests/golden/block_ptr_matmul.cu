@@ -18,13 +18,13 @@
 //   BLOCK_N          = 64 (constexpr)
 //   BLOCK_K          = 32 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 16384 bytes of shared memory, grid (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))
+// Launch: 128 threads per block (4 warps), 24576 bytes of shared memory, grid (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
 //   block_ptr_matmul.py:23  local_load, 12288 bytes at 0: operand A of tl.dot, 64 x 32 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 2, maxPhase 4), read with ldmatrix
-//   block_ptr_matmul.py:23  convert_layout, 4096 bytes at 12288: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
+//   block_ptr_matmul.py:23  local_load, 12288 bytes at 12288: operand B of tl.dot, 32 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   block_ptr_matmul.py:29  convert_layout, 8192 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle)
@@ -274,6 +274,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 // ---- tilec tensor-core helpers (templates/tilec_tensorcore.cuh) ------------
 // Included only by kernels that use tl.dot.  One helper per PTX instruction
 // of the sm_80 path: shared-memory swizzle, cp.async into shared memory,
@@ -426,6 +481,37 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 }
 
 } // namespace tilec
+// ---- tilec masked cp.async (templates/tilec_tensorcore_masked.cuh) ---------
+// Included only by kernels that stage a dot operand with cp.async under a mask
+// known only at run time (a K tail when K need not be a multiple of 16).
+namespace tilec {
+
+// One BYTES-byte cp.async of V elements when pred holds and all V mask bits
+// are set (or none is: then it only zero-fills); otherwise element by
+// element, each read from src where in bounds and 0 elsewhere, stored to
+// shared memory directly (cp.async has no copies smaller than 4 bytes).
+template <int BYTES, int V>
+__device__ __forceinline__ void cp_async_masked_vec(void *dst, const void *src, const bool *in_bounds, bool pred)
+{
+    typedef typename Word<BYTES / V>::T E;  // one element's bits
+    static_assert(BYTES / V == sizeof(E), "elements of 1, 2 or 4 bytes");
+    bool all = true, any = false;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+        all &= in_bounds[j];
+        any |= in_bounds[j];
+    }
+    if (!pred || all || !any) {
+        cp_async<BYTES>(dst, src, pred && all);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        static_cast<E *>(dst)[j] = in_bounds[j] ? static_cast<const E *>(src)[j] : E(0);
+}
+
+} // namespace tilec
+// ---- end of tilec masked cp.async ----------------------------------------------
 
 // stage0: operand A of a tl.dot (64x32 fp16, M x K), staged in shared memory for the tensor cores
 // as 64 rows of 32 elements with K contiguous; read with ldmatrix.
@@ -441,10 +527,10 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, 
 // as 32 rows of 64 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 4096 bytes at byte 12288 of the arena.
-static __device__ __forceinline__ __half *stage1(unsigned char *smem, int row, int col)
+// 3 slots of 4096 bytes, one per pipeline stage, at byte 12288 of the arena.
+static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<__half *>(smem + 12288) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
+    return reinterpret_cast<__half *>(smem + 12288) + slot * 2048 + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
 // cvt2: a 64x64 fp16 tile changing layout (L2 -> L1) in shared memory, row-major,
@@ -460,7 +546,7 @@ static __device__ __forceinline__ int cvt2_at(int row, int col)
 extern "C" __global__ void __launch_bounds__(128)
 block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__restrict__ c_ptr, int32_t M, int32_t N, int32_t K, int32_t stride_am, int32_t stride_bk, int32_t stride_cm)
 {
-    __shared__ __align__(16) unsigned char smem[16384];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[24576];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -507,12 +593,14 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         b_r1[e] = L1_col + e;
-    __half *b_ptrs[16];  // [32x64] fp16, L1
+    __half *b_ptrs[2];  // [32x64] fp16, L1: one pointer per 8-element vector
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = (b_start + ((int64_t)b_r0[(e >> 3)] * (int64_t)stride_bk)) + b_r1[(e & 7)];
+    for (int e = 0; e < 16; e += 8)
+        b_ptrs[e / 8] = (b_start + ((int64_t)b_r0[(e >> 3)] * (int64_t)stride_bk)) + b_r1[(e & 7)];
     int32_t a_block_ptr_off0 = prod;
     int32_t a_block_ptr_off1 = 0;
+    int32_t b_block_ptr_off0 = 0;
+    int32_t b_block_ptr_off1 = prod_2;
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
@@ -544,26 +632,58 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
             for (int j = 0; j < 8; ++j)
                 a_in_bounds[e + j] = same;
         }
+        // block_ptr_matmul.py:22  b = tl.load(b_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        int32_t b_r0_2[2];  // [32x1] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            b_r0_2[e] = L1_row + (e << 4);
+        int32_t b_i0[2];  // [32x1] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            b_i0[e] = b_block_ptr_off0 + b_r0_2[e];
+        const bool b_nonempty0 = K > 0;
+        int32_t b_r1_2[8];  // [1x64] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            b_r1_2[e] = L1_col + e;
+        int32_t b_i1[8];  // [1x64] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            b_i1[e] = b_block_ptr_off1 + b_r1_2[e];
+        const bool b_nonempty1 = N > 0;
+        bool b_in_bounds[16];  // [32x64] i1, L1
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            b_in_bounds[e] = (((uint32_t)b_i0[(e >> 3)] < (uint32_t)K) & b_nonempty0) & (((uint32_t)b_i1[(e & 7)] < (uint32_t)N) & b_nonempty1);
         // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
         a_block_ptr_off1 += 32;
+        // block_ptr_matmul.py:25  b_block_ptr = b_block_ptr.advance((BLOCK_K, 0))
+        b_block_ptr_off0 += 32;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
             tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range && a_in_bounds[e]);
+        // block_ptr_matmul.py:22  b = tl.load(b_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        // cp.async into slot i of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], &b_in_bounds[e], in_range);
         tilec::cp_async_commit();
         // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
             a_ptrs[e / 8] += 32;
+        // block_ptr_matmul.py:25  b_block_ptr = b_block_ptr.advance((BLOCK_K, 0))
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            b_ptrs[e / 8] += 32ll * (int64_t)stride_bk;
     }
     // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L2
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
-    int32_t b_block_ptr_off0 = 0;
-    int32_t b_block_ptr_off1 = prod_2;
     int32_t read_slot = 0;
     int32_t write_slot = 2;
     for (int32_t k = 0; k < trips; k += 1) {
@@ -601,76 +721,68 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
             for (int j = 0; j < 8; ++j)
                 a_in_bounds_2[e + j] = same;
         }
+        // block_ptr_matmul.py:22  b = tl.load(b_block_ptr, boundary_check=(0, 1), padding_option="zero")
+        int32_t b_r0_3[2];  // [32x1] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            b_r0_3[e] = L1_row + (e << 4);
+        int32_t b_i0_2[2];  // [32x1] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            b_i0_2[e] = b_block_ptr_off0 + b_r0_3[e];
+        const bool b_nonempty0_2 = K > 0;
+        int32_t b_r1_3[8];  // [1x64] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            b_r1_3[e] = L1_col + e;
+        int32_t b_i1_2[8];  // [1x64] i32, L1
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            b_i1_2[e] = b_block_ptr_off1 + b_r1_3[e];
+        const bool b_nonempty1_2 = N > 0;
+        bool b_in_bounds_2[16];  // [32x64] i1, L1
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            b_in_bounds_2[e] = (((uint32_t)b_i0_2[(e >> 3)] < (uint32_t)K) & b_nonempty0_2) & (((uint32_t)b_i1_2[(e & 7)] < (uint32_t)N) & b_nonempty1_2);
         // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
         a_block_ptr_off1 += 32;
+        // block_ptr_matmul.py:25  b_block_ptr = b_block_ptr.advance((BLOCK_K, 0))
+        b_block_ptr_off0 += 32;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
             tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && a_in_bounds_2[e]);
-        tilec::cp_async_commit();
         // block_ptr_matmul.py:22  b = tl.load(b_block_ptr, boundary_check=(0, 1), padding_option="zero")
-        int32_t b_r0_2[2];  // [32x1] i32, L1
+        // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            b_r0_2[e] = L1_row + (e << 4);
-        int32_t b_i0[2];  // [32x1] i32, L1
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            b_i0[e] = b_block_ptr_off0 + b_r0_2[e];
-        const bool b_nonempty0 = K > 0;
-        int32_t b_r1_2[8];  // [1x64] i32, L1
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            b_r1_2[e] = L1_col + e;
-        int32_t b_i1[8];  // [1x64] i32, L1
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            b_i1[e] = b_block_ptr_off1 + b_r1_2[e];
-        const bool b_nonempty1 = N > 0;
-        bool b_in_bounds[16];  // [32x64] i1, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_in_bounds[e] = (((uint32_t)b_i0[(e >> 3)] < (uint32_t)K) & b_nonempty0) & (((uint32_t)b_i1[(e & 7)] < (uint32_t)N) & b_nonempty1);
-        __half b[16];  // [32x64] fp16, L1, 2-byte loads
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&b[e], b_ptrs[e], b_in_bounds[e], __double2half(0.0));
+        for (int e = 0; e < 16; e += 8)
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], &b_in_bounds_2[e], in_range_2);
+        tilec::cp_async_commit();
         // block_ptr_matmul.py:23  acc = tl.dot(a, b, acc)
         uint32_t a[16];  // [64x32] fp16, L7: operand A fragments, 2 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
-        uint32_t b_2[16];  // [32x64] fp16, L8: operand B fragments, 2 elements per register
-        {  // L1 -> L8 through shared memory (stage1)
-            #pragma unroll
-            for (int e = 0; e < 16; e += 8)
-                tilec::store<8>(stage1(smem, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), &b[e]);
-            __syncthreads();
-            // ldmatrix.trans.x4 into b_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = lane & 15, ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
-            #pragma unroll
-            for (int qi = 0; qi < 4; ++qi)
-                tilec::ldmatrix<4, true>(&b_2[4 * qi], stage1(smem, ld_row + ((qi & 1) << 4), ld_col + ((qi >> 1) << 5)));
-            __syncthreads();  // the buffer is free again
-        }
+        uint32_t b[16];  // [32x64] fp16, L8: operand B fragments, 2 elements per register
+        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int a_ld_row = ((warp >> 1) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
+        // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
         #pragma unroll
         for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)
                 tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi) >> 1) << 5), a_ld_col + (((k_step + 2 * mi) & 1) << 4)));
             #pragma unroll
+            for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
+                tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 5)));
+            #pragma unroll
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b_2[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
-        // block_ptr_matmul.py:25  b_block_ptr = b_block_ptr.advance((BLOCK_K, 0))
-        b_block_ptr_off0 += 32;
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs[e] += 32ll * (int64_t)stride_bk;
         // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
@@ -678,6 +790,10 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
             a_ptrs[e / 8] += 32;
+        // block_ptr_matmul.py:25  b_block_ptr = b_block_ptr.advance((BLOCK_K, 0))
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            b_ptrs[e / 8] += 32ll * (int64_t)stride_bk;
     }
     // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
@@ -723,10 +839,10 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
             tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
+    // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        if (c_in_bounds[e])
-            *((c_start + ((int64_t)c_r0[(e >> 3)] * (int64_t)stride_cm)) + c_r1[(e & 7)]) = acc_fp16[e];
+    for (int e = 0; e < 32; e += 8)
+        tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * (int64_t)stride_cm)) + c_r1[(e & 7)], &acc_fp16[e], &c_in_bounds[e]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -243,6 +243,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__restrict__ OutIdx, int32_t M, int32_t N, int32_t stride)
@@ -288,10 +343,11 @@ col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__res
         for (int e = 0; e < 16; ++e)
             mask[e] = (rows[(e >> 2)] < M) & col_mask[(e & 3)];
         // col_max.py:30  x = tl.load(X + rows[:, None] * stride + cols[None, :], mask=mask, other=-float('inf')).to(tl.float32)
-        float x[16];  // [32x64] fp32, L0, 4-byte loads
+        float x[16];  // [32x64] fp32, L0, 16-byte loads where in bounds
+        // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&x[e], (X + (rows[(e >> 2)] * stride)) + cols[(e & 3)], mask[e], __int_as_float(0xff800000));
+        for (int e = 0; e < 16; e += 4)
+            tilec::load_masked_vec<4>(&x[e], (X + (rows[(e >> 2)] * stride)) + cols[(e & 3)], &mask[e], __int_as_float(0xff800000));
         // col_max.py:34  chunk_max, chunk_row = tl.max(x, axis=0, return_indices=True)
         float chunk_max[4];  // [64] fp32, L1
         int32_t chunk_row[4];
@@ -362,15 +418,11 @@ col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__res
             best[e] = better[e] ? chunk_max[e] : best[e];
     }
     // col_max.py:39  tl.store(OutMax + cols, best, mask=col_mask)
-    #pragma unroll
-    for (int e = 0; e < 4; ++e)
-        if (L1_owner && col_mask[e])
-            *(OutMax + cols[e]) = best[e];
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<4>(OutMax + cols[0], &best[0], &col_mask[0], L1_owner);
     // col_max.py:40  tl.store(OutIdx + cols, best_row, mask=col_mask)
-    #pragma unroll
-    for (int e = 0; e < 4; ++e)
-        if (L1_owner && col_mask[e])
-            *(OutIdx + cols[e]) = best_row[e];
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<4>(OutIdx + cols[0], &best_row[0], &col_mask[0], L1_owner);
 }
 
 #ifndef __CUDACC_RTC__

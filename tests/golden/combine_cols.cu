@@ -242,6 +242,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 // The combine function absmax_combine() on groups of 1 element, the left group first along the axis
 // (first used by the reduction at combine_cols.py:20).
@@ -284,10 +339,16 @@ col_absmax_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, float 
     for (int e = 0; e < 16; ++e)
         offs[e] = (((pid * 32) * 64) + (rows[(e >> 2)] * 64)) + cols[(e & 3)];
     // combine_cols.py:19  x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
-    float x[16];  // [32x64] fp32, L0, 4-byte loads
+    float x[16];  // [32x64] fp32, L0, 16-byte loads where in bounds
+    // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        tilec::load<1>(&x[e], x_ptr + offs[e], offs[e] < n, 0.0f);
+    for (int e = 0; e < 16; e += 4) {
+        bool in_bounds[4];  // the mask of these 4 elements
+        #pragma unroll
+        for (int j = 0; j < 4; ++j)
+            in_bounds[j] = offs[e + j] < n;
+        tilec::load_masked_vec<4>(&x[e], x_ptr + offs[e], in_bounds, 0.0f);
+    }
     // combine_cols.py:20  col = x.reduce(0, absmax_combine)
     float col[4];  // [64] fp32, L1
     // reduction with absmax_combine along dim 0: 4 values in each thread, then across 2 lanes, then across 4 warps
@@ -379,10 +440,14 @@ col_absmax_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, float 
     for (int e = 0; e < 4; ++e)
         out[e] = (pid * 64) + cols[e];
     // combine_cols.py:23  tl.store(out_ptr + out, col, mask=out < n)
-    #pragma unroll
-    for (int e = 0; e < 4; ++e)
-        if (L1_owner && (out[e] < n))
-            *(out_ptr + out[e]) = col[e];
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    {
+        bool in_bounds_2[4];  // the mask of these 4 elements
+        #pragma unroll
+        for (int j = 0; j < 4; ++j)
+            in_bounds_2[j] = out[j] < n;
+        tilec::store_masked_vec<4>(out_ptr + out[0], &col[0], in_bounds_2, L1_owner);
+    }
     // combine_cols.py:24  tl.store(tile_ptr + pid, total)
     if (tid == 0)
         *(tile_ptr + pid) = total;

@@ -234,6 +234,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 // The combine function cummax_combine() on groups of 2 elements, the left group first along the axis
 // (first used by the scan at combine_cummax.py:19).
@@ -273,10 +328,9 @@ cummax_kernel(float *__restrict__ x_ptr, float *__restrict__ max_ptr, int32_t *_
     for (int e = 0; e < 4; ++e)
         mask[e] = offs[e] < n;
     // combine_cummax.py:17  x = tl.load(x_ptr + offs, mask=mask, other=float("-inf"))
-    float x[4];  // [512] fp32, L0, 4-byte loads
-    #pragma unroll
-    for (int e = 0; e < 4; ++e)
-        tilec::load<1>(&x[e], x_ptr + offs[e], mask[e], __int_as_float(0xff800000));
+    float x[4];  // [512] fp32, L0, 16-byte loads where in bounds
+    // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<4>(&x[0], x_ptr + offs[0], &mask[0], __int_as_float(0xff800000));
     // combine_cummax.py:18  idx = tl.arange(0, BLOCK)
     int32_t idx[4];  // [512] i32, L0
     #pragma unroll
@@ -363,15 +417,11 @@ cummax_kernel(float *__restrict__ x_ptr, float *__restrict__ max_ptr, int32_t *_
             }
     }
     // combine_cummax.py:20  tl.store(max_ptr + offs, running, mask=mask)
-    #pragma unroll
-    for (int e = 0; e < 4; ++e)
-        if (mask[e])
-            *(max_ptr + offs[e]) = running_2[e];
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<4>(max_ptr + offs[0], &running_2[0], &mask[0]);
     // combine_cummax.py:21  tl.store(arg_ptr + offs, at, mask=mask)
-    #pragma unroll
-    for (int e = 0; e < 4; ++e)
-        if (mask[e])
-            *(arg_ptr + offs[e]) = at[e];
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<4>(arg_ptr + offs[0], &at[0], &mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -15,13 +15,13 @@
 //   BLOCK_N          = 64 (constexpr)
 //   BLOCK_K          = 32 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 24576 bytes of shared memory, grid (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))
+// Launch: 128 threads per block (4 warps), 32768 bytes of shared memory, grid (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   desc_matmul.py:21  local_load, 12288 bytes at 0: operand A of tl.dot, 64 x 32 fp16 in 3 pipeline slots, NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   desc_matmul.py:21  local_load, 12288 bytes at 12288: operand B of tl.dot, 32 x 64 fp16 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
+//   desc_matmul.py:21  local_load, 16384 bytes at 0: operand A of tl.dot, 64 x 32 fp16 in 4 pipeline slots, NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   desc_matmul.py:21  local_load, 16384 bytes at 16384: operand B of tl.dot, 32 x 64 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   desc_matmul.py:22  convert_layout, 8192 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle)
@@ -464,6 +464,13 @@ __device__ __forceinline__ void wgmma_fence_operands(float *d)
     for (int i = 0; i < N; ++i)
         asm volatile("" : "+f"(d[i])::"memory");
 }
+template <int N>
+__device__ __forceinline__ void wgmma_fence_operands(int32_t *d)  // s32 accumulators (int8 inputs)
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+        asm volatile("" : "+r"(d[i])::"memory");
+}
 
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 
@@ -487,7 +494,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 // cut into column blocks of 32 elements (64 bytes), stored one after another, 64 rows x 64 bytes each;
 // in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 2) % 4), a pattern of 8 rows
 // (512 bytes, the alignment of every slot).
-// 3 slots of 4096 bytes, one per pipeline stage, at byte 0 of the arena.
+// 4 slots of 4096 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, int row, int col)
 {
     const int block = col / 32, in_block = col % 32;
@@ -501,15 +508,15 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, 
 // cut into column blocks of 64 elements (128 bytes), stored one after another, 32 rows x 128 bytes each;
 // in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
 // (1024 bytes, the alignment of every slot).
-// 3 slots of 4096 bytes, one per pipeline stage, at byte 12288 of the arena.
+// 4 slots of 4096 bytes, one per pipeline stage, at byte 16384 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, int row, int col)
 {
     const int block = col / 64, in_block = col % 64;
-    return reinterpret_cast<__half *>(smem + 12288) + slot * 2048 + block * 2048 + row * 64 +
+    return reinterpret_cast<__half *>(smem + 16384) + slot * 2048 + block * 2048 + row * 64 +
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
 }
 
-// wgmma.m64n64k16 (sm_90a), f16 inputs, fp32 accumulators: the warpgroup's d (64x64, 32 registers per
+// wgmma.m64n64k16 (sm_90a), f16 x f16 inputs, f32 accumulators: the warpgroup's d (64x64, 32 registers per
 // thread: register 4*i + {0,1} holds row l/4 of the thread's warp's 16 rows, columns 8*i + 2*(l%4) + {0,1};
 // 4*i + {2,3} the same columns of row l/4 + 8) += A (64x16, K-major) @ B (16x64, N contiguous: tnspB = 1).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -543,7 +550,7 @@ static __device__ __forceinline__ int cvt2_at(int row, int col)
 extern "C" __global__ void __launch_bounds__(128)
 desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__restrict__ c_ptr, int32_t M, int32_t N, int32_t K, int32_t stride_am, int32_t stride_bk, int32_t stride_cm)
 {
-    __shared__ __align__(1024) unsigned char smem[24576];  // the arena (see the header)
+    __shared__ __align__(1024) unsigned char smem[32768];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -651,147 +658,149 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
         acc[e] = 0.0f;
     int32_t read_slot = 0;
     int32_t write_slot = 2;
-    for (int32_t k = 0; k < K; k += 32) {
-        // desc_matmul.py:21  acc = tl.dot(a, b, acc)
-        tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
-        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
-        tilec::fence_proxy_async();  // this thread's landed copies, visible to wgmma's reads
-        #endif
-        __syncthreads();
-        // desc_matmul.py:18  for k in range(0, K, BLOCK_K):
-        const int32_t k_ahead_2 = k + (32 * 2);
-        const bool in_range_2 = k_ahead_2 < K;
-        // desc_matmul.py:19  a = a_desc.load([off_m, k])
-        __half *const a_start_2 = a_ptr + (((int64_t)off_m * (int64_t)stride_am) + (int64_t)k_ahead_2);
-        int32_t a_r0_2[2];  // [64x1] i32, L0
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            a_r0_2[e] = L0_row + (e << 5);
-        int32_t a_r1_2[8];  // [1x32] i32, L0
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            a_r1_2[e] = L0_col + e;
-        __half *a_ptrs_2[2];  // [64x32] fp16, L0: one pointer per 8-element vector
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * (int64_t)stride_am)) + a_r1_2[(e & 7)];
-        int32_t a_i0_2[2];  // [64x1] i32, L0
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            a_i0_2[e] = off_m + a_r0_2[e];
-        const bool a_nonempty0_2 = M > 0;
-        int32_t a_i1_2[8];  // [1x32] i32, L0
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            a_i1_2[e] = k_ahead_2 + a_r1_2[e];
-        const bool a_nonempty1_2 = K > 0;
-        bool a_in_bounds_2[16];  // [64x32] i1, L0
-        // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8) {
-            const bool same = (((uint32_t)a_i0_2[(e >> 3)] < (uint32_t)M) & a_nonempty0_2) & (((uint32_t)a_i1_2[(e & 7)] < (uint32_t)K) & a_nonempty1_2);
+    if (0 < K) {  // the loop runs: it leaves its last wgmma group in flight, waited for below
+        for (int32_t k = 0; k < K; k += 32) {
+            // desc_matmul.py:21  acc = tl.dot(a, b, acc)
+            tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
+            #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+            tilec::fence_proxy_async();  // this thread's landed copies, visible to wgmma's reads
+            #endif
+            __syncthreads();
+            // desc_matmul.py:18  for k in range(0, K, BLOCK_K):
+            const int32_t k_ahead_2 = k + (32 * 2);
+            const bool in_range_2 = k_ahead_2 < K;
+            // desc_matmul.py:19  a = a_desc.load([off_m, k])
+            __half *const a_start_2 = a_ptr + (((int64_t)off_m * (int64_t)stride_am) + (int64_t)k_ahead_2);
+            int32_t a_r0_2[2];  // [64x1] i32, L0
             #pragma unroll
-            for (int j = 0; j < 8; ++j)
-                a_in_bounds_2[e + j] = same;
-        }
-        // desc_matmul.py:20  b = b_desc.load([k, off_n])
-        __half *const b_start_2 = b_ptr + (((int64_t)k_ahead_2 * (int64_t)stride_bk) + (int64_t)off_n);
-        int32_t b_r0_2[2];  // [32x1] i32, L1
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            b_r0_2[e] = L1_row + (e << 4);
-        int32_t b_r1_2[8];  // [1x64] i32, L1
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            b_r1_2[e] = L1_col + e;
-        __half *b_ptrs_2[2];  // [32x64] fp16, L1: one pointer per 8-element vector
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            b_ptrs_2[e / 8] = (b_start_2 + ((int64_t)b_r0_2[(e >> 3)] * (int64_t)stride_bk)) + b_r1_2[(e & 7)];
-        int32_t b_i0_2[2];  // [32x1] i32, L1
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            b_i0_2[e] = k_ahead_2 + b_r0_2[e];
-        const bool b_nonempty0_2 = K > 0;
-        int32_t b_i1_2[8];  // [1x64] i32, L1
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            b_i1_2[e] = off_n + b_r1_2[e];
-        const bool b_nonempty1_2 = N > 0;
-        bool b_in_bounds_2[16];  // [32x64] i1, L1
-        // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8) {
-            const bool same = (((uint32_t)b_i0_2[(e >> 3)] < (uint32_t)K) & b_nonempty0_2) & (((uint32_t)b_i1_2[(e & 7)] < (uint32_t)N) & b_nonempty1_2);
+            for (int e = 0; e < 2; ++e)
+                a_r0_2[e] = L0_row + (e << 5);
+            int32_t a_r1_2[8];  // [1x32] i32, L0
             #pragma unroll
-            for (int j = 0; j < 8; ++j)
-                b_in_bounds_2[e + j] = same;
-        }
-        // desc_matmul.py:19  a = a_desc.load([off_m, k])
-        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], in_range_2 && a_in_bounds_2[e]);
-        // desc_matmul.py:20  b = b_desc.load([k, off_n])
-        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs_2[e / 8], in_range_2 && b_in_bounds_2[e]);
-        tilec::cp_async_commit();
-        // desc_matmul.py:21  acc = tl.dot(a, b, acc)
-        // operand A in slot read_slot of stage0, read by the tl.dot below
-        // operand B in slot read_slot of stage1, read by the tl.dot below
-        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
-        {  // 64x64 += 64x32 @ 32x64 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 1 wgmma.m64n64k16 per K step of 16 (rows 64*g + 64*mi), 2 K steps
-            const int warpgroup = warp >> 2;
-            tilec::wgmma_fence_operands<32>(acc);
-            tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
+            for (int e = 0; e < 8; ++e)
+                a_r1_2[e] = L0_col + e;
+            __half *a_ptrs_2[2];  // [64x32] fp16, L0: one pointer per 8-element vector
             #pragma unroll
-            for (int k_step = 0; k_step < 2; ++k_step) {
-                // B: rows 16*k_step.. of stage1, 128-byte column blocks 4096 bytes apart, 8-row groups 1024 bytes apart
-                const uint64_t b_desc = tilec::wgmma_desc<4096, 1024, 1>(stage1(smem, read_slot, 16 * k_step, 0));
+            for (int e = 0; e < 16; e += 8)
+                a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * (int64_t)stride_am)) + a_r1_2[(e & 7)];
+            int32_t a_i0_2[2];  // [64x1] i32, L0
+            #pragma unroll
+            for (int e = 0; e < 2; ++e)
+                a_i0_2[e] = off_m + a_r0_2[e];
+            const bool a_nonempty0_2 = M > 0;
+            int32_t a_i1_2[8];  // [1x32] i32, L0
+            #pragma unroll
+            for (int e = 0; e < 8; ++e)
+                a_i1_2[e] = k_ahead_2 + a_r1_2[e];
+            const bool a_nonempty1_2 = K > 0;
+            bool a_in_bounds_2[16];  // [64x32] i1, L0
+            // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
+            #pragma unroll
+            for (int e = 0; e < 16; e += 8) {
+                const bool same = (((uint32_t)a_i0_2[(e >> 3)] < (uint32_t)M) & a_nonempty0_2) & (((uint32_t)a_i1_2[(e & 7)] < (uint32_t)K) & a_nonempty1_2);
                 #pragma unroll
-                for (int mi = 0; mi < 1; ++mi) {
-                    // A: 64 rows of stage0 from row 64*warpgroup + 64*mi, columns 16*k_step.., 8-row groups 512 bytes apart
-                    const uint64_t a_desc = tilec::wgmma_desc<16, 512, 2>(stage0(smem, read_slot, 64 * warpgroup + 64 * mi, 16 * k_step));
-                    wgmma_m64n64k16_f32_f16(&acc[32 * mi], a_desc, b_desc);
-                }
+                for (int j = 0; j < 8; ++j)
+                    a_in_bounds_2[e + j] = same;
             }
-            tilec::wgmma_commit();
-            tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written
-            tilec::wgmma_fence_operands<32>(acc);
+            // desc_matmul.py:20  b = b_desc.load([k, off_n])
+            __half *const b_start_2 = b_ptr + (((int64_t)k_ahead_2 * (int64_t)stride_bk) + (int64_t)off_n);
+            int32_t b_r0_2[2];  // [32x1] i32, L1
+            #pragma unroll
+            for (int e = 0; e < 2; ++e)
+                b_r0_2[e] = L1_row + (e << 4);
+            int32_t b_r1_2[8];  // [1x64] i32, L1
+            #pragma unroll
+            for (int e = 0; e < 8; ++e)
+                b_r1_2[e] = L1_col + e;
+            __half *b_ptrs_2[2];  // [32x64] fp16, L1: one pointer per 8-element vector
+            #pragma unroll
+            for (int e = 0; e < 16; e += 8)
+                b_ptrs_2[e / 8] = (b_start_2 + ((int64_t)b_r0_2[(e >> 3)] * (int64_t)stride_bk)) + b_r1_2[(e & 7)];
+            int32_t b_i0_2[2];  // [32x1] i32, L1
+            #pragma unroll
+            for (int e = 0; e < 2; ++e)
+                b_i0_2[e] = k_ahead_2 + b_r0_2[e];
+            const bool b_nonempty0_2 = K > 0;
+            int32_t b_i1_2[8];  // [1x64] i32, L1
+            #pragma unroll
+            for (int e = 0; e < 8; ++e)
+                b_i1_2[e] = off_n + b_r1_2[e];
+            const bool b_nonempty1_2 = N > 0;
+            bool b_in_bounds_2[16];  // [32x64] i1, L1
+            // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
+            #pragma unroll
+            for (int e = 0; e < 16; e += 8) {
+                const bool same = (((uint32_t)b_i0_2[(e >> 3)] < (uint32_t)K) & b_nonempty0_2) & (((uint32_t)b_i1_2[(e & 7)] < (uint32_t)N) & b_nonempty1_2);
+                #pragma unroll
+                for (int j = 0; j < 8; ++j)
+                    b_in_bounds_2[e + j] = same;
+            }
+            // desc_matmul.py:19  a = a_desc.load([off_m, k])
+            // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 16; e += 8)
+                tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], in_range_2 && a_in_bounds_2[e]);
+            // desc_matmul.py:20  b = b_desc.load([k, off_n])
+            // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 16; e += 8)
+                tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs_2[e / 8], in_range_2 && b_in_bounds_2[e]);
+            tilec::cp_async_commit();
+            // desc_matmul.py:21  acc = tl.dot(a, b, acc)
+            // operand A in slot read_slot of stage0, read by the tl.dot below
+            // operand B in slot read_slot of stage1, read by the tl.dot below
+            #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+            {  // 64x64 += 64x32 @ 32x64 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 1 wgmma.m64n64k16 per K step of 16 (rows 64*g + 64*mi), 2 K steps
+                const int warpgroup = warp >> 2;
+                tilec::wgmma_fence_operands<32>(acc);  // the accumulators stay put while wgmma owns them
+                tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
+                #pragma unroll
+                for (int k_step = 0; k_step < 2; ++k_step) {
+                    // B: rows 16*k_step.. of stage1, 128-byte column blocks 4096 bytes apart, 8-row groups 1024 bytes apart
+                    const uint64_t b_desc = tilec::wgmma_desc<4096, 1024, 1>(stage1(smem, read_slot, 16 * k_step, 0));
+                    #pragma unroll
+                    for (int mi = 0; mi < 1; ++mi) {
+                        // A: 64 rows of stage0 from row 64*warpgroup + 64*mi, columns 16*k_step.., 8-row groups 512 bytes apart
+                        const uint64_t a_desc = tilec::wgmma_desc<16, 512, 2>(stage0(smem, read_slot, 64 * warpgroup + 64 * mi, 16 * k_step));
+                        wgmma_m64n64k16_f32_f16(&acc[32 * mi], a_desc, b_desc);
+                    }
+                }
+                tilec::wgmma_commit();  // this K step's wgmmas: one group
+                tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
+                tilec::wgmma_fence_operands<32>(acc);  // no use of the accumulators moves above that wait
+            }
+            #else  // mma.sync on the same shared memory and accumulators
+            uint32_t a[8];  // [64x32] fp16, L7: operand A fragments, 2 elements per register
+            uint32_t b[32];  // [32x64] fp16, L8: operand B fragments, 2 elements per register
+            // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 1 x 8 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
+            // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+            const int a_ld_row = (warp << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
+            // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+            const int b_ld_row = lane & 15, b_ld_col = (lane >> 4) << 3;
+            #pragma unroll
+            for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
+                #pragma unroll
+                for (int mi = 0; mi < 1; ++mi)
+                    tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row, a_ld_col + ((k_step + 2 * mi) << 4)));
+                #pragma unroll
+                for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
+                    tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 4)));
+                #pragma unroll
+                for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
+                #pragma unroll
+                    for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
+                        tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
+            }
+            #endif
+            // desc_matmul.py:18  for k in range(0, K, BLOCK_K):
+            read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
+            write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);
         }
-        #else  // mma.sync on the same shared memory and accumulators
-        uint32_t a[8];  // [64x32] fp16, L7: operand A fragments, 2 elements per register
-        uint32_t b[32];  // [32x64] fp16, L8: operand B fragments, 2 elements per register
-        // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 1 x 8 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
-        // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int a_ld_row = (warp << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
-        // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int b_ld_row = lane & 15, b_ld_col = (lane >> 4) << 3;
-        #pragma unroll
-        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi)
-                tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row, a_ld_col + ((k_step + 2 * mi) << 4)));
-            #pragma unroll
-            for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 4)));
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
-            #pragma unroll
-                for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
-        }
+        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+        tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators
         #endif
-        // desc_matmul.py:18  for k in range(0, K, BLOCK_K):
-        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
-        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
     }
     // desc_matmul.py:18  for k in range(0, K, BLOCK_K):
-    #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
-    tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators
-    #endif
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
     __syncthreads();
     // desc_matmul.py:22  c_desc.store([off_m, off_n], acc.to(tl.float16))

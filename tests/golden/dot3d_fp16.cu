@@ -23,13 +23,13 @@
 //   BLOCK_K          = 32 (constexpr)
 //   INPUT_PRECISION  = "tf32" (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 34816 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 49152 bytes of shared memory, grid chosen by the caller
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
 //   dot3d.py:25  local_load, 24576 bytes at 0: operand A of tl.dot, 2 batches (one tile after another) of 64 x 32 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 2, maxPhase 4), read with ldmatrix
-//   dot3d.py:25  convert_layout, 8192 bytes at 24576: operand B of tl.dot, 2 batches (one tile after another) of 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
+//   dot3d.py:25  local_load, 24576 bytes at 24576: operand B of tl.dot, 2 batches (one tile after another) of 32 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   dot3d.py:29  convert_layout, 34808 bytes at 0: the tile changing layout (L3 -> L2), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
 //       then 2 padding elements after every 32;
@@ -310,6 +310,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 // ---- tilec tensor-core helpers (templates/tilec_tensorcore.cuh) ------------
 // Included only by kernels that use tl.dot.  One helper per PTX instruction
 // of the sm_80 path: shared-memory swizzle, cp.async into shared memory,
@@ -462,6 +517,37 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 }
 
 } // namespace tilec
+// ---- tilec masked cp.async (templates/tilec_tensorcore_masked.cuh) ---------
+// Included only by kernels that stage a dot operand with cp.async under a mask
+// known only at run time (a K tail when K need not be a multiple of 16).
+namespace tilec {
+
+// One BYTES-byte cp.async of V elements when pred holds and all V mask bits
+// are set (or none is: then it only zero-fills); otherwise element by
+// element, each read from src where in bounds and 0 elsewhere, stored to
+// shared memory directly (cp.async has no copies smaller than 4 bytes).
+template <int BYTES, int V>
+__device__ __forceinline__ void cp_async_masked_vec(void *dst, const void *src, const bool *in_bounds, bool pred)
+{
+    typedef typename Word<BYTES / V>::T E;  // one element's bits
+    static_assert(BYTES / V == sizeof(E), "elements of 1, 2 or 4 bytes");
+    bool all = true, any = false;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+        all &= in_bounds[j];
+        any |= in_bounds[j];
+    }
+    if (!pred || all || !any) {
+        cp_async<BYTES>(dst, src, pred && all);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        static_cast<E *>(dst)[j] = in_bounds[j] ? static_cast<const E *>(src)[j] : E(0);
+}
+
+} // namespace tilec
+// ---- end of tilec masked cp.async ----------------------------------------------
 
 // stage0: operand A of a tl.dot (2x64x32 fp16, batch x M x K), staged in shared memory for the tensor cores
 // one tile per batch, tile after tile: batch b's row r is buffer row b * 64 + r;
@@ -479,10 +565,10 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, 
 // as 64 rows of 64 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 8192 bytes at byte 24576 of the arena.
-static __device__ __forceinline__ __half *stage1(unsigned char *smem, int row, int col)
+// 3 slots of 8192 bytes, one per pipeline stage, at byte 24576 of the arena.
+static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<__half *>(smem + 24576) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
+    return reinterpret_cast<__half *>(smem + 24576) + slot * 4096 + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
 // cvt2: a 2x64x64 fp32 tile changing layout (L3 -> L2) in shared memory, row-major,
@@ -500,7 +586,7 @@ static __device__ __forceinline__ int cvt2_at(int i0, int i1, int i2)
 extern "C" __global__ void __launch_bounds__(128)
 bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__restrict__ c_ptr, int32_t M, int32_t N, int32_t K, int32_t stride_ab, int32_t stride_am, int32_t stride_bb, int32_t stride_bk, int32_t stride_cb, int32_t stride_cm)
 {
-    __shared__ __align__(16) unsigned char smem[34816];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[49152];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -556,10 +642,10 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         rn_2[e] = prod_2 + (L1_d2 + e);
-    __half *b_ptrs[32];  // [2x32x64] fp16, L1
+    __half *b_ptrs[4];  // [2x32x64] fp16, L1: one pointer per 8-element vector
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        b_ptrs[e] = ((b_ptr + (rb[(e >> 4)] * stride_bb)) + (rk[((e >> 3) & 1)] * stride_bk)) + (rn_2[(e & 7)] * 1);
+    for (int e = 0; e < 32; e += 8)
+        b_ptrs[e / 8] = ((b_ptr + (rb[(e >> 4)] * stride_bb)) + (rk[((e >> 3) & 1)] * stride_bk)) + (rn_2[(e & 7)] * 1);
     // dot3d.py:22  for k in range(0, K, BLOCK_K):
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 32);
@@ -569,15 +655,35 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             rm_3[e] = prod + (L0_d1 + (e << 5));
+        // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
+        int32_t rn_3[8];  // [64] i32, L10
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            rn_3[e] = prod_2 + (L1_d2 + e);
+        // dot3d.py:23  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0.0)
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
             tilec::cp_async<16>(stage0(smem, i, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2 + (e & 7)), a_ptrs[e / 8], in_range && ((rm_3[((e >> 3) & 1)] < M) & (rk_2[(e & 7)] < (K - k_ahead))));
+        // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
+        // cp.async into slot i of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 32; e += 8) {
+            bool in_bounds[8];  // the mask of these 8 elements
+            #pragma unroll
+            for (int j = 0; j < 8; ++j)
+                in_bounds[j] = (rk[(((e + j) >> 3) & 1)] < (K - k_ahead)) & (rn_3[((e + j) & 7)] < N);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2 + (e & 7)), b_ptrs[e / 8], in_bounds, in_range);
+        }
         tilec::cp_async_commit();
         // dot3d.py:26  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
             a_ptrs[e / 8] += 32;
+        // dot3d.py:27  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 32; e += 8)
+            b_ptrs[e / 8] += 32 * stride_bk;
     }
     // dot3d.py:22  for k in range(0, K, BLOCK_K):
     float acc[64];  // [2x64x64] fp32, L3
@@ -598,36 +704,32 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             rm_4[e] = prod + (L0_d1 + (e << 5));
+        // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
+        int32_t rn_4[8];  // [64] i32, L10
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            rn_4[e] = prod_2 + (L1_d2 + e);
+        // dot3d.py:23  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0.0)
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
             tilec::cp_async<16>(stage0(smem, write_slot, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2 + (e & 7)), a_ptrs[e / 8], in_range_2 && ((rm_4[((e >> 3) & 1)] < M) & (rk_2[(e & 7)] < (K - k_ahead_2))));
-        tilec::cp_async_commit();
         // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
-        int32_t rn_3[8];  // [64] i32, L10
+        // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            rn_3[e] = prod_2 + (L1_d2 + e);
-        __half b[32];  // [2x32x64] fp16, L1, 2-byte loads
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            tilec::load<1>(&b[e], b_ptrs[e], (rk[((e >> 3) & 1)] < (K - k)) & (rn_3[(e & 7)] < N), __double2half(0.0));
+        for (int e = 0; e < 32; e += 8) {
+            bool in_bounds_2[8];  // the mask of these 8 elements
+            #pragma unroll
+            for (int j = 0; j < 8; ++j)
+                in_bounds_2[j] = (rk[(((e + j) >> 3) & 1)] < (K - k_ahead_2)) & (rn_4[((e + j) & 7)] < N);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2 + (e & 7)), b_ptrs[e / 8], in_bounds_2, in_range_2);
+        }
+        tilec::cp_async_commit();
         // dot3d.py:25  acc += tl.dot(a, b, input_precision=INPUT_PRECISION)
         uint32_t a[32];  // [2x64x32] fp16, L17: operand A fragments, 2 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
-        uint32_t b_2[16];  // [2x32x64] fp16, L18: operand B fragments, 2 elements per register
-        {  // L1 -> L18 through shared memory (stage1)
-            #pragma unroll
-            for (int e = 0; e < 32; e += 8)
-                tilec::store<8>(stage1(smem, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2 + (e & 7)), &b[e]);
-            __syncthreads();
-            // ldmatrix.trans.x4 into b_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = ((warp >> 1) << 5) + (lane & 15), ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
-            #pragma unroll
-            for (int qi = 0; qi < 4; ++qi)
-                tilec::ldmatrix<4, true>(&b_2[4 * qi], stage1(smem, ld_row + ((qi & 1) << 4), ld_col + ((qi >> 1) << 5)));
-            __syncthreads();  // the buffer is free again
-        }
+        uint32_t b[16];  // [2x32x64] fp16, L18: operand B fragments, 2 elements per register
+        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         float dot[64];  // [2x64x64] fp32, L3
         #pragma unroll
         for (int e = 0; e < 64; ++e)
@@ -635,24 +737,25 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 4 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int a_ld_row = ((warp >> 1) << 6) + (lane & 15), a_ld_col = (lane >> 4) << 3;
+        // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int b_ld_row = ((warp >> 1) << 5) + (lane & 15), b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
         #pragma unroll
         for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
             #pragma unroll
             for (int mi = 0; mi < 4; ++mi)
                 tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi) >> 1) << 4), a_ld_col + (((k_step + 2 * mi) & 1) << 4)));
             #pragma unroll
+            for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
+                tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 5)));
+            #pragma unroll
             for (int mi = 0; mi < 4; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&dot[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b_2[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&dot[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
         #pragma unroll
         for (int e = 0; e < 64; ++e)
             acc[e] += dot[e];
-        // dot3d.py:27  b_ptrs += BLOCK_K * stride_bk
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs[e] += 32 * stride_bk;
         // dot3d.py:22  for k in range(0, K, BLOCK_K):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
@@ -660,6 +763,10 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
             a_ptrs[e / 8] += 32;
+        // dot3d.py:27  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 32; e += 8)
+            b_ptrs[e / 8] += 32 * stride_bk;
     }
     // dot3d.py:22  for k in range(0, K, BLOCK_K):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
@@ -679,10 +786,15 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
             acc_3[e] = buf[cvt2_at((e >> 5), L2_d1 + (((e >> 2) & 7) << 3), L2_d2 + (e & 3))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 64; ++e)
-        if ((rm[((e >> 2) & 7)] < M) & (rn[(e & 3)] < N))
-            *(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 2) & 7)] * stride_cm)) + (rn[(e & 3)] * 1)) = acc_3[e];
+    for (int e = 0; e < 64; e += 4) {
+        bool in_bounds_3[4];  // the mask of these 4 elements
+        #pragma unroll
+        for (int j = 0; j < 4; ++j)
+            in_bounds_3[j] = (rm[(((e + j) >> 2) & 7)] < M) & (rn[((e + j) & 3)] < N);
+        tilec::store_masked_vec<4>(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 2) & 7)] * stride_cm)) + (rn[(e & 3)] * 1), &acc_3[e], in_bounds_3);
+    }
 }
 
 #ifndef __CUDACC_RTC__

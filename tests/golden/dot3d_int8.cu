@@ -27,8 +27,8 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   dot3d.py:56  convert_layout, 4096 bytes at 0: operand A of tl.dot, 2 batches (one tile after another) of 64 x 32 i8, swizzled (vec 16, perPhase 4, maxPhase 2), read with ldmatrix
-//   dot3d.py:56  convert_layout, 4352 bytes at 0: operand B of tl.dot, 2 batches (one tile after another) of 32 x 64 i8, padded (16 bytes after every 4 rows), read element by element
+//   dot3d.py:56  local_load, 12288 bytes at 13056: operand A of tl.dot, 2 batches (one tile after another) of 64 x 32 i8 in 3 pipeline slots, swizzled (vec 16, perPhase 4, maxPhase 2), read with ldmatrix
+//   dot3d.py:56  local_load, 13056 bytes at 0: operand B of tl.dot, 2 batches (one tile after another) of 32 x 64 i8 in 3 pipeline slots, padded (16 bytes after every 4 rows), read element by element
 //   dot3d.py:60  convert_layout, 34808 bytes at 0: the tile changing layout (L3 -> L2), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
 //       then 2 padding elements after every 32;
@@ -307,6 +307,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 // ---- tilec tensor-core helpers (templates/tilec_tensorcore.cuh) ------------
 // Included only by kernels that use tl.dot.  One helper per PTX instruction
 // of the sm_80 path: shared-memory swizzle, cp.async into shared memory,
@@ -459,16 +514,47 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 }
 
 } // namespace tilec
+// ---- tilec masked cp.async (templates/tilec_tensorcore_masked.cuh) ---------
+// Included only by kernels that stage a dot operand with cp.async under a mask
+// known only at run time (a K tail when K need not be a multiple of 16).
+namespace tilec {
+
+// One BYTES-byte cp.async of V elements when pred holds and all V mask bits
+// are set (or none is: then it only zero-fills); otherwise element by
+// element, each read from src where in bounds and 0 elsewhere, stored to
+// shared memory directly (cp.async has no copies smaller than 4 bytes).
+template <int BYTES, int V>
+__device__ __forceinline__ void cp_async_masked_vec(void *dst, const void *src, const bool *in_bounds, bool pred)
+{
+    typedef typename Word<BYTES / V>::T E;  // one element's bits
+    static_assert(BYTES / V == sizeof(E), "elements of 1, 2 or 4 bytes");
+    bool all = true, any = false;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+        all &= in_bounds[j];
+        any |= in_bounds[j];
+    }
+    if (!pred || all || !any) {
+        cp_async<BYTES>(dst, src, pred && all);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        static_cast<E *>(dst)[j] = in_bounds[j] ? static_cast<const E *>(src)[j] : E(0);
+}
+
+} // namespace tilec
+// ---- end of tilec masked cp.async ----------------------------------------------
 
 // stage0: operand A of a tl.dot (2x64x32 i8, batch x M x K), staged in shared memory for the tensor cores
 // one tile per batch, tile after tile: batch b's row r is buffer row b * 64 + r;
 // as 128 rows of 32 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 16, perPhase 4, maxPhase 2): chunk c of 16 elements in row r is stored
 // at chunk c ^ ((r / 4) % 2), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 4096 bytes at byte 0 of the arena.
-static __device__ __forceinline__ int8_t *stage0(unsigned char *smem, int row, int col)
+// 3 slots of 4096 bytes, one per pipeline stage, at byte 13056 of the arena.
+static __device__ __forceinline__ int8_t *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<int8_t *>(smem + 0) + row * 32 + tilec::swizzle<16, 4, 2>(row, col);
+    return reinterpret_cast<int8_t *>(smem + 13056) + slot * 4096 + row * 32 + tilec::swizzle<16, 4, 2>(row, col);
 }
 
 // stage1: operand B of a tl.dot (2x32x64 i8, batch x K x N), staged in shared memory for the tensor cores
@@ -476,10 +562,10 @@ static __device__ __forceinline__ int8_t *stage0(unsigned char *smem, int row, i
 // as 64 rows of 64 elements with N contiguous; read element by element (ldmatrix cannot transpose 8- or 32-bit elements).
 // Padding: 16 elements (16 bytes) after every 4 rows, so that the lanes of one element read
 // fall in different banks; each address stays the thread's base plus a constant.
-// 4352 bytes at byte 0 of the arena.
-static __device__ __forceinline__ int8_t *stage1(unsigned char *smem, int row, int col)
+// 3 slots of 4352 bytes, one per pipeline stage, at byte 0 of the arena.
+static __device__ __forceinline__ int8_t *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<int8_t *>(smem + 0) + row * 64 + (row >> 2) * 16 + col;
+    return reinterpret_cast<int8_t *>(smem + 0) + slot * 4352 + row * 64 + (row >> 2) * 16 + col;
 }
 
 // cvt2: a 2x64x64 i32 tile changing layout (L3 -> L2) in shared memory, row-major,
@@ -542,84 +628,146 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         rk_2[e] = L0_d2 + e;
-    int8_t *a_ptrs[32];  // [2x64x32] i8, L0
+    int8_t *a_ptrs[2];  // [2x64x32] i8, L0: one pointer per 16-element vector
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        a_ptrs[e] = ((a_ptr + (rb[(e >> 4)] * stride_ab)) + (rm_2[0] * stride_am)) + (rk_2[(e & 15)] * 1);
+    for (int e = 0; e < 32; e += 16)
+        a_ptrs[e / 16] = ((a_ptr + (rb[(e >> 4)] * stride_ab)) + (rm_2[0] * stride_am)) + (rk_2[(e & 15)] * 1);
     // dot3d.py:46  b_ptrs = b_ptr + rb[:, None, None] * stride_bb + rk[None, :, None] * stride_bk + rn[None, None, :] * stride_bn
     int32_t rn_2[16];  // [64] i32, L10
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         rn_2[e] = prod_2 + (L1_d2 + e);
-    int8_t *b_ptrs[32];  // [2x32x64] i8, L1
+    int8_t *b_ptrs[2];  // [2x32x64] i8, L1: one pointer per 16-element vector
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        b_ptrs[e] = ((b_ptr + (rb[(e >> 4)] * stride_bb)) + (rk[0] * stride_bk)) + (rn_2[(e & 15)] * 1);
+    for (int e = 0; e < 32; e += 16)
+        b_ptrs[e / 16] = ((b_ptr + (rb[(e >> 4)] * stride_bb)) + (rk[0] * stride_bk)) + (rn_2[(e & 15)] * 1);
     // dot3d.py:53  for k in range(0, K, BLOCK_K):
-    int32_t acc[64];  // [2x64x64] i32, L3
-    #pragma unroll
-    for (int e = 0; e < 64; ++e)
-        acc[e] = 0;
-    for (int32_t k = 0; k < K; k += 32) {
+    for (int32_t i = 0; i < 2; i += 1) {
+        const int32_t k_ahead = 0 + (i * 32);
+        const bool in_range = k_ahead < K;
         // dot3d.py:54  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0)
         int32_t rm_3[1];  // [64] i32, L16
         rm_3[0] = prod + L0_d1;
-        int8_t a[32];  // [2x64x32] i8, L0, 1-byte loads
-        #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            tilec::load<1>(&a[e], a_ptrs[e], (rm_3[0] < M) & (rk_2[(e & 15)] < (K - k)), (int8_t)0);
         // dot3d.py:55  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0)
         int32_t rn_3[16];  // [64] i32, L10
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             rn_3[e] = prod_2 + (L1_d2 + e);
-        int8_t b[32];  // [2x32x64] i8, L1, 1-byte loads
+        // dot3d.py:54  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0)
+        // cp.async into slot i of stage0: 16-byte copy when all 16 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            tilec::load<1>(&b[e], b_ptrs[e], (rk[0] < (K - k)) & (rn_3[(e & 15)] < N), (int8_t)0);
+        for (int e = 0; e < 32; e += 16) {
+            bool in_bounds[16];  // the mask of these 16 elements
+            #pragma unroll
+            for (int j = 0; j < 16; ++j)
+                in_bounds[j] = (rm_3[0] < M) & (rk_2[((e + j) & 15)] < (K - k_ahead));
+            tilec::cp_async_masked_vec<16, 16>(stage0(smem, i, (e >> 4) * 64 + L0_d1, L0_d2 + (e & 15)), a_ptrs[e / 16], in_bounds, in_range);
+        }
+        // dot3d.py:55  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0)
+        // cp.async into slot i of stage1: 16-byte copy when all 16 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 32; e += 16) {
+            bool in_bounds_2[16];  // the mask of these 16 elements
+            #pragma unroll
+            for (int j = 0; j < 16; ++j)
+                in_bounds_2[j] = (rk[0] < (K - k_ahead)) & (rn_3[((e + j) & 15)] < N);
+            tilec::cp_async_masked_vec<16, 16>(stage1(smem, i, (e >> 4) * 32 + L1_d1, L1_d2 + (e & 15)), b_ptrs[e / 16], in_bounds_2, in_range);
+        }
+        tilec::cp_async_commit();
+        // dot3d.py:57  a_ptrs += BLOCK_K * stride_ak
+        #pragma unroll
+        for (int e = 0; e < 32; e += 16)
+            a_ptrs[e / 16] += 32;
+        // dot3d.py:58  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 32; e += 16)
+            b_ptrs[e / 16] += 32 * stride_bk;
+    }
+    // dot3d.py:53  for k in range(0, K, BLOCK_K):
+    int32_t acc[64];  // [2x64x64] i32, L3
+    #pragma unroll
+    for (int e = 0; e < 64; ++e)
+        acc[e] = 0;
+    int32_t read_slot = 0;
+    int32_t write_slot = 2;
+    for (int32_t k = 0; k < K; k += 32) {
         // dot3d.py:56  acc = tl.dot(a, b, acc=acc, out_dtype=acc_dtype)
-        uint32_t a_2[16];  // [2x64x32] i8, L17: operand A fragments, 4 elements per register
-        {  // L0 -> L17 through shared memory (stage0)
+        tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
+        __syncthreads();
+        // dot3d.py:53  for k in range(0, K, BLOCK_K):
+        const int32_t k_ahead_2 = k + (32 * 2);
+        const bool in_range_2 = k_ahead_2 < K;
+        // dot3d.py:54  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0)
+        int32_t rm_4[1];  // [64] i32, L16
+        rm_4[0] = prod + L0_d1;
+        // dot3d.py:55  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0)
+        int32_t rn_4[16];  // [64] i32, L10
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            rn_4[e] = prod_2 + (L1_d2 + e);
+        // dot3d.py:54  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0)
+        // cp.async into slot write_slot of stage0: 16-byte copy when all 16 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 32; e += 16) {
+            bool in_bounds_3[16];  // the mask of these 16 elements
             #pragma unroll
-            for (int e = 0; e < 32; e += 16)
-                tilec::store<16>(stage0(smem, (e >> 4) * 64 + L0_d1, L0_d2 + (e & 15)), &a[e]);
-            __syncthreads();
-            // ldmatrix.x4 into a_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = ((warp >> 1) << 6) + (lane & 15), ld_col = (lane >> 4) << 4;
-            #pragma unroll
-            for (int qi = 0; qi < 4; ++qi)
-                tilec::ldmatrix<4, false>(&a_2[4 * qi], stage0(smem, ld_row + (qi << 4), ld_col));
-            __syncthreads();  // the buffer is free again
+            for (int j = 0; j < 16; ++j)
+                in_bounds_3[j] = (rm_4[0] < M) & (rk_2[((e + j) & 15)] < (K - k_ahead_2));
+            tilec::cp_async_masked_vec<16, 16>(stage0(smem, write_slot, (e >> 4) * 64 + L0_d1, L0_d2 + (e & 15)), a_ptrs[e / 16], in_bounds_3, in_range_2);
         }
-        uint32_t b_2[8];  // [2x32x64] i8, L18: operand B fragments, 4 elements per register
-        {  // L1 -> L18 through shared memory (stage1)
+        // dot3d.py:55  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0)
+        // cp.async into slot write_slot of stage1: 16-byte copy when all 16 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 32; e += 16) {
+            bool in_bounds_4[16];  // the mask of these 16 elements
             #pragma unroll
-            for (int e = 0; e < 32; e += 16)
-                tilec::store<16>(stage1(smem, (e >> 4) * 32 + L1_d1, L1_d2 + (e & 15)), &b[e]);
-            __syncthreads();
-            #pragma unroll
-            for (int e = 0; e < 32; ++e)
-                reinterpret_cast<int8_t *>(b_2)[e] = *stage1(smem, L18_d0 * 32 + L18_d1 + ((e & 3) + (((e >> 2) & 1) << 4)), L18_d2 + ((e >> 3) << 4));
-            __syncthreads();  // the buffer is free again
+            for (int j = 0; j < 16; ++j)
+                in_bounds_4[j] = (rk[0] < (K - k_ahead_2)) & (rn_4[((e + j) & 15)] < N);
+            tilec::cp_async_masked_vec<16, 16>(stage1(smem, write_slot, (e >> 4) * 32 + L1_d1, L1_d2 + (e & 15)), b_ptrs[e / 16], in_bounds_4, in_range_2);
         }
+        tilec::cp_async_commit();
+        // dot3d.py:56  acc = tl.dot(a, b, acc=acc, out_dtype=acc_dtype)
+        uint32_t a[16];  // [2x64x32] i8, L17: operand A fragments, 4 elements per register
+        // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
+        uint32_t b[8];  // [2x32x64] i8, L18: operand B fragments, 4 elements per register
+        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 4 x 4 mma.sync.m16n8k32_s8 per K step of 32, 1 K step
+        // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int a_ld_row = ((warp >> 1) << 6) + (lane & 15), a_ld_col = (lane >> 4) << 4;
         #pragma unroll
         for (int k_step = 0; k_step < 1; ++k_step) {  // K steps
+            // operand B of K step k_step, one element at a time (b's K is not its contiguous dimension)
+            #pragma unroll
+            for (int ni = 0; ni < 4; ++ni)
+            #pragma unroll
+                for (int j = 0; j < 8; ++j) {  // 2 registers x 4 elements
+                    const int e = 4 * (2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))) + j;
+                    reinterpret_cast<int8_t *>(b)[e] = *stage1(smem, read_slot, L18_d0 * 32 + L18_d1 + ((e & 3) + (((e >> 2) & 1) << 4)), L18_d2 + ((e >> 3) << 4));
+                }
+            #pragma unroll
+            for (int mi = 0; mi < 4; ++mi)
+                tilec::ldmatrix<4, false>(&a[4 * (k_step + 1 * mi)], stage0(smem, read_slot, a_ld_row + ((k_step + 1 * mi) << 4), a_ld_col));
             #pragma unroll
             for (int mi = 0; mi < 4; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k32_s8(&acc[4 * (ni + 4 * mi)], &a_2[4 * (k_step + 1 * mi)], &b_2[2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))]);
+                    tilec::mma_m16n8k32_s8(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 1 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))]);
         }
+        // dot3d.py:53  for k in range(0, K, BLOCK_K):
+        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
+        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         // dot3d.py:57  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            a_ptrs[e] += 32;
+        for (int e = 0; e < 32; e += 16)
+            a_ptrs[e / 16] += 32;
         // dot3d.py:58  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 32; ++e)
-            b_ptrs[e] += 32 * stride_bk;
+        for (int e = 0; e < 32; e += 16)
+            b_ptrs[e / 16] += 32 * stride_bk;
     }
+    // dot3d.py:53  for k in range(0, K, BLOCK_K):
+    tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
+    __syncthreads();
     // dot3d.py:59  c_ptrs = c_ptr + rb[:, None, None] * stride_cb + rm[None, :, None] * stride_cm + rn[None, None, :] * stride_cn
     // (c_ptrs: each address is computed where it is used, below)
     // dot3d.py:60  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(rm[None, :, None] < M) & (rn[None, None, :] < N))
@@ -635,10 +783,15 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
             acc_3[e] = buf[cvt2_at((e >> 5), L2_d1 + (((e >> 2) & 7) << 3), L2_d2 + (e & 3))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 64; ++e)
-        if ((rm[((e >> 2) & 7)] < M) & (rn[(e & 3)] < N))
-            *(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 2) & 7)] * stride_cm)) + (rn[(e & 3)] * 1)) = acc_3[e];
+    for (int e = 0; e < 64; e += 4) {
+        bool in_bounds_5[4];  // the mask of these 4 elements
+        #pragma unroll
+        for (int j = 0; j < 4; ++j)
+            in_bounds_5[j] = (rm[(((e + j) >> 2) & 7)] < M) & (rn[((e + j) & 3)] < N);
+        tilec::store_masked_vec<4>(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 2) & 7)] * stride_cm)) + (rn[(e & 3)] * 1), &acc_3[e], in_bounds_5);
+    }
 }
 
 #ifndef __CUDACC_RTC__

@@ -293,6 +293,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 // ---- tilec tensor-core helpers (templates/tilec_tensorcore.cuh) ------------
 // Included only by kernels that use tl.dot.  One helper per PTX instruction
 // of the sm_80 path: shared-memory swizzle, cp.async into shared memory,
@@ -445,6 +500,37 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 }
 
 } // namespace tilec
+// ---- tilec masked cp.async (templates/tilec_tensorcore_masked.cuh) ---------
+// Included only by kernels that stage a dot operand with cp.async under a mask
+// known only at run time (a K tail when K need not be a multiple of 16).
+namespace tilec {
+
+// One BYTES-byte cp.async of V elements when pred holds and all V mask bits
+// are set (or none is: then it only zero-fills); otherwise element by
+// element, each read from src where in bounds and 0 elsewhere, stored to
+// shared memory directly (cp.async has no copies smaller than 4 bytes).
+template <int BYTES, int V>
+__device__ __forceinline__ void cp_async_masked_vec(void *dst, const void *src, const bool *in_bounds, bool pred)
+{
+    typedef typename Word<BYTES / V>::T E;  // one element's bits
+    static_assert(BYTES / V == sizeof(E), "elements of 1, 2 or 4 bytes");
+    bool all = true, any = false;
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+        all &= in_bounds[j];
+        any |= in_bounds[j];
+    }
+    if (!pred || all || !any) {
+        cp_async<BYTES>(dst, src, pred && all);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        static_cast<E *>(dst)[j] = in_bounds[j] ? static_cast<const E *>(src)[j] : E(0);
+}
+
+} // namespace tilec
+// ---- end of tilec masked cp.async ----------------------------------------------
 
 // stage0: operand A of a tl.dot (2x64x16 fp32, batch x M x K), staged in shared memory for the tensor cores
 // one tile per batch, tile after tile: batch b's row r is buffer row b * 64 + r;
@@ -529,15 +615,15 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         rk_2[e] = L0_d2 + e;
-    float *a_ptrs[16];  // [2x64x16] fp32, L0
+    float *a_ptrs[4];  // [2x64x16] fp32, L0: one pointer per 4-element vector
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        a_ptrs[e] = ((a_ptr + (rb[(e >> 3)] * stride_ab)) + (rm_2[((e >> 2) & 1)] * stride_am)) + (rk_2[(e & 3)] * 1);
+    for (int e = 0; e < 16; e += 4)
+        a_ptrs[e / 4] = ((a_ptr + (rb[(e >> 3)] * stride_ab)) + (rm_2[((e >> 2) & 1)] * stride_am)) + (rk_2[(e & 3)] * 1);
     // dot3d.py:20  b_ptrs = b_ptr + rb[:, None, None] * stride_bb + rk[None, :, None] * stride_bk + rn[None, None, :] * stride_bn
-    float *b_ptrs[16];  // [2x16x64] fp32, L1
+    float *b_ptrs[4];  // [2x16x64] fp32, L1: one pointer per 4-element vector
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_ptrs[e] = ((b_ptr + (rb[(e >> 3)] * stride_bb)) + (rk[((e >> 2) & 1)] * stride_bk)) + (rn[(e & 3)] * 1);
+    for (int e = 0; e < 16; e += 4)
+        b_ptrs[e / 4] = ((b_ptr + (rb[(e >> 3)] * stride_bb)) + (rk[((e >> 2) & 1)] * stride_bk)) + (rn[(e & 3)] * 1);
     // dot3d.py:22  for k in range(0, K, BLOCK_K):
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 16);
@@ -547,24 +633,34 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             rm_3[e] = prod + (L0_d1 + (e << 5));
-        // cp.async into slot i of stage0: 4-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot i of stage0: 16-byte copy when all 4 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            tilec::cp_async<4>(stage0(smem, i, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2 + (e & 3)), a_ptrs[e], in_range && ((rm_3[((e >> 2) & 1)] < M) & (rk_2[(e & 3)] < (K - k_ahead))));
+        for (int e = 0; e < 16; e += 4) {
+            bool in_bounds[4];  // the mask of these 4 elements
+            #pragma unroll
+            for (int j = 0; j < 4; ++j)
+                in_bounds[j] = (rm_3[(((e + j) >> 2) & 1)] < M) & (rk_2[((e + j) & 3)] < (K - k_ahead));
+            tilec::cp_async_masked_vec<16, 4>(stage0(smem, i, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2 + (e & 3)), a_ptrs[e / 4], in_bounds, in_range);
+        }
         // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
-        // cp.async into slot i of stage1: 4-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot i of stage1: 16-byte copy when all 4 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            tilec::cp_async<4>(stage1(smem, i, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2 + (e & 3)), b_ptrs[e], in_range && ((rk[((e >> 2) & 1)] < (K - k_ahead)) & (rn[(e & 3)] < N)));
+        for (int e = 0; e < 16; e += 4) {
+            bool in_bounds_2[4];  // the mask of these 4 elements
+            #pragma unroll
+            for (int j = 0; j < 4; ++j)
+                in_bounds_2[j] = (rk[(((e + j) >> 2) & 1)] < (K - k_ahead)) & (rn[((e + j) & 3)] < N);
+            tilec::cp_async_masked_vec<16, 4>(stage1(smem, i, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2 + (e & 3)), b_ptrs[e / 4], in_bounds_2, in_range);
+        }
         tilec::cp_async_commit();
         // dot3d.py:26  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs[e] += 16;
+        for (int e = 0; e < 16; e += 4)
+            a_ptrs[e / 4] += 16;
         // dot3d.py:27  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs[e] += 16 * stride_bk;
+        for (int e = 0; e < 16; e += 4)
+            b_ptrs[e / 4] += 16 * stride_bk;
     }
     // dot3d.py:22  for k in range(0, K, BLOCK_K):
     float acc[64];  // [2x64x64] fp32, L2
@@ -585,15 +681,25 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             rm_4[e] = prod + (L0_d1 + (e << 5));
-        // cp.async into slot write_slot of stage0: 4-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot write_slot of stage0: 16-byte copy when all 4 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            tilec::cp_async<4>(stage0(smem, write_slot, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2 + (e & 3)), a_ptrs[e], in_range_2 && ((rm_4[((e >> 2) & 1)] < M) & (rk_2[(e & 3)] < (K - k_ahead_2))));
+        for (int e = 0; e < 16; e += 4) {
+            bool in_bounds_3[4];  // the mask of these 4 elements
+            #pragma unroll
+            for (int j = 0; j < 4; ++j)
+                in_bounds_3[j] = (rm_4[(((e + j) >> 2) & 1)] < M) & (rk_2[((e + j) & 3)] < (K - k_ahead_2));
+            tilec::cp_async_masked_vec<16, 4>(stage0(smem, write_slot, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2 + (e & 3)), a_ptrs[e / 4], in_bounds_3, in_range_2);
+        }
         // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
-        // cp.async into slot write_slot of stage1: 4-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot write_slot of stage1: 16-byte copy when all 4 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            tilec::cp_async<4>(stage1(smem, write_slot, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2 + (e & 3)), b_ptrs[e], in_range_2 && ((rk[((e >> 2) & 1)] < (K - k_ahead_2)) & (rn[(e & 3)] < N)));
+        for (int e = 0; e < 16; e += 4) {
+            bool in_bounds_4[4];  // the mask of these 4 elements
+            #pragma unroll
+            for (int j = 0; j < 4; ++j)
+                in_bounds_4[j] = (rk[(((e + j) >> 2) & 1)] < (K - k_ahead_2)) & (rn[((e + j) & 3)] < N);
+            tilec::cp_async_masked_vec<16, 4>(stage1(smem, write_slot, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2 + (e & 3)), b_ptrs[e / 4], in_bounds_4, in_range_2);
+        }
         tilec::cp_async_commit();
         // dot3d.py:25  acc += tl.dot(a, b, input_precision=INPUT_PRECISION)
         uint32_t a[32];  // [2x64x16] fp32, L12: operand A fragments, 1 elements per register
@@ -634,12 +740,12 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         // dot3d.py:26  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            a_ptrs[e] += 16;
+        for (int e = 0; e < 16; e += 4)
+            a_ptrs[e / 4] += 16;
         // dot3d.py:27  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs[e] += 16 * stride_bk;
+        for (int e = 0; e < 16; e += 4)
+            b_ptrs[e / 4] += 16 * stride_bk;
     }
     // dot3d.py:22  for k in range(0, K, BLOCK_K):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
@@ -659,10 +765,15 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
             acc_3[e] = buf[cvt2_at((e >> 5), L1_d1 + (((e >> 2) & 7) << 3), L1_d2 + (e & 3))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 64; ++e)
-        if ((rm[((e >> 2) & 7)] < M) & (rn[(e & 3)] < N))
-            *(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 2) & 7)] * stride_cm)) + (rn[(e & 3)] * 1)) = acc_3[e];
+    for (int e = 0; e < 64; e += 4) {
+        bool in_bounds_5[4];  // the mask of these 4 elements
+        #pragma unroll
+        for (int j = 0; j < 4; ++j)
+            in_bounds_5[j] = (rm[(((e + j) >> 2) & 7)] < M) & (rn[((e + j) & 3)] < N);
+        tilec::store_masked_vec<4>(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 2) & 7)] * stride_cm)) + (rn[(e & 3)] * 1), &acc_3[e], in_bounds_5);
+    }
 }
 
 #ifndef __CUDACC_RTC__

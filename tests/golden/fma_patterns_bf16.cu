@@ -240,6 +240,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 patterns_kernel(__nv_bfloat16 *__restrict__ A, __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, __nv_bfloat16 *__restrict__ D, __nv_bfloat16 *__restrict__ O1, __nv_bfloat16 *__restrict__ O2, __nv_bfloat16 *__restrict__ O3, __nv_bfloat16 *__restrict__ O4, __nv_bfloat16 *__restrict__ O5, __nv_bfloat16 *__restrict__ O6, __nv_bfloat16 *__restrict__ O7, __nv_bfloat16 *__restrict__ O8, int32_t n)
@@ -260,43 +315,45 @@ patterns_kernel(__nv_bfloat16 *__restrict__ A, __nv_bfloat16 *__restrict__ B, __
     for (int e = 0; e < 2; ++e)
         mask[e] = offs[e] < n;
     // fma_contraction.py:25  a = tl.load(A + offs, mask=mask)
-    __nv_bfloat16 a[2];  // [256] bf16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        tilec::load<1>(&a[e], A + offs[e], mask[e], __double2bfloat16(0.0));
+    __nv_bfloat16 a[2];  // [256] bf16, L0, 4-byte loads where in bounds
+    // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<2>(&a[0], A + offs[0], &mask[0], __double2bfloat16(0.0));
     // fma_contraction.py:26  b = tl.load(B + offs, mask=mask)
-    __nv_bfloat16 b[2];  // [256] bf16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        tilec::load<1>(&b[e], B + offs[e], mask[e], __double2bfloat16(0.0));
+    __nv_bfloat16 b[2];  // [256] bf16, L0, 4-byte loads where in bounds
+    // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<2>(&b[0], B + offs[0], &mask[0], __double2bfloat16(0.0));
     // fma_contraction.py:27  c = tl.load(C + offs, mask=mask)
-    __nv_bfloat16 c[2];  // [256] bf16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        tilec::load<1>(&c[e], C + offs[e], mask[e], __double2bfloat16(0.0));
+    __nv_bfloat16 c[2];  // [256] bf16, L0, 4-byte loads where in bounds
+    // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<2>(&c[0], C + offs[0], &mask[0], __double2bfloat16(0.0));
     // fma_contraction.py:28  d = tl.load(D + offs, mask=mask)
-    __nv_bfloat16 d[2];  // [256] bf16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        tilec::load<1>(&d[e], D + offs[e], mask[e], __double2bfloat16(0.0));
+    __nv_bfloat16 d[2];  // [256] bf16, L0, 4-byte loads where in bounds
+    // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<2>(&d[0], D + offs[0], &mask[0], __double2bfloat16(0.0));
     // fma_contraction.py:29  tl.store(O1 + offs, c + a * b, mask=mask)
     // (__hfma: a multiply-add Triton's LLVM contracts, rounded once)
+    __nv_bfloat16 sum[2];  // [256] bf16, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        if (mask[e])
-            *(O1 + offs[e]) = __hfma(a[e], b[e], c[e]);
+        sum[e] = __hfma(a[e], b[e], c[e]);
+    // 4-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<2>(O1 + offs[0], &sum[0], &mask[0]);
     // fma_contraction.py:30  tl.store(O2 + offs, c - a * b, mask=mask)
     // (__hfma: a multiply-add Triton's LLVM contracts, rounded once)
+    __nv_bfloat16 diff[2];  // [256] bf16, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        if (mask[e])
-            *(O2 + offs[e]) = __hfma(__hneg(a[e]), b[e], c[e]);
+        diff[e] = __hfma(__hneg(a[e]), b[e], c[e]);
+    // 4-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<2>(O2 + offs[0], &diff[0], &mask[0]);
     // fma_contraction.py:31  tl.store(O3 + offs, a * b - c * d, mask=mask)
     // (__hfma: a multiply-add Triton's LLVM contracts, rounded once)
+    __nv_bfloat16 diff_2[2];  // [256] bf16, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        if (mask[e])
-            *(O3 + offs[e]) = __hfma(__hneg(c[e]), d[e], __hmul_rn(a[e], b[e]));
+        diff_2[e] = __hfma(__hneg(c[e]), d[e], __hmul_rn(a[e], b[e]));
+    // 4-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<2>(O3 + offs[0], &diff_2[0], &mask[0]);
     // fma_contraction.py:32  p = a * d
     __nv_bfloat16 p[2];  // [256] bf16, L0
     #pragma unroll
@@ -304,27 +361,31 @@ patterns_kernel(__nv_bfloat16 *__restrict__ A, __nv_bfloat16 *__restrict__ B, __
         p[e] = a[e] * d[e];
     // fma_contraction.py:33  tl.store(O4 + offs, p + b, mask=mask)
     // (__hfma: a multiply-add Triton's LLVM contracts, rounded once)
+    __nv_bfloat16 sum_2[2];  // [256] bf16, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        if (mask[e])
-            *(O4 + offs[e]) = __hfma(a[e], d[e], b[e]);
+        sum_2[e] = __hfma(a[e], d[e], b[e]);
+    // 4-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<2>(O4 + offs[0], &sum_2[0], &mask[0]);
     // fma_contraction.py:34  tl.store(O5 + offs, p, mask=mask)
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        if (mask[e])
-            *(O5 + offs[e]) = p[e];
+    // 4-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<2>(O5 + offs[0], &p[0], &mask[0]);
     // fma_contraction.py:35  tl.store(O6 + offs, (a * b + c) * d - b, mask=mask)
     // (__hfma: a multiply-add Triton's LLVM contracts, rounded once)
+    __nv_bfloat16 diff_3[2];  // [256] bf16, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        if (mask[e])
-            *(O6 + offs[e]) = __hfma(__hfma(a[e], b[e], c[e]), d[e], __hneg(b[e]));
+        diff_3[e] = __hfma(__hfma(a[e], b[e], c[e]), d[e], __hneg(b[e]));
+    // 4-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<2>(O6 + offs[0], &diff_3[0], &mask[0]);
     // fma_contraction.py:36  tl.store(O7 + offs, -(a * b) + c, mask=mask)
     // (__hfma: a multiply-add Triton's LLVM contracts, rounded once)
+    __nv_bfloat16 sum_3[2];  // [256] bf16, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        if (mask[e])
-            *(O7 + offs[e]) = __hfma(__hneg(a[e]), b[e], __double2bfloat16(0.0)) + c[e];
+        sum_3[e] = __hfma(__hneg(a[e]), b[e], __double2bfloat16(0.0)) + c[e];
+    // 4-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<2>(O7 + offs[0], &sum_3[0], &mask[0]);
     // fma_contraction.py:38  for _ in range(n % 4):
     __nv_bfloat16 acc[2];  // [256] bf16, L0
     #pragma unroll
@@ -337,10 +398,8 @@ patterns_kernel(__nv_bfloat16 *__restrict__ A, __nv_bfloat16 *__restrict__ B, __
             acc[e] += __hmul_rn(a[e], b[e]);
     }
     // fma_contraction.py:40  tl.store(O8 + offs, acc, mask=mask)
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        if (mask[e])
-            *(O8 + offs[e]) = acc[e];
+    // 4-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<2>(O8 + offs[0], &acc[0], &mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -234,6 +234,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 rope_kernel(__half *__restrict__ Q0, __half *__restrict__ Q1, __half *__restrict__ Cos, __half *__restrict__ Sin, __half *__restrict__ Out0, __half *__restrict__ Out1, int32_t n)
@@ -254,37 +309,37 @@ rope_kernel(__half *__restrict__ Q0, __half *__restrict__ Q1, __half *__restrict
     for (int e = 0; e < 2; ++e)
         mask[e] = offs[e] < n;
     // fma_contraction.py:12  q0 = tl.load(Q0 + offs, mask=mask)
-    __half q0[2];  // [256] fp16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        tilec::load<1>(&q0[e], Q0 + offs[e], mask[e], __double2half(0.0));
+    __half q0[2];  // [256] fp16, L0, 4-byte loads where in bounds
+    // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<2>(&q0[0], Q0 + offs[0], &mask[0], __double2half(0.0));
     // fma_contraction.py:13  q1 = tl.load(Q1 + offs, mask=mask)
-    __half q1[2];  // [256] fp16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        tilec::load<1>(&q1[e], Q1 + offs[e], mask[e], __double2half(0.0));
+    __half q1[2];  // [256] fp16, L0, 4-byte loads where in bounds
+    // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<2>(&q1[0], Q1 + offs[0], &mask[0], __double2half(0.0));
     // fma_contraction.py:14  cos = tl.load(Cos + offs, mask=mask)
-    __half cos_2[2];  // [256] fp16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        tilec::load<1>(&cos_2[e], Cos + offs[e], mask[e], __double2half(0.0));
+    __half cos_2[2];  // [256] fp16, L0, 4-byte loads where in bounds
+    // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<2>(&cos_2[0], Cos + offs[0], &mask[0], __double2half(0.0));
     // fma_contraction.py:15  sin = tl.load(Sin + offs, mask=mask)
-    __half sin_2[2];  // [256] fp16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        tilec::load<1>(&sin_2[e], Sin + offs[e], mask[e], __double2half(0.0));
+    __half sin_2[2];  // [256] fp16, L0, 4-byte loads where in bounds
+    // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<2>(&sin_2[0], Sin + offs[0], &mask[0], __double2half(0.0));
     // fma_contraction.py:16  tl.store(Out0 + offs, q0 * cos - q1 * sin, mask=mask)
     // (__hfma: a multiply-add Triton's LLVM contracts, rounded once)
+    __half diff[2];  // [256] fp16, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        if (mask[e])
-            *(Out0 + offs[e]) = __hfma(q0[e], cos_2[e], __hneg(__hmul_rn(q1[e], sin_2[e])));
+        diff[e] = __hfma(q0[e], cos_2[e], __hneg(__hmul_rn(q1[e], sin_2[e])));
+    // 4-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<2>(Out0 + offs[0], &diff[0], &mask[0]);
     // fma_contraction.py:17  tl.store(Out1 + offs, q0 * sin + q1 * cos, mask=mask)
     // (__hfma: a multiply-add Triton's LLVM contracts, rounded once)
+    __half sum[2];  // [256] fp16, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        if (mask[e])
-            *(Out1 + offs[e]) = __hfma(q1[e], cos_2[e], __hmul_rn(q0[e], sin_2[e]));
+        sum[e] = __hfma(q1[e], cos_2[e], __hmul_rn(q0[e], sin_2[e]));
+    // 4-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<2>(Out1 + offs[0], &sum[0], &mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -356,6 +356,61 @@ __device__ __forceinline__ __nv_fp8_e5m2 fp8_abs(__nv_fp8_e5m2 x) { return e5m2_
 
 } // namespace tilec
 // ---- end of tilec fp8 helpers ---------------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 fp8_mixed_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_ptr, float *__restrict__ x_ptr, float *__restrict__ s_ptr, __nv_fp8_e4m3 *__restrict__ t_ptr, int32_t n)
@@ -376,35 +431,42 @@ fp8_mixed_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ 
     for (int e = 0; e < 8; ++e)
         mask[e] = offs[e] < n;
     // fp8_casts.py:48  a = tl.load(a_ptr + offs, mask=mask)
-    __nv_fp8_e4m3 a[8];  // [1024] fp8e4nv, L0, 1-byte loads
+    __nv_fp8_e4m3 a[8];  // [1024] fp8e4nv, L0, 4-byte loads where in bounds
+    // 4-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&a[e], a_ptr + offs[e], mask[e], tilec::e4m3_bits(0x00));
+    for (int e = 0; e < 8; e += 4)
+        tilec::load_masked_vec<4>(&a[e], a_ptr + offs[e], &mask[e], tilec::e4m3_bits(0x00));
     // fp8_casts.py:49  b = tl.load(b_ptr + offs, mask=mask)
-    __nv_fp8_e5m2 b[8];  // [1024] fp8e5, L0, 1-byte loads
+    __nv_fp8_e5m2 b[8];  // [1024] fp8e5, L0, 4-byte loads where in bounds
+    // 4-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&b[e], b_ptr + offs[e], mask[e], tilec::e5m2_bits(0x00));
+    for (int e = 0; e < 8; e += 4)
+        tilec::load_masked_vec<4>(&b[e], b_ptr + offs[e], &mask[e], tilec::e5m2_bits(0x00));
     // fp8_casts.py:50  x = tl.load(x_ptr + offs, mask=mask)
-    float x[8];  // [1024] fp32, L0, 4-byte loads
+    float x[8];  // [1024] fp32, L0, 16-byte loads where in bounds
+    // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&x[e], x_ptr + offs[e], mask[e], 0.0f);
+    for (int e = 0; e < 8; e += 4)
+        tilec::load_masked_vec<4>(&x[e], x_ptr + offs[e], &mask[e], 0.0f);
     // fp8_casts.py:51  s = (a + b) * (a + x)
     float s_2[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         s_2[e] = __half2float((tilec::e4m3_to_f16(a[e]) + tilec::e5m2_to_f16(b[e]))) * (tilec::e4m3_to_f32(a[e]) + x[e]);
     // fp8_casts.py:52  tl.store(s_ptr + offs, s, mask=mask)
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        if (mask[e])
-            *(s_ptr + offs[e]) = s_2[e];
+    for (int e = 0; e < 8; e += 4)
+        tilec::store_masked_vec<4>(s_ptr + offs[e], &s_2[e], &mask[e]);
     // fp8_casts.py:53  tl.store(t_ptr + offs, tl.where(a > 0.0, a, 0.0), mask=mask)
+    __nv_fp8_e4m3 sel[8];  // [1024] fp8e4nv, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        if (mask[e])
-            *(t_ptr + offs[e]) = (tilec::e4m3_to_f32(a[e]) > 0.0f) ? a[e] : tilec::e4m3_bits(0x00);
+        sel[e] = (tilec::e4m3_to_f32(a[e]) > 0.0f) ? a[e] : tilec::e4m3_bits(0x00);
+    // 4-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    #pragma unroll
+    for (int e = 0; e < 8; e += 4)
+        tilec::store_masked_vec<4>(t_ptr + offs[e], &sel[e], &mask[e]);
 }
 
 #ifndef __CUDACC_RTC__

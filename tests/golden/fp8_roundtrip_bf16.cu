@@ -355,6 +355,61 @@ __device__ __forceinline__ __nv_fp8_e5m2 fp8_abs(__nv_fp8_e5m2 x) { return e5m2_
 
 } // namespace tilec
 // ---- end of tilec fp8 helpers ---------------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(32)
 fp8_roundtrip_kernel(__nv_bfloat16 *__restrict__ x_ptr, __nv_fp8_e4m3 *__restrict__ q_ptr, __nv_bfloat16 *__restrict__ y_ptr, int32_t n)
@@ -374,25 +429,24 @@ fp8_roundtrip_kernel(__nv_bfloat16 *__restrict__ x_ptr, __nv_fp8_e4m3 *__restric
     for (int e = 0; e < 8; ++e)
         mask[e] = offs[e] < n;
     // fp8_casts.py:12  x = tl.load(x_ptr + offs, mask=mask)
-    __nv_bfloat16 x[8];  // [256] bf16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&x[e], x_ptr + offs[e], mask[e], __double2bfloat16(0.0));
+    __nv_bfloat16 x[8];  // [256] bf16, L0, 16-byte loads where in bounds
+    // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<8>(&x[0], x_ptr + offs[0], &mask[0], __double2bfloat16(0.0));
     // fp8_casts.py:16  q = x.to(q_ptr.dtype.element_ty)
     __nv_fp8_e4m3 q[8];  // [256] fp8e4nv, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         q[e] = tilec::bf16_to_e4m3(x[e]);
     // fp8_casts.py:17  tl.store(q_ptr + offs, q, mask=mask)
-    #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        if (mask[e])
-            *(q_ptr + offs[e]) = q[e];
+    // 8-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<8>(q_ptr + offs[0], &q[0], &mask[0]);
     // fp8_casts.py:18  tl.store(y_ptr + offs, q.to(y_ptr.dtype.element_ty), mask=mask)
+    __nv_bfloat16 q_bf16[8];  // [256] bf16, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        if (mask[e])
-            *(y_ptr + offs[e]) = tilec::e4m3_to_bf16(q[e]);
+        q_bf16[e] = tilec::e4m3_to_bf16(q[e]);
+    // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<8>(y_ptr + offs[0], &q_bf16[0], &mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

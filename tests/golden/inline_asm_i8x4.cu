@@ -229,6 +229,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 asm_bytes_kernel(int8_t *__restrict__ X, int8_t *__restrict__ LO, int8_t *__restrict__ FLIP, int32_t n)
@@ -251,10 +306,9 @@ asm_bytes_kernel(int8_t *__restrict__ X, int8_t *__restrict__ LO, int8_t *__rest
     for (int e = 0; e < 8; ++e)
         mask[e] = offs[e] < n;
     // inline_asm.py:12  x = tl.load(X + offs, mask=mask, other=0)
-    int8_t x[8];  // [1024] i8, L0, 1-byte loads
-    #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&x[e], X + offs[e], mask[e], (int8_t)0);
+    int8_t x[8];  // [1024] i8, L0, 8-byte loads where in bounds
+    // 8-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<8>(&x[0], X + offs[0], &mask[0], (int8_t)0);
     // inline_asm.py:13  lo, flip = tl.inline_asm_elementwise( asm=""" // each byte: "lo" keeps its low 7 bits, \\ "flip" inverts its low 4 and.b32 $0, $2, 0x7f7f7f7f; xor.b32 $1, $2, 0x0f0f0f0f; """, constraints="=r,=r,r", args=[x], dtype=(tl.int8, tl.int8), is_pure=True, pack=4, )
     int8_t lo[8];  // [1024] i8, L0
     int8_t flip[8];  // [1024] i8, L0
@@ -280,15 +334,11 @@ asm_bytes_kernel(int8_t *__restrict__ X, int8_t *__restrict__ LO, int8_t *__rest
         flip[g * 4 + 3] = tilec::bitcast<int8_t>((uint8_t)(out[1] >> 24));
     }
     // inline_asm.py:25  tl.store(LO + offs, lo, mask=mask)
-    #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        if (mask[e])
-            *(LO + offs[e]) = lo[e];
+    // 8-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<8>(LO + offs[0], &lo[0], &mask[0]);
     // inline_asm.py:26  tl.store(FLIP + offs, flip, mask=mask)
-    #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        if (mask[e])
-            *(FLIP + offs[e]) = flip[e];
+    // 8-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<8>(FLIP + offs[0], &flip[0], &mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -237,6 +237,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 int_minmax_kernel(int32_t *__restrict__ x_ptr, int64_t *__restrict__ y_ptr, int8_t *__restrict__ z_ptr, int64_t *__restrict__ out_ptr, int32_t n)
@@ -260,20 +315,23 @@ int_minmax_kernel(int32_t *__restrict__ x_ptr, int64_t *__restrict__ y_ptr, int8
     for (int e = 0; e < 8; ++e)
         mask[e] = offs[e] < n;
     // int_minmax.py:13  x = tl.load(x_ptr + offs, mask=mask, other=0)
-    int32_t x[8];  // [1024] i32, L0, 4-byte loads
+    int32_t x[8];  // [1024] i32, L0, 8-byte loads where in bounds
+    // 8-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&x[e], x_ptr + offs[e], mask[e], 0);
+    for (int e = 0; e < 8; e += 2)
+        tilec::load_masked_vec<2>(&x[e], x_ptr + offs[e], &mask[e], 0);
     // int_minmax.py:14  y = tl.load(y_ptr + offs, mask=mask, other=0)
-    int64_t y[8];  // [1024] i64, L0, 8-byte loads
+    int64_t y[8];  // [1024] i64, L0, 16-byte loads where in bounds
+    // 16-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&y[e], y_ptr + offs[e], mask[e], (int64_t)0ll);
+    for (int e = 0; e < 8; e += 2)
+        tilec::load_masked_vec<2>(&y[e], y_ptr + offs[e], &mask[e], (int64_t)0ll);
     // int_minmax.py:15  z = tl.load(z_ptr + offs, mask=mask, other=0)
-    int8_t z[8];  // [1024] i8, L0, 1-byte loads
+    int8_t z[8];  // [1024] i8, L0, 2-byte loads where in bounds
+    // 2-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&z[e], z_ptr + offs[e], mask[e], (int8_t)0);
+    for (int e = 0; e < 8; e += 2)
+        tilec::load_masked_vec<2>(&z[e], z_ptr + offs[e], &mask[e], (int8_t)0);
     // int_minmax.py:16  x_hi = tl.max(tl.where(mask, x, -1000), axis=0)
     int32_t x_hi;
     // max along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
@@ -386,10 +444,14 @@ int_minmax_kernel(int32_t *__restrict__ x_ptr, int64_t *__restrict__ y_ptr, int8
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // int_minmax.py:19  tl.store(out_ptr + offs, (x - x_hi) + (y - y_lo) + z_hi, mask=mask)
+    int64_t sum[8];  // [1024] i64, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        if (mask[e])
-            *(out_ptr + offs[e]) = ((int64_t)(x[e] - x_hi) + (y[e] - y_lo)) + (int64_t)z_hi;
+        sum[e] = ((int64_t)(x[e] - x_hi) + (y[e] - y_lo)) + (int64_t)z_hi;
+    // 16-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
+    #pragma unroll
+    for (int e = 0; e < 8; e += 2)
+        tilec::store_masked_vec<2>(out_ptr + offs[e], &sum[e], &mask[e]);
 }
 
 #ifndef __CUDACC_RTC__

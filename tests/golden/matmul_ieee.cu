@@ -270,6 +270,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 // ---- tilec tensor-core helpers (templates/tilec_tensorcore.cuh) ------------
 // Included only by kernels that use tl.dot.  One helper per PTX instruction
 // of the sm_80 path: shared-memory swizzle, cp.async into shared memory,
@@ -470,10 +525,10 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         ks_2[e] = L0_col + e;
-    float *a_ptrs[8];  // [32x16] fp32, L0
+    float *a_ptrs[2];  // [32x16] fp32, L0: one pointer per 4-element vector
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        a_ptrs[e] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[(e & 3)] * 1);
+    for (int e = 0; e < 8; e += 4)
+        a_ptrs[e / 4] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[(e & 3)] * 1);
     // matmul.py:75  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     float *b_ptrs[16];  // [16x64] fp32, L1
     #pragma unroll
@@ -486,10 +541,16 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         acc[e] = 0.0f;
     for (int32_t k = 0; k < (((K + 16) - 1) / 16); k += 1) {
         // matmul.py:83  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        float a[8];  // [32x16] fp32, L0, 4-byte loads
+        float a[8];  // [32x16] fp32, L0, 16-byte loads where in bounds
+        // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
         #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            tilec::load<1>(&a[e], a_ptrs[e], ks_2[(e & 3)] < (K - (k * 16)), 0.0f);
+        for (int e = 0; e < 8; e += 4) {
+            bool in_bounds[4];  // the mask of these 4 elements
+            #pragma unroll
+            for (int j = 0; j < 4; ++j)
+                in_bounds[j] = ks_2[((e + j) & 3)] < (K - (k * 16));
+            tilec::load_masked_vec<4>(&a[e], a_ptrs[e / 4], in_bounds, 0.0f);
+        }
         // matmul.py:84  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         float b[16];  // [16x64] fp32, L1, 4-byte loads
         #pragma unroll
@@ -523,8 +584,8 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         }
         // matmul.py:86  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            a_ptrs[e] += 16;
+        for (int e = 0; e < 8; e += 4)
+            a_ptrs[e / 4] += 16;
         // matmul.py:87  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -543,10 +604,15 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     // matmul.py:92  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
     // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:93  tl.store(c_ptrs, c, mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        if ((out_rows[(e >> 2)] < M) & (out_cols[(e & 3)] < N))
-            *((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[(e & 3)] * 1)) = acc[e];
+    for (int e = 0; e < 32; e += 4) {
+        bool in_bounds_2[4];  // the mask of these 4 elements
+        #pragma unroll
+        for (int j = 0; j < 4; ++j)
+            in_bounds_2[j] = (out_rows[((e + j) >> 2)] < M) & (out_cols[((e + j) & 3)] < N);
+        tilec::store_masked_vec<4>((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[(e & 3)] * 1), &acc[e], in_bounds_2);
+    }
 }
 
 #ifndef __CUDACC_RTC__

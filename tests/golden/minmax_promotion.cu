@@ -234,6 +234,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 minmax_promotion_kernel(__half *__restrict__ h_ptr, __nv_bfloat16 *__restrict__ b_ptr, int8_t *__restrict__ i_ptr, float *__restrict__ out_ptr, int32_t *__restrict__ iout_ptr, int32_t n)
@@ -256,20 +311,23 @@ minmax_promotion_kernel(__half *__restrict__ h_ptr, __nv_bfloat16 *__restrict__ 
     for (int e = 0; e < 8; ++e)
         mask[e] = offs[e] < n;
     // minmax_promotion.py:16  h = tl.load(h_ptr + offs, mask=mask, other=0.0)
-    __half h[8];  // [1024] fp16, L0, 2-byte loads
+    __half h[8];  // [1024] fp16, L0, 8-byte loads where in bounds
+    // 8-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&h[e], h_ptr + offs[e], mask[e], __double2half(0.0));
+    for (int e = 0; e < 8; e += 4)
+        tilec::load_masked_vec<4>(&h[e], h_ptr + offs[e], &mask[e], __double2half(0.0));
     // minmax_promotion.py:17  b = tl.load(b_ptr + offs, mask=mask, other=0.0)
-    __nv_bfloat16 b[8];  // [1024] bf16, L0, 2-byte loads
+    __nv_bfloat16 b[8];  // [1024] bf16, L0, 8-byte loads where in bounds
+    // 8-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&b[e], b_ptr + offs[e], mask[e], __double2bfloat16(0.0));
+    for (int e = 0; e < 8; e += 4)
+        tilec::load_masked_vec<4>(&b[e], b_ptr + offs[e], &mask[e], __double2bfloat16(0.0));
     // minmax_promotion.py:18  i = tl.load(i_ptr + offs, mask=mask, other=0)
-    int8_t i[8];  // [1024] i8, L0, 1-byte loads
+    int8_t i[8];  // [1024] i8, L0, 4-byte loads where in bounds
+    // 4-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&i[e], i_ptr + offs[e], mask[e], (int8_t)0);
+    for (int e = 0; e < 8; e += 4)
+        tilec::load_masked_vec<4>(&i[e], i_ptr + offs[e], &mask[e], (int8_t)0);
     // minmax_promotion.py:19  r = tl.maximum(h, 0.1) * 3.0 + tl.minimum(h, -0.3) * 7.0
     float r[8];  // [1024] fp32, L0
     #pragma unroll
@@ -286,15 +344,19 @@ minmax_promotion_kernel(__half *__restrict__ h_ptr, __nv_bfloat16 *__restrict__ 
     for (int e = 0; e < 8; ++e)
         r_3[e] = r_2[e] + ((fminf(fmaxf(__half2float(h[e]), (-0.5f)), 0.5f) * 3.0f) + (fmaxf(__half2float(h[e]), 0.200000003f) * 5.0f));
     // minmax_promotion.py:22  tl.store(out_ptr + offs, r, mask=mask)
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        if (mask[e])
-            *(out_ptr + offs[e]) = r_3[e];
+    for (int e = 0; e < 8; e += 4)
+        tilec::store_masked_vec<4>(out_ptr + offs[e], &r_3[e], &mask[e]);
     // minmax_promotion.py:23  tl.store(iout_ptr + offs, tl.maximum(i, 3) * 100 + min(i, -7) * 50, mask=mask)
+    int32_t sum[8];  // [1024] i32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        if (mask[e])
-            *(iout_ptr + offs[e]) = (((int32_t)i[e] > 3 ? (int32_t)i[e] : 3) * 100) + (((int32_t)i[e] < (-7) ? (int32_t)i[e] : (-7)) * 50);
+        sum[e] = (((int32_t)i[e] > 3 ? (int32_t)i[e] : 3) * 100) + (((int32_t)i[e] < (-7) ? (int32_t)i[e] : (-7)) * 50);
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    #pragma unroll
+    for (int e = 0; e < 8; e += 4)
+        tilec::store_masked_vec<4>(iout_ptr + offs[e], &sum[e], &mask[e]);
 }
 
 #ifndef __CUDACC_RTC__

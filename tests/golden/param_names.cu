@@ -237,6 +237,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 param_names_kernel(float *__restrict__ v_, float *__restrict__ e_, float *__restrict__ s_, float sum, float max_, int32_t grid_, int32_t stream_, int32_t int_, int32_t lane_, int32_t default_, int32_t gx__, int32_t gx_)
@@ -257,25 +312,27 @@ param_names_kernel(float *__restrict__ v_, float *__restrict__ e_, float *__rest
     for (int e = 0; e < 2; ++e)
         mask[e] = offs[e] < grid_;
     // param_names.py:13  x = tl.load(v + offs, mask=mask)
-    float x[2];  // [256] fp32, L0, 4-byte loads
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        tilec::load<1>(&x[e], v_ + offs[e], mask[e], 0.0f);
+    float x[2];  // [256] fp32, L0, 8-byte loads where in bounds
+    // 8-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<2>(&x[0], v_ + offs[0], &mask[0], 0.0f);
     // param_names.py:14  y = tl.load(e + offs, mask=mask)
-    float y[2];  // [256] fp32, L0, 4-byte loads
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        tilec::load<1>(&y[e], e_ + offs[e], mask[e], 0.0f);
+    float y[2];  // [256] fp32, L0, 8-byte loads where in bounds
+    // 8-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<2>(&y[0], e_ + offs[0], &mask[0], 0.0f);
     // param_names.py:15  t = x * sum + y * max + int + lane + default + gx + gx_
     float t[2];  // [256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
         t[e] = ((((((x[e] * sum) + (y[e] * max_)) + (float)int_) + (float)lane_) + (float)default_) + (float)gx__) + (float)gx_;
     // param_names.py:16  tl.store(s + offs, t, mask=mask & (offs < stream))
-    #pragma unroll
-    for (int e = 0; e < 2; ++e)
-        if (mask[e] & (offs[e] < stream_))
-            *(s_ + offs[e]) = t[e];
+    // 8-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
+    {
+        bool in_bounds[2];  // the mask of these 2 elements
+        #pragma unroll
+        for (int j = 0; j < 2; ++j)
+            in_bounds[j] = mask[j] & (offs[j] < stream_);
+        tilec::store_masked_vec<2>(s_ + offs[0], &t[0], in_bounds);
+    }
 }
 
 #ifndef __CUDACC_RTC__

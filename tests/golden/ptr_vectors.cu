@@ -229,6 +229,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 ptr_vectors(float *__restrict__ x_ptr, float *__restrict__ y_ptr, float *__restrict__ z_ptr, int32_t n)
@@ -264,20 +319,26 @@ ptr_vectors(float *__restrict__ x_ptr, float *__restrict__ y_ptr, float *__restr
     for (int e = 0; e < 8; e += 4)
         tilec::load<4>(&x[e], xp[e / 4], mask[e], 0.0f);
     // ptr_vectors.py:14  yp = y_ptr + offs
-    float *yp[8];  // [1024] fp32, L0
+    float *yp[2];  // [1024] fp32, L0: one pointer per 4-element vector
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        yp[e] = y_ptr + offs[e];
+    for (int e = 0; e < 8; e += 4)
+        yp[e / 4] = y_ptr + offs[e];
     // ptr_vectors.py:15  y = tl.load(yp, mask=mask, other=0.0)
     float y[8];  // [1024] fp32, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
-        tilec::load<4>(&y[e], yp[e], mask[e], 0.0f);
+        tilec::load<4>(&y[e], yp[e / 4], mask[e], 0.0f);
     // ptr_vectors.py:16  y_odd = tl.load(yp, mask=mask & (offs % 2 == 1), other=1.0)
-    float y_odd[8];  // [1024] fp32, L0, 4-byte loads
+    float y_odd[8];  // [1024] fp32, L0, 16-byte loads where in bounds
+    // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&y_odd[e], yp[e], mask[e] & ((offs[e] % 2) == 1), 1.0f);
+    for (int e = 0; e < 8; e += 4) {
+        bool in_bounds[4];  // the mask of these 4 elements
+        #pragma unroll
+        for (int j = 0; j < 4; ++j)
+            in_bounds[j] = mask[e + j] & ((offs[e + j] % 2) == 1);
+        tilec::load_masked_vec<4>(&y_odd[e], yp[e / 4], in_bounds, 1.0f);
+    }
     // ptr_vectors.py:18  zp = z_ptr + offs
     float *zp[2];  // [1024] fp32, L0: one pointer per 4-element vector
     #pragma unroll

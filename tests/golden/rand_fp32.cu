@@ -228,6 +228,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 rand_kernel(float *__restrict__ Out, int32_t n, int32_t seed)
@@ -334,10 +389,19 @@ rand_kernel(float *__restrict__ Out, int32_t n, int32_t seed)
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         bits[e] = tilec::bitcast<int32_t>((__umulhi(3449720151u, ((__umulhi(3528531795u, ((__umulhi(3449720151u, ((__umulhi(3528531795u, mixed_11[e]) ^ (3528531795u * mixed_9[e])) ^ sum_12)) ^ (3449720151u * mixed_12[e])) ^ sum_13)) ^ (3528531795u * mixed_13[e])) ^ (sum_14 + 3144134277u))) ^ (3449720151u * ((__umulhi(3528531795u, mixed_13[e]) ^ (3528531795u * mixed_11[e])) ^ sum_14))) ^ ((sum_13 + 2654435769u) + 2654435769u));
+    float prod_2[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        if (offsets[e] < n)
-            *(Out + offsets[e]) = (float)((bits[e] < 0) ? ((-bits[e]) - 1) : bits[e]) * 4.6566126e-10f;
+        prod_2[e] = (float)((bits[e] < 0) ? ((-bits[e]) - 1) : bits[e]) * 4.6566126e-10f;
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    #pragma unroll
+    for (int e = 0; e < 8; e += 4) {
+        bool in_bounds[4];  // the mask of these 4 elements
+        #pragma unroll
+        for (int j = 0; j < 4; ++j)
+            in_bounds[j] = offsets[e + j] < n;
+        tilec::store_masked_vec<4>(Out + offsets[e], &prod_2[e], in_bounds);
+    }
 }
 
 #ifndef __CUDACC_RTC__

@@ -12,12 +12,6 @@
 //
 // Launch: 256 threads per block (8 warps), 32 bytes of shared memory, grid chosen by the caller
 //
-// Registers: on sm_90 and newer, __launch_bounds__(256, 4) promises ptxas 4 blocks per SM, so a
-// thread may use up to 64 registers: tilec's choice, as its largest tile takes 32 to 64 registers
-// per thread; room for twice that keeps all of a thread's loads in flight, where ptxas would
-// otherwise trade them for occupancy. It was measured on the H200; for older GPUs, where ptxas may
-// spill under this bound, the kernel keeps __launch_bounds__(256).
-//
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
@@ -244,12 +238,63 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
 
-#if __CUDA_ARCH__ >= 900
-extern "C" __global__ void __launch_bounds__(256, 4)
-#else
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
+
 extern "C" __global__ void __launch_bounds__(256)
-#endif
 rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict__ W, int32_t stride, int32_t N, float eps)
 {
     __shared__ __align__(16) unsigned char smem[32];  // the arena (see the header)
@@ -271,10 +316,11 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     for (int e = 0; e < 32; ++e)
         mask[e] = cols[e] < N;
     // rms_norm.py:18  x = tl.load(X + row * stride + cols, mask=mask, other=0.).to(tl.float32)
-    __half loaded[32];  // [8192] fp16, L0, 2-byte loads
+    __half loaded[32];  // [8192] fp16, L0, 16-byte loads where in bounds
+    // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        tilec::load<1>(&loaded[e], (X + (row * stride)) + cols[e], mask[e], __double2half(0.0));
+    for (int e = 0; e < 32; e += 8)
+        tilec::load_masked_vec<8>(&loaded[e], (X + (row * stride)) + cols[e], &mask[e], __double2half(0.0));
     float x[32];  // [8192] fp32, L0
     #pragma unroll
     for (int e = 0; e < 32; ++e)
@@ -325,10 +371,11 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     // rms_norm.py:20  rstd = tl.rsqrt(mean_sq + eps)
     const float rstd = tilec::rsqrt_approx(mean_sq + eps);
     // rms_norm.py:21  w = tl.load(W + cols, mask=mask).to(tl.float32)
-    __half loaded_2[32];  // [8192] fp16, L0, 2-byte loads
+    __half loaded_2[32];  // [8192] fp16, L0, 16-byte loads where in bounds
+    // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 32; ++e)
-        tilec::load<1>(&loaded_2[e], W + cols[e], mask[e], __double2half(0.0));
+    for (int e = 0; e < 32; e += 8)
+        tilec::load_masked_vec<8>(&loaded_2[e], W + cols[e], &mask[e], __double2half(0.0));
     float w[32];  // [8192] fp32, L0
     #pragma unroll
     for (int e = 0; e < 32; ++e)
@@ -339,10 +386,14 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     for (int e = 0; e < 32; ++e)
         y[e] = (x[e] * rstd) * w[e];
     // rms_norm.py:23  tl.store(Y + row * stride + cols, y.to(Y.dtype.element_ty), mask=mask)
+    __half y_fp16[32];  // [8192] fp16, L0
     #pragma unroll
     for (int e = 0; e < 32; ++e)
-        if (mask[e])
-            *((Y + (row * stride)) + cols[e]) = __float2half_rn(y[e]);
+        y_fp16[e] = __float2half_rn(y[e]);
+    // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
+    #pragma unroll
+    for (int e = 0; e < 32; e += 8)
+        tilec::store_masked_vec<8>((Y + (row * stride)) + cols[e], &y_fp16[e], &mask[e]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -238,6 +238,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict__ W, int32_t stride, int32_t N, float eps)
@@ -261,10 +316,9 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     for (int e = 0; e < 8; ++e)
         mask[e] = cols[e] < N;
     // rms_norm.py:18  x = tl.load(X + row * stride + cols, mask=mask, other=0.).to(tl.float32)
-    __half loaded[8];  // [1024] fp16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&loaded[e], (X + (row * stride)) + cols[e], mask[e], __double2half(0.0));
+    __half loaded[8];  // [1024] fp16, L0, 16-byte loads where in bounds
+    // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<8>(&loaded[0], (X + (row * stride)) + cols[0], &mask[0], __double2half(0.0));
     float x[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
@@ -309,10 +363,9 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     // rms_norm.py:20  rstd = tl.rsqrt(mean_sq + eps)
     const float rstd = tilec::rsqrt_approx(mean_sq + eps);
     // rms_norm.py:21  w = tl.load(W + cols, mask=mask).to(tl.float32)
-    __half loaded_2[8];  // [1024] fp16, L0, 2-byte loads
-    #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&loaded_2[e], W + cols[e], mask[e], __double2half(0.0));
+    __half loaded_2[8];  // [1024] fp16, L0, 16-byte loads where in bounds
+    // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<8>(&loaded_2[0], W + cols[0], &mask[0], __double2half(0.0));
     float w[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
@@ -323,10 +376,12 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     for (int e = 0; e < 8; ++e)
         y[e] = (x[e] * rstd) * w[e];
     // rms_norm.py:23  tl.store(Y + row * stride + cols, y.to(Y.dtype.element_ty), mask=mask)
+    __half y_fp16[8];  // [1024] fp16, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        if (mask[e])
-            *((Y + (row * stride)) + cols[e]) = __float2half_rn(y[e]);
+        y_fp16[e] = __float2half_rn(y[e]);
+    // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<8>((Y + (row * stride)) + cols[0], &y_fp16[0], &mask[0]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -254,6 +254,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 // cvt0: a 512 fp32 tile changing layout (L5 -> L0) in shared memory, row-major,
 // then 8 padding elements after every 128;
@@ -299,10 +354,9 @@ permute3_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, int32_t 
     for (int e = 0; e < 4; ++e)
         mask[e] = offs[e] < n;
     // shape_permute3.py:10  x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-    float x[4];  // [512] fp32, L0, 4-byte loads
-    #pragma unroll
-    for (int e = 0; e < 4; ++e)
-        tilec::load<1>(&x[e], x_ptr + offs[e], mask[e], 0.0f);
+    float x[4];  // [512] fp32, L0, 16-byte loads where in bounds
+    // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<4>(&x[0], x_ptr + offs[0], &mask[0], 0.0f);
     // shape_permute3.py:11  cube = tl.reshape(x, (4, 8, BLOCK // 32))
     // (cube: the registers of x under new coordinates, read where used; no data moves)
     // shape_permute3.py:13  m = tl.max(cube, axis=0)
@@ -341,10 +395,8 @@ permute3_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, int32_t 
         tilec::load<4>(&sum[0], &buf[cvt0_at(L0_base)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    #pragma unroll
-    for (int e = 0; e < 4; ++e)
-        if (mask[e])
-            *(out_ptr + offs[e]) = sum[e];
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::store_masked_vec<4>(out_ptr + offs[0], &sum[0], &mask[0]);
     // shape_permute3.py:15  mo = pid * (BLOCK // 4) + tl.arange(0, BLOCK // 4)
     int32_t mo[1];  // [128] i32, L1
     mo[0] = (pid * 128) + L1_base;

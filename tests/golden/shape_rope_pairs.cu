@@ -246,6 +246,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 // cvt0: a 512 fp32 tile changing layout (L0 -> L2) in shared memory, row-major,
 // then 1 padding element after every 32;
@@ -287,10 +342,11 @@ rope_pairs_kernel(float *__restrict__ x_ptr, float *__restrict__ cos_ptr, float 
     for (int e = 0; e < 8; ++e)
         mask[e] = offs[e] < n;
     // shape_rope_pairs.py:11  x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-    float x[8];  // [1024] fp32, L0, 4-byte loads
+    float x[8];  // [1024] fp32, L0, 16-byte loads where in bounds
+    // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&x[e], x_ptr + offs[e], mask[e], 0.0f);
+    for (int e = 0; e < 8; e += 4)
+        tilec::load_masked_vec<4>(&x[e], x_ptr + offs[e], &mask[e], 0.0f);
     // shape_rope_pairs.py:12  x_even, x_odd = tl.split(tl.reshape(x, (BLOCK // 2, 2)))
     // (x_even: the registers of x under new coordinates, read where used; no data moves)
     // (x_odd: the registers of x under new coordinates, read where used; no data moves)
@@ -305,15 +361,13 @@ rope_pairs_kernel(float *__restrict__ x_ptr, float *__restrict__ cos_ptr, float 
     for (int e = 0; e < 4; ++e)
         hmask[e] = half_2[e] < (n / 2);
     // shape_rope_pairs.py:15  c = tl.load(cos_ptr + half, mask=hmask, other=1.0)
-    float c[4];  // [512] fp32, L0, 4-byte loads
-    #pragma unroll
-    for (int e = 0; e < 4; ++e)
-        tilec::load<1>(&c[e], cos_ptr + half_2[e], hmask[e], 1.0f);
+    float c[4];  // [512] fp32, L0, 16-byte loads where in bounds
+    // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<4>(&c[0], cos_ptr + half_2[0], &hmask[0], 1.0f);
     // shape_rope_pairs.py:16  s = tl.load(sin_ptr + half, mask=hmask, other=0.0)
-    float s_2[4];  // [512] fp32, L0, 4-byte loads
-    #pragma unroll
-    for (int e = 0; e < 4; ++e)
-        tilec::load<1>(&s_2[e], sin_ptr + half_2[e], hmask[e], 0.0f);
+    float s_2[4];  // [512] fp32, L0, 16-byte loads where in bounds
+    // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<4>(&s_2[0], sin_ptr + half_2[0], &hmask[0], 0.0f);
     // shape_rope_pairs.py:17  y_even = x_even * c - x_odd * s
     float c_2[4];  // [512] fp32, L2
     {  // L0 -> L2 through shared memory (cvt0)
@@ -351,10 +405,14 @@ rope_pairs_kernel(float *__restrict__ x_ptr, float *__restrict__ cos_ptr, float 
     // shape_rope_pairs.py:19  y = tl.interleave(y_even, y_odd)
     // (y: the registers of y_even and y_odd under new coordinates, read where used; no data moves)
     // shape_rope_pairs.py:20  tl.store(out_ptr + offs, y, mask=mask)
+    float stored[8];
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        if (mask[e])
-            *(out_ptr + offs[e]) = (e & 1) ? y_odd[(e >> 1)] : y_even[(e >> 1)];
+        stored[e] = (e & 1) ? y_odd[(e >> 1)] : y_even[(e >> 1)];
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    #pragma unroll
+    for (int e = 0; e < 8; e += 4)
+        tilec::store_masked_vec<4>(out_ptr + offs[e], &stored[e], &mask[e]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -274,6 +274,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 // cvt0: a 16x4x8 fp32 tile changing layout (L3 -> L1) in shared memory, row-major,
 // then 8 padding elements after every 128;
@@ -324,10 +379,9 @@ tile3d_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_t n)
     for (int e = 0; e < 4; ++e)
         m[e] = offs[e] < n;
     // shape_tile3d.py:14  x = tl.load(x_ptr + offs, mask=m, other=0.0)
-    float x[4];  // [4x8x16] fp32, L0, 4-byte loads
-    #pragma unroll
-    for (int e = 0; e < 4; ++e)
-        tilec::load<1>(&x[e], x_ptr + offs[e], m[e], 0.0f);
+    float x[4];  // [4x8x16] fp32, L0, 16-byte loads where in bounds
+    // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    tilec::load_masked_vec<4>(&x[0], x_ptr + offs[0], &m[0], 0.0f);
     // shape_tile3d.py:15  s = tl.sum(x, axis=1)
     float s_2[4];  // [4x16] fp32, L2
     // sum along dim 1: 1 value in each thread, then across 8 lanes
@@ -346,10 +400,14 @@ tile3d_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_t n)
     for (int e = 0; e < 4; ++e)
         o2[e] = ((pid * 512) + (L0_d0 * 16)) + (L0_d2 + e);
     // shape_tile3d.py:17  tl.store(y_ptr + o2, s, mask=o2 < n)
-    #pragma unroll
-    for (int e = 0; e < 4; ++e)
-        if (L2_owner && (o2[e] < n))
-            *(y_ptr + o2[e]) = s_2[e];
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+    {
+        bool in_bounds[4];  // the mask of these 4 elements
+        #pragma unroll
+        for (int j = 0; j < 4; ++j)
+            in_bounds[j] = o2[j] < n;
+        tilec::store_masked_vec<4>(y_ptr + o2[0], &s_2[0], in_bounds, L2_owner);
+    }
     // shape_tile3d.py:19  offs_t = pid * BLOCK + tl.arange(0, 16)[:, None, None] * 32 + tl.arange(0, 4)[None, :, None] * 8 + tl.arange(0, 8)[None, None, :]
     int32_t offs_t[4];  // [16x4x8] i32, L1
     #pragma unroll

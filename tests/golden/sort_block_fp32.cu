@@ -233,6 +233,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 // ---- tilec sorting helpers (templates/tilec_runtime_sort.cuh) ---------------
 // tl.sort is a bitonic sorting network along the tile's last dimension, as in
 // Triton.  Stage s (1, 2, .. log2 n) merges runs of 2^s positions; its steps
@@ -383,10 +438,11 @@ sort_block_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t n)
     for (int e = 0; e < 8; ++e)
         mask[e] = offs[e] < n;
     // sort.py:12  x = tl.load(X + offs, mask=mask, other=float("inf"))
-    float x[8];  // [1024] fp32, L0, 4-byte loads
+    float x[8];  // [1024] fp32, L0, 16-byte loads where in bounds
+    // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        tilec::load<1>(&x[e], X + offs[e], mask[e], __int_as_float(0x7f800000));
+    for (int e = 0; e < 8; e += 4)
+        tilec::load_masked_vec<4>(&x[e], X + offs[e], &mask[e], __int_as_float(0x7f800000));
     // sort.py:13  y = tl.sort(x)
     float y[8];  // [1024] fp32, L0
     // sort along dim 0, ascending: a bitonic network of 55 steps over 1024 positions
@@ -468,10 +524,10 @@ sort_block_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t n)
         tilec::bitonic_in_thread(y, pos, 0, -1, false);  // 2^0 apart: register bit 0
     }
     // sort.py:14  tl.store(Y + offs, y, mask=mask)
+    // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        if (mask[e])
-            *(Y + offs[e]) = y[e];
+    for (int e = 0; e < 8; e += 4)
+        tilec::store_masked_vec<4>(Y + offs[e], &y[e], &mask[e]);
 }
 
 #ifndef __CUDACC_RTC__

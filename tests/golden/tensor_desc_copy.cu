@@ -239,6 +239,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t M, int32_t N, int32_t stride_m)
@@ -263,10 +318,10 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         x_r1[e] = L0_col + e;
-    __half *x_ptrs[16];  // [32x64] fp16, L0
+    __half *x_ptrs[2];  // [32x64] fp16, L0: one pointer per 8-element vector
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        x_ptrs[e] = (x_start + ((int64_t)x_r0[(e >> 3)] * (int64_t)stride_m)) + x_r1[(e & 7)];
+    for (int e = 0; e < 16; e += 8)
+        x_ptrs[e / 8] = (x_start + ((int64_t)x_r0[(e >> 3)] * (int64_t)stride_m)) + x_r1[(e & 7)];
     int32_t x_i0[2];  // [32x1] i32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
@@ -281,11 +336,16 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         x_in_bounds[e] = (((uint32_t)x_i0[(e >> 3)] < (uint32_t)M) & x_nonempty0) & (((uint32_t)x_i1[(e & 7)] < (uint32_t)N) & x_nonempty1);
-    __half x[16];  // [32x64] fp16, L0, 2-byte loads
+    __half x[16];  // [32x64] fp16, L0, 16-byte loads where in bounds
+    // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
+    #pragma unroll
+    for (int e = 0; e < 16; e += 8)
+        tilec::load_masked_vec<8>(&x[e], x_ptrs[e / 8], &x_in_bounds[e], __double2half(0.0));
+    // tensor_desc_copy.py:14  y_desc.store([off_m, off_n], tl.abs(x))
+    __half fn[16];  // [32x64] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        tilec::load<1>(&x[e], x_ptrs[e], x_in_bounds[e], __double2half(0.0));
-    // tensor_desc_copy.py:14  y_desc.store([off_m, off_n], tl.abs(x))
+        fn[e] = __habs(x[e]);
     __half *const y_start = y_ptr + (((int64_t)off_m * (int64_t)stride_m) + (int64_t)off_n);
     int32_t y_r0[2];  // [32x1] i32, L0
     #pragma unroll
@@ -295,10 +355,10 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         y_r1[e] = L0_col + e;
-    __half *y_ptrs[16];  // [32x64] fp16, L0
+    __half *y_ptrs[2];  // [32x64] fp16, L0: one pointer per 8-element vector
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        y_ptrs[e] = (y_start + ((int64_t)y_r0[(e >> 3)] * (int64_t)stride_m)) + y_r1[(e & 7)];
+    for (int e = 0; e < 16; e += 8)
+        y_ptrs[e / 8] = (y_start + ((int64_t)y_r0[(e >> 3)] * (int64_t)stride_m)) + y_r1[(e & 7)];
     int32_t y_i0[2];  // [32x1] i32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
@@ -313,10 +373,10 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     #pragma unroll
     for (int e = 0; e < 16; ++e)
         y_in_bounds[e] = (((uint32_t)y_i0[(e >> 3)] < (uint32_t)M) & y_nonempty0) & (((uint32_t)y_i1[(e & 7)] < (uint32_t)N) & y_nonempty1);
+    // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        if (y_in_bounds[e])
-            *y_ptrs[e] = __habs(x[e]);
+    for (int e = 0; e < 16; e += 8)
+        tilec::store_masked_vec<8>(y_ptrs[e / 8], &fn[e], &y_in_bounds[e]);
 }
 
 #ifndef __CUDACC_RTC__

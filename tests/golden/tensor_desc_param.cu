@@ -241,6 +241,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 extern "C" __global__ void __launch_bounds__(128)
 desc_row_sum_kernel(float *__restrict__ x_desc_base, int32_t x_desc_shape0, int32_t x_desc_shape1, int64_t x_desc_stride0, float *__restrict__ out_ptr, int32_t M, int32_t N)
@@ -270,10 +325,10 @@ desc_row_sum_kernel(float *__restrict__ x_desc_base, int32_t x_desc_shape0, int3
         #pragma unroll
         for (int e = 0; e < 4; ++e)
             x_r1[e] = L0_col + e;
-        float *x_ptrs[16];  // [32x64] fp32, L0
+        float *x_ptrs[4];  // [32x64] fp32, L0: one pointer per 4-element vector
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            x_ptrs[e] = (x_start + ((int64_t)x_r0[(e >> 2)] * x_desc_stride0)) + x_r1[(e & 3)];
+        for (int e = 0; e < 16; e += 4)
+            x_ptrs[e / 4] = (x_start + ((int64_t)x_r0[(e >> 2)] * x_desc_stride0)) + x_r1[(e & 3)];
         int32_t x_i0[4];  // [32x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 4; ++e)
@@ -288,10 +343,11 @@ desc_row_sum_kernel(float *__restrict__ x_desc_base, int32_t x_desc_shape0, int3
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             x_in_bounds[e] = (((uint32_t)x_i0[(e >> 2)] < (uint32_t)x_desc_shape0) & x_nonempty0) & (((uint32_t)x_i1[(e & 3)] < (uint32_t)x_desc_shape1) & x_nonempty1);
-        float loaded[16];  // [32x64] fp32, L0, 4-byte loads
+        float loaded[16];  // [32x64] fp32, L0, 16-byte loads where in bounds
+        // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
         #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&loaded[e], x_ptrs[e], x_in_bounds[e], 0.0f);
+        for (int e = 0; e < 16; e += 4)
+            tilec::load_masked_vec<4>(&loaded[e], x_ptrs[e / 4], &x_in_bounds[e], 0.0f);
         float row_sum[4];  // [32] fp32, L1
         // sum along dim 1: 4 values in each thread, then across 16 lanes
         #pragma unroll

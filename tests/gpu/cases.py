@@ -282,6 +282,14 @@ def rowwise_cases():
                       f"{F32}, {F32}, {F32}, i32, i32, fp32, 16384", num_warps=16,
                       driver="rms_norm_fwd", sizes=[(2, 12345, 12345), (17, 16384, 16384)]))
 
+    # The layer-norm tutorial's form (chunked row loops, tests/golden/maskvec_layer_norm.py): rows
+    # promised 16-element aligned (i32:16 stride), N ragged, so every chunk's mask cols < N is
+    # tested per vector at run time; N above BLOCK_SIZE runs several chunks.
+    cases.append(Case("layer_norm_fwd/chunked/fp16/B1024/w4", "tests/golden/maskvec_layer_norm.py",
+                      "layer_norm_fwd", f"*fp16:16, *fp16:16, *fp16:16, *fp16:16, {F32}, {F32}, i32:16, i32, fp32, 1024",
+                      num_warps=4, driver="layer_norm_fwd", dtype="fp16",
+                      sizes=[(1, 1, 16), (3, 17, 32), (127, 781, 784), (64, 1000, 1008), (17, 3001, 3008)]))
+
     # layer_norm_bwd_dx: one row per program.
     for dt, block, warps, shapes in [("fp16", 1024, 4, NORM_1K),
                                      ("fp32", 4096, 8, [(17, 3000, 3000), (64, 4096, 4096)])]:
@@ -617,11 +625,13 @@ def matmul_cases():
         # Hopper (translated for sm_90, built for sm_90a on an sm_90 GPU): fp16 and bf16 on wgmma
         # with both operands in NVMMA-swizzled cp.async rings (64- and 128-byte swizzles, one and
         # two warpgroups, N of 64, 128 and 256 per instruction), sizes promised multiples of 16 as
-        # the bench and Triton's specialisation do (else the K mask allows no 16-byte copies and
-        # the dot stays on mma.sync, as the plain-i32 cases above).  One wgmma group stays in
-        # flight across K steps (a ring of num_stages + 1 slots).  B by columns is K-major:
-        # tnspB = 0 for fp16, and the only B that tf32 (k8), int8 (k32, s32) and fp8 (k32, the
-        # two formats mixed) take on wgmma; their row-major B keeps mma.sync.
+        # the bench and Triton's specialisation do (else B's columns, taken % N, are not proven
+        # contiguous and the dot stays on mma.sync, as the plain-i32 cases above).  One wgmma
+        # group stays in flight across K steps (a ring of num_stages + 1 slots).  B by columns
+        # is K-major: tnspB = 0 for fp16, and the only B that tf32 (k8), int8 (k32, s32) and fp8
+        # (k32, the two formats mixed) take on wgmma; their row-major B keeps mma.sync.  The
+        # masked kernel below reaches wgmma with plain i32 sizes: its ragged K, M and N edges
+        # are cp.async copies that test their mask bits at run time.
         _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 128, 32), 4, 4, MM16 + [MM_4096, (4096, 4096, 4096, "ints")],
             flags=["--arch", "sm_90"], sizes16=True),
         _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 128, 64), 4, 3, MM16 + [MM_4096],
@@ -652,6 +662,8 @@ def matmul_cases():
             MM16 + [MM_4096], b="col", flags=["--arch", "sm_90"], sizes16=True),
         _mm("fp8e4nv/wgmma/b-by-columns", mk, ["fp8e4nv", "fp8e4nv", "fp16"], (128, 256, 128), 8, 3, MM16,
             b="col", flags=["--arch", "sm_90"], sizes16=True),
+        _mm("bias_leaky_relu/fp16/wgmma", "matmul_bias_act_kernel", ["fp16"] * 4, (64, 128, 64), 4, 3,
+            S + R + [MM_4096], consts=["'leaky_relu'"], flags=["--arch", "sm_90"]),
         # Epilogues: bias and activation; the linear-layer form reads B (w.T) by columns.
         _mm("bias_leaky_relu/fp16", "matmul_bias_act_kernel", ["fp16"] * 4, (128, 64, 32), 4, 3,
             S + R, consts=["'leaky_relu'"]),

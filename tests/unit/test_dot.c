@@ -1038,7 +1038,7 @@ static void map_accesses(const DotStage *s, const LayoutMap *m, int warps, int v
 static int copy_write_extra(const Op *ac, int warps, int *bytes, int *plain)
 {
     const DotStage *s = ac->buf->stage;
-    int v = async_copy_elems(ac->args[0], ac->nargs > 3 ? ac->args[3] : NULL);
+    int v = async_copy_elems(ac->args[0]);
     if (s->swz.max_phase > 1 && v > s->swz.vec)
         v = s->swz.vec;
     *bytes = v * elem_bytes(s->dtype);
