@@ -198,54 +198,6 @@ inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
 
-// ---- fp32 math with Triton's flush-to-zero (only where the kernel uses it) -----
-// Triton links libdevice with flush-to-zero on (nvvm-reflect-ftz): its fp32 math functions
-// take a denormal argument as a zero of the same sign and give zero for a denormal result.
-// CUDA's functions, compiled without -ftz, keep denormals; flushed<f> puts the flush on both
-// sides of one.  Functions whose results are the same bits either way (logf, log2f, cosf, ...)
-// are called directly.  erf, asin, acos and atan still differ from Triton's by a few ulps on
-// some ordinary arguments: Triton ships an older libdevice, whose coefficients differ.
-namespace tilec {
-
-// x with a denormal replaced by a zero of its sign: x * 1 in the .ftz form
-__device__ __forceinline__ float ftz(float x)
-{
-    float r;
-    asm("mul.ftz.f32 %0, %1, 0f3F800000;" : "=f"(r) : "f"(x));
-    return r;
-}
-
-template <float (*F)(float)>
-__device__ __forceinline__ float flushed(float x)
-{
-    return ftz(F(ftz(x)));
-}
-
-// log1p and expm1 of a denormal are +0 in Triton's build, whatever its sign
-__device__ __forceinline__ float log1p_flushed(float x) { return ftz(x) == 0.0f && x != 0.0f ? 0.0f : log1pf(x); }
-__device__ __forceinline__ float expm1_flushed(float x) { return ftz(x) == 0.0f && x != 0.0f ? 0.0f : expm1f(x); }
-
-// libdevice.cbrt as the libdevice Triton ships computes it (CUDA's own cbrtf, from a newer
-// libdevice, takes another route and rounds differently on ~16% of arguments).  From
-// r = 2^(log2|x| / 3), approximate, one Newton step for r^3 = |x|:
-//     r - (r - |x| / r^2) / 3
-// with 1/r^2 approximate, then x's sign.  0, infinities and NaN come back as x + x.  A
-// denormal x is a zero to the approximations, and 0 * inf makes the step NaN, as in Triton.
-__device__ __forceinline__ float cbrt_flushed(float x)
-{
-    float t = fabsf(ftz(x)), l, q;
-    asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(l) : "f"(t));
-    float r = exp2_approx(l * 0.333333343f);
-    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(q) : "f"(r * r));
-    float y = fmaf(fmaf(q, -t, r), -0.333333343f, r);
-    if (x < 0.0f)
-        y = -y;
-    return x + x == x ? x + x : y;
-}
-
-} // namespace tilec
-// ---- end of the flush-to-zero math helpers ------------------------------------
-
 // The combine function affine_combine() on groups of 2 elements, the left group first along the axis
 // (first used by the scan at combine_throwaway_names.py:25).
 __device__ __forceinline__ void affine_combine(const float a_first, const float b_first,  // the left group
@@ -307,14 +259,14 @@ throwaway_names_kernel(float *__restrict__ x_ptr, int32_t *__restrict__ best_ptr
     #pragma unroll
     for (int e = 0; e < 4; ++e)
         tilec::load<1>(&x[e], (x_ptr + (rows[0] * 32)) + cols[e], mask[e], 0.0f);
-    // combine_throwaway_names.py:25  _, h = tl.associative_scan((0.5 + 0.25 * tl.sin(x), x), 0, affine_combine)
+    // combine_throwaway_names.py:25  _, h = tl.associative_scan((tl.sigmoid(x), x), 0, affine_combine)
     float _[4];  // [16x32] fp32, L0
     float h[4];  // [16x32] fp32, L0
     // scan with affine_combine along dim 0: runs of 1 in each thread, across 4 lanes, across 4 warps
     {
         #pragma unroll
         for (int e = 0; e < 4; ++e) {
-            _[e] = 0.5f + (0.25f * tilec::flushed<sinf>(x[e]));
+            _[e] = tilec::sigmoid(x[e]);
             h[e] = x[e];
         }
         float before0[4];  // what comes before this thread's run, within its repetition

@@ -22,6 +22,6 @@ def throwaway_names_kernel(x_ptr, best_ptr, n, BLOCK: tl.constexpr):
     cols = tl.arange(0, BLOCK // 16)
     mask = rows[:, None] * (BLOCK // 16) + cols[None, :] < n
     x = tl.load(x_ptr + rows[:, None] * (BLOCK // 16) + cols[None, :], mask=mask, other=0.0)
-    _, h = tl.associative_scan((0.5 + 0.25 * tl.sin(x), x), 0, affine_combine)
+    _, h = tl.associative_scan((tl.sigmoid(x), x), 0, affine_combine)
     _, best = tl.reduce((h, tl.broadcast_to(cols[None, :], (16, BLOCK // 16))), 1, argmax_combine)
     tl.store(best_ptr + rows, best, mask=rows * (BLOCK // 16) < n)

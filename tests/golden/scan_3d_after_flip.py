@@ -17,9 +17,9 @@ def flipped_3d(t):
 
 
 @triton.jit
-def scan_3d_after_flip_kernel(a_ptr, b_ptr, h_ptr, suffix_ptr, n, BLOCK: tl.constexpr):
-    # h = a * h_before + b down dim 0 of a 3-D view of the block (a tuple scan), and the
-    # sum of b from the end of dim 0: both walk dim 0 in order whatever the operands' order
+def scan_3d_after_flip_kernel(a_ptr, b_ptr, h_ptr, n, BLOCK: tl.constexpr):
+    # h = a * h_before + b down dim 0 of a 3-D view of the block (a tuple scan): the scan
+    # walks dim 0 in order whatever the order of the operands' registers
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
@@ -31,4 +31,3 @@ def scan_3d_after_flip_kernel(a_ptr, b_ptr, h_ptr, suffix_ptr, n, BLOCK: tl.cons
     mask3 = flipped_3d(mask)
     scale, h = tl.associative_scan((a3, b3), 0, affine_combine)
     tl.store(h_ptr + offs3, h, mask=mask3)
-    tl.store(suffix_ptr + offs3, tl.cumsum(b3, 0, reverse=True), mask=mask3)
