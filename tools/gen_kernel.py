@@ -6,8 +6,8 @@
     python3 tools/gen_kernel.py SEED --meta          print its JSON description
     python3 tools/gen_kernel.py SEED --flags-line    the source under a "# flags: ..." line
     python3 tools/gen_kernel.py SEED --family attn   an attention-class kernel (tools/gen_attn.py)
-    python3 tools/gen_kernel.py SEED --family lang   shape ops, combine functions, sort, gather
-                                                     (tools/gen_lang.py)
+    python3 tools/gen_kernel.py SEED --family lang   shape ops, combine functions, sort, gather,
+                                                     with dots and loops (tools/gen_lang.py)
 
 The same seed gives the same kernel on every machine (random.Random(seed), no other source of
 randomness); a seed names one kernel per family.  The default family is described here; the

@@ -20,6 +20,24 @@ place, or any lost element, shows as a difference.  Then, at random:
   out3     tl.sort of a 2-D view along its last axis, ascending or descending;
   out4     tl.gather along an axis with an index tile computed from the offsets.
 
+Then, from a second random stream (so that everything above is what the seed gave before
+these were added, and a seed that draws neither gives the same kernel as before), in about
+four kernels of ten each:
+
+  dot      a [DM, DK] block of rows (the rows past a ragged end masked, sometimes loaded
+           through addresses cast with tl.pointer_type) put through zero to two of the tile
+           operations (flip, sort, permute, split/join, interleave, gather, trans, cumsum,
+           a combine scan, a reduction broadcast back), perhaps histogrammed, then a 2-D
+           tl.dot ("ieee", with an accumulator, fp16 operands) or a 3-D one whose batch is B
+           joined with B reversed; its result put through the tile operations again and
+           stored, reduced, argmaxed, top-k'ed or scanned;
+  loop     a `for` loop of a runtime trip count carrying an accumulator tile: each block
+           loaded through masked pointers with a ragged end, a block pointer advanced in
+           the loop, a tensor descriptor or tl.pointer_type addresses, put through a tile
+           operation, and combined into the carried tile (a sum, a maximum, a tl.dot, the
+           carried tile flipped or itself operated on first); stored through a masked
+           pointer, a block pointer or a tensor descriptor.
+
 Validity: every dimension is a power of two (Triton's rule for tiles) and tiles hold at most
 64 elements per thread; reductions and scans see masked elements as the identity of their
 combine (tl.where before them), so that the stored values do not depend on `other`; float
@@ -82,6 +100,7 @@ class Gen:
         self.seed = seed
         self.lines = []
         self.n_tmp = 0
+        self.extra_ins, self.extra_outs = [], []    # (name, dtype, numel[, tolerance key])
 
     def pick(self, *options):
         return self.rng.choice(options)
@@ -274,6 +293,7 @@ class Gen:
             self.emit(f"gi = ({o} * 7 + 3) % {size}")
             self.emit(f"tl.store(out4_ptr + {o}, tl.gather(v, gi, {axis}), mask={m})")
             outs.append(("out4_ptr", dt, n, "i32"))
+        Extras(self, random.Random(self.seed * 1000003 + 21), n, block, grid).generate()
         return self.finish(dt, two, n, block, grid, outs)
 
     def reduced(self, shape, axis):
@@ -297,9 +317,13 @@ class Gen:
         for i in range(2 if two else 1):
             params.append(f"in{i}_ptr")
             meta.append({"name": f"in{i}_ptr", "kind": "in", "dtype": dt, "numel": n, "sig": f"*{dt}:16"})
-        for name, d, numel, tol in outs:
+        for name, d, numel in self.extra_ins:
             params.append(name)
-            rtol, atol = {"i32": (0, 0), "fp32w": (1e-3, 1e-4), "fp32s": (1e-3, 1e-4)}.get(tol, TOL.get(tol, (0, 0)))
+            meta.append({"name": name, "kind": "in", "dtype": d, "numel": numel, "sig": f"*{d}:16"})
+        for name, d, numel, tol in outs + self.extra_outs:
+            params.append(name)
+            rtol, atol = {"i32": (0, 0), "fp32w": (1e-3, 1e-4), "fp32s": (1e-3, 1e-4), "dot": (1e-3, 1e-4),
+                          "dot16": (2e-2, 5e-3)}.get(tol, TOL.get(tol, (0, 0)))
             if d != "i32" and tol == "i32":
                 rtol, atol = 0, 0
             meta.append({"name": name, "kind": "out", "dtype": d, "numel": numel, "sig": f"*{d}:16",
@@ -320,3 +344,211 @@ class Gen:
 
 def generate(seed):
     return Gen(seed).generate()
+
+
+class Extras:
+    """Sections appended to a kernel from a second random stream (so that the sections above
+    are those the seed always gave): the same tile operations in combination with a 2-D or
+    3-D tl.dot feeding them or fed by them, and with a `for` loop carrying tiles, its blocks
+    loaded through masked pointers with a ragged end, a block pointer, a tensor descriptor or
+    addresses cast with tl.pointer_type.  Every section has its own inputs and outputs,
+    indexed by the program id, fp32 throughout (fp16 operands for some dots)."""
+
+    def __init__(self, g, rng, n, block, grid):
+        self.g, self.rng, self.n, self.block, self.grid = g, rng, n, block, grid
+
+    def pick(self, *options):
+        return self.rng.choice(options)
+
+    def emit(self, text):
+        self.g.emit(text)
+
+    def new_in(self, base, numel):
+        name = f"{base}_ptr"
+        self.g.extra_ins.append((name, "fp32", numel))
+        return name
+
+    def new_out(self, base, dtype, numel, tol):
+        name = f"{base}_ptr"
+        self.g.extra_outs.append((name, dtype, numel, tol))
+        return name
+
+    def generate(self):
+        if self.rng.random() < 0.4:
+            self.dot_section()
+        if self.rng.random() < 0.4:
+            self.loop_section()
+
+    # ---- same-shape operations on an R x C fp32 tile -----------------------------------
+
+    def tile_op(self, t, R, C, exact_only=False):
+        """t replaced by an operation of the language on it, the shape kept; returns whether
+        the result is exact (no rounding that another order of operations would change)."""
+        ops = ["flip0", "flip1", "sort", "permute", "split_join", "interleave", "gather", "trans"]
+        if not exact_only:
+            ops += ["cumsum", "scan_max", "linear", "center"]
+        op = self.rng.choice(ops)
+        if op in ("flip0", "flip1"):
+            self.emit(f"{t} = tl.flip({t}, {op[-1]})")
+        elif op == "sort":
+            self.emit(f"{t} = tl.sort({t}, dim=1, descending={self.pick(False, True)})")
+        elif op == "permute":
+            self.emit(f"{t} = tl.reshape(tl.permute(tl.reshape({t}, ({R}, {C // 2}, 2)), (0, 2, 1)), ({R}, {C}))")
+        elif op == "split_join":
+            self.emit(f"{t}_lo, {t}_hi = tl.split(tl.reshape({t}, ({R}, {C // 2}, 2)))")
+            self.emit(f"{t} = tl.reshape(tl.join({t}_hi, {t}_lo), ({R}, {C}))")
+        elif op == "interleave":
+            self.emit(f"{t}_lo, {t}_hi = tl.split(tl.reshape({t}, ({R}, {C // 2}, 2)))")
+            self.emit(f"{t} = tl.interleave({t}_hi, {t}_lo)")
+        elif op == "gather":
+            self.emit(f"{t}_gi = (tl.arange(0, {R})[:, None] * 5 + tl.arange(0, {C})[None, :] * 3 + 1) % {C}")
+            self.emit(f"{t} = tl.gather({t}, {t}_gi, 1)")
+        elif op == "trans":
+            self.emit(f"{t} = tl.reshape(tl.trans({t}), ({R}, {C}))")
+        elif op == "cumsum":
+            self.emit(f"{t} = tl.cumsum({t}, {self.pick(0, 1)}, reverse={self.pick(False, True)})")
+        elif op == "scan_max":
+            self.emit(f"{t} = tl.associative_scan({t}, {self.pick(0, 1)}, _max, reverse={self.pick(False, True)})")
+        elif op == "linear":
+            self.emit(f"_, {t} = tl.associative_scan((0.5 + 0.25 * tl.sin({t}), {t}), {self.pick(0, 1)}, _linear)")
+        else:
+            self.emit(f"{t} = {t} - tl.reduce({t}, 1, _max)[:, None]")
+        return op not in ("cumsum", "linear")
+
+    # ---- a dot fed by the tile operations and feeding them -----------------------------
+
+    def dot_section(self):
+        DM, DK, DN = self.pick(16, 32, 64), self.pick(16, 32), self.pick(16, 32)
+        grid, block = self.grid, self.block
+        xa = self.new_in("da", grid * DM * DK)
+        xb = self.new_in("db", DK * DN)
+        self.emit(f"# a tl.dot fed by the tile operations and feeding them (rows past the end masked)")
+        self.emit(f"dm = pid * {DM} + tl.arange(0, {DM})")
+        self.emit(f"dk = tl.arange(0, {DK})")
+        self.emit(f"dn = tl.arange(0, {DN})")
+        self.emit(f"drow = dm < (n * {DM} + {block - 1}) // {block}")
+        if self.rng.random() < 0.25:
+            self.emit(f"da_addr = (({xa} + dm[:, None] * {DK}) + dk[None, :]).to(tl.int64)")
+            self.emit(f"da = tl.load(da_addr.to(tl.pointer_type(tl.float32)), mask=drow[:, None], other=0.0)")
+        else:
+            self.emit(f"da = tl.load({xa} + dm[:, None] * {DK} + dk[None, :], mask=drow[:, None], other=0.0)")
+        self.emit(f"db = tl.load({xb} + dk[:, None] * {DN} + dn[None, :])")
+        exact = True
+        for _ in range(self.rng.randint(0, 2)):
+            exact &= self.tile_op("da", DM, DK)
+        if self.rng.random() < 0.3:
+            self.tile_op("db", DK, DN, exact_only=True)
+        if exact and self.rng.random() < 0.3:
+            # a histogram of the (exact) operand: bins of its scaled magnitude, rows masked
+            nb = self.pick(4, 8, 16)
+            ho = self.new_out("dhist", "i32", grid * nb, "i32")
+            self.emit(f"dh_val = tl.reshape((tl.abs(da) * 4.0).to(tl.int32) % {nb}, ({DM * DK},))")
+            self.emit(f"dh_mask = tl.reshape(drow[:, None] & (dk[None, :] >= 0), ({DM * DK},))")
+            self.emit(f"tl.store({ho} + pid * {nb} + tl.arange(0, {nb}), tl.histogram(dh_val, {nb}, mask=dh_mask))")
+        kind = self.pick("ieee", "ieee", "ieee", "acc", "fp16", "batched")
+        tol = "dot"
+        if kind == "ieee":
+            self.emit(f"dc = tl.dot(da, db, input_precision=\"ieee\")")
+        elif kind == "acc":
+            self.emit(f"dc = tl.dot(da, db, acc=tl.full(({DM}, {DN}), 0.5, tl.float32), input_precision=\"ieee\")")
+        elif kind == "fp16":
+            self.emit(f"dc = tl.dot(da.to(tl.float16), db.to(tl.float16))")
+            tol = "dot16"
+        else:
+            # [2, DM/2, DK] @ [2, DK, DN]: the batch of B is db and db reversed along N
+            self.emit(f"da3 = tl.reshape(da, (2, {DM // 2}, {DK}))")
+            self.emit(f"db3 = tl.permute(tl.join(db, tl.flip(db, 1)), (2, 0, 1))")
+            self.emit(f"dc = tl.reshape(tl.dot(da3, db3, input_precision=\"ieee\"), ({DM}, {DN}))")
+        if DM * DN > 32 * 64 and kind == "fp16":
+            pass
+        for _ in range(self.rng.randint(0, 2)):
+            self.tile_op("dc", DM, DN)
+        post = self.pick("store", "store", "reduce", "argmax", "topk", "scan")
+        if post == "store":
+            o = self.new_out("dc", "fp32", grid * DM * DN, tol)
+            self.emit(f"tl.store({o} + dm[:, None] * {DN} + dn[None, :], dc, mask=drow[:, None])")
+        elif post == "reduce":
+            o = self.new_out("dsum", "fp32", grid * DM, tol)
+            self.emit(f"tl.store({o} + dm, tl.reduce(dc, 1, _add), mask=drow)")
+        elif post == "argmax":
+            o = self.new_out("dargmax", "i32", grid * DM, "i32")
+            self.emit(f"_, dbest = tl.reduce((dc, tl.broadcast_to(dn[None, :], ({DM}, {DN}))), 1, _argmax)")
+            self.emit(f"tl.store({o} + dm, dbest, mask=drow)")
+        elif post == "topk":
+            k = self.pick(2, 4, 8)
+            o = self.new_out("dtopk", "fp32", grid * DM * k, tol)
+            self.emit(f"tl.store({o} + dm[:, None] * {k} + tl.arange(0, {k})[None, :], tl.topk(dc, {k}, dim=1), "
+                      f"mask=drow[:, None])")
+        else:
+            o = self.new_out("dscan", "fp32", grid * DM * DN, "fp32s" if tol == "dot" else tol)
+            self.emit(f"dsc = tl.associative_scan(dc, 1, _add, reverse={self.pick(False, True)})")
+            self.emit(f"tl.store({o} + dm[:, None] * {DN} + dn[None, :], dsc, mask=drow[:, None])")
+
+    # ---- a loop carrying tiles -----------------------------------------------------------
+
+    def loop_section(self):
+        LR, LC = self.pick(16, 32, 64), self.pick(16, 32)
+        IT = 4      # iterations at most: n % 3 + 2
+        grid, block = self.grid, self.block
+        xl = self.new_in("lp", grid * IT * LR * LC)
+        self.emit(f"# a loop carrying tiles through the tile operations; its blocks end raggedly")
+        self.emit(f"lr = tl.arange(0, {LR})")
+        self.emit(f"lc = tl.arange(0, {LC})")
+        self.emit(f"lrows = (n * {IT * LR}) // {block}")
+        src = self.pick("ptr", "ptr", "blockptr", "desc", "pointer_type")
+        comb = self.pick("add", "max", "dot", "flip_add", "op_add")
+        if comb == "dot" and LR < 16:
+            comb = "add"
+        if comb == "dot":
+            xw = self.new_in("lw", LC * LC)
+            self.emit(f"lw = tl.load({xw} + lc[:, None] * {LC} + lc[None, :])")
+        if src == "blockptr":
+            self.emit(f"lbp = tl.make_block_ptr({xl}, shape=(lrows, {LC}), strides=({LC}, 1), "
+                      f"offsets=(pid * {IT * LR}, 0), block_shape=({LR}, {LC}), order=(1, 0))")
+        elif src == "desc":
+            self.emit(f"ldesc = tl.make_tensor_descriptor({xl}, shape=[lrows, {LC}], strides=[{LC}, 1], "
+                      f"block_shape=[{LR}, {LC}])")
+        self.emit(f"lacc = tl.zeros(({LR}, {LC}), dtype=tl.float32)")
+        self.emit(f"for it in range(0, n % 3 + 2):")
+        ind = "    "
+        self.emit(f"{ind}lrow = (pid * {IT} + it) * {LR} + lr")
+        if src == "blockptr":
+            self.emit(f"{ind}lt = tl.load(lbp, boundary_check=(0,), padding_option=\"zero\")")
+            self.emit(f"{ind}lbp = tl.advance(lbp, ({LR}, 0))")
+        elif src == "desc":
+            self.emit(f"{ind}lt = ldesc.load([(pid * {IT} + it) * {LR}, 0])")
+        elif src == "pointer_type":
+            self.emit(f"{ind}laddr = ({xl} + lrow[:, None] * {LC} + lc[None, :]).to(tl.int64)")
+            self.emit(f"{ind}lt = tl.load(laddr.to(tl.pointer_type(tl.float32)), mask=lrow[:, None] < lrows, other=0.0)")
+        else:
+            self.emit(f"{ind}lt = tl.load({xl} + lrow[:, None] * {LC} + lc[None, :], mask=lrow[:, None] < lrows, "
+                      f"other=0.0)")
+        lines = len(self.g.lines)
+        self.tile_op("lt", LR, LC)
+        if comb == "op_add":
+            self.tile_op("lacc", LR, LC)
+        for i in range(lines, len(self.g.lines)):      # into the loop's body
+            self.g.lines[i] = "    " + self.g.lines[i]
+        if comb == "add":
+            self.emit(f"{ind}lacc = lacc + lt")
+        elif comb == "max":
+            self.emit(f"{ind}lacc = tl.maximum(lacc, lt)")
+        elif comb == "dot":
+            self.emit(f"{ind}lacc = tl.dot(lt, lw, lacc, input_precision=\"ieee\")")
+        elif comb == "flip_add":
+            self.emit(f"{ind}lacc = tl.flip(lacc, {self.pick(0, 1)}) + lt")
+        else:
+            self.emit(f"{ind}lacc = lacc + lt")
+        o = self.new_out("lacc", "fp32", grid * LR * LC, "fp32s")
+        dst = self.pick("ptr", "ptr", "blockptr", "desc")
+        if dst == "blockptr":
+            self.emit(f"lobp = tl.make_block_ptr({o}, shape=(lrows // {IT}, {LC}), strides=({LC}, 1), "
+                      f"offsets=(pid * {LR}, 0), block_shape=({LR}, {LC}), order=(1, 0))")
+            self.emit(f"tl.store(lobp, lacc, boundary_check=(0, 1))")
+        elif dst == "desc":
+            self.emit(f"lodesc = tl.make_tensor_descriptor({o}, shape=[lrows // {IT}, {LC}], strides=[{LC}, 1], "
+                      f"block_shape=[{LR}, {LC}])")
+            self.emit(f"lodesc.store([pid * {LR}, 0], lacc)")
+        else:
+            self.emit(f"lorow = pid * {LR} + lr")
+            self.emit(f"tl.store({o} + lorow[:, None] * {LC} + lc[None, :], lacc, mask=lorow[:, None] < lrows // {IT})")

@@ -337,7 +337,7 @@ typedef struct CScan {
     const char **T, **y;     /* per element: C type, the result's name */
     int axis;
     bool rev;
-    LayoutMap m;
+    LayoutMap m;             /* the results' layout, the one walked (operands are read in it) */
     AxisBits ab;
     int NK, NR, NN, NO;      /* kept registers, repetitions, run length, NK * NR */
     const char *ej, *er;     /* e's kept part and repetition */
@@ -364,7 +364,7 @@ static void cscan_runs(Emitter *E, const CScan *S)
     E->indent++;
     const char **y0 = cscan_y(E, S, first);
     for (int k = 0; k < S->n; k++)
-        line(E, "%s = %s;", y0[k], value_at(E, S->op->args[k], NULL, cscan_reg(E, S, first)));
+        line(E, "%s = %s;", y0[k], value_at(E, S->op->args[k], S->op->results[0], cscan_reg(E, S, first)));
     if (S->NN > 1) {
         line(E, "#pragma unroll");
         if (S->rev)
@@ -374,7 +374,7 @@ static void cscan_runs(Emitter *E, const CScan *S)
         E->indent++;
         const char **x = NEW_ARRAY(E->a, const char *, S->n);
         for (int k = 0; k < S->n; k++)
-            x[k] = value_at(E, S->op->args[k], NULL, cscan_reg(E, S, "kk"));
+            x[k] = value_at(E, S->op->args[k], S->op->results[0], cscan_reg(E, S, "kk"));
         call_combine(E, S->fn, S->n, cscan_y(E, S, S->rev ? "kk + 1" : "kk - 1"), x, cscan_y(E, S, "kk"));
         E->indent--;
     }
@@ -499,7 +499,7 @@ static void cscan_fold(Emitter *E, const CScan *S, const char *const *src, const
 /* Row-major index of the coordinates other than the axis of register 0 of e, as C. */
 static const char *cscan_other_index(Emitter *E, const CScan *S)
 {
-    const Value *x = S->op->args[0];
+    const Value *x = S->op->results[0];
     const char *reg0 = cscan_reg(E, S, "0"), *lin = NULL;
     for (int d = 0; d < x->type.rank; d++) {
         if (d == S->axis)
@@ -595,7 +595,7 @@ void emit_scan_combine(Emitter *E, const Op *op)
 {
     CScan S = {.op = op, .n = op->nargs, .axis = op->scan.axis, .rev = op->scan.reverse};
     S.fn = combine_helper(E, op);
-    value_map(op->args[0], &S.m);
+    value_map(op->results[0], &S.m); /* ordered along the axis (layout.c); operands may hold their registers in another order */
     axis_bits(&S.m, S.axis, &S.ab);
     int nk = S.ab.nkept, nr = S.ab.nrep, nl = S.ab.nlane, nw = S.ab.nwarp;
     S.NK = 1 << nk, S.NR = 1 << nr, S.NN = 1 << S.ab.nnano, S.NO = S.NK * S.NR;

@@ -270,11 +270,20 @@ static const char *role_name(Emitter *E, const Value *v)
     }
 }
 
+/* Python's throwaway names (`_`, `__`): every suffixed form would start with "__", which
+ * C reserves, so a second value so named is named by its role instead. */
+static bool discarded(const char *name)
+{
+    return name && strspn(name, "_") == strlen(name);
+}
+
 const char *vname(Emitter *E, const Value *v)
 {
     ValInfo *vi = info(E, v);
-    if (!vi->name)
-        vi->name = unique_name(E, v->name ? v->name : v->def ? role_name(E, v) : "arg");
+    if (!vi->name) {
+        const char *src = discarded(v->name) && name_taken(E, v->name) ? NULL : v->name;
+        vi->name = unique_name(E, src ? src : v->def ? role_name(E, v) : "arg");
+    }
     return vi->name;
 }
 

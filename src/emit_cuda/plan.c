@@ -88,8 +88,45 @@ void plan_block(Emitter *E, Block *b)
     }
 }
 
+static bool depends_on(Emitter *E, const Value *x, const Value *arg)
+{
+    if (x == arg)
+        return true;
+    if (!x->def || !x->type.rank || !info(E, x)->inl)
+        return false;
+    for (int k = 0; k < x->def->nargs; k++)
+        if (depends_on(E, x->def->args[k], arg))
+            return true;
+    return false;
+}
+
+/* Does x, read by `reader` register by register, read the old value `arg` at another
+ * register than the one being written: through a renaming (a join, split, flip or
+ * transpose read where used) or in another register order? */
+static bool reads_other_registers(Emitter *E, const Value *x, const Value *arg, const Value *reader)
+{
+    if (x == arg) {
+        if (!arg->type.rank || !arg->layout || !reader->layout)
+            return false;
+        LayoutMap a, r;
+        value_map(arg, &a);
+        value_map(reader, &r);
+        return !lmap_eq(&a, &r);
+    }
+    if (!x->def || !x->type.rank || !info(E, x)->inl)
+        return false;
+    bool renames = op_is_shape(x->def->kind) || x->def->kind == OP_TRANS;
+    for (int k = 0; k < x->def->nargs; k++) {
+        const Value *a = x->def->args[k];
+        if (renames ? depends_on(E, a, arg) : reads_other_registers(E, a, arg, x))
+            return true;
+    }
+    return false;
+}
+
 /* A value yielded into a loop-carried or if-result variable can be computed
- * straight into it when nothing reads the variable's old value afterwards. */
+ * straight into it when nothing reads the variable's old value afterwards, and
+ * the value itself reads each old register only where it writes it. */
 static void plan_direct_writes(Emitter *E, Op *owner, Block *b, Value **targets)
 {
     if (!b->ops.len)
@@ -111,6 +148,9 @@ static void plan_direct_writes(Emitter *E, Op *owner, Block *b, Value **targets)
         if (owner->kind != OP_IF) {
             /* the old value (block argument) must be dead after v's definition */
             Value *arg = b->args.data[owner->kind == OP_FOR ? i + 1 : i];
+            for (int a = 0; a < v->def->nargs && ok; a++)
+                if (reads_other_registers(E, v->def->args[a], arg, v))
+                    ok = false;
             int def_at = op_index_in_block(b, v->def);
             for (int k = def_at + 1; k < b->ops.len && ok; k++) {
                 Op *o = b->ops.data[k];

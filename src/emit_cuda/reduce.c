@@ -334,7 +334,7 @@ typedef struct Scan {
     bool rev, prod;          /* reversed; cumprod, else cumsum */
     DType d;
     const char *T, *ident;   /* the C type; the identity of the combine */
-    LayoutMap m;             /* the operand's layout */
+    LayoutMap m;             /* the result's layout, the one walked (the operand is read in it) */
     AxisBits ab;
     int NK, NR, NN, NO;      /* kept registers, repetitions, run length, NK * NR */
     const char *y;           /* the result's name */
@@ -364,7 +364,7 @@ static void scan_runs(Emitter *E, const Scan *S)
     line(E, "#pragma unroll");
     line(E, "for (int e = 0; e < %d; ++e) {", S->NO);
     E->indent++;
-    line(E, "%s[%s] = %s;", y, scan_reg(E, S, first), value_at(E, S->x, NULL, scan_reg(E, S, first)));
+    line(E, "%s[%s] = %s;", y, scan_reg(E, S, first), value_at(E, S->x, S->r, scan_reg(E, S, first)));
     if (S->NN > 1) {
         line(E, "#pragma unroll");
         if (S->rev)
@@ -373,7 +373,7 @@ static void scan_runs(Emitter *E, const Scan *S)
             line(E, "for (int kk = 1; kk < %d; ++kk)", S->NN);
         const char *prev = S->rev ? "kk + 1" : "kk - 1";
         line(E, "    %s[%s] = %s;", y, scan_reg(E, S, "kk"),
-             scan_combine(E, S, fmt(E, "%s[%s]", y, scan_reg(E, S, prev)), value_at(E, S->x, NULL, scan_reg(E, S, "kk"))));
+             scan_combine(E, S, fmt(E, "%s[%s]", y, scan_reg(E, S, prev)), value_at(E, S->x, S->r, scan_reg(E, S, "kk"))));
     }
     E->indent--;
     line(E, "}");
@@ -422,7 +422,7 @@ static void scan_lanes(Emitter *E, Scan *S)
 /* Row-major index of the coordinates other than the axis of register 0 of e, as C. */
 static const char *scan_other_index(Emitter *E, const Scan *S)
 {
-    const Value *x = S->x;
+    const Value *x = S->r;
     StrBuf olin = {0};
     const char *reg0 = scan_reg(E, S, "0");
     bool any = false;
@@ -523,7 +523,7 @@ void emit_scan(Emitter *E, const Op *op)
     DType d = S.d = S.r->type.dtype;
     S.T = dtype_ctype(d);
     S.ident = S.prod ? (dtype_is_float(d) ? float_literal(E, 1.0, d) : int_literal(E, 1, d)) : zero_of(E, d);
-    value_map(S.x, &S.m);
+    value_map(S.r, &S.m); /* ordered along the axis (layout.c); the operand may hold its registers in another order */
     axis_bits(&S.m, S.axis, &S.ab);
     int nk = S.ab.nkept, nr = S.ab.nrep, nl = S.ab.nlane, nw = S.ab.nwarp;
     S.NK = 1 << nk, S.NR = 1 << nr, S.NN = 1 << S.ab.nnano, S.NO = S.NK * S.NR;

@@ -86,7 +86,7 @@ const char *shape_expr(Emitter *E, const Op *op, const char *idx)
             return value_at(E, x, NULL, idx);
         if (is_literal(idx))
             return value_at(E, x, NULL, fmt(E, "%ld", strtol(idx, NULL, 10) ^ (long)mask));
-        return value_at(E, x, NULL, fmt(E, "%s ^ %u", idx, mask));
+        return value_at(E, x, NULL, fmt(E, "%s ^ %u", paren(E, idx), mask));
     }
     default: BUG("shape_expr: %s", op_name(op->kind));
     }

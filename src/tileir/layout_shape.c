@@ -13,10 +13,11 @@
  *   split    takes that register bit out again; free when the last dimension
  *            is in a register bit, else the operand first moves to a layout
  *            where it is (lmap_in_registers), through shared memory.
- *   flip     keeps its operand's layout: an exchange through shared memory
- *            writes each element at its mirrored place (emit_convert).  (A
- *            flip within a thread's registers could XOR the register index;
- *            that path is off, see flip_in_registers.)
+ *   flip     keeps its operand's layout: free when the flipped dimension
+ *            lies in registers only (coordinate c becomes size-1-c, every bit
+ *            of it complemented, so the register index is XORed with the
+ *            dimension's register bits), else an exchange through shared
+ *            memory writes each element at its mirrored place (emit_convert).
  *   permute  renames dimensions: free.
  *
  * tir_layouts (layout.c) asks shape_result_layout for a result's layout from
@@ -32,12 +33,9 @@ static LBit lbit(int dim, int bit) { return (LBit){(int8_t)dim, (int8_t)bit}; }
 
 bool flip_in_registers(const Op *op)
 {
-    /* Off for now: a flip done by XORing the register index gave wrong results when a
-     * reshape and a reduction followed it (random kernels 488 and 745 of the lang
-     * family, on an H100 and in a CPU emulation); through shared memory they agree
-     * with Triton.  The register path stays for when that composition is fixed. */
-    (void)op;
-    return false;
+    LayoutMap m;
+    value_map(op->args[0], &m);
+    return lmap_dim_in_registers(&m, op->flip.axis);
 }
 
 bool op_is_shape(OpKind k) { return k == OP_RESHAPE || k == OP_JOIN || k == OP_SPLIT || k == OP_FLIP; }

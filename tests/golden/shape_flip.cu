@@ -7,7 +7,7 @@
 //   n                i32 (multiple of 16)
 //   BLOCK            = 512 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 4160 bytes of shared memory, grid (cdiv(n, BLOCK))
+// Launch: 128 threads per block (4 warps), 2112 bytes of shared memory, grid (cdiv(n, BLOCK))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
@@ -15,9 +15,6 @@
 //   shape_flip.py:12  flip, 2108 bytes at 0: the tile reversed along dim 0, each element written at its mirrored place, row-major,
 //       then 1 padding element after every 32;
 //       no bank conflicts on the write or the read (counted statically; 96 extra wavefronts without the padding)
-//   shape_flip.py:15  flip, 2048 bytes at 2112: the tile reversed along dim 1, each element written at its mirrored place, row-major,
-//       columns swizzled in each row of 4 (tilec::swizzle): col' = col ^ ((row / 8) % 4);
-//       no bank conflicts on the write or the read (counted statically; 96 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 512, sizePerThread [4], threadsPerWarp [32], warpsPerCTA [4], order [0]
@@ -250,25 +247,15 @@ static __device__ __forceinline__ int cvt0_at(int i)
     return i + (i >> 5);
 }
 
-// cvt1: a 128x4 fp32 tile reversed along dim 1 (L1) in shared memory, row-major,
-// columns swizzled in each row of 4 (tilec::swizzle): col' = col ^ ((row / 8) % 4);
-// 2048 bytes; no bank conflicts on the write or the read (counted statically; 96 extra wavefronts without the swizzle).
-static __device__ __forceinline__ int cvt1_at(int row, int col)
-{
-    const int i = (row << 2) + tilec::swizzle<1, 8, 4>(row, col);
-    return i;
-}
-
 
 extern "C" __global__ void __launch_bounds__(128)
 flip_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, int32_t n)
 {
-    __shared__ __align__(16) unsigned char smem[4160];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[2112];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
     const int L0_base = (lane << 2) + (warp << 7);  // L0: this thread's first element; register e is at +e
-    const int L1_row = lane + (warp << 5);  // L1: this thread's first row
 
     // shape_flip.py:7  pid = tl.program_id(0)
     const int32_t pid = (int32_t)blockIdx.x;
@@ -306,23 +293,12 @@ flip_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, int32_t n)
     // shape_flip.py:14  rows = tl.reshape(x, (BLOCK // 4, 4))
     // (rows: the registers of x under new coordinates, read where used; no data moves)
     // shape_flip.py:15  r = tl.flip(rows, dim=1)
-    float r[4];  // [128x4] fp32, L1
-    {  // reversed along dim 1 through shared memory (cvt1): each element goes to its mirrored place
-        float *buf = reinterpret_cast<float *>(smem + 2112);
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            buf[cvt1_at(L1_row, 3 - (e))] = x[e];
-        __syncthreads();
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            r[e] = buf[cvt1_at(L1_row, e)];
-        // no barrier here: a following exchange uses other bytes, and its barrier frees these
-    }
+    // (r: the registers of x under new coordinates, read where used; no data moves)
     // shape_flip.py:16  tl.store(out_ptr + n + offs, tl.reshape(r, (BLOCK,)), mask=mask)
     float stored[4];
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        stored[e] = r[e];
+        stored[e] = x[e ^ 3];
     tilec::store<4>((out_ptr + n) + offs[0], &stored[0], mask[0]);
 }
 
