@@ -94,19 +94,61 @@ template <int B> struct Word { typedef uint32_t T; };
 template <> struct Word<2> { typedef uint16_t T; };
 template <> struct Word<1> { typedef uint8_t T; };
 
+// One predicated global load of N words of B bytes into w[0..N): where pred is
+// false the instruction does not run and w keeps what it held.  Written as PTX
+// with the predicate on the instruction, as Triton's loads are: an `if` around
+// a plain load becomes a branch per load, and ptxas then keeps the loads of a
+// masked tile in separate blocks instead of issuing them back to back (a
+// 128x128 fp16 tile loaded so ran at 0.72x the predicated form on an H100).
+// Global memory only; volatile with a memory clobber, so it stays in program
+// order with the kernel's other loads and stores.
+template <int B, int N> struct LoadPred;
+template <> struct LoadPred<4, 4> {
+    static __device__ __forceinline__ void run(uint32_t *w, const void *src, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %5, 0;\n @p ld.global.v4.b32 {%0, %1, %2, %3}, [%4];\n}"
+                     : "+r"(w[0]), "+r"(w[1]), "+r"(w[2]), "+r"(w[3]) : "l"(src), "r"((int)pred) : "memory");
+    }
+};
+template <> struct LoadPred<4, 2> {
+    static __device__ __forceinline__ void run(uint32_t *w, const void *src, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %3, 0;\n @p ld.global.v2.b32 {%0, %1}, [%2];\n}"
+                     : "+r"(w[0]), "+r"(w[1]) : "l"(src), "r"((int)pred) : "memory");
+    }
+};
+template <> struct LoadPred<4, 1> {
+    static __device__ __forceinline__ void run(uint32_t *w, const void *src, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p ld.global.b32 %0, [%1];\n}"
+                     : "+r"(w[0]) : "l"(src), "r"((int)pred) : "memory");
+    }
+};
+// Loads narrower than a register keep the plain form: predicated, ptxas hoists
+// every one of a loop's 2-byte loads and the layer-norm tutorial with an
+// unaligned row length needed 128 registers instead of 45.
+template <int B> struct LoadPred<B, 1> {
+    template <typename W>
+    static __device__ __forceinline__ void run(W *w, const void *src, bool pred)
+    {
+        if (pred)
+            w[0] = *reinterpret_cast<const W *>(src);
+    }
+};
+
 // dst[0..V) = src[0..V) if pred, else `other`: one vector load, predicated,
 // into registers that hold `other` beforehand (what Triton's PTX does).
 template <int V, typename T>
 __device__ __forceinline__ void load(T *dst, const T *src, bool pred, T other)
 {
     constexpr int B = sizeof(T) * V < 4 ? sizeof(T) * V : 4;
+    constexpr int N = sizeof(T) * V / B;
     typedef typename Word<B>::T W;
-    union { Vec<T, V> v; Vec<W, sizeof(T) * V / B> w; } u;
+    union { Vec<T, V> v; Vec<W, N> w; } u;
 #pragma unroll
     for (int j = 0; j < V; ++j)
         u.v.e[j] = other;
-    if (pred)
-        u.w = *reinterpret_cast<const Vec<W, sizeof(T) * V / B> *>(src);
+    LoadPred<B, N>::run(u.w.e, src, pred);
 #pragma unroll
     for (int j = 0; j < V; ++j)
         dst[j] = u.v.e[j];
@@ -231,6 +273,61 @@ inline long long tilec_min(long long a, long long b) { return a < b ? a : b; }
 inline long long tilec_max(long long a, long long b) { return a > b ? a : b; }
 #endif
 // ---- end of tilec runtime helpers --------------------------------------------
+// ---- tilec masked vector helpers (templates/tilec_runtime_masked.cuh) ------
+// Included only by kernels with a load or store whose pointers allow one
+// vector per V elements but whose mask is known only at run time (it compares
+// offsets with a size that need not be a multiple of 16).  The V mask bits are
+// tested together: a vector whose elements are all in bounds (every vector
+// but those at the edge) is one wide access; the others go element by
+// element, so that no masked-off address is ever read or written.
+namespace tilec {
+
+// Are all V mask bits set?
+template <int V>
+__device__ __forceinline__ bool all_of(const bool *in_bounds)
+{
+    bool all = true;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        all &= in_bounds[j];
+    return all;
+}
+
+// dst[j] = in_bounds[j] ? src[j] : other, for j in [0, V): one V-element
+// vector load when every bit is set, else one load per element in bounds.
+// No branch: the vector load is predicated on all bits, the element loads on
+// their own bit and not all (so only one of the two ever runs), and each
+// leaves its registers as they were when it does not run, so that the loads
+// of a tile still issue back to back (see load above).
+template <int V, typename T>
+__device__ __forceinline__ void load_masked_vec(T *dst, const T *src, const bool *in_bounds, T other)
+{
+    const bool all = all_of<V>(in_bounds);
+    load<V>(dst, src, all, other);
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        load<1>(&dst[j], src + j, in_bounds[j] && !all, dst[j]);
+}
+
+// dst[j] = src[j] where pred && in_bounds[j], for j in [0, V): one V-element
+// vector store when every bit is set, else one store per element in bounds.
+template <int V, typename T>
+__device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const bool *in_bounds, bool pred = true)
+{
+    if (!pred)
+        return;
+    if (all_of<V>(in_bounds)) {
+        store<V>(dst, src);
+    } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            if (in_bounds[j])
+                dst[j] = src[j];
+    }
+}
+
+} // namespace tilec
+// ---- end of tilec masked vector helpers --------------------------------------
 
 // cvt0: a 8x128 fp16 tile reversed along dim 1 (L3) in shared memory, row-major;
 // 2048 bytes; no bank conflicts on the write or the read (counted statically).
@@ -314,15 +411,17 @@ scan_3d_after_flip_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr
     for (int e = 0; e < 16; ++e)
         mask[e] = offs[((e & 7) << 1) | (e >> 3)] < n;
     // scan_3d_after_flip.py:26  a = tl.load(a_ptr + offs, mask=mask, other=1.0)
-    __half a[16];  // [1024] fp16, L0, 2-byte loads
+    __half a[16];  // [1024] fp16, L0, 16-byte loads where in bounds
+    // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        tilec::load<1>(&a[e], a_ptr + offs[((e & 7) << 1) | (e >> 3)], mask[e], __double2half(1.0));
+    for (int e = 0; e < 16; e += 8)
+        tilec::load_masked_vec<8>(&a[e], a_ptr + offs[((e & 7) << 1) | (e >> 3)], &mask[e], __double2half(1.0));
     // scan_3d_after_flip.py:27  b = tl.load(b_ptr + offs, mask=mask, other=0.0)
-    __half b[16];  // [1024] fp16, L0, 2-byte loads
+    __half b[16];  // [1024] fp16, L0, 16-byte loads where in bounds
+    // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        tilec::load<1>(&b[e], b_ptr + offs[((e & 7) << 1) | (e >> 3)], mask[e], __double2half(0.0));
+    for (int e = 0; e < 16; e += 8)
+        tilec::load_masked_vec<8>(&b[e], b_ptr + offs[((e & 7) << 1) | (e >> 3)], &mask[e], __double2half(0.0));
     // scan_3d_after_flip.py:16  return tl.reshape(tl.reshape(tl.flip(tl.trans(tl.reshape(t, (128, 8))), 1), (8, 2, 64)), (32, 16, 2))    (in flipped_3d, inlined from line 28)
     __half a_2[16];  // [8x128] fp16, L3
     {  // reversed along dim 1 through shared memory (cvt0): each element goes to its mirrored place
