@@ -266,19 +266,55 @@ static void emit_dot_mma(Emitter *E, const Op *op)
     emit_mma_loop(E, op, fn, vname(E, a), vname(E, b), nm, nn, nk, nb);
 }
 
-/* The FMA path (fp64, input_precision="ieee"): A and B through shared
- * memory row-major (a 3-D dot's batches one after another); for each k a
- * thread reads the A values of its rows and the B values of its columns
- * (of each of its batches), then updates its results. */
+/* An operand element as the FMA path stages it (dot_fma_dtype): 16- and
+ * 8-bit floats widened to fp32, int8 to int32, and fp32 under "tf32" cut to
+ * the 19 bits a tensor core reads of it (Triton runs such a dot on one). */
+static const char *fma_stage_value(Emitter *E, const Op *op, DType d, const char *v)
+{
+    switch (d) {
+    case DT_FP16: return fmt(E, "__half2float(%s)", v);
+    case DT_BF16: return fmt(E, "__bfloat162float(%s)", v);
+    case DT_FP8E4NV: return fmt(E, "tilec::e4m3_to_f32(%s)", v);
+    case DT_FP8E5: return fmt(E, "tilec::e5m2_to_f32(%s)", v);
+    case DT_I8: return fmt(E, "(int32_t)%s", v);
+    case DT_FP32:
+        if (op->dot.precision == DOT_TF32)
+            return fmt(E, "__uint_as_float(__float_as_uint(%s) & 0xffffe000u)", v);
+        return v;
+    default: return v;
+    }
+}
+
+/* acc + a * b in the accumulator's type: fused in fp32 and fp64, exact in
+ * int32, and rounded once more to a 16-bit accumulator. */
+static const char *fma_update(Emitter *E, DType acc, const char *a, const char *b, const char *c)
+{
+    switch (acc) {
+    case DT_FP64: return fmt(E, "fma(%s, %s, %s)", a, b, c);
+    case DT_FP16: return fmt(E, "__float2half_rn(fmaf(%s, %s, __half2float(%s)))", a, b, c);
+    case DT_BF16: return fmt(E, "__float2bfloat16_rn(fmaf(%s, %s, __bfloat162float(%s)))", a, b, c);
+    case DT_I32: return fmt(E, "%s + %s * %s", c, a, b);
+    default: return fmt(E, "fmaf(%s, %s, %s)", a, b, c);
+    }
+}
+
+/* The FMA path (fp64, input_precision="ieee", and dots with M or N below
+ * 16): A and B through shared memory row-major (a 3-D dot's batches one
+ * after another); for each k a thread reads the A values of its rows and the
+ * B values of its columns (of each of its batches), then updates its
+ * results. */
 static void emit_dot_fma(Emitter *E, const Op *op)
 {
     const Value *a = op->args[0], *b = op->args[1], *r = op->results[0];
     int o = r->type.rank - 2;
     int M = r->type.shape[o], N = r->type.shape[o + 1], K = a->type.shape[o + 1];
-    const char *T = dtype_ctype(a->type.dtype);
+    const char *T = dtype_ctype(dot_fma_dtype(op));
     dot_init_result(E, op);
-    line(E, "{  // %s%dx%d += %dx%d @ %dx%d with fused multiply-adds (exact fp32/fp64), A and B through shared memory",
-         o ? fmt(E, "%d batches of ", r->type.shape[0]) : "", M, N, M, K, K, N);
+    const char *how = a->type.dtype == DT_FP64 || (a->type.dtype == DT_FP32 && op->dot.precision != DOT_TF32)
+                          ? "fused multiply-adds (exact fp32/fp64)"
+                          : fmt(E, "multiply-adds in %s (M or N below 16: too small for a tensor-core tile)", T);
+    line(E, "{  // %s%dx%d += %dx%d @ %dx%d with %s, A and B through shared memory",
+         o ? fmt(E, "%d batches of ", r->type.shape[0]) : "", M, N, M, K, K, N, how);
     E->indent++;
     line(E, "%s *as = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset);
     line(E, "%s *bs = reinterpret_cast<%s *>(smem + %d);", T, T, op->smem_offset + dot_fma_b_offset(op));
@@ -295,7 +331,8 @@ static void emit_dot_fma(Emitter *E, const Op *op)
         const char *row = elem_coord(E, xs[k], &xm, o, e);
         if (o) /* batch b's rows follow batch b-1's */
             row = fmt(E, "%s * %d + %s", paren(E, elem_coord(E, xs[k], &xm, 0, e)), rows, row);
-        line(E, "%s[%s * %d + %s] = %s;", bufs[k], paren(E, row), xs[k]->type.shape[o + 1], col, val);
+        line(E, "%s[%s * %d + %s] = %s;", bufs[k], paren(E, row), xs[k]->type.shape[o + 1], col,
+             fma_stage_value(E, op, xs[k]->type.dtype, val));
         elem_loop_close(E, n, 1);
     }
     line(E, "__syncthreads();");
@@ -308,7 +345,6 @@ static void emit_dot_fma(Emitter *E, const Op *op)
             if (m.reg[i].dim >= 0 && (m.reg[i].dim == o + d || (o && m.reg[i].dim == 0)))
                 rb[d][nb[d]++] = i;
     const char *name = vname(E, r);
-    const char *fma = a->type.dtype == DT_FP64 ? "fma" : "fmaf";
     line(E, "#pragma unroll 4");
     line(E, "for (int k = 0; k < %d; ++k) {", K);
     E->indent++;
@@ -327,8 +363,9 @@ static void emit_dot_fma(Emitter *E, const Op *op)
     int n = nregs(r);
     line(E, "#pragma unroll");
     line(E, "for (int e = 0; e < %d; ++e)", n);
-    line(E, "    %s[e] = %s(a_k[%s], b_k[%s], %s[e]);", name, fma, compress(E, rb[0], nb[0], "e", m.nreg),
-         compress(E, rb[1], nb[1], "e", m.nreg), name);
+    line(E, "    %s[e] = %s;", name,
+         fma_update(E, r->type.dtype, fmt(E, "a_k[%s]", compress(E, rb[0], nb[0], "e", m.nreg)),
+                    fmt(E, "b_k[%s]", compress(E, rb[1], nb[1], "e", m.nreg)), fmt(E, "%s[e]", name)));
     E->indent--;
     line(E, "}");
     trailing_sync(E, op);

@@ -234,18 +234,30 @@ void dot_plan_stage(Arena *a, Op *op)
     op->smem_bytes = dot_stage_slot_bytes(op->stage) * op->stage->nslots;
 }
 
+/* The type the FMA path computes in, and stages its operands as: fp64 and
+ * fp32 themselves, int8 as int32, the 16- and 8-bit floats as fp32 (their
+ * products are exact there, as on the tensor cores Triton pads small dots
+ * onto). */
+DType dot_fma_dtype(const Op *dot)
+{
+    DType d = dot->args[0]->type.dtype;
+    if (d == DT_FP64 || d == DT_FP32)
+        return d;
+    return d == DT_I8 ? DT_I32 : DT_FP32;
+}
+
 /* The FMA path stages A [M,K] and B [K,N] row-major, B after A. */
 int dot_fma_b_offset(const Op *dot)
 {
     Type ta = dot->args[0]->type;
-    int bytes = type_numel(ta) * dtype_bits(ta.dtype) / 8;
+    int bytes = type_numel(ta) * dtype_bits(dot_fma_dtype(dot)) / 8;
     return (bytes + 15) & ~15;
 }
 
 void dot_plan_fma(Op *dot)
 {
     Type tb = dot->args[1]->type;
-    dot->smem_bytes = dot_fma_b_offset(dot) + type_numel(tb) * dtype_bits(tb.dtype) / 8;
+    dot->smem_bytes = dot_fma_b_offset(dot) + type_numel(tb) * dtype_bits(dot_fma_dtype(dot)) / 8;
 }
 
 /* ---- software pipelining of K loops (tir_pipeline) -------------------------------------

@@ -180,9 +180,16 @@ static Layout *intern_layout(Arena *a, TirFunc *f, const Layout *l)
     return n;
 }
 
+/* Tensor cores, or fused multiply-adds: fp64 and input_precision="ieee", and
+ * dots with M or N below 16, which Triton pads onto a 16-row tensor-core
+ * tile; tilec computes those few products with FMAs instead (the same
+ * exact products, summed in order of k). */
 bool dot_uses_mma(const Op *dot)
 {
     DType d = dot->args[0]->type.dtype;
+    const Type *rt = &dot->results[0]->type;
+    if (rt->shape[rt->rank - 2] < 16 || rt->shape[rt->rank - 1] < 16)
+        return false;
     if (d == DT_FP16 || d == DT_BF16 || d == DT_I8 || dtype_is_fp8(d))
         return true;
     return d == DT_FP32 && dot->dot.precision != DOT_IEEE;

@@ -523,8 +523,6 @@ CVal *builtin_dot(const BuiltinCall *c)
     int min_k = dtype_bits(da) == 8 ? 32 : dtype_bits(da) == 16 ? 16 : dtype_bits(da) == 32 ? 8 : 4;
     if (K < min_k)
         lower_error(L, c->loc, "%s on %s needs K >= %d, got K = %d", name, dtype_triton_name(da), min_k, K);
-    if (M < 16 || N < 16)
-        lower_error(L, c->loc, "%s with M or N below 16 is not supported yet (got M = %d, N = %d)", name, M, N);
     /* precision */
     int prec = DOT_TF32;
     if (c->arg[3] && c->arg[4])

@@ -886,6 +886,7 @@ bool dot_wgmma_candidate(const TirFunc *f, const Op *dot); /* fits, and both ope
 void dot_ldmatrix(const DotStage *s, const LayoutMap *m, int kwidth, DotLdmatrix *ld);
 bool dot_ldmatrix_addr(const DotLdmatrix *ld, int lane, int warp, int q, int *row, int *col);
 void dot_plan_stage(Arena *a, Op *op);
+DType dot_fma_dtype(const Op *dot);
 int dot_fma_b_offset(const Op *dot);
 void dot_plan_fma(Op *dot);
 /* elements per cp.async (16 bytes at most), as the pointers allow: a mask not proven
