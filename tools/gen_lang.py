@@ -28,7 +28,7 @@ four kernels of ten each:
            through addresses cast with tl.pointer_type) put through zero to two of the tile
            operations (flip, sort, permute, split/join, interleave, gather, trans, cumsum,
            a combine scan, a reduction broadcast back), perhaps histogrammed, then a 2-D
-           tl.dot ("ieee", with an accumulator, fp16 operands) or a 3-D one whose batch is B
+           tl.dot ("ieee", with an accumulator, fp16 operands, tf32; M of 8 too) or a 3-D one whose batch is B
            joined with B reversed; its result put through the tile operations again and
            stored, reduced, argmaxed, top-k'ed or scanned;
   loop     a `for` loop of a runtime trip count carrying an accumulator tile: each block
@@ -418,7 +418,8 @@ class Extras:
     # ---- a dot fed by the tile operations and feeding them -----------------------------
 
     def dot_section(self):
-        DM, DK, DN = self.pick(16, 32, 64), self.pick(16, 32), self.pick(16, 32)
+        # M of 8: below a tensor-core tile (Triton pads it onto one, tilec multiply-adds)
+        DM, DK, DN = self.pick(8, 16, 32, 64), self.pick(16, 32), self.pick(16, 32)
         grid, block = self.grid, self.block
         xa = self.new_in("da", grid * DM * DK)
         xb = self.new_in("db", DK * DN)
@@ -445,7 +446,7 @@ class Extras:
             self.emit(f"dh_val = tl.reshape((tl.abs(da) * 4.0).to(tl.int32) % {nb}, ({DM * DK},))")
             self.emit(f"dh_mask = tl.reshape(drow[:, None] & (dk[None, :] >= 0), ({DM * DK},))")
             self.emit(f"tl.store({ho} + pid * {nb} + tl.arange(0, {nb}), tl.histogram(dh_val, {nb}, mask=dh_mask))")
-        kind = self.pick("ieee", "ieee", "ieee", "acc", "fp16", "batched")
+        kind = self.pick("ieee", "ieee", "acc", "fp16", "tf32", "batched")
         tol = "dot"
         if kind == "ieee":
             self.emit(f"dc = tl.dot(da, db, input_precision=\"ieee\")")
@@ -454,13 +455,14 @@ class Extras:
         elif kind == "fp16":
             self.emit(f"dc = tl.dot(da.to(tl.float16), db.to(tl.float16))")
             tol = "dot16"
+        elif kind == "tf32":
+            self.emit(f"dc = tl.dot(da, db)  # input_precision \"tf32\", the default")
+            tol = "dot16"
         else:
             # [2, DM/2, DK] @ [2, DK, DN]: the batch of B is db and db reversed along N
             self.emit(f"da3 = tl.reshape(da, (2, {DM // 2}, {DK}))")
             self.emit(f"db3 = tl.permute(tl.join(db, tl.flip(db, 1)), (2, 0, 1))")
             self.emit(f"dc = tl.reshape(tl.dot(da3, db3, input_precision=\"ieee\"), ({DM}, {DN}))")
-        if DM * DN > 32 * 64 and kind == "fp16":
-            pass
         for _ in range(self.rng.randint(0, 2)):
             self.tile_op("dc", DM, DN)
         post = self.pick("store", "store", "reduce", "argmax", "topk", "scan")
