@@ -643,24 +643,7 @@ def bench_one(kernel, index, seed, plan):
             note = f"specialised build failed: {err.splitlines()[-1]}"
         else:
             spec = rgt.Kernel(spec_case, so, use_triton=False)
-            spec.triton_fn = kernel.triton_fn
-            bad = None
-            results = []
-            for k, launch in ((spec, spec.launch_tilec), (kernel, kernel.launch_triton)):
-                v2 = {n: (v.clone() if torch.is_tensor(v) else v) for n, v in st.values.items()}
-                for name in st.outs:
-                    rgt.poison_(v2[name])
-                err = launch(v2, st.grid)
-                if err:
-                    bad = err
-                results.append(v2)
-            for name in st.outs + st.inplace:
-                where = where_bad(results[0][name], results[1][name], st.mode) if bad is None else None
-                if where is not None:
-                    a, b = results[0][name].flatten(), results[1][name].flatten()
-                    first = int(where.flatten().nonzero()[0])
-                    bad = (f"{name}: {int(where.sum())} of {a.numel()} differ from Triton's ({st.mode}); first "
-                           f"at {first}: tilec {a[first].item()!r}, Triton {b[first].item()!r}")
+            bad = compare_with_triton(spec, kernel, st)
             if bad:
                 note = f"specialised build: {bad}"
             else:
@@ -732,6 +715,29 @@ def where_bad(a, b, mode):
     return bad if bool(bad.any()) else None
 
 
+def compare_with_triton(tk, triton_kernel, st):
+    """Runs tilec's kernel (tk) and Triton's on copies of st's inputs, each output poisoned
+    first, and compares every output; None, or what went wrong."""
+    results = []
+    for impl, launch in (("tilec", tk.launch_tilec), ("Triton", triton_kernel.launch_triton)):
+        vals = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in st.values.items()}
+        for name in st.outs:
+            rgt.poison_(vals[name])
+        err = launch(vals, st.grid)
+        if err:
+            return f"{impl}: {err}"
+        torch.cuda.synchronize()
+        results.append(vals)
+    for name in st.outs + st.inplace:
+        a, b = results[0][name], results[1][name]
+        bad = where_bad(a, b, st.mode)
+        if bad is not None:
+            first = int(bad.flatten().nonzero()[0])
+            return (f"{name}: {int(bad.sum())} of {a.numel()} differ ({st.mode}); first at {first}: "
+                    f"tilec {a.flatten()[first].item()!r}, Triton {b.flatten()[first].item()!r}")
+    return None
+
+
 def run_one(case, so, index, seed):
     """Runs every size of one kernel; returns (ok, text)."""
     kernel = rgt.Kernel(case, so, use_triton=False)
@@ -745,25 +751,9 @@ def run_one(case, so, index, seed):
         missing = [p.name for p in kernel.runtime if p.name not in st.values]
         if missing:
             return False, f"the inputs lack {', '.join(missing)}"
-        results = []
-        for impl in ("tilec", "triton"):
-            vals = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in st.values.items()}
-            for name in st.outs:
-                rgt.poison_(vals[name])
-            launch = kernel.launch_tilec if impl == "tilec" else kernel.launch_triton
-            err = launch(vals, st.grid)
-            if err:
-                return False, f"size {size}: {impl}: {err}"
-            torch.cuda.synchronize()
-            results.append({n: vals[n] for n in st.outs + st.inplace})
-        for name in st.outs + st.inplace:
-            a, b = results[0][name], results[1][name]
-            bad = where_bad(a, b, st.mode)
-            if bad is not None:
-                count = int(bad.sum())
-                first = int(bad.flatten().nonzero()[0]) if count else 0
-                return False, (f"size {size}: {name}: {count} of {a.numel()} differ ({st.mode}); first at "
-                               f"{first}: tilec {a.flatten()[first].item()!r}, Triton {b.flatten()[first].item()!r}")
+        err = compare_with_triton(kernel, kernel, st)
+        if err:
+            return False, f"size {size}: {err}"
         notes.append(str(size))
     return True, f"{st.mode}, sizes {'; '.join(notes)}"
 
