@@ -85,7 +85,7 @@ static const char *combine_helper(Emitter *E, const Op *op)
     E->combine_src = base;
     emit_block(E, b); /* printed as a kernel's statements are */
     E->combine_src = NULL;
-    const Op *y = b->ops.data[b->ops.len - 1];
+    const Op *y = tir_block_last(b);
     line(E, "// the combined group");
     for (int k = 0; k < n; k++)
         line(E, "%s = %s;", out[k], value_at(E, y->args[k], NULL, "0"));

@@ -121,7 +121,7 @@ static void emit_for(Emitter *E, const Op *op)
     line(E, "for (%s %s = %s; %s < %s; %s += %s) {", t, ivn, lb, ivn, ub, ivn, paren(E, value_at(E, op->args[2], NULL, "0")));
     E->indent++;
     emit_block(E, body);
-    const Op *y = body->ops.data[body->ops.len - 1];
+    const Op *y = tir_block_last(body);
     emit_yield_into(E, body, y, op->results);
     E->indent--;
     line(E, "}");
@@ -140,11 +140,11 @@ static void emit_while(Emitter *E, const Op *op)
     E->indent++;
     const Block *before = op->regions[0], *after = op->regions[1];
     emit_block(E, before);
-    const Op *cond = before->ops.data[before->ops.len - 1];
+    const Op *cond = tir_block_last(before);
     line(E, "if (!%s)", paren(E, value_at(E, cond->args[0], NULL, "0")));
     line(E, "    break;");
     emit_block(E, after);
-    const Op *y = after->ops.data[after->ops.len - 1];
+    const Op *y = tir_block_last(after);
     emit_yield_into(E, after, y, op->results);
     E->indent--;
     line(E, "}");
@@ -165,7 +165,7 @@ static void emit_if(Emitter *E, const Op *op)
         }
         E->indent++;
         emit_block(E, b);
-        const Op *y = b->ops.data[b->ops.len - 1];
+        const Op *y = tir_block_last(b);
         if (y->kind == OP_YIELD)
             emit_yield_into(E, b, y, op->results);
         E->indent--;

@@ -131,7 +131,7 @@ static void plan_direct_writes(Emitter *E, Op *owner, Block *b, Value **targets)
 {
     if (!b->ops.len)
         return;
-    Op *y = b->ops.data[b->ops.len - 1];
+    Op *y = tir_block_last(b);
     if (y->kind != OP_YIELD)
         return;
     for (int i = 0; i < y->nargs; i++) {

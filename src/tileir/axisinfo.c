@@ -290,7 +290,7 @@ static void solve_for(Pass *P, Op *op)
                 body->args.data[k + 1]->ax = L->solved.data[s].carried[k];
             return;
         }
-    Op *y = body->ops.len ? body->ops.data[body->ops.len - 1] : NULL;
+    Op *y = tir_block_last(body);
     bool has_yield = y && y->kind == OP_YIELD && y->nargs == op->nres;
     for (int k = 0; k < op->nres; k++) {
         Value *it = body->args.data[k + 1];
@@ -333,7 +333,7 @@ static void visit_if_results(Op *op)
         bool any = false;
         for (int r = 0; r < op->nregions; r++) {
             Block *b = op->regions[r];
-            Op *y = b->ops.len ? b->ops.data[b->ops.len - 1] : NULL;
+            Op *y = tir_block_last(b);
             if (!y || y->kind != OP_YIELD || y->nargs != op->nres)
                 continue;
             res->ax = any ? join_info(&res->ax, &y->args[k]->ax) : y->args[k]->ax;

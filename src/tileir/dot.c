@@ -397,7 +397,7 @@ static void collect_s0(Pipe *P, Value *v)
         if (v->arg_index == 0 || value_in(&P->carried, v))
             return;
         vec_push(P->a, &P->carried, v);
-        Op *y = b->ops.data[b->ops.len - 1];
+        Op *y = tir_block_last(b);
         collect_s0(P, y->args[v->arg_index - 1]);
         return;
     }
@@ -604,7 +604,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     Value *iv = body->args.data[0];
     if (P.S < 2 || iv->type.dtype != DT_I32 || !body->ops.len)
         return;
-    Op *y = body->ops.data[body->ops.len - 1];
+    Op *y = tir_block_last(body);
     if (y->kind != OP_YIELD)
         return;
     for (int i = 0; i < body->ops.len; i++) {

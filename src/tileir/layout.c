@@ -538,7 +538,6 @@ static void unify(Assign *A, Value **vals, int n)
             set_layout(A, vals[i], l);
 }
 
-static Op *block_terminator(Block *b) { return b->ops.len ? b->ops.data[b->ops.len - 1] : NULL; }
 
 /* values tied together by structured control flow, position k */
 static void unify_region_values(Assign *A, Op *op)
@@ -546,7 +545,7 @@ static void unify_region_values(Assign *A, Op *op)
     Value *tie[6];
     if (op->kind == OP_FOR) {
         Block *body = op->regions[0];
-        Op *y = block_terminator(body);
+        Op *y = tir_block_last(body);
         for (int k = 0; k < op->nres; k++) {
             tie[0] = op->args[3 + k], tie[1] = body->args.data[k + 1], tie[2] = op->results[k];
             tie[3] = y && y->kind == OP_YIELD ? y->args[k] : NULL;
@@ -557,7 +556,7 @@ static void unify_region_values(Assign *A, Op *op)
             int n = 0;
             tie[n++] = op->results[k];
             for (int r = 0; r < op->nregions; r++) {
-                Op *y = block_terminator(op->regions[r]);
+                Op *y = tir_block_last(op->regions[r]);
                 if (y && y->kind == OP_YIELD)
                     tie[n++] = y->args[k];
             }
@@ -565,7 +564,7 @@ static void unify_region_values(Assign *A, Op *op)
         }
     } else if (op->kind == OP_WHILE) {
         Block *before = op->regions[0], *after = op->regions[1];
-        Op *c = block_terminator(before), *y = block_terminator(after);
+        Op *c = tir_block_last(before), *y = tir_block_last(after);
         for (int k = 0; k < op->nres; k++) {
             tie[0] = op->args[k], tie[1] = before->args.data[k], tie[2] = after->args.data[k];
             tie[3] = op->results[k], tie[4] = c->args[1 + k], tie[5] = y->args[k];
@@ -1105,12 +1104,12 @@ static void insert_conversions(Assign *A, Block *b)
             for (int k = 0; k < op->nres; k++)
                 fix_operand(A, b, &i, op, 3 + k, op->results[k]->layout, op->results[k]->type, -1);
             Block *body = op->regions[0];
-            fix_yield(A, body, block_terminator(body), op->results, 0);
+            fix_yield(A, body, tir_block_last(body), op->results, 0);
             break;
         }
         case OP_IF:
             for (int r = 0; r < op->nregions; r++) {
-                Op *y = block_terminator(op->regions[r]);
+                Op *y = tir_block_last(op->regions[r]);
                 if (y && y->kind == OP_YIELD)
                     fix_yield(A, op->regions[r], y, op->results, 0);
             }
@@ -1118,8 +1117,8 @@ static void insert_conversions(Assign *A, Block *b)
         case OP_WHILE:
             for (int k = 0; k < op->nres; k++)
                 fix_operand(A, b, &i, op, k, op->results[k]->layout, op->results[k]->type, -1);
-            fix_yield(A, op->regions[0], block_terminator(op->regions[0]), op->results, 1);
-            fix_yield(A, op->regions[1], block_terminator(op->regions[1]), op->results, 0);
+            fix_yield(A, op->regions[0], tir_block_last(op->regions[0]), op->results, 1);
+            fix_yield(A, op->regions[1], tir_block_last(op->regions[1]), op->results, 0);
             break;
         case OP_EXPAND_DIMS:
             fix_operand(A, b, &i, op, 0, res->layout, res->type, op->expand_dims.axis);

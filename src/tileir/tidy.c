@@ -181,7 +181,7 @@ static void sink_updates(Block *b)
     Op *owner = b->parent;
     if (!owner || (owner->kind != OP_FOR && owner->kind != OP_WHILE) || !b->ops.len)
         return;
-    Op *y = b->ops.data[b->ops.len - 1];
+    Op *y = tir_block_last(b);
     if (y->kind != OP_YIELD)
         return;
     for (int k = 0; k < y->nargs; k++) {

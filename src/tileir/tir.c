@@ -165,6 +165,8 @@ const char *op_name(OpKind k) { return op_info[k].name; }
 bool op_is_elementwise(OpKind k) { return strchr(op_info[k].flags, 'E') != NULL; }
 bool op_is_pure(OpKind k) { return strchr(op_info[k].flags, 'P') != NULL; }
 
+Op *tir_block_last(const Block *b) { return b->ops.len ? b->ops.data[b->ops.len - 1] : NULL; }
+
 Block *tir_block_new(Arena *a, Op *parent)
 {
     Block *b = NEW(a, Block);
@@ -501,7 +503,7 @@ static bool combine_ok(const Op *op)
     if (op->nregions != 1 || op->nres != n || !(op->kind == OP_REDUCE ? op->reduce.combine : op->scan.combine))
         return false;
     const Block *b = op->regions[0];
-    const Op *y = b->ops.len ? b->ops.data[b->ops.len - 1] : NULL;
+    const Op *y = tir_block_last(b);
     if (b->args.len != 2 * n || !y || y->kind != OP_YIELD || y->nargs != n)
         return false;
     for (int k = 0; k < n; k++) {
@@ -600,7 +602,7 @@ static void verify_op(TirFunc *f, const Op *op, const Block *b, unsigned char *d
         if (rb->parent != op)
             BUG("region of %s has a wrong parent", op_name(op->kind));
         verify_block(f, rb, defined);
-        const Op *last = rb->ops.len ? rb->ops.data[rb->ops.len - 1] : NULL;
+        const Op *last = tir_block_last(rb);
         OpKind want = (op->kind == OP_WHILE && r == 0) ? OP_CONDITION : OP_YIELD;
         if (!last || (last->kind != want && last->kind != OP_RETURN))
             BUG("region %d of %s does not end in %s", r, op_name(op->kind), op_name(want));

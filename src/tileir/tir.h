@@ -643,6 +643,7 @@ typedef struct TirFunc {
 /* ---- building -------------------------------------------------------- */
 
 Block *tir_block_new(Arena *a, Op *parent);
+Op *tir_block_last(const Block *b); /* its last op (a region's yield or condition), NULL if empty */
 Value *tir_value_new(Arena *a, TirFunc *f, Type t);
 Op *tir_op_new(Arena *a, TirFunc *f, OpKind kind, int nargs, Value **args, int nres, const Type *res_types);
 void tir_block_append(Arena *a, Block *b, Op *op);
