@@ -50,7 +50,10 @@ in one results file.
 
 --time-limit SECONDS keeps a chunk inside a time budget: no kernel starts on the GPU later
 than SECONDS - 30 after the start (the margin covers one kernel's Triton compile and the
-summary); the kernels left are "not run".  Exit status 1 if any kernel failed, else 2 if some
+summary); the kernels left are "not run".  At SECONDS - 5 the workers still running are
+stopped and their kernels count as not run too, so that the summary is always printed.
+--kernel-timeout (default 180 s) fails a kernel that runs longer (a hang in tilec's kernel; in
+Triton's part it is a Triton error) and restarts its worker.  Exit status 1 if any kernel failed, else 2 if some
 were not run, else 0.
 """
 
@@ -61,9 +64,11 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -455,10 +460,36 @@ def worker_main(plan_path):
     return 0
 
 
-def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=None):
+def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=None,
+                kernel_timeout=None, hard_stop=None):
     """Runs items [(seed, meta, so)] over nworkers worker processes; calls report(seed,
-    status, text) once per item.  `env` (a list) gets the workers' "GPU (versions)" line."""
+    status, text) once per item.  `env` (a list) gets the workers' "GPU (versions)" line.
+    A watchdog kills a worker whose kernel has run longer than kernel_timeout seconds (the
+    kernel fails, or is a Triton error if it was inside Triton; the worker restarts), and
+    every worker at hard_stop (a time.time() value; what was running counts as not run)."""
     pending = list(items)
+    running = {}            # id of the drain's pair -> [proc, seed, since, in_triton]
+    killed = {}             # proc -> "timeout" or "stop"
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def watchdog():
+        while not stop.wait(1.0):
+            now = time.time()
+            with lock:
+                for proc, seed, since, _ in running.values():
+                    if proc in killed or proc.poll() is not None:
+                        continue
+                    if hard_stop and now > hard_stop:
+                        killed[proc] = "stop"
+                    elif kernel_timeout and seed is not None and now - since > kernel_timeout:
+                        killed[proc] = "timeout"
+                    else:
+                        continue
+                    try:
+                        os.killpg(proc.pid, signal.SIGKILL)     # the worker and its compilers
+                    except ProcessLookupError:
+                        pass
     shares = [pending[i::nworkers] for i in range(nworkers)]
     procs = []
 
@@ -468,7 +499,8 @@ def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=Non
             json.dump({"items": [{"seed": s, "meta": m, "so": so} for s, m, so in share],
                        "work": work, "no_triton": no_triton, "deadline": deadline}, f)
         p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", path],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT)
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
+                             start_new_session=True)
         return p, share
 
     for i, share in enumerate(shares):
@@ -479,12 +511,17 @@ def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=Non
         def drain(pair):
             nonlocal restarts
             proc, share = pair
+            key = id(pair)
             while True:
                 done, started, in_triton = set(), None, False
+                with lock:
+                    running[key] = [proc, None, time.time(), False]
                 for line in proc.stdout:
                     line = line.rstrip("\n")
                     if line.startswith("@@start "):
                         started, in_triton = int(line.split()[1]), False
+                        with lock:
+                            running[key] = [proc, started, time.time(), False]
                     elif line.startswith("@@triton "):
                         in_triton = True
                     elif line.startswith("@@env "):
@@ -497,6 +534,20 @@ def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=Non
                     elif line.strip():
                         print(line, flush=True)
                 rc = proc.wait()
+                with lock:
+                    why = killed.get(proc)
+                    running.pop(key, None)
+                if why == "stop":
+                    for s, _, _ in share:
+                        if s not in done:
+                            report(s, "NOT-RUN", "the --time-limit was reached")
+                    return
+                if why == "timeout" and started is not None and started not in done:
+                    part = "Triton's compile or kernel" if in_triton else "tilec's kernel"
+                    report(started, "TRITON-ERROR" if in_triton else "FAIL",
+                           f"{part} ran longer than {kernel_timeout:.0f} s (--kernel-timeout): "
+                           "a hang or a runaway loop; the worker was killed")
+                    done.add(started)
                 if started is not None and started not in done:
                     if in_triton:
                         report(started, "TRITON-ERROR", f"the worker died (exit status {rc}) inside "
@@ -507,13 +558,18 @@ def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=Non
                 share = [it for it in share if it[0] not in done]
                 if not share:
                     return
-                if started is None or rc == 0:    # it did not get going, or stopped early
+                if (started is None and why != "timeout") or rc == 0:    # it did not get going, or stopped early
                     for s, _, _ in share:
                         report(s, "FAIL", f"worker exited with status {rc} before running it")
                     return
                 restarts += 1
                 proc, share = start(share, f"r{restarts}")
-        list(pool.map(drain, procs))
+        dog = threading.Thread(target=watchdog, daemon=True)
+        dog.start()
+        try:
+            list(pool.map(drain, procs))
+        finally:
+            stop.set()
 
 
 # ---- the parent -------------------------------------------------------------------------
@@ -536,6 +592,9 @@ def main():
     ap.add_argument("--keep", help="keep the generated files in this folder")
     ap.add_argument("--time-limit", type=float, help="start no kernel later than this many seconds "
                     "(less 30) after the start; the rest count as not run")
+    ap.add_argument("--kernel-timeout", type=float, default=180,
+                    help="seconds one kernel (its Triton compile included) may take on the GPU "
+                    "before its worker is killed and it counts as failed (default 180)")
     ap.add_argument("--summary", help="append the one-line summary to this file")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--referee", help=argparse.SUPPRESS)
@@ -632,7 +691,8 @@ def main():
         nworkers = opts.workers or max(1, min(8, opts.jobs // 2))
         progress["of"] = len(runnable)
         run_workers(runnable, work, min(nworkers, max(1, len(runnable))), opts.no_triton, report,
-                    deadline, env)
+                    deadline, env, opts.kernel_timeout,
+                    t0 + opts.time_limit - 5 if opts.time_limit else None)
         print(f"-- ran {len(runnable) - counts['NOT-RUN']} on the GPU in {time.time() - t2:.1f} s", flush=True)
 
     if not opts.keep:
