@@ -13,7 +13,7 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   combine_reverse_scan.py:19  scan, 64 bytes at 0: each warp's running total, per repetition along the axis
+//   combine_reverse_scan.py:21  scan, 64 bytes at 0: each warp's running total, per repetition along the axis
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 1024, sizePerThread [4], threadsPerWarp [32], warpsPerCTA [4], order [0]
@@ -291,7 +291,7 @@ __device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const boo
 // ---- end of tilec masked vector helpers --------------------------------------
 
 // The combine function affine_combine() on groups of 2 elements, the left group first along the axis
-// (first used by the scan at combine_reverse_scan.py:19).
+// (first used by the scan at combine_reverse_scan.py:21).
 __device__ __forceinline__ void affine_combine(const float a_first, const float b_first,  // the left group
                                                const float a_second, const float b_second,  // the right group
                                                float &out_a_first, float &out_b_first)  // the combined group
@@ -325,19 +325,23 @@ reverse_recurrence_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, 
     #pragma unroll
     for (int e = 0; e < 8; ++e)
         mask[e] = offs[e] < n;
-    // combine_reverse_scan.py:17  a = tl.load(a_ptr + offs, mask=mask, other=1.0)
-    float a[8];  // [1024] fp32, L0, 16-byte loads where in bounds
+    // combine_reverse_scan.py:19  a = tl.where(mask, tl.sigmoid(tl.load(a_ptr + offs, mask=mask)), 1.0)
+    float loaded[8];  // [1024] fp32, L0, 16-byte loads where in bounds
     // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
-        tilec::load_masked_vec<4>(&a[e], a_ptr + offs[e], &mask[e], 1.0f);
-    // combine_reverse_scan.py:18  b = tl.load(b_ptr + offs, mask=mask, other=0.0)
+        tilec::load_masked_vec<4>(&loaded[e], a_ptr + offs[e], &mask[e], 0.0f);
+    float a[8];  // [1024] fp32, L0
+    #pragma unroll
+    for (int e = 0; e < 8; ++e)
+        a[e] = mask[e] ? tilec::sigmoid(loaded[e]) : 1.0f;
+    // combine_reverse_scan.py:20  b = tl.load(b_ptr + offs, mask=mask, other=0.0)
     float b[8];  // [1024] fp32, L0, 16-byte loads where in bounds
     // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
         tilec::load_masked_vec<4>(&b[e], b_ptr + offs[e], &mask[e], 0.0f);
-    // combine_reverse_scan.py:19  scale, h = tl.associative_scan((a, b), 0, affine_combine, reverse=True)
+    // combine_reverse_scan.py:21  scale, h = tl.associative_scan((a, b), 0, affine_combine, reverse=True)
     float scale[8];  // [1024] fp32, L0
     float h[8];  // [1024] fp32, L0
     // scan with affine_combine (reversed) along dim 0: runs of 4 in each thread, across 32 lanes, across 4 warps, carried over 2 repetitions
@@ -441,7 +445,7 @@ reverse_recurrence_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, 
                     affine_combine(before0[e], before1[e], scale[(e << 2) | kk], h[(e << 2) | kk], scale[(e << 2) | kk], h[(e << 2) | kk]);
             }
     }
-    // combine_reverse_scan.py:20  tl.store(out_ptr + offs, h, mask=mask)
+    // combine_reverse_scan.py:22  tl.store(out_ptr + offs, h, mask=mask)
     // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
