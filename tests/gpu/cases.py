@@ -614,6 +614,12 @@ def matmul_cases():
         # int8 -> int32
         _mm("int8", mk, ["i8", "i8", "i32"], (128, 128, 64), 4, 3, S + R + [MM_4096]),
         _mm("int8", mk, ["i8", "i8", "i32"], (64, 64, 32), 4, 3, S + R, align=1),
+        # M or N below 16 (no mma shape that small): multiply-adds on CUDA cores with the
+        # operands widened (fp16/bf16 to fp32, tf32 cut to its 10-bit mantissa, int8 to int32)
+        _mm("fp16/small-m", mk, ["fp16"] * 3, (8, 64, 32), 2, 2, S + R),
+        _mm("bf16/small-n", mk, ["bf16", "bf16", "fp32"], (64, 8, 32), 2, 2, S + R),
+        _mm("tf32/small-m", mk, ["fp32"] * 3, (8, 32, 16), 1, 2, S + R),
+        _mm("int8/small-n", mk, ["i8", "i8", "i32"], (32, 8, 32), 1, 2, S + R, align=1),
         # fp8 (sm_90): e4m3 by e4m3 into fp16, the two formats mixed into fp32, and B stored by
         # columns (K contiguous: ldmatrix instead of element reads).
         _mm("fp8e4nv", mk, ["fp8e4nv", "fp8e4nv", "fp16"], (128, 128, 64), 8, 3, S + R + [MM_4096],
