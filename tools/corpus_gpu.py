@@ -865,7 +865,8 @@ def main():
     ap.add_argument("--tsv", default=os.path.join(ROOT, "bench", "corpus", "kernels.tsv"))
     ap.add_argument("--tilec", default=os.path.join(ROOT, "bin", "tilec"))
     ap.add_argument("--arch", help="default: the GPU's (sm_90 with --cpu-only)")
-    ap.add_argument("--only", default="", help="run only the kernels whose row name contains TEXT")
+    ap.add_argument("--only", default="", help="run only the kernels whose row name contains TEXT (several: "
+                    "TEXT,TEXT,...)")
     ap.add_argument("--keep", help="keep the .cu and .so files in this folder")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cpu-only", action="store_true", help="translate and compile only; launch nothing")
@@ -889,7 +890,7 @@ def main():
     timed = []
     for index in sorted(SPECS):
         case = row_case(rows[index - 1], index, opts.src, arch)
-        if opts.only and opts.only not in case.name:
+        if opts.only and not any(t in case.name for t in opts.only.split(",")):
             continue
         if not os.path.isfile(case.source):
             print(f"SKIP  {case.name}  no source {case.source} (fetch the corpus first)", flush=True)
