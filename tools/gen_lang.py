@@ -100,6 +100,7 @@ class Gen:
         self.seed = seed
         self.lines = []
         self.n_tmp = 0
+        self.n_unused = 0   # throwaway results: one name each, never loop-carried by accident
         self.extra_ins, self.extra_outs = [], []    # (name, dtype, numel[, tolerance key])
 
     def pick(self, *options):
@@ -111,6 +112,13 @@ class Gen:
     def fresh(self, base):
         self.n_tmp += 1
         return f"{base}{self.n_tmp}"
+
+    def unused(self):
+        """A name for a result the kernel drops.  Not `_`: assigned before a loop and again
+        in it with another shape, `_` would be a loop-carried value whose type changes,
+        which Triton and tilec both reject."""
+        self.n_unused += 1
+        return f"unused{self.n_unused}"
 
     def emit(self, text):
         self.lines.append("    " + text)
@@ -363,6 +371,9 @@ class Extras:
     def emit(self, text):
         self.g.emit(text)
 
+    def unused(self):
+        return self.g.unused()
+
     def new_in(self, base, numel):
         name = f"{base}_ptr"
         self.g.extra_ins.append((name, "fp32", numel))
@@ -410,7 +421,8 @@ class Extras:
         elif op == "scan_max":
             self.emit(f"{t} = tl.associative_scan({t}, {self.pick(0, 1)}, _max, reverse={self.pick(False, True)})")
         elif op == "linear":
-            self.emit(f"_, {t} = tl.associative_scan((0.5 + 0.25 * tl.sin({t}), {t}), {self.pick(0, 1)}, _linear)")
+            self.emit(f"{self.unused()}, {t} = tl.associative_scan((0.5 + 0.25 * tl.sin({t}), {t}), {self.pick(0, 1)}, "
+                      "_linear)")
         else:
             self.emit(f"{t} = {t} - tl.reduce({t}, 1, _max)[:, None]")
         return op not in ("cumsum", "linear")
@@ -474,7 +486,7 @@ class Extras:
             self.emit(f"tl.store({o} + dm, tl.reduce(dc, 1, _add), mask=drow)")
         elif post == "argmax":
             o = self.new_out("dargmax", "i32", grid * DM, "i32")
-            self.emit(f"_, dbest = tl.reduce((dc, tl.broadcast_to(dn[None, :], ({DM}, {DN}))), 1, _argmax)")
+            self.emit(f"{self.unused()}, dbest = tl.reduce((dc, tl.broadcast_to(dn[None, :], ({DM}, {DN}))), 1, _argmax)")
             self.emit(f"tl.store({o} + dm, dbest, mask=drow)")
         elif post == "topk":
             k = self.pick(2, 4, 8)
