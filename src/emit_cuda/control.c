@@ -103,11 +103,40 @@ static void init_loop_var(Emitter *E, const Value *var, const Value *init)
     assign_from(E, var, init);
 }
 
+/* Does an op of b, or of its regions, read v, other than `pass` passing it on as its
+ * argument `slot`? */
+static bool read_in(const Block *b, const Value *v, const Op *pass, int slot)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        for (int k = 0; k < op->nargs; k++)
+            if (op->args[k] == v && !(op == pass && k == slot))
+                return true;
+        for (int r = 0; r < op->nregions; r++)
+            if (read_in(op->regions[r], v, pass, slot))
+                return true;
+    }
+    return false;
+}
+
+/* Is loop variable i of a for loop dead: a scalar that its body only passes on unchanged
+ * and that nothing reads after the loop (a block pointer's offset along a dimension that
+ * tl.advance moves by 0 and no boundary check reads)?  It then gets no variable at all. */
+static bool dead_loop_var(Emitter *E, const Op *loop, int i)
+{
+    const Block *body = loop->regions[0];
+    const Value *arg = body->args.data[i + 1];
+    const Op *y = tir_block_last(body);
+    return !arg->type.rank && y && y->kind == OP_YIELD && i < y->nargs && y->args[i] == arg &&
+           !read_in(body, arg, y, i) && !read_in(E->f->body, loop->results[i], NULL, -1);
+}
+
 static void emit_for(Emitter *E, const Op *op)
 {
     const Block *body = op->regions[0];
     for (int i = 0; i < op->nres; i++)
-        init_loop_var(E, op->results[i], op->args[3 + i]);
+        if (!dead_loop_var(E, op, i))
+            init_loop_var(E, op->results[i], op->args[3 + i]);
     const Value *iv = body->args.data[0];
     const char *t = dtype_ctype(iv->type.dtype);
     const char *ivn = vname(E, iv);
