@@ -468,7 +468,7 @@ def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=Non
     kernel fails, or is a Triton error if it was inside Triton; the worker restarts), and
     every worker at hard_stop (a time.time() value; what was running counts as not run)."""
     pending = list(items)
-    running = {}            # id of the drain's pair -> [proc, seed, since, in_triton]
+    running = {}            # id of the drain's pair -> (proc, seed running or None, since when)
     killed = {}             # proc -> "timeout" or "stop"
     lock = threading.Lock()
     stop = threading.Event()
@@ -477,7 +477,7 @@ def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=Non
         while not stop.wait(1.0):
             now = time.time()
             with lock:
-                for proc, seed, since, _ in running.values():
+                for proc, seed, since in running.values():
                     if proc in killed or proc.poll() is not None:
                         continue
                     if hard_stop and now > hard_stop:
@@ -515,13 +515,13 @@ def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=Non
             while True:
                 done, started, in_triton = set(), None, False
                 with lock:
-                    running[key] = [proc, None, time.time(), False]
+                    running[key] = (proc, None, time.time())
                 for line in proc.stdout:
                     line = line.rstrip("\n")
                     if line.startswith("@@start "):
                         started, in_triton = int(line.split()[1]), False
                         with lock:
-                            running[key] = [proc, started, time.time(), False]
+                            running[key] = (proc, started, time.time())
                     elif line.startswith("@@triton "):
                         in_triton = True
                     elif line.startswith("@@env "):
