@@ -237,6 +237,10 @@ CVal *builtin_gather(const BuiltinCall *c)
         if (d != axis && ti.shape[d] != ts.shape[d])
             lower_error(L, c->at[1], "%s: the index's dim %d (%d) must match the source's (%d)", c->name, d, ti.shape[d],
                         ts.shape[d]);
+    /* along an axis of extent 1 the only index in range is 0: each result element is the
+     * source's one element of its line, with no exchange (and the index not computed) */
+    if (ts.shape[axis] == 1)
+        return cv_value(L, broadcast_to_shape(L, src, ti.rank, ti.shape, c->loc));
     Op *op = emit_op(L, OP_GATHER, c->loc, 2, (Value *[]){src, index}, type_tensor(type_elem(ts), ti.rank, ti.shape));
     op->gather.axis = (int)axis;
     return cv_value(L, op->results[0]);
