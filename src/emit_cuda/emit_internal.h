@@ -131,15 +131,11 @@ void declare_var(Emitter *E, const Value *v);
 void emit_assign(Emitter *E, const Op *op);
 
 /* memory.c: tl.load, tl.store */
-int memory_vec(const Op *op);
-bool memory_guarded(const Op *op); /* a vector access whose mask bits are tested at run time */
 /* the loop over the vectors of an access guarded at run time, and the C address of the
  * current vector's mask bits (`bool *`); guarded_close closes it */
 const char *guarded_open(Emitter *E, const Value *mask, const Value *ctx, int n, int vec, const char **idx);
 void guarded_close(Emitter *E, const Value *mask, const Value *ctx, int n, int vec);
 const char *guarded_note(Emitter *E, const char *what, int vec, DType d);
-int copy_vec(const Op *op); /* elements per cp.async of an OP_ASYNC_COPY */
-bool copy_guarded(const Op *op); /* ... whose mask bits are tested at run time */
 void emit_load(Emitter *E, const Op *op);
 void emit_store(Emitter *E, const Op *op);
 

@@ -194,9 +194,9 @@ static void find_guarded(const Block *b, bool *access, bool *copy)
         for (int r = 0; r < op->nregions; r++)
             find_guarded(op->regions[r], access, copy);
         if ((op->kind == OP_LOAD || op->kind == OP_STORE) && op->args[0]->type.rank)
-            *access |= memory_guarded(op);
+            *access |= access_tests_mask(op);
         else if (op->kind == OP_ASYNC_COPY)
-            *copy |= copy_guarded(op);
+            *copy |= copy_tests_mask(op);
     }
 }
 

@@ -6,10 +6,6 @@
 
 #include <string.h>
 
-int memory_vec(const Op *op) { return access_vec(op, NULL); }
-
-bool memory_guarded(const Op *op) { return access_tests_mask(op); }
-
 /* ---- accesses whose mask is tested at run time ---------------------------------------
  * The pointers allow a vector, but AxisInfo cannot prove the mask constant over one (it
  * compares with a size that need not be a multiple of 16).  A helper of
@@ -70,8 +66,8 @@ void emit_load(Emitter *E, const Op *op)
         line(E, "%s = %s;", info(E, r)->declared ? name : const_decl(E, r->type, name), val);
         return;
     }
-    int n = nregs(r), vec = memory_vec(op);
-    bool guarded = memory_guarded(op);
+    int n = nregs(r), vec = access_vec(op, NULL);
+    bool guarded = access_tests_mask(op);
     if (!info(E, r)->declared)
         line(E, "%s;%s, %d-byte loads%s", decl(E, type_elem(r->type), name, n), shape_note(E, r),
              vec * dtype_bits(d) / 8, guarded ? " where in bounds" : "");
@@ -106,7 +102,7 @@ void emit_store(Emitter *E, const Op *op)
     const Value *ptr = op->args[0], *val = op->args[1];
     const Value *mask = op->store.has_mask ? op->args[2] : NULL;
     int n = ptr->type.rank ? nregs(ptr) : 1;
-    int vec = ptr->type.rank ? memory_vec(op) : 1;
+    int vec = ptr->type.rank ? access_vec(op, NULL) : 1;
     const char *src = vec > 1 ? vname(E, val) : NULL;
     if (vec > 1 && info(E, val)->inl) {
         /* a vector store reads a register array: a folded value (a splat) gets one */
@@ -114,7 +110,7 @@ void emit_store(Emitter *E, const Op *op)
         line(E, "%s;", decl(E, type_elem(val->type), src, n));
         fill(E, src, ptr, value_elem, val);
     }
-    bool guarded = ptr->type.rank && memory_guarded(op);
+    bool guarded = ptr->type.rank && access_tests_mask(op);
     const char *i, *bits = NULL;
     if (guarded) {
         line(E, "// %s", guarded_note(E, "store", vec, val->type.dtype));

@@ -79,7 +79,7 @@ void plan_block(Emitter *E, Block *b)
             continue;
         if (u->parent != b)
             continue; /* used in a nested region: compute once, outside */
-        if (u->kind == OP_STORE && u->args[1] == v && memory_vec(u) > 1)
+        if (u->kind == OP_STORE && u->args[1] == v && access_vec(u, NULL) > 1)
             continue; /* a vector store reads a register array */
         if (u->kind == OP_YIELD || u->kind == OP_CONDITION)
             continue;
@@ -325,9 +325,9 @@ static void vp_read(VecPlan *P, const Op *op, int k)
     const Value *x = op->args[k];
     const Value *r = op->nres == 1 ? op->results[0] : NULL;
     if (k == 0 && op->kind == OP_LOAD && layout_eq(x->layout, r->layout))
-        vp_cap(P, x, memory_vec(op));
+        vp_cap(P, x, access_vec(op, NULL));
     else if (k == 0 && op->kind == OP_STORE)
-        vp_cap(P, x, memory_vec(op));
+        vp_cap(P, x, access_vec(op, NULL));
     else if (k == 0 && op->kind == OP_ASYNC_COPY)
         vp_cap(P, x, copy_vec(op));
     else if (op_is_elementwise(op->kind) && r && is_ptr_tile(r) && layout_eq(x->layout, r->layout) &&

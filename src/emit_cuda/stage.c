@@ -384,24 +384,6 @@ void emit_fragment_decl(Emitter *E, const Op *op)
 /* cp.async of one iteration's operand tile into a ring slot: each thread
  * copies its chunks (the load's layout), zero-filled where masked or past
  * the loop's end. */
-/* Elements per cp.async: as many as the pointers allow, within one swizzled chunk. */
-int copy_vec(const Op *op)
-{
-    const DotStage *s = op->buf->stage;
-    int v = async_copy_elems(op->args[0]);
-    if (s->swz.max_phase > 1 && v > s->swz.vec)
-        v = s->swz.vec;
-    return v;
-}
-
-bool copy_guarded(const Op *op)
-{
-    LayoutMap m;
-    value_map(op->args[0], &m);
-    int v = copy_vec(op), d = m.nreg && m.reg[0].dim >= 0 ? m.reg[0].dim : 0;
-    return v > 1 && mask_varies_within(op->nargs > 3 ? op->args[3] : NULL, d, v);
-}
-
 void emit_async_copy(Emitter *E, const Op *op)
 {
     const Op *ll = op->buf;
@@ -414,7 +396,7 @@ void emit_async_copy(Emitter *E, const Op *op)
     LayoutMap m;
     value_map(ptr, &m);
     int n = nregs(ptr);
-    bool guarded = copy_guarded(op);
+    bool guarded = copy_tests_mask(op);
     if (guarded)
         line(E, "// cp.async into slot %s of %s: %s; zero-filled where masked or past the loop's end",
              value_at(E, slot, NULL, "0"), fn, guarded_note(E, "copy", v, s->dtype));

@@ -8,8 +8,6 @@
  */
 #include "html_internal.h"
 
-#include "../emit_cuda/emit_internal.h" /* memory_vec, copy_vec: the widths the CUDA uses */
-
 #include <string.h>
 
 typedef struct Facts {
@@ -167,8 +165,8 @@ static void add_access(Facts *F, const Op *op)
     if (!ptr->type.rank)
         return;
     bool copy = op->kind == OP_ASYNC_COPY;
-    int vec = copy ? copy_vec(op) : memory_vec(op);
-    bool guarded = copy ? copy_guarded(op) : memory_guarded(op);
+    int vec = copy ? copy_vec(op) : access_vec(op, NULL);
+    bool guarded = copy ? copy_tests_mask(op) : access_tests_mask(op);
     StrBuf *b = &F->accesses;
     sep(b);
     StrBuf shape = {0};

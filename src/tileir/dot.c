@@ -320,27 +320,6 @@ static Op *single_user(Block *b, const Value *v)
     return n == 1 ? u : NULL;
 }
 
-int async_copy_elems(const Value *ptr)
-{
-    LayoutMap m;
-    value_map(ptr, &m);
-    int bytes = dtype_bits(ptr->type.pointee) / 8;
-    if (bytes < 1 || !m.nreg || m.reg[0].dim < 0)
-        return 1;
-    int d = m.reg[0].dim;
-    int64_t v = (int64_t)1 << lmap_lead_bits(&m, d);
-    if (v > 16 / bytes)
-        v = 16 / bytes;
-    int64_t align = ptr->ax.divisibility[d] / bytes;
-    if (ptr->ax.contiguity[d] < align)
-        align = ptr->ax.contiguity[d];
-    if (align < v)
-        v = align;
-    while (v > 1 && (v & (v - 1)))
-        v &= v - 1;
-    return v < 1 ? 1 : (int)v;
-}
-
 typedef struct Pipe {
     Ctx *ctx;
     Arena *a;
@@ -626,10 +605,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
             continue;
         if (op->load.has_other && !tir_is_zero_splat(op->args[2]))
             continue; /* cp.async fills masked elements with zeros only */
-        int v = async_copy_elems(op->args[0]);
         DotStage *st = dot_stage_for(P.a, c->args[0], c->results[0]->layout, P.S);
-        if (st->swz.max_phase > 1 && v > st->swz.vec)
-            v = st->swz.vec;
+        int v = stage_copy_vec(op->args[0], st, NULL);
         if (v * dtype_bits(r->type.dtype) / 8 < 4)
             continue;
         vec_push(P.a, &P.loads, op);

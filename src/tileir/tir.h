@@ -755,11 +755,16 @@ char *axisinfo_str(Arena *a, const AxisInfo *ax);
 /* vector.c: global accesses' vector widths.  access_vec: the elements per vector of a
  * tensor load or store as its pointers allow, and (dim, may be NULL) the dimension they run
  * along; access_tests_mask: whether the access tests its vectors' mask bits at run time
- * (one vector where all are set, else element by element), as mask_varies_within says: does
+ * (one vector where all are set, else element by element).  stage_copy_vec: the elements
+ * per cp.async of the pointer tile ptr into dot stage st (within one swizzled chunk);
+ * copy_vec and copy_tests_mask: the same for an OP_ASYNC_COPY.  mask_varies_within: does
  * `mask` (NULL: none) change within some aligned run of v elements along dim d, as far as
  * AxisInfo knows? */
 int access_vec(const Op *op, int *dim);
 bool access_tests_mask(const Op *op);
+int stage_copy_vec(const Value *ptr, const DotStage *st, int *dim);
+int copy_vec(const Op *copy);
+bool copy_tests_mask(const Op *copy);
 bool mask_varies_within(const Value *mask, int d, int64_t v);
 
 /* Layout maps (linear bit maps) for one shape. */
@@ -890,9 +895,6 @@ void dot_plan_stage(Arena *a, Op *op);
 DType dot_fma_dtype(const Op *dot);
 int dot_fma_b_offset(const Op *dot);
 void dot_plan_fma(Op *dot);
-/* elements per cp.async (16 bytes at most), as the pointers allow: a mask not proven
- * constant over them is tested at run time (mask_varies_within) */
-int async_copy_elems(const Value *ptr);
 
 /* layout_shape.c: the layouts of shape ops (reshape, join, split, permute,
  * flip), as bit maps.  Each map function fills `dst` from `src`. */

@@ -974,7 +974,7 @@ Test(dot, stage_takes_the_swizzle)
  * counted by the static counter (smem_count_extra) on the buffer as stored
  * (rows of `cols` elements, the stage's swizzle):
  *   writes: cp.async copies of the load's layout (emit_async_copy: as many
- *           elements as async_copy_elems allows, at most one swizzle chunk),
+ *           elements as copy_vec allows, at most one swizzle chunk),
  *           or the vector stores of a conversion (emit_stage_convert: the
  *           source's run of consecutive elements along the buffer's columns,
  *           at most 16 bytes and one swizzle chunk);
@@ -1038,9 +1038,7 @@ static void map_accesses(const DotStage *s, const LayoutMap *m, int warps, int v
 static int copy_write_extra(const Op *ac, int warps, int *bytes, int *plain)
 {
     const DotStage *s = ac->buf->stage;
-    int v = async_copy_elems(ac->args[0]);
-    if (s->swz.max_phase > 1 && v > s->swz.vec)
-        v = s->swz.vec;
+    int v = copy_vec(ac);
     *bytes = v * elem_bytes(s->dtype);
     LayoutMap m;
     value_map(ac->args[0], &m);
