@@ -185,21 +185,6 @@ void emit_header(Emitter *E, int threads)
     sb_puts(E->out, "\n");
 }
 
-/* Does the kernel test some vector's mask bits at run time: in a load or store (*access), in
- * a cp.async (*copy)?  Then it needs the masked helpers. */
-static void find_guarded(const Block *b, bool *access, bool *copy)
-{
-    for (int i = 0; i < b->ops.len; i++) {
-        const Op *op = b->ops.data[i];
-        for (int r = 0; r < op->nregions; r++)
-            find_guarded(op->regions[r], access, copy);
-        if ((op->kind == OP_LOAD || op->kind == OP_STORE) && op->args[0]->type.rank)
-            *access |= access_tests_mask(op);
-        else if (op->kind == OP_ASYNC_COPY)
-            *copy |= copy_tests_mask(op);
-    }
-}
-
 void emit_includes(Emitter *E)
 {
     bool half = false, bf16 = false, fp8 = false;
@@ -223,16 +208,14 @@ void emit_includes(Emitter *E)
         sb_puts(E->out, "#ifndef __CUDACC_RTC__\n#include <stdio.h>\n#endif\n");
     if (half || bf16 || fp8 || E->f->uses_printf)
         sb_putc(E->out, '\n');
-    bool masked_access = false, masked_copy = false;
-    find_guarded(E->f->body, &masked_access, &masked_copy);
     /* in file-name order: the runtime helpers, then the fp8, masked-vector, flush-to-zero
      * math and tensor-core ones where needed */
     for (int i = 0; i < tilec_template_count; i++) {
         const char *name = tilec_templates[i].name;
         if ((strstr(name, "tensorcore") && !E->f->uses_dot) || (strstr(name, "wgmma") && !E->f->uses_wgmma) ||
             (strstr(name, "fp8") && !fp8) || (strstr(name, "_math") && !E->f->uses_flushed_math) ||
-            (strstr(name, "_sort") && !E->f->uses_sort) || (strstr(name, "runtime_masked") && !masked_access) ||
-            (strstr(name, "tensorcore_masked") && !masked_copy))
+            (strstr(name, "_sort") && !E->f->uses_sort) || (strstr(name, "runtime_masked") && !E->f->uses_masked_access) ||
+            (strstr(name, "tensorcore_masked") && !E->f->uses_masked_copy))
             continue;
         sb_puts(E->out, tilec_templates[i].text);
     }

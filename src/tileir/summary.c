@@ -28,6 +28,9 @@ static void summarize_block(TirFunc *f, const Block *b)
         f->uses_printf |= op->kind == OP_PRINT || op->kind == OP_ASSERT;
         f->uses_flushed_math |= uses_flushed_math(op);
         f->uses_sort |= op->kind == OP_SORT;
+        if ((op->kind == OP_LOAD || op->kind == OP_STORE) && op->args[0]->type.rank)
+            f->uses_masked_access |= access_tests_mask(op);
+        f->uses_masked_copy |= op->kind == OP_ASYNC_COPY && copy_tests_mask(op);
         for (int k = 0; k < op->nres; k++) {
             DType d = op->results[k]->type.dtype;
             f->uses_fp16 |= d == DT_FP16;
@@ -44,5 +47,6 @@ void tir_summarize(Ctx *ctx, TirFunc *f)
     (void)ctx;
     f->uses_fp16 = f->uses_bf16 = f->uses_fp8 = false;
     f->uses_printf = f->uses_flushed_math = f->uses_sort = false;
+    f->uses_masked_access = f->uses_masked_copy = false;
     summarize_block(f, f->body);
 }

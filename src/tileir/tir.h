@@ -637,6 +637,8 @@ typedef struct TirFunc {
     bool uses_wgmma;      /* a dot on wgmma (tir_pipeline): the Hopper helpers are included */
     bool uses_flushed_math; /* fp32 math through tilec_runtime_math.cuh's flush */
     bool uses_sort;       /* tl.sort: tilec_runtime_sort.cuh's bitonic steps */
+    bool uses_masked_access; /* a load or store testing its mask per vector: tilec_runtime_masked.cuh */
+    bool uses_masked_copy;   /* a cp.async doing so: tilec_tensorcore_masked.cuh */
     bool debug;           /* device_assert compiled in */
 } TirFunc;
 
