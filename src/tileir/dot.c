@@ -421,10 +421,7 @@ static Value *mk_const_i32(Pipe *P, Block *b, int at, int64_t c, const Op *near)
     op->constant.fval = (double)c;
     op->stmt = near->stmt;
     op->loc = near->loc;
-    op->parent = b;
-    vec_push(P->a, &b->ops, op);
-    memmove(&b->ops.data[at + 1], &b->ops.data[at], (size_t)(b->ops.len - 1 - at) * sizeof(Op *));
-    b->ops.data[at] = op;
+    tir_block_insert(P->a, b, at, op);
     return op->results[0];
 }
 
@@ -758,11 +755,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     tir_block_append(P.a, pb, py);
     for (int i = 0; i < pb->ops.len; i++)
         pb->ops.data[i]->parent = pb;
-    pro->parent = parent;
-    vec_push(P.a, &parent->ops, pro);
-    memmove(&parent->ops.data[at + 1], &parent->ops.data[at], (size_t)(parent->ops.len - 1 - at) * sizeof(Op *));
-    parent->ops.data[at] = pro;
-    at++;
+    tir_block_insert(P.a, parent, at++, pro);
     for (int j = 0; j < nc; j++)
         loop->args[3 + P.carried.data[j]->arg_index - 1] = pro->results[j];
 
@@ -858,10 +851,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     loop->for_.wgmma_drain = drain->async_wait.wgmma && in_flight;
     drain->stmt = loop->stmt;
     drain->loc = loop->loc;
-    drain->parent = parent;
-    vec_push(P.a, &parent->ops, drain);
-    memmove(&parent->ops.data[at + 2], &parent->ops.data[at + 1], (size_t)(parent->ops.len - 2 - at) * sizeof(Op *));
-    parent->ops.data[at + 1] = drain;
+    tir_block_insert(P.a, parent, at + 1, drain);
 }
 
 static void pipeline_block(Ctx *ctx, TirFunc *f, Block *b)

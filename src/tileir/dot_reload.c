@@ -112,15 +112,6 @@ static int bytes_read_in(const Op *op)
     return n;
 }
 
-static void insert_at(Arena *a, Block *b, int at, Op *op)
-{
-    op->parent = b;
-    vec_push(a, &b->ops, op);
-    for (int i = b->ops.len - 1; i > at; i--)
-        b->ops.data[i] = b->ops.data[i - 1];
-    b->ops.data[at] = op;
-}
-
 static int index_in(const Block *b, const Op *op)
 {
     for (int i = 0; i < b->ops.len; i++)
@@ -150,7 +141,7 @@ static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
     ll->stage = alloc->stage;
     ll->buf = alloc;
     alloc->buf = ll;
-    insert_at(R->a, d->parent, index_in(d->parent, d), ll);
+    tir_block_insert(R->a, d->parent, index_in(d->parent, d), ll);
 
     /* every warp done with the buffer once the loop is over: the pipeline's drain
      * (a wait and a barrier) when it follows, else a barrier of its own */
@@ -162,7 +153,7 @@ static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
     bar->stmt = loop->stmt;
     bar->loc = loop->loc;
     bar->buf = alloc;
-    insert_at(R->a, b, at, bar);
+    tir_block_insert(R->a, b, at, bar);
 }
 
 static void reload_block(Reload *R, Block *b)

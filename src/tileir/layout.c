@@ -893,14 +893,6 @@ static bool readable(const Value *src, int insert_dim, const Layout *dst_layout,
     return lmap_local(&sm, insert_dim, &dm, NULL);
 }
 
-static void block_insert(Arena *a, Block *b, int at, Op *op)
-{
-    vec_push(a, &b->ops, op);
-    memmove(&b->ops.data[at + 1], &b->ops.data[at], (size_t)(b->ops.len - 1 - at) * sizeof(Op *));
-    b->ops.data[at] = op;
-    op->parent = b;
-}
-
 static Op *new_convert(Assign *A, Value *v, Layout *to, const Op *near)
 {
     Op *c = tir_op_new(&A->ctx->arena, A->f, OP_CONVERT, 1, &v, 1, &v->type);
@@ -965,7 +957,7 @@ static Value *recompute(Assign *A, Block *b, int *at, Value *v, Layout *to, cons
     r->layout = to;
     r->name = v->name;
     r->ax = v->ax;
-    block_insert(a, b, *at, c);
+    tir_block_insert(a, b, *at, c);
     (*at)++;
     vec_push(a, &A->recomputed, ((Recomputed){.v = v, .to = to, .block = b, .copy = r}));
     return r;
@@ -992,7 +984,7 @@ static void fix_operand(Assign *A, Block *b, int *at, Op *op, int k, Layout *to,
         }
     }
     Op *c = new_convert(A, v, want, op);
-    block_insert(&A->ctx->arena, b, *at, c);
+    tir_block_insert(&A->ctx->arena, b, *at, c);
     (*at)++;
     op->args[k] = c->results[0];
 }
@@ -1024,7 +1016,7 @@ static void retarget_result(Assign *A, Block *b, int *at, Op *op, Layout *nat)
     Op *c = new_convert(A, tmp, r->layout, op);
     c->results[0] = r;
     r->def = c;
-    block_insert(&A->ctx->arena, b, *at + 1, c);
+    tir_block_insert(&A->ctx->arena, b, *at + 1, c);
     (*at)++;
 }
 
@@ -1086,7 +1078,7 @@ static int fix_results(Assign *A, Block *b, int i, Op *op, Layout *nat)
         Op *c = new_convert(A, tmp, r->layout, op);
         c->results[0] = r;
         r->def = c;
-        block_insert(&A->ctx->arena, b, i + 1, c);
+        tir_block_insert(&A->ctx->arena, b, i + 1, c);
         added++;
     }
     return added;
@@ -1145,7 +1137,7 @@ static void insert_conversions(Assign *A, Block *b)
                     Value *v = op->args[k];
                     Layout *want = dotop_layout(&A->ctx->arena, A->f, res->layout, k, v->type.dtype, v->type);
                     Op *c = new_convert(A, v, want, op);
-                    block_insert(&A->ctx->arena, b, i, c);
+                    tir_block_insert(&A->ctx->arena, b, i, c);
                     i++;
                     op->args[k] = c->results[0];
                 }
@@ -1166,7 +1158,7 @@ static void insert_conversions(Assign *A, Block *b)
                 Op *c = new_convert(A, tmp, res->layout, op);
                 c->results[0] = res;
                 res->def = c;
-                block_insert(a, b, i + 1, c);
+                tir_block_insert(a, b, i + 1, c);
                 res = tmp;
             }
             Layout *want = permute_layout(a, A->f, res->layout, res->type, op->trans.perm, true);
@@ -1283,7 +1275,7 @@ static void hoist_from(Arena *a, Block *b, int *at, const Op *loop, Block *inner
         memmove(&inner->ops.data[i], &inner->ops.data[i + 1], (size_t)(inner->ops.len - i - 1) * sizeof(Op *));
         inner->ops.len--;
         i--;
-        block_insert(a, b, *at, op);
+        tir_block_insert(a, b, *at, op);
         (*at)++;
     }
 }

@@ -205,6 +205,14 @@ void tir_block_append(Arena *a, Block *b, Op *op)
     vec_push(a, &b->ops, op);
 }
 
+void tir_block_insert(Arena *a, Block *b, int at, Op *op)
+{
+    op->parent = b;
+    vec_push(a, &b->ops, op);
+    memmove(&b->ops.data[at + 1], &b->ops.data[at], (size_t)(b->ops.len - 1 - at) * sizeof(Op *));
+    b->ops.data[at] = op;
+}
+
 /* The attribute union is Op's tail (tir.h), and C names no type for it to assign. */
 void tir_op_copy_attrs(Op *to, const Op *from)
 {

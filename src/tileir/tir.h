@@ -649,6 +649,7 @@ Op *tir_block_last(const Block *b); /* its last op (a region's yield or conditio
 Value *tir_value_new(Arena *a, TirFunc *f, Type t);
 Op *tir_op_new(Arena *a, TirFunc *f, OpKind kind, int nargs, Value **args, int nres, const Type *res_types);
 void tir_block_append(Arena *a, Block *b, Op *op);
+void tir_block_insert(Arena *a, Block *b, int at, Op *op); /* op becomes b's op number at */
 void tir_op_copy_attrs(Op *to, const Op *from); /* same kind */
 
 /* ---- passes (driver order) ------------------------------------------- */
