@@ -126,4 +126,5 @@ def bench_rows():
 
 
 if __name__ == "__main__":
-    sys.exit(driver.main(bench_rows, "tilec language benchmark", SRC, "bench_lang.md", __file__, __doc__))
+    sys.exit(driver.main(bench_rows, "tilec language benchmark", SRC, "bench_lang.md", __file__, __doc__,
+                         hopper=False))

@@ -288,9 +288,16 @@ void emit_local_alloc(Emitter *E, const Op *op)
 {
     const Value *x = op->args[0];
     const char *fn = stage_helper(E, op);
-    line(E, "// %s (L%d) to %s, once: the tl.dot in the loop below reads its fragments there in every iteration",
-         vname(E, x), x->layout->id, fn);
+    const Op *dot = info(E, op->buf->results[0])->user;
+    bool wgmma = dot && dot->kind == OP_DOT && dot->dot.wgmma;
+    line(E, "// %s (L%d) to %s, once: the tl.dot in the loop below reads %s there in every iteration",
+         vname(E, x), x->layout->id, fn, wgmma ? "it" : "its fragments");
     stage_write(E, op, fn);
+    if (wgmma) {
+        line(E, "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma");
+        line(E, "tilec::fence_proxy_async();  // this thread's stores, visible to wgmma's reads");
+        line(E, "#endif");
+    }
     line(E, "__syncthreads();");
 }
 

@@ -1,7 +1,8 @@
 /*
  * wgmma.c — tl.dot on Hopper tensor cores (wgmma.mma_async, sm_90a) for the
- * dots tir_pipeline marked (dot.wgmma: both operands in NVMMA rings), and the
- * ring's waits around them.  The same file still compiles for sm_80 and
+ * dots marked dot.wgmma (by tir_pipeline: both operands in NVMMA rings; by
+ * tir_wgmma: operands in NVMMA buffers read in place, or A in registers),
+ * and the ring's waits around them.  The same file still compiles for sm_80 and
  * plain sm_90: the wgmma code sits under __CUDA_ARCH_FEAT_SM90_ALL (defined
  * by the sm_90a target only), the mma.sync code of the same dot in the #else.
  * Both read the same shared memory (ldmatrix reads the NVMMA layout as well)
@@ -15,31 +16,36 @@
 #define FEAT_SM90A "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma"
 
 /* The wgmma of one shape and type, written into the helpers once: d (N/2
- * accumulators per thread, fp32 or s32) += A (64xK, K-major, descriptor a)
- * @ B (KxN, descriptor b: K-major, or N contiguous for 16-bit types, tnspB).
- * The operands after the descriptors differ by type (PTX ISA): scale-d,
- * imm-scale-a/b and imm-trans-a/b for f16 and bf16; no transposes for tf32
- * and fp8; scale-d alone for s8. */
-static const char *wgmma_helper(Emitter *E, int n, DType ta, DType tb, bool b_mn_major)
+ * accumulators per thread, fp32 or s32) += A (64xK: K-major in shared memory,
+ * descriptor a, or with a_regs this thread's 4 fragment registers, as
+ * mma.sync's m16n8k16 A of its warp's 16 rows) @ B (KxN, descriptor b:
+ * K-major, or N contiguous for 16-bit types, tnspB).  The operands after the
+ * descriptors differ by type (PTX ISA): scale-d, imm-scale-a/b and
+ * imm-trans-a/b for f16 and bf16 (no imm-trans-a with A in registers); no
+ * transposes for tf32 and fp8; scale-d alone for s8. */
+static const char *wgmma_helper(Emitter *E, int n, DType ta, DType tb, bool b_mn_major, bool a_regs)
 {
     const char *na = wgmma_type_name(ta), *nb = wgmma_type_name(tb);
     bool is_int = ta == DT_I8, is_16 = dtype_bits(ta) == 16;
     int k = wgmma_instr_k(ta);
     const char *acc = is_int ? "s32" : "f32";
-    const char *fn = ta == tb ? fmt(E, "wgmma_m64n%dk%d_%s_%s%s", n, k, acc, na, is_16 && !b_mn_major ? "_kb" : "")
+    const char *fn = ta == tb ? fmt(E, "wgmma_m64n%dk%d_%s_%s%s%s", n, k, acc, na, is_16 && !b_mn_major ? "_kb" : "",
+                                    a_regs ? "_ra" : "")
                               : fmt(E, "wgmma_m64n%dk%d_%s_%s_%s", n, k, acc, na, nb);
     if (helper_known(E, fn))
         return fn;
     StrBuf *h = &E->helpers;
-    int nd = n / 2;
+    int nd = n / 2, na_regs = a_regs ? 4 : 1; /* operands: d, then A's registers or descriptor, b, scale-d */
     sb_printf(h, "// wgmma.m64n%dk%d (sm_90a), %s x %s inputs, %s accumulators: the warpgroup's d (64x%d, %d registers per\n"
                  "// thread: register 4*i + {0,1} holds row l/4 of the thread's warp's 16 rows, columns 8*i + 2*(l%%4) + {0,1};\n"
-                 "// 4*i + {2,3} the same columns of row l/4 + 8) += A (64x%d, K-major) @ B (%dx%d, %s).\n",
-              n, k, na, nb, acc, n, nd, k, k, n, b_mn_major ? "N contiguous: tnspB = 1" : "K-major");
+                 "// 4*i + {2,3} the same columns of row l/4 + 8) += A (64x%d, %s) @ B (%dx%d, %s).\n",
+              n, k, na, nb, acc, n, nd, k,
+              a_regs ? "in registers: each warp's 16 rows as mma.sync's m16n8k16 A fragment" : "K-major", k, n,
+              b_mn_major ? "N contiguous: tnspB = 1" : "K-major");
     sb_printf(h, "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n");
-    sb_printf(h, "static __device__ __forceinline__ void %s(%s *d, uint64_t a, uint64_t b)\n{\n", fn,
-              is_int ? "int32_t" : "float");
-    sb_printf(h, "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", nd + 2);
+    sb_printf(h, "static __device__ __forceinline__ void %s(%s *d, %sa, uint64_t b)\n{\n", fn, is_int ? "int32_t" : "float",
+              a_regs ? "const uint32_t *" : "uint64_t ");
+    sb_printf(h, "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", nd + na_regs + 1);
     sb_printf(h, "                 \"wgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s {\"\n", n, k, acc, na, nb);
     for (int i = 0; i < nd; i += 8) {
         sb_puts(h, "                 \"");
@@ -48,29 +54,34 @@ static const char *wgmma_helper(Emitter *E, int n, DType ta, DType tb, bool b_mn
         sb_puts(h, "\"\n");
     }
     /* scale-d = p (1: d is added to); inputs not negated; A K-major */
-    const char *rest = is_int ? "p" : !is_16 ? "p, 1, 1" : b_mn_major ? "p, 1, 1, 0, 1" : "p, 1, 1, 0, 0";
-    sb_printf(h, "                 \"}, %%%d, %%%d, %s;\\n}\\n\"\n", nd, nd + 1, rest);
+    const char *rest = is_int ? "p" : !is_16 ? "p, 1, 1" : a_regs ? (b_mn_major ? "p, 1, 1, 1" : "p, 1, 1, 0")
+                                            : b_mn_major ? "p, 1, 1, 0, 1" : "p, 1, 1, 0, 0";
+    if (a_regs)
+        sb_printf(h, "                 \"}, {%%%d, %%%d, %%%d, %%%d}, %%%d, %s;\\n}\\n\"\n", nd, nd + 1, nd + 2, nd + 3,
+                  nd + 4, rest);
+    else
+        sb_printf(h, "                 \"}, %%%d, %%%d, %s;\\n}\\n\"\n", nd, nd + 1, rest);
     for (int i = 0; i < nd; i += 8) {
         sb_printf(h, "                 %s", i ? ", " : ": ");
         for (int j = i; j < i + 8 && j < nd; j++)
             sb_printf(h, "\"%s\"(d[%d])%s", is_int ? "+r" : "+f", j, j + 1 < i + 8 && j + 1 < nd ? ", " : "");
         sb_puts(h, "\n");
     }
-    sb_puts(h, "                 : \"l\"(a), \"l\"(b), \"r\"(1));\n}\n#endif\n\n");
+    if (a_regs)
+        sb_puts(h, "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"r\"(1));\n}\n#endif\n\n");
+    else
+        sb_puts(h, "                 : \"l\"(a), \"l\"(b), \"r\"(1));\n}\n#endif\n\n");
     return fn;
 }
 
-/* The ring's wait at the top of a wgmma loop, and after it (pending 0: every
- * copy landed; the loop has already waited for its wgmma groups). */
+/* The ring's wait at the top of a loop whose dots read it on wgmma. */
 void emit_wgmma_wait(Emitter *E, const Op *op)
 {
     int n = op->async_wait.pending;
     line(E, "tilec::cp_async_wait<%d>();  // at most %d group%s of copies still in flight", n, n, n == 1 ? "" : "s");
-    if (n) {
-        line(E, FEAT_SM90A);
-        line(E, "tilec::fence_proxy_async();  // this thread's landed copies, visible to wgmma's reads");
-        line(E, "#endif");
-    }
+    line(E, FEAT_SM90A);
+    line(E, "tilec::fence_proxy_async();  // this thread's landed copies, visible to wgmma's reads");
+    line(E, "#endif");
     line(E, "__syncthreads();");
 }
 
@@ -89,47 +100,55 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
 {
     const Value *a = op->args[0], *b = op->args[1], *r = op->results[0];
     const Op *lla = a->def, *llb = b->def;
-    const DotStage *sa = lla->stage, *sb = llb->stage;
+    bool a_regs = lla->kind != OP_LOCAL_LOAD; /* p @ v: A's fragments already in this thread's registers */
+    const DotStage *sa = a_regs ? NULL : lla->stage, *sb = llb->stage;
     int M = r->type.shape[0], N = r->type.shape[1], K = a->type.shape[1];
     int ki = wgmma_instr_k(a->type.dtype);
     int nw = E->f->num_warps, nm = M / (16 * nw), nk = K / ki;
     bool b_mn_major = sb->contig_dim == 1; /* N contiguous (16-bit only); else K-major, stored [N, K] */
-    const char *fn = wgmma_helper(E, N, a->type.dtype, b->type.dtype, b_mn_major);
-    const char *fa = stage_helper(E, lla), *fb = stage_helper(E, llb);
-    const char *slot_a = value_at(E, lla->args[0], NULL, "0"), *slot_b = value_at(E, llb->args[0], NULL, "0");
-    WgmmaDesc da = dot_wgmma_desc(sa), db = dot_wgmma_desc(sb);
+    const char *fn = wgmma_helper(E, N, a->type.dtype, b->type.dtype, b_mn_major, a_regs);
+    const char *fa = a_regs ? NULL : stage_helper(E, lla), *fb = stage_helper(E, llb);
+    const char *slot_a = a_regs ? NULL : stage_slot_arg(E, lla), *slot_b = stage_slot_arg(E, llb);
+    WgmmaDesc da = a_regs ? (WgmmaDesc){0} : dot_wgmma_desc(sa), db = dot_wgmma_desc(sb);
     dot_init_result(E, op); /* both paths accumulate into the result's registers */
     line(E, FEAT_SM90A);
     line(E, "{  // %dx%d += %dx%d @ %dx%d on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues %d wgmma.m64n%dk%d "
             "per K step of %d (rows 64*g + %d*mi), %d K step%s", M, N, M, K, K, N, nm, N, ki, ki, 16 * nw, nk,
          nk > 1 ? "s" : "");
     E->indent++;
-    line(E, "const int warpgroup = warp >> 2;");
+    if (!a_regs)
+        line(E, "const int warpgroup = warp >> 2;");
     int nacc = nregs(r);
     line(E, "tilec::wgmma_fence_operands<%d>(%s);  // the accumulators stay put while wgmma owns them", nacc, vname(E, r));
-    line(E, "tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them");
+    line(E, "tilec::wgmma_fence();  // the %s earlier writes before wgmma reads them",
+         a_regs ? "accumulators' and A's" : "accumulators'");
     line(E, "#pragma unroll");
     line(E, "for (int k_step = 0; k_step < %d; ++k_step) {", nk);
     E->indent++;
     if (b_mn_major) {
         line(E, "// B: rows %d*k_step.. of %s, %d-byte column blocks %d bytes apart, 8-row groups %d bytes apart", ki, fb,
              sb->nvmma, db.lbo, db.sbo);
-        line(E, "const uint64_t b_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s, %d * k_step, 0));", db.lbo, db.sbo,
+        line(E, "const uint64_t b_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s%d * k_step, 0));", db.lbo, db.sbo,
              db.mode, fb, slot_b, ki);
     } else {
         line(E, "// B (stored [N, K], K-major): all %d rows of %s, columns %d*k_step.., 8-row groups %d bytes apart", N, fb,
              ki, db.sbo);
-        line(E, "const uint64_t b_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s, 0, %d * k_step));", db.lbo, db.sbo,
+        line(E, "const uint64_t b_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s0, %d * k_step));", db.lbo, db.sbo,
              db.mode, fb, slot_b, ki);
     }
     line(E, "#pragma unroll");
     line(E, "for (int mi = 0; mi < %d; ++mi) {", nm);
     E->indent++;
-    line(E, "// A: 64 rows of %s from row 64*warpgroup + %d*mi, columns %d*k_step.., 8-row groups %d bytes apart", fa,
-         16 * nw, ki, da.sbo);
-    line(E, "const uint64_t a_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s, 64 * warpgroup + %d * mi, %d * k_step));",
-         da.lbo, da.sbo, da.mode, fa, slot_a, 16 * nw, ki);
-    line(E, "%s(&%s[%d * mi], a_desc, b_desc);", fn, vname(E, r), N / 2);
+    if (a_regs) {
+        line(E, "// A: this warp's fragment of rows %d*mi.. (the same registers mma.sync reads), K step k_step", 16 * nw);
+        line(E, "%s(&%s[%d * mi], &%s[4 * (k_step + %d * mi)], b_desc);", fn, vname(E, r), N / 2, vname(E, a), nk);
+    } else {
+        line(E, "// A: 64 rows of %s from row 64*warpgroup + %d*mi, columns %d*k_step.., 8-row groups %d bytes apart",
+             fa, 16 * nw, ki, da.sbo);
+        line(E, "const uint64_t a_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s64 * warpgroup + %d * mi, %d * k_step));",
+             da.lbo, da.sbo, da.mode, fa, slot_a, 16 * nw, ki);
+        line(E, "%s(&%s[%d * mi], a_desc, b_desc);", fn, vname(E, r), N / 2);
+    }
     E->indent--;
     line(E, "}");
     E->indent--;
@@ -145,7 +164,8 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     E->indent--;
     line(E, "}");
     line(E, "#else  // mma.sync on the same shared memory and accumulators");
-    emit_fragment_decl(E, lla);
+    if (!a_regs)
+        emit_fragment_decl(E, lla);
     emit_fragment_decl(E, llb);
     fallback(E, op);
     line(E, "#endif");

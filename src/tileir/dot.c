@@ -124,8 +124,10 @@ bool is_dot_stage(const Op *op)
 }
 
 /* The staging of the operand `src` (a tile in operand coordinates) for the
- * dot operand layout `to`, in `nslots` buffers. */
-DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots)
+ * dot operand layout `to`, in `nslots` buffers.  `kept`: the buffer is one a
+ * dot reads in place (a pipeline ring, or a loop-invariant operand's
+ * buffer, dot_reload.c), which wgmma may read through a descriptor. */
+DotStage *dot_stage_for(Arena *a, const TirFunc *f, const Value *src, const Layout *to, int nslots, bool kept)
 {
     DotStage *s = NEW(a, DotStage);
     s->op_idx = to->op_idx;
@@ -142,13 +144,12 @@ DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots
     s->ldmatrix = bits == 16 || s->contig_dim == kdim;
     s->trans = s->ldmatrix && s->contig_dim != kdim;
     s->swz = dot_operand_swizzle(s->op_idx, s->dtype, s->cols, s->contig_dim);
-    /* a pipelined operand of a wgmma dot, K-major, or a 16-bit B MN-major (N
-     * contiguous; dot_wgmma_candidate): Triton's NVMMA layout (wgmma.c), which
-     * ldmatrix reads as well */
+    /* a kept operand of a dot wgmma may run (an accumulator in the wgmma map,
+     * wgmma.c), K-major, or a 16-bit B MN-major (N contiguous): Triton's NVMMA
+     * layout, which ldmatrix reads as well */
     const Layout *acc = to->parent;
     bool wgmma_major = s->contig_dim == kdim || (bits == 16 && s->op_idx == 1);
-    if (nslots > 1 && wgmma_major && s->batch == 1 && acc && acc->kind == LAYOUT_MMA && acc->mma_version == 3 &&
-        (s->nvmma = dot_nvmma_swizzle(s))) {
+    if (kept && wgmma_major && s->batch == 1 && wgmma_acc_layout(f, acc) && (s->nvmma = dot_nvmma_swizzle(s))) {
         s->swz = (SmemSwizzle){128 / bits, 128 / s->nvmma, s->nvmma / 16};
         return s;
     }
@@ -230,7 +231,7 @@ bool dot_ldmatrix_addr(const DotLdmatrix *ld, int lane, int warp, int q, int *ro
 void dot_plan_stage(Arena *a, Op *op)
 {
     if (!op->stage)
-        op->stage = dot_stage_for(a, op->args[0], op->results[0]->layout, 1);
+        op->stage = dot_stage_for(a, NULL, op->args[0], op->results[0]->layout, 1, false);
     op->smem_bytes = dot_stage_slot_bytes(op->stage) * op->stage->nslots;
 }
 
@@ -602,7 +603,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
             continue;
         if (op->load.has_other && !tir_is_zero_splat(op->args[2]))
             continue; /* cp.async fills masked elements with zeros only */
-        DotStage *st = dot_stage_for(P.a, c->args[0], c->results[0]->layout, P.S);
+        DotStage *st = dot_stage_for(P.a, f, c->args[0], c->results[0]->layout, P.S, true);
         int v = stage_copy_vec(op->args[0], st, NULL);
         if (v * dtype_bits(r->type.dtype) / 8 < 4)
             continue;
@@ -847,8 +848,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
      * every wgmma group waited for inside the loop's guard: emit_for) */
     Op *drain = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
     drain->async_wait.pending = 0;
-    drain->async_wait.wgmma = f->uses_wgmma && wgmma_loop;
-    loop->for_.wgmma_drain = drain->async_wait.wgmma && in_flight;
+    loop->for_.wgmma_drain = wgmma_loop && in_flight;
     drain->stmt = loop->stmt;
     drain->loc = loop->loc;
     tir_block_insert(P.a, parent, at + 1, drain);

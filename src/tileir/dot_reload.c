@@ -165,7 +165,7 @@ static void reload_block(Reload *R, Block *b)
         Op *d = reloading_dot(R, op);
         if (!d)
             continue;
-        DotStage *s = dot_stage_for(R->a, op->args[0], op->results[0]->layout, 1);
+        DotStage *s = dot_stage_for(R->a, R->f, op->args[0], op->results[0]->layout, 1, true);
         /* the buffer must fit in shared memory next to what the loop reads */
         if (bytes_read_in(holder_in(b, d)) + dot_stage_slot_bytes(s) <= tir_smem_limit(R->f->arch))
             split(R, b, i, op, d, s);

@@ -865,7 +865,7 @@ int combine_partials_bytes(const Op *op, int n);
 SmemSwizzle dot_operand_swizzle(int op_idx, DType d, int cols, int contig_dim);
 bool is_dot_stage(const Op *op);        /* a convert to a dot operand layout through shared memory, or a local_load */
 bool dot_operand_in_registers(const Op *op); /* a convert to a dot operand that moves no data between threads */
-DotStage *dot_stage_for(Arena *a, const Value *src, const Layout *to, int nslots);
+DotStage *dot_stage_for(Arena *a, const TirFunc *f, const Value *src, const Layout *to, int nslots, bool kept);
 int dot_stage_slot_elems(const DotStage *s);   /* one slot, padding included */
 int dot_stage_slot_bytes(const DotStage *s);
 /* Hopper (wgmma.c): the wgmma accumulator layout's rule, the NVMMA layout of a
@@ -889,6 +889,13 @@ WgmmaDesc dot_wgmma_desc(const DotStage *s);
 const char *wgmma_type_name(DType d); /* f16, bf16, tf32, e4m3, e5m2, s8; NULL: no wgmma */
 int wgmma_instr_k(DType in);          /* K of one wgmma: 16, 8 (tf32), 32 (8-bit) */
 bool dot_wgmma_candidate(const TirFunc *f, const Op *dot); /* fits, and both operands will be in rings */
+/* the accumulator layout acc is in the wgmma map: chosen for wgmma, or mma.sync's with every warp on M */
+bool wgmma_acc_layout(const TirFunc *f, const Layout *acc);
+/* Marks the dots tir_pipeline left on mma.sync that wgmma can run as they
+ * are: operands in NVMMA buffers read in place (a ring, a loop-invariant
+ * operand's buffer) or A in registers (attention's p @ v); each waits for
+ * its own group. */
+void tir_wgmma(Ctx *ctx, TirFunc *f);
 /* The ldmatrix reads of stage s into the fragment map m (the dot operand
  * layout at the operand's shape, `kwidth` elements per word), and the
  * address lane `lane` of `warp` gives in ldmatrix q (false: none). */

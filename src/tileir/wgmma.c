@@ -145,3 +145,87 @@ bool dot_wgmma_candidate(const TirFunc *f, const Op *dot)
         return false;
     return ring_operand(dot->args[1], 0) || (dtype_bits(in) == 16 && ring_operand(dot->args[1], 1));
 }
+
+/* Does the accumulator layout acc hold a dot's result in the wgmma map?  A
+ * layout chosen for wgmma (mma_version 3), or an mma.sync one with every
+ * warp along M whose shape wgmma's instructions tile: the two maps are the
+ * same (the head of this file), so such a dot (attention's two, placed for
+ * the chain between them) may run on wgmma too. */
+bool wgmma_acc_layout(const TirFunc *f, const Layout *acc)
+{
+    if (!f || !acc || acc->kind != LAYOUT_MMA || acc->rank != 2 || f->arch < 90 || f->num_warps % 4)
+        return false;
+    if (acc->mma_version == 3)
+        return true;
+    int nw = f->num_warps, m = acc->shape[0], n = acc->shape[1];
+    return acc->wpc[0] == nw && acc->wpc[1] == 1 && m >= 64 && m % (16 * nw) == 0 && n % 8 == 0 && n <= 256;
+}
+
+/* Operand k of dot d as wgmma can read it: a buffer in the NVMMA layout that
+ * the dot reads in place (a pipeline ring or a loop-invariant operand's
+ * buffer), K-major or a 16-bit B with N contiguous; or, for A, 16-bit
+ * fragments this thread already holds (dot_operand_in_registers: the
+ * accumulator of the dot before it), which wgmma takes from registers. */
+static bool wgmma_reads(const Op *d, int k)
+{
+    const Value *v = d->args[k];
+    const Op *def = v->def;
+    if (!def || v->nuses != 1)
+        return false;
+    if (def->kind == OP_LOCAL_LOAD && def->stage && def->stage->nvmma && def->parent == d->parent) {
+        const DotStage *s = def->stage;
+        return s->contig_dim == (k == 0 ? 1 : 0) || (k == 1 && dtype_bits(s->dtype) == 16);
+    }
+    return k == 0 && dot_operand_in_registers(def) && dtype_bits(v->type.dtype) == 16;
+}
+
+/* May dot d (not marked by tir_pipeline) run on wgmma? */
+static bool wgmma_dot(const TirFunc *f, const Op *d)
+{
+    const Value *r = d->results[0];
+    DType in = d->args[0]->type.dtype, inb = d->args[1]->type.dtype;
+    bool fp8_pair = dtype_bits(in) == 8 && in != DT_I8 && dtype_bits(inb) == 8 && inb != DT_I8;
+    if (d->dot.wgmma || !dot_uses_mma(d) || r->type.rank != 2 || !wgmma_acc_layout(f, r->layout))
+        return false;
+    if (!layout_wgmma_fits(f, in, r->type.dtype, r->type.shape) || (inb != in && !fp8_pair))
+        return false;
+    if ((in == DT_FP32 && d->dot.precision != DOT_TF32) || d->args[0]->type.shape[1] % wgmma_instr_k(in))
+        return false;
+    return wgmma_reads(d, 0) && wgmma_reads(d, 1);
+}
+
+/* The loop's wait for its ring (the first op of the body tir_pipeline
+ * made): the copies must be visible to wgmma's async proxy. */
+static void fence_ring(Op *ll)
+{
+    if (!ll->nargs) /* a loop-invariant buffer: its local_alloc fences (emit_local_alloc) */
+        return;
+    Op *w = ll->parent->ops.data[0];
+    if (w->kind != OP_ASYNC_WAIT)
+        BUG("a pipelined loop's body does not start with its wait");
+    w->async_wait.wgmma = true;
+}
+
+static void mark_block(TirFunc *f, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            mark_block(f, op->regions[r]);
+        if (op->kind != OP_DOT || !wgmma_dot(f, op))
+            continue;
+        op->dot.wgmma = true;
+        op->dot.wgmma_pending = 0; /* each dot waits for its own group: its result is read next */
+        f->uses_wgmma = true;
+        for (int k = 0; k < 2; k++)
+            if (op->args[k]->def->kind == OP_LOCAL_LOAD)
+                fence_ring(op->args[k]->def);
+    }
+}
+
+void tir_wgmma(Ctx *ctx, TirFunc *f)
+{
+    (void)ctx;
+    if (f->uses_dot && f->arch >= 90)
+        mark_block(f, f->body);
+}

@@ -38,9 +38,9 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   attention.py:64  local_alloc, 16384 bytes at 49152: operand A of tl.dot, 128 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), written before its loop, read with ldmatrix in every iteration
-//   attention.py:64  local_load, 24576 bytes at 0: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
-//   attention.py:73  local_load, 24576 bytes at 24576: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
+//   attention.py:64  local_alloc, 16384 bytes at 49152: operand A of tl.dot, 128 x 64 fp16, NVMMA layout (128-byte swizzle, 128-byte column blocks), written before its loop, read by wgmma (sm_90a) or with ldmatrix in every iteration
+//   attention.py:64  local_load, 24576 bytes at 0: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   attention.py:73  local_load, 24576 bytes at 24576: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   attention.py:76  convert_layout, 512 bytes at 16384: the tile changing layout (L4 -> L1), row-major;
 //       no bank conflicts on the write or the read (counted statically)
 //   attention.py:77  convert_layout, 16384 bytes at 0: the tile changing layout (L2 -> L0), row-major,
@@ -447,36 +447,153 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 }
 
 } // namespace tilec
+// ---- tilec Hopper tensor-core helpers (templates/tilec_wgmma.cuh) -----------
+// Included only by kernels with a tl.dot on wgmma (sm_90a; PTX ISA,
+// "Asynchronous warpgroup level matrix multiply-accumulate").  A warpgroup is
+// 4 consecutive warps, the first a multiple of 4; its 128 threads issue each
+// wgmma together.  Operands are read from shared memory through 64-bit matrix
+// descriptors, the accumulators stay in registers, and the instruction runs
+// asynchronously: wgmma_fence before touching the accumulators with wgmma,
+// wgmma_commit to close a group, wgmma_wait<N> until at most N groups remain.
+// Shared memory written through the generic proxy (cp.async, st.shared) is
+// made visible to wgmma's async proxy by fence_proxy_async in each writer.
+// Everything here needs the architecture-specific target sm_90a
+// (-gencode arch=compute_90a,code=sm_90a), which defines __CUDA_ARCH_FEAT_SM90_ALL.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+namespace tilec {
+
+// A shared-memory matrix descriptor: start address >> 4 in bits 0-13, leading
+// byte offset >> 4 in 16-29, stride byte offset >> 4 in 32-45, base offset 0
+// (every slot starts at a multiple of its swizzle pattern) in 49-51, swizzle
+// mode in 62-63 (1: 128-byte, 2: 64-byte, 3: 32-byte).
+template <int LBO, int SBO, int MODE>
+__device__ __forceinline__ uint64_t wgmma_desc(const void *start)
+{
+    const uint64_t addr = smem_addr(start);
+    return ((addr & 0x3FFFF) >> 4) | ((uint64_t)((LBO >> 4) & 0x3FFF) << 16) |
+           ((uint64_t)((SBO >> 4) & 0x3FFF) << 32) | ((uint64_t)MODE << 62);
+}
+
+// Before the first wgmma of a step: orders this thread's earlier register
+// accesses (the accumulators) before the warpgroup's wgmma reads them.
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+
+// Pins N accumulator registers in place (an empty asm that reads and writes
+// them): the compiler keeps them where the asynchronous wgmma writes them and
+// moves no other instruction that touches them across this point.
+template <int N>
+__device__ __forceinline__ void wgmma_fence_operands(float *d)
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+        asm volatile("" : "+f"(d[i])::"memory");
+}
+template <int N>
+__device__ __forceinline__ void wgmma_fence_operands(int32_t *d)  // s32 accumulators (int8 inputs)
+{
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+        asm volatile("" : "+r"(d[i])::"memory");
+}
+
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+
+// Wait until at most N committed wgmma groups of the warpgroup are in flight.
+template <int N>
+__device__ __forceinline__ void wgmma_wait()
+{
+    asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+
+// Shared memory this thread wrote through the generic proxy (cp.async
+// included) becomes visible to the async proxy that wgmma reads through.
+__device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+} // namespace tilec
+#endif
 
 // stage0: operand A of a tl.dot (128x64 fp16, M x K), staged in shared memory for the tensor cores
-// as 128 rows of 64 elements with K contiguous; read with ldmatrix.
-// Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 16384 bytes at byte 49152 of the arena, written once before the loop of its tl.dot and read in every iteration.
+// as 128 rows of 64 elements with K contiguous; read by wgmma (sm_90a) or with ldmatrix.
+// NVMMA layout (Triton's, the one wgmma reads through a descriptor), 128-byte swizzle: the rows are
+// cut into column blocks of 64 elements (128 bytes), stored one after another, 128 rows x 128 bytes each;
+// in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
+// (1024 bytes, the alignment of every slot).
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, int col)
 {
-    return reinterpret_cast<__half *>(smem + 49152) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
+    const int block = col / 64, in_block = col % 64;
+    return reinterpret_cast<__half *>(smem + 49152) + block * 8192 + row * 64 +
+           ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
 }
 
 // stage1: operand B of a tl.dot (64x64 fp16, K x N), staged in shared memory for the tensor cores
-// as 64 rows of 64 elements with K contiguous; read with ldmatrix.
-// Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// as 64 rows of 64 elements with K contiguous; read by wgmma (sm_90a) or with ldmatrix.
+// NVMMA layout (Triton's, the one wgmma reads through a descriptor), 128-byte swizzle: the rows are
+// cut into column blocks of 64 elements (128 bytes), stored one after another, 64 rows x 128 bytes each;
+// in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
+// (1024 bytes, the alignment of every slot).
 // 3 slots of 8192 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<__half *>(smem + 0) + slot * 4096 + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
+    const int block = col / 64, in_block = col % 64;
+    return reinterpret_cast<__half *>(smem + 0) + slot * 4096 + block * 4096 + row * 64 +
+           ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
 }
 
 // stage2: operand B of a tl.dot (64x64 fp16, K x N), staged in shared memory for the tensor cores
-// as 64 rows of 64 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
-// Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// as 64 rows of 64 elements with N contiguous; read by wgmma (sm_90a) or with ldmatrix.trans (K is not the contiguous dimension).
+// NVMMA layout (Triton's, the one wgmma reads through a descriptor), 128-byte swizzle: the rows are
+// cut into column blocks of 64 elements (128 bytes), stored one after another, 64 rows x 128 bytes each;
+// in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
+// (1024 bytes, the alignment of every slot).
 // 3 slots of 8192 bytes, one per pipeline stage, at byte 24576 of the arena.
 static __device__ __forceinline__ __half *stage2(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<__half *>(smem + 24576) + slot * 4096 + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
+    const int block = col / 64, in_block = col % 64;
+    return reinterpret_cast<__half *>(smem + 24576) + slot * 4096 + block * 4096 + row * 64 +
+           ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
 }
+
+// wgmma.m64n64k16 (sm_90a), f16 x f16 inputs, f32 accumulators: the warpgroup's d (64x64, 32 registers per
+// thread: register 4*i + {0,1} holds row l/4 of the thread's warp's 16 rows, columns 8*i + 2*(l%4) + {0,1};
+// 4*i + {2,3} the same columns of row l/4 + 8) += A (64x16, K-major) @ B (16x64, K-major).
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16_kb(float *d, uint64_t a, uint64_t b)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, "
+                 "%8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, "
+                 "%24, %25, %26, %27, %28, %29, %30, %31"
+                 "}, %32, %33, p, 1, 1, 0, 0;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+                 , "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+                 , "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+                 , "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "l"(a), "l"(b), "r"(1));
+}
+#endif
+
+// wgmma.m64n64k16 (sm_90a), f16 x f16 inputs, f32 accumulators: the warpgroup's d (64x64, 32 registers per
+// thread: register 4*i + {0,1} holds row l/4 of the thread's warp's 16 rows, columns 8*i + 2*(l%4) + {0,1};
+// 4*i + {2,3} the same columns of row l/4 + 8) += A (64x16, in registers: each warp's 16 rows as mma.sync's m16n8k16 A fragment) @ B (16x64, N contiguous: tnspB = 1).
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16_ra(float *d, const uint32_t *a, uint64_t b)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+                 "%0, %1, %2, %3, %4, %5, %6, %7, "
+                 "%8, %9, %10, %11, %12, %13, %14, %15, "
+                 "%16, %17, %18, %19, %20, %21, %22, %23, "
+                 "%24, %25, %26, %27, %28, %29, %30, %31"
+                 "}, {%32, %33, %34, %35}, %36, p, 1, 1, 1;\n}\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+                 , "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+                 , "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
+                 , "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+}
+#endif
 
 // cvt3: a 128 fp32 tile changing layout (L4 -> L1) in shared memory, row-major;
 // 512 bytes; no bank conflicts on the write or the read (counted statically).
@@ -498,7 +615,7 @@ static __device__ __forceinline__ int cvt4_at(int row, int col)
 extern "C" __global__ void __launch_bounds__(128, 1)
 attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V, __half *__restrict__ Out, float *__restrict__ Lse, float sm_scale, int32_t stride_qz, int32_t stride_qh, int32_t stride_qm, int32_t stride_kz, int32_t stride_kh, int32_t stride_kn, int32_t stride_vz, int32_t stride_vh, int32_t stride_vn, int32_t stride_oz, int32_t stride_oh, int32_t stride_om, int32_t H, int32_t N_CTX)
 {
-    extern __shared__ __align__(16) unsigned char smem[];  // the arena (dynamic, see the header)
+    extern __shared__ __align__(1024) unsigned char smem[];  // the arena (dynamic, see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -559,10 +676,13 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     // attention.py:52  hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
     const int32_t hi = (((start_m + 1) * 128) < N_CTX ? ((start_m + 1) * 128) : N_CTX);
     // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
-    // q (L0) to stage0, once: the tl.dot in the loop below reads its fragments there in every iteration
+    // q (L0) to stage0, once: the tl.dot in the loop below reads it there in every iteration
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
         tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), &q[e]);
+    #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+    tilec::fence_proxy_async();  // this thread's stores, visible to wgmma's reads
+    #endif
     __syncthreads();
     // attention.py:55  for start_n in range(0, hi, BLOCK_N):
     for (int32_t i = 0; i < 2; i += 1) {
@@ -608,6 +728,9 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     for (int32_t start_n = 0; start_n < hi; start_n += 64) {
         // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
+        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+        tilec::fence_proxy_async();  // this thread's landed copies, visible to wgmma's reads
+        #endif
         __syncthreads();
         // attention.py:55  for start_n in range(0, hi, BLOCK_N):
         const int32_t k_ahead_2 = start_n + (64 * 2);
@@ -634,14 +757,35 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), (v_base + (cols_2[(e >> 3)] * stride_vn)) + offs_d[(e & 7)], in_range_2 && col_ok_2[(e >> 3)]);
         tilec::cp_async_commit();
         // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
-        uint32_t b_frag[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
-        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
-        uint32_t q_2[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
-        // read from stage0 one K step at a time, in the tl.dot below
+        // operand B in slot read_slot of stage1, read by the tl.dot below
+        // operand A in stage0, read by the tl.dot below
         float dot[64];  // [128x64] fp32, L2
         #pragma unroll
         for (int e = 0; e < 64; ++e)
             dot[e] = 0.0f;
+        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+        {  // 128x64 += 128x64 @ 64x64 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 2 wgmma.m64n64k16 per K step of 16 (rows 64*g + 64*mi), 4 K steps
+            const int warpgroup = warp >> 2;
+            tilec::wgmma_fence_operands<64>(dot);  // the accumulators stay put while wgmma owns them
+            tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
+            #pragma unroll
+            for (int k_step = 0; k_step < 4; ++k_step) {
+                // B (stored [N, K], K-major): all 64 rows of stage1, columns 16*k_step.., 8-row groups 1024 bytes apart
+                const uint64_t b_desc = tilec::wgmma_desc<16, 1024, 1>(stage1(smem, read_slot, 0, 16 * k_step));
+                #pragma unroll
+                for (int mi = 0; mi < 2; ++mi) {
+                    // A: 64 rows of stage0 from row 64*warpgroup + 64*mi, columns 16*k_step.., 8-row groups 1024 bytes apart
+                    const uint64_t a_desc = tilec::wgmma_desc<16, 1024, 1>(stage0(smem, 64 * warpgroup + 64 * mi, 16 * k_step));
+                    wgmma_m64n64k16_f32_f16_kb(&dot[32 * mi], a_desc, b_desc);
+                }
+            }
+            tilec::wgmma_commit();  // this K step's wgmmas: one group
+            tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written
+            tilec::wgmma_fence_operands<64>(dot);  // no use of the accumulators moves above that wait
+        }
+        #else  // mma.sync on the same shared memory and accumulators
+        uint32_t q_2[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
+        uint32_t b_frag[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
         // 128x64 += 128x64 @ 64x64 on tensor cores: each warp issues 2 x 8 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
         // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int q_2_ld_row = (warp << 4) + (lane & 15), q_2_ld_col = (lane >> 4) << 3;
@@ -661,6 +805,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
                 for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_f16(&dot[4 * (ni + 8 * mi)], &q_2[4 * (k_step + 4 * mi)], &b_frag[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
         }
+        #endif
         float qk[64];  // [128x64] fp32, L2
         #pragma unroll
         for (int e = 0; e < 64; ++e)
@@ -768,11 +913,30 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         #pragma unroll
         for (int e = 0; e < 64; e += 2)
             a_frag[e / 2] = tilec::pack2_f16(p[e], p[e + 1]);
-        uint32_t v_2[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
-        // read from slot read_slot of stage2 one K step at a time, in the tl.dot below
+        // operand B in slot read_slot of stage2, read by the tl.dot below
         #pragma unroll
         for (int e = 0; e < 64; ++e)
             acc[e] = acc[e] * alpha[((e >> 1) & 1) | ((e >> 5) << 1)];
+        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+        {  // 128x64 += 128x64 @ 64x64 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 2 wgmma.m64n64k16 per K step of 16 (rows 64*g + 64*mi), 4 K steps
+            tilec::wgmma_fence_operands<64>(acc);  // the accumulators stay put while wgmma owns them
+            tilec::wgmma_fence();  // the accumulators' and A's earlier writes before wgmma reads them
+            #pragma unroll
+            for (int k_step = 0; k_step < 4; ++k_step) {
+                // B: rows 16*k_step.. of stage2, 128-byte column blocks 8192 bytes apart, 8-row groups 1024 bytes apart
+                const uint64_t b_desc = tilec::wgmma_desc<8192, 1024, 1>(stage2(smem, read_slot, 16 * k_step, 0));
+                #pragma unroll
+                for (int mi = 0; mi < 2; ++mi) {
+                    // A: this warp's fragment of rows 64*mi.. (the same registers mma.sync reads), K step k_step
+                    wgmma_m64n64k16_f32_f16_ra(&acc[32 * mi], &a_frag[4 * (k_step + 4 * mi)], b_desc);
+                }
+            }
+            tilec::wgmma_commit();  // this K step's wgmmas: one group
+            tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written
+            tilec::wgmma_fence_operands<64>(acc);  // no use of the accumulators moves above that wait
+        }
+        #else  // mma.sync on the same shared memory and accumulators
+        uint32_t v_2[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
         // 128x64 += 128x64 @ 64x64 on tensor cores: each warp issues 2 x 8 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
         // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int v_2_ld_row = lane & 15, v_2_ld_col = (lane >> 4) << 3;
@@ -787,6 +951,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
                 for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a_frag[4 * (k_step + 4 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
         }
+        #endif
         // attention.py:55  for start_n in range(0, hi, BLOCK_N):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);

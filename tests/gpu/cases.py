@@ -181,6 +181,7 @@ def _attn(dt, d, bm, bn, warps, causal, k_cols=False, stages=3, flags=()):
            f"HEAD_DIM={d}, BLOCK_M={bm}, BLOCK_N={bn}, CAUSAL={causal}, K_BY_COLUMNS={k_cols}")
     name = (f"attn_fwd/{dt}/d{d}/{bm}x{bn}/w{warps}" + ("/causal" if causal else "")
             + ("/k-by-columns" if k_cols else "") + ("/no-pipeline" if stages == 1 else "")
+            + (f"/s{stages}" if stages == 2 else "")
             + "".join("/" + f.lstrip("-") for f in flags[1:]))
     return Case(name, "examples/attention.py", "attn_fwd", sig, num_warps=warps, num_stages=stages,
                 driver="attn_fwd", dtype=dt, sizes=list(ATTN_SHAPES), feature="dot",
@@ -217,6 +218,20 @@ def attention_cases():
         # its own after the loop, and the epilogue's exchanges reuse its bytes
         _attn("fp16", 64, 64, 32, 4, False, stages=1),
     ]
+    # Hopper (translated for sm_90, built for sm_90a on an sm_90 GPU): both dots on wgmma, q
+    # from its buffer in the NVMMA layout, k and v from NVMMA rings, p @ v with p in registers
+    S90 = ("--arch", "sm_90")
+    cases += [
+        _attn("fp16", 64, 128, 64, 4, False, flags=S90),
+        _attn("fp16", 64, 128, 64, 4, True, flags=S90),
+        _attn("fp16", 64, 128, 64, 8, False, flags=S90),
+        _attn("fp16", 128, 128, 64, 8, True, flags=S90),
+        _attn("bf16", 128, 64, 64, 4, False, flags=S90),
+        _attn("bf16", 128, 128, 64, 8, True, k_cols=True, flags=S90),
+        _attn("fp16", 64, 64, 32, 4, False, k_cols=True, flags=S90),
+        _attn("fp16", 64, 64, 32, 4, False, stages=2, flags=S90),
+        _attn("fp16", 64, 64, 32, 4, False, stages=1, flags=S90),
+    ]
     for dt, g, hd, bn, s, w in [("fp16", 4, 128, 64, 8, 4), ("bf16", 8, 64, 32, 4, 4),
                                 ("fp16", 16, 128, 64, 16, 4), ("bf16", 1, 128, 32, 2, 2)]:
         cases.append(Case(f"decode_split/{dt}/g{g}/d{hd}/n{bn}/s{s}/w{w}", "examples/attention.py",
@@ -229,10 +244,11 @@ def attention_cases():
                           opts={"group": g}))
     for dt, q, hd, p, bq, bm, w in [("bf16", 4, 128, 16, 16, 64, 4), ("fp16", 8, 64, 32, 8, 64, 4),
                                     ("bf16", 1, 128, 16, 64, 64, 4), ("fp16", 2, 64, 16, 64, 128, 8)]:
-        cases.append(Case(f"paged/{dt}/q{q}/d{hd}/page{p}/{bq}x{q}/w{w}", "examples/attention.py",
-                          "paged_attention", paged.format(d=dt, q=q, hd=hd, p=p, bq=bq, bm=bm),
-                          num_warps=w, driver="paged", dtype=dt, sizes=list(PAGED_SHAPES),
-                          feature="dot"))
+        for flags in [[], ["--arch", "sm_90"]]:
+            cases.append(Case(f"paged/{dt}/q{q}/d{hd}/page{p}/{bq}x{q}/w{w}" + ("/sm_90" if flags else ""),
+                              "examples/attention.py", "paged_attention",
+                              paged.format(d=dt, q=q, hd=hd, p=p, bq=bq, bm=bm), num_warps=w, driver="paged",
+                              dtype=dt, sizes=list(PAGED_SHAPES), feature="dot", extra_flags=flags))
     return cases
 
 

@@ -83,13 +83,18 @@ HEADERS = ("#include <stdint.h>\n#include <stdio.h>\n#include <cuda_runtime.h>\n
 
 
 FAMILY = "default"      # --family: which generator the seeds are for
+TARGET = None           # --target: tilec's --arch for every kernel (None: tilec's default)
+
+
+def tilec_args(meta):
+    return meta["tilec_args"] + (["--arch", TARGET] if TARGET else [])
 
 
 def repro(seed, meta=None):
     meta = meta or gen_kernel.generate(seed, FAMILY)[1]
     family = f" --family {FAMILY}" if FAMILY != "default" else ""
     return (f"python3 tools/gen_kernel.py {seed}{family} --out /tmp/k && bin/tilec /tmp/k/{meta['source']} "
-            f"{shlex.join(meta['tilec_args'])} -o /tmp/k/{meta['kernel']}.cu")
+            f"{shlex.join(tilec_args(meta))} -o /tmp/k/{meta['kernel']}.cu")
 
 
 # ---- 1-2: generate and translate (one process per seed) ---------------------------------
@@ -103,7 +108,7 @@ def translate(args):
         f.write(src)
     with open(os.path.join(work, meta["kernel"] + ".json"), "w") as f:
         json.dump(meta, f)
-    cmd = [tilec, py] + meta["tilec_args"] + ["-o", cu]
+    cmd = [tilec, py] + tilec_args(meta) + ["-o", cu]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     except subprocess.TimeoutExpired:
@@ -130,9 +135,14 @@ def construct(message):
 def nvcc_cmd(arch, cpu_only, out, src):
     nvcc = os.environ.get("NVCC", "nvcc")
     if cpu_only:
+        hopper = ["-gencode", "arch=compute_90a,code=sm_90a"] if TARGET == "sm_90" else []
         return [nvcc, "-O3", "-c", "-gencode", "arch=compute_80,code=sm_80",
-                "-gencode", "arch=compute_90,code=sm_90", "-o", out, src]
-    return [nvcc, "-O3", "-shared", "-Xcompiler", "-fPIC", f"-arch={arch}", "-o", out, src]
+                "-gencode", "arch=compute_90,code=sm_90"] + hopper + ["-o", out, src]
+    # translated for sm_90 and run on an sm_90 GPU: built for sm_90a, where the wgmma paths
+    # (under __CUDA_ARCH_FEAT_SM90_ALL) are compiled
+    target = ("-gencode=arch=compute_90a,code=sm_90a" if TARGET == "sm_90" and arch in ("sm_90", "sm_90a")
+              else f"-arch={arch}")
+    return [nvcc, "-O3", "-shared", "-Xcompiler", "-fPIC", target, "-o", out, src]
 
 
 def compile_batch(args):
@@ -584,6 +594,8 @@ def main():
                     "(attention-class: tl.dot chains, softmax, masks, online-softmax loops)")
     ap.add_argument("--tilec", default=os.path.join(ROOT, "bin", "tilec"))
     ap.add_argument("--arch", help="nvcc -arch (default: the GPU's)")
+    ap.add_argument("--target", choices=["sm_80", "sm_90"],
+                    help="tilec --arch for every kernel (sm_90 on an sm_90 GPU: built for sm_90a, wgmma)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 4, help="translate/compile processes")
     ap.add_argument("--batch", type=int, default=16, help="kernels per nvcc translation unit")
     ap.add_argument("--workers", type=int, default=None, help="GPU worker processes (default jobs/2, at most 8)")
@@ -603,8 +615,9 @@ def main():
         return worker_main(opts.worker)
     if opts.referee:
         return referee_main(opts.referee)
-    global FAMILY
+    global FAMILY, TARGET
     FAMILY = opts.family
+    TARGET = opts.target
 
     seeds = ([int(s) for s in opts.seeds.split(",")] if opts.seeds
              else list(range(opts.start, opts.start + opts.count)))

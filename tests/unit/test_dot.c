@@ -387,7 +387,7 @@ static DotStage *stage_of(Arena *a, DType d, const int *shape, int contig, const
     Value v = {0};
     v.type = type_tensor(type_scalar(d), 2, shape);
     v.layout = &src;
-    return dot_stage_for(a, &v, o, 1);
+    return dot_stage_for(a, NULL, &v, o, 1, false);
 }
 
 /* The operand coordinates of the buffer's (row, col). */

@@ -204,7 +204,7 @@ Test(dot3d, ldmatrix_reads_every_batch_as_its_layout_says)
                 v.type = type_tensor(type_scalar(c->dtype), 3, shape);
                 v.layout = &src;
                 const Layout *o = op ? &l.b : &l.a;
-                DotStage *s = dot_stage_for(&a, &v, o, 1);
+                DotStage *s = dot_stage_for(&a, NULL, &v, o, 1, false);
                 char what[128];
                 case_str(what, sizeof what, c);
                 snprintf(what + strlen(what), sizeof what - strlen(what), ", %c with %s contiguous", op ? 'B' : 'A',
