@@ -43,8 +43,8 @@ static const char *wgmma_helper(Emitter *E, int n, DType ta, DType tb, bool b_mn
               a_regs ? "in registers: each warp's 16 rows as mma.sync's m16n8k16 A fragment" : "K-major", k, n,
               b_mn_major ? "N contiguous: tnspB = 1" : "K-major");
     sb_printf(h, "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)\n");
-    sb_printf(h, "static __device__ __forceinline__ void %s(%s *d, %sa, uint64_t b)\n{\n", fn, is_int ? "int32_t" : "float",
-              a_regs ? "const uint32_t *" : "uint64_t ");
+    sb_printf(h, "static __device__ __forceinline__ void %s(%s *d, %sa, uint64_t b, int scale_d)\n{\n", fn,
+              is_int ? "int32_t" : "float", a_regs ? "const uint32_t *" : "uint64_t ");
     sb_printf(h, "    asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", nd + na_regs + 1);
     sb_printf(h, "                 \"wgmma.mma_async.sync.aligned.m64n%dk%d.%s.%s.%s {\"\n", n, k, acc, na, nb);
     for (int i = 0; i < nd; i += 8) {
@@ -53,7 +53,7 @@ static const char *wgmma_helper(Emitter *E, int n, DType ta, DType tb, bool b_mn
             sb_printf(h, "%%%d%s", j, j + 1 < nd ? ", " : "");
         sb_puts(h, "\"\n");
     }
-    /* scale-d = p (1: d is added to); inputs not negated; A K-major */
+    /* scale-d = p (1: d is added to, 0: d is overwritten); inputs not negated; A K-major */
     const char *rest = is_int ? "p" : !is_16 ? "p, 1, 1" : a_regs ? (b_mn_major ? "p, 1, 1, 1" : "p, 1, 1, 0")
                                             : b_mn_major ? "p, 1, 1, 0, 1" : "p, 1, 1, 0, 0";
     if (a_regs)
@@ -68,9 +68,9 @@ static const char *wgmma_helper(Emitter *E, int n, DType ta, DType tb, bool b_mn
         sb_puts(h, "\n");
     }
     if (a_regs)
-        sb_puts(h, "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"r\"(1));\n}\n#endif\n\n");
+        sb_puts(h, "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"r\"(scale_d));\n}\n#endif\n\n");
     else
-        sb_puts(h, "                 : \"l\"(a), \"l\"(b), \"r\"(1));\n}\n#endif\n\n");
+        sb_puts(h, "                 : \"l\"(a), \"l\"(b), \"r\"(scale_d));\n}\n#endif\n\n");
     return fn;
 }
 
@@ -110,7 +110,14 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     const char *fa = a_regs ? NULL : stage_helper(E, lla), *fb = stage_helper(E, llb);
     const char *slot_a = a_regs ? NULL : stage_slot_arg(E, lla), *slot_b = stage_slot_arg(E, llb);
     WgmmaDesc da = a_regs ? (WgmmaDesc){0} : dot_wgmma_desc(sa), db = dot_wgmma_desc(sb);
-    dot_init_result(E, op); /* both paths accumulate into the result's registers */
+    /* both paths accumulate into the result's registers; a zero accumulator is
+     * not written first on wgmma: its first K step overwrites (scale-d 0) */
+    bool zero_acc = tir_is_zero_splat(op->args[2]) && !info(E, r)->declared;
+    if (zero_acc)
+        declare_var(E, r);
+    else
+        dot_init_result(E, op);
+    const char *scale_d = zero_acc ? "k_step > 0" : "1";
     line(E, FEAT_SM90A);
     line(E, "{  // %dx%d += %dx%d @ %dx%d on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues %d wgmma.m64n%dk%d "
             "per K step of %d (rows 64*g + %d*mi), %d K step%s", M, N, M, K, K, N, nm, N, ki, ki, 16 * nw, nk,
@@ -141,13 +148,14 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     E->indent++;
     if (a_regs) {
         line(E, "// A: this warp's fragment of rows %d*mi.. (the same registers mma.sync reads), K step k_step", 16 * nw);
-        line(E, "%s(&%s[%d * mi], &%s[4 * (k_step + %d * mi)], b_desc);", fn, vname(E, r), N / 2, vname(E, a), nk);
+        line(E, "%s(&%s[%d * mi], &%s[4 * (k_step + %d * mi)], b_desc, %s);", fn, vname(E, r), N / 2, vname(E, a), nk,
+             scale_d);
     } else {
         line(E, "// A: 64 rows of %s from row 64*warpgroup + %d*mi, columns %d*k_step.., 8-row groups %d bytes apart",
              fa, 16 * nw, ki, da.sbo);
         line(E, "const uint64_t a_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s64 * warpgroup + %d * mi, %d * k_step));",
              da.lbo, da.sbo, da.mode, fa, slot_a, 16 * nw, ki);
-        line(E, "%s(&%s[%d * mi], a_desc, b_desc);", fn, vname(E, r), N / 2);
+        line(E, "%s(&%s[%d * mi], a_desc, b_desc, %s);", fn, vname(E, r), N / 2, scale_d);
     }
     E->indent--;
     line(E, "}");
@@ -164,6 +172,8 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     E->indent--;
     line(E, "}");
     line(E, "#else  // mma.sync on the same shared memory and accumulators");
+    if (zero_acc)
+        fill(E, vname(E, r), r, value_elem, op->args[2]);
     if (!a_regs)
         emit_fragment_decl(E, lla);
     emit_fragment_decl(E, llb);

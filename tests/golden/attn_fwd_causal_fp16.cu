@@ -557,7 +557,7 @@ static __device__ __forceinline__ __half *stage2(unsigned char *smem, int slot, 
 // thread: register 4*i + {0,1} holds row l/4 of the thread's warp's 16 rows, columns 8*i + 2*(l%4) + {0,1};
 // 4*i + {2,3} the same columns of row l/4 + 8) += A (64x16, K-major) @ B (16x64, K-major).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16_kb(float *d, uint64_t a, uint64_t b)
+static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16_kb(float *d, uint64_t a, uint64_t b, int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
@@ -570,7 +570,7 @@ static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16_kb(float *d, uint
                  , "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
                  , "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
                  , "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "l"(a), "l"(b), "r"(1));
+                 : "l"(a), "l"(b), "r"(scale_d));
 }
 #endif
 
@@ -578,7 +578,7 @@ static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16_kb(float *d, uint
 // thread: register 4*i + {0,1} holds row l/4 of the thread's warp's 16 rows, columns 8*i + 2*(l%4) + {0,1};
 // 4*i + {2,3} the same columns of row l/4 + 8) += A (64x16, in registers: each warp's 16 rows as mma.sync's m16n8k16 A fragment) @ B (16x64, N contiguous: tnspB = 1).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16_ra(float *d, const uint32_t *a, uint64_t b)
+static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16_ra(float *d, const uint32_t *a, uint64_t b, int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
@@ -591,7 +591,7 @@ static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16_ra(float *d, cons
                  , "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
                  , "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
                  , "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d));
 }
 #endif
 
@@ -760,9 +760,6 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         // operand B in slot read_slot of stage1, read by the tl.dot below
         // operand A in stage0, read by the tl.dot below
         float dot[64];  // [128x64] fp32, L2
-        #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            dot[e] = 0.0f;
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
         {  // 128x64 += 128x64 @ 64x64 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 2 wgmma.m64n64k16 per K step of 16 (rows 64*g + 64*mi), 4 K steps
             const int warpgroup = warp >> 2;
@@ -776,7 +773,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
                 for (int mi = 0; mi < 2; ++mi) {
                     // A: 64 rows of stage0 from row 64*warpgroup + 64*mi, columns 16*k_step.., 8-row groups 1024 bytes apart
                     const uint64_t a_desc = tilec::wgmma_desc<16, 1024, 1>(stage0(smem, 64 * warpgroup + 64 * mi, 16 * k_step));
-                    wgmma_m64n64k16_f32_f16_kb(&dot[32 * mi], a_desc, b_desc);
+                    wgmma_m64n64k16_f32_f16_kb(&dot[32 * mi], a_desc, b_desc, k_step > 0);
                 }
             }
             tilec::wgmma_commit();  // this K step's wgmmas: one group
@@ -784,6 +781,9 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             tilec::wgmma_fence_operands<64>(dot);  // no use of the accumulators moves above that wait
         }
         #else  // mma.sync on the same shared memory and accumulators
+        #pragma unroll
+        for (int e = 0; e < 64; ++e)
+            dot[e] = 0.0f;
         uint32_t q_2[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
         uint32_t b_frag[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
         // 128x64 += 128x64 @ 64x64 on tensor cores: each warp issues 2 x 8 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
@@ -928,7 +928,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
                 #pragma unroll
                 for (int mi = 0; mi < 2; ++mi) {
                     // A: this warp's fragment of rows 64*mi.. (the same registers mma.sync reads), K step k_step
-                    wgmma_m64n64k16_f32_f16_ra(&acc[32 * mi], &a_frag[4 * (k_step + 4 * mi)], b_desc);
+                    wgmma_m64n64k16_f32_f16_ra(&acc[32 * mi], &a_frag[4 * (k_step + 4 * mi)], b_desc, 1);
                 }
             }
             tilec::wgmma_commit();  // this K step's wgmmas: one group

@@ -520,7 +520,7 @@ static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, 
 // thread: register 4*i + {0,1} holds row l/4 of the thread's warp's 16 rows, columns 8*i + 2*(l%4) + {0,1};
 // 4*i + {2,3} the same columns of row l/4 + 8) += A (64x16, K-major) @ B (16x64, N contiguous: tnspB = 1).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16(float *d, uint64_t a, uint64_t b)
+static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16(float *d, uint64_t a, uint64_t b, int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
@@ -533,7 +533,7 @@ static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16(float *d, uint64_
                  , "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
                  , "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23])
                  , "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-                 : "l"(a), "l"(b), "r"(1));
+                 : "l"(a), "l"(b), "r"(scale_d));
 }
 #endif
 
@@ -762,7 +762,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
                     for (int mi = 0; mi < 1; ++mi) {
                         // A: 64 rows of stage0 from row 64*warpgroup + 64*mi, columns 16*k_step.., 8-row groups 512 bytes apart
                         const uint64_t a_desc = tilec::wgmma_desc<16, 512, 2>(stage0(smem, read_slot, 64 * warpgroup + 64 * mi, 16 * k_step));
-                        wgmma_m64n64k16_f32_f16(&acc[32 * mi], a_desc, b_desc);
+                        wgmma_m64n64k16_f32_f16(&acc[32 * mi], a_desc, b_desc, 1);
                     }
                 }
                 tilec::wgmma_commit();  // this K step's wgmmas: one group

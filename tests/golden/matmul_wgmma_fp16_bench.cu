@@ -525,7 +525,7 @@ static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, 
 // thread: register 4*i + {0,1} holds row l/4 of the thread's warp's 16 rows, columns 8*i + 2*(l%4) + {0,1};
 // 4*i + {2,3} the same columns of row l/4 + 8) += A (64x16, K-major) @ B (16x256, N contiguous: tnspB = 1).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-static __device__ __forceinline__ void wgmma_m64n256k16_f32_f16(float *d, uint64_t a, uint64_t b)
+static __device__ __forceinline__ void wgmma_m64n256k16_f32_f16(float *d, uint64_t a, uint64_t b, int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {"
@@ -562,7 +562,7 @@ static __device__ __forceinline__ void wgmma_m64n256k16_f32_f16(float *d, uint64
                  , "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111])
                  , "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119])
                  , "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
-                 : "l"(a), "l"(b), "r"(1));
+                 : "l"(a), "l"(b), "r"(scale_d));
 }
 #endif
 
@@ -705,7 +705,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
                     for (int mi = 0; mi < 1; ++mi) {
                         // A: 64 rows of stage0 from row 64*warpgroup + 128*mi, columns 16*k_step.., 8-row groups 1024 bytes apart
                         const uint64_t a_desc = tilec::wgmma_desc<16, 1024, 1>(stage0(smem, read_slot, 64 * warpgroup + 128 * mi, 16 * k_step));
-                        wgmma_m64n256k16_f32_f16(&acc[128 * mi], a_desc, b_desc);
+                        wgmma_m64n256k16_f32_f16(&acc[128 * mi], a_desc, b_desc, 1);
                     }
                 }
                 tilec::wgmma_commit();  // this K step's wgmmas: one group

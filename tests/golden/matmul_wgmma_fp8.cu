@@ -654,7 +654,7 @@ static __device__ __forceinline__ uint8_t *stage1(unsigned char *smem, int slot,
 // thread: register 4*i + {0,1} holds row l/4 of the thread's warp's 16 rows, columns 8*i + 2*(l%4) + {0,1};
 // 4*i + {2,3} the same columns of row l/4 + 8) += A (64x32, K-major) @ B (32x128, K-major).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-static __device__ __forceinline__ void wgmma_m64n128k32_f32_e4m3_e5m2(float *d, uint64_t a, uint64_t b)
+static __device__ __forceinline__ void wgmma_m64n128k32_f32_e4m3_e5m2(float *d, uint64_t a, uint64_t b, int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2 {"
@@ -675,7 +675,7 @@ static __device__ __forceinline__ void wgmma_m64n128k32_f32_e4m3_e5m2(float *d, 
                  , "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])
                  , "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55])
                  , "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-                 : "l"(a), "l"(b), "r"(1));
+                 : "l"(a), "l"(b), "r"(scale_d));
 }
 #endif
 
@@ -830,7 +830,7 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
                     for (int mi = 0; mi < 1; ++mi) {
                         // A: 64 rows of stage0 from row 64*warpgroup + 128*mi, columns 32*k_step.., 8-row groups 512 bytes apart
                         const uint64_t a_desc = tilec::wgmma_desc<16, 512, 2>(stage0(smem, read_slot, 64 * warpgroup + 128 * mi, 32 * k_step));
-                        wgmma_m64n128k32_f32_e4m3_e5m2(&acc[64 * mi], a_desc, b_desc);
+                        wgmma_m64n128k32_f32_e4m3_e5m2(&acc[64 * mi], a_desc, b_desc, 1);
                     }
                 }
                 tilec::wgmma_commit();  // this K step's wgmmas: one group

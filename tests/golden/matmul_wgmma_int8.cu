@@ -530,7 +530,7 @@ static __device__ __forceinline__ int8_t *stage1(unsigned char *smem, int slot, 
 // thread: register 4*i + {0,1} holds row l/4 of the thread's warp's 16 rows, columns 8*i + 2*(l%4) + {0,1};
 // 4*i + {2,3} the same columns of row l/4 + 8) += A (64x32, K-major) @ B (32x256, K-major).
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-static __device__ __forceinline__ void wgmma_m64n256k32_s32_s8(int32_t *d, uint64_t a, uint64_t b)
+static __device__ __forceinline__ void wgmma_m64n256k32_s32_s8(int32_t *d, uint64_t a, uint64_t b, int scale_d)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 {"
@@ -567,7 +567,7 @@ static __device__ __forceinline__ void wgmma_m64n256k32_s32_s8(int32_t *d, uint6
                  , "+r"(d[104]), "+r"(d[105]), "+r"(d[106]), "+r"(d[107]), "+r"(d[108]), "+r"(d[109]), "+r"(d[110]), "+r"(d[111])
                  , "+r"(d[112]), "+r"(d[113]), "+r"(d[114]), "+r"(d[115]), "+r"(d[116]), "+r"(d[117]), "+r"(d[118]), "+r"(d[119])
                  , "+r"(d[120]), "+r"(d[121]), "+r"(d[122]), "+r"(d[123]), "+r"(d[124]), "+r"(d[125]), "+r"(d[126]), "+r"(d[127])
-                 : "l"(a), "l"(b), "r"(1));
+                 : "l"(a), "l"(b), "r"(scale_d));
 }
 #endif
 
@@ -707,7 +707,7 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
                     for (int mi = 0; mi < 1; ++mi) {
                         // A: 64 rows of stage0 from row 64*warpgroup + 128*mi, columns 32*k_step.., 8-row groups 512 bytes apart
                         const uint64_t a_desc = tilec::wgmma_desc<16, 512, 2>(stage0(smem, read_slot, 64 * warpgroup + 128 * mi, 32 * k_step));
-                        wgmma_m64n256k32_s32_s8(&acc[128 * mi], a_desc, b_desc);
+                        wgmma_m64n256k32_s32_s8(&acc[128 * mi], a_desc, b_desc, 1);
                     }
                 }
                 tilec::wgmma_commit();  // this K step's wgmmas: one group
