@@ -155,7 +155,7 @@ static void emit_for(Emitter *E, const Op *op)
     E->indent--;
     line(E, "}");
     if (op->for_.wgmma_drain) {
-        emit_wgmma_drain(E);
+        emit_wgmma_drain(E, op);
         E->indent--;
         line(E, "}");
     }

@@ -89,10 +89,22 @@ void emit_wgmma_wait(Emitter *E, const Op *op)
  * (for_.wgmma_drain), inside the guard that skips a loop of no trip: ptxas
  * keeps the groups of the loop in flight together only where no path that
  * joins theirs reaches the accumulators before this wait (C7514). */
-void emit_wgmma_drain(Emitter *E)
+void emit_wgmma_drain(Emitter *E, const Op *loop)
 {
     line(E, FEAT_SM90A);
     line(E, "tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators");
+    /* the loop's results that the groups left in flight write: pinned after the wait */
+    const Block *body = loop->regions[0];
+    const Op *y = tir_block_last(body);
+    for (int i = 0; i < body->ops.len; i++) {
+        const Op *d = body->ops.data[i];
+        if (d->kind != OP_DOT || !d->dot.wgmma || !(d->dot.wgmma_next || d->dot.wgmma_pending))
+            continue;
+        for (int k = 0; k < y->nargs && k < loop->nres; k++)
+            if (y->args[k] == d->results[0])
+                line(E, "tilec::wgmma_fence_operands<%d>(%s);  // no read of them moves above that wait",
+                     nregs(loop->results[k]), vname(E, loop->results[k]));
+    }
     line(E, "#endif");
 }
 
@@ -162,13 +174,15 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     E->indent--;
     line(E, "}");
     line(E, "tilec::wgmma_commit();  // this K step's wgmmas: one group");
-    if (op->dot.wgmma_pending)
+    if (op->dot.wgmma_next)
+        line(E, "// left in flight: the next iteration's first wgmma wait, or the wait after the loop, waits for it");
+    else if (op->dot.wgmma_pending)
         line(E, "tilec::wgmma_wait<%d>();  // the previous step's group has finished reading its slot",
              op->dot.wgmma_pending);
     else
         line(E, "tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written");
-    line(E, "tilec::wgmma_fence_operands<%d>(%s);  // no use of the accumulators moves above that wait", nacc,
-         vname(E, r));
+    line(E, "tilec::wgmma_fence_operands<%d>(%s);  // %s", nacc, vname(E, r),
+         op->dot.wgmma_next ? "nothing touches them until then" : "no use of the accumulators moves above that wait");
     E->indent--;
     line(E, "}");
     line(E, "#else  // mma.sync on the same shared memory and accumulators");

@@ -546,6 +546,59 @@ static bool acc_only_chains(Block *body, const Op *d)
     return single_user(body, carried) == d && d->args[2] == carried && d->args[0] != carried && d->args[1] != carried;
 }
 
+/* Do the rings fit in shared memory with WGMMA_GROUPS_IN_FLIGHT slots more,
+ * next to `extra` bytes? */
+static bool spare_slot_fits(const Pipe *P, long extra)
+{
+    long bytes = 0;
+    for (int i = 0; i < P->stages.len; i++) {
+        const DotStage *st = P->stages.data[i];
+        int align = dot_stage_align(st);
+        bytes += (dot_stage_slot_bytes(st) + align - 1) / align * align;
+    }
+    return bytes * (P->S + WGMMA_GROUPS_IN_FLIGHT) + extra <= tir_smem_limit(P->f->arch);
+}
+
+/* The ring of the body's conversion c, or NULL. */
+static const DotStage *ring_of(const Pipe *P, const Op *c)
+{
+    for (int j = 0; j < P->converts.len; j++)
+        if (P->converts.data[j] == c)
+            return P->stages.data[j];
+    return NULL;
+}
+
+/* May a dot of this loop leave its wgmma group in flight into the next
+ * iteration once tir_wgmma has marked it (wgmma.c, defer_wait: attention's
+ * p @ v)?  A dot that fits wgmma, whose result only the yield reads, after
+ * another dot that fits, with B from a ring of this loop in the NVMMA
+ * layout and A from one or from registers.  Its rings then get the spare
+ * slot here, where their size is decided; should tir_wgmma not defer the
+ * wait after all (q's buffer did not fit), the slot is only unused. */
+static bool group_may_stay(const Pipe *P)
+{
+    const Op *y = tir_block_last(P->body);
+    bool earlier = false;
+    long reloaded = 0; /* the buffers dot_reload.c will want for operands made before the loop */
+    for (int i = 0; i < P->body->ops.len; i++) {
+        const Op *d = P->body->ops.data[i];
+        if (d->kind != OP_DOT || !wgmma_dot_fits(P->f, d))
+            continue;
+        for (int k = 0; k < 2; k++) {
+            const Op *c = d->args[k]->def;
+            if (c && c->parent != P->body && is_dot_stage(c) && c->kind == OP_CONVERT)
+                reloaded += (type_numel(c->results[0]->type) * dtype_bits(c->results[0]->type.dtype) / 8 + 1023) /
+                            1024 * 1024;
+        }
+        const DotStage *sb = ring_of(P, d->args[1]->def), *sa = ring_of(P, d->args[0]->def);
+        bool a_ok = (sa && sa->nvmma) || (d->args[0]->def && dot_operand_in_registers(d->args[0]->def));
+        if (earlier && single_user(P->body, d->results[0]) == y && sb && sb->nvmma && a_ok)
+            return spare_slot_fits(P, reloaded);
+        earlier = true;
+    }
+    return false;
+}
+
 /* The wgmma groups each K step of the loop's wgmma dots leaves in flight:
  * WGMMA_GROUPS_IN_FLIGHT where every such dot only chains its accumulator
  * into the next step's, unless the ring's extra slot would take the rings
@@ -558,13 +611,7 @@ static int wgmma_in_flight(Pipe *P)
         if (d->kind == OP_DOT && d->dot.wgmma && (d->nargs < 3 || !acc_only_chains(P->body, d)))
             return 0;
     }
-    long bytes = 0;
-    for (int i = 0; i < P->stages.len; i++) {
-        const DotStage *st = P->stages.data[i];
-        int align = dot_stage_align(st);
-        bytes += (dot_stage_slot_bytes(st) + align - 1) / align * align;
-    }
-    int n = bytes * (P->S + WGMMA_GROUPS_IN_FLIGHT) <= tir_smem_limit(P->f->arch) ? WGMMA_GROUPS_IN_FLIGHT : 0;
+    int n = spare_slot_fits(P, 0) ? WGMMA_GROUPS_IN_FLIGHT : 0;
     for (int i = 0; i < P->body->ops.len; i++) {
         Op *d = P->body->ops.data[i];
         if (d->kind == OP_DOT && d->dot.wgmma)
@@ -614,7 +661,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     if (!P.loads.len)
         return;
     bool wgmma_loop = wgmma_dots(&P);
-    int in_flight = wgmma_loop ? wgmma_in_flight(&P) : 0;
+    int in_flight = wgmma_loop ? wgmma_in_flight(&P) : group_may_stay(&P);
     int nring = P.S + in_flight;
     for (int i = 0; i < P.stages.len; i++)
         P.stages.data[i]->nslots = nring;

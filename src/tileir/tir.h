@@ -537,9 +537,12 @@ struct Op {
         } assert_;
         struct {
             DotPrecision precision;
-            bool wgmma;       /* both operands in NVMMA rings: wgmma under sm_90a (tir_pipeline) */
+            bool wgmma;       /* wgmma under sm_90a: both operands in NVMMA rings (tir_pipeline),
+                                 or in buffers read in place or A in registers (tir_wgmma) */
             int wgmma_pending;/* wgmma groups a K step leaves in flight (tir_pipeline: 0 where
                                  the ring's extra slot does not fit) */
+            bool wgmma_next;  /* the group stays in flight into the next iteration, where an
+                                 earlier dot's wait covers it (tir_wgmma, defer_wait) */
         } dot;
         struct {
             int perm[TIR_MAX_RANK]; /* the input dimension of result dimension k */
@@ -889,6 +892,8 @@ WgmmaDesc dot_wgmma_desc(const DotStage *s);
 const char *wgmma_type_name(DType d); /* f16, bf16, tf32, e4m3, e5m2, s8; NULL: no wgmma */
 int wgmma_instr_k(DType in);          /* K of one wgmma: 16, 8 (tf32), 32 (8-bit) */
 bool dot_wgmma_candidate(const TirFunc *f, const Op *dot); /* fits, and both operands will be in rings */
+/* dot d's types, shape and accumulator layout allow wgmma, whatever its operands */
+bool wgmma_dot_fits(const TirFunc *f, const Op *d);
 /* the accumulator layout acc is in the wgmma map: chosen for wgmma, or mma.sync's with every warp on M */
 bool wgmma_acc_layout(const TirFunc *f, const Layout *acc);
 /* Marks the dots tir_pipeline left on mma.sync that wgmma can run as they

@@ -179,19 +179,24 @@ static bool wgmma_reads(const Op *d, int k)
     return k == 0 && dot_operand_in_registers(def) && dtype_bits(v->type.dtype) == 16;
 }
 
-/* May dot d (not marked by tir_pipeline) run on wgmma? */
-static bool wgmma_dot(const TirFunc *f, const Op *d)
+/* Do dot d's types, shape and accumulator layout allow wgmma (its operands
+ * aside)? */
+bool wgmma_dot_fits(const TirFunc *f, const Op *d)
 {
     const Value *r = d->results[0];
     DType in = d->args[0]->type.dtype, inb = d->args[1]->type.dtype;
     bool fp8_pair = dtype_bits(in) == 8 && in != DT_I8 && dtype_bits(inb) == 8 && inb != DT_I8;
-    if (d->dot.wgmma || !dot_uses_mma(d) || r->type.rank != 2 || !wgmma_acc_layout(f, r->layout))
+    if (d->kind != OP_DOT || !dot_uses_mma(d) || r->type.rank != 2 || !wgmma_acc_layout(f, r->layout))
         return false;
     if (!layout_wgmma_fits(f, in, r->type.dtype, r->type.shape) || (inb != in && !fp8_pair))
         return false;
-    if ((in == DT_FP32 && d->dot.precision != DOT_TF32) || d->args[0]->type.shape[1] % wgmma_instr_k(in))
-        return false;
-    return wgmma_reads(d, 0) && wgmma_reads(d, 1);
+    return !(in == DT_FP32 && d->dot.precision != DOT_TF32) && d->args[0]->type.shape[1] % wgmma_instr_k(in) == 0;
+}
+
+/* May dot d (not marked by tir_pipeline) run on wgmma? */
+static bool wgmma_dot(const TirFunc *f, const Op *d)
+{
+    return !d->dot.wgmma && wgmma_dot_fits(f, d) && wgmma_reads(d, 0) && wgmma_reads(d, 1);
 }
 
 /* The loop's wait for its ring (the first op of the body tir_pipeline
@@ -206,6 +211,57 @@ static void fence_ring(Op *ll)
     w->async_wait.wgmma = true;
 }
 
+/* The index of v among the uses of op, or -1 (or -2: used twice). */
+static int use_index(const Op *op, const Value *v)
+{
+    int k = -1;
+    for (int i = 0; i < op->nargs; i++)
+        if (op->args[i] == v)
+            k = k < 0 ? i : -2;
+    return k;
+}
+
+static bool reads(const Op *op, const Value *v)
+{
+    if (use_index(op, v) != -1)
+        return true;
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++)
+            if (reads(op->regions[r]->ops.data[i], v))
+                return true;
+    return false;
+}
+
+/* Dot d (op i of loop body b, just marked) may leave its group in flight
+ * past the end of the iteration, as Triton leaves attention's p @ v: its
+ * result goes only to the yield, and in the next iteration the accumulator
+ * is first read after an earlier wgmma dot of the body has waited for every
+ * group (wgmma_pending 0), which waits for this one as well.  Its rings
+ * need the spare slot tir_pipeline gave them (pipeline_loop: the copies of
+ * the next iteration go to the slot of the one before, not to this one's);
+ * the loop waits for the last group after its end (for_.wgmma_drain). */
+static bool defer_wait(const TirFunc *f, const Block *b, int i, const Op *d)
+{
+    const Op *y = tir_block_last(b), *loop = b->parent;
+    const Value *r = d->results[0];
+    if (!loop || loop->kind != OP_FOR || !y || y->kind != OP_YIELD || r->nuses != 1 || use_index(y, r) < 0)
+        return false;
+    for (int k = 0; k < 2; k++) {
+        const Op *ll = d->args[k]->def;
+        if (ll->kind == OP_LOCAL_LOAD && ll->nargs && ll->stage->nslots <= f->num_stages)
+            return false;
+    }
+    const Value *carried = b->args.data[use_index(y, r) + 1];
+    for (int j = 0; j < i; j++) {
+        const Op *op = b->ops.data[j];
+        if (reads(op, carried))
+            return false;
+        if (op->kind == OP_DOT && op->dot.wgmma && !op->dot.wgmma_pending)
+            return true;
+    }
+    return false;
+}
+
 static void mark_block(TirFunc *f, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -215,8 +271,12 @@ static void mark_block(TirFunc *f, Block *b)
         if (op->kind != OP_DOT || !wgmma_dot(f, op))
             continue;
         op->dot.wgmma = true;
-        op->dot.wgmma_pending = 0; /* each dot waits for its own group: its result is read next */
+        op->dot.wgmma_pending = 0; /* the dot waits for its own group: its result is read next */
         f->uses_wgmma = true;
+        if (defer_wait(f, b, i, op)) {
+            op->dot.wgmma_next = true;
+            b->parent->for_.wgmma_drain = true;
+        }
         for (int k = 0; k < 2; k++)
             if (op->args[k]->def->kind == OP_LOCAL_LOAD)
                 fence_ring(op->args[k]->def);

@@ -28,7 +28,7 @@
 //   CAUSAL           = True (constexpr)
 //   K_BY_COLUMNS     = False (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 65536 bytes of shared memory (dynamic; the launcher raises the limit), grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 81920 bytes of shared memory (dynamic; the launcher raises the limit), grid chosen by the caller
 //
 // Registers: __launch_bounds__(128, 1) promises ptxas 1 block per SM, so a thread may use up to 255
 // registers: tilec's choice for a chain of tl.dots, whose accumulator, scores and packed operand
@@ -38,9 +38,9 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   attention.py:64  local_alloc, 16384 bytes at 49152: operand A of tl.dot, 128 x 64 fp16, NVMMA layout (128-byte swizzle, 128-byte column blocks), written before its loop, read by wgmma (sm_90a) or with ldmatrix in every iteration
-//   attention.py:64  local_load, 24576 bytes at 0: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   attention.py:73  local_load, 24576 bytes at 24576: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
+//   attention.py:64  local_alloc, 16384 bytes at 65536: operand A of tl.dot, 128 x 64 fp16, NVMMA layout (128-byte swizzle, 128-byte column blocks), written before its loop, read by wgmma (sm_90a) or with ldmatrix in every iteration
+//   attention.py:64  local_load, 32768 bytes at 0: operand B of tl.dot, 64 x 64 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   attention.py:73  local_load, 32768 bytes at 32768: operand B of tl.dot, 64 x 64 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   attention.py:76  convert_layout, 512 bytes at 16384: the tile changing layout (L4 -> L1), row-major;
 //       no bank conflicts on the write or the read (counted statically)
 //   attention.py:77  convert_layout, 16384 bytes at 0: the tile changing layout (L2 -> L0), row-major,
@@ -521,7 +521,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, int col)
 {
     const int block = col / 64, in_block = col % 64;
-    return reinterpret_cast<__half *>(smem + 49152) + block * 8192 + row * 64 +
+    return reinterpret_cast<__half *>(smem + 65536) + block * 8192 + row * 64 +
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
 }
 
@@ -531,7 +531,7 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, i
 // cut into column blocks of 64 elements (128 bytes), stored one after another, 64 rows x 128 bytes each;
 // in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
 // (1024 bytes, the alignment of every slot).
-// 3 slots of 8192 bytes, one per pipeline stage, at byte 0 of the arena.
+// 4 slots of 8192 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, int row, int col)
 {
     const int block = col / 64, in_block = col % 64;
@@ -545,11 +545,11 @@ static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, 
 // cut into column blocks of 64 elements (128 bytes), stored one after another, 64 rows x 128 bytes each;
 // in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
 // (1024 bytes, the alignment of every slot).
-// 3 slots of 8192 bytes, one per pipeline stage, at byte 24576 of the arena.
+// 4 slots of 8192 bytes, one per pipeline stage, at byte 32768 of the arena.
 static __device__ __forceinline__ __half *stage2(unsigned char *smem, int slot, int row, int col)
 {
     const int block = col / 64, in_block = col % 64;
-    return reinterpret_cast<__half *>(smem + 24576) + slot * 4096 + block * 4096 + row * 64 +
+    return reinterpret_cast<__half *>(smem + 32768) + slot * 4096 + block * 4096 + row * 64 +
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
 }
 
@@ -725,239 +725,245 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         m_i[e] = __int_as_float(0xff800000);
     int32_t read_slot = 0;
     int32_t write_slot = 2;
-    for (int32_t start_n = 0; start_n < hi; start_n += 64) {
-        // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
-        tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
-        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
-        tilec::fence_proxy_async();  // this thread's landed copies, visible to wgmma's reads
-        #endif
-        __syncthreads();
-        // attention.py:55  for start_n in range(0, hi, BLOCK_N):
-        const int32_t k_ahead_2 = start_n + (64 * 2);
-        const bool in_range_2 = k_ahead_2 < hi;
-        // attention.py:57  cols = start_n + offs_n
-        int32_t cols_2[4];  // [64] i32, L5
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            cols_2[e] = k_ahead_2 + offs_n[e];
-        // attention.py:58  col_ok = cols < N_CTX
-        bool col_ok_2[4];  // [64] i1, L5
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            col_ok_2[e] = cols_2[e] < N_CTX;
-        // attention.py:63  k = tl.load(k_base + cols[:, None] * stride_kn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
-        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), (k_base + (cols_2[(e >> 3)] * stride_kn)) + offs_d[(e & 7)], in_range_2 && col_ok_2[(e >> 3)]);
-        // attention.py:72  v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
-        // cp.async into slot write_slot of stage2: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), (v_base + (cols_2[(e >> 3)] * stride_vn)) + offs_d[(e & 7)], in_range_2 && col_ok_2[(e >> 3)]);
-        tilec::cp_async_commit();
-        // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
-        // operand B in slot read_slot of stage1, read by the tl.dot below
-        // operand A in stage0, read by the tl.dot below
-        float dot[64];  // [128x64] fp32, L2
-        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
-        {  // 128x64 += 128x64 @ 64x64 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 2 wgmma.m64n64k16 per K step of 16 (rows 64*g + 64*mi), 4 K steps
-            const int warpgroup = warp >> 2;
-            tilec::wgmma_fence_operands<64>(dot);  // the accumulators stay put while wgmma owns them
-            tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
-            #pragma unroll
-            for (int k_step = 0; k_step < 4; ++k_step) {
-                // B (stored [N, K], K-major): all 64 rows of stage1, columns 16*k_step.., 8-row groups 1024 bytes apart
-                const uint64_t b_desc = tilec::wgmma_desc<16, 1024, 1>(stage1(smem, read_slot, 0, 16 * k_step));
-                #pragma unroll
-                for (int mi = 0; mi < 2; ++mi) {
-                    // A: 64 rows of stage0 from row 64*warpgroup + 64*mi, columns 16*k_step.., 8-row groups 1024 bytes apart
-                    const uint64_t a_desc = tilec::wgmma_desc<16, 1024, 1>(stage0(smem, 64 * warpgroup + 64 * mi, 16 * k_step));
-                    wgmma_m64n64k16_f32_f16_kb(&dot[32 * mi], a_desc, b_desc, k_step > 0);
-                }
-            }
-            tilec::wgmma_commit();  // this K step's wgmmas: one group
-            tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written
-            tilec::wgmma_fence_operands<64>(dot);  // no use of the accumulators moves above that wait
-        }
-        #else  // mma.sync on the same shared memory and accumulators
-        #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            dot[e] = 0.0f;
-        uint32_t q_2[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
-        uint32_t b_frag[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
-        // 128x64 += 128x64 @ 64x64 on tensor cores: each warp issues 2 x 8 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
-        // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int q_2_ld_row = (warp << 4) + (lane & 15), q_2_ld_col = (lane >> 4) << 3;
-        // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int b_frag_ld_row = (lane & 7) + ((lane >> 4) << 3), b_frag_ld_col = ((lane >> 3) & 1) << 3;
-        #pragma unroll
-        for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
-            #pragma unroll
-            for (int mi = 0; mi < 2; ++mi)
-                tilec::ldmatrix<4, false>(&q_2[4 * (k_step + 4 * mi)], stage0(smem, q_2_ld_row + (((k_step + 4 * mi) >> 2) << 6), q_2_ld_col + (((k_step + 4 * mi) & 3) << 4)));
-            #pragma unroll
-            for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, false>(&b_frag[4 * (k_step + 4 * np)], stage1(smem, read_slot, b_frag_ld_row + (((k_step + 4 * np) >> 2) << 4), b_frag_ld_col + (((k_step + 4 * np) & 3) << 4)));
-            #pragma unroll
-            for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
-            #pragma unroll
-                for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&dot[4 * (ni + 8 * mi)], &q_2[4 * (k_step + 4 * mi)], &b_frag[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
-        }
-        #endif
-        float qk[64];  // [128x64] fp32, L2
-        #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            qk[e] = dot[e] * qk_scale;
-        // attention.py:65  qk = tl.where(col_ok[None, :], qk, float("-inf"))
-        int32_t offs_n_2[16];  // [64] i32, L7
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            offs_n_2[e] = L2_col + ((e & 1) + ((e >> 1) << 3));
-        int32_t cols_3[16];  // [64] i32, L7
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            cols_3[e] = start_n + offs_n_2[e];
-        bool col_ok_3[16];  // [64] i1, L7
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            col_ok_3[e] = cols_3[e] < N_CTX;
-        float qk_2[64];  // [128x64] fp32, L2
-        #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            qk_2[e] = col_ok_3[(e & 1) | (((e >> 2) & 7) << 1)] ? qk[e] : __int_as_float(0xff800000);
-        // attention.py:67  qk = tl.where(offs_m[:, None] >= cols[None, :], qk, float("-inf"))
-        int32_t offs_m_4[4];  // [128] i32, L4
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            offs_m_4[e] = prod + (L2_row + (((e & 1) << 3) + ((e >> 1) << 6)));
-        float qk_3[64];  // [128x64] fp32, L2
-        #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            qk_3[e] = (offs_m_4[((e >> 1) & 1) | ((e >> 5) << 1)] >= cols_3[(e & 1) | (((e >> 2) & 7) << 1)]) ? qk_2[e] : __int_as_float(0xff800000);
-        // attention.py:68  m_new = tl.maximum(m_i, tl.max(qk, 1))
-        float row_max[4];  // [128] fp32, L4
-        // max along dim 1: 16 values in each thread, then across 4 lanes
-        #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            float part[16];  // this thread's 16 values, combined pairwise
-            #pragma unroll
-            for (int kk = 0; kk < 16; ++kk)
-                part[kk] = qk_3[((e & 1) << 1) | ((e >> 1) << 5) | (kk & 1) | ((kk >> 1) << 2)];
-            #pragma unroll
-            for (int kk = 0; kk < 8; ++kk)
-                part[kk] = fmaxf(part[kk], part[kk + 8]);
-            #pragma unroll
-            for (int kk = 0; kk < 4; ++kk)
-                part[kk] = fmaxf(part[kk], part[kk + 4]);
-            #pragma unroll
-            for (int kk = 0; kk < 2; ++kk)
-                part[kk] = fmaxf(part[kk], part[kk + 2]);
-            part[0] = fmaxf(part[0], part[1]);
-            row_max[e] = part[0];
-        }
-        #pragma unroll
-        for (int lane_bit = 2; lane_bit >= 1; lane_bit >>= 1) {
+    if (0 < hi) {  // the loop runs: it leaves its last wgmma group in flight, waited for below
+        for (int32_t start_n = 0; start_n < hi; start_n += 64) {
+            // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
+            tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
+            #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+            tilec::fence_proxy_async();  // this thread's landed copies, visible to wgmma's reads
+            #endif
+            __syncthreads();
+            // attention.py:55  for start_n in range(0, hi, BLOCK_N):
+            const int32_t k_ahead_2 = start_n + (64 * 2);
+            const bool in_range_2 = k_ahead_2 < hi;
+            // attention.py:57  cols = start_n + offs_n
+            int32_t cols_2[4];  // [64] i32, L5
             #pragma unroll
             for (int e = 0; e < 4; ++e)
-                row_max[e] = fmaxf(row_max[e], tilec::shfl_xor(row_max[e], lane_bit));
-        }
-        float m_new[4];  // [128] fp32, L4
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            m_new[e] = fmaxf(m_i[e], row_max[e]);
-        // attention.py:69  p = tl.math.exp2(qk - m_new[:, None])
-        float p[64];  // [128x64] fp32, L2
-        #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            p[e] = tilec::exp2_approx(qk_3[e] - m_new[((e >> 1) & 1) | ((e >> 5) << 1)]);
-        // attention.py:70  alpha = tl.math.exp2(m_i - m_new)
-        float alpha[4];  // [128] fp32, L4
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            alpha[e] = tilec::exp2_approx(m_i[e] - m_new[e]);
-        // attention.py:71  l_i = l_i * alpha + tl.sum(p, 1)
-        float row_sum[4];  // [128] fp32, L4
-        // sum along dim 1: 16 values in each thread, then across 4 lanes
-        #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            float part[16];  // this thread's 16 values, combined pairwise
-            #pragma unroll
-            for (int kk = 0; kk < 16; ++kk)
-                part[kk] = p[((e & 1) << 1) | ((e >> 1) << 5) | (kk & 1) | ((kk >> 1) << 2)];
-            #pragma unroll
-            for (int kk = 0; kk < 8; ++kk)
-                part[kk] = part[kk] + part[kk + 8];
-            #pragma unroll
-            for (int kk = 0; kk < 4; ++kk)
-                part[kk] = part[kk] + part[kk + 4];
-            #pragma unroll
-            for (int kk = 0; kk < 2; ++kk)
-                part[kk] = part[kk] + part[kk + 2];
-            part[0] = part[0] + part[1];
-            row_sum[e] = part[0];
-        }
-        #pragma unroll
-        for (int lane_bit = 2; lane_bit >= 1; lane_bit >>= 1) {
+                cols_2[e] = k_ahead_2 + offs_n[e];
+            // attention.py:58  col_ok = cols < N_CTX
+            bool col_ok_2[4];  // [64] i1, L5
             #pragma unroll
             for (int e = 0; e < 4; ++e)
-                row_sum[e] = row_sum[e] + tilec::shfl_xor(row_sum[e], lane_bit);
-        }
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            l_i[e] = (l_i[e] * alpha[e]) + row_sum[e];
-        // attention.py:73  acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
-        uint32_t a_frag[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
-        // L2 -> L8 in registers: each thread already holds the elements of its fragments
-        #pragma unroll
-        for (int e = 0; e < 64; e += 2)
-            a_frag[e / 2] = tilec::pack2_f16(p[e], p[e + 1]);
-        // operand B in slot read_slot of stage2, read by the tl.dot below
-        #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            acc[e] = acc[e] * alpha[((e >> 1) & 1) | ((e >> 5) << 1)];
-        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
-        {  // 128x64 += 128x64 @ 64x64 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 2 wgmma.m64n64k16 per K step of 16 (rows 64*g + 64*mi), 4 K steps
-            tilec::wgmma_fence_operands<64>(acc);  // the accumulators stay put while wgmma owns them
-            tilec::wgmma_fence();  // the accumulators' and A's earlier writes before wgmma reads them
+                col_ok_2[e] = cols_2[e] < N_CTX;
+            // attention.py:63  k = tl.load(k_base + cols[:, None] * stride_kn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
+            // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
             #pragma unroll
-            for (int k_step = 0; k_step < 4; ++k_step) {
-                // B: rows 16*k_step.. of stage2, 128-byte column blocks 8192 bytes apart, 8-row groups 1024 bytes apart
-                const uint64_t b_desc = tilec::wgmma_desc<8192, 1024, 1>(stage2(smem, read_slot, 16 * k_step, 0));
+            for (int e = 0; e < 32; e += 8)
+                tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), (k_base + (cols_2[(e >> 3)] * stride_kn)) + offs_d[(e & 7)], in_range_2 && col_ok_2[(e >> 3)]);
+            // attention.py:72  v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
+            // cp.async into slot write_slot of stage2: 16-byte copies, zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 32; e += 8)
+                tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), (v_base + (cols_2[(e >> 3)] * stride_vn)) + offs_d[(e & 7)], in_range_2 && col_ok_2[(e >> 3)]);
+            tilec::cp_async_commit();
+            // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
+            // operand B in slot read_slot of stage1, read by the tl.dot below
+            // operand A in stage0, read by the tl.dot below
+            float dot[64];  // [128x64] fp32, L2
+            #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+            {  // 128x64 += 128x64 @ 64x64 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 2 wgmma.m64n64k16 per K step of 16 (rows 64*g + 64*mi), 4 K steps
+                const int warpgroup = warp >> 2;
+                tilec::wgmma_fence_operands<64>(dot);  // the accumulators stay put while wgmma owns them
+                tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
                 #pragma unroll
-                for (int mi = 0; mi < 2; ++mi) {
-                    // A: this warp's fragment of rows 64*mi.. (the same registers mma.sync reads), K step k_step
-                    wgmma_m64n64k16_f32_f16_ra(&acc[32 * mi], &a_frag[4 * (k_step + 4 * mi)], b_desc, 1);
+                for (int k_step = 0; k_step < 4; ++k_step) {
+                    // B (stored [N, K], K-major): all 64 rows of stage1, columns 16*k_step.., 8-row groups 1024 bytes apart
+                    const uint64_t b_desc = tilec::wgmma_desc<16, 1024, 1>(stage1(smem, read_slot, 0, 16 * k_step));
+                    #pragma unroll
+                    for (int mi = 0; mi < 2; ++mi) {
+                        // A: 64 rows of stage0 from row 64*warpgroup + 64*mi, columns 16*k_step.., 8-row groups 1024 bytes apart
+                        const uint64_t a_desc = tilec::wgmma_desc<16, 1024, 1>(stage0(smem, 64 * warpgroup + 64 * mi, 16 * k_step));
+                        wgmma_m64n64k16_f32_f16_kb(&dot[32 * mi], a_desc, b_desc, k_step > 0);
+                    }
                 }
+                tilec::wgmma_commit();  // this K step's wgmmas: one group
+                tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written
+                tilec::wgmma_fence_operands<64>(dot);  // no use of the accumulators moves above that wait
             }
-            tilec::wgmma_commit();  // this K step's wgmmas: one group
-            tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written
-            tilec::wgmma_fence_operands<64>(acc);  // no use of the accumulators moves above that wait
+            #else  // mma.sync on the same shared memory and accumulators
+            #pragma unroll
+            for (int e = 0; e < 64; ++e)
+                dot[e] = 0.0f;
+            uint32_t q_2[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
+            uint32_t b_frag[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
+            // 128x64 += 128x64 @ 64x64 on tensor cores: each warp issues 2 x 8 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
+            // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+            const int q_2_ld_row = (warp << 4) + (lane & 15), q_2_ld_col = (lane >> 4) << 3;
+            // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+            const int b_frag_ld_row = (lane & 7) + ((lane >> 4) << 3), b_frag_ld_col = ((lane >> 3) & 1) << 3;
+            #pragma unroll
+            for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
+                #pragma unroll
+                for (int mi = 0; mi < 2; ++mi)
+                    tilec::ldmatrix<4, false>(&q_2[4 * (k_step + 4 * mi)], stage0(smem, q_2_ld_row + (((k_step + 4 * mi) >> 2) << 6), q_2_ld_col + (((k_step + 4 * mi) & 3) << 4)));
+                #pragma unroll
+                for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
+                    tilec::ldmatrix<4, false>(&b_frag[4 * (k_step + 4 * np)], stage1(smem, read_slot, b_frag_ld_row + (((k_step + 4 * np) >> 2) << 4), b_frag_ld_col + (((k_step + 4 * np) & 3) << 4)));
+                #pragma unroll
+                for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
+                #pragma unroll
+                    for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
+                        tilec::mma_m16n8k16_f16(&dot[4 * (ni + 8 * mi)], &q_2[4 * (k_step + 4 * mi)], &b_frag[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
+            }
+            #endif
+            float qk[64];  // [128x64] fp32, L2
+            #pragma unroll
+            for (int e = 0; e < 64; ++e)
+                qk[e] = dot[e] * qk_scale;
+            // attention.py:65  qk = tl.where(col_ok[None, :], qk, float("-inf"))
+            int32_t offs_n_2[16];  // [64] i32, L7
+            #pragma unroll
+            for (int e = 0; e < 16; ++e)
+                offs_n_2[e] = L2_col + ((e & 1) + ((e >> 1) << 3));
+            int32_t cols_3[16];  // [64] i32, L7
+            #pragma unroll
+            for (int e = 0; e < 16; ++e)
+                cols_3[e] = start_n + offs_n_2[e];
+            bool col_ok_3[16];  // [64] i1, L7
+            #pragma unroll
+            for (int e = 0; e < 16; ++e)
+                col_ok_3[e] = cols_3[e] < N_CTX;
+            float qk_2[64];  // [128x64] fp32, L2
+            #pragma unroll
+            for (int e = 0; e < 64; ++e)
+                qk_2[e] = col_ok_3[(e & 1) | (((e >> 2) & 7) << 1)] ? qk[e] : __int_as_float(0xff800000);
+            // attention.py:67  qk = tl.where(offs_m[:, None] >= cols[None, :], qk, float("-inf"))
+            int32_t offs_m_4[4];  // [128] i32, L4
+            #pragma unroll
+            for (int e = 0; e < 4; ++e)
+                offs_m_4[e] = prod + (L2_row + (((e & 1) << 3) + ((e >> 1) << 6)));
+            float qk_3[64];  // [128x64] fp32, L2
+            #pragma unroll
+            for (int e = 0; e < 64; ++e)
+                qk_3[e] = (offs_m_4[((e >> 1) & 1) | ((e >> 5) << 1)] >= cols_3[(e & 1) | (((e >> 2) & 7) << 1)]) ? qk_2[e] : __int_as_float(0xff800000);
+            // attention.py:68  m_new = tl.maximum(m_i, tl.max(qk, 1))
+            float row_max[4];  // [128] fp32, L4
+            // max along dim 1: 16 values in each thread, then across 4 lanes
+            #pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                float part[16];  // this thread's 16 values, combined pairwise
+                #pragma unroll
+                for (int kk = 0; kk < 16; ++kk)
+                    part[kk] = qk_3[((e & 1) << 1) | ((e >> 1) << 5) | (kk & 1) | ((kk >> 1) << 2)];
+                #pragma unroll
+                for (int kk = 0; kk < 8; ++kk)
+                    part[kk] = fmaxf(part[kk], part[kk + 8]);
+                #pragma unroll
+                for (int kk = 0; kk < 4; ++kk)
+                    part[kk] = fmaxf(part[kk], part[kk + 4]);
+                #pragma unroll
+                for (int kk = 0; kk < 2; ++kk)
+                    part[kk] = fmaxf(part[kk], part[kk + 2]);
+                part[0] = fmaxf(part[0], part[1]);
+                row_max[e] = part[0];
+            }
+            #pragma unroll
+            for (int lane_bit = 2; lane_bit >= 1; lane_bit >>= 1) {
+                #pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    row_max[e] = fmaxf(row_max[e], tilec::shfl_xor(row_max[e], lane_bit));
+            }
+            float m_new[4];  // [128] fp32, L4
+            #pragma unroll
+            for (int e = 0; e < 4; ++e)
+                m_new[e] = fmaxf(m_i[e], row_max[e]);
+            // attention.py:69  p = tl.math.exp2(qk - m_new[:, None])
+            float p[64];  // [128x64] fp32, L2
+            #pragma unroll
+            for (int e = 0; e < 64; ++e)
+                p[e] = tilec::exp2_approx(qk_3[e] - m_new[((e >> 1) & 1) | ((e >> 5) << 1)]);
+            // attention.py:70  alpha = tl.math.exp2(m_i - m_new)
+            float alpha[4];  // [128] fp32, L4
+            #pragma unroll
+            for (int e = 0; e < 4; ++e)
+                alpha[e] = tilec::exp2_approx(m_i[e] - m_new[e]);
+            // attention.py:71  l_i = l_i * alpha + tl.sum(p, 1)
+            float row_sum[4];  // [128] fp32, L4
+            // sum along dim 1: 16 values in each thread, then across 4 lanes
+            #pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                float part[16];  // this thread's 16 values, combined pairwise
+                #pragma unroll
+                for (int kk = 0; kk < 16; ++kk)
+                    part[kk] = p[((e & 1) << 1) | ((e >> 1) << 5) | (kk & 1) | ((kk >> 1) << 2)];
+                #pragma unroll
+                for (int kk = 0; kk < 8; ++kk)
+                    part[kk] = part[kk] + part[kk + 8];
+                #pragma unroll
+                for (int kk = 0; kk < 4; ++kk)
+                    part[kk] = part[kk] + part[kk + 4];
+                #pragma unroll
+                for (int kk = 0; kk < 2; ++kk)
+                    part[kk] = part[kk] + part[kk + 2];
+                part[0] = part[0] + part[1];
+                row_sum[e] = part[0];
+            }
+            #pragma unroll
+            for (int lane_bit = 2; lane_bit >= 1; lane_bit >>= 1) {
+                #pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    row_sum[e] = row_sum[e] + tilec::shfl_xor(row_sum[e], lane_bit);
+            }
+            #pragma unroll
+            for (int e = 0; e < 4; ++e)
+                l_i[e] = (l_i[e] * alpha[e]) + row_sum[e];
+            // attention.py:73  acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+            uint32_t a_frag[32];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
+            // L2 -> L8 in registers: each thread already holds the elements of its fragments
+            #pragma unroll
+            for (int e = 0; e < 64; e += 2)
+                a_frag[e / 2] = tilec::pack2_f16(p[e], p[e + 1]);
+            // operand B in slot read_slot of stage2, read by the tl.dot below
+            #pragma unroll
+            for (int e = 0; e < 64; ++e)
+                acc[e] = acc[e] * alpha[((e >> 1) & 1) | ((e >> 5) << 1)];
+            #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+            {  // 128x64 += 128x64 @ 64x64 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 2 wgmma.m64n64k16 per K step of 16 (rows 64*g + 64*mi), 4 K steps
+                tilec::wgmma_fence_operands<64>(acc);  // the accumulators stay put while wgmma owns them
+                tilec::wgmma_fence();  // the accumulators' and A's earlier writes before wgmma reads them
+                #pragma unroll
+                for (int k_step = 0; k_step < 4; ++k_step) {
+                    // B: rows 16*k_step.. of stage2, 128-byte column blocks 8192 bytes apart, 8-row groups 1024 bytes apart
+                    const uint64_t b_desc = tilec::wgmma_desc<8192, 1024, 1>(stage2(smem, read_slot, 16 * k_step, 0));
+                    #pragma unroll
+                    for (int mi = 0; mi < 2; ++mi) {
+                        // A: this warp's fragment of rows 64*mi.. (the same registers mma.sync reads), K step k_step
+                        wgmma_m64n64k16_f32_f16_ra(&acc[32 * mi], &a_frag[4 * (k_step + 4 * mi)], b_desc, 1);
+                    }
+                }
+                tilec::wgmma_commit();  // this K step's wgmmas: one group
+                // left in flight: the next iteration's first wgmma wait, or the wait after the loop, waits for it
+                tilec::wgmma_fence_operands<64>(acc);  // nothing touches them until then
+            }
+            #else  // mma.sync on the same shared memory and accumulators
+            uint32_t v_2[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
+            // 128x64 += 128x64 @ 64x64 on tensor cores: each warp issues 2 x 8 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
+            // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+            const int v_2_ld_row = lane & 15, v_2_ld_col = (lane >> 4) << 3;
+            #pragma unroll
+            for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
+                #pragma unroll
+                for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
+                    tilec::ldmatrix<4, true>(&v_2[4 * (k_step + 4 * np)], stage2(smem, read_slot, v_2_ld_row + (((k_step + 4 * np) & 3) << 4), v_2_ld_col + (((k_step + 4 * np) >> 2) << 4)));
+                #pragma unroll
+                for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
+                #pragma unroll
+                    for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
+                        tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a_frag[4 * (k_step + 4 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
+            }
+            #endif
+            // attention.py:55  for start_n in range(0, hi, BLOCK_N):
+            read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
+            write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);
+            #pragma unroll
+            for (int e = 0; e < 4; ++e)
+                m_i[e] = m_new[e];
         }
-        #else  // mma.sync on the same shared memory and accumulators
-        uint32_t v_2[64];  // [64x64] fp16, L9: operand B fragments, 2 elements per register
-        // 128x64 += 128x64 @ 64x64 on tensor cores: each warp issues 2 x 8 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
-        // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int v_2_ld_row = lane & 15, v_2_ld_col = (lane >> 4) << 3;
-        #pragma unroll
-        for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
-            #pragma unroll
-            for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&v_2[4 * (k_step + 4 * np)], stage2(smem, read_slot, v_2_ld_row + (((k_step + 4 * np) & 3) << 4), v_2_ld_col + (((k_step + 4 * np) >> 2) << 4)));
-            #pragma unroll
-            for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
-            #pragma unroll
-                for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a_frag[4 * (k_step + 4 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
-        }
+        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+        tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators
+        tilec::wgmma_fence_operands<64>(acc);  // no read of them moves above that wait
         #endif
-        // attention.py:55  for start_n in range(0, hi, BLOCK_N):
-        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
-        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            m_i[e] = m_new[e];
     }
     // attention.py:55  for start_n in range(0, hi, BLOCK_N):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
@@ -1006,11 +1012,11 @@ extern "C" cudaError_t attn_fwd_launch(cudaStream_t stream, unsigned grid_x, uns
     if (grid_x == 0 || grid_y == 0 || grid_z == 0)
         return cudaSuccess; // nothing to do
     const dim3 grid(grid_x, grid_y, grid_z);
-    // 65536 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(attn_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+    // 81920 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(attn_fwd, cudaFuncAttributeMaxDynamicSharedMemorySize, 81920);
     if (attr != cudaSuccess)
         return attr;
-    attn_fwd<<<grid, 128, 65536, stream>>>(Q, K, V, Out, Lse, sm_scale, stride_qz, stride_qh, stride_qm, stride_kz, stride_kh, stride_kn, stride_vz, stride_vh, stride_vn, stride_oz, stride_oh, stride_om, H, N_CTX);
+    attn_fwd<<<grid, 128, 81920, stream>>>(Q, K, V, Out, Lse, sm_scale, stride_qz, stride_qh, stride_qm, stride_kz, stride_kh, stride_kn, stride_vz, stride_vh, stride_vn, stride_oz, stride_oh, stride_om, H, N_CTX);
     return cudaGetLastError();
 }
 #endif

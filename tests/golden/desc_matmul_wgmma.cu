@@ -798,6 +798,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
         }
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
         tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators
+        tilec::wgmma_fence_operands<32>(acc);  // no read of them moves above that wait
         #endif
     }
     // desc_matmul.py:18  for k in range(0, K, BLOCK_K):

@@ -907,6 +907,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         }
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
         tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators
+        tilec::wgmma_fence_operands<64>(acc);  // no read of them moves above that wait
         #endif
     }
     // matmul.py:124  for k in range(0, K, BLOCK_K):

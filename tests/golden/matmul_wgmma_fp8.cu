@@ -874,6 +874,7 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
         }
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
         tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators
+        tilec::wgmma_fence_operands<64>(acc);  // no read of them moves above that wait
         #endif
     }
     // matmul.py:81  for k in range(0, tl.cdiv(K, BLOCK_K)):

@@ -2,7 +2,8 @@
  * made before the loop of its dot is written to shared memory there (local_alloc)
  * and read in the loop (local_load), as Triton's ReorderInstructions sinks it; the
  * buffer's bytes are kept apart from the loop's until a barrier after the loop;
- * TILEC_DOT_RELOAD=0 keeps the operand in registers. */
+ * TILEC_DOT_RELOAD=0 keeps the operand in registers.  On sm_90 (tir_wgmma, tir_pipeline):
+ * attention's dots on wgmma, p @ v's group left in flight with a spare ring slot. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,4 +269,53 @@ Test(dot_reload, only_where_shared_memory_holds_it, .fini = reset)
     translate_on(wide_src, ATTN_SIG, 8, 2, 90, EMIT_TILEIR);
     cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 1);
     cr_expect_gt(fn->smem_bytes, 163 * 1024);
+}
+
+/* The local_load of the ring or buffer an operand of dot d reads, or NULL. */
+static const DotStage *operand_stage(const Op *d, int k)
+{
+    const Op *def = d->args[k]->def;
+    return def && def->kind == OP_LOCAL_LOAD ? def->stage : NULL;
+}
+
+/* sm_90: both dots of attention on wgmma (tir_wgmma).  q's buffer and the k and
+ * v rings in the NVMMA layout; p @ v takes p from registers and leaves its
+ * group in flight into the next iteration, whose q @ k wait covers it, so the
+ * rings get a spare slot and the loop waits for the last group after its end.
+ * sm_80: the same IR with neither. */
+Test(dot_reload, attention_dots_on_wgmma, .fini = reset)
+{
+    const Op *dots[2], *loops[4];
+    translate_on(attn_src, ATTN_SIG, 4, 3, 90, EMIT_TILEIR);
+    cr_assert_eq(find_ops(fn->body, OP_DOT, dots, 2), 2);
+    cr_expect(fn->uses_wgmma);
+    cr_expect(dots[0]->dot.wgmma && dots[1]->dot.wgmma);
+    cr_expect(!dots[0]->dot.wgmma_next && dots[1]->dot.wgmma_next, "q @ k waits; p @ v stays in flight");
+    const DotStage *q = operand_stage(dots[0], 0), *k = operand_stage(dots[0], 1), *v = operand_stage(dots[1], 1);
+    cr_assert(q && k && v);
+    cr_expect(q->nvmma && k->nvmma && v->nvmma);
+    cr_expect_eq(q->nslots, 1);
+    cr_expect_eq(k->nslots, 4, "num_stages + the slot a group in flight still reads");
+    cr_expect_eq(v->nslots, 4);
+    cr_expect_null(operand_stage(dots[1], 0), "p from registers");
+    int n = find_ops(fn->body, OP_FOR, loops, 4);
+    cr_expect(loops[n - 1]->for_.wgmma_drain);
+    reset();
+    translate_on(attn_src, ATTN_SIG, 4, 3, 80, EMIT_TILEIR);
+    cr_assert_eq(find_ops(fn->body, OP_DOT, dots, 2), 2);
+    cr_expect(!fn->uses_wgmma && !dots[0]->dot.wgmma && !dots[1]->dot.wgmma);
+    cr_expect_eq(operand_stage(dots[0], 1)->nslots, 3);
+    cr_expect(!operand_stage(dots[0], 1)->nvmma);
+}
+
+/* Where the spare slot would leave no room for q's buffer, the rings keep
+ * num_stages slots and every dot waits for its own group. */
+Test(dot_reload, no_spare_slot_without_room_for_q, .fini = reset)
+{
+    const Op *dots[2];
+    translate_on(wide_src, ATTN_SIG, 8, 2, 90, EMIT_TILEIR);
+    cr_assert_eq(find_ops(fn->body, OP_DOT, dots, 2), 2);
+    cr_expect(dots[0]->dot.wgmma && dots[1]->dot.wgmma);
+    cr_expect(!dots[1]->dot.wgmma_next);
+    cr_expect_eq(operand_stage(dots[1], 1)->nslots, 2);
 }
