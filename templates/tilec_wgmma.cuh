@@ -6,8 +6,10 @@
 // descriptors, the accumulators stay in registers, and the instruction runs
 // asynchronously: wgmma_fence before touching the accumulators with wgmma,
 // wgmma_commit to close a group, wgmma_wait<N> until at most N groups remain.
-// Shared memory written through the generic proxy (cp.async, st.shared) is
-// made visible to wgmma's async proxy by fence_proxy_async in each writer.
+// Shared memory a thread stores to (st.shared) is made visible to wgmma's
+// async proxy by fence_proxy_async in each writer; cp.async copies are not
+// fenced, as Triton fences only stores from registers (its FenceInsertion
+// pass): the wait for the copies and the barrier after it come first.
 // Everything here needs the architecture-specific target sm_90a
 // (-gencode arch=compute_90a,code=sm_90a), which defines __CUDA_ARCH_FEAT_SM90_ALL.
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -24,6 +26,10 @@ __device__ __forceinline__ uint64_t wgmma_desc(const void *start)
     return ((addr & 0x3FFFF) >> 4) | ((uint64_t)((LBO >> 4) & 0x3FFF) << 16) |
            ((uint64_t)((SBO >> 4) & 0x3FFF) << 32) | ((uint64_t)MODE << 62);
 }
+
+// The descriptor of the matrix `bytes` (a multiple of 16) further into shared
+// memory: its start address field moves by bytes >> 4.
+__device__ __forceinline__ uint64_t wgmma_desc_at(uint64_t desc, int bytes) { return desc + (uint64_t)(bytes >> 4); }
 
 // Before the first wgmma of a step: orders this thread's earlier register
 // accesses (the accumulators) before the warpgroup's wgmma reads them.
@@ -56,8 +62,8 @@ __device__ __forceinline__ void wgmma_wait()
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
-// Shared memory this thread wrote through the generic proxy (cp.async
-// included) becomes visible to the async proxy that wgmma reads through.
+// Shared memory this thread stored to becomes visible to the async proxy
+// that wgmma reads through.
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
 } // namespace tilec

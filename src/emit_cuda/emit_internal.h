@@ -186,7 +186,6 @@ void emit_dot(Emitter *E, const Op *op);
 void dot_init_result(Emitter *E, const Op *op); /* the result declared, the accumulator copied in where it is another variable */
 /* wgmma.c: a dot marked dot.wgmma, with `fallback` (mma.sync) in the #else */
 void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const Op *));
-void emit_wgmma_wait(Emitter *E, const Op *op);
 void emit_wgmma_drain(Emitter *E, const Op *loop); /* the wgmma_wait<0> closing a for_.wgmma_drain loop */
 void emit_fragment_decl(Emitter *E, const Op *op); /* stage.c: a pipelined operand's fragment array */
 

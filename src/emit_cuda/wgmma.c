@@ -74,17 +74,6 @@ static const char *wgmma_helper(Emitter *E, int n, DType ta, DType tb, bool b_mn
     return fn;
 }
 
-/* The ring's wait at the top of a loop whose dots read it on wgmma. */
-void emit_wgmma_wait(Emitter *E, const Op *op)
-{
-    int n = op->async_wait.pending;
-    line(E, "tilec::cp_async_wait<%d>();  // at most %d group%s of copies still in flight", n, n, n == 1 ? "" : "s");
-    line(E, FEAT_SM90A);
-    line(E, "tilec::fence_proxy_async();  // this thread's landed copies, visible to wgmma's reads");
-    line(E, "#endif");
-    line(E, "__syncthreads();");
-}
-
 /* The end of a loop that leaves its last wgmma group in flight
  * (for_.wgmma_drain), inside the guard that skips a loop of no trip: ptxas
  * keeps the groups of the loop in flight together only where no path that
@@ -106,6 +95,22 @@ void emit_wgmma_drain(Emitter *E, const Op *loop)
                      nregs(loop->results[k]), vname(E, loop->results[k]));
     }
     line(E, "#endif");
+}
+
+/* Bytes from the start of NVMMA buffer s's K step 0 to K step k_step's (a C
+ * expression): a step is 32 bytes of K (wgmma_instr_k), along the rows of s
+ * (B with N contiguous: ki rows of s->nvmma bytes) or along its columns,
+ * column block after column block (each rows x nvmma bytes).  Every start
+ * stays on a row whose swizzle phase is 0, so these are the helper's own
+ * offsets, constants once the K loop is unrolled. */
+static const char *k_step_bytes(Emitter *E, const DotStage *s, bool k_along_rows, int ki, int nk)
+{
+    int w = s->nvmma, per_block = w / 32;
+    if (k_along_rows)
+        return fmt(E, "%d * k_step", ki * w);
+    if (nk <= per_block)
+        return "32 * k_step";
+    return fmt(E, "(k_step / %d) * %d + (k_step %% %d) * 32", per_block, s->rows * w, per_block);
 }
 
 void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const Op *))
@@ -141,20 +146,23 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     line(E, "tilec::wgmma_fence_operands<%d>(%s);  // the accumulators stay put while wgmma owns them", nacc, vname(E, r));
     line(E, "tilec::wgmma_fence();  // the %s earlier writes before wgmma reads them",
          a_regs ? "accumulators' and A's" : "accumulators'");
+    line(E, "// the descriptors of K step 0%s; a K step or an M tile moves them by its bytes",
+         a_regs ? "" : " (A: from row 64*warpgroup)");
+    if (!a_regs)
+        line(E, "const uint64_t a_desc0 = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s64 * warpgroup, 0));", da.lbo, da.sbo,
+             da.mode, fa, slot_a);
+    line(E, "const uint64_t b_desc0 = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s0, 0));", db.lbo, db.sbo, db.mode, fb,
+         slot_b);
     line(E, "#pragma unroll");
     line(E, "for (int k_step = 0; k_step < %d; ++k_step) {", nk);
     E->indent++;
-    if (b_mn_major) {
+    if (b_mn_major)
         line(E, "// B: rows %d*k_step.. of %s, %d-byte column blocks %d bytes apart, 8-row groups %d bytes apart", ki, fb,
              sb->nvmma, db.lbo, db.sbo);
-        line(E, "const uint64_t b_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s%d * k_step, 0));", db.lbo, db.sbo,
-             db.mode, fb, slot_b, ki);
-    } else {
+    else
         line(E, "// B (stored [N, K], K-major): all %d rows of %s, columns %d*k_step.., 8-row groups %d bytes apart", N, fb,
              ki, db.sbo);
-        line(E, "const uint64_t b_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s0, %d * k_step));", db.lbo, db.sbo,
-             db.mode, fb, slot_b, ki);
-    }
+    line(E, "const uint64_t b_desc = tilec::wgmma_desc_at(b_desc0, %s);", k_step_bytes(E, sb, b_mn_major, ki, nk));
     line(E, "#pragma unroll");
     line(E, "for (int mi = 0; mi < %d; ++mi) {", nm);
     E->indent++;
@@ -165,8 +173,9 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     } else {
         line(E, "// A: 64 rows of %s from row 64*warpgroup + %d*mi, columns %d*k_step.., 8-row groups %d bytes apart",
              fa, 16 * nw, ki, da.sbo);
-        line(E, "const uint64_t a_desc = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s64 * warpgroup + %d * mi, %d * k_step));",
-             da.lbo, da.sbo, da.mode, fa, slot_a, 16 * nw, ki);
+        const char *ka = k_step_bytes(E, sa, false, ki, nk);
+        line(E, "const uint64_t a_desc = tilec::wgmma_desc_at(a_desc0, %s);",
+             nm > 1 ? fmt(E, "%d * mi + %s", 16 * nw * sa->nvmma, paren(E, ka)) : ka);
         line(E, "%s(&%s[%d * mi], a_desc, b_desc, %s);", fn, vname(E, r), N / 2, scale_d);
     }
     E->indent--;

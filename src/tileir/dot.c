@@ -835,7 +835,6 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     Block nb = {0};
     Op *w = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
     w->async_wait.pending = P.S - 2;
-    w->async_wait.wgmma = f->uses_wgmma && wgmma_loop;
     w->stmt = rings[0]->stmt;
     w->loc = rings[0]->loc;
     tir_block_append(P.a, &nb, w);

@@ -586,8 +586,6 @@ struct Op {
         } gather;
         struct {
             int pending;      /* groups of copies left in flight */
-            bool wgmma;       /* the ring is read by wgmma: fence.proxy.async after the wait
-                                 (the loop itself waits for its wgmma groups: for_.wgmma_drain) */
         } async_wait;
     };
 };

@@ -199,18 +199,6 @@ static bool wgmma_dot(const TirFunc *f, const Op *d)
     return !d->dot.wgmma && wgmma_dot_fits(f, d) && wgmma_reads(d, 0) && wgmma_reads(d, 1);
 }
 
-/* The loop's wait for its ring (the first op of the body tir_pipeline
- * made): the copies must be visible to wgmma's async proxy. */
-static void fence_ring(Op *ll)
-{
-    if (!ll->nargs) /* a loop-invariant buffer: its local_alloc fences (emit_local_alloc) */
-        return;
-    Op *w = ll->parent->ops.data[0];
-    if (w->kind != OP_ASYNC_WAIT)
-        BUG("a pipelined loop's body does not start with its wait");
-    w->async_wait.wgmma = true;
-}
-
 /* The index of v among the uses of op, or -1 (or -2: used twice). */
 static int use_index(const Op *op, const Value *v)
 {
@@ -277,9 +265,6 @@ static void mark_block(TirFunc *f, Block *b)
             op->dot.wgmma_next = true;
             b->parent->for_.wgmma_drain = true;
         }
-        for (int k = 0; k < 2; k++)
-            if (op->args[k]->def->kind == OP_LOCAL_LOAD)
-                fence_ring(op->args[k]->def);
     }
 }
 

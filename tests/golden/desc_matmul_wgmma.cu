@@ -431,8 +431,10 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // descriptors, the accumulators stay in registers, and the instruction runs
 // asynchronously: wgmma_fence before touching the accumulators with wgmma,
 // wgmma_commit to close a group, wgmma_wait<N> until at most N groups remain.
-// Shared memory written through the generic proxy (cp.async, st.shared) is
-// made visible to wgmma's async proxy by fence_proxy_async in each writer.
+// Shared memory a thread stores to (st.shared) is made visible to wgmma's
+// async proxy by fence_proxy_async in each writer; cp.async copies are not
+// fenced, as Triton fences only stores from registers (its FenceInsertion
+// pass): the wait for the copies and the barrier after it come first.
 // Everything here needs the architecture-specific target sm_90a
 // (-gencode arch=compute_90a,code=sm_90a), which defines __CUDA_ARCH_FEAT_SM90_ALL.
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -449,6 +451,10 @@ __device__ __forceinline__ uint64_t wgmma_desc(const void *start)
     return ((addr & 0x3FFFF) >> 4) | ((uint64_t)((LBO >> 4) & 0x3FFF) << 16) |
            ((uint64_t)((SBO >> 4) & 0x3FFF) << 32) | ((uint64_t)MODE << 62);
 }
+
+// The descriptor of the matrix `bytes` (a multiple of 16) further into shared
+// memory: its start address field moves by bytes >> 4.
+__device__ __forceinline__ uint64_t wgmma_desc_at(uint64_t desc, int bytes) { return desc + (uint64_t)(bytes >> 4); }
 
 // Before the first wgmma of a step: orders this thread's earlier register
 // accesses (the accumulators) before the warpgroup's wgmma reads them.
@@ -481,8 +487,8 @@ __device__ __forceinline__ void wgmma_wait()
     asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
 
-// Shared memory this thread wrote through the generic proxy (cp.async
-// included) becomes visible to the async proxy that wgmma reads through.
+// Shared memory this thread stored to becomes visible to the async proxy
+// that wgmma reads through.
 __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
 
 } // namespace tilec
@@ -662,9 +668,6 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
         for (int32_t k = 0; k < K; k += 32) {
             // desc_matmul.py:21  acc = tl.dot(a, b, acc)
             tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
-            #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
-            tilec::fence_proxy_async();  // this thread's landed copies, visible to wgmma's reads
-            #endif
             __syncthreads();
             // desc_matmul.py:18  for k in range(0, K, BLOCK_K):
             const int32_t k_ahead_2 = k + (32 * 2);
@@ -754,14 +757,17 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
                 const int warpgroup = warp >> 2;
                 tilec::wgmma_fence_operands<32>(acc);  // the accumulators stay put while wgmma owns them
                 tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
+                // the descriptors of K step 0 (A: from row 64*warpgroup); a K step or an M tile moves them by its bytes
+                const uint64_t a_desc0 = tilec::wgmma_desc<16, 512, 2>(stage0(smem, read_slot, 64 * warpgroup, 0));
+                const uint64_t b_desc0 = tilec::wgmma_desc<4096, 1024, 1>(stage1(smem, read_slot, 0, 0));
                 #pragma unroll
                 for (int k_step = 0; k_step < 2; ++k_step) {
                     // B: rows 16*k_step.. of stage1, 128-byte column blocks 4096 bytes apart, 8-row groups 1024 bytes apart
-                    const uint64_t b_desc = tilec::wgmma_desc<4096, 1024, 1>(stage1(smem, read_slot, 16 * k_step, 0));
+                    const uint64_t b_desc = tilec::wgmma_desc_at(b_desc0, 2048 * k_step);
                     #pragma unroll
                     for (int mi = 0; mi < 1; ++mi) {
                         // A: 64 rows of stage0 from row 64*warpgroup + 64*mi, columns 16*k_step.., 8-row groups 512 bytes apart
-                        const uint64_t a_desc = tilec::wgmma_desc<16, 512, 2>(stage0(smem, read_slot, 64 * warpgroup + 64 * mi, 16 * k_step));
+                        const uint64_t a_desc = tilec::wgmma_desc_at(a_desc0, 32 * k_step);
                         wgmma_m64n64k16_f32_f16(&acc[32 * mi], a_desc, b_desc, 1);
                     }
                 }
