@@ -7,7 +7,9 @@ to mma.sync vs cuBLAS, in one run.
 
 Kernel: matmul_kernel of examples/matmul.py (grouped ordering, masked K tail, row-major A, B
 and C), at fp16 1024^3, 4096^3 and 8192^3, tf32 (fp32 inputs, the default input_precision)
-4096^3 and int8 (int32 result) 4096^3.  tilec and Triton get the same specialisation: sizes
+4096^3 and int8 (int32 result) 4096^3; the rows marked "persistent" run
+matmul_persistent_kernel (132 programs walking the tiles, the K loop of each pipelined) on the
+fp16 config.  tilec and Triton get the same specialisation: sizes
 and leading dimensions divisible by 16 promised as "i32:16", unit strides fixed to 1, as
 Triton's own specialisation does at run time.
 
@@ -64,7 +66,9 @@ DEFAULT_CONFIGS = {"fp16": "128x256x64/8/8/3", "bf16": "128x256x64/8/8/3", "tf32
                    "fp8": "128x128x64/8/8/3"}
 PROBLEMS = [("fp16", 1024, 1024, 1024), ("fp16", 4096, 4096, 4096), ("fp16", 8192, 8192, 8192),
             ("bf16", 4096, 4096, 4096), ("bf16", 8192, 8192, 8192),
-            ("tf32", 4096, 4096, 4096), ("int8", 4096, 4096, 4096), ("fp8", 4096, 4096, 4096)]
+            ("tf32", 4096, 4096, 4096), ("int8", 4096, 4096, 4096), ("fp8", 4096, 4096, 4096),
+            ("fp16", 4096, 4096, 4096, "persistent"), ("fp16", 8192, 8192, 8192, "persistent")]
+NUM_SMS = 132   # matmul_persistent_kernel's programs: the SMs of an H100 SXM or H200
 TOL = {"fp16": 1e-2, "bf16": 2e-2, "tf32": 1e-3, "fp8": 1e-2}
 PTR = {"fp16": ("fp16", "fp16"), "bf16": ("bf16", "bf16"), "tf32": ("fp32", "fp32"), "int8": ("i8", "i32"), "fp8": ("fp8e4nv", "fp16")}
 IMPLS = ["tilec", "triton", "triton_mma_sync", "cublas"]
@@ -80,25 +84,29 @@ def parse_config(text):
 class Row:
     """One line of the table: a dtype and shape, and the case that tilec and Triton run."""
 
-    def __init__(self, dtype, M, N, K, config):
-        self.dtype, self.M, self.N, self.K, self.config = dtype, M, N, K, config
+    def __init__(self, dtype, M, N, K, config, variant=""):
+        self.dtype, self.M, self.N, self.K, self.config, self.variant = dtype, M, N, K, config, variant
         bm, bn, bk, group, warps, stages = config
         a, c = PTR[dtype]
         i32 = rowwise.i32
         sig = (f"*{a}:16, *{a}:16, *{c}:16, {i32(M)}, {i32(N)}, {i32(K)}, {i32(K)}, 1, {i32(N)}, 1, "
                f"{i32(N)}, 1, {bm}, {bn}, {bk}, {group}")
-        self.case = Case(f"matmul/{self.key}", "examples/matmul.py", "matmul_kernel", sig,
-                         num_warps=warps, num_stages=stages, grid="cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)",
+        kernel, grid = "matmul_kernel", "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)"
+        if variant == "persistent":
+            kernel, grid = "matmul_persistent_kernel", "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))"
+            sig += f", {NUM_SMS}"
+        self.case = Case(f"matmul/{self.key}", "examples/matmul.py", kernel, sig,
+                         num_warps=warps, num_stages=stages, grid=grid,
                          driver="matmul", dtype=a, feature="dot",
                          extra_flags=["--arch", "sm_90"] if dtype == "fp8" else [])
 
     @property
     def key(self):
-        return f"{self.dtype}/{self.M}x{self.N}x{self.K}"
+        return f"{self.dtype}/{self.M}x{self.N}x{self.K}" + (f"/{self.variant}" if self.variant else "")
 
 
 def bench_rows(configs):
-    return [Row(dt, M, N, K, configs[dt]) for dt, M, N, K in PROBLEMS]
+    return [Row(p[0], p[1], p[2], p[3], configs[p[0]], *p[4:]) for p in PROBLEMS]
 
 
 def make_problem(torch, row):
@@ -220,7 +228,7 @@ def worker_main(plan_path):
     torch.backends.cuda.matmul.allow_tf32 = True       # cuBLAS's fp32 column is tf32 too
     try:
         import triton  # noqa: F401
-        triton_fn = harness.load_triton_kernel(bench_rows(plan["configs"])[0].case)
+        triton_fn = {r.case.kernel: harness.load_triton_kernel(r.case) for r in bench_rows(plan["configs"])}
     except Exception as e:
         print(f"-- Triton cannot be imported ({type(e).__name__}: {e})", flush=True)
         triton_fn = None
@@ -231,7 +239,7 @@ def worker_main(plan_path):
         print(f"@@row {key}", flush=True)
         try:
             measure_row(torch, do_bench, rows[key], plan["so"].get(key), plan["no_tilec"].get(key),
-                        triton_fn, plan["impls"])
+                        triton_fn and triton_fn[rows[key].case.kernel], plan["impls"])
         except rowwise.ContextLost as e:
             print(f"@@lost {e}", flush=True)
             return 3
@@ -358,7 +366,8 @@ def main():
     env_lines = env_lines or ["environment unknown (the worker did not start)", "timing: ?"]
     header = ["# tilec matmul benchmark", ""] + [f"- {ln}" for ln in env_lines[:-1]] + [
         f"- timing: {env_lines[-1]}; TFLOP/s = 2 M N K / time",
-        "- kernel: matmul_kernel of examples/matmul.py, row-major A, B, C; tilec and both Triton "
+        "- kernel: matmul_kernel of examples/matmul.py (rows marked persistent: matmul_persistent_kernel, "
+        f"{NUM_SMS} programs), row-major A, B, C; tilec and both Triton "
         f"columns use the same source and config (column 3); nvcc -O3 -arch={arch}",
         "- Triton: as installed (the instruction its PTX uses in brackets); Triton mma.sync: "
         "compiled with DISABLE_MMA_V3=1; cuBLAS: torch.matmul (tf32 allowed), torch._int_mm for int8",

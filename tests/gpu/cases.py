@@ -495,6 +495,7 @@ MM_STRIDES = {
     ("row", "col", 16): "i32:16, 1, 1, i32:16, i32:16, 1",
 }
 MM_GRID = "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)"
+MM_PERSISTENT_GRID = "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))"
 # Sizes that are multiples of 16 (the wgmma cases promise it): tiles cut by M, N and the K
 # tail, one K step, one tile, and random and integer inputs.
 MM16 = [(16, 16, 16, "rand"), (144, 272, 48, "rand"), (256, 384, 1040, "ints"), (128, 128, 64, "rand"),
@@ -502,7 +503,7 @@ MM16 = [(16, 16, 16, "rand"), (144, 272, 48, "rand"), (256, 384, 1040, "ints"), 
 
 
 def _mm(name, kernel, ptrs, block, warps, stages, shapes, a="row", b="row", align=16,
-        consts=(), config=None, flags=(), sizes16=False, **opts):
+        consts=(), config=None, flags=(), sizes16=False, grid=None, **opts):
     """One tl.dot case: ptrs are the pointer element types in parameter order, block is
     (BLOCK_M, BLOCK_N, BLOCK_K) with GROUP_M 8, or None with config N of the autotuned kernel.
     sizes16 promises M, N and K multiples of 16 ("i32:16", as Triton specialises them): every
@@ -526,7 +527,7 @@ def _mm(name, kernel, ptrs, block, warps, stages, shapes, a="row", b="row", alig
         label = f"matmul/{name}/config{config}"
     label += "" if align == 16 else "/unaligned"
     return Case(label, "examples/matmul.py", kernel, sig, num_warps=warps, num_stages=stages,
-                config=config, grid=None if kernel == "bmm_kernel" else MM_GRID, driver="matmul",
+                config=config, grid=grid or (None if kernel == "bmm_kernel" else MM_GRID), driver="matmul",
                 dtype=ptrs[0], sizes=list(shapes), feature="dot", extra_flags=list(flags),
                 opts=dict(opts, a=a, b=b, align=align))
 
@@ -660,6 +661,12 @@ def matmul_cases():
             flags=["--arch", "sm_90"], sizes16=True),
         _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 256, 64), 8, 3, MM16 + [MM_4096],
             flags=["--arch", "sm_90"], sizes16=True),
+        # persistent: 132 programs (or fewer, one per tile) walk the tiles; each tile's K loop
+        # pipelined, on wgmma for sm_90
+        _mm("fp16/persistent", "matmul_persistent_kernel", ["fp16"] * 3, (128, 256, 64), 8, 3,
+            MM16 + [MM_4096], consts=[132], flags=["--arch", "sm_90"], sizes16=True, grid=MM_PERSISTENT_GRID),
+        _mm("bf16/persistent", "matmul_persistent_kernel", ["bf16"] * 3, (128, 128, 32), 4, 3, S + R,
+            consts=[132], grid=MM_PERSISTENT_GRID),
         # 4 stages of 48 KB: no room for the spare slot, so each K step waits for its group
         _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 256, 64), 8, 4, MM16 + [MM_4096],
             flags=["--arch", "sm_90"], sizes16=True),
