@@ -160,6 +160,8 @@ typedef struct CReduce {
     AxisBits ab;
     int NR, K;               /* results per thread; operand values per result in one thread */
     bool scalar;             /* a scalar result: no register arrays */
+    bool *dropped;           /* per result: not declared, not written (nothing reads it; only
+                                where each result is a copy of its operand); NULL: none */
 } CReduce;
 
 static const char **acc_at(Emitter *E, const CReduce *R, const char *j)
@@ -185,7 +187,8 @@ static void creduce_in_thread(Emitter *E, const CReduce *R)
     const char *xr = or_bits(E, xk, deposit(E, ab->axis_reg, ab->naxis_reg, "kk"));
     const char **first = operands_at(E, R, xk);
     for (int k = 0; k < R->n; k++)
-        line(E, "%s = %s;", acc[k], first[k]);
+        if (!R->dropped || !R->dropped[k])
+            line(E, "%s = %s;", acc[k], first[k]);
     if (R->K > 1) {
         line(E, "#pragma unroll");
         line(E, "for (int kk = 1; kk < %d; ++kk)", R->K);
@@ -307,10 +310,18 @@ void emit_reduce_combine(Emitter *E, const Op *op)
     R.scalar = op->results[0]->type.rank == 0;
     R.T = NEW_ARRAY(E->a, const char *, R.n);
     R.acc = NEW_ARRAY(E->a, const char *, R.n);
+    /* one value per thread along the axis and no lanes or warps to combine with: each
+     * result is its operand, and one nothing reads is not written at all */
+    if (R.K == 1 && !R.ab.nlane && !R.ab.nwarp)
+        R.dropped = NEW_ARRAY(E->a, bool, R.n);
     for (int k = 0; k < R.n; k++) {
         const Value *r = op->results[k];
         R.T[k] = dtype_ctype(r->type.dtype);
         R.acc[k] = vname(E, r);
+        if (R.dropped && !r->nuses) {
+            R.dropped[k] = true;
+            continue;
+        }
         if (R.scalar)
             line(E, "%s %s;", R.T[k], R.acc[k]);
         else
