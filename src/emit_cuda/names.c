@@ -335,11 +335,15 @@ const char *float_literal(Emitter *E, double x, DType d)
     const char *buf = d == DT_FP32 ? fmt(E, "%.9g", (double)(float)x) : fmt(E, "%.17g", x);
     if (!strpbrk(buf, ".en"))
         buf = fmt(E, "%s.0", buf);
+    if (d == DT_FP32)
+        return fmt(E, "%sf", buf);
+    /* a value that fp32 holds exactly rounds to 16 bits the same from fp32 as from fp64,
+     * and reads as the float literal a person would write */
+    bool exact32 = (double)(float)x == x;
     switch (d) {
-    case DT_FP32: return fmt(E, "%sf", buf);
-    case DT_FP64: return fmt(E, "%s", buf);
-    case DT_FP16: return fmt(E, "__double2half(%s)", buf);
-    case DT_BF16: return fmt(E, "__double2bfloat16(%s)", buf);
+    case DT_FP16: return exact32 ? fmt(E, "__float2half(%s)", float_literal(E, x, DT_FP32)) : fmt(E, "__double2half(%s)", buf);
+    case DT_BF16:
+        return exact32 ? fmt(E, "__float2bfloat16(%s)", float_literal(E, x, DT_FP32)) : fmt(E, "__double2bfloat16(%s)", buf);
     default: return fmt(E, "%s", buf);
     }
 }

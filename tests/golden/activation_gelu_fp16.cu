@@ -259,7 +259,7 @@ activation_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_
     }
     // fused_activation.py:47  x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32)
     __half loaded[8];  // [1024] fp16, L0, 16-byte loads
-    tilec::load<8>(&loaded[0], x_ptr + offsets[0], mask[0], __double2half(0.0));
+    tilec::load<8>(&loaded[0], x_ptr + offsets[0], mask[0], __float2half(0.0f));
     float x[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)

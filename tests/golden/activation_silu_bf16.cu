@@ -311,7 +311,7 @@ activation_kernel(__nv_bfloat16 *__restrict__ x_ptr, __nv_bfloat16 *__restrict__
     // fused_activation.py:47  x = tl.load(x_ptr + offsets, mask=mask).to(tl.float32)
     __nv_bfloat16 loaded[8];  // [512] bf16, L0, 16-byte loads where in bounds
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<8>(&loaded[0], x_ptr + offsets[0], &mask[0], __double2bfloat16(0.0));
+    tilec::load_masked_vec<8>(&loaded[0], x_ptr + offsets[0], &mask[0], __float2bfloat16(0.0f));
     float x[8];  // [512] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)

@@ -672,7 +672,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     __half q[64];  // [128x64] fp16, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::load<8>(&q[e], (((Q + (off_z * stride_qz)) + (off_h * stride_qh)) + (offs_m[(e >> 3)] * stride_qm)) + offs_d[(e & 7)], row_ok_2[(e >> 3)], __double2half(0.0));
+        tilec::load<8>(&q[e], (((Q + (off_z * stride_qz)) + (off_h * stride_qh)) + (offs_m[(e >> 3)] * stride_qm)) + offs_d[(e & 7)], row_ok_2[(e >> 3)], __float2half(0.0f));
     // attention.py:45  k_base = K + off_z * stride_kz + off_h * stride_kh
     __half *const k_base = (K + (off_z * stride_kz)) + (off_h * stride_kh);
     // attention.py:46  v_base = V + off_z * stride_vz + off_h * stride_vh

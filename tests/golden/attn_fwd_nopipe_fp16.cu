@@ -541,7 +541,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     __half q[32];  // [64x64] fp16, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::load<8>(&q[e], (((Q + (off_z * stride_qz)) + (off_h * stride_qh)) + (offs_m[(e >> 3)] * stride_qm)) + offs_d[(e & 7)], row_ok_2[(e >> 3)], __double2half(0.0));
+        tilec::load<8>(&q[e], (((Q + (off_z * stride_qz)) + (off_h * stride_qh)) + (offs_m[(e >> 3)] * stride_qm)) + offs_d[(e & 7)], row_ok_2[(e >> 3)], __float2half(0.0f));
     // attention.py:45  k_base = K + off_z * stride_kz + off_h * stride_kh
     __half *const k_base = (K + (off_z * stride_kz)) + (off_h * stride_kh);
     // attention.py:46  v_base = V + off_z * stride_vz + off_h * stride_vh
@@ -582,7 +582,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         __half k[16];  // [32x64] fp16, L0, 16-byte loads
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::load<8>(&k[e], (k_base + (cols[(e >> 3)] * stride_kn)) + offs_d[(e & 7)], col_ok[(e >> 3)], __double2half(0.0));
+            tilec::load<8>(&k[e], (k_base + (cols[(e >> 3)] * stride_kn)) + offs_d[(e & 7)], col_ok[(e >> 3)], __float2half(0.0f));
         // attention.py:64  qk = tl.dot(q, tl.trans(k)) * qk_scale
         uint32_t b_frag[32];  // [64x32] fp16, L8: operand B fragments, 2 elements per register
         {  // L2 -> L8 through shared memory (stage1)
@@ -707,7 +707,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         __half v_2[16];  // [32x64] fp16, L0, 16-byte loads
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::load<8>(&v_2[e], (v_base + (cols[(e >> 3)] * stride_vn)) + offs_d[(e & 7)], col_ok[(e >> 3)], __double2half(0.0));
+            tilec::load<8>(&v_2[e], (v_base + (cols[(e >> 3)] * stride_vn)) + offs_d[(e & 7)], col_ok[(e >> 3)], __float2half(0.0f));
         // attention.py:73  acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
         uint32_t a_frag[8];  // [64x32] fp16, L7: operand A fragments, 2 elements per register
         // L1 -> L7 in registers: each thread already holds the elements of its fragments

@@ -534,7 +534,7 @@ bmm3d_attn_kernel(__half *__restrict__ q_ptr, __half *__restrict__ k_ptr, __half
     __half q[32];  // [2x64x32] fp16, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::load<8>(&q[e], ((q_ptr + base[(e >> 4)]) + (rm[((e >> 3) & 1)] * 32)) + rd[(e & 7)], rm[((e >> 3) & 1)] < L, __double2half(0.0));
+        tilec::load<8>(&q[e], ((q_ptr + base[(e >> 4)]) + (rm[((e >> 3) & 1)] * 32)) + rd[(e & 7)], rm[((e >> 3) & 1)] < L, __float2half(0.0f));
     // dot3d.py:76  kt = tl.load(k_ptr + base + rd[None, :, None] + rn[None, None, :] * D, mask=rn[None, None, :] < L, other=0.0)
     int32_t rn_2[2];  // [64] i32, L11
     #pragma unroll
@@ -543,7 +543,7 @@ bmm3d_attn_kernel(__half *__restrict__ q_ptr, __half *__restrict__ k_ptr, __half
     __half kt[32];  // [2x32x64] fp16, L1, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::load<8>(&kt[e], ((k_ptr + base[(e >> 4)]) + rd[(e & 7)]) + (rn_2[((e >> 3) & 1)] * 32), rn_2[((e >> 3) & 1)] < L, __double2half(0.0));
+        tilec::load<8>(&kt[e], ((k_ptr + base[(e >> 4)]) + rd[(e & 7)]) + (rn_2[((e >> 3) & 1)] * 32), rn_2[((e >> 3) & 1)] < L, __float2half(0.0f));
     // dot3d.py:77  v = tl.load(v_ptr + base + rn[None, :, None] * D + rd[None, None, :], mask=rn[None, :, None] < L, other=0.0)
     int32_t rn_3[2];  // [64] i32, L5
     #pragma unroll
@@ -552,7 +552,7 @@ bmm3d_attn_kernel(__half *__restrict__ q_ptr, __half *__restrict__ k_ptr, __half
     __half v_2[32];  // [2x64x32] fp16, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::load<8>(&v_2[e], ((v_ptr + base[(e >> 4)]) + (rn_3[((e >> 3) & 1)] * 32)) + rd[(e & 7)], rn_3[((e >> 3) & 1)] < L, __double2half(0.0));
+        tilec::load<8>(&v_2[e], ((v_ptr + base[(e >> 4)]) + (rn_3[((e >> 3) & 1)] * 32)) + rd[(e & 7)], rn_3[((e >> 3) & 1)] < L, __float2half(0.0f));
     // dot3d.py:78  s = tl.dot(q, kt) * scale
     uint32_t q_2[16];  // [2x64x32] fp16, L14: operand A fragments, 2 elements per register
     {  // L0 -> L14 through shared memory (stage0)

@@ -311,7 +311,7 @@ scaled_copy_kernel(__half *__restrict__ x_ptr, int16_t *__restrict__ y_ptr, int3
     // dtype_queries.py:17  x = tl.load(x_ptr + offs, mask=mask, other=0.0)
     __half x[2];  // [256] fp16, L0, 4-byte loads where in bounds
     // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<2>(&x[0], x_ptr + offs[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<2>(&x[0], x_ptr + offs[0], &mask[0], __float2half(0.0f));
     // dtype_queries.py:23  acc = x.cast(acc_ty) * scale
     float acc[2];  // [256] fp32, L0
     #pragma unroll

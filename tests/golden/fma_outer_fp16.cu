@@ -263,7 +263,7 @@ outer_kernel(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     mask[0] = rows[0] < n;
     // fma_contraction.py:50  x = tl.load(X + rows, mask=rows < n)
     __half x[1];  // [128] fp16, L0, 2-byte loads
-    tilec::load<1>(&x[0], X + rows[0], rows[0] < n, __double2half(0.0));
+    tilec::load<1>(&x[0], X + rows[0], rows[0] < n, __float2half(0.0f));
     // fma_contraction.py:51  y = tl.load(Y + cols)
     __half y[2];  // [2] fp16, L3, 4-byte loads
     tilec::load<2>(&y[0], Y + cols[0]);
@@ -274,7 +274,7 @@ outer_kernel(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
         offs[e] = (rows[0] * 2) + cols[e];
     // fma_contraction.py:53  z = tl.load(Z + offs, mask=mask)
     __half z[2];  // [128x2] fp16, L1, 4-byte loads
-    tilec::load<2>(&z[0], Z + offs[0], mask[0], __double2half(0.0));
+    tilec::load<2>(&z[0], Z + offs[0], mask[0], __float2half(0.0f));
     // fma_contraction.py:54  out = z - (y * y)[None, :] + x[:, None] * z
     // (__hfma: a multiply-add Triton's LLVM contracts, rounded once)
     __half out[2];  // [128x2] fp16, L1

@@ -317,19 +317,19 @@ patterns_kernel(__nv_bfloat16 *__restrict__ A, __nv_bfloat16 *__restrict__ B, __
     // fma_contraction.py:25  a = tl.load(A + offs, mask=mask)
     __nv_bfloat16 a[2];  // [256] bf16, L0, 4-byte loads where in bounds
     // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<2>(&a[0], A + offs[0], &mask[0], __double2bfloat16(0.0));
+    tilec::load_masked_vec<2>(&a[0], A + offs[0], &mask[0], __float2bfloat16(0.0f));
     // fma_contraction.py:26  b = tl.load(B + offs, mask=mask)
     __nv_bfloat16 b[2];  // [256] bf16, L0, 4-byte loads where in bounds
     // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<2>(&b[0], B + offs[0], &mask[0], __double2bfloat16(0.0));
+    tilec::load_masked_vec<2>(&b[0], B + offs[0], &mask[0], __float2bfloat16(0.0f));
     // fma_contraction.py:27  c = tl.load(C + offs, mask=mask)
     __nv_bfloat16 c[2];  // [256] bf16, L0, 4-byte loads where in bounds
     // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<2>(&c[0], C + offs[0], &mask[0], __double2bfloat16(0.0));
+    tilec::load_masked_vec<2>(&c[0], C + offs[0], &mask[0], __float2bfloat16(0.0f));
     // fma_contraction.py:28  d = tl.load(D + offs, mask=mask)
     __nv_bfloat16 d[2];  // [256] bf16, L0, 4-byte loads where in bounds
     // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<2>(&d[0], D + offs[0], &mask[0], __double2bfloat16(0.0));
+    tilec::load_masked_vec<2>(&d[0], D + offs[0], &mask[0], __float2bfloat16(0.0f));
     // fma_contraction.py:29  tl.store(O1 + offs, c + a * b, mask=mask)
     // (__hfma: a multiply-add Triton's LLVM contracts, rounded once)
     __nv_bfloat16 sum[2];  // [256] bf16, L0
@@ -383,7 +383,7 @@ patterns_kernel(__nv_bfloat16 *__restrict__ A, __nv_bfloat16 *__restrict__ B, __
     __nv_bfloat16 sum_3[2];  // [256] bf16, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        sum_3[e] = __hfma(__hneg(a[e]), b[e], __double2bfloat16(0.0)) + c[e];
+        sum_3[e] = __hfma(__hneg(a[e]), b[e], __float2bfloat16(0.0f)) + c[e];
     // 4-byte store when both elements are in bounds (the mask is only known at run time), else one element at a time
     tilec::store_masked_vec<2>(O7 + offs[0], &sum_3[0], &mask[0]);
     // fma_contraction.py:38  for _ in range(n % 4):

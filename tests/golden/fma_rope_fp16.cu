@@ -311,19 +311,19 @@ rope_kernel(__half *__restrict__ Q0, __half *__restrict__ Q1, __half *__restrict
     // fma_contraction.py:12  q0 = tl.load(Q0 + offs, mask=mask)
     __half q0[2];  // [256] fp16, L0, 4-byte loads where in bounds
     // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<2>(&q0[0], Q0 + offs[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<2>(&q0[0], Q0 + offs[0], &mask[0], __float2half(0.0f));
     // fma_contraction.py:13  q1 = tl.load(Q1 + offs, mask=mask)
     __half q1[2];  // [256] fp16, L0, 4-byte loads where in bounds
     // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<2>(&q1[0], Q1 + offs[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<2>(&q1[0], Q1 + offs[0], &mask[0], __float2half(0.0f));
     // fma_contraction.py:14  cos = tl.load(Cos + offs, mask=mask)
     __half cos_2[2];  // [256] fp16, L0, 4-byte loads where in bounds
     // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<2>(&cos_2[0], Cos + offs[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<2>(&cos_2[0], Cos + offs[0], &mask[0], __float2half(0.0f));
     // fma_contraction.py:15  sin = tl.load(Sin + offs, mask=mask)
     __half sin_2[2];  // [256] fp16, L0, 4-byte loads where in bounds
     // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<2>(&sin_2[0], Sin + offs[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<2>(&sin_2[0], Sin + offs[0], &mask[0], __float2half(0.0f));
     // fma_contraction.py:16  tl.store(Out0 + offs, q0 * cos - q1 * sin, mask=mask)
     // (__hfma: a multiply-add Triton's LLVM contracts, rounded once)
     __half diff[2];  // [256] fp16, L0

@@ -431,7 +431,7 @@ fp8_roundtrip_kernel(__nv_bfloat16 *__restrict__ x_ptr, __nv_fp8_e4m3 *__restric
     // fp8_casts.py:12  x = tl.load(x_ptr + offs, mask=mask)
     __nv_bfloat16 x[8];  // [256] bf16, L0, 16-byte loads where in bounds
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<8>(&x[0], x_ptr + offs[0], &mask[0], __double2bfloat16(0.0));
+    tilec::load_masked_vec<8>(&x[0], x_ptr + offs[0], &mask[0], __float2bfloat16(0.0f));
     // fp8_casts.py:16  q = x.to(q_ptr.dtype.element_ty)
     __nv_fp8_e4m3 q[8];  // [256] fp8e4nv, L0
     #pragma unroll

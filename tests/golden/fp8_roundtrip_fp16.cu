@@ -380,7 +380,7 @@ fp8_roundtrip_kernel(__half *__restrict__ x_ptr, __nv_fp8_e5m2 *__restrict__ q_p
     }
     // fp8_casts.py:12  x = tl.load(x_ptr + offs, mask=mask)
     __half x[8];  // [512] fp16, L0, 16-byte loads
-    tilec::load<8>(&x[0], x_ptr + offs[0], mask[0], __double2half(0.0));
+    tilec::load<8>(&x[0], x_ptr + offs[0], mask[0], __float2half(0.0f));
     // fp8_casts.py:16  q = x.to(q_ptr.dtype.element_ty)
     __nv_fp8_e5m2 q[8];  // [512] fp8e5, L0
     #pragma unroll

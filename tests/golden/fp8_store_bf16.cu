@@ -430,7 +430,7 @@ fp8_store_kernel(__nv_bfloat16 *__restrict__ x_ptr, __nv_fp8_e5m2 *__restrict__ 
     // fp8_casts.py:26  x = tl.load(x_ptr + offs, mask=mask)
     __nv_bfloat16 x[8];  // [1024] bf16, L0, 16-byte loads where in bounds
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<8>(&x[0], x_ptr + offs[0], &mask[0], __double2bfloat16(0.0));
+    tilec::load_masked_vec<8>(&x[0], x_ptr + offs[0], &mask[0], __float2bfloat16(0.0f));
     // fp8_casts.py:27  tl.store(q_ptr + offs, x, mask=mask)
     __nv_fp8_e5m2 x_fp8e5[8];  // [1024] fp8e5, L0
     #pragma unroll

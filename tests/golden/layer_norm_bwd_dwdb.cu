@@ -303,7 +303,7 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         __half loaded[16];  // [32x64] fp16, L0, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&loaded[e], X + offs[e], mask[e], __double2half(0.0));
+            tilec::load<1>(&loaded[e], X + offs[e], mask[e], __float2half(0.0f));
         float x[16];  // [32x64] fp32, L0
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -312,7 +312,7 @@ layer_norm_bwd_dwdb(float *__restrict__ DW, float *__restrict__ DB, __half *__re
         __half loaded_2[16];  // [32x64] fp16, L0, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&loaded_2[e], DY + offs[e], mask[e], __double2half(0.0));
+            tilec::load<1>(&loaded_2[e], DY + offs[e], mask[e], __float2half(0.0f));
         float dy[16];  // [32x64] fp32, L0
         #pragma unroll
         for (int e = 0; e < 16; ++e)

@@ -366,7 +366,7 @@ layer_norm_bwd_dwdb_atomic(float *__restrict__ DW, float *__restrict__ DB, __hal
         __half loaded[32];  // [32x128] fp16, L1, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            tilec::load<1>(&loaded[e], X + offs[e], mask[e], __double2half(0.0));
+            tilec::load<1>(&loaded[e], X + offs[e], mask[e], __float2half(0.0f));
         float x[32];  // [32x128] fp32, L1
         #pragma unroll
         for (int e = 0; e < 32; ++e)
@@ -375,7 +375,7 @@ layer_norm_bwd_dwdb_atomic(float *__restrict__ DW, float *__restrict__ DB, __hal
         __half loaded_2[32];  // [32x128] fp16, L1, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            tilec::load<1>(&loaded_2[e], DY + offs[e], mask[e], __double2half(0.0));
+            tilec::load<1>(&loaded_2[e], DY + offs[e], mask[e], __float2half(0.0f));
         float dy[32];  // [32x128] fp32, L1
         #pragma unroll
         for (int e = 0; e < 32; ++e)

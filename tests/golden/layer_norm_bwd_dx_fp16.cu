@@ -321,7 +321,7 @@ layer_norm_bwd_dx(__half *__restrict__ DX, __half *__restrict__ DY, __half *__re
     // layer_norm.py:49  x = tl.load(X + row * stride + cols, mask=mask, other=0.).to(tl.float32)
     __half loaded[8];  // [1024] fp16, L0, 16-byte loads where in bounds
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<8>(&loaded[0], (X + (row * stride)) + cols[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<8>(&loaded[0], (X + (row * stride)) + cols[0], &mask[0], __float2half(0.0f));
     float x[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
@@ -329,7 +329,7 @@ layer_norm_bwd_dx(__half *__restrict__ DX, __half *__restrict__ DY, __half *__re
     // layer_norm.py:50  dy = tl.load(DY + row * stride + cols, mask=mask, other=0.).to(tl.float32)
     __half loaded_2[8];  // [1024] fp16, L0, 16-byte loads where in bounds
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<8>(&loaded_2[0], (DY + (row * stride)) + cols[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<8>(&loaded_2[0], (DY + (row * stride)) + cols[0], &mask[0], __float2half(0.0f));
     float dy[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
@@ -337,7 +337,7 @@ layer_norm_bwd_dx(__half *__restrict__ DX, __half *__restrict__ DY, __half *__re
     // layer_norm.py:51  w = tl.load(W + cols, mask=mask, other=0.).to(tl.float32)
     __half loaded_3[8];  // [1024] fp16, L0, 16-byte loads where in bounds
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<8>(&loaded_3[0], W + cols[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<8>(&loaded_3[0], W + cols[0], &mask[0], __float2half(0.0f));
     float w[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)

@@ -332,7 +332,7 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds[j] = cols[j] < N;
-            tilec::load_masked_vec<8>(&loaded[0], X_2 + cols[0], in_bounds, __double2half(0.0));
+            tilec::load_masked_vec<8>(&loaded[0], X_2 + cols[0], in_bounds, __float2half(0.0f));
         }
         #pragma unroll
         for (int e = 0; e < 8; ++e)
@@ -394,7 +394,7 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds_2[j] = cols_2[j] < N;
-            tilec::load_masked_vec<8>(&loaded_2[0], X_2 + cols_2[0], in_bounds_2, __double2half(0.0));
+            tilec::load_masked_vec<8>(&loaded_2[0], X_2 + cols_2[0], in_bounds_2, __float2half(0.0f));
         }
         float x[8];  // [1024] fp32, L0
         #pragma unroll
@@ -470,7 +470,7 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
         // maskvec_layer_norm.py:34  w = tl.load(W + cols, mask=mask).to(tl.float32)
         __half loaded_3[8];  // [1024] fp16, L0, 16-byte loads where in bounds
         // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
-        tilec::load_masked_vec<8>(&loaded_3[0], W + cols_3[0], &mask[0], __double2half(0.0));
+        tilec::load_masked_vec<8>(&loaded_3[0], W + cols_3[0], &mask[0], __float2half(0.0f));
         float w[8];  // [1024] fp32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
@@ -478,7 +478,7 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
         // maskvec_layer_norm.py:35  b = tl.load(B + cols, mask=mask).to(tl.float32)
         __half loaded_4[8];  // [1024] fp16, L0, 16-byte loads where in bounds
         // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
-        tilec::load_masked_vec<8>(&loaded_4[0], B + cols_3[0], &mask[0], __double2half(0.0));
+        tilec::load_masked_vec<8>(&loaded_4[0], B + cols_3[0], &mask[0], __float2half(0.0f));
         float b[8];  // [1024] fp32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)
@@ -486,7 +486,7 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
         // maskvec_layer_norm.py:36  x = tl.load(X + cols, mask=mask, other=0.0).to(tl.float32)
         __half loaded_5[8];  // [1024] fp16, L0, 16-byte loads where in bounds
         // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
-        tilec::load_masked_vec<8>(&loaded_5[0], X_2 + cols_3[0], &mask[0], __double2half(0.0));
+        tilec::load_masked_vec<8>(&loaded_5[0], X_2 + cols_3[0], &mask[0], __float2half(0.0f));
         float x_3[8];  // [1024] fp32, L0
         #pragma unroll
         for (int e = 0; e < 8; ++e)

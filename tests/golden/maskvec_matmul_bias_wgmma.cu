@@ -921,7 +921,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     __syncthreads();
     // matmul.py:165  bias = tl.load(bias_ptr + cols, mask=col_ok, other=0.0).to(tl.float32)
     __half loaded[1];  // [128] fp16, L2, 2-byte loads
-    tilec::load<1>(&loaded[0], bias_ptr + cols_2[0], col_ok[0], __double2half(0.0));
+    tilec::load<1>(&loaded[0], bias_ptr + cols_2[0], col_ok[0], __float2half(0.0f));
     float bias[1];  // [128] fp32, L2
     bias[0] = __half2float(loaded[0]);
     // matmul.py:166  acc = acc + bias[None, :]

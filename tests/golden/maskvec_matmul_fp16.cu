@@ -663,7 +663,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         __half b[16];  // [32x64] fp16, L1, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&b[e], b_ptrs[e], ks[e] < (K - (k * 32)), __double2half(0.0));
+            tilec::load<1>(&b[e], b_ptrs[e], ks[e] < (K - (k * 32)), __float2half(0.0f));
         // matmul.py:86  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a[16];  // [64x32] fp16, L10: operand A fragments, 2 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below

@@ -524,12 +524,12 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
         __nv_bfloat16 a[16];  // [64x32] bf16, L0, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&a[e], a_ptrs[e], ks_2[0] < (K - (k * 32)), __double2bfloat16(0.0));
+            tilec::load<1>(&a[e], a_ptrs[e], ks_2[0] < (K - (k * 32)), __float2bfloat16(0.0f));
         // matmul.py:85  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         __nv_bfloat16 b[16];  // [32x64] bf16, L1, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&b[e], b_ptrs[e], ks[e] < (K - (k * 32)), __double2bfloat16(0.0));
+            tilec::load<1>(&b[e], b_ptrs[e], ks[e] < (K - (k * 32)), __float2bfloat16(0.0f));
         // matmul.py:86  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a_2[16];  // [64x32] bf16, L7: operand A fragments, 2 elements per register
         {  // L0 -> L7 through shared memory (stage0)

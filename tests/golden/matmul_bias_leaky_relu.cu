@@ -663,7 +663,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     __half loaded[8];  // [64] fp16, L5, 4-byte loads
     #pragma unroll
     for (int e = 0; e < 8; e += 2)
-        tilec::load<2>(&loaded[e], bias_ptr + cols_2[e], col_ok_2[e], __double2half(0.0));
+        tilec::load<2>(&loaded[e], bias_ptr + cols_2[e], col_ok_2[e], __float2half(0.0f));
     float bias[8];  // [64] fp32, L5
     #pragma unroll
     for (int e = 0; e < 8; ++e)

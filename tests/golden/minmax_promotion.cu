@@ -315,13 +315,13 @@ minmax_promotion_kernel(__half *__restrict__ h_ptr, __nv_bfloat16 *__restrict__ 
     // 8-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
-        tilec::load_masked_vec<4>(&h[e], h_ptr + offs[e], &mask[e], __double2half(0.0));
+        tilec::load_masked_vec<4>(&h[e], h_ptr + offs[e], &mask[e], __float2half(0.0f));
     // minmax_promotion.py:17  b = tl.load(b_ptr + offs, mask=mask, other=0.0)
     __nv_bfloat16 b[8];  // [1024] bf16, L0, 8-byte loads where in bounds
     // 8-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
-        tilec::load_masked_vec<4>(&b[e], b_ptr + offs[e], &mask[e], __double2bfloat16(0.0));
+        tilec::load_masked_vec<4>(&b[e], b_ptr + offs[e], &mask[e], __float2bfloat16(0.0f));
     // minmax_promotion.py:18  i = tl.load(i_ptr + offs, mask=mask, other=0)
     int8_t i[8];  // [1024] i8, L0, 4-byte loads where in bounds
     // 4-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time

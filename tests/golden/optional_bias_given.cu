@@ -252,7 +252,7 @@ bias_act_kernel(__nv_bfloat16 *__restrict__ x_ptr, float *__restrict__ bias_ptr,
     mask[0] = offs[0] < n;
     // optional_bias.py:19  x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     __nv_bfloat16 loaded[1];  // [128] bf16, L0, 2-byte loads
-    tilec::load<1>(&loaded[0], x_ptr + offs[0], mask[0], __double2bfloat16(0.0));
+    tilec::load<1>(&loaded[0], x_ptr + offs[0], mask[0], __float2bfloat16(0.0f));
     float x[1];  // [128] fp32, L0
     x[0] = __bfloat162float(loaded[0]);
     // optional_bias.py:10  acc += tl.load(bias_ptr + offs, mask=mask, other=0.0).to(tl.float32)    (in _add_bias, inlined from line 20)
@@ -265,7 +265,7 @@ bias_act_kernel(__nv_bfloat16 *__restrict__ x_ptr, float *__restrict__ bias_ptr,
     x_2[0] = fmaxf(acc[0], 0.0f);
     // optional_bias.py:26  y = x + tl.load(res_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     __nv_bfloat16 loaded_3[1];  // [128] bf16, L0, 2-byte loads
-    tilec::load<1>(&loaded_3[0], res_ptr + offs[0], mask[0], __double2bfloat16(0.0));
+    tilec::load<1>(&loaded_3[0], res_ptr + offs[0], mask[0], __float2bfloat16(0.0f));
     float y[1];  // [128] fp32, L0
     y[0] = x_2[0] + __bfloat162float(loaded_3[0]);
     // optional_bias.py:27  tl.store(out_ptr + offs, y.to(out_ptr.dtype.element_ty), mask=mask)

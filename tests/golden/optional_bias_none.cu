@@ -312,7 +312,7 @@ bias_act_kernel(__half *__restrict__ x_ptr, __half *__restrict__ out_ptr, int32_
     // optional_bias.py:19  x = tl.load(x_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     __half loaded[2];  // [256] fp16, L0, 4-byte loads where in bounds
     // 4-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<2>(&loaded[0], x_ptr + offs[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<2>(&loaded[0], x_ptr + offs[0], &mask[0], __float2half(0.0f));
     float x[2];  // [256] fp32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)

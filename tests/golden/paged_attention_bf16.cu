@@ -579,7 +579,7 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     __nv_bfloat16 q[64];  // [64x128] bf16, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::load<8>(&q[e], (Q + q_rows[(e >> 3)]) + offs_d[(e & 7)], row_ok[(e >> 3)], __double2bfloat16(0.0));
+        tilec::load<8>(&q[e], (Q + q_rows[(e >> 3)]) + offs_d[(e & 7)], row_ok[(e >> 3)], __float2bfloat16(0.0f));
     // attention.py:194  seq_len = tl.load(Seq_lens + seq)
     const int32_t seq_len = *(Seq_lens + seq);
     // attention.py:195  context = seq_len - q_len

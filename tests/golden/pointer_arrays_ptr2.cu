@@ -265,7 +265,7 @@ group_scale_kernel(int64_t *__restrict__ SRCS, __half **__restrict__ DSTS, int32
         __half x[8];  // [1024] fp16, L0, 2-byte loads
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            tilec::load<1>(&x[e], src + offs[e], mask[e], __double2half(0.0));
+            tilec::load<1>(&x[e], src + offs[e], mask[e], __float2half(0.0f));
         // pointer_arrays.py:19  tl.store(dst + offs, (x * scale).to(tl.float16), mask=mask)
         #pragma unroll
         for (int e = 0; e < 8; ++e)

@@ -320,7 +320,7 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::load_masked_vec<8>(&loaded[e], (X + (row * stride)) + cols[e], &mask[e], __double2half(0.0));
+        tilec::load_masked_vec<8>(&loaded[e], (X + (row * stride)) + cols[e], &mask[e], __float2half(0.0f));
     float x[32];  // [8192] fp32, L0
     #pragma unroll
     for (int e = 0; e < 32; ++e)
@@ -375,7 +375,7 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::load_masked_vec<8>(&loaded_2[e], W + cols[e], &mask[e], __double2half(0.0));
+        tilec::load_masked_vec<8>(&loaded_2[e], W + cols[e], &mask[e], __float2half(0.0f));
     float w[32];  // [8192] fp32, L0
     #pragma unroll
     for (int e = 0; e < 32; ++e)

@@ -318,7 +318,7 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     // rms_norm.py:18  x = tl.load(X + row * stride + cols, mask=mask, other=0.).to(tl.float32)
     __half loaded[8];  // [1024] fp16, L0, 16-byte loads where in bounds
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<8>(&loaded[0], (X + (row * stride)) + cols[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<8>(&loaded[0], (X + (row * stride)) + cols[0], &mask[0], __float2half(0.0f));
     float x[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
@@ -365,7 +365,7 @@ rms_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restrict_
     // rms_norm.py:21  w = tl.load(W + cols, mask=mask).to(tl.float32)
     __half loaded_2[8];  // [1024] fp16, L0, 16-byte loads where in bounds
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<8>(&loaded_2[0], W + cols[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<8>(&loaded_2[0], W + cols[0], &mask[0], __float2half(0.0f));
     float w[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)

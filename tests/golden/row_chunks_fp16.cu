@@ -318,7 +318,7 @@ row_chunks_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_
         // chunked_loop.py:40  x = tl.load(x_row + cols, mask=mask).to(tl.float32)
         __half loaded[4];  // [256] fp16, L0, 8-byte loads where in bounds
         // 8-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
-        tilec::load_masked_vec<4>(&loaded[0], x_row + cols[0], &mask[0], __double2half(0.0));
+        tilec::load_masked_vec<4>(&loaded[0], x_row + cols[0], &mask[0], __float2half(0.0f));
         float x[4];  // [256] fp32, L0
         #pragma unroll
         for (int e = 0; e < 4; ++e)

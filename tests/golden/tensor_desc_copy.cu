@@ -340,7 +340,7 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        tilec::load_masked_vec<8>(&x[e], x_ptrs[e / 8], &x_in_bounds[e], __double2half(0.0));
+        tilec::load_masked_vec<8>(&x[e], x_ptrs[e / 8], &x_in_bounds[e], __float2half(0.0f));
     // tensor_desc_copy.py:14  y_desc.store([off_m, off_n], tl.abs(x))
     __half fn[16];  // [32x64] fp16, L0
     #pragma unroll

@@ -253,10 +253,10 @@ add_kernel(__nv_bfloat16 *__restrict__ x_ptr, __nv_bfloat16 *__restrict__ y_ptr,
     mask[0] = offsets[0] < n_elements;
     // vector_add.py:28  x = tl.load(x_ptr + offsets, mask=mask)
     __nv_bfloat16 x[1];  // [64] bf16, L0, 2-byte loads
-    tilec::load<1>(&x[0], x_ptr + offsets[0], mask[0], __double2bfloat16(0.0));
+    tilec::load<1>(&x[0], x_ptr + offsets[0], mask[0], __float2bfloat16(0.0f));
     // vector_add.py:29  y = tl.load(y_ptr + offsets, mask=mask)
     __nv_bfloat16 y[1];  // [64] bf16, L0, 2-byte loads
-    tilec::load<1>(&y[0], y_ptr + offsets[0], mask[0], __double2bfloat16(0.0));
+    tilec::load<1>(&y[0], y_ptr + offsets[0], mask[0], __float2bfloat16(0.0f));
     // vector_add.py:30  output = x + y
     __nv_bfloat16 output[1];  // [64] bf16, L0
     output[0] = x[0] + y[0];

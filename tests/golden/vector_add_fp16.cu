@@ -312,11 +312,11 @@ add_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, __half *__res
     // vector_add.py:28  x = tl.load(x_ptr + offsets, mask=mask)
     __half x[4];  // [1024] fp16, L0, 8-byte loads where in bounds
     // 8-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<4>(&x[0], x_ptr + offsets[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<4>(&x[0], x_ptr + offsets[0], &mask[0], __float2half(0.0f));
     // vector_add.py:29  y = tl.load(y_ptr + offsets, mask=mask)
     __half y[4];  // [1024] fp16, L0, 8-byte loads where in bounds
     // 8-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<4>(&y[0], y_ptr + offsets[0], &mask[0], __double2half(0.0));
+    tilec::load_masked_vec<4>(&y[0], y_ptr + offsets[0], &mask[0], __float2half(0.0f));
     // vector_add.py:30  output = x + y
     __half output[4];  // [1024] fp16, L0
     #pragma unroll
