@@ -9,7 +9,8 @@ Kernel: matmul_kernel of examples/matmul.py (grouped ordering, masked K tail, ro
 and C), at fp16 1024^3, 4096^3 and 8192^3, tf32 (fp32 inputs, the default input_precision)
 4096^3 and int8 (int32 result) 4096^3; the rows marked "persistent" run
 matmul_persistent_kernel (132 programs walking the tiles, the K loop of each pipelined) on the
-fp16 config.  tilec and Triton get the same specialisation: sizes
+fp16 config, "persistent-flat" matmul_persistent_flat_kernel (the same as one loop over tiles
+and K steps with branches, pipelined across tiles).  tilec and Triton get the same specialisation: sizes
 and leading dimensions divisible by 16 promised as "i32:16", unit strides fixed to 1, as
 Triton's own specialisation does at run time.
 
@@ -67,7 +68,8 @@ DEFAULT_CONFIGS = {"fp16": "128x256x64/8/8/3", "bf16": "128x256x64/8/8/3", "tf32
 PROBLEMS = [("fp16", 1024, 1024, 1024), ("fp16", 4096, 4096, 4096), ("fp16", 8192, 8192, 8192),
             ("bf16", 4096, 4096, 4096), ("bf16", 8192, 8192, 8192),
             ("tf32", 4096, 4096, 4096), ("int8", 4096, 4096, 4096), ("fp8", 4096, 4096, 4096),
-            ("fp16", 4096, 4096, 4096, "persistent"), ("fp16", 8192, 8192, 8192, "persistent")]
+            ("fp16", 4096, 4096, 4096, "persistent"), ("fp16", 8192, 8192, 8192, "persistent"),
+            ("fp16", 4096, 4096, 4096, "persistent-flat")]
 NUM_SMS = 132   # matmul_persistent_kernel's programs: the SMs of an H100 SXM or H200
 TOL = {"fp16": 1e-2, "bf16": 2e-2, "tf32": 1e-3, "fp8": 1e-2}
 PTR = {"fp16": ("fp16", "fp16"), "bf16": ("bf16", "bf16"), "tf32": ("fp32", "fp32"), "int8": ("i8", "i32"), "fp8": ("fp8e4nv", "fp16")}
@@ -92,8 +94,9 @@ class Row:
         sig = (f"*{a}:16, *{a}:16, *{c}:16, {i32(M)}, {i32(N)}, {i32(K)}, {i32(K)}, 1, {i32(N)}, 1, "
                f"{i32(N)}, 1, {bm}, {bn}, {bk}, {group}")
         kernel, grid = "matmul_kernel", "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)"
-        if variant == "persistent":
-            kernel, grid = "matmul_persistent_kernel", "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))"
+        if variant.startswith("persistent"):
+            kernel = "matmul_persistent_flat_kernel" if variant.endswith("flat") else "matmul_persistent_kernel"
+            grid = "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))"
             sig += f", {NUM_SMS}"
         self.case = Case(f"matmul/{self.key}", "examples/matmul.py", kernel, sig,
                          num_warps=warps, num_stages=stages, grid=grid,

@@ -13,6 +13,7 @@
 # Kernels:
 #   matmul_kernel            the plain product (grid: one program per tile of C)
 #   matmul_persistent_kernel one program per SM looping over the tiles (grid: min(NUM_SMS, tiles))
+#   matmul_persistent_flat_kernel  the same as one loop over (tile, K step) with branches
 #   matmul_bias_act_kernel   + a bias vector over N, then an activation chosen by a constexpr
 #   bmm_kernel               a batch of products; program_id(axis=1) is the batch index
 #   matmul_at_kernel         A stored transposed ([K, M] in memory), turned round with tl.trans
@@ -124,6 +125,51 @@ def matmul_persistent_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
         out_cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
         c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
         tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
+
+
+@triton.jit
+def matmul_persistent_flat_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                                  GROUP_M: tl.constexpr, NUM_SMS: tl.constexpr):
+    """The persistent matmul written as one loop over all (tile, K step) pairs of a program, as
+    older persistent kernels are: a branch moves to the next tile when a tile's K loop starts
+    again, another stores the finished tile and clears the accumulator.  The copies of later
+    steps run ahead across tile boundaries (their branch with them); the tile numbers the
+    store needs come through queues of the steps in flight."""
+    start = tl.program_id(axis=0)
+    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
+    k_steps = tl.cdiv(K, BLOCK_K)
+    mine = tiles // NUM_SMS + (start < tiles % NUM_SMS)   # tiles of this program
+    ks = tl.arange(0, BLOCK_K)
+    tile = start - NUM_SMS
+    k = -1
+    tile_m = 0
+    tile_n = 0
+    rows = tl.arange(0, BLOCK_M)
+    cols = tl.arange(0, BLOCK_N)
+    acc_dtype = tl.int32 if a_ptr.dtype.element_ty == tl.int8 else tl.float32
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=acc_dtype)
+    for _ in range(0, k_steps * mine):
+        k = tl.where(k == k_steps - 1, 0, k + 1)
+        if k == 0:
+            tile += NUM_SMS
+            tile_m, tile_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+            rows = (tile_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+            cols = (tile_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+        offs_k = k * BLOCK_K + ks
+        a = tl.load(a_ptr + rows[:, None] * stride_am + offs_k[None, :] * stride_ak,
+                    mask=offs_k[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + offs_k[:, None] * stride_bk + cols[None, :] * stride_bn,
+                    mask=offs_k[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc, out_dtype=acc_dtype)
+        if k == k_steps - 1:
+            out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+            out_cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+            c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
+            tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty),
+                     mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=acc_dtype)
 
 
 @triton.jit

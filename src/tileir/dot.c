@@ -367,6 +367,22 @@ static void guard_ahead_load(Pipe *P, Block *b, Op *ld, Value *pred, const Op *n
     ld->load.has_mask = ld->load.has_other = true;
 }
 
+/* A branch (if) whose regions hold no loop, branch or barrier; with `pure`,
+ * nothing but pure ops (it may then run ahead in stage 0). */
+static bool plain_branch(const Op *op, bool pure)
+{
+    if (op->kind != OP_IF)
+        return false;
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++) {
+            const Op *o = op->regions[r]->ops.data[i];
+            if (o->nregions || o->kind == OP_BARRIER ||
+                (pure && o->kind != OP_YIELD && !op_is_pure(o->kind)))
+                return false;
+        }
+    return true;
+}
+
 /* Adds v's definition chain inside the body to stage 0. */
 static void collect_s0(Pipe *P, Value *v)
 {
@@ -391,13 +407,57 @@ static void collect_s0(Pipe *P, Value *v)
     /* a scalar load an operand's address depends on (a block table's entry), run
      * ahead with its copy and guarded (guard_ahead_load) */
     allowed |= scalar_load(d);
-    if (!allowed || op_in(&P->loads, d)) {
+    /* a branch of pure ops that some address depends on (the persistent matmul's move to
+     * its next tile), run ahead whole; what its regions read joins stage 0 too */
+    bool branch = plain_branch(d, true);
+    if (!(allowed || branch) || op_in(&P->loads, d)) {
         P->ok = false;
         return;
     }
     vec_push(P->a, &P->s0, d);
     for (int k = 0; k < d->nargs; k++)
         collect_s0(P, d->args[k]);
+    for (int r = 0; branch && r < d->nregions; r++)
+        for (int i = 0; i < d->regions[r]->ops.len; i++) {
+            const Op *o = d->regions[r]->ops.data[i];
+            for (int k = 0; k < o->nargs; k++)
+                collect_s0(P, o->args[k]);
+        }
+}
+
+static bool varies(Pipe *P, const Value *v, int depth);
+
+/* Op (of the body, not of stage 0, with its regions) reads values that stage 0
+ * computes S-1 iterations ahead: each goes into `delayed`, to be read through
+ * a queue of S-1 loop-carried copies (delay_ahead).  False where one is a
+ * tile (a queue of tiles would hold S-1 copies in registers: not pipelined). */
+static bool note_ahead(Pipe *P, const Op *op, ValueVec *delayed)
+{
+    for (int k = 0; k < op->nargs; k++) {
+        Value *v = op->args[k];
+        bool ahead = value_in(&P->carried, v) || (v->def && op_in(&P->s0, v->def) && varies(P, v, 0));
+        if (!ahead || value_in(delayed, v))
+            continue;
+        if (v->type.rank)
+            return false;
+        vec_push(P->a, delayed, v);
+    }
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++)
+            if (!note_ahead(P, op->regions[r]->ops.data[i], delayed))
+                return false;
+    return true;
+}
+
+/* Every read of `from` in op and its regions reads `to` instead. */
+static void reread(Op *op, const Value *from, Value *to)
+{
+    for (int k = 0; k < op->nargs; k++)
+        if (op->args[k] == from)
+            op->args[k] = to;
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++)
+            reread(op->regions[r]->ops.data[i], from, to);
 }
 
 /* Does v (a stage-0 value) change from one iteration to the next? */
@@ -454,11 +514,13 @@ static void vmap_put(Pipe *P, VMap *m, Value *from, Value *to)
     vec_push(P->a, &m->to, to);
 }
 
+/* A copy of op appended to b, its operands mapped through m (and its results
+ * added to m); the regions of a branch are copied too, op by op. */
 static Op *clone_into(Pipe *P, Block *b, const Op *op, VMap *m)
 {
-    Value *args[8];
-    Type rt[2];
-    for (int k = 0; k < op->nargs && k < 8; k++)
+    Value **args = NEW_ARRAY(P->a, Value *, op->nargs ? op->nargs : 1);
+    Type *rt = NEW_ARRAY(P->a, Type, op->nres ? op->nres : 1);
+    for (int k = 0; k < op->nargs; k++)
         args[k] = vmap_get(m, op->args[k]);
     for (int k = 0; k < op->nres; k++)
         rt[k] = op->results[k]->type;
@@ -473,6 +535,12 @@ static Op *clone_into(Pipe *P, Block *b, const Op *op, VMap *m)
         r->name = o->name;
         memcpy(r->hint_div, o->hint_div, sizeof r->hint_div);
         vmap_put(P, m, (Value *)o, r);
+    }
+    c->nregions = op->nregions;
+    for (int r = 0; r < op->nregions; r++) {
+        c->regions[r] = tir_block_new(P->a, c);
+        for (int i = 0; i < op->regions[r]->ops.len; i++)
+            clone_into(P, c->regions[r], op->regions[r]->ops.data[i], m);
     }
     tir_block_append(P->a, b, c);
     return c;
@@ -546,9 +614,8 @@ static bool acc_only_chains(Block *body, const Op *d)
     return single_user(body, carried) == d && d->args[2] == carried && d->args[0] != carried && d->args[1] != carried;
 }
 
-/* Do the rings fit in shared memory with WGMMA_GROUPS_IN_FLIGHT slots more,
- * next to `extra` bytes? */
-static bool spare_slot_fits(const Pipe *P, long extra)
+/* Shared bytes of the rings at `slots` slots each. */
+static long ring_bytes(const Pipe *P, int slots)
 {
     long bytes = 0;
     for (int i = 0; i < P->stages.len; i++) {
@@ -556,7 +623,42 @@ static bool spare_slot_fits(const Pipe *P, long extra)
         int align = dot_stage_align(st);
         bytes += (dot_stage_slot_bytes(st) + align - 1) / align * align;
     }
-    return bytes * (P->S + WGMMA_GROUPS_IN_FLIGHT) + extra <= tir_smem_limit(P->f->arch);
+    return bytes * slots;
+}
+
+/* Do the rings fit in shared memory with WGMMA_GROUPS_IN_FLIGHT slots more,
+ * next to `extra` bytes? */
+static bool spare_slot_fits(const Pipe *P, long extra)
+{
+    return ring_bytes(P, P->S + WGMMA_GROUPS_IN_FLIGHT) + extra <= tir_smem_limit(P->f->arch);
+}
+
+static bool has_branch(const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++)
+        if (b->ops.data[i]->nregions)
+            return true;
+    return false;
+}
+
+/* The bytes of the largest tile a layout conversion in b (or its regions) may
+ * exchange through shared memory: at most the whole tile. */
+static long largest_exchange(const Block *b)
+{
+    long most = 0;
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        if (op->kind == OP_CONVERT && op->nres == 1) {
+            Type t = op->results[0]->type;
+            long n = (long)type_numel(t) * ((dtype_bits(t.dtype) + 7) / 8);
+            most = n > most ? n : most;
+        }
+        for (int r = 0; r < op->nregions; r++) {
+            long n = largest_exchange(op->regions[r]);
+            most = n > most ? n : most;
+        }
+    }
+    return most;
 }
 
 /* The ring of the body's conversion c, or NULL. */
@@ -620,6 +722,46 @@ static int wgmma_in_flight(Pipe *P)
     return n;
 }
 
+/* The queues of the values stage 0 computes ahead that the rest of the body
+ * reads (note_ahead): S-1 carried values each, appended to block b's
+ * arguments from index `first` on, the loop's results `res` named and typed
+ * alike.  Entry j of value d (the array's d * (S-1) + j) holds it for j
+ * iterations after the current one: the head, j = 0, is the current one's. */
+static Value **queue_args(Pipe *P, Block *b, const ValueVec *delayed, int first, Value **res)
+{
+    int D = P->S - 1;
+    Value **q = NEW_ARRAY(P->a, Value *, delayed->len > 0 ? delayed->len * D : 1);
+    for (int d = 0; d < delayed->len; d++)
+        for (int j = 0; j < D; j++) {
+            const Value *v = delayed->data[d];
+            Value *a = tir_value_new(P->a, P->f, v->type);
+            a->block = b;
+            a->arg_index = first + d * D + j;
+            a->name = v->name;
+            vec_push(P->a, &b->args, a);
+            q[d * D + j] = a;
+            Value *r = res[d * D + j];
+            if (!r) { /* the main loop's: new values */
+                r = res[d * D + j] = tir_value_new(P->a, P->f, v->type);
+                r->def = P->loop;
+            }
+            r->name = v->name;
+        }
+    return q;
+}
+
+/* The yield of the queues: each moves up one (entry j takes j + 1's value)
+ * and the last takes the value stage 0 computed in this iteration (mapped
+ * through m, in the prologue). */
+static void queue_shift(const ValueVec *delayed, int D, Value **q, const VMap *m, Value **out)
+{
+    for (int d = 0; d < delayed->len; d++) {
+        for (int j = 0; j + 1 < D; j++)
+            out[d * D + j] = q[d * D + j + 1];
+        out[d * D + D - 1] = vmap_get(m, delayed->data[d]);
+    }
+}
+
 static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
 {
     Pipe P = {.ctx = ctx, .a = &ctx->arena, .f = f, .loop = loop, .body = loop->regions[0], .S = f->num_stages,
@@ -633,8 +775,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         return;
     for (int i = 0; i < body->ops.len; i++) {
         Op *op = body->ops.data[i];
-        if (op->nregions)
-            return; /* innermost straight-line loops only */
+        if (op->nregions && !plain_branch(op, false))
+            return; /* innermost loops only, with branches of plain ops */
         if (op->kind != OP_LOAD || op->load.is_volatile)
             continue;
         int rank = op->results[0]->type.rank;
@@ -660,6 +802,11 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     }
     if (!P.loads.len)
         return;
+    /* a body with branches (an epilogue in the loop) exchanges data through shared memory
+     * while the rings hold theirs: where a whole tile's exchange would not fit beside
+     * them, the loop is left as it is, as it translated before */
+    if (has_branch(body) && ring_bytes(&P, P.S) + largest_exchange(body) > tir_smem_limit(f->arch))
+        return;
     bool wgmma_loop = wgmma_dots(&P);
     int in_flight = wgmma_loop ? wgmma_in_flight(&P) : group_may_stay(&P);
     int nring = P.S + in_flight;
@@ -673,16 +820,23 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     }
     if (!P.ok)
         return;
-    /* the rest of the body must not read what stage 0 computes ahead */
+    /* the rest of the body reads what stage 0 computes ahead only through a queue
+     * (delay_ahead): scalars such as the tile a persistent loop is on */
+    ValueVec delayed = {0};
     for (int i = 0; i < body->ops.len; i++) {
         Op *op = body->ops.data[i];
         if (op_in(&P.s0, op) || op_in(&P.loads, op))
             continue;
+        if (op != y) {
+            if (!note_ahead(&P, op, &delayed))
+                return;
+            continue;
+        }
         for (int k = 0; k < op->nargs; k++) {
             Value *v = op->args[k];
-            if (op == y && v->block == body && v->arg_index - 1 == k)
+            if (v->block == body && v->arg_index - 1 == k)
                 continue; /* a carried value that does not change (a block pointer's other offset) */
-            if (op == y && v->def && op_in(&P.s0, v->def)) {
+            if (v->def && op_in(&P.s0, v->def)) {
                 /* stage 0's own carried values may be yielded */
                 bool own = false;
                 for (int j = 0; j < P.carried.len; j++)
@@ -732,23 +886,31 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     /* ---- the prologue: for s < S-1, the copies of iteration s into slot s */
     Value *lb = loop->args[0], *ub = loop->args[1], *step = loop->args[2];
     int D = P.S - 1;
-    Value *pargs[3 + 64];
-    int nc = P.carried.len < 64 ? P.carried.len : 64;
-    if (nc < P.carried.len)
-        return;
+    int nc = P.carried.len, nq = delayed.len * D; /* stage 0's carried values, the queues */
+    Value **pargs = NEW_ARRAY(P.a, Value *, 3 + nc + nq);
+    Type *ptypes = NEW_ARRAY(P.a, Type, nc + nq > 0 ? nc + nq : 1);
     Value *zero = mk_const_i32(&P, parent, at, 0, loop);
     Value *dist = mk_const_i32(&P, parent, at + 1, D, loop);
     Value *one = mk_const_i32(&P, parent, at + 2, 1, loop);
     Value *nslots = mk_const_i32(&P, parent, at + 3, nring, loop);
     at += 4;
     pargs[0] = zero, pargs[1] = dist, pargs[2] = one;
-    Type ptypes[64];
     for (int j = 0; j < nc; j++) {
         Value *c = P.carried.data[j];
         pargs[3 + j] = loop->args[3 + c->arg_index - 1];
         ptypes[j] = c->type;
     }
-    Op *pro = tir_op_new(P.a, f, OP_FOR, 3 + nc, pargs, nc, ptypes);
+    for (int d = 0; d < delayed.len; d++) { /* the queues start empty (zeros), filled by the prologue */
+        Type t = delayed.data[d]->type;
+        Op *z = tir_op_new(P.a, f, OP_CONST, 0, NULL, 1, &t);
+        z->stmt = loop->stmt, z->loc = loop->loc;
+        tir_block_insert(P.a, parent, at++, z);
+        for (int j = 0; j < D; j++) {
+            pargs[3 + nc + d * D + j] = z->results[0];
+            ptypes[nc + d * D + j] = t;
+        }
+    }
+    Op *pro = tir_op_new(P.a, f, OP_FOR, 3 + nc + nq, pargs, nc + nq, ptypes);
     pro->stmt = loop->stmt;
     pro->loc = loop->loc;
     Block *pb = tir_block_new(P.a, pro);
@@ -774,6 +936,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         pro->results[j]->ax = c->ax;
         pro->results[j]->name = c->name;
     }
+    Value **pq = queue_args(&P, pb, &delayed, nc + 1, pro->results + nc);
     /* iv of iteration s: lb + s * step; it exists when below ub */
     Value *t = mk_op(&P, pb, OP_MUL, 2, (Value *[]){s, step}, i32, loop);
     Value *ivs = mk_op(&P, pb, OP_ADD, 2, (Value *[]){lb, t}, i32, loop);
@@ -796,10 +959,11 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     }
     emit_copies(&P, pb, &pm, pred, s, rings);
     tir_block_append(P.a, pb, tir_op_new(P.a, f, OP_ASYNC_COMMIT, 0, NULL, 0, NULL));
-    Value *yargs[64];
+    Value **yargs = NEW_ARRAY(P.a, Value *, nc + nq > 0 ? nc + nq : 1);
     for (int j = 0; j < nc; j++)
         yargs[j] = vmap_get(&pm, y->args[P.carried.data[j]->arg_index - 1]);
-    Op *py = tir_op_new(P.a, f, OP_YIELD, nc, yargs, 0, NULL);
+    queue_shift(&delayed, D, pq, &pm, yargs + nc);
+    Op *py = tir_op_new(P.a, f, OP_YIELD, nc + nq, yargs, 0, NULL);
     tir_block_append(P.a, pb, py);
     for (int i = 0; i < pb->ops.len; i++)
         pb->ops.data[i]->parent = pb;
@@ -807,29 +971,32 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     for (int j = 0; j < nc; j++)
         loop->args[3 + P.carried.data[j]->arg_index - 1] = pro->results[j];
 
-    /* ---- the loop: two more carried values, the slots */
+    /* ---- the loop: more carried values, the slots and the queues */
     int nres = loop->nres;
-    Value **nargs = NEW_ARRAY(P.a, Value *, loop->nargs + 2);
+    Value **nargs = NEW_ARRAY(P.a, Value *, loop->nargs + 2 + nq);
     memcpy(nargs, loop->args, sizeof(Value *) * (size_t)loop->nargs);
     nargs[loop->nargs] = zero;
     nargs[loop->nargs + 1] = dist;
+    for (int j = 0; j < nq; j++)
+        nargs[loop->nargs + 2 + j] = pro->results[nc + j];
     loop->args = nargs;
-    loop->nargs += 2;
-    Value **nr = NEW_ARRAY(P.a, Value *, nres + 2);
+    loop->nargs += 2 + nq;
+    Value **nr = NEW_ARRAY(P.a, Value *, nres + 2 + nq);
     memcpy(nr, loop->results, sizeof(Value *) * (size_t)nres);
     for (int k = 0; k < 2; k++) {
         nr[nres + k] = tir_value_new(P.a, f, i32);
         nr[nres + k]->def = loop;
         nr[nres + k]->name = k ? "write_slot" : "read_slot";
     }
-    loop->results = nr;
-    loop->nres += 2;
     slot_r->block = body;
     slot_r->arg_index = nres + 1;
     slot_w->block = body;
     slot_w->arg_index = nres + 2;
     vec_push(P.a, &body->args, slot_r);
     vec_push(P.a, &body->args, slot_w);
+    Value **lq = queue_args(&P, body, &delayed, nres + 3, nr + nres + 2);
+    loop->results = nr;
+    loop->nres += 2 + nq;
 
     /* new body: wait + barrier, stage 0 for iteration i + S-1, copies, commit, the rest, slots, yield */
     Block nb = {0};
@@ -848,9 +1015,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         Op *op = body->ops.data[i];
         if (!op_in(&P.s0, op))
             continue;
-        for (int k = 0; k < op->nargs; k++)
-            if (op->args[k] == iv)
-                op->args[k] = iva;
+        reread(op, iv, iva);
         if (scalar_load(op))
             guard_ahead_load(&P, &nb, op, preda, loop);
         tir_block_append(P.a, &nb, op);
@@ -865,6 +1030,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         if (op->kind == OP_TRANS && op->nres == 1 && single_user(body, op->results[0]) &&
             op_in(&P.converts, single_user(body, op->results[0])))
             continue;
+        for (int d = 0; d < delayed.len; d++) /* this iteration's value: the queue's head */
+            reread(op, delayed.data[d], lq[d * D]);
         tir_block_append(P.a, &nb, op);
     }
     Value *next[2];
@@ -879,12 +1046,13 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         Value *inc2 = mk_op(&P, &nb, OP_ADD, 2, (Value *[]){slots[k], one}, i32, loop);
         next[k] = mk_op(&P, &nb, OP_SELECT, 3, (Value *[]){wrap, zero, inc2}, i32, loop);
     }
-    Value **yv = NEW_ARRAY(P.a, Value *, y->nargs + 2);
+    Value **yv = NEW_ARRAY(P.a, Value *, y->nargs + 2 + nq);
     memcpy(yv, y->args, sizeof(Value *) * (size_t)y->nargs);
     yv[y->nargs] = next[0];
     yv[y->nargs + 1] = next[1];
+    queue_shift(&delayed, D, lq, &none, yv + y->nargs + 2);
     y->args = yv;
-    y->nargs += 2;
+    y->nargs += 2 + nq;
     tir_block_append(P.a, &nb, y);
     body->ops = nb.ops;
     for (int i = 0; i < body->ops.len; i++)

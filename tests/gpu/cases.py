@@ -667,6 +667,14 @@ def matmul_cases():
             MM16 + [MM_4096], consts=[132], flags=["--arch", "sm_90"], sizes16=True, grid=MM_PERSISTENT_GRID),
         _mm("bf16/persistent", "matmul_persistent_kernel", ["bf16"] * 3, (128, 128, 32), 4, 3, S + R,
             consts=[132], grid=MM_PERSISTENT_GRID),
+        # the same as one loop with branches: copies run ahead across tiles, the tile numbers of
+        # the store come through queues (sm_90: wgmma; sm_80: mma.sync, ragged sizes)
+        _mm("fp16/persistent-flat", "matmul_persistent_flat_kernel", ["fp16"] * 3, (128, 256, 64), 8, 3,
+            MM16 + [MM_4096], consts=[132], flags=["--arch", "sm_90"], sizes16=True, grid=MM_PERSISTENT_GRID),
+        _mm("fp16/persistent-flat", "matmul_persistent_flat_kernel", ["fp16"] * 3, (128, 128, 32), 4, 3,
+            S + R + [MM_4096], consts=[132], grid=MM_PERSISTENT_GRID),
+        _mm("bf16/persistent-flat", "matmul_persistent_flat_kernel", ["bf16"] * 3, (64, 64, 32), 4, 2,
+            S + R, consts=[132], grid=MM_PERSISTENT_GRID),
         # 4 stages of 48 KB: no room for the spare slot, so each K step waits for its group
         _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 256, 64), 8, 4, MM16 + [MM_4096],
             flags=["--arch", "sm_90"], sizes16=True),
