@@ -319,3 +319,48 @@ Test(dot_reload, no_spare_slot_without_room_for_q, .fini = reset)
     cr_expect(!dots[1]->dot.wgmma_next);
     cr_expect_eq(operand_stage(dots[1], 1)->nslots, 2);
 }
+
+/* A K loop with branches (tir_pipeline, dot.c): one loop over (tile, K step)
+ * that moves to the next tile in one branch and stores in another. */
+static const char *flat_src =
+    KERNEL_HEAD
+    "def k(a_ptr, b_ptr, c_ptr, K, steps):\n"
+    "    ks = tl.arange(0, 32)\n"
+    "    rows = tl.arange(0, 64)\n"
+    "    tile = -1\n"
+    "    k = -1\n"
+    "    acc = tl.zeros((64, 64), dtype=tl.float32)\n"
+    "    for _ in range(0, steps):\n"
+    "        k = tl.where(k == 3, 0, k + 1)\n"
+    "        if k == 0:\n"
+    "            tile += 1\n"
+    "            rows = tile * 64 + tl.arange(0, 64)\n"
+    "        a = tl.load(a_ptr + rows[:, None] * K + (k * 32 + ks)[None, :])\n"
+    "        b = tl.load(b_ptr + (k * 32 + ks)[:, None] * 64 + tl.arange(0, 64)[None, :])\n"
+    "        acc = tl.dot(a, b, acc)\n"
+    "        if k == 3:\n"
+    "            tl.store(c_ptr + (tile * 64 + tl.arange(0, 64))[:, None] * 64 + tl.arange(0, 64)[None, :], acc)\n"
+    "            acc = tl.zeros((64, 64), dtype=tl.float32)\n";
+
+/* The branch that moves to the next tile runs ahead with the copies (a copy of
+ * it in the prologue), and the store's branch reads k and tile from queues:
+ * loop-carried values of the main loop, not the ones stage 0 computes. */
+Test(dot_reload, branches_run_ahead_and_queue_what_the_rest_reads, .fini = reset)
+{
+    const Op *loops[4], *ifs[8], *copies[8];
+    translate_on(flat_src, "*fp16:16, *fp16:16, *fp32:16, i32:16, i32", 4, 3, 80, EMIT_TILEIR);
+    cr_assert_eq(find_ops(fn->body, OP_FOR, loops, 4), 2, "the prologue and the loop");
+    const Op *pro = loops[0], *loop = loops[1];
+    cr_expect_eq(find_ops(pro->regions[0], OP_IF, ifs, 8), 1, "the next tile's branch, in the prologue");
+    cr_expect_gt(find_ops(loop->regions[0], OP_ASYNC_COPY, copies, 8), 0, "pipelined");
+    int n = find_ops(loop->regions[0], OP_IF, ifs, 8);
+    cr_assert_eq(n, 2);
+    const Block *body = loop->regions[0];
+    const Value *cond = ifs[1]->args[0], *k_read = cond->def->args[0];
+    cr_expect_eq(k_read->block, body, "the store's k is a loop-carried queue head");
+    cr_expect_gt(k_read->arg_index, loop->nres - 6, "one of the queues after the slots");
+    /* the store reads tile from a queue as well */
+    const Op *stores[2];
+    cr_assert_eq(find_ops(ifs[1]->regions[0], OP_STORE, stores, 2), 1);
+    cr_expect_eq(fn->num_stages, 3);
+}
