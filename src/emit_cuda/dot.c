@@ -207,6 +207,17 @@ static void emit_dot_mma(Emitter *E, const Op *op)
     const char *fn = mma_fn(E, in, b->type.dtype, r->type.dtype, op->dot.wgmma);
     if (!op->dot.wgmma) /* else before the #if of emit_dot_wgmma */
         dot_init_result(E, op);
+    if (op->dot.use_flag) {
+        DType t = r->type.dtype;
+        line(E, "if (!%s) {  // the accumulator starts from zero again (the reset after the last step, folded here)",
+             value_at(E, op->args[3], NULL, "0"));
+        E->indent++;
+        line(E, "#pragma unroll");
+        line(E, "for (int e = 0; e < %d; ++e)", nregs(r));
+        line(E, "    %s[e] = %s;", vname(E, r), dtype_is_float(t) ? float_literal(E, 0.0, t) : int_literal(E, 0, t));
+        E->indent--;
+        line(E, "}");
+    }
     const char *prec = in != DT_FP32 ? "" : op->dot.precision == DOT_TF32X3 ? ", tf32x3: three tf32 products" : ", tf32";
     if (nb > 1)
         line(E, "// %d batches, one after another in the registers (%d accumulators, %d + %d fragment words each):",

@@ -124,6 +124,21 @@ static bool reads_other_registers(Emitter *E, const Value *x, const Value *arg, 
     return false;
 }
 
+/* Does an op of b, or of the regions below it, read v? */
+static bool region_reads(const Block *b, const Value *v)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *o = b->ops.data[i];
+        for (int a = 0; a < o->nargs; a++)
+            if (o->args[a] == v)
+                return true;
+        for (int r = 0; r < o->nregions; r++)
+            if (region_reads(o->regions[r], v))
+                return true;
+    }
+    return false;
+}
+
 /* A value yielded into a loop-carried or if-result variable can be computed
  * straight into it when nothing reads the variable's old value afterwards, and
  * the value itself reads each old register only where it writes it. */
@@ -137,7 +152,9 @@ static void plan_direct_writes(Emitter *E, Op *owner, Block *b, Value **targets)
     for (int i = 0; i < y->nargs; i++) {
         Value *v = y->args[i];
         ValInfo *vi = info(E, v);
-        if (!v->def || v->def->parent != b || v->nuses != 1 || v->def->nres != 1)
+        /* a dot's result may have readers besides the yield (a persistent loop's store
+         * reads the accumulator): the variable is written only at the yield, after them */
+        if (!v->def || v->def->parent != b || (v->nuses != 1 && v->def->kind != OP_DOT) || v->def->nres != 1)
             continue;
         if (!op_is_elementwise(v->def->kind) && v->def->kind != OP_LOAD && v->def->kind != OP_MAKE_RANGE &&
             v->def->kind != OP_DOT)
@@ -157,8 +174,9 @@ static void plan_direct_writes(Emitter *E, Op *owner, Block *b, Value **targets)
                 for (int a = 0; a < o->nargs; a++)
                     if (o->args[a] == arg && o != y)
                         ok = false;
-                if (o->nregions)
-                    ok = false; /* nested regions might read it; keep it simple */
+                for (int r = 0; r < o->nregions && ok; r++)
+                    if (region_reads(o->regions[r], arg))
+                        ok = false;
                 if (o == y)
                     for (int a = 0; a < y->nargs; a++)
                         if (a != i && y->args[a] == arg)

@@ -134,7 +134,8 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
         declare_var(E, r);
     else
         dot_init_result(E, op);
-    const char *scale_d = zero_acc ? "k_step > 0" : "1";
+    const char *scale_d = zero_acc ? "k_step > 0"
+                          : op->dot.use_flag ? fmt(E, "k_step > 0 || %s", value_at(E, op->args[3], NULL, "0")) : "1";
     line(E, FEAT_SM90A);
     line(E, "{  // %dx%d += %dx%d @ %dx%d on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues %d wgmma.m64n%dk%d "
             "per K step of %d (rows 64*g + %d*mi), %d K step%s", M, N, M, K, K, N, nm, N, ki, ki, 16 * nw, nk,

@@ -593,6 +593,146 @@ static bool wgmma_dots(Pipe *P)
     return any;
 }
 
+/* Does v appear in the regions of op (at any depth), other than in a yield? */
+static bool read_inside(const Op *op, const Value *v)
+{
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++) {
+            const Op *o = op->regions[r]->ops.data[i];
+            for (int k = 0; k < o->nargs; k++)
+                if (o->args[k] == v && o->kind != OP_YIELD)
+                    return true;
+            if (read_inside(o, v))
+                return true;
+        }
+    return false;
+}
+
+/* Does v appear in the yield of a region of op? */
+static bool yielded_inside(const Op *op, const Value *v)
+{
+    for (int r = 0; r < op->nregions; r++) {
+        const Op *y = tir_block_last(op->regions[r]);
+        for (int k = 0; y && y->kind == OP_YIELD && k < y->nargs; k++)
+            if (y->args[k] == v)
+                return true;
+    }
+    return false;
+}
+
+/* A reset of the accumulator folded into the next step's dot, as Triton's
+ * OptimizeAccumulatorInit does for persistent loops:
+ *
+ *     acc = dot(a, b, acc)                       acc = dot(a, b, acc, use)
+ *     acc = if c { ...acc...; zeros } else acc   if c { ...acc... }
+ *                                                use = !c   (carried, true at first)
+ *
+ * so that the accumulator goes from one dot to the next untouched (a wgmma
+ * group may then stay in flight across the branch not taken) and the branch
+ * only reads it: no select or copy of the accumulator in every step.  The
+ * loop's result for the accumulator must be unused (it would no longer be
+ * reset). */
+static void fold_acc_reset(Pipe *P)
+{
+    Block *body = P->body;
+    Op *y = tir_block_last(body), *loop = P->loop;
+    for (int i = 0; i < body->ops.len; i++) {
+        Op *d = body->ops.data[i];
+        if (d->kind != OP_DOT || d->nargs != 3 || !dot_uses_mma(d) || d->args[2]->block != body)
+            continue;
+        int j = d->args[2]->arg_index - 1; /* the carried accumulator */
+        Value *r = d->results[0];
+        if (j < 0 || loop->results[j]->nuses || y->args[j]->def == NULL || y->args[j]->def->kind != OP_IF)
+            continue;
+        Op *e = y->args[j]->def;
+        int k = 0;
+        while (k < e->nres && e->results[k] != y->args[j])
+            k++;
+        if (e->parent != body || e->results[k]->nuses != 1 || e->nregions != 2)
+            continue;
+        Op *yt = tir_block_last(e->regions[0]), *ye = tir_block_last(e->regions[1]);
+        if (!yt || !ye || yt->kind != OP_YIELD || ye->kind != OP_YIELD)
+            continue;
+        int reset; /* the region yielding zeros; the other yields r */
+        if (tir_is_zero_splat(yt->args[k]) && ye->args[k] == r)
+            reset = 0;
+        else if (tir_is_zero_splat(ye->args[k]) && yt->args[k] == r)
+            reset = 1;
+        else
+            continue;
+        /* r: read by the branch (anywhere but in another yield) and by nothing else */
+        int users = 0;
+        for (int m = 0; m < body->ops.len; m++) {
+            const Op *o = body->ops.data[m];
+            for (int a = 0; a < o->nargs; a++)
+                users += o->args[a] == r;
+            if (o != e && (read_inside(o, r) || yielded_inside(o, r)))
+                users += 2;
+        }
+        if (users)
+            continue;
+        bool other_yield = false;
+        for (int q = 0; q < e->nres; q++)
+            if (q != k && (yt->args[q] == r || ye->args[q] == r))
+                other_yield = true;
+        if (other_yield)
+            continue;
+        /* the flag: true at first, then whether the branch that resets was not taken */
+        Type t1 = type_scalar(DT_I1);
+        Op *init = tir_op_new(P->a, P->f, OP_CONST, 0, NULL, 1, &t1);
+        init->constant.ival = 1;
+        init->constant.fval = 1;
+        init->stmt = d->stmt, init->loc = d->loc;
+        int at = 0;
+        while (loop->parent->ops.data[at] != loop)
+            at++;
+        tir_block_insert(P->a, loop->parent, at, init);
+        Value *use = tir_value_new(P->a, P->f, t1);
+        use->name = "use_acc";
+        use->block = body;
+        use->arg_index = body->args.len;
+        vec_push(P->a, &body->args, use);
+        Value **la = NEW_ARRAY(P->a, Value *, loop->nargs + 1);
+        memcpy(la, loop->args, sizeof(Value *) * (size_t)loop->nargs);
+        la[loop->nargs++] = init->results[0];
+        loop->args = la;
+        Value **lr = NEW_ARRAY(P->a, Value *, loop->nres + 1);
+        memcpy(lr, loop->results, sizeof(Value *) * (size_t)loop->nres);
+        lr[loop->nres] = tir_value_new(P->a, P->f, t1);
+        lr[loop->nres]->def = loop;
+        lr[loop->nres]->name = "use_acc";
+        loop->results = lr;
+        loop->nres++;
+        /* the dot takes it */
+        Value **da = NEW_ARRAY(P->a, Value *, 4);
+        memcpy(da, d->args, sizeof(Value *) * 3);
+        da[3] = use;
+        d->args = da;
+        d->nargs = 4;
+        d->dot.use_flag = true;
+        /* the branch keeps its other results; the accumulator's is gone */
+        for (int q = k; q + 1 < e->nres; q++) {
+            e->results[q] = e->results[q + 1];
+            yt->args[q] = yt->args[q + 1];
+            ye->args[q] = ye->args[q + 1];
+        }
+        e->nres--, yt->nargs--, ye->nargs--;
+        /* next: the accumulator is r, kept unless the reset branch ran */
+        Op *nc = tir_op_new(P->a, P->f, OP_NOT, 1, &e->args[0], 1, &t1);
+        nc->stmt = e->stmt, nc->loc = e->loc;
+        int ei = 0;
+        while (body->ops.data[ei] != e)
+            ei++;
+        tir_block_insert(P->a, body, ei + 1, nc);
+        Value **ya = NEW_ARRAY(P->a, Value *, y->nargs + 1);
+        memcpy(ya, y->args, sizeof(Value *) * (size_t)y->nargs);
+        ya[j] = r;
+        ya[y->nargs++] = reset == 0 ? nc->results[0] : e->args[0];
+        y->args = ya;
+        return; /* one such accumulator a loop */
+    }
+}
+
 /* Does the result of wgmma dot d reach nothing but the next step's d, as
  * its accumulator?  Then its group may stay in flight past the step: the
  * next wgmma chains on the same registers, and the loop's final wait comes
@@ -600,16 +740,24 @@ static bool wgmma_dots(Pipe *P)
 static bool acc_only_chains(Block *body, const Op *d)
 {
     const Value *r = d->results[0];
-    const Op *y = single_user(body, r);
-    if (!y || y->kind != OP_YIELD)
-        return false;
+    const Op *y = tir_block_last(body);
     int j = -1;
-    for (int k = 0; k < y->nargs; k++)
-        if (y->args[k] == r) {
-            if (j >= 0)
-                return false;
-            j = k;
-        }
+    for (int i = 0; i < body->ops.len; i++) {
+        const Op *o = body->ops.data[i];
+        for (int k = 0; k < o->nargs; k++)
+            if (o->args[k] == r) {
+                if (o != y || j >= 0)
+                    return false;
+                j = k;
+            }
+        /* a branch that reads it (a persistent loop's store) would have to wait for the
+         * group on its own path, and ptxas 13.0 then serializes every wgmma of the loop
+         * (C7514): such a dot waits for its own group */
+        if (read_inside(o, r) || yielded_inside(o, r))
+            return false;
+    }
+    if (j < 0)
+        return false;
     const Value *carried = body->args.data[j + 1];
     return single_user(body, carried) == d && d->args[2] == carried && d->args[0] != carried && d->args[1] != carried;
 }
@@ -713,13 +861,32 @@ static int wgmma_in_flight(Pipe *P)
         if (d->kind == OP_DOT && d->dot.wgmma && (d->nargs < 3 || !acc_only_chains(P->body, d)))
             return 0;
     }
-    int n = spare_slot_fits(P, 0) ? WGMMA_GROUPS_IN_FLIGHT : 0;
+    int n = spare_slot_fits(P, has_branch(P->body) ? largest_exchange(P->body) : 0) ? WGMMA_GROUPS_IN_FLIGHT : 0;
     for (int i = 0; i < P->body->ops.len; i++) {
         Op *d = P->body->ops.data[i];
         if (d->kind == OP_DOT && d->dot.wgmma)
             d->dot.wgmma_pending = n;
     }
     return n;
+}
+
+/* The body's ops past stage 0 and the rings, in order, into nb, each reading
+ * the queue heads for what stage 0 computes ahead. */
+static void append_rest(Pipe *P, Block *nb, const ValueVec *delayed, Value **lq)
+{
+    Block *body = P->body;
+    int D = P->S - 1;
+    for (int i = 0; i < body->ops.len - 1; i++) {
+        Op *op = body->ops.data[i];
+        if (op_in(&P->s0, op) || op_in(&P->loads, op) || op_in(&P->converts, op))
+            continue;
+        if (op->kind == OP_TRANS && op->nres == 1 && single_user(body, op->results[0]) &&
+            op_in(&P->converts, single_user(body, op->results[0])))
+            continue;
+        for (int d = 0; d < delayed->len; d++) /* this iteration's value: the queue's head */
+            reread(op, delayed->data[d], lq[d * D]);
+        tir_block_append(P->a, nb, op);
+    }
 }
 
 /* The queues of the values stage 0 computes ahead that the rest of the body
@@ -807,6 +974,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
      * them, the loop is left as it is, as it translated before */
     if (has_branch(body) && ring_bytes(&P, P.S) + largest_exchange(body) > tir_smem_limit(f->arch))
         return;
+    fold_acc_reset(&P);
     bool wgmma_loop = wgmma_dots(&P);
     int in_flight = wgmma_loop ? wgmma_in_flight(&P) : group_may_stay(&P);
     int nring = P.S + in_flight;
@@ -1023,17 +1191,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     VMap none = {0};
     emit_copies(&P, &nb, &none, preda, slot_w, rings);
     tir_block_append(P.a, &nb, tir_op_new(P.a, f, OP_ASYNC_COMMIT, 0, NULL, 0, NULL));
-    for (int i = 0; i < body->ops.len - 1; i++) {
-        Op *op = body->ops.data[i];
-        if (op_in(&P.s0, op) || op_in(&P.loads, op) || op_in(&P.converts, op))
-            continue;
-        if (op->kind == OP_TRANS && op->nres == 1 && single_user(body, op->results[0]) &&
-            op_in(&P.converts, single_user(body, op->results[0])))
-            continue;
-        for (int d = 0; d < delayed.len; d++) /* this iteration's value: the queue's head */
-            reread(op, delayed.data[d], lq[d * D]);
-        tir_block_append(P.a, &nb, op);
-    }
+    append_rest(&P, &nb, &delayed, lq);
     Value *next[2];
     Value *slots[2] = {slot_r, slot_w};
     for (int k = 0; k < 2; k++) {

@@ -305,7 +305,7 @@ typedef enum Math2Fn {
     X(OP_ATOMIC_CAS, "atomic_cas", "") /* ptr, cmp, val; atomic.sem, scope */  \
     X(OP_PRINT, "device_print", "") /* args printed; print.prefix, hex */     \
     X(OP_ASSERT, "device_assert", "") /* cond; assert_.msg */                 \
-    X(OP_DOT, "dot", "P")       /* a, b, acc; dot.precision */                \
+    X(OP_DOT, "dot", "P")       /* a, b, acc[, use: dot.use_flag]; dot.precision */ \
     X(OP_TRANS, "trans", "P")   /* trans.perm */                              \
     X(OP_LOCAL_LOAD, "local_load", "P") /* [slot]: a dot operand from its   \
                                    staging buffer (stage), ldmatrix; with no  \
@@ -543,6 +543,8 @@ struct Op {
                                  the ring's extra slot does not fit) */
             bool wgmma_next;  /* the group stays in flight into the next iteration, where an
                                  earlier dot's wait covers it (tir_wgmma, defer_wait) */
+            bool use_flag;    /* args[3], an i1: false, the accumulator is taken as zeros
+                                 (tir_pipeline's fold of a reset into the next dot) */
         } dot;
         struct {
             int perm[TIR_MAX_RANK]; /* the input dimension of result dimension k */

@@ -257,8 +257,7 @@ block_ptr_loop_if_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, i
         p_in_bounds[0] = ((uint32_t)p_i0[0] < (uint32_t)n) & p_nonempty0;
         float loaded[1];  // [128] fp32, L0, 4-byte loads
         tilec::load<1>(&loaded[0], p_ptrs_2[0], p_in_bounds[0], 0.0f);
-        float acc_3[1];  // [128] fp32, L0
-        acc_3[0] = acc[0] + loaded[0];
+        acc[0] += loaded[0];
         // block_ptr_loop_if.py:20  if (b + start) % 2 == 0:
         int32_t p_off0;
         float *p_ptrs[1];  // [128] fp32, L0
@@ -271,7 +270,6 @@ block_ptr_loop_if_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, i
             p_off0 = p_off0_2 + 128;
             p_ptrs[0] = p_ptrs_2[0] + 128;
         }
-        acc[0] = acc_3[0];
         p_off0_2 = p_off0;
         p_ptrs_2[0] = p_ptrs[0];
     }

@@ -631,10 +631,13 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
         tile_n_3 = tile_n_3_next;
     }
     // matmul.py:153  for _ in range(0, k_steps * mine):
+    tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
+    __syncthreads();
     float acc[128];  // [128x128] fp32, L2
     #pragma unroll
     for (int e = 0; e < 128; ++e)
         acc[e] = 0.0f;
+    bool use_acc = true;
     int32_t read_slot = 0;
     int32_t write_slot = 2;
     for (int32_t _ = 0; _ < trips; _ += 1) {
@@ -721,10 +724,11 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
         uint32_t b[32];  // [32x128] fp16, L8: operand B fragments, 2 elements per register
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
-        float acc_3[128];  // [128x128] fp32, L2
-        #pragma unroll
-        for (int e = 0; e < 128; ++e)
-            acc_3[e] = acc[e];
+        if (!use_acc) {  // the accumulator starts from zero again (the reset after the last step, folded here)
+            #pragma unroll
+            for (int e = 0; e < 128; ++e)
+                acc[e] = 0.0f;
+        }
         // 128x128 += 128x32 @ 32x128 on tensor cores: each warp issues 4 x 8 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int a_ld_row = ((warp >> 1) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
@@ -742,11 +746,11 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
             for (int mi = 0; mi < 4; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc_3[4 * (ni + 8 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
         // matmul.py:166  if k == k_steps - 1:
-        float acc_4[128];  // [128x128] fp32, L2
-        if (k_2 == (k_steps - 1)) {
+        const bool cond = k_2 == (k_steps - 1);
+        if (cond) {
             // matmul.py:167  out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
             int32_t out_rows[16];  // [128] i32, L4
             #pragma unroll
@@ -765,7 +769,7 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
                 __half *buf = reinterpret_cast<__half *>(smem + 0);
                 #pragma unroll
                 for (int e = 0; e < 128; ++e)
-                    buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 5) << 5)), L2_col + ((e & 1) + (((e >> 2) & 7) << 4)))] = __float2half_rn(acc_3[e]);
+                    buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 5) << 5)), L2_col + ((e & 1) + (((e >> 2) & 7) << 4)))] = __float2half_rn(acc[e]);
                 __syncthreads();
                 // each run of 8 consecutive elements comes back as one 16-byte read
                 #pragma unroll
@@ -776,14 +780,9 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
             #pragma unroll
             for (int e = 0; e < 128; e += 8)
                 tilec::store<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &acc_fp16[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
-            #pragma unroll
-            for (int e = 0; e < 128; ++e)
-                acc_4[e] = 0.0f;
-        } else {
-            #pragma unroll
-            for (int e = 0; e < 128; ++e)
-                acc_4[e] = acc_3[e];
         }
+        // matmul.py:166  if k == k_steps - 1:
+        use_acc = !cond;
         // matmul.py:153  for _ in range(0, k_steps * mine):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
@@ -803,10 +802,6 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
         #pragma unroll
         for (int e = 0; e < 8; ++e)
             cols_2_next[e] = cols_3[e];
-        float acc_next[128];
-        #pragma unroll
-        for (int e = 0; e < 128; ++e)
-            acc_next[e] = acc_4[e];
         int32_t k_2_next;
         k_2_next = k_3;
         int32_t k_3_next;
@@ -829,9 +824,6 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
         #pragma unroll
         for (int e = 0; e < 8; ++e)
             cols_2[e] = cols_2_next[e];
-        #pragma unroll
-        for (int e = 0; e < 128; ++e)
-            acc[e] = acc_next[e];
         k_2 = k_2_next;
         k_3 = k_3_next;
         tile_m_2 = tile_m_2_next;
@@ -839,9 +831,6 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
         tile_n_2 = tile_n_2_next;
         tile_n_3 = tile_n_3_next;
     }
-    // matmul.py:153  for _ in range(0, k_steps * mine):
-    tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
-    __syncthreads();
 }
 
 #ifndef __CUDACC_RTC__

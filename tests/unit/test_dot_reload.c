@@ -364,3 +364,24 @@ Test(dot_reload, branches_run_ahead_and_queue_what_the_rest_reads, .fini = reset
     cr_assert_eq(find_ops(ifs[1]->regions[0], OP_STORE, stores, 2), 1);
     cr_expect_eq(fn->num_stages, 3);
 }
+
+/* The reset of the accumulator after a tile's last step is folded into the
+ * next step's dot (a use flag): the store's branch keeps no result, the loop
+ * yields the dot's result itself. */
+Test(dot_reload, accumulator_reset_folded_into_the_next_dot, .fini = reset)
+{
+    const Op *loops[4], *dots[2], *ifs[8];
+    translate_on(flat_src, "*fp16:16, *fp16:16, *fp32:16, i32:16, i32", 4, 3, 80, EMIT_TILEIR);
+    cr_assert_eq(find_ops(fn->body, OP_FOR, loops, 4), 2);
+    cr_assert_eq(find_ops(loops[1]->regions[0], OP_DOT, dots, 2), 1);
+    cr_expect(dots[0]->dot.use_flag);
+    cr_assert_eq(dots[0]->nargs, 4);
+    cr_expect_eq(dots[0]->args[3]->block, loops[1]->regions[0], "the flag is loop-carried");
+    cr_assert_eq(find_ops(loops[1]->regions[0], OP_IF, ifs, 8), 2);
+    cr_expect_eq(ifs[1]->nres, 0, "the store's branch yields nothing");
+    const Op *y = tir_block_last(loops[1]->regions[0]);
+    bool yields_dot = false;
+    for (int k = 0; k < y->nargs; k++)
+        yields_dot |= y->args[k] == dots[0]->results[0];
+    cr_expect(yields_dot);
+}
