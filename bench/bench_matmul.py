@@ -360,8 +360,9 @@ def main():
     for r in rows:
         bm, bn, bk, group, warps, stages = r.config
         tcheck = results.get((r.key, "tilec"), {}).get("check", "—")
+        shape = f"{r.M} x {r.N} x {r.K}" + (f" {r.variant}" if r.variant else "")
         table.append(
-            f"| {r.dtype} | {r.M} x {r.N} x {r.K} | {bm}x{bn}x{bk} g{group} w{warps} s{stages} | "
+            f"| {r.dtype} | {shape} | {bm}x{bn}x{bk} g{group} w{warps} s{stages} | "
             f"{cell(r.key, 'tilec')} | {cell(r.key, 'triton')} ({mma(r.key, 'triton')}) | "
             f"{cell(r.key, 'triton_mma_sync')} ({mma(r.key, 'triton_mma_sync')}) | {cell(r.key, 'cublas')} | "
             f"{ratio(r.key, 'tilec', 'triton')} | {ratio(r.key, 'tilec', 'triton_mma_sync')} | "
