@@ -685,7 +685,7 @@ void tir_combine(Ctx *ctx, TirFunc *f);         /* x + tl.dot(a, b) -> tl.dot(a,
 bool tir_is_zero_splat(const Value *v);         /* a constant 0 (not -0.0), splat or broadcast */
 void tir_axisinfo(Ctx *ctx, TirFunc *f);
 void tir_layouts(Ctx *ctx, TirFunc *f);
-void tir_pipeline(Ctx *ctx, TirFunc *f);       /* dot.c: cp.async ring for the K loops of dots */
+void tir_pipeline(Ctx *ctx, TirFunc *f);       /* pipeline.c: cp.async rings for the K loops of dots */
 /* dot_reload.c: a dot operand made before its dot's loop kept in shared memory and read
  * there in each iteration, as Triton does (enabled: false keeps it in registers) */
 void tir_dot_reload(Ctx *ctx, TirFunc *f, bool enabled);

@@ -1,0 +1,999 @@
+/*
+ * pipeline.c — software pipelining of K loops (tir_pipeline).
+ *
+ * A loop whose body loads an operand tile of a dot (a load used only by the
+ * conversion to the dot operand layout, perhaps through a transpose) gets a
+ * ring of num_stages staging buffers filled by cp.async, Triton's Ampere
+ * pipeline:
+ *
+ *   prologue:  for s < S-1: copies of iteration s into slot s; commit
+ *   loop i:    wait until iteration i's copies landed (S-2 groups may stay
+ *              in flight); barrier (slot i-1 is now free: every warp read
+ *              it in iteration i-1); copies of iteration i+S-1 into slot
+ *              (i+S-1) % S, predicated off past the end; commit; the rest
+ *              of the body, reading the operands from slot i % S
+ *   after:     wait for all; barrier
+ *
+ * The ops that compute the copies' addresses and masks ("stage 0": the
+ * load's operands back to the loop-carried pointers and the induction
+ * variable, and a branch of pure ops they depend on, such as a persistent
+ * loop's move to its next tile) run S-1 iterations ahead, so the carried
+ * values they advance start S-1 steps ahead (the prologue advances them)
+ * and the induction variable is read as iv + (S-1)*step there.  A scalar
+ * that stage 0 computes ahead and the rest of the body reads comes to the
+ * rest through a queue of S-1 loop-carried copies (note_ahead, queue_args).
+ * A reset of the accumulator in a branch after the dot becomes the next
+ * dot's use flag (fold_acc_reset).  Dots on wgmma may leave a group in
+ * flight into the next step, their rings then a slot more (wgmma_in_flight,
+ * group_may_stay).  A loop is left alone when stage 0 would need a value of
+ * the body's other ops, when the rest reads a tile that stage 0 computes
+ * ahead, when a carried value stage 0 advances is used after the loop, when
+ * the body holds an inner loop, when its branches' exchanges would not fit
+ * beside the rings, or when the copies would be narrower than 4 bytes.
+ */
+#include "tir.h"
+
+#include <string.h>
+
+typedef Vec(Op *) OpVec;
+typedef Vec(Value *) ValueVec;
+
+static bool op_in(const OpVec *v, const Op *op)
+{
+    for (int i = 0; i < v->len; i++)
+        if (v->data[i] == op)
+            return true;
+    return false;
+}
+
+static bool value_in(const ValueVec *v, const Value *x)
+{
+    for (int i = 0; i < v->len; i++)
+        if (v->data[i] == x)
+            return true;
+    return false;
+}
+
+/* the single op of b using v, or NULL */
+static Op *single_user(Block *b, const Value *v)
+{
+    Op *u = NULL;
+    int n = 0;
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int k = 0; k < op->nargs; k++)
+            if (op->args[k] == v) {
+                if (u != op)
+                    n++;
+                u = op;
+            }
+    }
+    return n == 1 ? u : NULL;
+}
+
+typedef struct Pipe {
+    Ctx *ctx;
+    Arena *a;
+    TirFunc *f;
+    Op *loop;
+    Block *body;
+    int S;
+    OpVec loads, converts, s0;
+    Vec(DotStage *) stages; /* the ring of each pipelined load */
+    ValueVec carried;   /* body arguments stage 0 advances */
+    bool ok;
+} Pipe;
+
+static bool scalar_load(const Op *op)
+{
+    return op->kind == OP_LOAD && op->results[0]->type.rank == 0 && !op->load.is_volatile;
+}
+
+/* A scalar load of stage 0 runs S-1 iterations ahead, where the loop may have
+ * ended and its address be past the data: it reads only while `pred` holds
+ * and gives 0 (or its `other`) otherwise, as Triton predicates what it
+ * pipelines.  The guard's ops are appended to b, before the load. */
+static void guard_ahead_load(Pipe *P, Block *b, Op *ld, Value *pred, const Op *near)
+{
+    Type t1 = type_scalar(DT_I1), tr = ld->results[0]->type;
+    Value *mask = pred;
+    if (ld->load.has_mask) {
+        Op *and = tir_op_new(P->a, P->f, OP_AND, 2, (Value *[]){ld->args[1], pred}, 1, &t1);
+        and->stmt = near->stmt, and->loc = near->loc;
+        tir_block_append(P->a, b, and);
+        mask = and->results[0];
+    }
+    Value *other = ld->load.has_other ? ld->args[2] : NULL;
+    if (!other) {
+        Op *z = tir_op_new(P->a, P->f, OP_CONST, 0, NULL, 1, &tr);
+        z->stmt = near->stmt, z->loc = near->loc;
+        tir_block_append(P->a, b, z);
+        other = z->results[0];
+    }
+    Value **args = NEW_ARRAY(P->a, Value *, 3);
+    args[0] = ld->args[0], args[1] = mask, args[2] = other;
+    ld->args = args;
+    ld->nargs = 3;
+    ld->load.has_mask = ld->load.has_other = true;
+}
+
+/* A branch (if) whose regions hold no loop, branch or barrier; with `pure`,
+ * nothing but pure ops (it may then run ahead in stage 0). */
+static bool plain_branch(const Op *op, bool pure)
+{
+    if (op->kind != OP_IF)
+        return false;
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++) {
+            const Op *o = op->regions[r]->ops.data[i];
+            if (o->nregions || o->kind == OP_BARRIER ||
+                (pure && o->kind != OP_YIELD && !op_is_pure(o->kind)))
+                return false;
+        }
+    return true;
+}
+
+/* Adds v's definition chain inside the body to stage 0. */
+static void collect_s0(Pipe *P, Value *v)
+{
+    Block *b = P->body;
+    if (!P->ok)
+        return;
+    if (v->block == b) {
+        if (v->arg_index == 0 || value_in(&P->carried, v))
+            return;
+        vec_push(P->a, &P->carried, v);
+        Op *y = tir_block_last(b);
+        collect_s0(P, y->args[v->arg_index - 1]);
+        return;
+    }
+    Op *d = v->def;
+    if (!d || d->parent != b || op_in(&P->s0, d))
+        return;
+    bool allowed = (op_is_pure(d->kind) && (op_is_elementwise(d->kind) || d->kind == OP_MAKE_RANGE ||
+                                           d->kind == OP_BROADCAST || d->kind == OP_EXPAND_DIMS ||
+                                           d->kind == OP_PROGRAM_ID || d->kind == OP_NUM_PROGRAMS)) &&
+                   d->nregions == 0 && d->nres == 1;
+    /* a scalar load an operand's address depends on (a block table's entry), run
+     * ahead with its copy and guarded (guard_ahead_load) */
+    allowed |= scalar_load(d);
+    /* a branch of pure ops that some address depends on (the persistent matmul's move to
+     * its next tile), run ahead whole; what its regions read joins stage 0 too */
+    bool branch = plain_branch(d, true);
+    if (!(allowed || branch) || op_in(&P->loads, d)) {
+        P->ok = false;
+        return;
+    }
+    vec_push(P->a, &P->s0, d);
+    for (int k = 0; k < d->nargs; k++)
+        collect_s0(P, d->args[k]);
+    for (int r = 0; branch && r < d->nregions; r++)
+        for (int i = 0; i < d->regions[r]->ops.len; i++) {
+            const Op *o = d->regions[r]->ops.data[i];
+            for (int k = 0; k < o->nargs; k++)
+                collect_s0(P, o->args[k]);
+        }
+}
+
+static bool varies(Pipe *P, const Value *v, int depth);
+
+/* Op (of the body, not of stage 0, with its regions) reads values that stage 0
+ * computes S-1 iterations ahead: each goes into `delayed`, to be read through
+ * a queue of S-1 loop-carried copies (delay_ahead).  False where one is a
+ * tile (a queue of tiles would hold S-1 copies in registers: not pipelined). */
+static bool note_ahead(Pipe *P, const Op *op, ValueVec *delayed)
+{
+    for (int k = 0; k < op->nargs; k++) {
+        Value *v = op->args[k];
+        bool ahead = value_in(&P->carried, v) || (v->def && op_in(&P->s0, v->def) && varies(P, v, 0));
+        if (!ahead || value_in(delayed, v))
+            continue;
+        if (v->type.rank)
+            return false;
+        vec_push(P->a, delayed, v);
+    }
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++)
+            if (!note_ahead(P, op->regions[r]->ops.data[i], delayed))
+                return false;
+    return true;
+}
+
+/* Every read of `from` in op and its regions reads `to` instead. */
+static void reread(Op *op, const Value *from, Value *to)
+{
+    for (int k = 0; k < op->nargs; k++)
+        if (op->args[k] == from)
+            op->args[k] = to;
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++)
+            reread(op->regions[r]->ops.data[i], from, to);
+}
+
+/* Does v (a stage-0 value) change from one iteration to the next? */
+static bool varies(Pipe *P, const Value *v, int depth)
+{
+    if (v->block == P->body)
+        return true;
+    const Op *d = v->def;
+    if (!d || d->parent != P->body || depth > 64)
+        return depth > 64;
+    for (int k = 0; k < d->nargs; k++)
+        if (varies(P, d->args[k], depth + 1))
+            return true;
+    return false;
+}
+
+static Value *mk_const_i32(Pipe *P, Block *b, int at, int64_t c, const Op *near)
+{
+    Type t = type_scalar(DT_I32);
+    Op *op = tir_op_new(P->a, P->f, OP_CONST, 0, NULL, 1, &t);
+    op->constant.ival = c;
+    op->constant.fval = (double)c;
+    op->stmt = near->stmt;
+    op->loc = near->loc;
+    tir_block_insert(P->a, b, at, op);
+    return op->results[0];
+}
+
+static Value *mk_op(Pipe *P, Block *b, OpKind k, int n, Value **args, Type t, const Op *near)
+{
+    Op *op = tir_op_new(P->a, P->f, k, n, args, 1, &t);
+    op->stmt = near->stmt;
+    op->loc = near->loc;
+    tir_block_append(P->a, b, op);
+    return op->results[0];
+}
+
+/* value map for cloning */
+typedef struct VMap {
+    ValueVec from, to;
+} VMap;
+
+static Value *vmap_get(const VMap *m, Value *v)
+{
+    for (int i = 0; i < m->from.len; i++)
+        if (m->from.data[i] == v)
+            return m->to.data[i];
+    return v;
+}
+
+static void vmap_put(Pipe *P, VMap *m, Value *from, Value *to)
+{
+    vec_push(P->a, &m->from, from);
+    vec_push(P->a, &m->to, to);
+}
+
+/* A copy of op appended to b, its operands mapped through m (and its results
+ * added to m); the regions of a branch are copied too, op by op. */
+static Op *clone_into(Pipe *P, Block *b, const Op *op, VMap *m)
+{
+    Value **args = NEW_ARRAY(P->a, Value *, op->nargs ? op->nargs : 1);
+    Type *rt = NEW_ARRAY(P->a, Type, op->nres ? op->nres : 1);
+    for (int k = 0; k < op->nargs; k++)
+        args[k] = vmap_get(m, op->args[k]);
+    for (int k = 0; k < op->nres; k++)
+        rt[k] = op->results[k]->type;
+    Op *c = tir_op_new(P->a, P->f, op->kind, op->nargs, args, op->nres, rt);
+    tir_op_copy_attrs(c, op);
+    c->stmt = op->stmt;
+    c->loc = op->loc;
+    for (int k = 0; k < op->nres; k++) {
+        Value *r = c->results[k], *o = op->results[k];
+        r->layout = o->layout;
+        r->ax = o->ax;
+        r->name = o->name;
+        memcpy(r->hint_div, o->hint_div, sizeof r->hint_div);
+        vmap_put(P, m, (Value *)o, r);
+    }
+    c->nregions = op->nregions;
+    for (int r = 0; r < op->nregions; r++) {
+        c->regions[r] = tir_block_new(P->a, c);
+        for (int i = 0; i < op->regions[r]->ops.len; i++)
+            clone_into(P, c->regions[r], op->regions[r]->ops.data[i], m);
+    }
+    tir_block_append(P->a, b, c);
+    return c;
+}
+
+/* The copies of one iteration: an async_copy per pipelined load. */
+static void emit_copies(Pipe *P, Block *b, VMap *m, Value *pred, Value *slot, Op **rings)
+{
+    for (int i = 0; i < P->loads.len; i++) {
+        Op *ld = P->loads.data[i];
+        Value *args[4] = {vmap_get(m, ld->args[0]), pred, slot, NULL};
+        int n = 3;
+        if (ld->load.has_mask)
+            args[n++] = vmap_get(m, ld->args[1]);
+        Op *ac = tir_op_new(P->a, P->f, OP_ASYNC_COPY, n, args, 0, NULL);
+        ac->stmt = ld->stmt;
+        ac->loc = ld->loc;
+        ac->buf = rings[i];
+        ac->async_copy.transposed = P->converts.data[i]->args[0] != ld->results[0];
+        tir_block_append(P->a, b, ac);
+    }
+}
+
+/* The dots of the body whose two operands come from NVMMA rings (wgmma.c):
+ * marked to run on wgmma under sm_90a.  When a K step leaves its wgmma
+ * group in flight (WGMMA_GROUPS_IN_FLIGHT 1, Triton's pipelineWgmma), the
+ * ring gets one more slot than num_stages (Triton's numBuffers + 1): the
+ * copies issued in iteration i, of iteration i + S-1, then go to the slot of
+ * iteration i-2, which every warpgroup has finished reading before iteration
+ * i's barrier.  True when there is one. */
+static bool wgmma_dots(Pipe *P)
+{
+    bool any = false;
+    for (int i = 0; i < P->body->ops.len; i++) {
+        Op *d = P->body->ops.data[i];
+        if (d->kind != OP_DOT || d->results[0]->layout->mma_version != 3)
+            continue;
+        int found = 0;
+        for (int k = 0; k < 2; k++)
+            for (int j = 0; j < P->converts.len; j++)
+                if (d->args[k]->def == P->converts.data[j] && P->stages.data[j]->nvmma &&
+                    d->args[k]->nuses == 1 && P->converts.data[j]->parent == d->parent)
+                    found++;
+        if (found == 2) {
+            d->dot.wgmma = true;
+            P->f->uses_wgmma = true;
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* Does v appear in the regions of op (at any depth), other than in a yield? */
+static bool read_inside(const Op *op, const Value *v)
+{
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++) {
+            const Op *o = op->regions[r]->ops.data[i];
+            for (int k = 0; k < o->nargs; k++)
+                if (o->args[k] == v && o->kind != OP_YIELD)
+                    return true;
+            if (read_inside(o, v))
+                return true;
+        }
+    return false;
+}
+
+/* Does v appear in the yield of a region of op? */
+static bool yielded_inside(const Op *op, const Value *v)
+{
+    for (int r = 0; r < op->nregions; r++) {
+        const Op *y = tir_block_last(op->regions[r]);
+        for (int k = 0; y && y->kind == OP_YIELD && k < y->nargs; k++)
+            if (y->args[k] == v)
+                return true;
+    }
+    return false;
+}
+
+/* A reset of the accumulator folded into the next step's dot, as Triton's
+ * OptimizeAccumulatorInit does for persistent loops:
+ *
+ *     acc = dot(a, b, acc)                       acc = dot(a, b, acc, use)
+ *     acc = if c { ...acc...; zeros } else acc   if c { ...acc... }
+ *                                                use = !c   (carried, true at first)
+ *
+ * so that the accumulator goes from one dot to the next untouched (a wgmma
+ * group may then stay in flight across the branch not taken) and the branch
+ * only reads it: no select or copy of the accumulator in every step.  The
+ * loop's result for the accumulator must be unused (it would no longer be
+ * reset). */
+static void fold_acc_reset(Pipe *P)
+{
+    Block *body = P->body;
+    Op *y = tir_block_last(body), *loop = P->loop;
+    for (int i = 0; i < body->ops.len; i++) {
+        Op *d = body->ops.data[i];
+        if (d->kind != OP_DOT || d->nargs != 3 || !dot_uses_mma(d) || d->args[2]->block != body)
+            continue;
+        int j = d->args[2]->arg_index - 1; /* the carried accumulator */
+        Value *r = d->results[0];
+        if (j < 0 || loop->results[j]->nuses || y->args[j]->def == NULL || y->args[j]->def->kind != OP_IF)
+            continue;
+        Op *e = y->args[j]->def;
+        int k = 0;
+        while (k < e->nres && e->results[k] != y->args[j])
+            k++;
+        if (e->parent != body || e->results[k]->nuses != 1 || e->nregions != 2)
+            continue;
+        Op *yt = tir_block_last(e->regions[0]), *ye = tir_block_last(e->regions[1]);
+        if (!yt || !ye || yt->kind != OP_YIELD || ye->kind != OP_YIELD)
+            continue;
+        int reset; /* the region yielding zeros; the other yields r */
+        if (tir_is_zero_splat(yt->args[k]) && ye->args[k] == r)
+            reset = 0;
+        else if (tir_is_zero_splat(ye->args[k]) && yt->args[k] == r)
+            reset = 1;
+        else
+            continue;
+        /* r: read by the branch (anywhere but in another yield) and by nothing else */
+        int users = 0;
+        for (int m = 0; m < body->ops.len; m++) {
+            const Op *o = body->ops.data[m];
+            for (int a = 0; a < o->nargs; a++)
+                users += o->args[a] == r;
+            if (o != e && (read_inside(o, r) || yielded_inside(o, r)))
+                users += 2;
+        }
+        if (users)
+            continue;
+        bool other_yield = false;
+        for (int q = 0; q < e->nres; q++)
+            if (q != k && (yt->args[q] == r || ye->args[q] == r))
+                other_yield = true;
+        if (other_yield)
+            continue;
+        /* the flag: true at first, then whether the branch that resets was not taken */
+        Type t1 = type_scalar(DT_I1);
+        Op *init = tir_op_new(P->a, P->f, OP_CONST, 0, NULL, 1, &t1);
+        init->constant.ival = 1;
+        init->constant.fval = 1;
+        init->stmt = d->stmt, init->loc = d->loc;
+        int at = 0;
+        while (loop->parent->ops.data[at] != loop)
+            at++;
+        tir_block_insert(P->a, loop->parent, at, init);
+        Value *use = tir_value_new(P->a, P->f, t1);
+        use->name = "use_acc";
+        use->block = body;
+        use->arg_index = body->args.len;
+        vec_push(P->a, &body->args, use);
+        Value **la = NEW_ARRAY(P->a, Value *, loop->nargs + 1);
+        memcpy(la, loop->args, sizeof(Value *) * (size_t)loop->nargs);
+        la[loop->nargs++] = init->results[0];
+        loop->args = la;
+        Value **lr = NEW_ARRAY(P->a, Value *, loop->nres + 1);
+        memcpy(lr, loop->results, sizeof(Value *) * (size_t)loop->nres);
+        lr[loop->nres] = tir_value_new(P->a, P->f, t1);
+        lr[loop->nres]->def = loop;
+        lr[loop->nres]->name = "use_acc";
+        loop->results = lr;
+        loop->nres++;
+        /* the dot takes it */
+        Value **da = NEW_ARRAY(P->a, Value *, 4);
+        memcpy(da, d->args, sizeof(Value *) * 3);
+        da[3] = use;
+        d->args = da;
+        d->nargs = 4;
+        d->dot.use_flag = true;
+        /* the branch keeps its other results; the accumulator's is gone */
+        for (int q = k; q + 1 < e->nres; q++) {
+            e->results[q] = e->results[q + 1];
+            yt->args[q] = yt->args[q + 1];
+            ye->args[q] = ye->args[q + 1];
+        }
+        e->nres--, yt->nargs--, ye->nargs--;
+        /* next: the accumulator is r, kept unless the reset branch ran */
+        Op *nc = tir_op_new(P->a, P->f, OP_NOT, 1, &e->args[0], 1, &t1);
+        nc->stmt = e->stmt, nc->loc = e->loc;
+        int ei = 0;
+        while (body->ops.data[ei] != e)
+            ei++;
+        tir_block_insert(P->a, body, ei + 1, nc);
+        Value **ya = NEW_ARRAY(P->a, Value *, y->nargs + 1);
+        memcpy(ya, y->args, sizeof(Value *) * (size_t)y->nargs);
+        ya[j] = r;
+        ya[y->nargs++] = reset == 0 ? nc->results[0] : e->args[0];
+        y->args = ya;
+        return; /* one such accumulator a loop */
+    }
+}
+
+/* Does the result of wgmma dot d reach nothing but the next step's d, as
+ * its accumulator?  Then its group may stay in flight past the step: the
+ * next wgmma chains on the same registers, and the loop's final wait comes
+ * before any other read (Triton's pipelineWgmma asks the same). */
+static bool acc_only_chains(Block *body, const Op *d)
+{
+    const Value *r = d->results[0];
+    const Op *y = tir_block_last(body);
+    int j = -1;
+    for (int i = 0; i < body->ops.len; i++) {
+        const Op *o = body->ops.data[i];
+        for (int k = 0; k < o->nargs; k++)
+            if (o->args[k] == r) {
+                if (o != y || j >= 0)
+                    return false;
+                j = k;
+            }
+        /* a branch that reads it (a persistent loop's store) would have to wait for the
+         * group on its own path, and ptxas 13.0 then serializes every wgmma of the loop
+         * (C7514): such a dot waits for its own group */
+        if (read_inside(o, r) || yielded_inside(o, r))
+            return false;
+    }
+    if (j < 0)
+        return false;
+    const Value *carried = body->args.data[j + 1];
+    return single_user(body, carried) == d && d->args[2] == carried && d->args[0] != carried && d->args[1] != carried;
+}
+
+/* Shared bytes of the rings at `slots` slots each. */
+static long ring_bytes(const Pipe *P, int slots)
+{
+    long bytes = 0;
+    for (int i = 0; i < P->stages.len; i++) {
+        const DotStage *st = P->stages.data[i];
+        int align = dot_stage_align(st);
+        bytes += (dot_stage_slot_bytes(st) + align - 1) / align * align;
+    }
+    return bytes * slots;
+}
+
+/* Do the rings fit in shared memory with WGMMA_GROUPS_IN_FLIGHT slots more,
+ * next to `extra` bytes? */
+static bool spare_slot_fits(const Pipe *P, long extra)
+{
+    return ring_bytes(P, P->S + WGMMA_GROUPS_IN_FLIGHT) + extra <= tir_smem_limit(P->f->arch);
+}
+
+static bool has_branch(const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++)
+        if (b->ops.data[i]->nregions)
+            return true;
+    return false;
+}
+
+/* The bytes of the largest tile a layout conversion in b (or its regions) may
+ * exchange through shared memory: at most the whole tile. */
+static long largest_exchange(const Block *b)
+{
+    long most = 0;
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        if (op->kind == OP_CONVERT && op->nres == 1) {
+            Type t = op->results[0]->type;
+            long n = (long)type_numel(t) * ((dtype_bits(t.dtype) + 7) / 8);
+            most = n > most ? n : most;
+        }
+        for (int r = 0; r < op->nregions; r++) {
+            long n = largest_exchange(op->regions[r]);
+            most = n > most ? n : most;
+        }
+    }
+    return most;
+}
+
+/* The ring of the body's conversion c, or NULL. */
+static const DotStage *ring_of(const Pipe *P, const Op *c)
+{
+    for (int j = 0; j < P->converts.len; j++)
+        if (P->converts.data[j] == c)
+            return P->stages.data[j];
+    return NULL;
+}
+
+/* May a dot of this loop leave its wgmma group in flight into the next
+ * iteration once tir_wgmma has marked it (wgmma.c, defer_wait: attention's
+ * p @ v)?  A dot that fits wgmma, whose result only the yield reads, after
+ * another dot that fits, with B from a ring of this loop in the NVMMA
+ * layout and A from one or from registers.  Its rings then get the spare
+ * slot here, where their size is decided; should tir_wgmma not defer the
+ * wait after all (q's buffer did not fit), the slot is only unused. */
+static bool group_may_stay(const Pipe *P)
+{
+    const Op *y = tir_block_last(P->body);
+    bool earlier = false;
+    long reloaded = 0; /* the buffers dot_reload.c will want for operands made before the loop */
+    for (int i = 0; i < P->body->ops.len; i++) {
+        const Op *d = P->body->ops.data[i];
+        if (d->kind != OP_DOT || !wgmma_dot_fits(P->f, d))
+            continue;
+        for (int k = 0; k < 2; k++) {
+            const Op *c = d->args[k]->def;
+            if (c && c->parent != P->body && is_dot_stage(c) && c->kind == OP_CONVERT)
+                reloaded += (type_numel(c->results[0]->type) * dtype_bits(c->results[0]->type.dtype) / 8 + 1023) /
+                            1024 * 1024;
+        }
+        const DotStage *sb = ring_of(P, d->args[1]->def), *sa = ring_of(P, d->args[0]->def);
+        bool a_ok = (sa && sa->nvmma) || (d->args[0]->def && dot_operand_in_registers(d->args[0]->def));
+        if (earlier && single_user(P->body, d->results[0]) == y && sb && sb->nvmma && a_ok)
+            return spare_slot_fits(P, reloaded);
+        earlier = true;
+    }
+    return false;
+}
+
+/* The wgmma groups each K step of the loop's wgmma dots leaves in flight:
+ * WGMMA_GROUPS_IN_FLIGHT where every such dot only chains its accumulator
+ * into the next step's, unless the ring's extra slot would take the rings
+ * past the block's shared memory (Triton keeps num_stages slots and a
+ * second barrier instead); else each step waits for its own group. */
+static int wgmma_in_flight(Pipe *P)
+{
+    for (int i = 0; i < P->body->ops.len; i++) {
+        const Op *d = P->body->ops.data[i];
+        if (d->kind == OP_DOT && d->dot.wgmma && (d->nargs < 3 || !acc_only_chains(P->body, d)))
+            return 0;
+    }
+    int n = spare_slot_fits(P, has_branch(P->body) ? largest_exchange(P->body) : 0) ? WGMMA_GROUPS_IN_FLIGHT : 0;
+    for (int i = 0; i < P->body->ops.len; i++) {
+        Op *d = P->body->ops.data[i];
+        if (d->kind == OP_DOT && d->dot.wgmma)
+            d->dot.wgmma_pending = n;
+    }
+    return n;
+}
+
+/* The body's ops past stage 0 and the rings, in order, into nb, each reading
+ * the queue heads for what stage 0 computes ahead. */
+static void append_rest(Pipe *P, Block *nb, const ValueVec *delayed, Value **lq)
+{
+    Block *body = P->body;
+    int D = P->S - 1;
+    for (int i = 0; i < body->ops.len - 1; i++) {
+        Op *op = body->ops.data[i];
+        if (op_in(&P->s0, op) || op_in(&P->loads, op) || op_in(&P->converts, op))
+            continue;
+        if (op->kind == OP_TRANS && op->nres == 1 && single_user(body, op->results[0]) &&
+            op_in(&P->converts, single_user(body, op->results[0])))
+            continue;
+        for (int d = 0; d < delayed->len; d++) /* this iteration's value: the queue's head */
+            reread(op, delayed->data[d], lq[d * D]);
+        tir_block_append(P->a, nb, op);
+    }
+}
+
+/* The queues of the values stage 0 computes ahead that the rest of the body
+ * reads (note_ahead): S-1 carried values each, appended to block b's
+ * arguments from index `first` on, the loop's results `res` named and typed
+ * alike.  Entry j of value d (the array's d * (S-1) + j) holds it for j
+ * iterations after the current one: the head, j = 0, is the current one's. */
+static Value **queue_args(Pipe *P, Block *b, const ValueVec *delayed, int first, Value **res)
+{
+    int D = P->S - 1;
+    Value **q = NEW_ARRAY(P->a, Value *, delayed->len > 0 ? delayed->len * D : 1);
+    for (int d = 0; d < delayed->len; d++)
+        for (int j = 0; j < D; j++) {
+            const Value *v = delayed->data[d];
+            Value *a = tir_value_new(P->a, P->f, v->type);
+            a->block = b;
+            a->arg_index = first + d * D + j;
+            a->name = v->name;
+            vec_push(P->a, &b->args, a);
+            q[d * D + j] = a;
+            Value *r = res[d * D + j];
+            if (!r) { /* the main loop's: new values */
+                r = res[d * D + j] = tir_value_new(P->a, P->f, v->type);
+                r->def = P->loop;
+            }
+            r->name = v->name;
+        }
+    return q;
+}
+
+/* The yield of the queues: each moves up one (entry j takes j + 1's value)
+ * and the last takes the value stage 0 computed in this iteration (mapped
+ * through m, in the prologue). */
+static void queue_shift(const ValueVec *delayed, int D, Value **q, const VMap *m, Value **out)
+{
+    for (int d = 0; d < delayed->len; d++) {
+        for (int j = 0; j + 1 < D; j++)
+            out[d * D + j] = q[d * D + j + 1];
+        out[d * D + D - 1] = vmap_get(m, delayed->data[d]);
+    }
+}
+
+static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
+{
+    Pipe P = {.ctx = ctx, .a = &ctx->arena, .f = f, .loop = loop, .body = loop->regions[0], .S = f->num_stages,
+              .ok = true};
+    Block *body = P.body;
+    Value *iv = body->args.data[0];
+    if (P.S < 2 || iv->type.dtype != DT_I32 || !body->ops.len)
+        return;
+    Op *y = tir_block_last(body);
+    if (y->kind != OP_YIELD)
+        return;
+    for (int i = 0; i < body->ops.len; i++) {
+        Op *op = body->ops.data[i];
+        if (op->nregions && !plain_branch(op, false))
+            return; /* innermost loops only, with branches of plain ops */
+        if (op->kind != OP_LOAD || op->load.is_volatile)
+            continue;
+        int rank = op->results[0]->type.rank;
+        if (rank != 2 && rank != 3)
+            continue;
+        Value *r = op->results[0];
+        Op *u = single_user(body, r);
+        Op *c = u;
+        if (u && u->kind == OP_TRANS && rank == 2) /* a 3-D operand is copied as it is loaded, untransposed */
+            c = single_user(body, u->results[0]);
+        if (!c || c->kind != OP_CONVERT || !is_dot_stage(c) || !c->results[0]->layout->parent ||
+            c->results[0]->layout->parent->kind != LAYOUT_MMA)
+            continue;
+        if (op->load.has_other && !tir_is_zero_splat(op->args[2]))
+            continue; /* cp.async fills masked elements with zeros only */
+        DotStage *st = dot_stage_for(P.a, f, c->args[0], c->results[0]->layout, P.S, true);
+        int v = stage_copy_vec(op->args[0], st, NULL);
+        if (v * dtype_bits(r->type.dtype) / 8 < 4)
+            continue;
+        vec_push(P.a, &P.loads, op);
+        vec_push(P.a, &P.converts, c);
+        vec_push(P.a, &P.stages, st);
+    }
+    if (!P.loads.len)
+        return;
+    /* a body with branches (an epilogue in the loop) exchanges data through shared memory
+     * while the rings hold theirs: where a whole tile's exchange would not fit beside
+     * them, the loop is left as it is, as it translated before */
+    if (has_branch(body) && ring_bytes(&P, P.S) + largest_exchange(body) > tir_smem_limit(f->arch))
+        return;
+    fold_acc_reset(&P);
+    bool wgmma_loop = wgmma_dots(&P);
+    int in_flight = wgmma_loop ? wgmma_in_flight(&P) : group_may_stay(&P);
+    int nring = P.S + in_flight;
+    for (int i = 0; i < P.stages.len; i++)
+        P.stages.data[i]->nslots = nring;
+    for (int i = 0; i < P.loads.len && P.ok; i++) {
+        Op *ld = P.loads.data[i];
+        for (int k = 0; k < ld->nargs; k++)
+            if (k != 2) /* not `other` */
+                collect_s0(&P, ld->args[k]);
+    }
+    if (!P.ok)
+        return;
+    /* the rest of the body reads what stage 0 computes ahead only through a queue
+     * (delay_ahead): scalars such as the tile a persistent loop is on */
+    ValueVec delayed = {0};
+    for (int i = 0; i < body->ops.len; i++) {
+        Op *op = body->ops.data[i];
+        if (op_in(&P.s0, op) || op_in(&P.loads, op))
+            continue;
+        if (op != y) {
+            if (!note_ahead(&P, op, &delayed))
+                return;
+            continue;
+        }
+        for (int k = 0; k < op->nargs; k++) {
+            Value *v = op->args[k];
+            if (v->block == body && v->arg_index - 1 == k)
+                continue; /* a carried value that does not change (a block pointer's other offset) */
+            if (v->def && op_in(&P.s0, v->def)) {
+                /* stage 0's own carried values may be yielded */
+                bool own = false;
+                for (int j = 0; j < P.carried.len; j++)
+                    if (P.carried.data[j]->arg_index - 1 == k)
+                        own = true;
+                if (own)
+                    continue;
+            }
+            if (value_in(&P.carried, v))
+                return;
+            if (v->def && op_in(&P.s0, v->def) && varies(&P, v, 0))
+                return;
+        }
+    }
+    for (int j = 0; j < P.carried.len; j++) {
+        int k = P.carried.data[j]->arg_index - 1;
+        if (loop->results[k]->nuses)
+            return;
+        /* the carried value's yield must come from stage 0 (or be the value itself) */
+        Value *yv = y->args[k];
+        if (yv != P.carried.data[j] && !(yv->def && op_in(&P.s0, yv->def)))
+            return;
+    }
+
+    /* ---- the rings: one local_load per pipelined operand, in place of its conversion */
+    Op **rings = NEW_ARRAY(P.a, Op *, P.loads.len);
+    Type i32 = type_scalar(DT_I32);
+    Value *slot_r = tir_value_new(P.a, f, i32), *slot_w = tir_value_new(P.a, f, i32);
+    slot_r->name = "read_slot";
+    slot_w->name = "write_slot";
+    for (int i = 0; i < P.loads.len; i++) {
+        Op *c = P.converts.data[i];
+        Op *ll = tir_op_new(P.a, f, OP_LOCAL_LOAD, 1, &slot_r, 0, NULL);
+        ll->nres = 1;
+        ll->results[0] = c->results[0];
+        c->results[0]->def = ll;
+        ll->stmt = c->stmt;
+        ll->loc = c->loc;
+        ll->stage = P.stages.data[i];
+        ll->parent = body;
+        for (int j = 0; j < body->ops.len; j++)
+            if (body->ops.data[j] == c)
+                body->ops.data[j] = ll;
+        rings[i] = ll;
+    }
+
+    /* ---- the prologue: for s < S-1, the copies of iteration s into slot s */
+    Value *lb = loop->args[0], *ub = loop->args[1], *step = loop->args[2];
+    int D = P.S - 1;
+    int nc = P.carried.len, nq = delayed.len * D; /* stage 0's carried values, the queues */
+    Value **pargs = NEW_ARRAY(P.a, Value *, 3 + nc + nq);
+    Type *ptypes = NEW_ARRAY(P.a, Type, nc + nq > 0 ? nc + nq : 1);
+    Value *zero = mk_const_i32(&P, parent, at, 0, loop);
+    Value *dist = mk_const_i32(&P, parent, at + 1, D, loop);
+    Value *one = mk_const_i32(&P, parent, at + 2, 1, loop);
+    Value *nslots = mk_const_i32(&P, parent, at + 3, nring, loop);
+    at += 4;
+    pargs[0] = zero, pargs[1] = dist, pargs[2] = one;
+    for (int j = 0; j < nc; j++) {
+        Value *c = P.carried.data[j];
+        pargs[3 + j] = loop->args[3 + c->arg_index - 1];
+        ptypes[j] = c->type;
+    }
+    for (int d = 0; d < delayed.len; d++) { /* the queues start empty (zeros), filled by the prologue */
+        Type t = delayed.data[d]->type;
+        Op *z = tir_op_new(P.a, f, OP_CONST, 0, NULL, 1, &t);
+        z->stmt = loop->stmt, z->loc = loop->loc;
+        tir_block_insert(P.a, parent, at++, z);
+        for (int j = 0; j < D; j++) {
+            pargs[3 + nc + d * D + j] = z->results[0];
+            ptypes[nc + d * D + j] = t;
+        }
+    }
+    Op *pro = tir_op_new(P.a, f, OP_FOR, 3 + nc + nq, pargs, nc + nq, ptypes);
+    pro->stmt = loop->stmt;
+    pro->loc = loop->loc;
+    Block *pb = tir_block_new(P.a, pro);
+    pro->regions[0] = pb;
+    pro->nregions = 1;
+    Value *s = tir_value_new(P.a, f, i32);
+    s->name = "i"; /* prologue iteration i fills slot i */
+    s->block = pb;
+    s->arg_index = 0;
+    vec_push(P.a, &pb->args, s);
+    VMap pm = {0};
+    for (int j = 0; j < nc; j++) {
+        Value *c = P.carried.data[j];
+        Value *a = tir_value_new(P.a, f, c->type);
+        a->block = pb;
+        a->arg_index = j + 1;
+        a->layout = c->layout;
+        a->ax = c->ax;
+        a->name = c->name;
+        vec_push(P.a, &pb->args, a);
+        vmap_put(&P, &pm, c, a);
+        pro->results[j]->layout = c->layout;
+        pro->results[j]->ax = c->ax;
+        pro->results[j]->name = c->name;
+    }
+    Value **pq = queue_args(&P, pb, &delayed, nc + 1, pro->results + nc);
+    /* iv of iteration s: lb + s * step; it exists when below ub */
+    Value *t = mk_op(&P, pb, OP_MUL, 2, (Value *[]){s, step}, i32, loop);
+    Value *ivs = mk_op(&P, pb, OP_ADD, 2, (Value *[]){lb, t}, i32, loop);
+    ivs->name = "k_ahead";
+    Value *pred = mk_op(&P, pb, OP_CMP, 2, (Value *[]){ivs, ub}, type_scalar(DT_I1), loop);
+    pred->name = "in_range";
+    if (!ub->name)
+        ub->name = "trips";
+    pred->def->cmp.pred = CMP_LT;
+    vmap_put(&P, &pm, iv, ivs);
+    for (int i = 0; i < body->ops.len; i++) {
+        if (!op_in(&P.s0, body->ops.data[i]))
+            continue;
+        Op *c = clone_into(&P, pb, body->ops.data[i], &pm);
+        if (scalar_load(c)) {
+            pb->ops.len--;
+            guard_ahead_load(&P, pb, c, pred, loop);
+            tir_block_append(P.a, pb, c);
+        }
+    }
+    emit_copies(&P, pb, &pm, pred, s, rings);
+    tir_block_append(P.a, pb, tir_op_new(P.a, f, OP_ASYNC_COMMIT, 0, NULL, 0, NULL));
+    Value **yargs = NEW_ARRAY(P.a, Value *, nc + nq > 0 ? nc + nq : 1);
+    for (int j = 0; j < nc; j++)
+        yargs[j] = vmap_get(&pm, y->args[P.carried.data[j]->arg_index - 1]);
+    queue_shift(&delayed, D, pq, &pm, yargs + nc);
+    Op *py = tir_op_new(P.a, f, OP_YIELD, nc + nq, yargs, 0, NULL);
+    tir_block_append(P.a, pb, py);
+    for (int i = 0; i < pb->ops.len; i++)
+        pb->ops.data[i]->parent = pb;
+    tir_block_insert(P.a, parent, at++, pro);
+    for (int j = 0; j < nc; j++)
+        loop->args[3 + P.carried.data[j]->arg_index - 1] = pro->results[j];
+
+    /* ---- the loop: more carried values, the slots and the queues */
+    int nres = loop->nres;
+    Value **nargs = NEW_ARRAY(P.a, Value *, loop->nargs + 2 + nq);
+    memcpy(nargs, loop->args, sizeof(Value *) * (size_t)loop->nargs);
+    nargs[loop->nargs] = zero;
+    nargs[loop->nargs + 1] = dist;
+    for (int j = 0; j < nq; j++)
+        nargs[loop->nargs + 2 + j] = pro->results[nc + j];
+    loop->args = nargs;
+    loop->nargs += 2 + nq;
+    Value **nr = NEW_ARRAY(P.a, Value *, nres + 2 + nq);
+    memcpy(nr, loop->results, sizeof(Value *) * (size_t)nres);
+    for (int k = 0; k < 2; k++) {
+        nr[nres + k] = tir_value_new(P.a, f, i32);
+        nr[nres + k]->def = loop;
+        nr[nres + k]->name = k ? "write_slot" : "read_slot";
+    }
+    slot_r->block = body;
+    slot_r->arg_index = nres + 1;
+    slot_w->block = body;
+    slot_w->arg_index = nres + 2;
+    vec_push(P.a, &body->args, slot_r);
+    vec_push(P.a, &body->args, slot_w);
+    Value **lq = queue_args(&P, body, &delayed, nres + 3, nr + nres + 2);
+    loop->results = nr;
+    loop->nres += 2 + nq;
+
+    /* new body: wait + barrier, stage 0 for iteration i + S-1, copies, commit, the rest, slots, yield */
+    Block nb = {0};
+    Op *w = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
+    w->async_wait.pending = P.S - 2;
+    w->stmt = rings[0]->stmt;
+    w->loc = rings[0]->loc;
+    tir_block_append(P.a, &nb, w);
+    Value *ahead_off = mk_op(&P, &nb, OP_MUL, 2, (Value *[]){step, dist}, i32, loop);
+    Value *iva = mk_op(&P, &nb, OP_ADD, 2, (Value *[]){iv, ahead_off}, i32, loop);
+    iva->name = "k_ahead";
+    Value *preda = mk_op(&P, &nb, OP_CMP, 2, (Value *[]){iva, ub}, type_scalar(DT_I1), loop);
+    preda->name = "in_range";
+    preda->def->cmp.pred = CMP_LT;
+    for (int i = 0; i < body->ops.len; i++) {
+        Op *op = body->ops.data[i];
+        if (!op_in(&P.s0, op))
+            continue;
+        reread(op, iv, iva);
+        if (scalar_load(op))
+            guard_ahead_load(&P, &nb, op, preda, loop);
+        tir_block_append(P.a, &nb, op);
+    }
+    VMap none = {0};
+    emit_copies(&P, &nb, &none, preda, slot_w, rings);
+    tir_block_append(P.a, &nb, tir_op_new(P.a, f, OP_ASYNC_COMMIT, 0, NULL, 0, NULL));
+    append_rest(&P, &nb, &delayed, lq);
+    Value *next[2];
+    Value *slots[2] = {slot_r, slot_w};
+    for (int k = 0; k < 2; k++) {
+        /* (slot + 1 == S) ? 0 : slot + 1, each increment an op of its own with one user,
+         * so that both print inside the select (this form, not slot == S-1, is the one
+         * ptxas gave the fewest registers for attention) */
+        Value *inc = mk_op(&P, &nb, OP_ADD, 2, (Value *[]){slots[k], one}, i32, loop);
+        Value *wrap = mk_op(&P, &nb, OP_CMP, 2, (Value *[]){inc, nslots}, type_scalar(DT_I1), loop);
+        wrap->def->cmp.pred = CMP_EQ;
+        Value *inc2 = mk_op(&P, &nb, OP_ADD, 2, (Value *[]){slots[k], one}, i32, loop);
+        next[k] = mk_op(&P, &nb, OP_SELECT, 3, (Value *[]){wrap, zero, inc2}, i32, loop);
+    }
+    Value **yv = NEW_ARRAY(P.a, Value *, y->nargs + 2 + nq);
+    memcpy(yv, y->args, sizeof(Value *) * (size_t)y->nargs);
+    yv[y->nargs] = next[0];
+    yv[y->nargs + 1] = next[1];
+    queue_shift(&delayed, D, lq, &none, yv + y->nargs + 2);
+    y->args = yv;
+    y->nargs += 2 + nq;
+    tir_block_append(P.a, &nb, y);
+    body->ops = nb.ops;
+    for (int i = 0; i < body->ops.len; i++)
+        body->ops.data[i]->parent = body;
+
+    /* after the loop: every copy landed, every warp done with the ring (and
+     * every wgmma group waited for inside the loop's guard: emit_for) */
+    Op *drain = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
+    drain->async_wait.pending = 0;
+    loop->for_.wgmma_drain = wgmma_loop && in_flight;
+    drain->stmt = loop->stmt;
+    drain->loc = loop->loc;
+    tir_block_insert(P.a, parent, at + 1, drain);
+}
+
+static void pipeline_block(Ctx *ctx, TirFunc *f, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            pipeline_block(ctx, f, op->regions[r]);
+        if (op->kind == OP_FOR) {
+            int before = b->ops.len;
+            pipeline_loop(ctx, f, b, i, op);
+            i += b->ops.len - before; /* skip what was inserted around it */
+        }
+    }
+}
+
+void tir_pipeline(Ctx *ctx, TirFunc *f)
+{
+    if (!f->uses_dot || f->num_stages < 2)
+        return;
+    pipeline_block(ctx, f, f->body);
+    tir_simplify(ctx, f);
+}
