@@ -20,6 +20,10 @@ tilec examples/attention.py -k attn_fwd -s "Q=*fp16:16, K=*fp16:16, V=*fp16:16, 
     stride_vh=i32:16, stride_vn=i32:16, stride_oz=i32:16, stride_oh=i32:16, stride_om=i32:16, \
     H=i32, N_CTX=i32, HEAD_DIM=64, BLOCK_M=128, BLOCK_N=64, CAUSAL=False, K_BY_COLUMNS=False" \
     -w 4 --grid "cdiv(N_CTX, BLOCK_M), Z_H" -o attn_fwd.cu
+
+Add --arch sm_90 for Hopper: both dots then run on wgmma when the file is built for sm_90a
+(nvcc -gencode arch=compute_90a,code=sm_90a, or NVRTC --gpu-architecture=sm_90a); the same
+file still builds for sm_80 and plain sm_90, where they run on mma.sync.
 """
 
 import triton
