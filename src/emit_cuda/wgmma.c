@@ -147,8 +147,9 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     line(E, "tilec::wgmma_fence_operands<%d>(%s);  // the accumulators stay put while wgmma owns them", nacc, vname(E, r));
     line(E, "tilec::wgmma_fence();  // the %s earlier writes before wgmma reads them",
          a_regs ? "accumulators' and A's" : "accumulators'");
-    line(E, "// the descriptors of K step 0%s; a K step or an M tile moves them by its bytes",
-         a_regs ? "" : " (A: from row 64*warpgroup)");
+    line(E, "// the descriptor%s of K step 0%s; %s moves %s by its bytes", a_regs ? "" : "s",
+         a_regs ? "" : " (A: from row 64*warpgroup)", a_regs ? "a K step" : "a K step or an M tile",
+         a_regs ? "it" : "them");
     if (!a_regs)
         line(E, "const uint64_t a_desc0 = tilec::wgmma_desc<%d, %d, %d>(%s(smem, %s64 * warpgroup, 0));", da.lbo, da.sbo,
              da.mode, fa, slot_a);
@@ -183,7 +184,7 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     line(E, "}");
     E->indent--;
     line(E, "}");
-    line(E, "tilec::wgmma_commit();  // this K step's wgmmas: one group");
+    line(E, "tilec::wgmma_commit();  // this dot's wgmmas: one group");
     if (op->dot.wgmma_next)
         line(E, "// left in flight: the next iteration's first wgmma wait, or the wait after the loop, waits for it");
     else if (op->dot.wgmma_pending)

@@ -783,7 +783,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
                         wgmma_m64n64k16_f32_f16_kb(&dot[32 * mi], a_desc, b_desc, k_step > 0);
                     }
                 }
-                tilec::wgmma_commit();  // this K step's wgmmas: one group
+                tilec::wgmma_commit();  // this dot's wgmmas: one group
                 tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written
                 tilec::wgmma_fence_operands<64>(dot);  // no use of the accumulators moves above that wait
             }
@@ -928,7 +928,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             {  // 128x64 += 128x64 @ 64x64 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 2 wgmma.m64n64k16 per K step of 16 (rows 64*g + 64*mi), 4 K steps
                 tilec::wgmma_fence_operands<64>(acc);  // the accumulators stay put while wgmma owns them
                 tilec::wgmma_fence();  // the accumulators' and A's earlier writes before wgmma reads them
-                // the descriptors of K step 0; a K step or an M tile moves them by its bytes
+                // the descriptor of K step 0; a K step moves it by its bytes
                 const uint64_t b_desc0 = tilec::wgmma_desc<8192, 1024, 1>(stage2(smem, read_slot, 0, 0));
                 #pragma unroll
                 for (int k_step = 0; k_step < 4; ++k_step) {
@@ -940,7 +940,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
                         wgmma_m64n64k16_f32_f16_ra(&acc[32 * mi], &a_frag[4 * (k_step + 4 * mi)], b_desc, 1);
                     }
                 }
-                tilec::wgmma_commit();  // this K step's wgmmas: one group
+                tilec::wgmma_commit();  // this dot's wgmmas: one group
                 // left in flight: the next iteration's first wgmma wait, or the wait after the loop, waits for it
                 tilec::wgmma_fence_operands<64>(acc);  // nothing touches them until then
             }

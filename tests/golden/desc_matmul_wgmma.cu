@@ -771,7 +771,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
                         wgmma_m64n64k16_f32_f16(&acc[32 * mi], a_desc, b_desc, 1);
                     }
                 }
-                tilec::wgmma_commit();  // this K step's wgmmas: one group
+                tilec::wgmma_commit();  // this dot's wgmmas: one group
                 tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
                 tilec::wgmma_fence_operands<32>(acc);  // no use of the accumulators moves above that wait
             }

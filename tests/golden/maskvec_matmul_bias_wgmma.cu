@@ -872,7 +872,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
                         wgmma_m64n128k16_f32_f16(&acc[64 * mi], a_desc, b_desc, 1);
                     }
                 }
-                tilec::wgmma_commit();  // this K step's wgmmas: one group
+                tilec::wgmma_commit();  // this dot's wgmmas: one group
                 tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
                 tilec::wgmma_fence_operands<64>(acc);  // no use of the accumulators moves above that wait
             }

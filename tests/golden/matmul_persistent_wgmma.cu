@@ -725,7 +725,7 @@ matmul_persistent_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr,
                             wgmma_m64n256k16_f32_f16(&acc[128 * mi], a_desc, b_desc, 1);
                         }
                     }
-                    tilec::wgmma_commit();  // this K step's wgmmas: one group
+                    tilec::wgmma_commit();  // this dot's wgmmas: one group
                     tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
                     tilec::wgmma_fence_operands<128>(acc);  // no use of the accumulators moves above that wait
                 }

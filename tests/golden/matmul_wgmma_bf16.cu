@@ -698,7 +698,7 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
                         wgmma_m64n128k16_f32_bf16(&acc[64 * mi], a_desc, b_desc, 1);
                     }
                 }
-                tilec::wgmma_commit();  // this K step's wgmmas: one group
+                tilec::wgmma_commit();  // this dot's wgmmas: one group
                 tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
                 tilec::wgmma_fence_operands<64>(acc);  // no use of the accumulators moves above that wait
             }

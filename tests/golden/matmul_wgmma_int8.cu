@@ -716,7 +716,7 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
                         wgmma_m64n256k32_s32_s8(&acc[128 * mi], a_desc, b_desc, 1);
                     }
                 }
-                tilec::wgmma_commit();  // this K step's wgmmas: one group
+                tilec::wgmma_commit();  // this dot's wgmmas: one group
                 tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
                 tilec::wgmma_fence_operands<128>(acc);  // no use of the accumulators moves above that wait
             }

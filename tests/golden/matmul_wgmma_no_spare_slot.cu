@@ -713,7 +713,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
                     wgmma_m64n256k16_f32_f16(&acc[128 * mi], a_desc, b_desc, 1);
                 }
             }
-            tilec::wgmma_commit();  // this K step's wgmmas: one group
+            tilec::wgmma_commit();  // this dot's wgmmas: one group
             tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written
             tilec::wgmma_fence_operands<128>(acc);  // no use of the accumulators moves above that wait
         }

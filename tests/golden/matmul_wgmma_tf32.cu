@@ -700,7 +700,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
                         wgmma_m64n128k8_f32_tf32(&acc[64 * mi], a_desc, b_desc, 1);
                     }
                 }
-                tilec::wgmma_commit();  // this K step's wgmmas: one group
+                tilec::wgmma_commit();  // this dot's wgmmas: one group
                 tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
                 tilec::wgmma_fence_operands<64>(acc);  // no use of the accumulators moves above that wait
             }

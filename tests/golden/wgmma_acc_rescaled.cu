@@ -683,7 +683,7 @@ mm_scaled(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__rest
                     wgmma_m64n128k16_f32_f16(&acc_3[64 * mi], a_desc, b_desc, 1);
                 }
             }
-            tilec::wgmma_commit();  // this K step's wgmmas: one group
+            tilec::wgmma_commit();  // this dot's wgmmas: one group
             tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written
             tilec::wgmma_fence_operands<128>(acc_3);  // no use of the accumulators moves above that wait
         }
