@@ -226,3 +226,42 @@ Test(wgmma, fits_only_where_triton_puts_warps_on_m)
     f.num_warps = 2, f.arch = 90;
     cr_assert_not(layout_wgmma_fits(&f, DT_FP16, DT_FP32, (int[]){128, 128}));
 }
+
+/* The emitter makes each dot's descriptors once and moves them by the byte
+ * offset of each K step and M tile (emit_cuda/wgmma.c, k_step_bytes):
+ * along K, 32 bytes a step within a column block and rows * swizzle bytes
+ * a block; along rows (B with N contiguous), ki rows of `swizzle` bytes a
+ * step; an M tile, its rows of `swizzle` bytes.  Those are the staging
+ * layout's own offsets from a row whose swizzle phase is 0, which this pins
+ * for every swizzle width and element size. */
+Test(wgmma, descriptor_steps_are_the_layouts_offsets)
+{
+    const DType types[] = {DT_FP16, DT_FP8E4NV, DT_FP32};
+    const int cols_of[] = {16, 32, 64, 128, 256};
+    for (size_t t = 0; t < ARRAY_LEN(types); t++)
+        for (size_t c = 0; c < ARRAY_LEN(cols_of); c++)
+            for (int rows = 64; rows <= 256; rows *= 2) {
+                DType d = types[t];
+                int eb = dtype_bits(d) / 8, ki = wgmma_instr_k(d);
+                /* K along the columns: A [M, K] K-major, or B stored [N, K] */
+                DotStage s = nvmma_stage(0, d, rows, cols_of[c]);
+                if (!s.nvmma || s.cols % ki)
+                    continue;
+                int w = s.nvmma, per_block = w / 32, base = dot_nvmma_offset(&s, 0, 0);
+                cr_assert_eq(ki * eb, 32);
+                for (int k = 0; k < s.cols / ki; k++) {
+                    int want = dot_nvmma_offset(&s, 0, k * ki) - base;
+                    int got = (k / per_block) * rows * w + (k % per_block) * 32;
+                    cr_expect_eq(got, want, "%s rows %d cols %d: K step %d at %d, the layout says %d", dtype_name(d),
+                                 rows, s.cols, k, got, want);
+                }
+                for (int m = 64; m < rows; m += 64) /* an M tile's rows */
+                    cr_expect_eq(dot_nvmma_offset(&s, m, 0), m * w, "%s: row %d", dtype_name(d), m);
+                /* K along the rows: B [K, N] with N contiguous, 16-bit only */
+                if (eb != 2)
+                    continue;
+                DotStage b = nvmma_stage(1, d, rows, cols_of[c]);
+                for (int k = 0; k < rows / ki; k++)
+                    cr_expect_eq(dot_nvmma_offset(&b, k * ki, 0), k * ki * b.nvmma, "%s: B K step %d", dtype_name(d), k);
+            }
+}
