@@ -49,20 +49,17 @@
 typedef struct Reload {
     Arena *a;
     TirFunc *f;
-    int *nuses;  /* by value id */
-    Op **user;   /* by value id: the last user seen */
+    Op **user;   /* by value id: its user (the uses are counted in Value.nuses) */
 } Reload;
 
-static void count_uses(Reload *R, Block *b)
+static void find_users(Reload *R, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
         Op *op = b->ops.data[i];
-        for (int k = 0; k < op->nargs; k++) {
-            R->nuses[op->args[k]->id]++;
+        for (int k = 0; k < op->nargs; k++)
             R->user[op->args[k]->id] = op;
-        }
         for (int r = 0; r < op->nregions; r++)
-            count_uses(R, op->regions[r]);
+            find_users(R, op->regions[r]);
     }
 }
 
@@ -90,7 +87,7 @@ static Op *reloading_dot(const Reload *R, const Op *c)
         return NULL;
     const Value *r = c->results[0];
     Op *d = R->user[r->id];
-    if (R->nuses[r->id] != 1 || d->kind != OP_DOT || !dot_uses_mma(d) || d->dot.wgmma || d->args[2] == r)
+    if (r->nuses != 1 || !d || d->kind != OP_DOT || !dot_uses_mma(d) || d->dot.wgmma || d->args[2] == r)
         return NULL;
     return enclosing_for(d) != enclosing_for(c) ? d : NULL;
 }
@@ -177,8 +174,7 @@ void tir_dot_reload(Ctx *ctx, TirFunc *f, bool enabled)
     if (!f->uses_dot || !enabled)
         return;
     Reload R = {.a = &ctx->arena, .f = f};
-    R.nuses = NEW_ARRAY(R.a, int, (size_t)f->nvalues + 1);
     R.user = NEW_ARRAY(R.a, Op *, (size_t)f->nvalues + 1);
-    count_uses(&R, f->body);
+    find_users(&R, f->body);
     reload_block(&R, f->body);
 }
