@@ -679,21 +679,17 @@ static void queue_shift(const ValueVec *delayed, int D, Value **q, const VMap *m
     }
 }
 
-static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
+/* The loads of the body that a ring can take: 2-D (or 3-D) tiles read only by
+ * their conversion to a dot operand (perhaps through a transpose), zeros where
+ * masked, copies of at least 4 bytes.  False when the body holds anything but
+ * branches of plain ops, or no such load. */
+static bool find_rings(Pipe *P)
 {
-    Pipe P = {.ctx = ctx, .a = &ctx->arena, .f = f, .loop = loop, .body = loop->regions[0], .S = f->num_stages,
-              .ok = true};
-    Block *body = P.body;
-    Value *iv = body->args.data[0];
-    if (P.S < 2 || iv->type.dtype != DT_I32 || !body->ops.len)
-        return;
-    Op *y = tir_block_last(body);
-    if (y->kind != OP_YIELD)
-        return;
+    Block *body = P->body;
     for (int i = 0; i < body->ops.len; i++) {
         Op *op = body->ops.data[i];
         if (op->nregions && !plain_branch(op, false))
-            return; /* innermost loops only, with branches of plain ops */
+            return false; /* innermost loops only, with branches of plain ops */
         if (op->kind != OP_LOAD || op->load.is_volatile)
             continue;
         int rank = op->results[0]->type.rank;
@@ -709,15 +705,110 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
             continue;
         if (op->load.has_other && !tir_is_zero_splat(op->args[2]))
             continue; /* cp.async fills masked elements with zeros only */
-        DotStage *st = dot_stage_for(P.a, f, c->args[0], c->results[0]->layout, P.S, true);
+        DotStage *st = dot_stage_for(P->a, P->f, c->args[0], c->results[0]->layout, P->S, true);
         int v = stage_copy_vec(op->args[0], st, NULL);
         if (v * dtype_bits(r->type.dtype) / 8 < 4)
             continue;
-        vec_push(P.a, &P.loads, op);
-        vec_push(P.a, &P.converts, c);
-        vec_push(P.a, &P.stages, st);
+        vec_push(P->a, &P->loads, op);
+        vec_push(P->a, &P->converts, c);
+        vec_push(P->a, &P->stages, st);
     }
-    if (!P.loads.len)
+    return P->loads.len > 0;
+}
+
+/* Stage 0 (collect_s0) apart from the rest of the body: what the rest reads of
+ * it goes into `delayed` (note_ahead); the yield may carry stage 0's own
+ * values, and nothing after the loop may read one.  False where the split
+ * cannot be made. */
+static bool split_stage0(Pipe *P, ValueVec *delayed)
+{
+    Block *body = P->body;
+    Op *y = tir_block_last(body);
+    for (int i = 0; i < P->loads.len && P->ok; i++) {
+        Op *ld = P->loads.data[i];
+        for (int k = 0; k < ld->nargs; k++)
+            if (k != 2) /* not `other` */
+                collect_s0(P, ld->args[k]);
+    }
+    if (!P->ok)
+        return false;
+    /* the rest of the body reads what stage 0 computes ahead only through a queue:
+     * scalars such as the tile a persistent loop is on */
+    for (int i = 0; i < body->ops.len; i++) {
+        Op *op = body->ops.data[i];
+        if (op_in(&P->s0, op) || op_in(&P->loads, op))
+            continue;
+        if (op != y) {
+            if (!note_ahead(P, op, delayed))
+                return false;
+            continue;
+        }
+        for (int k = 0; k < op->nargs; k++) {
+            Value *v = op->args[k];
+            if (v->block == body && v->arg_index - 1 == k)
+                continue; /* a carried value that does not change (a block pointer's other offset) */
+            if (v->def && op_in(&P->s0, v->def)) {
+                /* stage 0's own carried values may be yielded */
+                bool own = false;
+                for (int j = 0; j < P->carried.len; j++)
+                    if (P->carried.data[j]->arg_index - 1 == k)
+                        own = true;
+                if (own)
+                    continue;
+            }
+            if (value_in(&P->carried, v))
+                return false;
+            if (v->def && op_in(&P->s0, v->def) && varies(P, v, 0))
+                return false;
+        }
+    }
+    for (int j = 0; j < P->carried.len; j++) {
+        int k = P->carried.data[j]->arg_index - 1;
+        if (P->loop->results[k]->nuses)
+            return false;
+        /* the carried value's yield must come from stage 0 (or be the value itself) */
+        Value *yv = y->args[k];
+        if (yv != P->carried.data[j] && !(yv->def && op_in(&P->s0, yv->def)))
+            return false;
+    }
+    return true;
+}
+
+/* The rings: one local_load per pipelined operand, reading slot `slot`, in
+ * place of its conversion. */
+static Op **make_rings(Pipe *P, Value *slot)
+{
+    Op **rings = NEW_ARRAY(P->a, Op *, P->loads.len);
+    for (int i = 0; i < P->loads.len; i++) {
+        Op *c = P->converts.data[i];
+        Op *ll = tir_op_new(P->a, P->f, OP_LOCAL_LOAD, 1, &slot, 0, NULL);
+        ll->nres = 1;
+        ll->results[0] = c->results[0];
+        c->results[0]->def = ll;
+        ll->stmt = c->stmt;
+        ll->loc = c->loc;
+        ll->stage = P->stages.data[i];
+        ll->parent = P->body;
+        for (int j = 0; j < P->body->ops.len; j++)
+            if (P->body->ops.data[j] == c)
+                P->body->ops.data[j] = ll;
+        rings[i] = ll;
+    }
+    return rings;
+}
+
+static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
+{
+    Pipe P = {.ctx = ctx, .a = &ctx->arena, .f = f, .loop = loop, .body = loop->regions[0], .S = f->num_stages,
+              .ok = true};
+    Block *body = P.body;
+    Value *iv = body->args.data[0];
+    if (P.S < 2 || iv->type.dtype != DT_I32 || !body->ops.len)
+        return;
+    Op *y = tir_block_last(body);
+    if (y->kind != OP_YIELD)
+        return;
+    if (!find_rings(&P))
         return;
     /* a body with branches (an epilogue in the loop) exchanges data through shared memory
      * while the rings hold theirs: where a whole tile's exchange would not fit beside
@@ -730,76 +821,15 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     int nring = P.S + in_flight;
     for (int i = 0; i < P.stages.len; i++)
         P.stages.data[i]->nslots = nring;
-    for (int i = 0; i < P.loads.len && P.ok; i++) {
-        Op *ld = P.loads.data[i];
-        for (int k = 0; k < ld->nargs; k++)
-            if (k != 2) /* not `other` */
-                collect_s0(&P, ld->args[k]);
-    }
-    if (!P.ok)
-        return;
-    /* the rest of the body reads what stage 0 computes ahead only through a queue
-     * (delay_ahead): scalars such as the tile a persistent loop is on */
     ValueVec delayed = {0};
-    for (int i = 0; i < body->ops.len; i++) {
-        Op *op = body->ops.data[i];
-        if (op_in(&P.s0, op) || op_in(&P.loads, op))
-            continue;
-        if (op != y) {
-            if (!note_ahead(&P, op, &delayed))
-                return;
-            continue;
-        }
-        for (int k = 0; k < op->nargs; k++) {
-            Value *v = op->args[k];
-            if (v->block == body && v->arg_index - 1 == k)
-                continue; /* a carried value that does not change (a block pointer's other offset) */
-            if (v->def && op_in(&P.s0, v->def)) {
-                /* stage 0's own carried values may be yielded */
-                bool own = false;
-                for (int j = 0; j < P.carried.len; j++)
-                    if (P.carried.data[j]->arg_index - 1 == k)
-                        own = true;
-                if (own)
-                    continue;
-            }
-            if (value_in(&P.carried, v))
-                return;
-            if (v->def && op_in(&P.s0, v->def) && varies(&P, v, 0))
-                return;
-        }
-    }
-    for (int j = 0; j < P.carried.len; j++) {
-        int k = P.carried.data[j]->arg_index - 1;
-        if (loop->results[k]->nuses)
-            return;
-        /* the carried value's yield must come from stage 0 (or be the value itself) */
-        Value *yv = y->args[k];
-        if (yv != P.carried.data[j] && !(yv->def && op_in(&P.s0, yv->def)))
-            return;
-    }
+    if (!split_stage0(&P, &delayed))
+        return;
 
-    /* ---- the rings: one local_load per pipelined operand, in place of its conversion */
-    Op **rings = NEW_ARRAY(P.a, Op *, P.loads.len);
     Type i32 = type_scalar(DT_I32);
     Value *slot_r = tir_value_new(P.a, f, i32), *slot_w = tir_value_new(P.a, f, i32);
     slot_r->name = "read_slot";
     slot_w->name = "write_slot";
-    for (int i = 0; i < P.loads.len; i++) {
-        Op *c = P.converts.data[i];
-        Op *ll = tir_op_new(P.a, f, OP_LOCAL_LOAD, 1, &slot_r, 0, NULL);
-        ll->nres = 1;
-        ll->results[0] = c->results[0];
-        c->results[0]->def = ll;
-        ll->stmt = c->stmt;
-        ll->loc = c->loc;
-        ll->stage = P.stages.data[i];
-        ll->parent = body;
-        for (int j = 0; j < body->ops.len; j++)
-            if (body->ops.data[j] == c)
-                body->ops.data[j] = ll;
-        rings[i] = ll;
-    }
+    Op **rings = make_rings(&P, slot_r);
 
     /* ---- the prologue: for s < S-1, the copies of iteration s into slot s */
     Value *lb = loop->args[0], *ub = loop->args[1], *step = loop->args[2];
