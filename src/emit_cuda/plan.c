@@ -124,21 +124,6 @@ static bool reads_other_registers(Emitter *E, const Value *x, const Value *arg, 
     return false;
 }
 
-/* Does an op of b, or of the regions below it, read v? */
-static bool region_reads(const Block *b, const Value *v)
-{
-    for (int i = 0; i < b->ops.len; i++) {
-        const Op *o = b->ops.data[i];
-        for (int a = 0; a < o->nargs; a++)
-            if (o->args[a] == v)
-                return true;
-        for (int r = 0; r < o->nregions; r++)
-            if (region_reads(o->regions[r], v))
-                return true;
-    }
-    return false;
-}
-
 /* A value yielded into a loop-carried or if-result variable can be computed
  * straight into it when nothing reads the variable's old value afterwards, and
  * the value itself reads each old register only where it writes it. */
@@ -174,9 +159,8 @@ static void plan_direct_writes(Emitter *E, Op *owner, Block *b, Value **targets)
                 for (int a = 0; a < o->nargs; a++)
                     if (o->args[a] == arg && o != y)
                         ok = false;
-                for (int r = 0; r < o->nregions && ok; r++)
-                    if (region_reads(o->regions[r], arg))
-                        ok = false;
+                if (o->nregions && tir_op_reads(o, arg))
+                    ok = false;
                 if (o == y)
                     for (int a = 0; a < y->nargs; a++)
                         if (a != i && y->args[a] == arg)

@@ -199,17 +199,6 @@ static bool note_ahead(Pipe *P, const Op *op, ValueVec *delayed)
     return true;
 }
 
-/* Every read of `from` in op and its regions reads `to` instead. */
-static void reread(Op *op, const Value *from, Value *to)
-{
-    for (int k = 0; k < op->nargs; k++)
-        if (op->args[k] == from)
-            op->args[k] = to;
-    for (int r = 0; r < op->nregions; r++)
-        for (int i = 0; i < op->regions[r]->ops.len; i++)
-            reread(op->regions[r]->ops.data[i], from, to);
-}
-
 /* Does v (a stage-0 value) change from one iteration to the next? */
 static bool varies(Pipe *P, const Value *v, int depth)
 {
@@ -343,30 +332,13 @@ static bool wgmma_dots(Pipe *P)
     return any;
 }
 
-/* Does v appear in the regions of op (at any depth), other than in a yield? */
-static bool read_inside(const Op *op, const Value *v)
+/* Does an op of op's regions (a yield included) read v? */
+static bool read_in_regions(const Op *op, const Value *v)
 {
     for (int r = 0; r < op->nregions; r++)
-        for (int i = 0; i < op->regions[r]->ops.len; i++) {
-            const Op *o = op->regions[r]->ops.data[i];
-            for (int k = 0; k < o->nargs; k++)
-                if (o->args[k] == v && o->kind != OP_YIELD)
-                    return true;
-            if (read_inside(o, v))
+        for (int i = 0; i < op->regions[r]->ops.len; i++)
+            if (tir_op_reads(op->regions[r]->ops.data[i], v))
                 return true;
-        }
-    return false;
-}
-
-/* Does v appear in the yield of a region of op? */
-static bool yielded_inside(const Op *op, const Value *v)
-{
-    for (int r = 0; r < op->nregions; r++) {
-        const Op *y = tir_block_last(op->regions[r]);
-        for (int k = 0; y && y->kind == OP_YIELD && k < y->nargs; k++)
-            if (y->args[k] == v)
-                return true;
-    }
     return false;
 }
 
@@ -416,7 +388,7 @@ static void fold_acc_reset(Pipe *P)
             const Op *o = body->ops.data[m];
             for (int a = 0; a < o->nargs; a++)
                 users += o->args[a] == r;
-            if (o != e && (read_inside(o, r) || yielded_inside(o, r)))
+            if (o != e && read_in_regions(o, r))
                 users += 2;
         }
         if (users)
@@ -503,7 +475,7 @@ static bool acc_only_chains(Block *body, const Op *d)
         /* a branch that reads it (a persistent loop's store) would have to wait for the
          * group on its own path, and ptxas 13.0 then serializes every wgmma of the loop
          * (C7514): such a dot waits for its own group */
-        if (read_inside(o, r) || yielded_inside(o, r))
+        if (read_in_regions(o, r))
             return false;
     }
     if (j < 0)
@@ -634,7 +606,7 @@ static void append_rest(Pipe *P, Block *nb, const ValueVec *delayed, Value **lq)
             op_in(&P->converts, single_user(body, op->results[0])))
             continue;
         for (int d = 0; d < delayed->len; d++) /* this iteration's value: the queue's head */
-            reread(op, delayed->data[d], lq[d * D]);
+            tir_op_replace_uses(op, delayed->data[d], lq[d * D]);
         tir_block_append(P->a, nb, op);
     }
 }
@@ -963,7 +935,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         Op *op = body->ops.data[i];
         if (!op_in(&P.s0, op))
             continue;
-        reread(op, iv, iva);
+        tir_op_replace_uses(op, iv, iva);
         if (scalar_load(op))
             guard_ahead_load(&P, &nb, op, preda, loop);
         tir_block_append(P.a, &nb, op);

@@ -140,19 +140,6 @@ static void share_block(Share *S, Block *root, Block *b)
     }
 }
 
-/* Does an op of b (or of a region inside it) read v? */
-static bool reads(const Op *op, const Value *v)
-{
-    for (int k = 0; k < op->nargs; k++)
-        if (op->args[k] == v)
-            return true;
-    for (int r = 0; r < op->nregions; r++)
-        for (int i = 0; i < op->regions[r]->ops.len; i++)
-            if (reads(op->regions[r]->ops.data[i], v))
-                return true;
-    return false;
-}
-
 /* The iteration's value that `update` replaces is still read after it (before
  * the yield at the end of b): then only moving the update down lets it be
  * written in place.  For a while loop the value lives in the other region;
@@ -164,7 +151,7 @@ static bool old_value_read_after(const Block *b, int at, int slot)
         return true;
     const Value *old = b->args.data[slot + 1]; /* args[0] is the induction variable */
     for (int i = at + 1; i < b->ops.len - 1; i++)
-        if (reads(b->ops.data[i], old))
+        if (tir_op_reads(b->ops.data[i], old))
             return true;
     return false;
 }

@@ -702,6 +702,28 @@ bool tir_is_zero_splat(const Value *v)
     return dtype_is_float(d->results[0]->type.dtype) ? d->constant.fval == 0.0 && !signbit(d->constant.fval) : d->constant.ival == 0;
 }
 
+bool tir_op_reads(const Op *op, const Value *v)
+{
+    for (int k = 0; k < op->nargs; k++)
+        if (op->args[k] == v)
+            return true;
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++)
+            if (tir_op_reads(op->regions[r]->ops.data[i], v))
+                return true;
+    return false;
+}
+
+void tir_op_replace_uses(Op *op, const Value *from, Value *to)
+{
+    for (int k = 0; k < op->nargs; k++)
+        if (op->args[k] == from)
+            op->args[k] = to;
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++)
+            tir_op_replace_uses(op->regions[r]->ops.data[i], from, to);
+}
+
 static void replace_uses(Block *b, const Value *from, Value *to)
 {
     for (int i = 0; i < b->ops.len; i++) {

@@ -682,6 +682,8 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt);
 void tir_verify(Ctx *ctx, TirFunc *f);          /* BUG() on a broken invariant */
 void tir_simplify(Ctx *ctx, TirFunc *f);        /* dead code, use counts */
 void tir_combine(Ctx *ctx, TirFunc *f);         /* x + tl.dot(a, b) -> tl.dot(a, b, x), as Triton */
+bool tir_op_reads(const Op *op, const Value *v);             /* op or an op of its regions reads v */
+void tir_op_replace_uses(Op *op, const Value *from, Value *to); /* in op and its regions */
 bool tir_is_zero_splat(const Value *v);         /* a constant 0 (not -0.0), splat or broadcast */
 void tir_axisinfo(Ctx *ctx, TirFunc *f);
 void tir_layouts(Ctx *ctx, TirFunc *f);

@@ -130,18 +130,22 @@ static bool ring_operand(const Value *x, int dim)
  * (tnspB), K-major only for tf32, fp8 and int8 (PTX: no transpose for
  * them; a row-major B of those keeps mma.sync: Triton transposes it on the
  * way into shared memory, with 4-byte copies or through registers). */
+/* The input and accumulator types, the precision and the shape of a 2-D
+ * dot that wgmma takes (its operands' place and its layout aside). */
+static bool wgmma_types_fit(const TirFunc *f, const Op *dot)
+{
+    const Value *r = dot->results[0];
+    DType in = dot->args[0]->type.dtype, inb = dot->args[1]->type.dtype;
+    bool fp8_pair = dtype_bits(in) == 8 && in != DT_I8 && dtype_bits(inb) == 8 && inb != DT_I8;
+    if (r->type.rank != 2 || !layout_wgmma_fits(f, in, r->type.dtype, r->type.shape) || (inb != in && !fp8_pair))
+        return false;
+    return !(in == DT_FP32 && dot->dot.precision != DOT_TF32) && dot->args[0]->type.shape[1] % wgmma_instr_k(in) == 0;
+}
+
 bool dot_wgmma_candidate(const TirFunc *f, const Op *dot)
 {
-    DType in = dot->args[0]->type.dtype, inb = dot->args[1]->type.dtype;
-    const int *shape = dot->results[0]->type.shape;
-    bool fp8_pair = dtype_bits(in) == 8 && in != DT_I8 && dtype_bits(inb) == 8 && inb != DT_I8;
-    if (!layout_wgmma_fits(f, in, dot->results[0]->type.dtype, shape) || (inb != in && !fp8_pair))
-        return false;
-    if (in == DT_FP32 && dot->dot.precision != DOT_TF32)
-        return false;
-    if (dot->args[0]->type.shape[1] % wgmma_instr_k(in))
-        return false;
-    if (!ring_operand(dot->args[0], 1))
+    DType in = dot->args[0]->type.dtype;
+    if (!wgmma_types_fit(f, dot) || !ring_operand(dot->args[0], 1))
         return false;
     return ring_operand(dot->args[1], 0) || (dtype_bits(in) == 16 && ring_operand(dot->args[1], 1));
 }
@@ -183,14 +187,7 @@ static bool wgmma_reads(const Op *d, int k)
  * aside)? */
 bool wgmma_dot_fits(const TirFunc *f, const Op *d)
 {
-    const Value *r = d->results[0];
-    DType in = d->args[0]->type.dtype, inb = d->args[1]->type.dtype;
-    bool fp8_pair = dtype_bits(in) == 8 && in != DT_I8 && dtype_bits(inb) == 8 && inb != DT_I8;
-    if (d->kind != OP_DOT || !dot_uses_mma(d) || r->type.rank != 2 || !wgmma_acc_layout(f, r->layout))
-        return false;
-    if (!layout_wgmma_fits(f, in, r->type.dtype, r->type.shape) || (inb != in && !fp8_pair))
-        return false;
-    return !(in == DT_FP32 && d->dot.precision != DOT_TF32) && d->args[0]->type.shape[1] % wgmma_instr_k(in) == 0;
+    return d->kind == OP_DOT && dot_uses_mma(d) && wgmma_types_fit(f, d) && wgmma_acc_layout(f, d->results[0]->layout);
 }
 
 /* May dot d (not marked by tir_pipeline) run on wgmma? */
@@ -207,17 +204,6 @@ static int use_index(const Op *op, const Value *v)
         if (op->args[i] == v)
             k = k < 0 ? i : -2;
     return k;
-}
-
-static bool reads(const Op *op, const Value *v)
-{
-    if (use_index(op, v) != -1)
-        return true;
-    for (int r = 0; r < op->nregions; r++)
-        for (int i = 0; i < op->regions[r]->ops.len; i++)
-            if (reads(op->regions[r]->ops.data[i], v))
-                return true;
-    return false;
 }
 
 /* Dot d (op i of loop body b, just marked) may leave its group in flight
@@ -242,7 +228,7 @@ static bool defer_wait(const TirFunc *f, const Block *b, int i, const Op *d)
     const Value *carried = b->args.data[use_index(y, r) + 1];
     for (int j = 0; j < i; j++) {
         const Op *op = b->ops.data[j];
-        if (reads(op, carried))
+        if (tir_op_reads(op, carried))
             return false;
         if (op->kind == OP_DOT && op->dot.wgmma && !op->dot.wgmma_pending)
             return true;
