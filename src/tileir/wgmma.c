@@ -102,7 +102,7 @@ WgmmaDesc dot_wgmma_desc(const DotStage *s)
     return d;
 }
 
-/* Will tir_pipeline put operand x in a cp.async ring of 16-byte copies along
+/* Will tir_pipeline put operand x (perhaps through a transpose) in a cp.async ring of 16-byte copies along
  * its dim `dim`?  The layouts come first, so this asks the axis info what
  * the ring asks the layouts: a 2-D load in a loop, read only by the dot,
  * aligned per 16 bytes along `dim`, zeros where masked (a mask not constant
@@ -112,6 +112,13 @@ WgmmaDesc dot_wgmma_desc(const DotStage *s)
 static bool ring_operand(const Value *x, int dim)
 {
     const Op *ld = x->def;
+    if (ld && ld->kind == OP_TRANS && x->type.rank == 2 && x->nuses == 1) {
+        /* a load turned round on its way (B stored [N, K]): the ring holds the
+         * tile as loaded, so its dims swap */
+        x = ld->args[0];
+        ld = x->def;
+        dim = 1 - dim;
+    }
     if (!ld || ld->kind != OP_LOAD || x->nuses != 1 || x->type.rank != 2 || ld->load.is_volatile ||
         !ld->parent || !ld->parent->parent || ld->parent->parent->kind != OP_FOR)
         return false;
