@@ -69,7 +69,9 @@ PROBLEMS = [("fp16", 1024, 1024, 1024), ("fp16", 4096, 4096, 4096), ("fp16", 819
             ("bf16", 4096, 4096, 4096), ("bf16", 8192, 8192, 8192),
             ("tf32", 4096, 4096, 4096), ("int8", 4096, 4096, 4096), ("fp8", 4096, 4096, 4096),
             ("fp16", 4096, 4096, 4096, "persistent"), ("fp16", 8192, 8192, 8192, "persistent"),
-            ("fp16", 4096, 4096, 4096, "persistent-flat")]
+            ("fp16", 4096, 4096, 4096, "persistent-flat"),
+            ("fp16", 4096, 4096, 4096, "tma-persistent"), ("fp16", 8192, 8192, 8192, "tma-persistent"),
+            ("bf16", 4096, 4096, 4096, "tma-persistent")]
 NUM_SMS = 132   # matmul_persistent_kernel's programs: the SMs of an H100 SXM or H200
 TOL = {"fp16": 1e-2, "bf16": 2e-2, "tf32": 1e-3, "fp8": 1e-2}
 PTR = {"fp16": ("fp16", "fp16"), "bf16": ("bf16", "bf16"), "tf32": ("fp32", "fp32"), "int8": ("i8", "i32"), "fp8": ("fp8e4nv", "fp16")}
@@ -94,7 +96,11 @@ class Row:
         sig = (f"*{a}:16, *{a}:16, *{c}:16, {i32(M)}, {i32(N)}, {i32(K)}, {i32(K)}, 1, {i32(N)}, 1, "
                f"{i32(N)}, 1, {bm}, {bn}, {bk}, {group}")
         kernel, grid = "matmul_kernel", "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)"
-        if variant.startswith("persistent"):
+        if variant == "tma-persistent":  # host tensor descriptors: A [M, K], B as [N, K], C [M, N]
+            kernel, grid = "matmul_tma_persistent_kernel", "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))"
+            sig = (f"tensordesc<{a}[{bm}, {bk}]>, tensordesc<{a}[{bn}, {bk}]>, tensordesc<{c}[{bm}, {bn}]>, "
+                   f"{i32(M)}, {i32(N)}, {i32(K)}, {bm}, {bn}, {bk}, {group}, {NUM_SMS}")
+        elif variant.startswith("persistent"):
             kernel = "matmul_persistent_flat_kernel" if variant.endswith("flat") else "matmul_persistent_kernel"
             grid = "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))"
             sig += f", {NUM_SMS}"
@@ -148,6 +154,16 @@ def make_problem(torch, row):
             return torch.matmul(a, b)
     values = {"a_ptr": a, "b_ptr": b, "c_ptr": c, "M": M, "N": N, "K": K, "stride_am": K,
               "stride_bk": N, "stride_cm": N}
+    if row.variant == "tma-persistent":  # B stored as [N, K]; cuBLAS gets the same operands
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        bm, bn, bk = row.config[:3]
+        bt = b.t().contiguous()
+        values.update(a_desc=TensorDescriptor(a, [M, K], [K, 1], [bm, bk]),
+                      b_desc=TensorDescriptor(bt, [N, K], [K, 1], [bn, bk]),
+                      c_desc=TensorDescriptor(c, [M, N], [N, 1], [bm, bn]))
+
+        def cublas():
+            return torch.matmul(a, bt.t())
     return values, a.double() @ b.double(), cublas
 
 

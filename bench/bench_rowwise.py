@@ -180,9 +180,9 @@ def tilec_launcher(torch, kernel, values, grid, stream=None):
     args = [ctypes.c_void_p(stream.cuda_stream)]
     if kernel.case.grid is None:
         args += list(grid) + [1] * (3 - len(grid))
-    for p in kernel.runtime:
-        v = values[p.name]
-        args.append(ctypes.c_void_p(v.data_ptr()) if p.kind == "ptr" else v)
+    for p in kernel.runtime:  # a tensor descriptor: its base, shape and strides
+        for (_, typ), v in zip(harness.runtime_args(p), harness.runtime_values(p, values[p.name])):
+            args.append(ctypes.c_void_p(v.data_ptr()) if typ.startswith("*") else v)
     launch = kernel.launch_fn
 
     def run():

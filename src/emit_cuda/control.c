@@ -268,6 +268,10 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_ASYNC_COPY: emit_async_copy(E, op); break;
     case OP_ASYNC_COMMIT: line(E, "tilec::cp_async_commit();"); break;
     case OP_ASYNC_WAIT:
+        if (op->async_wait.tma && op->nargs) {
+            tma_wait(E, op);
+            break;
+        }
         line(E, "tilec::cp_async_wait<%d>();  // at most %d group%s of copies still in flight",
              op->async_wait.pending, op->async_wait.pending, op->async_wait.pending == 1 ? "" : "s");
         line(E, "__syncthreads();");

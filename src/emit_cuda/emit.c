@@ -56,6 +56,7 @@ void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
             E.vi[kp->value->id].name = kp->c_name;
         }
     }
+    tma_names(&E);
     record_users(&E, f->body);
     plan_block(&E, f->body);
     plan_contractions(&E, f->body);

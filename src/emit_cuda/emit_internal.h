@@ -63,6 +63,8 @@ typedef struct Emitter {
     Vec(const char *) combine_keys; /* combine helpers printed so far, by their text ... */
     Vec(const char *) combine_fns;  /* ... and their names (combine.c) */
     const char *combine_src;  /* the jit function whose combine helper is being printed, or NULL */
+    const char **tma_map_names;  /* f->tma_maps' parameters, f->tma_rings' barriers and phase words */
+    const char **ring_bar_names, **ring_phase_names;
 } Emitter;
 
 static inline ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }
@@ -205,6 +207,15 @@ void emit_header(Emitter *E, int threads);
 void emit_includes(Emitter *E);
 const char *param_decl(Emitter *E, const KernelParam *kp);
 void emit_kernel(Emitter *E, int threads);
+
+/* tma.c: the TMA path of pipelined rings (sm_90a) */
+void tma_names(Emitter *E);
+void tma_params(Emitter *E, StrBuf *out, int *n);
+void tma_describe(Emitter *E);
+void tma_setup(Emitter *E, StrBuf *out);
+void tma_copy(Emitter *E, const Op *op, const char *dst_fn);
+void tma_wait(Emitter *E, const Op *op);
+void tma_encode(Emitter *E);
 
 /* launcher.c: the host launcher */
 void emit_launcher(Emitter *E, int threads);

@@ -169,7 +169,12 @@ void emit_header(Emitter *E, int threads)
                         "// lives from its writes to its reads, or, where no barrier follows its reads, until the\n"
                         "// next exchange's barrier.\n");
         describe_smem(E, f->body);
+        for (int i = 0; i < f->tma_rings.len; i++)
+            sb_printf(E->out, "//   bytes %d..%d: the barriers of a TMA ring's %d slots (sm_90a)\n",
+                      f->tma_rings.data[i].smem_offset, f->tma_rings.data[i].smem_offset + 8 * f->tma_rings.data[i].nslots - 1,
+                      f->tma_rings.data[i].nslots);
     }
+    tma_describe(E);
     sb_puts(E->out, "//\n// Layouts: how each tile's elements are spread over the threads of a block.\n");
     if (!f->layouts.len)
         sb_puts(E->out, "//   (none: this kernel has no tiles)\n");
@@ -215,7 +220,7 @@ void emit_includes(Emitter *E)
         if ((strstr(name, "tensorcore") && !E->f->uses_dot) || (strstr(name, "wgmma") && !E->f->uses_wgmma) ||
             (strstr(name, "fp8") && !fp8) || (strstr(name, "_math") && !E->f->uses_flushed_math) ||
             (strstr(name, "_sort") && !E->f->uses_sort) || (strstr(name, "runtime_masked") && !E->f->uses_masked_access) ||
-            (strstr(name, "tensorcore_masked") && !E->f->uses_masked_copy))
+            (strstr(name, "tensorcore_masked") && !E->f->uses_masked_copy) || (strstr(name, "_tma") && !E->f->tma_maps.len))
             continue;
         sb_puts(E->out, tilec_templates[i].text);
     }
@@ -290,12 +295,15 @@ void emit_kernel(Emitter *E, int threads)
             continue;
         sb_printf(E->out, "%s%s", n++ ? ", " : "", param_decl(E, kp));
     }
+    tma_params(E, E->out, &n);
     sb_puts(E->out, ")\n{\n");
     StrBuf pro = {0};
     for (int i = 0; i < E->binds.len; i++) {
         const Binding *b = &E->binds.data[i];
         sb_printf(&pro, "    const %s %s = %s;  // %s\n", b->type, b->name, b->expr, b->comment);
     }
+    StrBuf tma = {0};
+    tma_setup(E, &tma);
     bool uses_lane = uses_ident(pro.data, "lane"), uses_warp = uses_ident(pro.data, "warp");
     bool uses_tid = uses_ident(body.data, "tid") || uses_lane || uses_warp;
     bool uses_lane_body = uses_ident(body.data, "lane");
@@ -318,8 +326,11 @@ void emit_kernel(Emitter *E, int threads)
         line(E, "const int warp = tid >> 5;  // warp in the block");
     if (pro.data)
         sb_puts(E->out, pro.data);
+    if (tma.data)
+        sb_puts(E->out, tma.data);
     if (uses_tid || pro.data || f->smem_bytes)
         sb_putc(E->out, '\n');
+    sb_free(&tma);
     if (body.data)
         sb_puts(E->out, body.data);
     sb_free(&body);

@@ -31,6 +31,7 @@ void emit_launcher(Emitter *E, int threads)
         sb_puts(E->out, "    if (grid_x == 0 || grid_y == 0 || grid_z == 0)\n        return cudaSuccess; // nothing to do\n");
         sb_puts(E->out, "    const dim3 grid(grid_x, grid_y, grid_z);\n");
     }
+    tma_encode(E);
     int dyn = f->smem_bytes > 48 * 1024 ? f->smem_bytes : 0;
     if (dyn) {
         sb_printf(E->out, "    // %d bytes of shared memory: above the default 48 KB, so raise the limit first\n", dyn);
@@ -45,5 +46,7 @@ void emit_launcher(Emitter *E, int threads)
         if (kp->value)
             sb_printf(E->out, "%s%s", n++ ? ", " : "", kp->c_name);
     }
+    for (int i = 0; i < f->tma_maps.len; i++)
+        sb_printf(E->out, "%s%s", n++ ? ", " : "", E->tma_map_names[i]);
     sb_puts(E->out, ");\n    return cudaGetLastError();\n}\n#endif\n");
 }

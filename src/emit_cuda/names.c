@@ -50,7 +50,7 @@ static const char *const c_words[] = {
 
 /* The launchers' own names (m and args: the embedded-binary one's). */
 static const char *const launcher_words[] = {
-    "stream", "grid", "grid_x", "grid_y", "grid_z", "gx", "gy", "gz", "ok", "attr", "m", "args",
+    "stream", "grid", "grid_x", "grid_y", "grid_z", "gx", "gy", "gz", "ok", "attr", "m", "args", "tma_status",
 };
 
 /* The emitter's own names inside the kernel: element and loop counters, the

@@ -397,13 +397,15 @@ void emit_async_copy(Emitter *E, const Op *op)
     const DotStage *s = ll->stage;
     const char *fn = stage_helper(E, ll);
     const Value *ptr = op->args[0], *pred = op->args[1], *slot = op->args[2];
-    const Value *mask = op->nargs > 3 ? op->args[3] : NULL;
+    const Value *mask = tir_copy_mask(op);
     int v = copy_vec(op);
     int bytes = v * dtype_bits(s->dtype) / 8;
     LayoutMap m;
     value_map(ptr, &m);
     int n = nregs(ptr);
     bool guarded = copy_tests_mask(op);
+    if (op->async_copy.tma)
+        tma_copy(E, op, fn);
     if (guarded)
         line(E, "// cp.async into slot %s of %s: %s; zero-filled where masked or past the loop's end",
              value_at(E, slot, NULL, "0"), fn, guarded_note(E, "copy", v, s->dtype));
@@ -428,10 +430,12 @@ void emit_async_copy(Emitter *E, const Op *op)
     if (guarded) {
         line(E, "tilec::cp_async_masked_vec<%d, %d>(%s, %s, %s, %s);", bytes, v, dst, value_at(E, ptr, ptr, e), bits, p);
         guarded_close(E, mask, ptr, n, v);
-        return;
+    } else {
+        if (mask)
+            p = fmt(E, "%s && %s", paren(E, p), paren(E, value_at(E, mask, ptr, e)));
+        line(E, "tilec::cp_async<%d>(%s, %s, %s);", bytes, dst, value_at(E, ptr, ptr, e), p);
+        elem_loop_close(E, n, v);
     }
-    if (mask)
-        p = fmt(E, "%s && %s", paren(E, p), paren(E, value_at(E, mask, ptr, e)));
-    line(E, "tilec::cp_async<%d>(%s, %s, %s);", bytes, dst, value_at(E, ptr, ptr, e), p);
-    elem_loop_close(E, n, v);
+    if (op->async_copy.tma)
+        line(E, "#endif");
 }

@@ -551,7 +551,19 @@ CVal *builtin_descriptor_load(const BuiltinCall *c)
     bool check[TIR_MAX_RANK];
     BlockPtr *bp = desc_at(c, desc, c->arg[1], c->at[1], check);
     Value *pad = padding_value(c->L, pointee(desc), desc->nan_padding, c->loc);
-    return cv_value(c->L, load_block(c->L, bp, check, pad, false, c->loc));
+    Value *r = load_block(c->L, bp, check, pad, false, c->loc);
+    if (desc->param && desc->rank == 2 && c->L->opt->arch >= 90) {
+        /* for the Hopper pipeline: a ring may copy this block with TMA from the offsets */
+        Op *ld = r->def;
+        Value **args = NEW_ARRAY(c->L->a, Value *, ld->nargs + 2);
+        memcpy(args, ld->args, sizeof(Value *) * (size_t)ld->nargs);
+        for (int d = 0; d < 2; d++)
+            args[ld->nargs + d] = to_value(c->L, bp->offsets[d], c->loc);
+        ld->args = args;
+        ld->nargs += 2;
+        ld->load.desc_param = desc->param;
+    }
+    return cv_value(c->L, r);
 }
 
 /* desc.store(offsets, value), tl.store_tensor_descriptor(desc, offsets, value): out of
@@ -671,6 +683,7 @@ CVal *tensordesc_param(Lower *L, const char *name, const char *text, Loc loc)
     KernelParam *base = push_param(L, arena_printf(L->a, "%s_base", name), type_ptr((DType)d), 16);
     base->desc_name = name;
     base->desc_sig = text;
+    bp->param = L->f->params.len; /* base's index + 1 */
     bp->base = cv_value(L, base->value);
     for (int k = 0; k < bp->rank; k++)
         bp->shape[k] = cv_value(L, push_param(L, arena_printf(L->a, "%s_shape%d", name, k), type_scalar(DT_I32), 1)->value);

@@ -53,6 +53,7 @@ typedef struct BlockPtr {
     int order[TIR_MAX_RANK];          /* block pointers: a layout hint, checked only */
     bool nan_padding;                 /* descriptors: out-of-bounds reads give NaN, not 0 */
     const char *name;                 /* the variable first bound to it, for the tiles' names */
+    int param;                        /* a tensordesc parameter: f->params index + 1 of its base */
 } BlockPtr;
 
 typedef struct CVal CVal;

@@ -81,6 +81,8 @@ typedef struct Pipe {
     OpVec loads, converts, s0;
     Vec(DotStage *) stages; /* the ring of each pipelined load */
     ValueVec carried;   /* body arguments stage 0 advances */
+    int tma;            /* f->tma_rings index + 1 when the copies go through TMA (tma_ring) */
+    int *tma_map;       /* and each load's f->tma_maps index */
     bool ok;
 } Pipe;
 
@@ -290,17 +292,74 @@ static void emit_copies(Pipe *P, Block *b, VMap *m, Value *pred, Value *slot, Op
 {
     for (int i = 0; i < P->loads.len; i++) {
         Op *ld = P->loads.data[i];
-        Value *args[4] = {vmap_get(m, ld->args[0]), pred, slot, NULL};
+        Value *args[6] = {vmap_get(m, ld->args[0]), pred, slot, NULL};
         int n = 3;
         if (ld->load.has_mask)
             args[n++] = vmap_get(m, ld->args[1]);
+        if (P->tma) /* the block's offsets */
+            for (int d = 0; d < 2; d++)
+                args[n++] = vmap_get(m, ld->args[ld->nargs - 2 + d]);
         Op *ac = tir_op_new(P->a, P->f, OP_ASYNC_COPY, n, args, 0, NULL);
         ac->stmt = ld->stmt;
         ac->loc = ld->loc;
         ac->buf = rings[i];
         ac->async_copy.transposed = P->converts.data[i]->args[0] != ld->results[0];
+        ac->async_copy.has_mask = ld->load.has_mask;
+        ac->async_copy.tma = P->tma;
+        ac->async_copy.tma_map = P->tma ? P->tma_map[i] : 0;
         tir_block_append(P->a, b, ac);
     }
+}
+
+/* The TMA map of descriptor block loads like ld's into stage s: f->tma_maps'
+ * index, a new one where `make`; -1 where the descriptor has another box. */
+static int tma_map_for(Pipe *P, const Op *ld, const DotStage *s, bool make)
+{
+    TmaMap m = {.param = ld->load.desc_param - 1, .box_cols = s->nvmma * 8 / dtype_bits(s->dtype),
+                .box_rows = s->rows, .swizzle = s->nvmma};
+    for (int i = 0; i < P->f->tma_maps.len; i++) {
+        const TmaMap *o = &P->f->tma_maps.data[i];
+        if (o->param == m.param)
+            return o->box_cols == m.box_cols && o->box_rows == m.box_rows && o->swizzle == m.swizzle ? i : -1;
+    }
+    if (!make)
+        return 0;
+    m.name = arena_printf(P->a, "%s_tma", P->f->params.data[m.param].desc_name);
+    vec_push(P->a, &P->f->tma_maps, m);
+    return P->f->tma_maps.len - 1;
+}
+
+/* Triton's Hopper path for tensor descriptors: where every pipelined load is
+ * a 2-D block of a tensordesc parameter and its ring is in an NVMMA layout
+ * (the loop's dots run on wgmma), one thread copies each block with TMA, which
+ * writes the swizzle wgmma reads; a slot's copies complete a phase of its
+ * barrier instead of a cp.async group.  The cp.async copies stay for targets
+ * without TMA (the file's sm_80 path).  A box has at most 256 rows, and one
+ * descriptor one box in a kernel. */
+static void tma_ring(Pipe *P, int nring)
+{
+    if (P->f->arch < 90)
+        return;
+    for (int make = 0; make < 2; make++)
+        for (int i = 0; i < P->loads.len; i++) {
+            const Op *ld = P->loads.data[i];
+            const DotStage *s = P->stages.data[i];
+            bool transposed = P->converts.data[i]->args[0] != ld->results[0];
+            if (!ld->load.desc_param || !s->nvmma || s->batch != 1 || s->rows > 256 ||
+                s->contig_dim != (transposed ? 0 : 1) || tma_map_for(P, ld, s, make) < 0)
+                return;
+            for (int j = 0; j < i; j++) { /* a descriptor loaded twice here: one box */
+                const DotStage *o = P->stages.data[j];
+                if (P->loads.data[j]->load.desc_param == ld->load.desc_param &&
+                    (o->nvmma != s->nvmma || o->rows != s->rows || o->dtype != s->dtype))
+                    return;
+            }
+        }
+    P->tma_map = NEW_ARRAY(P->a, int, P->loads.len);
+    for (int i = 0; i < P->loads.len; i++)
+        P->tma_map[i] = tma_map_for(P, P->loads.data[i], P->stages.data[i], false);
+    vec_push(P->a, &P->f->tma_rings, ((TmaRing){.nslots = nring, .copies = P->loads.len}));
+    P->tma = P->f->tma_rings.len;
 }
 
 /* The dots of the body whose two operands come from NVMMA rings (wgmma.c):
@@ -699,7 +758,7 @@ static bool split_stage0(Pipe *P, ValueVec *delayed)
     for (int i = 0; i < P->loads.len && P->ok; i++) {
         Op *ld = P->loads.data[i];
         for (int k = 0; k < ld->nargs; k++)
-            if (k != 2) /* not `other` */
+            if (k != 2 || !ld->load.has_other) /* not `other` */
                 collect_s0(P, ld->args[k]);
     }
     if (!P->ok)
@@ -744,6 +803,14 @@ static bool split_stage0(Pipe *P, ValueVec *delayed)
             return false;
     }
     return true;
+}
+
+/* The end of one iteration's copies: a cp.async group (none on the TMA path). */
+static Op *commit_op(Pipe *P)
+{
+    Op *c = tir_op_new(P->a, P->f, OP_ASYNC_COMMIT, 0, NULL, 0, NULL);
+    c->async_wait.tma = P->tma;
+    return c;
 }
 
 /* The rings: one local_load per pipelined operand, reading slot `slot`, in
@@ -796,6 +863,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     ValueVec delayed = {0};
     if (!split_stage0(&P, &delayed))
         return;
+    tma_ring(&P, nring);
 
     Type i32 = type_scalar(DT_I32);
     Value *slot_r = tir_value_new(P.a, f, i32), *slot_w = tir_value_new(P.a, f, i32);
@@ -878,7 +946,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         }
     }
     emit_copies(&P, pb, &pm, pred, s, rings);
-    tir_block_append(P.a, pb, tir_op_new(P.a, f, OP_ASYNC_COMMIT, 0, NULL, 0, NULL));
+    tir_block_append(P.a, pb, commit_op(&P));
     Value **yargs = NEW_ARRAY(P.a, Value *, nc + nq > 0 ? nc + nq : 1);
     for (int j = 0; j < nc; j++)
         yargs[j] = vmap_get(&pm, y->args[P.carried.data[j]->arg_index - 1]);
@@ -920,8 +988,9 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
 
     /* new body: wait + barrier, stage 0 for iteration i + S-1, copies, commit, the rest, slots, yield */
     Block nb = {0};
-    Op *w = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
+    Op *w = tir_op_new(P.a, f, OP_ASYNC_WAIT, P.tma ? 1 : 0, &slot_r, 0, NULL);
     w->async_wait.pending = P.S - 2;
+    w->async_wait.tma = P.tma;
     w->stmt = rings[0]->stmt;
     w->loc = rings[0]->loc;
     tir_block_append(P.a, &nb, w);
@@ -942,7 +1011,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     }
     VMap none = {0};
     emit_copies(&P, &nb, &none, preda, slot_w, rings);
-    tir_block_append(P.a, &nb, tir_op_new(P.a, f, OP_ASYNC_COMMIT, 0, NULL, 0, NULL));
+    tir_block_append(P.a, &nb, commit_op(&P));
     append_rest(&P, &nb, &delayed, lq);
     Value *next[2];
     Value *slots[2] = {slot_r, slot_w};
@@ -972,6 +1041,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
      * every wgmma group waited for inside the loop's guard: emit_for) */
     Op *drain = tir_op_new(P.a, f, OP_ASYNC_WAIT, 0, NULL, 0, NULL);
     drain->async_wait.pending = 0;
+    drain->async_wait.tma = P.tma;
     loop->for_.wgmma_drain = wgmma_loop && in_flight;
     drain->stmt = loop->stmt;
     drain->loc = loop->loc;

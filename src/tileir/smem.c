@@ -491,5 +491,11 @@ void tir_smem(Ctx *ctx, TirFunc *f)
         if (op->smem_offset + op->smem_bytes > total)
             total = op->smem_offset + op->smem_bytes;
     }
+    /* the TMA rings' barriers live as long as the kernel: after everything else */
+    total = (total + 7) & ~7;
+    for (int i = 0; i < f->tma_rings.len; i++) {
+        f->tma_rings.data[i].smem_offset = total;
+        total += 8 * f->tma_rings.data[i].nslots;
+    }
     f->smem_bytes = align16(total);
 }

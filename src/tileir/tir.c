@@ -220,10 +220,13 @@ void tir_op_copy_attrs(Op *to, const Op *from)
     memcpy((char *)to + at, (const char *)from + at, sizeof(Op) - at);
 }
 
+Value *tir_copy_mask(const Op *op) { return op->async_copy.has_mask ? op->args[3] : NULL; }
+
 /* ---- printing ----------------------------------------------------------- */
 
 typedef struct Printer {
     StrBuf *out;
+    const TirFunc *f;
     bool analyses;
     Arena scratch;
 } Printer;
@@ -301,6 +304,8 @@ static void print_op_attrs(Printer *p, const Op *op)
     case OP_LOAD:
         if (op->load.is_volatile)
             sb_puts(p->out, " {volatile}");
+        if (op->load.desc_param)
+            sb_printf(p->out, " {tensordesc=%s}", p->f->params.data[op->load.desc_param - 1].desc_name);
         break;
     case OP_REDUCE:
         if (op->reduce.kind == RED_COMBINE)
@@ -317,6 +322,15 @@ static void print_op_attrs(Printer *p, const Op *op)
                       op->scan.reverse ? ", reverse" : "");
         break;
     case OP_ATOMIC_RMW: sb_printf(p->out, " %s", atomic_names[op->atomic.kind]); break;
+    case OP_ASYNC_COPY:
+        if (op->async_copy.tma)
+            sb_printf(p->out, " {tma=%s, ring=%d}", p->f->tma_maps.data[op->async_copy.tma_map].name,
+                      op->async_copy.tma - 1);
+        break;
+    case OP_ASYNC_WAIT:
+        if (op->async_wait.tma)
+            sb_printf(p->out, " {tma ring=%d}", op->async_wait.tma - 1);
+        break;
     case OP_FOR:
         if (op->for_.unroll)
             sb_printf(p->out, " {unroll=%d}", op->for_.unroll);
@@ -416,7 +430,7 @@ static void print_block(Printer *p, const Block *b, int depth)
 
 void tir_print(StrBuf *out, const TirFunc *f, bool with_analyses)
 {
-    Printer p = {out, with_analyses, {0}};
+    Printer p = {out, f, with_analyses, {0}};
     sb_printf(out, "func @%s(", f->name);
     int n = 0;
     for (int i = 0; i < f->params.len; i++) {
@@ -553,7 +567,8 @@ static bool attrs_ok(const Op *op)
     case OP_MATH: return (unsigned)op->math.fn < MATH__COUNT;
     case OP_MATH2: return (unsigned)op->math2.fn < MATH2__COUNT;
     case OP_LOAD:
-        return (op->load.has_mask || !op->load.has_other) && op->nargs == 1 + op->load.has_mask + op->load.has_other;
+        return (op->load.has_mask || !op->load.has_other) &&
+               op->nargs == 1 + op->load.has_mask + op->load.has_other + (op->load.desc_param ? 2 : 0);
     case OP_STORE: return op->nargs == 2 + op->store.has_mask;
     case OP_REDUCE:
         return op->reduce.axis >= 0 && op->reduce.axis < rank &&

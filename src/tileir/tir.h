@@ -316,8 +316,10 @@ typedef enum Math2Fn {
     X(OP_ASYNC_COPY, "async_copy", "") /* ptr, pred, slot [, mask]: cp.async \
                                    of a tile into `buf`'s staging buffer;     \
                                    async_copy.transposed */                   \
-    X(OP_ASYNC_COMMIT, "async_commit", "") /* closes this thread's group of copies */\
-    X(OP_ASYNC_WAIT, "async_wait", "") /* async_wait.pending; then a barrier */ \
+    X(OP_ASYNC_COMMIT, "async_commit", "") /* closes this thread's group of copies \
+                                   (async_wait.tma: not under sm_90a) */     \
+    X(OP_ASYNC_WAIT, "async_wait", "") /* [slot]: async_wait.pending, tma; then \
+                                   a barrier */                                \
     /* ---- sorting, inline assembly (lower_sort.c, lower_asm.c) */              \
     X(OP_SORT, "sort", "P")     /* x: a bitonic network along the last dim;   \
                                    sort.descending, merge_only (bitonic_merge), \
@@ -507,6 +509,10 @@ struct Op {
         struct {
             bool has_mask, has_other; /* args[1], args[2] */
             bool is_volatile;
+            /* a 2-D load of a tensordesc parameter's block (the TMA path, tir_pipeline):
+             * the descriptor's first parameter (f->params index + 1; 0: none), its
+             * offsets the last two args */
+            int desc_param;
         } load;
         struct {
             bool has_mask;    /* args[2] */
@@ -551,6 +557,11 @@ struct Op {
         } trans;
         struct {
             bool transposed;  /* stored transposed: the load reaches the dot through a trans */
+            int tma;          /* f->tma_rings index + 1 of the loop's TMA ring (0: cp.async
+                                 only): under sm_90a one thread copies the tile with TMA,
+                                 args[3 + has_mask..] its block's offsets, load.desc_param's */
+            int tma_map;      /* f->tma_maps index of the descriptor */
+            bool has_mask;    /* args[3] is the cp.async mask */
         } async_copy;
         struct {
             bool descending;  /* the last stage's direction */
@@ -588,6 +599,8 @@ struct Op {
         } gather;
         struct {
             int pending;      /* groups of copies left in flight */
+            int tma;          /* f->tma_rings index + 1: under sm_90a, wait for the
+                                 barrier of slot args[0] instead (none after the loop) */
         } async_wait;
     };
 };
@@ -612,6 +625,28 @@ typedef struct KernelParam {
      * ("tensordesc<fp16[64, 64]>"), for the header */
     const char *desc_name, *desc_sig;
 } KernelParam;
+
+/* A TMA tensor map (sm_90a).  The host encodes one for each tensordesc
+ * parameter whose blocks a pipelined loop copies with TMA, from the
+ * descriptor's runtime parameters (base, shapes, strides), and passes it as a
+ * __grid_constant__ parameter after the others.  One copy moves a box of
+ * box_cols x box_rows elements, box_cols the swizzle's width, into shared
+ * memory in the NVMMA layout; a block wider than that takes one copy per
+ * column block. */
+typedef struct TmaMap {
+    const char *name;     /* its parameter in the CUDA: "<desc>_tma" */
+    int param;            /* f->params index of the descriptor's base */
+    int box_cols, box_rows;
+    int swizzle;          /* 128, 64 or 32 bytes */
+} TmaMap;
+
+/* A pipelined loop's TMA ring: one mbarrier per slot, in the shared arena at
+ * smem_offset (tir_smem).  Each copy into a slot is one arrival that expects
+ * its bytes, so a slot completes a phase when all `copies` have landed. */
+typedef struct TmaRing {
+    int nslots, copies;
+    int smem_offset;
+} TmaRing;
 
 /* tilec's own choice of __launch_bounds__'s blocks per SM applies from this
  * architecture on (limits.c, choose_min_blocks: where it was measured). */
@@ -643,6 +678,8 @@ typedef struct TirFunc {
     bool uses_masked_access; /* a load or store testing its mask per vector: tilec_runtime_masked.cuh */
     bool uses_masked_copy;   /* a cp.async doing so: tilec_tensorcore_masked.cuh */
     bool debug;           /* device_assert compiled in */
+    Vec(TmaMap) tma_maps; /* tir_pipeline: the TMA path of tensordesc parameters */
+    Vec(TmaRing) tma_rings;
 } TirFunc;
 
 /* ---- building -------------------------------------------------------- */
@@ -654,6 +691,7 @@ Op *tir_op_new(Arena *a, TirFunc *f, OpKind kind, int nargs, Value **args, int n
 void tir_block_append(Arena *a, Block *b, Op *op);
 void tir_block_insert(Arena *a, Block *b, int at, Op *op); /* op becomes b's op number at */
 void tir_op_copy_attrs(Op *to, const Op *from); /* same kind */
+Value *tir_copy_mask(const Op *async_copy);     /* its mask, NULL when it has none */
 
 /* ---- passes (driver order) ------------------------------------------- */
 

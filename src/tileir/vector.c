@@ -83,7 +83,7 @@ int copy_vec(const Op *copy) { return stage_copy_vec(copy->args[0], copy->buf->s
 bool copy_tests_mask(const Op *copy)
 {
     int dim, v = stage_copy_vec(copy->args[0], copy->buf->stage, &dim);
-    return v > 1 && mask_varies_within(copy->nargs > 3 ? copy->args[3] : NULL, dim, v);
+    return v > 1 && mask_varies_within(tir_copy_mask(copy), dim, v);
 }
 
 bool mask_varies_within(const Value *mask, int d, int64_t v)

@@ -431,6 +431,24 @@ def atomic_and_misc_cases():
     cases.append(Case("tensor_desc/param_row_sum/fp32/32x64", "tests/golden/tensor_desc_param.py",
                       "desc_row_sum_kernel", "tensordesc<fp32[32, 64]>, *fp32:16, i32, i32, 32, 64",
                       grid="cdiv(M, BLOCK_M)", driver="desc_row_sum", sizes=bp_shapes))
+    # the persistent matmul on host tensor descriptors (B given as [N, K]): on sm_90 the K
+    # loop's blocks come by TMA into the ring (mbarrier per slot) and wgmma reads them; on
+    # sm_80 the same file copies them with cp.async.  Ragged sizes: blocks past the edges
+    # read zeros.
+    desc_sizes = [(3, 17, 40, "ints"), (1, 1, 1, "ints"), (144, 272, 48, "rand"), (1000, 1000, 1003, "rand"),
+                  (333, 517, 77, "ints"), (129, 255, 4099, "rand"), (1008, 1024, 1008, "rand"),
+                  (4096, 4096, 4096, "rand")]
+    for dt, blk, w, flags in [("fp16", (128, 256, 64), 8, ["--arch", "sm_90"]), ("bf16", (128, 128, 64), 4, ["--arch", "sm_90"]),
+                              ("fp16", (128, 128, 64), 4, [])]:
+        bm, bn, bk = blk
+        cases.append(Case(f"matmul/{dt}/tma-persistent/{bm}x{bn}x{bk}/w{w}s3" + ("/sm_90" if flags else ""),
+                          "examples/matmul.py", "matmul_tma_persistent_kernel",
+                          f"tensordesc<{dt}[{bm}, {bk}]>, tensordesc<{dt}[{bn}, {bk}]>, tensordesc<{dt}[{bm}, {bn}]>, "
+                          f"i32, i32, i32, {bm}, {bn}, {bk}, 8, 132", num_warps=w, num_stages=3, dtype=dt,
+                          grid="min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))", driver="matmul_desc",
+                          sizes=desc_sizes, feature="dot", extra_flags=flags,
+                          opts=dict(triton_writes_out_of_bounds="Triton 3.6's TMA store on rows of a byte "
+                                    "length that is not a multiple of 16")))
     cases.append(Case("block_ptr/matmul/fp16/64x64x32", "tests/golden/block_ptr_matmul.py",
                       "block_ptr_matmul_kernel",
                       "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 64, 64, 32",

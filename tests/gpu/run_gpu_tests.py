@@ -2013,6 +2013,79 @@ def drive_desc_row_sum(kernel, case, shape, use_triton, gen):
     return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
 
 
+def drive_matmul_desc(kernel, case, shape, use_triton, gen):
+    """matmul_tma_persistent_kernel: C = A @ B through host TensorDescriptors, A [M, K], B given
+    as [N, K] (row n is column n of B) and C [M, N], each stored by rows padded to 16 bytes and
+    then 16 bytes more, a gap that must keep its poison (Triton's TMA store may write it where a
+    row's length is not a multiple of 16 bytes: case.opts triton_writes_out_of_bounds).  Blocks
+    past the edges read zeros, so the K tail needs no mask."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    M, N, K, data = shape
+    descs = {p.name: p for p in kernel.params if p.kind == "desc"}
+    dt = torch_dtype(descs["a_desc"].dtype)
+    check = Check(case, f"{M}x{N}x{K} {data}")
+    per16 = 16 // torch.empty(0, dtype=dt).element_size()
+
+    def place(rows, cols, make):
+        ld = cols + (-cols) % per16 + per16
+        return make(rows * ld + GUARD), ld
+
+    def fill(n):
+        if data == "ints":
+            return rand_ints(n, torch.float32, gen, -4, 5).to(dt)
+        return rand_float(n, dt, gen)
+    a, lda = place(M, K, fill)
+    b, ldb = place(N, K, fill)
+    c0, ldc = place(M, N, lambda n: torch.empty(n, device="cuda", dtype=dt))
+    A, B = matrix(a, M, K, lda).double(), matrix(b, N, K, ldb).double()
+    ref = A @ B.T
+    exact = data == "ints"
+    tol = MATMUL_TOL["fp16" if dt == torch.float16 else "bf16"]
+    bound = max(2 * tol * (ref.abs().max().item() or 1.0), 1e-6)
+    base = {"M": M, "N": N, "K": K}
+    grid = grid_for(kernel, case, dict(base, a_desc=None, b_desc=None, c_desc=None), None)
+    outs = {}
+    impls = (["tilec"] if kernel.launch_fn is not None else []) + \
+        (["triton"] if use_triton and kernel.triton_fn is not None else [])
+    for impl in impls:
+        c = poisoned_like(c0)
+        values = dict(base, a_desc=TensorDescriptor(a, [M, K], [lda, 1], descs["a_desc"].block),
+                      b_desc=TensorDescriptor(b, [N, K], [ldb, 1], descs["b_desc"].block),
+                      c_desc=TensorDescriptor(c, [M, N], [ldc, 1], descs["c_desc"].block))
+        err = (kernel.launch_tilec if impl == "tilec" else kernel.launch_triton)(values, grid)
+        if err:
+            check.fail(f"{impl}: {err}")
+            continue
+        rest = outside_matrix(c, M, N, ldc)
+        if not bool((bits(rest) == bits(poison_(torch.empty_like(rest)))).all()):
+            known = impl == "triton" and case.opts.get("triton_writes_out_of_bounds") and (N * c.element_size()) % 16
+            if known:
+                check.note(f"Triton wrote C outside its elements ({case.opts['triton_writes_out_of_bounds']})")
+            else:
+                check.fail(f"{impl} wrote C outside its [M, N] elements")
+        out = matrix(c, M, N, ldc)
+        outs[impl] = out
+        if exact:
+            msg = describe_bad(out != ref.to(dt), out, ref.to(dt))
+        else:
+            msg = describe_bad(where_bad_tol(out, ref, 0.0, bound, 0), out, ref)
+            err_n = (out.double() - ref).norm().item() / (ref.norm().item() or 1.0)
+            if not msg and not err_n <= tol and M * N:
+                msg = f"normwise error {err_n:.3g} above {tol:g}"
+        if msg:
+            check.fail(f"{impl} C vs reference: {msg}")
+    if "tilec" in outs and "triton" in outs:
+        x, y = outs["tilec"], outs["triton"]
+        same = bits(x) == bits(y)
+        bad = ~same if exact else where_bad_tol(x, y.double(), 0.0, bound, 0) & ~same
+        msg = describe_bad(bad, x, y)
+        if msg:
+            check.fail(f"C: tilec vs Triton: {msg}")
+        elif not check.problems and same.numel():
+            check.note(f"{100 * same.float().mean().item():.2f}% bit-identical to Triton")
+    return check.print()
+
+
 # ---- fp8 conversions: tests/golden/fp8_casts.py --------------------------------------------
 
 # Saturation (448 and 57344 with their ties, the fp16 overflow 65520, infinities), ties in
@@ -2607,7 +2680,8 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "fp8": drive_fp8, "math_edge": drive_math_edge, "attn_fwd": drive_attn_fwd,
            "decode_split": drive_decode_split, "decode_merge": drive_decode_merge,
            "paged": drive_paged, "colmajor_copy": drive_colmajor_copy, "desc_abs": drive_desc_abs,
-           "desc_row_sum": drive_desc_row_sum, "group_ptrs": drive_group_ptrs}
+           "desc_row_sum": drive_desc_row_sum, "group_ptrs": drive_group_ptrs,
+           "matmul_desc": drive_matmul_desc}
 
 
 def run_case(case, so, use_triton, seed):

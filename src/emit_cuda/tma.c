@@ -1,0 +1,137 @@
+/*
+ * tma.c — the TMA path of a pipelined loop's rings (sm_90a): the tensor-map
+ * parameters, the slots' barriers, the copies one thread starts, the waits,
+ * and the launcher's encoding of the maps.  The cp.async path stays beside it
+ * under #else, for the file's other targets.
+ */
+#include "emit_internal.h"
+
+#define FEAT_SM90A "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)"
+
+/* Names for the maps, the barriers and the phase words, taken before the body's. */
+void tma_names(Emitter *E)
+{
+    const TirFunc *f = E->f;
+    E->tma_map_names = NEW_ARRAY(E->a, const char *, f->tma_maps.len + 1);
+    for (int i = 0; i < f->tma_maps.len; i++)
+        E->tma_map_names[i] = unique_name(E, f->tma_maps.data[i].name);
+    E->ring_bar_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
+    E->ring_phase_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
+    for (int i = 0; i < f->tma_rings.len; i++) {
+        E->ring_bar_names[i] = unique_name(E, "ring_bar");
+        E->ring_phase_names[i] = unique_name(E, "ring_phase");
+    }
+}
+
+/* The maps in the kernel's signature, after its other parameters. */
+void tma_params(Emitter *E, StrBuf *out, int *n)
+{
+    for (int i = 0; i < E->f->tma_maps.len; i++)
+        sb_printf(out, "%sconst __grid_constant__ tilec::TensorMap %s", (*n)++ ? ", " : "", E->tma_map_names[i]);
+}
+
+/* The header's words on each map. */
+void tma_describe(Emitter *E)
+{
+    const TirFunc *f = E->f;
+    if (!f->tma_maps.len)
+        return;
+    sb_puts(E->out, "//\n// TMA (sm_90a): the launcher encodes a tensor map per descriptor below and passes it\n"
+                    "// as a __grid_constant__ parameter after the others; one thread copies each block\n"
+                    "// into its ring slot, and every thread waits on the slot's barrier:\n");
+    for (int i = 0; i < f->tma_maps.len; i++) {
+        const TmaMap *m = &f->tma_maps.data[i];
+        sb_printf(E->out, "//   %-16s %s's blocks, in boxes of %d rows x %d elements (%d bytes: the %d-byte\n"
+                  "//   %-16s swizzle wgmma reads, 16-byte chunk c of row r at c ^ (r %% %d)%s)\n",
+                  E->tma_map_names[i], f->params.data[m->param].desc_name, m->box_rows, m->box_cols, m->swizzle,
+                  m->swizzle, "", m->swizzle / 16, m->swizzle == 128 ? "" : m->swizzle == 64 ? " after r / 2" : " after r / 4");
+    }
+}
+
+/* At the kernel's top: the barriers, one per slot of each TMA ring, and the
+ * phase words (bit s: the parity of the phase slot s's readers wait for). */
+void tma_setup(Emitter *E, StrBuf *out)
+{
+    const TirFunc *f = E->f;
+    if (!f->tma_rings.len)
+        return;
+    sb_printf(out, FEAT_SM90A "  // sm_90a: the TMA rings' barriers\n");
+    for (int i = 0; i < f->tma_rings.len; i++) {
+        const TmaRing *r = &f->tma_rings.data[i];
+        sb_printf(out, "    uint64_t *const %s = reinterpret_cast<uint64_t *>(smem + %d);  // one per slot\n",
+                  E->ring_bar_names[i], r->smem_offset);
+        sb_printf(out, "    uint32_t %s = 0;  // bit s: the parity of slot s's next phase\n", E->ring_phase_names[i]);
+    }
+    sb_puts(out, "    if (threadIdx.x == 0) {\n");
+    for (int i = 0; i < f->tma_rings.len; i++) {
+        const TmaRing *r = &f->tma_rings.data[i];
+        sb_printf(out, "        for (int s = 0; s < %d; ++s)\n            tilec::mbar_init(&%s[s], %d);  // %d cop%s per slot\n",
+                  r->nslots, E->ring_bar_names[i], r->copies, r->copies, r->copies == 1 ? "y" : "ies");
+    }
+    sb_puts(out, "        tilec::fence_mbar_init();\n    }\n    __syncthreads();\n#endif\n");
+}
+
+/* One thread copies the block at the load's offsets into the slot, a box per
+ * column block of the NVMMA layout, announcing their bytes on the slot's barrier. */
+void tma_copy(Emitter *E, const Op *op, const char *dst_fn)
+{
+    const TirFunc *f = E->f;
+    const TmaMap *m = &f->tma_maps.data[op->async_copy.tma_map];
+    int ring = op->async_copy.tma - 1;
+    const DotStage *s = op->buf->stage;
+    const Value *pred = op->args[1], *slot = op->args[2];
+    const Value *off0 = op->args[op->nargs - 2], *off1 = op->args[op->nargs - 1];
+    int boxes = s->cols / m->box_cols;
+    int bytes = s->rows * s->cols * dtype_bits(s->dtype) / 8;
+    const char *sl = value_at(E, slot, NULL, "0"), *bar = fmt(E, "&%s[%s]", E->ring_bar_names[ring], sl);
+    line(E, FEAT_SM90A "  // sm_90a: TMA");
+    line(E, "if (threadIdx.x == 0 && %s) {  // one thread copies %s's %dx%d block at (%s, %s): %d box%s, zeros out of bounds",
+         paren(E, value_at(E, pred, NULL, "0")), f->params.data[m->param].desc_name, s->rows, s->cols,
+         value_at(E, off0, NULL, "0"), value_at(E, off1, NULL, "0"), boxes, boxes == 1 ? "" : "es");
+    E->indent++;
+    line(E, "tilec::mbar_arrive_expect_tx(%s, %d);", bar, bytes);
+    const char *row = value_at(E, off0, NULL, "0"), *col = value_at(E, off1, NULL, "0");
+    for (int b = 0; b < boxes; b++)
+        line(E, "tilec::tma_load_2d(%s(smem, %s, 0, %d), &%s, %s, %s, %s);", dst_fn, sl, b * m->box_cols,
+             E->tma_map_names[op->async_copy.tma_map], b ? fmt(E, "%s + %d", col, b * m->box_cols) : col, row, bar);
+    E->indent--;
+    line(E, "}");
+    const Value *mask = tir_copy_mask(op);
+    line(E, "tilec::unused(%s%s);  // the pointers %sof the cp.async path below", vname(E, op->args[0]),
+         mask ? fmt(E, ", %s", vname(E, mask)) : "", mask ? "and mask " : "");
+    line(E, "#else");
+}
+
+/* The wait at a pipelined iteration's top for slot args[0]'s copies. */
+void tma_wait(Emitter *E, const Op *op)
+{
+    int ring = op->async_wait.tma - 1;
+    const char *sl = value_at(E, op->args[0], NULL, "0");
+    const char *ph = E->ring_phase_names[ring];
+    line(E, FEAT_SM90A "  // sm_90a: the slot's TMA copies landed");
+    line(E, "tilec::mbar_wait(&%s[%s], (%s >> %s) & 1u);", E->ring_bar_names[ring], sl, ph, sl);
+    line(E, "%s ^= 1u << %s;", ph, sl);
+    line(E, "#else");
+    line(E, "tilec::cp_async_wait<%d>();  // at most %d group%s of copies still in flight", op->async_wait.pending,
+         op->async_wait.pending, op->async_wait.pending == 1 ? "" : "s");
+    line(E, "#endif");
+    line(E, "__syncthreads();");
+}
+
+/* In the launcher, before the launch: each map, from its descriptor's arguments. */
+void tma_encode(Emitter *E)
+{
+    const TirFunc *f = E->f;
+    for (int i = 0; i < f->tma_maps.len; i++) {
+        const TmaMap *m = &f->tma_maps.data[i];
+        const KernelParam *base = &f->params.data[m->param];
+        const KernelParam *rows = base + 1, *cols = base + 2, *stride = base + 3;
+        const char *name = E->tma_map_names[i];
+        sb_printf(E->out, "    // %s: %s's tensor map for TMA (used by sm_90a builds)\n", name, base->desc_name);
+        sb_printf(E->out, "    tilec::TensorMap %s;\n", name);
+        sb_printf(E->out, "    {\n        const cudaError_t tma_status = tilec::encode_tensor_map(&%s, %s, %d, %s, %s, %s, %d, %d, %d);\n",
+                  name, base->c_name, dtype_bits(base->type.pointee) / 8, rows->c_name, cols->c_name, stride->c_name,
+                  m->box_cols, m->box_rows, m->swizzle);
+        sb_puts(E->out, "        if (tma_status != cudaSuccess)\n            return tma_status;\n    }\n");
+    }
+}
