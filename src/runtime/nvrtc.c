@@ -239,10 +239,15 @@ static char *program_log(RtNvrtc *n, void *prog)
 /* The options NVRTC gets; also the cache key's first part. */
 typedef Vec(const char *) OptVec;
 
-static void build_options(tilec_context *ctx, const tilec_compile_options *o, int arch, Arena *a, OptVec *v)
+/* `hopper`: the file has sm_90a code (wgmma, TMA: it tests __CUDA_ARCH_FEAT_SM90_ALL),
+ * which only the architecture-specific target sm_90a compiles; such a binary runs on
+ * compute capability 9.0 alone, which arch 90 names anyway. */
+static void build_options(tilec_context *ctx, const tilec_compile_options *o, int arch, bool hopper, Arena *a,
+                          OptVec *v)
 {
     bool cubin = o->kind == TILEC_BINARY_CUBIN;
-    vec_push(a, v, arena_printf(a, "--gpu-architecture=%s_%d", cubin ? "sm" : "compute", arch));
+    vec_push(a, v, arena_printf(a, "--gpu-architecture=%s_%d%s", cubin ? "sm" : "compute", arch,
+                                hopper && arch == 90 ? "a" : ""));
     vec_push(a, v, "-std=c++17");
     if (ctx->nvrtc.include_dir)
         vec_push(a, v, arena_printf(a, "-I%s", ctx->nvrtc.include_dir));
@@ -327,7 +332,7 @@ tilec_status tilec_compile(tilec_context *ctx, const char *cuda, const tilec_com
 
     Arena a = {0};
     OptVec opts = {0};
-    build_options(ctx, o, arch, &a, &opts);
+    build_options(ctx, o, arch, strstr(cuda, "__CUDA_ARCH_FEAT_SM90_ALL") != NULL, &a, &opts);
     StrBuf key = {0};
     sb_printf(&key, "tilec %s\nnvrtc %d.%d\n", TILEC_VERSION, ctx->nvrtc.major, ctx->nvrtc.minor);
     for (int i = 0; i < opts.len; i++)
