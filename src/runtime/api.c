@@ -134,6 +134,19 @@ static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *
     info->arch = to->lower.arch;
     info->min_blocks_per_sm = f->min_blocks;
     info->min_blocks_arch = f->min_blocks_auto ? TIR_MIN_BLOCKS_ARCH : 0;
+    t->ntma = f->tma_maps.len;
+    t->tma = NEW_ARRAY(a, RtTmaMap, t->ntma + 1);
+    for (int j = 0; j < t->ntma; j++) {
+        const TmaMap *m = &f->tma_maps.data[j];
+        RtTmaMap *r = &t->tma[j];
+        for (int arg = 0; arg < nargs; arg++)
+            if (t->arg_param[arg] == m->param)
+                r->base_arg = arg;
+        r->elem_bytes = dtype_bits(f->params.data[m->param].type.pointee) / 8;
+        r->box_cols = m->box_cols;
+        r->box_rows = m->box_rows;
+        r->swizzle = m->swizzle;
+    }
 }
 
 /* ---- the grid, compiled to postfix code ---------------------------------------------- */

@@ -68,6 +68,7 @@ tilec_status rt_cuda_load(tilec_context *ctx)
     LOAD(MemsetD8, "cuMemsetD8_v2");
     LOAD(GetErrorName, "cuGetErrorName");
     LOAD(GetErrorString, "cuGetErrorString");
+    *(void **)&cu->TensorMapEncodeTiled = dlsym(cu->handle, "cuTensorMapEncodeTiled"); /* only TMA kernels need it */
     int rc = cu->Init(0);
     if (rc) {
         tilec_status s = rt_cuda_fail(ctx, rc, "cuInit");

@@ -207,10 +207,33 @@ static void embed_functions(StrBuf *c, Arena *a, const Translation *t, int nbins
         sb_puts(c, "    const unsigned gx = grid_x, gy = grid_y, gz = grid_z;\n"
                    "    if (gx == 0 || gy == 0 || gz == 0)\n        return CUDA_SUCCESS; /* nothing to do */\n");
     }
+    for (int j = 0; j < t->ntma; j++) {
+        const RtTmaMap *m = &t->tma[j];
+        const char *base = names[m->base_arg], *rows = names[m->base_arg + 1], *cols = names[m->base_arg + 2];
+        sb_printf(c, "    /* the tensor map of %s's blocks, which the kernel copies with TMA (sm_90a): %d x %d boxes\n"
+                     "     * in the %d-byte swizzle, zeros out of bounds (an empty tensor maps one element) */\n"
+                     "    CUtensorMap tilec_tma%d;\n    {\n"
+                     "        const int tilec_empty = %s <= 0 || %s <= 0;\n"
+                     "        const cuuint64_t dims[2] = {tilec_empty ? 1 : (cuuint64_t)%s, tilec_empty ? 1 : (cuuint64_t)%s};\n"
+                     "        const cuuint64_t strides[1] = {(cuuint64_t)%s * %d};\n"
+                     "        const cuuint32_t box[2] = {%d, %d}, elem_strides[2] = {1, 1};\n"
+                     "        const CUresult r = cuTensorMapEncodeTiled(&tilec_tma%d, %s, 2, (void *)(uintptr_t)%s, dims, strides, box,\n"
+                     "            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, %s, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,\n"
+                     "            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);\n"
+                     "        if (r != CUDA_SUCCESS)\n            return r;\n    }\n",
+                  t->pub.info.params[t->arg_param[m->base_arg]].name, m->box_rows, m->box_cols, m->swizzle, j, rows, cols,
+                  cols, rows, names[m->base_arg + 3], m->elem_bytes, m->box_cols, m->box_rows, j,
+                  m->elem_bytes == 1 ? "CU_TENSOR_MAP_DATA_TYPE_UINT8" : m->elem_bytes == 2 ? "CU_TENSOR_MAP_DATA_TYPE_UINT16"
+                                                                                          : "CU_TENSOR_MAP_DATA_TYPE_UINT32",
+                  base, m->swizzle == 128 ? "CU_TENSOR_MAP_SWIZZLE_128B" : m->swizzle == 64 ? "CU_TENSOR_MAP_SWIZZLE_64B"
+                                                                                           : "CU_TENSOR_MAP_SWIZZLE_32B");
+    }
     sb_puts(c, "    void *args[] = {");
     for (int i = 0; i < info->num_args; i++)
         sb_printf(c, "%s&%s", i ? ", " : "", names[i]);
-    if (!info->num_args)
+    for (int j = 0; j < t->ntma; j++)
+        sb_printf(c, "%s&tilec_tma%d", info->num_args + j ? ", " : "", j);
+    if (!info->num_args && !t->ntma)
         sb_puts(c, "NULL");
     sb_printf(c, "};\n    return cuLaunchKernel(m->function, (unsigned)gx, (unsigned)gy, (unsigned)gz, %d, 1, 1, %d, "
                  "stream, args, NULL);\n}\n",

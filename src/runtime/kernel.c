@@ -17,6 +17,8 @@ struct tilec_kernel {
     GridProg grid;
     int *arg_param;           /* runtime argument i is info.params[arg_param[i]] */
     const char **arg_name;    /* and its name, for the grid's messages */
+    RtTmaMap *tma;            /* tensor maps made at launch, passed after the arguments */
+    int ntma;
     tilec_binary_kind kind;
     char *image;              /* the cubin or PTX, NUL-terminated */
     size_t image_size;
@@ -51,6 +53,10 @@ static void copy_info(tilec_kernel *k, const Translation *t)
     k->arg_name = NEW_ARRAY(a, const char *, src->num_args + 1);
     for (int i = 0; i < src->num_args; i++)
         k->arg_name[i] = ps[k->arg_param[i]].name;
+    k->ntma = t->ntma;
+    k->tma = NEW_ARRAY(a, RtTmaMap, t->ntma + 1);
+    if (t->ntma)
+        memcpy(k->tma, t->tma, sizeof(RtTmaMap) * (size_t)t->ntma);
     k->grid = t->grid;
     for (int d = 0; d < 3; d++) {
         k->grid.ops[d] = NEW_ARRAY(a, GridOp, t->grid.nops[d] + 1);
@@ -70,7 +76,7 @@ tilec_status tilec_kernel_load(tilec_context *ctx, const tilec_translation *t, c
     if (t->status != TILEC_OK || !t->info.name)
         return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT,
                        "tilec_kernel_load needs a successful translation to CUDA (this one has no kernel)");
-    if (t->info.num_args > MAX_ARGS)
+    if (t->info.num_args + ((const Translation *)t)->ntma > MAX_ARGS)
         return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT, "kernel %s has more than %d arguments", t->info.name, MAX_ARGS);
     tilec_kernel *k = calloc(1, sizeof *k);
     char *image = malloc(bin->size + 1);
@@ -339,6 +345,34 @@ kind_mismatch:
                    p->type, kind_word(arg->kind));
 }
 
+#define MAX_TMA 16
+
+/* The tensor map of m's descriptor (TMA, sm_90a): a row-major 2-D tensor of rows x cols
+ * elements, rows `stride` apart, read in box_cols x box_rows boxes into the swizzle that
+ * wgmma reads, zeros out of bounds (CUtensorMapEncodeTiled's enums by value: UINT8/16/32
+ * data, no interleave, 32/64/128-byte swizzle, 256-byte L2 promotion, no NaN fill). */
+static tilec_status encode_map(tilec_kernel *k, const RtTmaMap *m, const uint64_t *slots, const long long *values,
+                               void *map)
+{
+    if (!k->ctx->cu.TensorMapEncodeTiled)
+        return rt_fail(k->ctx, TILEC_ERROR_DRIVER, "%s copies with TMA, and this CUDA driver has no "
+                       "cuTensorMapEncodeTiled (it needs CUDA 12 or newer)", k->info.name);
+    long long rows = values[m->base_arg + 1], cols = values[m->base_arg + 2], stride = values[m->base_arg + 3];
+    if (rows <= 0 || cols <= 0)
+        rows = cols = 1; /* an empty tensor: no block of it is ever copied */
+    unsigned long long dims[2] = {(unsigned long long)cols, (unsigned long long)rows};
+    unsigned long long strides[1] = {(unsigned long long)stride * (unsigned long long)m->elem_bytes};
+    unsigned box[2] = {(unsigned)m->box_cols, (unsigned)m->box_rows}, elem_strides[2] = {1, 1};
+    int data_type = m->elem_bytes == 1 ? 0 : m->elem_bytes == 2 ? 1 : 2;
+    int swizzle = m->swizzle == 128 ? 3 : m->swizzle == 64 ? 2 : 1;
+    void *base = (void *)(uintptr_t)slots[m->base_arg];
+    int rc = k->ctx->cu.TensorMapEncodeTiled(map, data_type, 2, base, dims, strides, box, elem_strides, 0, swizzle, 3, 0);
+    if (rc)
+        return rt_cuda_fail(k->ctx, rc, arena_printf(&k->arena, "cuTensorMapEncodeTiled for %s",
+                                                    k->info.params[k->arg_param[m->base_arg]].name));
+    return TILEC_OK;
+}
+
 static tilec_status wrong_count(tilec_kernel *k, int got)
 {
     StrBuf names = {0};
@@ -359,7 +393,7 @@ tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3],
     if (num_args && !args)
         return rt_fail(k->ctx, TILEC_ERROR_INVALID_ARGUMENT, "%s: args is NULL", k->info.name);
     uint64_t slots[MAX_ARGS];
-    void *params[MAX_ARGS];
+    void *params[MAX_ARGS + MAX_TMA];
     long long values[MAX_ARGS];
     for (int i = 0; i < num_args; i++) {
         tilec_status s = convert_arg(k, i, &args[i], &slots[i], &values[i]);
@@ -393,6 +427,17 @@ tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3],
     tilec_status s = function_here(k, &f);
     if (s)
         return s;
+    /* the tensor maps (the driver is loaded now): 128 bytes each, 64-byte aligned */
+    typedef struct { _Alignas(64) unsigned long long opaque[16]; } TensorMap;
+    TensorMap maps[MAX_TMA];
+    if (k->ntma > MAX_TMA)
+        return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s takes more than %d tensor maps", k->info.name, MAX_TMA);
+    for (int j = 0; j < k->ntma; j++) {
+        s = encode_map(k, &k->tma[j], slots, values, &maps[j]);
+        if (s)
+            return s;
+        params[num_args + j] = &maps[j];
+    }
     unsigned dyn = k->info.dynamic_shared ? (unsigned)k->info.shared_bytes : 0;
     int rc = k->ctx->cu.LaunchKernel(f, (unsigned)dims[0], (unsigned)dims[1], (unsigned)dims[2],
                                      (unsigned)k->info.threads_per_block, 1, 1, dyn, stream, params, NULL);

@@ -26,6 +26,13 @@
 /* ---- translations -------------------------------------------------------------------- */
 
 /* The public struct first, so that a tilec_translation * is a Translation *. */
+/* A TMA tensor map the kernel takes after its runtime arguments (TmaMap), made
+ * at launch from the descriptor's arguments: base, rows, cols, row stride. */
+typedef struct RtTmaMap {
+    int base_arg;         /* runtime argument index of the descriptor's base */
+    int elem_bytes, box_cols, box_rows, swizzle;
+} RtTmaMap;
+
 typedef struct Translation {
     tilec_translation pub;
     Ctx ctx;              /* its arena owns everything below */
@@ -35,6 +42,8 @@ typedef struct Translation {
     int *arg_param;       /* runtime argument i is params[arg_param[i]] */
     const char *const *arg_ctype; /* C type of each runtime argument, for launchers */
     const char *const *arg_cname; /* its C name (KernelParam.c_name), for launchers */
+    RtTmaMap *tma;        /* the kernel's tensor maps, after its arguments */
+    int ntma;
 } Translation;
 
 /* The .h declaring a CUDA translation's NAME_launch (embed.c). */
@@ -85,6 +94,9 @@ typedef struct RtCuda {
     int (*FuncGetAttribute)(int *, int, void *);
     int (*LaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *, void **,
                         void **);
+    /* cuTensorMapEncodeTiled (CUDA 12 drivers on): NULL where the driver lacks it */
+    int (*TensorMapEncodeTiled)(void *, int, unsigned, void *, const unsigned long long *, const unsigned long long *,
+                                const unsigned *, const unsigned *, int, int, int, int);
     int (*MemAlloc)(unsigned long long *, size_t);
     int (*MemFree)(unsigned long long);
     int (*MemcpyHtoD)(unsigned long long, const void *, size_t);
