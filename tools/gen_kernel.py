@@ -6,6 +6,8 @@
     python3 tools/gen_kernel.py SEED --meta          print its JSON description
     python3 tools/gen_kernel.py SEED --flags-line    the source under a "# flags: ..." line
     python3 tools/gen_kernel.py SEED --family attn   an attention-class kernel (tools/gen_attn.py)
+    python3 tools/gen_kernel.py SEED --family tma    a K loop over host tensor descriptors into tl.dot
+                                                     (tools/gen_tma.py: the TMA path of --arch sm_90)
     python3 tools/gen_kernel.py SEED --family lang   shape ops, combine functions, sort, gather,
                                                      with dots and loops (tools/gen_lang.py)
 
@@ -452,7 +454,7 @@ class Gen:
         return "\n".join(src) + "\n", meta
 
 
-FAMILIES = ("default", "attn", "lang")
+FAMILIES = ("default", "attn", "lang", "tma")
 
 
 def generate(seed, family="default"):
@@ -469,6 +471,12 @@ def generate(seed, family="default"):
             sys.path.insert(0, here)
         import gen_lang
         return gen_lang.generate(seed)
+    if family == "tma":
+        here = os.path.dirname(os.path.abspath(__file__))
+        if here not in sys.path:
+            sys.path.insert(0, here)
+        import gen_tma
+        return gen_tma.generate(seed)
     if family != "default":
         raise ValueError(f"no kernel family {family!r} (families: {', '.join(FAMILIES)})")
     return Gen(seed).generate()

@@ -194,7 +194,23 @@ def make_inputs(meta, gen):
             outs.append(p)
         elif p["kind"] in ("int", "float"):
             values[p["name"]] = p["value"]
+        elif p["kind"] in ("desc_in", "desc_out"):  # the tma family: a descriptor over a padded matrix
+            from triton.tools.tensor_descriptor import TensorDescriptor
+            dt = rgt.torch_dtype(p["dtype"])
+            ld = p["cols"] + (-p["cols"]) % 8 + 8
+            if p["kind"] == "desc_in":
+                buf = (torch.rand(p["numel"], generator=gen, device="cuda") * 4 - 2).to(dt)
+            else:
+                buf = rgt.poison_(torch.empty(p["numel"], dtype=dt, device="cuda"))
+                outs.append(p)
+            values[p["buf"]] = buf
+            values[p["name"]] = TensorDescriptor(buf, [p["rows"], p["cols"]], [ld, 1], p["block"])
     return values, outs
+
+
+def out_name(p):
+    """The tensor that holds output p (a descriptor's own buffer)."""
+    return p.get("buf", p["name"])
 
 
 def compare(p, a, b, names=("tilec", "triton")):
@@ -225,7 +241,7 @@ class TritonContextLost(Exception):
 def run_one(seed, meta, so, work, use_triton):
     torch = rgt.torch
     case = rgt.Case(meta["kernel"], os.path.join(work, meta["source"]), meta["kernel"], meta["sig"],
-                    num_warps=meta["num_warps"])
+                    num_warps=meta["num_warps"], num_stages=meta.get("num_stages", 3))
     kernel = rgt.Kernel(case, so, use_triton)
     gen = torch.Generator(device="cuda")
     gen.manual_seed(seed)
@@ -236,9 +252,9 @@ def run_one(seed, meta, so, work, use_triton):
         return "FAIL", f"tilec's kernel: {err}"
     if not use_triton:
         return "PASS", "tilec ran (no Triton to compare with)"
-    tilec_out = {p["name"]: values[p["name"]].clone() for p in outs}
+    tilec_out = {p["name"]: values[out_name(p)].clone() for p in outs}
     for p in outs:
-        rgt.poison_(values[p["name"]])
+        rgt.poison_(values[out_name(p)])
     # tilec's kernel has run and been synchronized: if the process dies from here on (an
     # assertion or an LLVM abort inside Triton's compiler), it is Triton's doing
     print(f"@@triton {seed}", flush=True)
@@ -248,7 +264,9 @@ def run_one(seed, meta, so, work, use_triton):
         raise TritonContextLost(str(e)) from None
     if err:
         return "TRITON-ERROR", err
-    problems = [d for p in outs for d in [compare(p, tilec_out[p["name"]], values[p["name"]])] if d]
+    problems = [d for p in outs for d in [compare(p, tilec_out[p["name"]], values[out_name(p)])] if d]
+    if problems and any("buf" in p for p in meta["params"]):
+        return "MISMATCH", "; ".join(problems) + " || no referee (Triton's interpreter is not given descriptors)"
     if problems:
         inputs = {p["name"]: values[p["name"]].cpu() for p in meta["params"] if p["kind"] == "in"}
         triton_out = {p["name"]: values[p["name"]].cpu() for p in outs}

@@ -1,0 +1,150 @@
+"""The tensor-descriptor matmul family of tools/gen_kernel.py (--family tma).
+
+Each seed is a K loop over host tensor descriptors feeding tl.dot, the kernels whose blocks
+tilec copies by TMA into wgmma rings under --arch sm_90 (docs/LANGUAGE.md): A [M, K] by
+rows, B either [N, K] (passed to the dot as b.T, the tutorials' form) or [K, N]; fp16 or
+bf16; blocks of 64 or 128 rows, 32 to 256 columns (so swizzles of 32, 64 and 128 bytes and
+one to four boxes per block); 4 or 8 warps; 2 to 4 stages; one program per tile, or a
+persistent loop over tiles with few programs (each slot's barrier then runs through many
+phases); K ragged, read past its end as zeros; an epilogue scaling, adding a bias vector,
+clamping, and storing through a descriptor or through masked pointers.
+
+Parameters in the JSON: "desc_in" (a TensorDescriptor over a random [rows, cols] matrix, rows
+padded to 16 bytes and a gap more), "desc_out" (the same over a poisoned matrix; "buf" names
+the tensor that is compared), and the usual "in", "out", "int" and "const".
+"""
+import random
+
+TL = {"fp16": "tl.float16", "bf16": "tl.bfloat16"}
+
+
+class TmaGen:
+    def __init__(self, seed):
+        self.seed = seed
+        self.rng = random.Random(seed * 7919 + 17)
+        self.lines = []
+
+    def pick(self, *xs):
+        return self.rng.choice(xs)
+
+    def emit(self, text, depth=0):
+        self.lines.append("    " * (1 + depth) + text)
+
+    def generate(self):
+        r = self.rng
+        dt = self.pick("fp16", "bf16")
+        warps = self.pick(4, 4, 8)
+        bm = 128 if warps == 8 else self.pick(64, 128)
+        b_nk = r.random() < 0.6                       # B given as [N, K]
+        bk = self.pick(32, 64, 64)
+        bn = self.pick(32, 64, 128, 128, 256) if b_nk else self.pick(64, 128, 256)
+        if bn == 256 and bm == 128 and bk == 64:
+            bk = 32                                   # keep a few stages within shared memory
+        stages = self.pick(2, 3, 3, 4)
+        persistent = r.random() < 0.5
+        desc_store = r.random() < 0.5
+        M = r.choice([1, 3, 64, 100, 129, 200, 257, 384])
+        K = r.choice([1, 7, 16, 40, 64, 100, 130, 257, 512])
+        N = r.choice([8, 16, 64, 96, 136, 200, 264]) if desc_store else r.choice([1, 5, 17, 64, 100, 131, 260])
+        bias = r.random() < 0.4
+        scale = r.random() < 0.3
+        clamp = r.random() < 0.3
+        self.name = f"tma{self.seed}"
+        params, meta = [], []
+
+        def desc(name, rows, cols, brows, bcols, kind):
+            params.append(name)
+            meta.append({"name": name, "kind": kind, "dtype": dt, "rows": rows, "cols": cols,
+                         "block": [brows, bcols], "sig": f"tensordesc<{dt}[{brows}, {bcols}]>",
+                         "buf": f"{name}__buf", "numel": rows * (cols + (-cols) % 8 + 8),
+                         "rtol": 2e-2, "atol": 2e-2})
+        desc("a_desc", M, K, bm, bk, "desc_in")
+        if b_nk:
+            desc("b_desc", N, K, bn, bk, "desc_in")
+        else:
+            desc("b_desc", K, N, bk, bn, "desc_in")
+        ldc = N + 3
+        if desc_store:
+            desc("c_desc", M, N, bm, bn, "desc_out")
+        else:
+            params.append("c_ptr")
+            meta.append({"name": "c_ptr", "kind": "out", "dtype": dt, "numel": M * ldc, "sig": f"*{dt}:16",
+                         "rtol": 2e-2, "atol": 2e-2})
+        if bias:
+            params.append("bias_ptr")
+            meta.append({"name": "bias_ptr", "kind": "in", "dtype": "fp32", "numel": N, "sig": "*fp32:16"})
+        for name, v in (("M", M), ("N", N), ("K", K)):
+            params.append(name)
+            meta.append({"name": name, "kind": "int", "value": v, "sig": "i32"})
+        if not desc_store:
+            params.append("stride_cm")
+            meta.append({"name": "stride_cm", "kind": "int", "value": ldc, "sig": "i32"})
+        progs = self.pick(1, 2, 3, 5, 8)
+        consts = [("BLOCK_M", bm), ("BLOCK_N", bn), ("BLOCK_K", bk)] + ([("PROGS", progs)] if persistent else [])
+        for name, v in consts:
+            params.append(f"{name}: tl.constexpr")
+            meta.append({"name": name, "kind": "const", "value": v, "sig": str(v)})
+
+        tiles = -(-M // bm) * -(-N // bn)
+        self.emit("tiles_n = tl.cdiv(N, BLOCK_N)")
+        d = 0
+        if persistent:
+            self.emit("for tile in tl.range(tl.program_id(0), tl.cdiv(M, BLOCK_M) * tiles_n, PROGS):")
+            d = 1
+            grid = min(progs, tiles)
+        else:
+            self.emit("tile = tl.program_id(0)")
+            grid = tiles
+        self.emit("offs_m = (tile // tiles_n) * BLOCK_M", d)
+        self.emit("offs_n = (tile % tiles_n) * BLOCK_N", d)
+        self.emit("acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)", d)
+        if self.rng.random() < 0.5:
+            self.emit("for k in range(0, tl.cdiv(K, BLOCK_K)):", d)
+            koff = "k * BLOCK_K"
+        else:
+            self.emit("for k in range(0, K, BLOCK_K):", d)
+            koff = "k"
+        self.emit(f"a = a_desc.load([offs_m, {koff}])", d + 1)
+        if b_nk:
+            self.emit(f"b = b_desc.load([offs_n, {koff}])", d + 1)
+            bt = "b.T"
+        else:
+            self.emit(f"b = b_desc.load([{koff}, offs_n])", d + 1)
+            bt = "b"
+        if self.rng.random() < 0.5:
+            self.emit(f"acc = tl.dot(a, {bt}, acc)", d + 1)
+        else:
+            self.emit(f"acc += tl.dot(a, {bt})", d + 1)
+        if scale:
+            self.emit("acc = acc * 0.5", d)
+        cols = "offs_n + tl.arange(0, BLOCK_N)"
+        if bias:
+            self.emit(f"cols = {cols}", d)
+            self.emit("acc += tl.load(bias_ptr + cols, mask=cols < N, other=0.0)[None, :]", d)
+        if clamp:
+            self.emit("acc = tl.minimum(tl.maximum(acc, -4.0), 4.0)", d)
+        if desc_store:
+            self.emit(f"c_desc.store([offs_m, offs_n], acc.to({TL[dt]}))", d)
+        else:
+            self.emit("rows = offs_m + tl.arange(0, BLOCK_M)", d)
+            if not bias:
+                self.emit(f"cols = {cols}", d)
+            self.emit(f"tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc.to({TL[dt]}), "
+                      "mask=(rows[:, None] < M) & (cols[None, :] < N))", d)
+
+        src = [f"# Generated by tools/gen_kernel.py {self.seed} --family tma: a random tensor-descriptor "
+               "matmul for differential testing.", "import triton", "import triton.language as tl", "", "",
+               "@triton.jit", f"def {self.name}({', '.join(params)}):"] + self.lines
+        sig = ", ".join(p["sig"] for p in meta)
+        # the tolerance of a K-long fp32 sum of products of 16-bit values in [-2, 2]
+        for p in meta:
+            if p["kind"] in ("out", "desc_out"):
+                p["rtol"], p["atol"] = 1e-2, 1e-2
+        meta_all = {"seed": self.seed, "family": "tma", "kernel": self.name, "source": f"{self.name}.py",
+                    "sig": sig, "num_warps": warps, "num_stages": stages, "grid": [grid, 1, 1], "params": meta,
+                    "tilec_args": ["-k", self.name, "-s", sig, "-w", str(warps), "--num-stages", str(stages)]}
+        return "\n".join(src) + "\n", meta_all
+
+
+def generate(seed):
+    return TmaGen(seed).generate()
