@@ -1010,7 +1010,9 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         tir_block_append(P.a, &nb, op);
     }
     VMap none = {0};
-    emit_copies(&P, &nb, &none, preda, slot_w, rings);
+    VMap ahead = {0}; /* a TMA copy's offset may be the induction variable itself */
+    vmap_put(&P, &ahead, iv, iva);
+    emit_copies(&P, &nb, &ahead, preda, slot_w, rings);
     tir_block_append(P.a, &nb, commit_op(&P));
     append_rest(&P, &nb, &delayed, lq);
     Value *next[2];
