@@ -10,7 +10,8 @@ and C), at fp16 1024^3, 4096^3 and 8192^3, tf32 (fp32 inputs, the default input_
 4096^3 and int8 (int32 result) 4096^3; the rows marked "persistent" run
 matmul_persistent_kernel (132 programs walking the tiles, the K loop of each pipelined) on the
 fp16 config, "persistent-flat" matmul_persistent_flat_kernel (the same as one loop over tiles
-and K steps with branches, pipelined across tiles).  tilec and Triton get the same specialisation: sizes
+and K steps with branches, pipelined across tiles), "tma-persistent" matmul_tma_persistent_kernel
+(the persistent kernel on host tensor descriptors, B given as [N, K]: TMA copies on sm_90).  tilec and Triton get the same specialisation: sizes
 and leading dimensions divisible by 16 promised as "i32:16", unit strides fixed to 1, as
 Triton's own specialisation does at run time.
 
@@ -32,11 +33,14 @@ Columns:
                   cache key; it is set for a second worker process of its own, so the two
                   Triton builds never share a process or an in-memory kernel cache.  The PTX of
                   every Triton build is checked for the instruction the column claims.
+  Triton/Triton   Triton's kernel timed once more after the rounds, over its median: the run's
+                  noise, against which tilec/Triton is read
   cuBLAS          torch.matmul (fp16; tf32 with torch.backends.cuda.matmul.allow_tf32 = True),
                   torch._int_mm (int8 -> int32)
 
-Timing: triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median") (CUDA events);
-TFLOP/s = 2 M N K / time.  Before it is timed, every result is checked against a float64
+Timing: triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median") (CUDA events),
+in ROUNDS (3) rounds that alternate the implementations (Triton, tilec, cuBLAS), the median
+round reported; TFLOP/s = 2 M N K / time.  Before it is timed, every result is checked against a float64
 product of the same inputs: int8 bit-exact, otherwise max|out - ref| / max|ref| within the
 tolerance of the GPU tests (fp16 1e-2, tf32 1e-3).  A kernel tilec cannot translate gives
 "n/a" and the reason, and the run goes on.  The markdown table goes to stdout and to
@@ -73,6 +77,7 @@ PROBLEMS = [("fp16", 1024, 1024, 1024), ("fp16", 4096, 4096, 4096), ("fp16", 819
             ("fp16", 4096, 4096, 4096, "tma-persistent"), ("fp16", 8192, 8192, 8192, "tma-persistent"),
             ("bf16", 4096, 4096, 4096, "tma-persistent")]
 NUM_SMS = 132   # matmul_persistent_kernel's programs: the SMs of an H100 SXM or H200
+ROUNDS = 3      # timings of each implementation per row, alternating; the median is reported
 TOL = {"fp16": 1e-2, "bf16": 2e-2, "tf32": 1e-3, "fp8": 1e-2}
 PTR = {"fp16": ("fp16", "fp16"), "bf16": ("bf16", "bf16"), "tf32": ("fp32", "fp32"), "int8": ("i8", "i32"), "fp8": ("fp8e4nv", "fp16")}
 IMPLS = ["tilec", "triton", "triton_mma_sync", "cublas"]
@@ -180,49 +185,69 @@ def measure_row(torch, do_bench, row, so, no_tilec, triton_fn, impls):
     flop = 2.0 * row.M * row.N * row.K
     out = values["c_ptr"]
 
-    def report(impl, fn, mma=None):
+    fns, notes, checks = {}, {}, {}
+
+    def prepare(impl, fn, mma=None):
+        """Runs fn once and checks its result; it is timed below."""
         out.fill_(0)
         res = fn()
         torch.cuda.synchronize()
-        got = res if impl == "cublas" else out
-        check = verdict(row, got, ref)
-        tflops = flop / (do_bench(fn) * 1e-3) / 1e12
-        print("@@result " + json.dumps({"row": row.key, "impl": impl, "tflops": tflops,
-                                        "check": check, "mma": mma}), flush=True)
+        checks[impl] = verdict(row, res if impl == "cublas" else out, ref)
+        fns[impl], notes[impl] = fn, mma
 
     def fail(impl, why):
         print("@@result " + json.dumps({"row": row.key, "impl": impl, "error": why}), flush=True)
 
-    if "tilec" in impls:
+    def with_tilec():
         if no_tilec:
-            fail("tilec", no_tilec)
-        else:
-            try:
-                kernel = harness.Kernel(row.case, so, use_triton=False)
-                report("tilec", rowwise.tilec_launcher(torch, kernel, values, None))
-            except Exception as e:
-                rowwise.lost_context(e)
-                fail("tilec", f"{type(e).__name__}: {e}")
-    for impl in ("triton", "triton_mma_sync"):
-        if impl not in impls:
-            continue
+            return fail("tilec", no_tilec)
+        try:
+            kernel = harness.Kernel(row.case, so, use_triton=False)
+            prepare("tilec", rowwise.tilec_launcher(torch, kernel, values, None))
+        except Exception as e:
+            rowwise.lost_context(e)
+            fail("tilec", f"{type(e).__name__}: {e}")
+
+    def with_triton(impl):
         if triton_fn is None:
-            fail(impl, "Triton cannot be imported")
-            continue
+            return fail(impl, "Triton cannot be imported")
         try:
             run, compiled = triton_launcher(triton_fn, row, values)
             ptx = compiled.asm.get("ptx", "")
-            mma = "wgmma" if "wgmma" in ptx else "mma.sync" if "mma.sync" in ptx else "no mma"
-            report(impl, run, mma)
+            prepare(impl, run, "wgmma" if "wgmma" in ptx else "mma.sync" if "mma.sync" in ptx else "no mma")
         except Exception as e:
             rowwise.lost_context(e)
             fail(impl, f"{type(e).__name__}: {str(e).strip().splitlines()[-1]}")
-    if "cublas" in impls:
+
+    def with_cublas():
         try:
-            report("cublas", cublas)
+            prepare("cublas", cublas)
         except Exception as e:
             rowwise.lost_context(e)
             fail("cublas", f"{type(e).__name__}: {e}")
+
+    for impl in impls:
+        if impl == "tilec":
+            with_tilec()
+        elif impl == "cublas":
+            with_cublas()
+        elif impl != "triton_control":
+            with_triton(impl)
+    # ROUNDS rounds of Triton then tilec then cuBLAS, each implementation's median taken;
+    # the control is one more timing of Triton's kernel after them all, against that median
+    times = {impl: [] for impl in fns}
+    for _ in range(ROUNDS):
+        for impl in fns:
+            times[impl].append(do_bench(fns[impl]))
+    if "triton_control" in impls and "triton" in fns:
+        fns["triton_control"], notes["triton_control"] = fns["triton"], notes["triton"]
+        checks["triton_control"] = checks["triton"]
+        times["triton_control"] = [do_bench(fns["triton"])]
+    for impl, ts in times.items():
+        ms = sorted(ts)[len(ts) // 2]
+        print("@@result " + json.dumps({"row": row.key, "impl": impl, "tflops": flop / (ms * 1e-3) / 1e12,
+                                        "check": checks[impl], "mma": notes[impl],
+                                        "rounds": [round(flop / (t * 1e-3) / 1e12, 1) for t in ts]}), flush=True)
 
 
 def triton_launcher(fn, row, values):
@@ -350,7 +375,8 @@ def main():
     so, no_tilec = rowwise.build_rows(rows, tilec, arch, work)
 
     results, env_lines = {}, []
-    run_workers(rows, ["tilec", "triton", "cublas"], {}, work, so, no_tilec, configs, results, env_lines)
+    run_workers(rows, ["triton", "tilec", "cublas", "triton_control"], {}, work, so, no_tilec, configs, results,
+                env_lines)
     run_workers(rows, ["triton_mma_sync"], {"DISABLE_MMA_V3": "1"}, work, so, no_tilec, configs,
                 results, env_lines)
 
@@ -371,8 +397,8 @@ def main():
         return results.get((key, impl), {}).get("mma") or "?"
 
     table = ["| dtype | M x N x K | config | tilec | Triton | Triton mma.sync | cuBLAS | tilec/Triton "
-             "| tilec/Triton mma.sync | tilec/cuBLAS | tilec check |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| Triton/Triton | tilec/Triton mma.sync | tilec/cuBLAS | tilec check |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         bm, bn, bk, group, warps, stages = r.config
         tcheck = results.get((r.key, "tilec"), {}).get("check", "—")
@@ -381,7 +407,8 @@ def main():
             f"| {r.dtype} | {shape} | {bm}x{bn}x{bk} g{group} w{warps} s{stages} | "
             f"{cell(r.key, 'tilec')} | {cell(r.key, 'triton')} ({mma(r.key, 'triton')}) | "
             f"{cell(r.key, 'triton_mma_sync')} ({mma(r.key, 'triton_mma_sync')}) | {cell(r.key, 'cublas')} | "
-            f"{ratio(r.key, 'tilec', 'triton')} | {ratio(r.key, 'tilec', 'triton_mma_sync')} | "
+            f"{ratio(r.key, 'tilec', 'triton')} | {ratio(r.key, 'triton_control', 'triton')} | "
+            f"{ratio(r.key, 'tilec', 'triton_mma_sync')} | "
             f"{ratio(r.key, 'tilec', 'cublas')} | {tcheck} |")
     env_lines = env_lines or ["environment unknown (the worker did not start)", "timing: ?"]
     header = ["# tilec matmul benchmark", ""] + [f"- {ln}" for ln in env_lines[:-1]] + [
@@ -389,6 +416,8 @@ def main():
         "- kernel: matmul_kernel of examples/matmul.py (rows marked persistent: matmul_persistent_kernel, "
         f"{NUM_SMS} programs), row-major A, B, C; tilec and both Triton "
         f"columns use the same source and config (column 3); nvcc -O3 -arch={arch}",
+        f"- each cell: the median of {ROUNDS} rounds alternating Triton, tilec and cuBLAS; Triton/Triton: Triton's "
+        "kernel timed once more after the rounds, over that median (the noise)",
         "- Triton: as installed (the instruction its PTX uses in brackets); Triton mma.sync: "
         "compiled with DISABLE_MMA_V3=1; cuBLAS: torch.matmul (tf32 allowed), torch._int_mm for int8",
         "- check: max|out - ref| / max|ref| against a float64 product (int8: exact); tilec's "
