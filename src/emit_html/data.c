@@ -172,7 +172,9 @@ static void add_access(Facts *F, const Op *op)
     StrBuf shape = {0};
     for (int d = 0; d < ptr->type.rank; d++)
         sb_printf(&shape, "%s%d", d ? "x" : "", ptr->type.shape[d]);
-    sb_printf(b, "{\"op\":\"%s\",\"what\":\"%s %s\",\"vec\":%d,\"bytes\":%d,", copy ? "cp.async" : op_name(op->kind),
+    /* a TMA ring's copy: one thread's box copies on sm_90a, these cp.async copies elsewhere */
+    const char *what = copy ? (op->async_copy.tma ? "TMA (sm_90a) or cp.async" : "cp.async") : op_name(op->kind);
+    sb_printf(b, "{\"op\":\"%s\",\"what\":\"%s %s\",\"vec\":%d,\"bytes\":%d,", what,
               shape.data, dtype_name(ptr->type.pointee), vec, vec * ((dtype_bits(ptr->type.pointee) + 7) / 8));
     if (guarded)
         sb_puts(b, "\"guarded\":true,");
