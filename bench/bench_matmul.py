@@ -39,8 +39,8 @@ Columns:
                   torch._int_mm (int8 -> int32)
 
 Timing: triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median") (CUDA events),
-in ROUNDS (3) rounds that alternate the implementations (Triton, tilec, cuBLAS), the median
-round reported; TFLOP/s = 2 M N K / time.  Before it is timed, every result is checked against a float64
+in ROUNDS (3) rounds that alternate the implementations (Triton, tilec, cuBLAS, then the
+other way round), the median round reported; TFLOP/s = 2 M N K / time.  Before it is timed, every result is checked against a float64
 product of the same inputs: int8 bit-exact, otherwise max|out - ref| / max|ref| within the
 tolerance of the GPU tests (fp16 1e-2, tf32 1e-3).  A kernel tilec cannot translate gives
 "n/a" and the reason, and the run goes on.  The markdown table goes to stdout and to
@@ -233,11 +233,12 @@ def measure_row(torch, do_bench, row, so, no_tilec, triton_fn, impls):
             with_cublas()
         elif impl != "triton_control":
             with_triton(impl)
-    # ROUNDS rounds of Triton then tilec then cuBLAS, each implementation's median taken;
-    # the control is one more timing of Triton's kernel after them all, against that median
+    # ROUNDS rounds, Triton, tilec, cuBLAS and back (a GPU warming up over a row favours no
+    # one), each implementation's median taken; the control is one more timing of Triton's
+    # kernel after them all, against that median
     times = {impl: [] for impl in fns}
-    for _ in range(ROUNDS):
-        for impl in fns:
+    for r in range(ROUNDS):
+        for impl in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
             times[impl].append(do_bench(fns[impl]))
     if "triton_control" in impls and "triton" in fns:
         fns["triton_control"], notes["triton_control"] = fns["triton"], notes["triton"]
@@ -416,7 +417,7 @@ def main():
         "- kernel: matmul_kernel of examples/matmul.py (rows marked persistent: matmul_persistent_kernel, "
         f"{NUM_SMS} programs), row-major A, B, C; tilec and both Triton "
         f"columns use the same source and config (column 3); nvcc -O3 -arch={arch}",
-        f"- each cell: the median of {ROUNDS} rounds alternating Triton, tilec and cuBLAS; Triton/Triton: Triton's "
+        f"- each cell: the median of {ROUNDS} rounds, Triton, tilec, cuBLAS and back; Triton/Triton: Triton's "
         "kernel timed once more after the rounds, over that median (the noise)",
         "- Triton: as installed (the instruction its PTX uses in brackets); Triton mma.sync: "
         "compiled with DISABLE_MMA_V3=1; cuBLAS: torch.matmul (tf32 allowed), torch._int_mm for int8",
