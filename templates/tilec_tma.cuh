@@ -67,7 +67,7 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const TensorMap *map, int
 #ifndef __CUDACC_RTC__
 namespace tilec {
 
-// Encodes the map of a row-major 2-D tensor (rows x cols elements of
+// Encodes the map of a row-major 2-D tensor (rows x cols elements, both positive, of
 // elem_bytes, rows `row_stride` elements apart) for copies of box_cols x
 // box_rows boxes in the `swizzle`-byte shared-memory swizzle (128, 64 or 32),
 // reading zeros out of bounds.  cuTensorMapEncodeTiled is a driver function:
@@ -78,6 +78,8 @@ static inline cudaError_t encode_tensor_map(TensorMap *map, const void *base, in
 {
     typedef int (*EncodeTiled)(void *, int, unsigned, void *, const unsigned long long *, const unsigned long long *,
                                const unsigned *, const unsigned *, int, int, int, int);
+    if (rows <= 0 || cols <= 0)
+        return cudaErrorInvalidValue;  // a TensorDescriptor's shape is positive
     static EncodeTiled encode = nullptr;
     if (!encode) {
         void *fn = nullptr;
@@ -93,8 +95,6 @@ static inline cudaError_t encode_tensor_map(TensorMap *map, const void *base, in
             return cudaErrorNotSupported;  // a driver older than CUDA 12
         encode = reinterpret_cast<EncodeTiled>(fn);
     }
-    if (rows <= 0 || cols <= 0)
-        rows = cols = 1;  // an empty tensor: no block of it is ever copied
     const int data_type = elem_bytes == 1 ? 0 : elem_bytes == 2 ? 1 : 2;  // CU_TENSOR_MAP_DATA_TYPE_UINT8/16/32
     const unsigned long long dims[2] = {(unsigned long long)cols, (unsigned long long)rows};
     const unsigned long long strides[1] = {(unsigned long long)row_stride * (unsigned long long)elem_bytes};

@@ -211,10 +211,10 @@ static void embed_functions(StrBuf *c, Arena *a, const Translation *t, int nbins
         const RtTmaMap *m = &t->tma[j];
         const char *base = names[m->base_arg], *rows = names[m->base_arg + 1], *cols = names[m->base_arg + 2];
         sb_printf(c, "    /* the tensor map of %s's blocks, which the kernel copies with TMA (sm_90a): %d x %d boxes\n"
-                     "     * in the %d-byte swizzle, zeros out of bounds (an empty tensor maps one element) */\n"
+                     "     * in the %d-byte swizzle, zeros out of bounds; a TensorDescriptor's shape is positive */\n"
                      "    CUtensorMap tilec_tma%d;\n    {\n"
-                     "        const int tilec_empty = %s <= 0 || %s <= 0;\n"
-                     "        const cuuint64_t dims[2] = {tilec_empty ? 1 : (cuuint64_t)%s, tilec_empty ? 1 : (cuuint64_t)%s};\n"
+                     "        if (%s <= 0 || %s <= 0)\n            return CUDA_ERROR_INVALID_VALUE;\n"
+                     "        const cuuint64_t dims[2] = {(cuuint64_t)%s, (cuuint64_t)%s};\n"
                      "        const cuuint64_t strides[1] = {(cuuint64_t)%s * %d};\n"
                      "        const cuuint32_t box[2] = {%d, %d}, elem_strides[2] = {1, 1};\n"
                      "        const CUresult r = cuTensorMapEncodeTiled(&tilec_tma%d, %s, 2, (void *)(uintptr_t)%s, dims, strides, box,\n"

@@ -359,7 +359,9 @@ static tilec_status encode_map(tilec_kernel *k, const RtTmaMap *m, const uint64_
                        "cuTensorMapEncodeTiled (it needs CUDA 12 or newer)", k->info.name);
     long long rows = values[m->base_arg + 1], cols = values[m->base_arg + 2], stride = values[m->base_arg + 3];
     if (rows <= 0 || cols <= 0)
-        rows = cols = 1; /* an empty tensor: no block of it is ever copied */
+        return rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: the tensor of %s is %lld x %lld; a TensorDescriptor's "
+                       "shape must be positive", k->info.name, k->info.params[k->arg_param[m->base_arg]].name, rows,
+                       cols);
     unsigned long long dims[2] = {(unsigned long long)cols, (unsigned long long)rows};
     unsigned long long strides[1] = {(unsigned long long)stride * (unsigned long long)m->elem_bytes};
     unsigned box[2] = {(unsigned)m->box_cols, (unsigned)m->box_rows}, elem_strides[2] = {1, 1};
