@@ -64,7 +64,7 @@ typedef struct Emitter {
     Vec(const char *) combine_fns;  /* ... and their names (combine.c) */
     const char *combine_src;  /* the jit function whose combine helper is being printed, or NULL */
     const char **tma_map_names;  /* f->tma_maps' parameters, f->tma_rings' barriers and phase words */
-    const char **ring_bar_names, **ring_phase_names;
+    const char **ring_bar_names, **ring_phase_names, **ring_free_names, **ring_free_phase_names;
 } Emitter;
 
 static inline ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }

@@ -170,8 +170,8 @@ void emit_header(Emitter *E, int threads)
                         "// next exchange's barrier.\n");
         describe_smem(E, f->body);
         for (int i = 0; i < f->tma_rings.len; i++)
-            sb_printf(E->out, "//   bytes %d..%d: the barriers of a TMA ring's %d slots (sm_90a)\n",
-                      f->tma_rings.data[i].smem_offset, f->tma_rings.data[i].smem_offset + 8 * f->tma_rings.data[i].nslots - 1,
+            sb_printf(E->out, "//   bytes %d..%d: the full and free barriers of a TMA ring's %d slots (sm_90a)\n",
+                      f->tma_rings.data[i].smem_offset, f->tma_rings.data[i].smem_offset + 16 * f->tma_rings.data[i].nslots - 1,
                       f->tma_rings.data[i].nslots);
     }
     tma_describe(E);

@@ -17,9 +17,13 @@ void tma_names(Emitter *E)
         E->tma_map_names[i] = unique_name(E, f->tma_maps.data[i].name);
     E->ring_bar_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
     E->ring_phase_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
+    E->ring_free_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
+    E->ring_free_phase_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
     for (int i = 0; i < f->tma_rings.len; i++) {
-        E->ring_bar_names[i] = unique_name(E, "ring_bar");
-        E->ring_phase_names[i] = unique_name(E, "ring_phase");
+        E->ring_bar_names[i] = unique_name(E, "ring_full");
+        E->ring_phase_names[i] = unique_name(E, "full_phase");
+        E->ring_free_names[i] = unique_name(E, "ring_free");
+        E->ring_free_phase_names[i] = unique_name(E, "free_phase");
     }
 }
 
@@ -48,8 +52,8 @@ void tma_describe(Emitter *E)
     }
 }
 
-/* At the kernel's top: the barriers, one per slot of each TMA ring, and the
- * phase words (bit s: the parity of the phase slot s's readers wait for). */
+/* At the kernel's top: the barriers, two per slot of each TMA ring, and the
+ * phase words (bit s: the parity of the phase of slot s waited for next). */
 void tma_setup(Emitter *E, StrBuf *out)
 {
     const TirFunc *f = E->f;
@@ -58,15 +62,21 @@ void tma_setup(Emitter *E, StrBuf *out)
     sb_printf(out, FEAT_SM90A "  // sm_90a: the TMA rings' barriers\n");
     for (int i = 0; i < f->tma_rings.len; i++) {
         const TmaRing *r = &f->tma_rings.data[i];
-        sb_printf(out, "    uint64_t *const %s = reinterpret_cast<uint64_t *>(smem + %d);  // one per slot\n",
+        sb_printf(out, "    uint64_t *const %s = reinterpret_cast<uint64_t *>(smem + %d);  // slot s's copies landed\n",
                   E->ring_bar_names[i], r->smem_offset);
-        sb_printf(out, "    uint32_t %s = 0;  // bit s: the parity of slot s's next phase\n", E->ring_phase_names[i]);
+        sb_printf(out, "    uint64_t *const %s = %s + %d;  // every warp is done reading slot s\n", E->ring_free_names[i],
+                  E->ring_bar_names[i], r->nslots);
+        sb_printf(out, "    uint32_t %s = 0, %s = 0;  // bit s: the parity of slot s's next phase of each\n",
+                  E->ring_phase_names[i], E->ring_free_phase_names[i]);
     }
     sb_puts(out, "    if (threadIdx.x == 0) {\n");
     for (int i = 0; i < f->tma_rings.len; i++) {
         const TmaRing *r = &f->tma_rings.data[i];
-        sb_printf(out, "        for (int s = 0; s < %d; ++s)\n            tilec::mbar_init(&%s[s], %d);  // %d cop%s per slot\n",
-                  r->nslots, E->ring_bar_names[i], r->copies, r->copies, r->copies == 1 ? "y" : "ies");
+        sb_printf(out, "        for (int s = 0; s < %d; ++s) {\n"
+                       "            tilec::mbar_init(&%s[s], %d);  // %d cop%s per slot\n"
+                       "            tilec::mbar_init(&%s[s], %d);  // one arrival per warp\n        }\n",
+                  r->nslots, E->ring_bar_names[i], r->copies, r->copies, r->copies == 1 ? "y" : "ies",
+                  E->ring_free_names[i], E->f->num_warps);
     }
     sb_puts(out, "        tilec::fence_mbar_init();\n    }\n    __syncthreads();\n#endif\n");
 }
@@ -102,20 +112,30 @@ void tma_copy(Emitter *E, const Op *op, const char *dst_fn)
     line(E, "#else");
 }
 
-/* The wait at a pipelined iteration's top for slot args[0]'s copies. */
+/* The top of a pipelined iteration: wait for slot args[0]'s copies; then free
+ * slot args[1], which this step's copies overwrite: every warp has finished
+ * reading it (its last dot's wgmma group was waited for in an earlier step),
+ * and the copying thread waits until all have said so.  The cp.async path
+ * does the same with a barrier of the whole block. */
 void tma_wait(Emitter *E, const Op *op)
 {
     int ring = op->async_wait.tma - 1;
-    const char *sl = value_at(E, op->args[0], NULL, "0");
-    const char *ph = E->ring_phase_names[ring];
-    line(E, FEAT_SM90A "  // sm_90a: the slot's TMA copies landed");
-    line(E, "tilec::mbar_wait(&%s[%s], (%s >> %s) & 1u);", E->ring_bar_names[ring], sl, ph, sl);
-    line(E, "%s ^= 1u << %s;", ph, sl);
+    const char *rs = value_at(E, op->args[0], NULL, "0"), *ws = value_at(E, op->args[1], NULL, "0");
+    const char *ph = E->ring_phase_names[ring], *fph = E->ring_free_phase_names[ring];
+    line(E, FEAT_SM90A "  // sm_90a: the slot's TMA copies landed; the slot to fill next is free");
+    line(E, "tilec::mbar_wait(&%s[%s], (%s >> %s) & 1u);", E->ring_bar_names[ring], rs, ph, rs);
+    line(E, "%s ^= 1u << %s;", ph, rs);
+    line(E, "if ((threadIdx.x & 31) == 0)");
+    line(E, "    tilec::mbar_arrive(&%s[%s]);  // this warp is done with slot %s", E->ring_free_names[ring], ws, ws);
+    line(E, "if (threadIdx.x == 0)");
+    line(E, "    tilec::mbar_wait(&%s[%s], (%s >> %s) & 1u);  // and so is every other", E->ring_free_names[ring], ws, fph,
+         ws);
+    line(E, "%s ^= 1u << %s;", fph, ws);
     line(E, "#else");
     line(E, "tilec::cp_async_wait<%d>();  // at most %d group%s of copies still in flight", op->async_wait.pending,
          op->async_wait.pending, op->async_wait.pending == 1 ? "" : "s");
-    line(E, "#endif");
     line(E, "__syncthreads();");
+    line(E, "#endif");
 }
 
 /* In the launcher, before the launch: each map, from its descriptor's arguments. */

@@ -988,7 +988,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
 
     /* new body: wait + barrier, stage 0 for iteration i + S-1, copies, commit, the rest, slots, yield */
     Block nb = {0};
-    Op *w = tir_op_new(P.a, f, OP_ASYNC_WAIT, P.tma ? 1 : 0, &slot_r, 0, NULL);
+    Op *w = tir_op_new(P.a, f, OP_ASYNC_WAIT, P.tma ? 2 : 0, (Value *[]){slot_r, slot_w}, 0, NULL);
     w->async_wait.pending = P.S - 2;
     w->async_wait.tma = P.tma;
     w->stmt = rings[0]->stmt;

@@ -600,7 +600,8 @@ struct Op {
         struct {
             int pending;      /* groups of copies left in flight */
             int tma;          /* f->tma_rings index + 1: under sm_90a, wait for the
-                                 barrier of slot args[0] instead (none after the loop) */
+                                 full barrier of slot args[0], then free slot args[1]
+                                 for the copies (none after the loop) */
         } async_wait;
     };
 };
@@ -640,12 +641,16 @@ typedef struct TmaMap {
     int swizzle;          /* 128, 64 or 32 bytes */
 } TmaMap;
 
-/* A pipelined loop's TMA ring: one mbarrier per slot, in the shared arena at
- * smem_offset (tir_smem).  Each copy into a slot is one arrival that expects
- * its bytes, so a slot completes a phase when all `copies` have landed. */
+/* A pipelined loop's TMA ring: two mbarriers per slot, in the shared arena at
+ * smem_offset (tir_smem), the nslots "full" ones first.  Each copy into a slot
+ * is one arrival on its full barrier that expects its bytes, so a slot
+ * completes a phase when all `copies` have landed.  The "free" ones take an
+ * arrival from every warp once it has finished reading the slot; the thread
+ * that copies waits for them before it overwrites the slot, in place of a
+ * barrier of the whole block. */
 typedef struct TmaRing {
     int nslots, copies;
-    int smem_offset;
+    int smem_offset;      /* full[nslots], then free[nslots] */
 } TmaRing;
 
 /* tilec's own choice of __launch_bounds__'s blocks per SM applies from this

@@ -29,7 +29,7 @@
 //   GROUP_M          = 8 (constexpr)
 //   NUM_SMS          = 132 (constexpr)
 //
-// Launch: 256 threads per block (8 warps), 196640 bytes of shared memory (dynamic; the launcher raises the limit), grid (min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)))
+// Launch: 256 threads per block (8 warps), 196672 bytes of shared memory (dynamic; the launcher raises the limit), grid (min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
@@ -39,7 +39,7 @@
 //   matmul.py:197  convert_layout, 65536 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 256 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 10240 extra wavefronts without the swizzle)
-//   bytes 196608..196639: the barriers of a TMA ring's 4 slots (sm_90a)
+//   bytes 196608..196671: the full and free barriers of a TMA ring's 4 slots (sm_90a)
 //
 // TMA (sm_90a): the launcher encodes a tensor map per descriptor below and passes it
 // as a __grid_constant__ parameter after the others; one thread copies each block
@@ -577,6 +577,12 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, int bytes)
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
 }
 
+// Arrives on the barrier (one of the arrivals its phase counts).
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
+}
+
 // Waits until the barrier's phase of parity `parity` (0 or 1) has completed.
 __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
 {
@@ -814,11 +820,14 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
     const int L2_row = (lane >> 2) + (warp << 4);  // L2: this thread's first row; register e is at +((e >> 1) & 1) << 3
     const int L2_col = (lane & 3) << 1;  // L2: this thread's first col; register e is at +(e & 1) + ((e >> 2) << 3)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the TMA rings' barriers
-    uint64_t *const ring_bar = reinterpret_cast<uint64_t *>(smem + 196608);  // one per slot
-    uint32_t ring_phase = 0;  // bit s: the parity of slot s's next phase
+    uint64_t *const ring_full = reinterpret_cast<uint64_t *>(smem + 196608);  // slot s's copies landed
+    uint64_t *const ring_free = ring_full + 4;  // every warp is done reading slot s
+    uint32_t full_phase = 0, free_phase = 0;  // bit s: the parity of slot s's next phase of each
     if (threadIdx.x == 0) {
-        for (int s = 0; s < 4; ++s)
-            tilec::mbar_init(&ring_bar[s], 2);  // 2 copies per slot
+        for (int s = 0; s < 4; ++s) {
+            tilec::mbar_init(&ring_full[s], 2);  // 2 copies per slot
+            tilec::mbar_init(&ring_free[s], 8);  // one arrival per warp
+        }
         tilec::fence_mbar_init();
     }
     __syncthreads();
@@ -915,8 +924,8 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             // matmul.py:194  a = a_desc.load([offs_m, k * BLOCK_K])
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
             if (threadIdx.x == 0 && in_range) {  // one thread copies a_desc's 128x64 block at (offs_m, prod): 1 box, zeros out of bounds
-                tilec::mbar_arrive_expect_tx(&ring_bar[i], 16384);
-                tilec::tma_load_2d(stage0(smem, i, 0, 0), &a_desc_tma, prod, offs_m, &ring_bar[i]);
+                tilec::mbar_arrive_expect_tx(&ring_full[i], 16384);
+                tilec::tma_load_2d(stage0(smem, i, 0, 0), &a_desc_tma, prod, offs_m, &ring_full[i]);
             }
             tilec::unused(a_ptrs, a_in_bounds);  // the pointers and mask of the cp.async path below
             #else
@@ -928,8 +937,8 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             // matmul.py:195  b = b_desc.load([offs_n, k * BLOCK_K])
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
             if (threadIdx.x == 0 && in_range) {  // one thread copies b_desc's 256x64 block at (offs_n, prod_2): 1 box, zeros out of bounds
-                tilec::mbar_arrive_expect_tx(&ring_bar[i], 32768);
-                tilec::tma_load_2d(stage1(smem, i, 0, 0), &b_desc_tma, prod_2, offs_n, &ring_bar[i]);
+                tilec::mbar_arrive_expect_tx(&ring_full[i], 32768);
+                tilec::tma_load_2d(stage1(smem, i, 0, 0), &b_desc_tma, prod_2, offs_n, &ring_full[i]);
             }
             tilec::unused(b_ptrs, b_in_bounds);  // the pointers and mask of the cp.async path below
             #else
@@ -950,13 +959,18 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
         if (0 < k_steps) {  // the loop runs: it leaves its last wgmma group in flight, waited for below
             for (int32_t k = 0; k < k_steps; k += 1) {
                 // matmul.py:196  acc = tl.dot(a, b.T, acc)
-                #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the slot's TMA copies landed
-                tilec::mbar_wait(&ring_bar[read_slot], (ring_phase >> read_slot) & 1u);
-                ring_phase ^= 1u << read_slot;
+                #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the slot's TMA copies landed; the slot to fill next is free
+                tilec::mbar_wait(&ring_full[read_slot], (full_phase >> read_slot) & 1u);
+                full_phase ^= 1u << read_slot;
+                if ((threadIdx.x & 31) == 0)
+                    tilec::mbar_arrive(&ring_free[write_slot]);  // this warp is done with slot write_slot
+                if (threadIdx.x == 0)
+                    tilec::mbar_wait(&ring_free[write_slot], (free_phase >> write_slot) & 1u);  // and so is every other
+                free_phase ^= 1u << write_slot;
                 #else
                 tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
-                #endif
                 __syncthreads();
+                #endif
                 // matmul.py:193  for k in range(k_steps):
                 const int32_t k_ahead_2 = k + (1 * 2);
                 const bool in_range_2 = k_ahead_2 < k_steps;
@@ -1021,8 +1035,8 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 // matmul.py:194  a = a_desc.load([offs_m, k * BLOCK_K])
                 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
                 if (threadIdx.x == 0 && in_range_2) {  // one thread copies a_desc's 128x64 block at (offs_m, prod_3): 1 box, zeros out of bounds
-                    tilec::mbar_arrive_expect_tx(&ring_bar[write_slot], 16384);
-                    tilec::tma_load_2d(stage0(smem, write_slot, 0, 0), &a_desc_tma, prod_3, offs_m, &ring_bar[write_slot]);
+                    tilec::mbar_arrive_expect_tx(&ring_full[write_slot], 16384);
+                    tilec::tma_load_2d(stage0(smem, write_slot, 0, 0), &a_desc_tma, prod_3, offs_m, &ring_full[write_slot]);
                 }
                 tilec::unused(a_ptrs_2, a_in_bounds_2);  // the pointers and mask of the cp.async path below
                 #else
@@ -1034,8 +1048,8 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 // matmul.py:195  b = b_desc.load([offs_n, k * BLOCK_K])
                 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
                 if (threadIdx.x == 0 && in_range_2) {  // one thread copies b_desc's 256x64 block at (offs_n, prod_4): 1 box, zeros out of bounds
-                    tilec::mbar_arrive_expect_tx(&ring_bar[write_slot], 32768);
-                    tilec::tma_load_2d(stage1(smem, write_slot, 0, 0), &b_desc_tma, prod_4, offs_n, &ring_bar[write_slot]);
+                    tilec::mbar_arrive_expect_tx(&ring_full[write_slot], 32768);
+                    tilec::tma_load_2d(stage1(smem, write_slot, 0, 0), &b_desc_tma, prod_4, offs_n, &ring_full[write_slot]);
                 }
                 tilec::unused(b_ptrs_2, b_in_bounds_2);  // the pointers and mask of the cp.async path below
                 #else
@@ -1174,11 +1188,11 @@ extern "C" cudaError_t matmul_tma_persistent_kernel_launch(cudaStream_t stream, 
         if (tma_status != cudaSuccess)
             return tma_status;
     }
-    // 196640 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(matmul_tma_persistent_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196640);
+    // 196672 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(matmul_tma_persistent_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196672);
     if (attr != cudaSuccess)
         return attr;
-    matmul_tma_persistent_kernel<<<grid, 256, 196640, stream>>>(a_desc_base, a_desc_shape0, a_desc_shape1, a_desc_stride0, b_desc_base, b_desc_shape0, b_desc_shape1, b_desc_stride0, c_desc_base, c_desc_shape0, c_desc_shape1, c_desc_stride0, M, N, K, a_desc_tma, b_desc_tma);
+    matmul_tma_persistent_kernel<<<grid, 256, 196672, stream>>>(a_desc_base, a_desc_shape0, a_desc_shape1, a_desc_stride0, b_desc_base, b_desc_shape0, b_desc_shape1, b_desc_stride0, c_desc_base, c_desc_shape0, c_desc_shape1, c_desc_stride0, M, N, K, a_desc_tma, b_desc_tma);
     return cudaGetLastError();
 }
 #endif

@@ -23,7 +23,7 @@
 //   BLOCK_N          = 128 (constexpr)
 //   BLOCK_K          = 32 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 65568 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))
+// Launch: 128 threads per block (4 warps), 65600 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
@@ -33,7 +33,7 @@
 //   tma_matmul_kn.py:23  convert_layout, 32768 bytes at 0: the tile changing layout (L3 -> L2), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle)
-//   bytes 65536..65567: the barriers of a TMA ring's 4 slots (sm_90a)
+//   bytes 65536..65599: the full and free barriers of a TMA ring's 4 slots (sm_90a)
 //
 // TMA (sm_90a): the launcher encodes a tensor map per descriptor below and passes it
 // as a __grid_constant__ parameter after the others; one thread copies each block
@@ -522,6 +522,12 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, int bytes)
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
 }
 
+// Arrives on the barrier (one of the arrivals its phase counts).
+__device__ __forceinline__ void mbar_arrive(uint64_t *bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_addr(bar)) : "memory");
+}
+
 // Waits until the barrier's phase of parity `parity` (0 or 1) has completed.
 __device__ __forceinline__ void mbar_wait(uint64_t *bar, uint32_t parity)
 {
@@ -744,11 +750,14 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
     const int L3_row = (lane >> 2) + (warp << 4);  // L3: this thread's first row; register e is at +(((e >> 1) & 1) << 3) + ((e >> 6) << 6)
     const int L3_col = (lane & 3) << 1;  // L3: this thread's first col; register e is at +(e & 1) + (((e >> 2) & 15) << 3)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the TMA rings' barriers
-    uint64_t *const ring_bar = reinterpret_cast<uint64_t *>(smem + 65536);  // one per slot
-    uint32_t ring_phase = 0;  // bit s: the parity of slot s's next phase
+    uint64_t *const ring_full = reinterpret_cast<uint64_t *>(smem + 65536);  // slot s's copies landed
+    uint64_t *const ring_free = ring_full + 4;  // every warp is done reading slot s
+    uint32_t full_phase = 0, free_phase = 0;  // bit s: the parity of slot s's next phase of each
     if (threadIdx.x == 0) {
-        for (int s = 0; s < 4; ++s)
-            tilec::mbar_init(&ring_bar[s], 2);  // 2 copies per slot
+        for (int s = 0; s < 4; ++s) {
+            tilec::mbar_init(&ring_full[s], 2);  // 2 copies per slot
+            tilec::mbar_init(&ring_free[s], 4);  // one arrival per warp
+        }
         tilec::fence_mbar_init();
     }
     __syncthreads();
@@ -825,8 +834,8 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
         // tma_matmul_kn.py:18  a = a_desc.load([offs_m, k])
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
         if (threadIdx.x == 0 && in_range) {  // one thread copies a_desc's 128x32 block at (offs_m, k_ahead): 1 box, zeros out of bounds
-            tilec::mbar_arrive_expect_tx(&ring_bar[i], 8192);
-            tilec::tma_load_2d(stage0(smem, i, 0, 0), &a_desc_tma, k_ahead, offs_m, &ring_bar[i]);
+            tilec::mbar_arrive_expect_tx(&ring_full[i], 8192);
+            tilec::tma_load_2d(stage0(smem, i, 0, 0), &a_desc_tma, k_ahead, offs_m, &ring_full[i]);
         }
         tilec::unused(a_ptrs, a_in_bounds);  // the pointers and mask of the cp.async path below
         #else
@@ -838,9 +847,9 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
         // tma_matmul_kn.py:19  b = b_desc.load([k, offs_n])
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
         if (threadIdx.x == 0 && in_range) {  // one thread copies b_desc's 32x128 block at (k_ahead, offs_n): 2 boxes, zeros out of bounds
-            tilec::mbar_arrive_expect_tx(&ring_bar[i], 8192);
-            tilec::tma_load_2d(stage1(smem, i, 0, 0), &b_desc_tma, offs_n, k_ahead, &ring_bar[i]);
-            tilec::tma_load_2d(stage1(smem, i, 0, 64), &b_desc_tma, offs_n + 64, k_ahead, &ring_bar[i]);
+            tilec::mbar_arrive_expect_tx(&ring_full[i], 8192);
+            tilec::tma_load_2d(stage1(smem, i, 0, 0), &b_desc_tma, offs_n, k_ahead, &ring_full[i]);
+            tilec::tma_load_2d(stage1(smem, i, 0, 64), &b_desc_tma, offs_n + 64, k_ahead, &ring_full[i]);
         }
         tilec::unused(b_ptrs, b_in_bounds);  // the pointers and mask of the cp.async path below
         #else
@@ -861,13 +870,18 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
     if (0 < K) {  // the loop runs: it leaves its last wgmma group in flight, waited for below
         for (int32_t k = 0; k < K; k += 32) {
             // tma_matmul_kn.py:20  acc = tl.dot(a, b, acc)
-            #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the slot's TMA copies landed
-            tilec::mbar_wait(&ring_bar[read_slot], (ring_phase >> read_slot) & 1u);
-            ring_phase ^= 1u << read_slot;
+            #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the slot's TMA copies landed; the slot to fill next is free
+            tilec::mbar_wait(&ring_full[read_slot], (full_phase >> read_slot) & 1u);
+            full_phase ^= 1u << read_slot;
+            if ((threadIdx.x & 31) == 0)
+                tilec::mbar_arrive(&ring_free[write_slot]);  // this warp is done with slot write_slot
+            if (threadIdx.x == 0)
+                tilec::mbar_wait(&ring_free[write_slot], (free_phase >> write_slot) & 1u);  // and so is every other
+            free_phase ^= 1u << write_slot;
             #else
             tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
-            #endif
             __syncthreads();
+            #endif
             // tma_matmul_kn.py:17  for k in range(0, K, BLOCK_K):
             const int32_t k_ahead_2 = k + (32 * 2);
             const bool in_range_2 = k_ahead_2 < K;
@@ -930,8 +944,8 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
             // tma_matmul_kn.py:18  a = a_desc.load([offs_m, k])
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
             if (threadIdx.x == 0 && in_range_2) {  // one thread copies a_desc's 128x32 block at (offs_m, k_ahead_2): 1 box, zeros out of bounds
-                tilec::mbar_arrive_expect_tx(&ring_bar[write_slot], 8192);
-                tilec::tma_load_2d(stage0(smem, write_slot, 0, 0), &a_desc_tma, k_ahead_2, offs_m, &ring_bar[write_slot]);
+                tilec::mbar_arrive_expect_tx(&ring_full[write_slot], 8192);
+                tilec::tma_load_2d(stage0(smem, write_slot, 0, 0), &a_desc_tma, k_ahead_2, offs_m, &ring_full[write_slot]);
             }
             tilec::unused(a_ptrs_2, a_in_bounds_2);  // the pointers and mask of the cp.async path below
             #else
@@ -943,9 +957,9 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
             // tma_matmul_kn.py:19  b = b_desc.load([k, offs_n])
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
             if (threadIdx.x == 0 && in_range_2) {  // one thread copies b_desc's 32x128 block at (k_ahead_2, offs_n): 2 boxes, zeros out of bounds
-                tilec::mbar_arrive_expect_tx(&ring_bar[write_slot], 8192);
-                tilec::tma_load_2d(stage1(smem, write_slot, 0, 0), &b_desc_tma, offs_n, k_ahead_2, &ring_bar[write_slot]);
-                tilec::tma_load_2d(stage1(smem, write_slot, 0, 64), &b_desc_tma, offs_n + 64, k_ahead_2, &ring_bar[write_slot]);
+                tilec::mbar_arrive_expect_tx(&ring_full[write_slot], 8192);
+                tilec::tma_load_2d(stage1(smem, write_slot, 0, 0), &b_desc_tma, offs_n, k_ahead_2, &ring_full[write_slot]);
+                tilec::tma_load_2d(stage1(smem, write_slot, 0, 64), &b_desc_tma, offs_n + 64, k_ahead_2, &ring_full[write_slot]);
             }
             tilec::unused(b_ptrs_2, b_in_bounds_2);  // the pointers and mask of the cp.async path below
             #else
@@ -1068,11 +1082,11 @@ extern "C" cudaError_t tma_matmul_kn_kernel_launch(cudaStream_t stream, __half *
         if (tma_status != cudaSuccess)
             return tma_status;
     }
-    // 65568 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(tma_matmul_kn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65568);
+    // 65600 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(tma_matmul_kn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65600);
     if (attr != cudaSuccess)
         return attr;
-    tma_matmul_kn_kernel<<<grid, 128, 65568, stream>>>(a_desc_base, a_desc_shape0, a_desc_shape1, a_desc_stride0, b_desc_base, b_desc_shape0, b_desc_shape1, b_desc_stride0, c_ptr, M, N, K, stride_cm, a_desc_tma, b_desc_tma);
+    tma_matmul_kn_kernel<<<grid, 128, 65600, stream>>>(a_desc_base, a_desc_shape0, a_desc_shape1, a_desc_stride0, b_desc_base, b_desc_shape0, b_desc_shape1, b_desc_stride0, c_ptr, M, N, K, stride_cm, a_desc_tma, b_desc_tma);
     return cudaGetLastError();
 }
 #endif
