@@ -557,8 +557,8 @@ CVal *builtin_descriptor_load(const BuiltinCall *c)
         Op *ld = r->def;
         Value **args = NEW_ARRAY(c->L->a, Value *, ld->nargs + 2);
         memcpy(args, ld->args, sizeof(Value *) * (size_t)ld->nargs);
-        for (int d = 0; d < 2; d++)
-            args[ld->nargs + d] = to_value(c->L, bp->offsets[d], c->loc);
+        for (int d = 0; d < 2; d++) /* the block's first row and column, as the copy names them */
+            args[ld->nargs + d] = named(c->L, bp, to_value(c->L, bp->offsets[d], c->loc), d ? "col0" : "row0");
         ld->args = args;
         ld->nargs += 2;
         ld->load.desc_param = desc->param;

@@ -864,8 +864,8 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             const int32_t k_ahead = 0 + (i * 1);
             const bool in_range = k_ahead < k_steps;
             // matmul.py:194  a = a_desc.load([offs_m, k * BLOCK_K])
-            const int32_t prod = k_ahead * 64;
-            __half *const a_start = a_desc_base + (((int64_t)offs_m * a_desc_stride0) + (int64_t)prod);
+            const int32_t a_col0 = k_ahead * 64;
+            __half *const a_start = a_desc_base + (((int64_t)offs_m * a_desc_stride0) + (int64_t)a_col0);
             int32_t a_r0[4];  // [128x1] i32, L0
             #pragma unroll
             for (int e = 0; e < 4; ++e)
@@ -886,15 +886,15 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             int32_t a_i1[8];  // [1x64] i32, L0
             #pragma unroll
             for (int e = 0; e < 8; ++e)
-                a_i1[e] = prod + a_r1[e];
+                a_i1[e] = a_col0 + a_r1[e];
             const bool a_nonempty1 = a_desc_shape1 > 0;
             bool a_in_bounds[32];  // [128x64] i1, L0
             #pragma unroll
             for (int e = 0; e < 32; ++e)
                 a_in_bounds[e] = (((uint32_t)a_i0[(e >> 3)] < (uint32_t)a_desc_shape0) & a_nonempty0) & (((uint32_t)a_i1[(e & 7)] < (uint32_t)a_desc_shape1) & a_nonempty1);
             // matmul.py:195  b = b_desc.load([offs_n, k * BLOCK_K])
-            const int32_t prod_2 = k_ahead * 64;
-            __half *const b_start = b_desc_base + (((int64_t)offs_n * b_desc_stride0) + (int64_t)prod_2);
+            const int32_t b_col0 = k_ahead * 64;
+            __half *const b_start = b_desc_base + (((int64_t)offs_n * b_desc_stride0) + (int64_t)b_col0);
             int32_t b_r0[8];  // [256x1] i32, L0
             #pragma unroll
             for (int e = 0; e < 8; ++e)
@@ -915,7 +915,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             int32_t b_i1[8];  // [1x64] i32, L0
             #pragma unroll
             for (int e = 0; e < 8; ++e)
-                b_i1[e] = prod_2 + b_r1[e];
+                b_i1[e] = b_col0 + b_r1[e];
             const bool b_nonempty1 = b_desc_shape1 > 0;
             bool b_in_bounds[64];  // [256x64] i1, L0
             #pragma unroll
@@ -923,9 +923,9 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 b_in_bounds[e] = (((uint32_t)b_i0[(e >> 3)] < (uint32_t)b_desc_shape0) & b_nonempty0) & (((uint32_t)b_i1[(e & 7)] < (uint32_t)b_desc_shape1) & b_nonempty1);
             // matmul.py:194  a = a_desc.load([offs_m, k * BLOCK_K])
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
-            if (threadIdx.x == 0 && in_range) {  // one thread copies a_desc's 128x64 block at (offs_m, prod): 1 box, zeros out of bounds
+            if (threadIdx.x == 0 && in_range) {  // one thread copies a_desc's 128x64 block at (offs_m, a_col0): 1 box, zeros out of bounds
                 tilec::mbar_arrive_expect_tx(&ring_full[i], 16384);
-                tilec::tma_load_2d(stage0(smem, i, 0, 0), &a_desc_tma, prod, offs_m, &ring_full[i]);
+                tilec::tma_load_2d(stage0(smem, i, 0, 0), &a_desc_tma, a_col0, offs_m, &ring_full[i]);
             }
             tilec::unused(a_ptrs, a_in_bounds);  // the pointers and mask of the cp.async path below
             #else
@@ -936,9 +936,9 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             #endif
             // matmul.py:195  b = b_desc.load([offs_n, k * BLOCK_K])
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
-            if (threadIdx.x == 0 && in_range) {  // one thread copies b_desc's 256x64 block at (offs_n, prod_2): 1 box, zeros out of bounds
+            if (threadIdx.x == 0 && in_range) {  // one thread copies b_desc's 256x64 block at (offs_n, b_col0): 1 box, zeros out of bounds
                 tilec::mbar_arrive_expect_tx(&ring_full[i], 32768);
-                tilec::tma_load_2d(stage1(smem, i, 0, 0), &b_desc_tma, prod_2, offs_n, &ring_full[i]);
+                tilec::tma_load_2d(stage1(smem, i, 0, 0), &b_desc_tma, b_col0, offs_n, &ring_full[i]);
             }
             tilec::unused(b_ptrs, b_in_bounds);  // the pointers and mask of the cp.async path below
             #else
@@ -975,8 +975,8 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 const int32_t k_ahead_2 = k + (1 * 2);
                 const bool in_range_2 = k_ahead_2 < k_steps;
                 // matmul.py:194  a = a_desc.load([offs_m, k * BLOCK_K])
-                const int32_t prod_3 = k_ahead_2 * 64;
-                __half *const a_start_2 = a_desc_base + (((int64_t)offs_m * a_desc_stride0) + (int64_t)prod_3);
+                const int32_t a_col0_2 = k_ahead_2 * 64;
+                __half *const a_start_2 = a_desc_base + (((int64_t)offs_m * a_desc_stride0) + (int64_t)a_col0_2);
                 int32_t a_r0_2[4];  // [128x1] i32, L0
                 #pragma unroll
                 for (int e = 0; e < 4; ++e)
@@ -997,15 +997,15 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 int32_t a_i1_2[8];  // [1x64] i32, L0
                 #pragma unroll
                 for (int e = 0; e < 8; ++e)
-                    a_i1_2[e] = prod_3 + a_r1_2[e];
+                    a_i1_2[e] = a_col0_2 + a_r1_2[e];
                 const bool a_nonempty1_2 = a_desc_shape1 > 0;
                 bool a_in_bounds_2[32];  // [128x64] i1, L0
                 #pragma unroll
                 for (int e = 0; e < 32; ++e)
                     a_in_bounds_2[e] = (((uint32_t)a_i0_2[(e >> 3)] < (uint32_t)a_desc_shape0) & a_nonempty0_2) & (((uint32_t)a_i1_2[(e & 7)] < (uint32_t)a_desc_shape1) & a_nonempty1_2);
                 // matmul.py:195  b = b_desc.load([offs_n, k * BLOCK_K])
-                const int32_t prod_4 = k_ahead_2 * 64;
-                __half *const b_start_2 = b_desc_base + (((int64_t)offs_n * b_desc_stride0) + (int64_t)prod_4);
+                const int32_t b_col0_2 = k_ahead_2 * 64;
+                __half *const b_start_2 = b_desc_base + (((int64_t)offs_n * b_desc_stride0) + (int64_t)b_col0_2);
                 int32_t b_r0_2[8];  // [256x1] i32, L0
                 #pragma unroll
                 for (int e = 0; e < 8; ++e)
@@ -1026,7 +1026,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 int32_t b_i1_2[8];  // [1x64] i32, L0
                 #pragma unroll
                 for (int e = 0; e < 8; ++e)
-                    b_i1_2[e] = prod_4 + b_r1_2[e];
+                    b_i1_2[e] = b_col0_2 + b_r1_2[e];
                 const bool b_nonempty1_2 = b_desc_shape1 > 0;
                 bool b_in_bounds_2[64];  // [256x64] i1, L0
                 #pragma unroll
@@ -1034,9 +1034,9 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                     b_in_bounds_2[e] = (((uint32_t)b_i0_2[(e >> 3)] < (uint32_t)b_desc_shape0) & b_nonempty0_2) & (((uint32_t)b_i1_2[(e & 7)] < (uint32_t)b_desc_shape1) & b_nonempty1_2);
                 // matmul.py:194  a = a_desc.load([offs_m, k * BLOCK_K])
                 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
-                if (threadIdx.x == 0 && in_range_2) {  // one thread copies a_desc's 128x64 block at (offs_m, prod_3): 1 box, zeros out of bounds
+                if (threadIdx.x == 0 && in_range_2) {  // one thread copies a_desc's 128x64 block at (offs_m, a_col0_2): 1 box, zeros out of bounds
                     tilec::mbar_arrive_expect_tx(&ring_full[write_slot], 16384);
-                    tilec::tma_load_2d(stage0(smem, write_slot, 0, 0), &a_desc_tma, prod_3, offs_m, &ring_full[write_slot]);
+                    tilec::tma_load_2d(stage0(smem, write_slot, 0, 0), &a_desc_tma, a_col0_2, offs_m, &ring_full[write_slot]);
                 }
                 tilec::unused(a_ptrs_2, a_in_bounds_2);  // the pointers and mask of the cp.async path below
                 #else
@@ -1047,9 +1047,9 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 #endif
                 // matmul.py:195  b = b_desc.load([offs_n, k * BLOCK_K])
                 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
-                if (threadIdx.x == 0 && in_range_2) {  // one thread copies b_desc's 256x64 block at (offs_n, prod_4): 1 box, zeros out of bounds
+                if (threadIdx.x == 0 && in_range_2) {  // one thread copies b_desc's 256x64 block at (offs_n, b_col0_2): 1 box, zeros out of bounds
                     tilec::mbar_arrive_expect_tx(&ring_full[write_slot], 32768);
-                    tilec::tma_load_2d(stage1(smem, write_slot, 0, 0), &b_desc_tma, prod_4, offs_n, &ring_full[write_slot]);
+                    tilec::tma_load_2d(stage1(smem, write_slot, 0, 0), &b_desc_tma, b_col0_2, offs_n, &ring_full[write_slot]);
                 }
                 tilec::unused(b_ptrs_2, b_in_bounds_2);  // the pointers and mask of the cp.async path below
                 #else
