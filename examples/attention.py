@@ -13,6 +13,9 @@ paged_attention     prefill and decode over a paged KV cache: query blocks of se
                     finds each program's sequence), BLOCK_Q tokens x QUERIES_PER_KV heads as
                     the rows, keys and values found through a block table, causal within
                     each sequence, 64-bit offsets into the cache.
+attn_fwd_desc       attn_fwd on host tensor descriptors (Triton's fused-attention tutorial on
+                    Hopper): Q, K and V as [Z*H*N_CTX, HEAD_DIM] matrices; with --arch sm_90
+                    the K loop's key and value blocks come by TMA.
 
 tilec examples/attention.py -k attn_fwd -s "Q=*fp16:16, K=*fp16:16, V=*fp16:16, \
     Out=*fp16:16, Lse=*fp32:16, sm_scale=fp32, stride_qz=i32:16, stride_qh=i32:16, \
@@ -222,3 +225,43 @@ def paged_attention(Q, Key_cache, Value_cache, Out, Block_tables, Seq_lens, Quer
     acc = acc / tl.where(l_i > 0, l_i, 1.0)[:, None]
     o_rows = (q_start + q_pos).to(tl.int64) * stride_ot + head * stride_oh
     tl.store(Out + o_rows[:, None] + offs_d[None, :], acc.to(Out.dtype.element_ty), mask=row_ok[:, None])
+
+
+@triton.jit
+def attn_fwd_desc(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, stride_om,
+                  HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, CAUSAL: tl.constexpr):
+    """attn_fwd with Q, K and V given as host tensor descriptors over [Z*H*N_CTX, HEAD_DIM]
+    matrices (head zh's rows start at zh * N_CTX) and the output through pointers.  A key
+    block that runs past N_CTX reads the next head's rows (or zeros past the last head): their
+    scores are masked to -inf, so they add nothing."""
+    start_m = tl.program_id(0)
+    row0 = tl.program_id(1) * N_CTX  # this head's first row
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    q = q_desc.load([row0 + start_m * BLOCK_M, 0])
+    qk_scale = sm_scale * 1.44269504
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    if CAUSAL:
+        hi = tl.minimum((start_m + 1) * BLOCK_M, N_CTX)
+    else:
+        hi = N_CTX
+    for start_n in range(0, hi, BLOCK_N):
+        k = k_desc.load([row0 + start_n, 0])
+        v = v_desc.load([row0 + start_n, 0])
+        qk = tl.dot(q, k.T) * qk_scale
+        cols = start_n + tl.arange(0, BLOCK_N)
+        keep = cols[None, :] < N_CTX
+        if CAUSAL:
+            keep = keep & (cols[None, :] <= offs_m[:, None])
+        qk = tl.where(keep, qk, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    acc = acc / l_i[:, None]
+    offs_d = tl.arange(0, HEAD_DIM)
+    o_rows = (row0 + offs_m).to(tl.int64) * stride_om
+    tl.store(Out + o_rows[:, None] + offs_d[None, :], acc.to(Out.dtype.element_ty), mask=(offs_m < N_CTX)[:, None])

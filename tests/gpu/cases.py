@@ -449,6 +449,18 @@ def atomic_and_misc_cases():
                           sizes=desc_sizes, feature="dot", extra_flags=flags,
                           opts=dict(triton_writes_out_of_bounds="Triton 3.6's TMA store on rows of a byte "
                                     "length that is not a multiple of 16")))
+    # attention on host descriptors (the fused-attention tutorial's Hopper form): on sm_90 the
+    # key and value blocks come by TMA into the rings both wgmma dots read
+    attn_sizes = [(1, 1), (2, 100), (3, 257), (2, 1000), (4, 2048)]
+    for dt, d, bn, w, causal, flags in [("fp16", 64, 64, 4, False, ["--arch", "sm_90"]),
+                                        ("fp16", 64, 64, 4, True, ["--arch", "sm_90"]),
+                                        ("bf16", 128, 64, 8, True, ["--arch", "sm_90"]),
+                                        ("fp16", 64, 64, 4, False, [])]:
+        cases.append(Case(f"attention/desc/{dt}/d{d}/128x{bn}/w{w}" + ("/causal" if causal else "") +
+                          ("/sm_90" if flags else ""), "examples/attention.py", "attn_fwd_desc",
+                          f"tensordesc<{dt}[128, {d}]>, tensordesc<{dt}[{bn}, {d}]>, tensordesc<{dt}[{bn}, {d}]>, "
+                          f"*{dt}:16, fp32, i32, i32:16, {d}, 128, {bn}, {causal}", num_warps=w, num_stages=3,
+                          dtype=dt, driver="attn_desc", sizes=attn_sizes, feature="dot", extra_flags=flags))
     cases.append(Case("block_ptr/matmul/fp16/64x64x32", "tests/golden/block_ptr_matmul.py",
                       "block_ptr_matmul_kernel",
                       "*fp16:16, *fp16:16, *fp16:16, i32, i32, i32, i32:16, 1, i32:16, 1, i32:16, 1, 64, 64, 32",

@@ -2086,6 +2086,61 @@ def drive_matmul_desc(kernel, case, shape, use_triton, gen):
     return check.print()
 
 
+def drive_attn_desc(kernel, case, shape, use_triton, gen):
+    """attn_fwd_desc: attention over ZH heads of N_CTX rows each, Q, K and V given as host
+    TensorDescriptors over [ZH * N_CTX, HEAD_DIM] matrices, Out [ZH * N_CTX, HEAD_DIM] by
+    pointers (rows padded by 8 elements, the gaps poisoned and checked); against a float64
+    softmax(Q K^T * sm_scale) V per head (causal when CAUSAL), and against Triton."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    zh, n = shape
+    c = kernel.constexprs
+    d, bm, causal = c["HEAD_DIM"], c["BLOCK_M"], c["CAUSAL"]
+    descs = {p.name: p for p in kernel.params if p.kind == "desc"}
+    dt = torch_dtype(descs["q_desc"].dtype)
+    check = Check(case, f"{zh} heads x {n}")
+    rows = zh * n
+    q, k, v = (rand_float(rows * d, dt, gen).view(rows, d) for _ in range(3))
+    ld = d + 8
+    out0 = torch.empty(rows * ld + GUARD, device="cuda", dtype=dt)
+    scale = 1.0 / d ** 0.5
+    Q, K, V = (t.double().view(zh, n, d) for t in (q, k, v))
+    sc = Q @ K.transpose(1, 2) * scale
+    if causal:
+        sc = sc.masked_fill(torch.ones(n, n, device="cuda", dtype=torch.bool).triu(1), float("-inf"))
+    ref = (torch.softmax(sc, -1) @ V).reshape(rows, d)
+    grid = (-(-n // bm), zh, 1)
+    outs = {}
+    impls = (["tilec"] if kernel.launch_fn is not None else []) + \
+        (["triton"] if use_triton and kernel.triton_fn is not None else [])
+    for impl in impls:
+        out = poisoned_like(out0)
+        values = {"q_desc": TensorDescriptor(q, [rows, d], [d, 1], descs["q_desc"].block),
+                  "k_desc": TensorDescriptor(k, [rows, d], [d, 1], descs["k_desc"].block),
+                  "v_desc": TensorDescriptor(v, [rows, d], [d, 1], descs["v_desc"].block),
+                  "Out": out, "sm_scale": scale, "N_CTX": n, "stride_om": ld}
+        err = (kernel.launch_tilec if impl == "tilec" else kernel.launch_triton)(values, grid)
+        if err:
+            check.fail(f"{impl}: {err}")
+            continue
+        rest = outside_matrix(out, rows, d, ld)
+        if not bool((bits(rest) == bits(poison_(torch.empty_like(rest)))).all()):
+            check.fail(f"{impl} wrote Out outside its rows")
+        got = matrix(out, rows, d, ld)
+        outs[impl] = got
+        msg = describe_bad(where_bad_tol(got, ref, 2e-2, 2e-2, 0), got, ref)
+        if msg:
+            check.fail(f"{impl} Out vs reference: {msg}")
+    if "tilec" in outs and "triton" in outs:
+        x, y = outs["tilec"], outs["triton"]
+        msg = describe_bad(where_bad_tol(x, y.double(), 1e-2, 1e-2, 0), x, y)
+        if msg:
+            check.fail(f"Out: tilec vs Triton: {msg}")
+        elif not check.problems:
+            err = (x.double() - y.double()).abs().max().item()
+            check.note(f"max |tilec - Triton| {err:.2g}")
+    return check.print()
+
+
 # ---- fp8 conversions: tests/golden/fp8_casts.py --------------------------------------------
 
 # Saturation (448 and 57344 with their ties, the fp16 overflow 65520, infinities), ties in
@@ -2681,7 +2736,7 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "decode_split": drive_decode_split, "decode_merge": drive_decode_merge,
            "paged": drive_paged, "colmajor_copy": drive_colmajor_copy, "desc_abs": drive_desc_abs,
            "desc_row_sum": drive_desc_row_sum, "group_ptrs": drive_group_ptrs,
-           "matmul_desc": drive_matmul_desc}
+           "matmul_desc": drive_matmul_desc, "attn_desc": drive_attn_desc}
 
 
 def run_case(case, so, use_triton, seed):
