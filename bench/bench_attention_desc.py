@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Attention on host tensor descriptors: tilec vs Triton on the same source and config.
 
-    python3 bench/bench_attention_desc.py [--tilec bin/tilec] [--rounds 3]
+    python3 bench/bench_attention_desc.py [--tilec bin/tilec] [--only TEXT] [--arch sm_90]
+                                          [--keep DIR] [--rounds 3]
 
 Kernel: attn_fwd_desc of examples/attention.py (FlashAttention-2 forward, Q, K and V given as
 TensorDescriptors over [Z*H*N_CTX, HEAD_DIM], the output by pointers), 4 x 32 heads of 4096
@@ -89,15 +90,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tilec", default=os.path.join(ROOT, "bin", "tilec"))
     ap.add_argument("--arch", help="nvcc -arch (default: the GPU's)")
+    ap.add_argument("--only", help="rows whose 'dtype/dD[/causal]' contains this")
+    ap.add_argument("--keep", metavar="DIR", help="keep the generated .cu/.so files in DIR")
     ap.add_argument("--rounds", type=int, default=3)
     opts = ap.parse_args()
     torch = harness.load_torch()
     arch = opts.arch or harness.detect_arch()
-    rows = [Row(*r) for r in ROWS]
+    rows = [Row(*r) for r in ROWS if not opts.only or opts.only in Row(*r).key]
     if re.fullmatch(r"(sm_)?90a?", arch):
         for r in rows:
             r.case.extra_flags += ["--arch", "sm_90"]
-    work = tempfile.mkdtemp(prefix="tilec-bench-attn-desc-")
+    work = os.path.abspath(opts.keep) if opts.keep else tempfile.mkdtemp(prefix="tilec-bench-attn-desc-")
     so, no_tilec = rowwise.build_rows(rows, os.path.abspath(opts.tilec), arch, work)
     do_bench, timing = elementwise.make_timer(torch)
     env = elementwise.environment(torch)
@@ -121,7 +124,8 @@ def main():
     if os.environ.get("OUT"):
         with open(os.path.join(os.environ["OUT"], "bench_attention_desc.md"), "w") as f:
             f.write(text)
-    shutil.rmtree(work, ignore_errors=True)
+    if not opts.keep:
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 
