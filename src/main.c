@@ -40,7 +40,7 @@ static const char usage[] =
     "      --grid EXPR       launch grid for the generated launcher, in parameter names:\n"
     "                          --grid \"cdiv(n_elements, BLOCK_SIZE)\"   --grid \"M, N\"\n"
     "                        without it, NAME_launch takes grid_x, grid_y, grid_z\n"
-    "  -o FILE               write the output to FILE (default: standard output)\n"
+    "  -o FILE               write the output to FILE (default, or -o -: standard output)\n"
     "      --emit KIND       cuda (default), tileir (typed IR with analyses), layouts,\n"
     "                        ptx / cubin (compiled in-process by NVRTC for --arch), html (the\n"
     "                        explorer: one page linking source, CUDA and every tile's layout;\n"

@@ -310,7 +310,7 @@ static const char *parse_flag(Arena *a, CliOptions *c, const char *f, const char
     } else if (!strcmp(f, "--grid")) {
         t->grid = val;
     } else if (!strcmp(f, "-o")) {
-        c->output = val;
+        c->output = strcmp(val, "-") ? val : NULL; /* "-": standard output, as without -o */
         *record = false; /* last in the command */
     } else if (!strcmp(f, "--emit")) {
         size_t k = 0;
