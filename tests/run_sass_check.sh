@@ -14,6 +14,9 @@
 #    the default configs of bench/bench_matmul.py (DEFAULT_CONFIGS, with its signature: sizes
 #    and leading dimensions "i32:16", unit strides 1), each through nvcc -O3 -arch=sm_90
 #    -Xptxas -v: ptxas must report no spill stores or loads.
+# 3. The TMA persistent matmul (tests/golden/matmul_tma_persistent.flags) built for sm_90a: its
+#    SASS must hold UTMALDG (TMA copies), HGMMA (wgmma) and SYNCS (mbarriers) and no LDGSTS
+#    (no cp.async left), and ptxas must report no spills.
 #
 # cuobjdump (and the nvdisasm it runs) come from $CUOBJDUMP, PATH, $CUDA_HOME/bin, or the PyPI
 # packages nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm.  JOBS nvcc at a time (default: the
@@ -226,7 +229,54 @@ while [ "$i" -lt "$n" ]; do
     fi
 done
 
-echo "sass-check: the fp16 SASS and $n matmul configurations, nvcc -arch=$ARCH"
+# ---- 3. the TMA matmul: copies by TMA, products on wgmma, no cp.async, no spills ----------
+# the golden's command line (tests/golden/matmul_tma_persistent.flags), built for sm_90a
+tma_sass() { # FLAG EXT: nvcc -ptx or -cubin, into $tmp/tma.EXT
+    flag=$1
+    ext=$2
+    set -f
+    eval "set -- $(cat tests/golden/matmul_tma_persistent.flags)"
+    set +f
+    "$TILEC" "$@" -o "$tmp/tma.cu" >"$tmp/tma.log" 2>&1 &&
+        "$NVCC" -O3 -gencode=arch=compute_90a,code=sm_90a -Xptxas -v "$flag" -o "$tmp/tma.$ext" "$tmp/tma.cu" \
+            >>"$tmp/tma.log" 2>&1
+}
+if [ -z "$CUOBJDUMP" ]; then
+    set -- -ptx ptx
+    want="cp.async.bulk.tensor wgmma.mma_async mbarrier.try_wait"
+    banned="cp.async.cg"
+else
+    set -- -cubin cubin
+    want="UTMALDG HGMMA SYNCS"
+    banned="LDGSTS"
+fi
+kind=$2
+if ( tma_sass "$@" ) && { [ "$kind" = ptx ] || "$CUOBJDUMP" -sass "$tmp/tma.cubin" >"$tmp/tma.ptx" 2>>"$tmp/tma.log"; }; then
+    counts=""
+    bad=""
+    for insn in $want $banned; do
+        n3=$(grep -c "$insn" "$tmp/tma.ptx")
+        counts="$counts $insn $n3,"
+        case " $banned " in
+        *" $insn "*) [ "$n3" -eq 0 ] || bad="$bad $insn present" ;;
+        *) [ "$n3" -gt 0 ] || bad="$bad no $insn" ;;
+        esac
+    done
+    grep -q '[1-9][0-9]* bytes spill' "$tmp/tma.log" && bad="$bad spills"
+    if [ -z "$bad" ]; then
+        passed=$((passed + 1))
+        echo "ok   TMA persistent matmul sm_90a $kind:${counts%,}, no spills"
+    else
+        echo "FAIL TMA persistent matmul sm_90a $kind:${counts%,} ($bad)"
+        fail "TMA matmul:$bad"
+    fi
+else
+    echo "FAIL TMA persistent matmul: tilec, nvcc or cuobjdump failed"
+    sed 's/^/    /' "$tmp/tma.log"
+    fail "TMA matmul: not built"
+fi
+
+echo "sass-check: the fp16 SASS, $n matmul configurations (nvcc -arch=$ARCH) and the TMA matmul (sm_90a)"
 if [ "$failed" -ne 0 ]; then
     echo "failed:$failures"
 fi
