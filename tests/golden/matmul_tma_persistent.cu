@@ -626,6 +626,7 @@ static inline cudaError_t encode_tensor_map(TensorMap *map, const void *base, in
     static EncodeTiled encode = nullptr;
     if (!encode) {
         void *fn = nullptr;
+#if CUDART_VERSION >= 12000
         cudaDriverEntryPointQueryResult found;
 #if CUDART_VERSION >= 12050
         cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
@@ -636,6 +637,9 @@ static inline cudaError_t encode_tensor_map(TensorMap *map, const void *base, in
             return e;
         if (found != cudaDriverEntryPointSuccess || !fn)
             return cudaErrorNotSupported;  // a driver older than CUDA 12
+#else
+        return cudaErrorNotSupported;  // built with a CUDA 11 toolkit: no tensor maps
+#endif
         encode = reinterpret_cast<EncodeTiled>(fn);
     }
     const int data_type = elem_bytes == 1 ? 0 : elem_bytes == 2 ? 1 : 2;  // CU_TENSOR_MAP_DATA_TYPE_UINT8/16/32
