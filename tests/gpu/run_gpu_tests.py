@@ -1173,13 +1173,18 @@ def compare_output(check, tag, out, mode, expect, inputs):
         check.fail(f"{tag} vs reference: {msg}")
 
 
+def implementations(kernel, use_triton):
+    """The implementations a case runs: tilec's where it built, Triton's where asked for."""
+    return (["tilec"] if kernel.launch_fn is not None else []) + \
+        (["triton"] if use_triton and kernel.triton_fn is not None else [])
+
+
 def run_impls(kernel, check, values, out_names, grid, use_triton, inits=None):
     """Runs tilec (and Triton) with fresh poisoned copies of the outputs named out_names;
     inits[name](buf), when given, then prepares that output (e.g. zeros for atomics).
     Returns {"tilec": {name: tensor}, "triton": {...}}; failures are recorded in check."""
     results = {}
-    impls = (["tilec"] if kernel.launch_fn is not None else []) + \
-        (["triton"] if use_triton and kernel.triton_fn is not None else [])
+    impls = implementations(kernel, use_triton)
     for impl in impls:
         outs = {name: poisoned_like(values[name]) for name in out_names}
         for name, init in (inits or {}).items():
@@ -2045,8 +2050,7 @@ def drive_matmul_desc(kernel, case, shape, use_triton, gen):
     base = {"M": M, "N": N, "K": K}
     grid = grid_for(kernel, case, dict(base, a_desc=None, b_desc=None, c_desc=None), None)
     outs = {}
-    impls = (["tilec"] if kernel.launch_fn is not None else []) + \
-        (["triton"] if use_triton and kernel.triton_fn is not None else [])
+    impls = implementations(kernel, use_triton)
     for impl in impls:
         c = poisoned_like(c0)
         values = dict(base, a_desc=TensorDescriptor(a, [M, K], [lda, 1], descs["a_desc"].block),
@@ -2110,8 +2114,7 @@ def drive_attn_desc(kernel, case, shape, use_triton, gen):
     ref = (torch.softmax(sc, -1) @ V).reshape(rows, d)
     grid = (-(-n // bm), zh, 1)
     outs = {}
-    impls = (["tilec"] if kernel.launch_fn is not None else []) + \
-        (["triton"] if use_triton and kernel.triton_fn is not None else [])
+    impls = implementations(kernel, use_triton)
     for impl in impls:
         out = poisoned_like(out0)
         values = {"q_desc": TensorDescriptor(q, [rows, d], [d, 1], descs["q_desc"].block),
