@@ -311,8 +311,11 @@ static void emit_copies(Pipe *P, Block *b, VMap *m, Value *pred, Value *slot, Op
     }
 }
 
-/* The TMA map of descriptor block loads like ld's into stage s: f->tma_maps'
- * index, a new one where `make`; -1 where the descriptor has another box. */
+/* The TMA map of descriptor block loads like ld's into stage s: its f->tma_maps
+ * index (made where there is none and `make`; 0, unused, where there is none
+ * and not `make`), or -1 where the descriptor already has a map of another box.
+ * Called after the last point where pipeline_loop may give up, so that no map
+ * is made for a loop left as it was. */
 static int tma_map_for(Pipe *P, const Op *ld, const DotStage *s, bool make)
 {
     TmaMap m = {.param = ld->load.desc_param - 1, .box_cols = s->nvmma * 8 / dtype_bits(s->dtype),
