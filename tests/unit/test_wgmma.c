@@ -265,3 +265,33 @@ Test(wgmma, descriptor_steps_are_the_layouts_offsets)
                     cr_expect_eq(dot_nvmma_offset(&b, k * ki, 0), k * ki * b.nvmma, "%s: B K step %d", dtype_name(d), k);
             }
 }
+
+/* A TMA copy into a ring slot (tma.c): one box per column block of the NVMMA
+ * layout, box_cols = the swizzle's width in elements, at the block's start.
+ * TMA writes element (r, c) of a box at the box's start plus the swizzled
+ * address of r * swizzle + (c % box_cols) * eb (CU_TENSOR_MAP_SWIZZLE_*B: the
+ * same XOR as wgmma's read), which must be where the layout keeps it. */
+static int tma_addr(const DotStage *s, int r, int c)
+{
+    int eb = dtype_bits(s->dtype) / 8, w = s->nvmma, box_cols = w / eb;
+    int box_start = dot_nvmma_offset(s, 0, c - c % box_cols);
+    return box_start + hw_swizzle(r * w + (c % box_cols) * eb, w);
+}
+
+Test(wgmma, tma_boxes_write_the_nvmma_layout)
+{
+    DType ds[3] = {DT_FP16, DT_BF16, DT_FP8E4NV};
+    for (int t = 0; t < 3; t++)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+            int eb = dtype_bits(ds[t]) / 8;
+            /* the same bytes per row whatever the type */
+            DotStage s = nvmma_stage(shapes[i].op_idx, ds[t], shapes[i].rows, shapes[i].cols * 2 / eb);
+            if (!s.nvmma)
+                continue;
+            cr_assert_eq(dot_nvmma_offset(&s, 0, 0) % (8 * s.nvmma), 0);
+            for (int r = 0; r < s.rows; r++)
+                for (int c = 0; c < s.cols; c++)
+                    cr_assert_eq(tma_addr(&s, r, c), dot_nvmma_offset(&s, r, c), "%s %dx%d: (%d, %d)",
+                                 dtype_name(ds[t]), s.rows, s.cols, r, c);
+        }
+}
