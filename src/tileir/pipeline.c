@@ -311,25 +311,26 @@ static void emit_copies(Pipe *P, Block *b, VMap *m, Value *pred, Value *slot, Op
     }
 }
 
-/* The TMA map of descriptor block loads like ld's into stage s: its f->tma_maps
- * index (made where there is none and `make`; 0, unused, where there is none
- * and not `make`), or -1 where the descriptor already has a map of another box.
- * Called after the last point where pipeline_loop may give up, so that no map
- * is made for a loop left as it was. */
-static int tma_map_for(Pipe *P, const Op *ld, const DotStage *s, bool make)
+/* The TMA map the copies of descriptor block load ld into stage s need: a
+ * box of the swizzle's width by the block's rows. */
+static TmaMap tma_map_of(const Op *ld, const DotStage *s)
 {
-    TmaMap m = {.param = ld->load.desc_param - 1, .box_cols = s->nvmma * 8 / dtype_bits(s->dtype),
-                .box_rows = s->rows, .swizzle = s->nvmma};
-    for (int i = 0; i < P->f->tma_maps.len; i++) {
-        const TmaMap *o = &P->f->tma_maps.data[i];
-        if (o->param == m.param)
-            return o->box_cols == m.box_cols && o->box_rows == m.box_rows && o->swizzle == m.swizzle ? i : -1;
-    }
-    if (!make)
-        return 0;
-    m.name = arena_printf(P->a, "%s_tma", P->f->params.data[m.param].desc_name);
-    vec_push(P->a, &P->f->tma_maps, m);
-    return P->f->tma_maps.len - 1;
+    return (TmaMap){.param = ld->load.desc_param - 1, .box_cols = s->nvmma * 8 / dtype_bits(s->dtype),
+                    .box_rows = s->rows, .swizzle = s->nvmma};
+}
+
+/* f->tma_maps' index of the map of descriptor parameter `param`, or -1 */
+static int tma_map_index(const TirFunc *f, int param)
+{
+    for (int i = 0; i < f->tma_maps.len; i++)
+        if (f->tma_maps.data[i].param == param)
+            return i;
+    return -1;
+}
+
+static bool tma_same_box(const TmaMap *a, const TmaMap *b)
+{
+    return a->box_cols == b->box_cols && a->box_rows == b->box_rows && a->swizzle == b->swizzle;
 }
 
 /* Triton's Hopper path for tensor descriptors: where every pipelined load is
@@ -337,32 +338,44 @@ static int tma_map_for(Pipe *P, const Op *ld, const DotStage *s, bool make)
  * (the loop's dots run on wgmma), one thread copies each block with TMA, which
  * writes the swizzle wgmma reads; a slot's copies complete a phase of its
  * barrier instead of a cp.async group.  The cp.async copies stay for targets
- * without TMA (the file's sm_80 path).  A box has at most 256 rows, and one
- * descriptor one box in a kernel. */
+ * without TMA (the file's sm_80 path).  A box has at most 256 rows, and a
+ * descriptor has one map, so one box, in a kernel.  Called after the last
+ * point where pipeline_loop may give up, so that no map is made for a loop
+ * left as it was. */
 static void tma_ring(Pipe *P, int nring)
 {
-    if (P->f->arch < 90)
+    TirFunc *f = P->f;
+    if (f->arch < 90)
         return;
-    for (int make = 0; make < 2; make++)
-        for (int i = 0; i < P->loads.len; i++) {
-            const Op *ld = P->loads.data[i];
-            const DotStage *s = P->stages.data[i];
-            bool transposed = P->converts.data[i]->args[0] != ld->results[0];
-            if (!ld->load.desc_param || !s->nvmma || s->batch != 1 || s->rows > 256 ||
-                s->contig_dim != (transposed ? 0 : 1) || tma_map_for(P, ld, s, make) < 0)
+    for (int i = 0; i < P->loads.len; i++) {
+        const Op *ld = P->loads.data[i];
+        const DotStage *s = P->stages.data[i];
+        bool transposed = P->converts.data[i]->args[0] != ld->results[0];
+        if (!ld->load.desc_param || !s->nvmma || s->batch != 1 || s->rows > 256 || s->contig_dim != (transposed ? 0 : 1))
+            return;
+        TmaMap m = tma_map_of(ld, s);
+        int k = tma_map_index(f, m.param);
+        if (k >= 0 && !tma_same_box(&f->tma_maps.data[k], &m))
+            return; /* the descriptor's blocks go elsewhere in boxes of another shape */
+        for (int j = 0; j < i; j++) { /* a descriptor loaded twice in this loop */
+            TmaMap o = tma_map_of(P->loads.data[j], P->stages.data[j]);
+            if (o.param == m.param && !tma_same_box(&o, &m))
                 return;
-            for (int j = 0; j < i; j++) { /* a descriptor loaded twice here: one box */
-                const DotStage *o = P->stages.data[j];
-                if (P->loads.data[j]->load.desc_param == ld->load.desc_param &&
-                    (o->nvmma != s->nvmma || o->rows != s->rows || o->dtype != s->dtype))
-                    return;
-            }
         }
+    }
     P->tma_map = NEW_ARRAY(P->a, int, P->loads.len);
-    for (int i = 0; i < P->loads.len; i++)
-        P->tma_map[i] = tma_map_for(P, P->loads.data[i], P->stages.data[i], false);
-    vec_push(P->a, &P->f->tma_rings, ((TmaRing){.nslots = nring, .copies = P->loads.len}));
-    P->tma = P->f->tma_rings.len;
+    for (int i = 0; i < P->loads.len; i++) {
+        TmaMap m = tma_map_of(P->loads.data[i], P->stages.data[i]);
+        int k = tma_map_index(f, m.param);
+        if (k < 0) {
+            m.name = arena_printf(P->a, "%s_tma", f->params.data[m.param].desc_name);
+            vec_push(P->a, &f->tma_maps, m);
+            k = f->tma_maps.len - 1;
+        }
+        P->tma_map[i] = k;
+    }
+    vec_push(P->a, &f->tma_rings, ((TmaRing){.nslots = nring, .copies = P->loads.len}));
+    P->tma = f->tma_rings.len;
 }
 
 /* The dots of the body whose two operands come from NVMMA rings (wgmma.c):
