@@ -60,7 +60,12 @@ def compile_one(args):
         if p["kind"] == "const":
             sig[p["name"]], consts[p["name"]] = "constexpr", p["value"]
             continue
-        sig[p["name"]] = "*" + p["dtype"] if p["kind"] in ("in", "out") else p["dtype"]
+        if p["kind"] in ("desc_in", "desc_out"):  # the tma family: Triton's own spelling
+            sig[p["name"]] = p["sig"]
+        elif p["kind"] in ("in", "out"):
+            sig[p["name"]] = "*" + p["dtype"]
+        else:
+            sig[p["name"]] = p.get("dtype", p["sig"].split(":")[0])
         if p["sig"].endswith(":16"):
             attrs[(i,)] = [["tt.divisibility", 16]]
     try:
@@ -198,6 +203,9 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per kernel")
     ap.add_argument("--compile", action="store_true", help="Triton's compiler for sm_90, not its interpreter")
     opts = ap.parse_args()
+    if opts.family == "tma" and not opts.compile:
+        ap.error("the tma family takes host tensor descriptors, which the interpreter is not given here: "
+                 "use --compile")
     if not opts.compile:
         os.environ["TRITON_INTERPRET"] = "1"      # before the workers import triton
     seeds = ([int(s) for s in opts.seeds.split(",")] if opts.seeds
