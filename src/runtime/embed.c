@@ -223,10 +223,7 @@ static void embed_functions(StrBuf *c, Arena *a, const Translation *t, int nbins
                      "        if (r != CUDA_SUCCESS)\n            return r;\n    }\n",
                   t->pub.info.params[t->arg_param[m->base_arg]].name, m->box_rows, m->box_cols, m->swizzle, j, rows, cols,
                   cols, rows, names[m->base_arg + 3], m->elem_bytes, m->box_cols, m->box_rows, j,
-                  m->elem_bytes == 1 ? "CU_TENSOR_MAP_DATA_TYPE_UINT8" : m->elem_bytes == 2 ? "CU_TENSOR_MAP_DATA_TYPE_UINT16"
-                                                                                          : "CU_TENSOR_MAP_DATA_TYPE_UINT32",
-                  base, m->swizzle == 128 ? "CU_TENSOR_MAP_SWIZZLE_128B" : m->swizzle == 64 ? "CU_TENSOR_MAP_SWIZZLE_64B"
-                                                                                           : "CU_TENSOR_MAP_SWIZZLE_32B");
+                  rt_tma_data_type_name(m), base, rt_tma_swizzle_name(m));
     }
     sb_puts(c, "    void *args[] = {");
     for (int i = 0; i < info->num_args; i++)

@@ -347,10 +347,27 @@ kind_mismatch:
 
 #define MAX_TMA 16
 
+int rt_tma_data_type(const RtTmaMap *m) { return m->elem_bytes == 1 ? 0 : m->elem_bytes == 2 ? 1 : 2; }
+int rt_tma_swizzle_mode(const RtTmaMap *m) { return m->swizzle == 128 ? 3 : m->swizzle == 64 ? 2 : 1; }
+
+const char *rt_tma_data_type_name(const RtTmaMap *m)
+{
+    static const char *const names[] = {"CU_TENSOR_MAP_DATA_TYPE_UINT8", "CU_TENSOR_MAP_DATA_TYPE_UINT16",
+                                        "CU_TENSOR_MAP_DATA_TYPE_UINT32"};
+    return names[rt_tma_data_type(m)];
+}
+
+const char *rt_tma_swizzle_name(const RtTmaMap *m)
+{
+    static const char *const names[] = {"CU_TENSOR_MAP_SWIZZLE_NONE", "CU_TENSOR_MAP_SWIZZLE_32B",
+                                        "CU_TENSOR_MAP_SWIZZLE_64B", "CU_TENSOR_MAP_SWIZZLE_128B"};
+    return names[rt_tma_swizzle_mode(m)];
+}
+
 /* The tensor map of m's descriptor (TMA, sm_90a): a row-major 2-D tensor of rows x cols
  * elements, rows `stride` apart, read in box_cols x box_rows boxes into the swizzle that
- * wgmma reads, zeros out of bounds (CUtensorMapEncodeTiled's enums by value: UINT8/16/32
- * data, no interleave, 32/64/128-byte swizzle, 256-byte L2 promotion, no NaN fill). */
+ * wgmma reads, zeros out of bounds (CUtensorMapEncodeTiled's enums by value: no interleave,
+ * 256-byte L2 promotion, no NaN fill; the data type and swizzle from rt_tma_*). */
 static tilec_status encode_map(tilec_kernel *k, const RtTmaMap *m, const uint64_t *slots, const long long *values,
                                void *map)
 {
@@ -365,10 +382,9 @@ static tilec_status encode_map(tilec_kernel *k, const RtTmaMap *m, const uint64_
     unsigned long long dims[2] = {(unsigned long long)cols, (unsigned long long)rows};
     unsigned long long strides[1] = {(unsigned long long)stride * (unsigned long long)m->elem_bytes};
     unsigned box[2] = {(unsigned)m->box_cols, (unsigned)m->box_rows}, elem_strides[2] = {1, 1};
-    int data_type = m->elem_bytes == 1 ? 0 : m->elem_bytes == 2 ? 1 : 2;
-    int swizzle = m->swizzle == 128 ? 3 : m->swizzle == 64 ? 2 : 1;
     void *base = (void *)(uintptr_t)slots[m->base_arg];
-    int rc = k->ctx->cu.TensorMapEncodeTiled(map, data_type, 2, base, dims, strides, box, elem_strides, 0, swizzle, 3, 0);
+    int rc = k->ctx->cu.TensorMapEncodeTiled(map, rt_tma_data_type(m), 2, base, dims, strides, box, elem_strides, 0,
+                                             rt_tma_swizzle_mode(m), 3, 0);
     if (rc)
         return rt_cuda_fail(k->ctx, rc, arena_printf(&k->arena, "cuTensorMapEncodeTiled for %s",
                                                     k->info.params[k->arg_param[m->base_arg]].name));

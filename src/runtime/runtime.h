@@ -33,6 +33,14 @@ typedef struct RtTmaMap {
     int elem_bytes, box_cols, box_rows, swizzle;
 } RtTmaMap;
 
+/* The driver's enums for a map (cuda.h's values, so that libtilec needs no cuda.h): the
+ * CUtensorMapDataType of its element size (UINT8, UINT16, UINT32: the copies move bits) and
+ * the CUtensorMapSwizzle of its swizzle (32B, 64B, 128B); rt_tma_*_name give cuda.h's names. */
+int rt_tma_data_type(const RtTmaMap *m);
+int rt_tma_swizzle_mode(const RtTmaMap *m);
+const char *rt_tma_data_type_name(const RtTmaMap *m);
+const char *rt_tma_swizzle_name(const RtTmaMap *m);
+
 typedef struct Translation {
     tilec_translation pub;
     Ctx ctx;              /* its arena owns everything below */
