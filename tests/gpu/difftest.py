@@ -488,9 +488,24 @@ def worker_main(plan_path):
     return 0
 
 
+def visible_gpus():
+    """The GPUs this process may use: CUDA_VISIBLE_DEVICES's entries if set, else one per line
+    of `nvidia-smi -L` (["0"] when it cannot tell)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return [d.strip() for d in visible.split(",") if d.strip()] or [visible]
+    try:
+        out = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return ["0"]
+    n = sum(1 for ln in out.splitlines() if ln.startswith("GPU "))
+    return [str(i) for i in range(max(1, n))]
+
+
 def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=None,
                 kernel_timeout=None, hard_stop=None):
-    """Runs items [(seed, meta, so)] over nworkers worker processes; calls report(seed,
+    """Runs items [(seed, meta, so)] over nworkers worker processes, spread round-robin over
+    the GPUs (each worker sees one, through CUDA_VISIBLE_DEVICES); calls report(seed,
     status, text) once per item.  `env` (a list) gets the workers' "GPU (versions)" line.
     A watchdog kills a worker whose kernel has run longer than kernel_timeout seconds (the
     kernel fails, or is a Triton error if it was inside Triton; the worker restarts), and
@@ -520,25 +535,26 @@ def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=Non
                         pass
     shares = [pending[i::nworkers] for i in range(nworkers)]
     procs = []
+    gpus = visible_gpus()
 
-    def start(share, tag):
+    def start(share, tag, gpu):
         path = os.path.join(work, f"plan-{tag}.json")
         with open(path, "w") as f:
             json.dump({"items": [{"seed": s, "meta": m, "so": so} for s, m, so in share],
                        "work": work, "no_triton": no_triton, "deadline": deadline}, f)
         p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker", path],
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
-                             start_new_session=True)
-        return p, share
+                             start_new_session=True, env=dict(os.environ, CUDA_VISIBLE_DEVICES=gpu))
+        return p, share, gpu
 
     for i, share in enumerate(shares):
         if share:
-            procs.append(start(share, f"{i}-0"))
+            procs.append(start(share, f"{i}-0", gpus[i % len(gpus)]))
     restarts = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, len(procs))) as pool:
         def drain(pair):
             nonlocal restarts
-            proc, share = pair
+            proc, share, gpu = pair
             key = id(pair)
             while True:
                 done, started, in_triton = set(), None, False
@@ -591,7 +607,7 @@ def run_workers(items, work, nworkers, no_triton, report, deadline=None, env=Non
                         report(s, "FAIL", f"worker exited with status {rc} before running it")
                     return
                 restarts += 1
-                proc, share = start(share, f"r{restarts}")
+                proc, share, gpu = start(share, f"r{restarts}", gpu)
         dog = threading.Thread(target=watchdog, daemon=True)
         dog.start()
         try:
@@ -616,7 +632,8 @@ def main():
                     help="tilec --arch for every kernel (sm_90 on an sm_90 GPU: built for sm_90a, wgmma)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 4, help="translate/compile processes")
     ap.add_argument("--batch", type=int, default=16, help="kernels per nvcc translation unit")
-    ap.add_argument("--workers", type=int, default=None, help="GPU worker processes (default jobs/2, at most 8)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="GPU worker processes, spread over the GPUs (default jobs/2, at most 8 per GPU)")
     ap.add_argument("--cpu-only", action="store_true", help="translate and compile only (no GPU)")
     ap.add_argument("--no-triton", action="store_true", help="run tilec's kernels without comparing")
     ap.add_argument("--keep", help="keep the generated files in this folder")
@@ -719,7 +736,8 @@ def main():
             print(f"-- NVRTC not checked: {checker} is not built (make {checker})")
         counts["PASS"] = len(runnable) - counts["nvrtc"]
     else:
-        nworkers = opts.workers or max(1, min(8, opts.jobs // 2))
+        # about two CPUs per worker (Triton compiles in it), at most 8 per GPU
+        nworkers = opts.workers or max(1, min(8 * len(visible_gpus()), opts.jobs // 2))
         progress["of"] = len(runnable)
         run_workers(runnable, work, min(nworkers, max(1, len(runnable))), opts.no_triton, report,
                     deadline, env, opts.kernel_timeout,
