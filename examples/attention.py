@@ -16,6 +16,8 @@ paged_attention     prefill and decode over a paged KV cache: query blocks of se
 attn_fwd_desc       attn_fwd on host tensor descriptors (Triton's fused-attention tutorial on
                     Hopper): Q, K and V as [Z*H*N_CTX, HEAD_DIM] matrices; with --arch sm_90
                     the K loop's key and value blocks come by TMA.
+decode_pv_gather    the weights-times-values half of a paged decode step: value rows
+                    gathered through a token-to-slot table, GQA heads as the dot's rows.
 
 tilec examples/attention.py -k attn_fwd -s "Q=*fp16:16, K=*fp16:16, V=*fp16:16, \
     Out=*fp16:16, Lse=*fp32:16, sm_scale=fp32, stride_qz=i32:16, stride_qh=i32:16, \
@@ -265,3 +267,30 @@ def attn_fwd_desc(q_desc, k_desc, v_desc, Out, sm_scale, N_CTX, stride_om,
     offs_d = tl.arange(0, HEAD_DIM)
     o_rows = (row0 + offs_m).to(tl.int64) * stride_om
     tl.store(Out + o_rows[:, None] + offs_d[None, :], acc.to(Out.dtype.element_ty), mask=(offs_m < N_CTX)[:, None])
+
+
+@triton.jit
+def decode_pv_gather(P, V_cache, Req_to_token, Seq_lens, Out,
+                     stride_pb, stride_ph, stride_rb, stride_vt, stride_vh, stride_ob, stride_oh,
+                     GROUP: tl.constexpr, HEAD_DIM: tl.constexpr, BLOCK_N: tl.constexpr):
+    """The second half of a paged decode step: P [batch, heads, max_len] holds each head's
+    attention weights (the softmax of the first half), V_cache [slots, kv_heads, HEAD_DIM] the
+    values of every cached token, Req_to_token [batch, max_len] the slot of each of a
+    sequence's tokens.  One program per (sequence, KV head): its GROUP query heads are the rows
+    of one dot, BLOCK_N gathered value rows per step.  Out [batch, heads, HEAD_DIM]."""
+    b = tl.program_id(0)
+    kv_head = tl.program_id(1)
+    seq_len = tl.load(Seq_lens + b)
+    heads = kv_head * GROUP + tl.arange(0, GROUP)
+    offs_d = tl.arange(0, HEAD_DIM)
+    offs_n = tl.arange(0, BLOCK_N)
+    acc = tl.zeros([GROUP, HEAD_DIM], dtype=tl.float32)
+    for start in range(0, seq_len, BLOCK_N):
+        t = start + offs_n
+        t_ok = t < seq_len
+        slot = tl.load(Req_to_token + b * stride_rb + t, mask=t_ok, other=0)
+        p = tl.load(P + b * stride_pb + heads[:, None] * stride_ph + t[None, :], mask=t_ok[None, :], other=0.0)
+        v = tl.load(V_cache + slot[:, None].to(tl.int64) * stride_vt + kv_head * stride_vh + offs_d[None, :],
+                    mask=t_ok[:, None], other=0.0)
+        acc += tl.dot(p.to(v.dtype), v)
+    tl.store(Out + b * stride_ob + heads[:, None] * stride_oh + offs_d[None, :], acc.to(Out.dtype.element_ty))

@@ -249,6 +249,19 @@ def attention_cases():
                               "examples/attention.py", "paged_attention",
                               paged.format(d=dt, q=q, hd=hd, p=p, bq=bq, bm=bm), num_warps=w, driver="paged",
                               dtype=dt, sizes=list(PAGED_SHAPES), feature="dot", extra_flags=flags))
+    # decode_pv_gather: value rows gathered through a token-to-slot table, GQA heads as the rows
+    # of one dot (mma.sync at 16 rows, also on Hopper); ragged and empty sequences
+    pv = ("P=*fp32:16, V_cache=*{d}:16, Req_to_token=*i32:16, Seq_lens=*i32:16, Out=*{d}:16, "
+          "stride_pb=i32:16, stride_ph=i32:16, stride_rb=i32:16, stride_vt=i32:16, stride_vh=i32:16, "
+          "stride_ob=i32:16, stride_oh=i32:16, GROUP={g}, HEAD_DIM={hd}, BLOCK_N={bn}")
+    for dt, g, hd, bn, w, st, flags in [("bf16", 16, 128, 128, 4, 3, ()), ("fp16", 16, 64, 64, 4, 3, ("--arch", "sm_90")),
+                                        ("bf16", 16, 128, 64, 8, 2, ("--arch", "sm_90")),
+                                        ("fp16", 32, 64, 32, 4, 1, ())]:
+        cases.append(Case(f"decode_pv/{dt}/g{g}/d{hd}/n{bn}/w{w}/s{st}" + ("/sm_90" if flags else ""),
+                          "examples/attention.py", "decode_pv_gather", pv.format(d=dt, g=g, hd=hd, bn=bn),
+                          num_warps=w, num_stages=st, driver="decode_pv", dtype=dt, feature="dot",
+                          sizes=[(1, 16, 1, "full"), (3, 208, 2, "ragged"), (4, 512, 4, "ragged"),
+                                 (2, 1024, 8, "full")], extra_flags=list(flags)))
     return cases
 
 
@@ -349,6 +362,18 @@ def rowwise_cases():
         cases.append(Case(f"row_min/{dt}/BM{bm}/BN{bn}/w{warps}", "examples/col_max.py", "row_min_kernel",
                           f"*{dt}:16, {F32}, *i32:16, i32, i32, i32, {bm}, {bn}", num_warps=warps,
                           grid="cdiv(M, BLOCK_M)", driver="row_min", dtype=dt, sizes=list(shapes)))
+    # argmax_rows_kernel (the first maximum of each row, looping over columns) and
+    # rope_inplace_kernel (rotary embedding, in place): exact indices; rotations within 1 ulp
+    for dt, rows, bn, warps in [("bf16", 8, 1024, 4), ("fp32", 4, 256, 4), ("fp16", 1, 2048, 8)]:
+        cases.append(Case(f"argmax/{dt}/R{rows}/BN{bn}/w{warps}", "examples/argmax.py", "argmax_rows_kernel",
+                          f"*{dt}:16, *i32:16, i32, i32, i32:16, {rows}, {bn}", num_warps=warps,
+                          grid="cdiv(M, ROWS)", driver="argmax", dtype=dt,
+                          sizes=[(1, 1, 16, "randn"), (13, 1000, 1008, "ties"), (64, 32000, 32000, "randn"),
+                                 (7, 5000, 5008, "ties")]))
+    for dt, hd, bh, warps in [("bf16", 128, 32, 4), ("fp16", 64, 4, 4), ("fp32", 128, 8, 8)]:
+        cases.append(Case(f"rope/{dt}/d{hd}/H{bh}/w{warps}", "examples/rope.py", "rope_inplace_kernel",
+                          f"*{dt}:16, *fp32:16, *fp32:16, i32:16, i32:16, i32, {hd}, {bh}", num_warps=warps,
+                          driver="rope", dtype=dt, sizes=[(1, 1, 0), (17, 5, 16), (256, 32, 0), (100, 40, 32)]))
     return cases
 
 

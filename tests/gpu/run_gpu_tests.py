@@ -1660,6 +1660,47 @@ def drive_col_max(kernel, case, shape, use_triton, gen):
                          use_triton, None)
 
 
+def drive_argmax(kernel, case, shape, use_triton, gen):
+    M, N, stride, data = shape
+    check = Check(case, f"{M}x{N} s{stride} {data}")
+    x = reduction_input(M * stride + GUARD, torch_dtype(case.dtype), data, gen)
+    values = {"X": x, "Out": torch.empty(M + GUARD, device="cuda", dtype=torch.int32),
+              "M": M, "N": N, "stride": stride}
+    xs = matrix(x, M, N, stride).float()
+    cols = torch.arange(N, device="cuda")[None, :]
+    first = torch.where(xs == xs.max(1, keepdim=True).values, cols, N).min(1).values.to(torch.int32)
+    out = Expect("Out", lambda t: t[:M], first, exact=True, rest=lambda t: t[M:])
+    return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton, None)
+
+
+def drive_rope(kernel, case, shape, use_triton, gen):
+    """In place: X's buffer is poisoned, then its heads get the input (init), so that the gaps
+    between tokens (pad) and the guard must keep their poison."""
+    T, H, pad = shape
+    D, bh = kernel.constexprs["HEAD_DIM"], kernel.constexprs["BLOCK_H"]
+    dt = torch_dtype(case.dtype)
+    check = Check(case, f"T{T} H{H} pad{pad}")
+    stride_t = H * D + pad
+    n = T * stride_t
+    x0 = rand_float(T * H * D, dt, gen, scale=2.0).view(T, H, D)
+    inv = 10000.0 ** (-torch.arange(0, D, 2, device="cuda", dtype=torch.float64) / D)
+    ang = torch.arange(T, device="cuda", dtype=torch.float64)[:, None] * inv[None, :]
+    cos, sin = ang.cos().float().contiguous(), ang.sin().float().contiguous()
+    heads = lambda t: t[:n].view(T, stride_t)[:, :H * D].view(T, H, D)
+
+    def init(t):
+        heads(t).copy_(x0)
+    rest = lambda t: torch.cat([t[:n].view(T, stride_t)[:, H * D:].reshape(-1), t[n:]])
+    x64 = x0.double()
+    c, s_ = cos.double()[:, None, :], sin.double()[:, None, :]
+    x1, x2 = x64[..., :D // 2], x64[..., D // 2:]
+    ref = torch.cat([x1 * c - x2 * s_, x2 * c + x1 * s_], -1)
+    values = {"X": torch.empty(n + GUARD, device="cuda", dtype=dt), "Cos": cos, "Sin": sin,
+              "stride_t": stride_t, "stride_h": D, "n_heads": H}
+    out = Expect("X", heads, ref, rtol=1e-5, atol=1e-5, ulps=1, rest=rest, init=init)
+    return run_and_check(kernel, check, values, [out], (T, -(-H // bh)), use_triton, None)
+
+
 def drive_row_min(kernel, case, shape, use_triton, gen):
     M, N, stride, data = shape
     check = Check(case, f"{M}x{N} s{stride} {data}")
@@ -2642,6 +2683,43 @@ def drive_decode_split(kernel, case, shape, use_triton, gen):
     return run_and_check(kernel, check, values, [out, lse], (B, KH, S), use_triton)
 
 
+def drive_decode_pv(kernel, case, shape, use_triton, gen):
+    """P [B, H, Tmax] fp32 weights (each row a softmax over the sequence's tokens), V_cache
+    [slots, KH, D] with the slots of every sequence's tokens drawn at random (a permutation),
+    sequence lengths "full" (Tmax) or "ragged" (0, 1, and random); Out [B, H, D]."""
+    B, Tmax, KH, mode = shape
+    G, D = kernel.constexprs["GROUP"], kernel.constexprs["HEAD_DIM"]
+    H = KH * G
+    dt = torch_dtype(case.dtype)
+    check = Check(case, f"B{B} Tmax{Tmax} kv{KH}x{G} {mode}")
+    if mode == "ragged":
+        lens = torch.randint(0, Tmax + 1, (B,), generator=gen, device="cuda", dtype=torch.int32)
+        lens[0] = 0
+        if B > 1:
+            lens[1] = 1
+    else:
+        lens = torch.full((B,), Tmax, device="cuda", dtype=torch.int32)
+    slots = B * Tmax + 37
+    table = torch.randperm(slots, generator=gen, device="cuda")[:B * Tmax].to(torch.int32).view(B, Tmax)
+    vc = rand_float(slots * KH * D, dt, gen).view(slots, KH, D)
+    p = torch.softmax(rand_float(B * H * Tmax, torch.float32, gen, scale=3.0).view(B, H, Tmax), -1)
+    ref = torch.zeros(B, H, D, dtype=torch.float64, device="cuda")
+    for b in range(B):
+        L = int(lens[b])
+        v = vc[table[b, :L].long()].double()                             # [L, KH, D]
+        pb = p[b, :, :L].to(dt).double().view(KH, G, L)
+        ref[b] = torch.einsum("kgt,tkd->kgd", pb, v).reshape(H, D)
+    values = {"P": p, "V_cache": vc, "Req_to_token": table, "Seq_lens": lens,
+              "Out": torch.empty(B * H * D + GUARD, device="cuda", dtype=dt),
+              "stride_pb": H * Tmax, "stride_ph": Tmax, "stride_rb": Tmax, "stride_vt": KH * D,
+              "stride_vh": D, "stride_ob": H * D, "stride_oh": D}
+    n = B * H * D
+    tol = ATTN_TOL[case.dtype] * max(ref.abs().max().item(), 1e-3)
+    out = Expect("Out", lambda t: t[:n].view(B, H, D), ref, atol=tol, rtol=ATTN_TOL[case.dtype],
+                 rest=lambda t: t[n:])
+    return run_and_check(kernel, check, values, [out], (B, KH), use_triton)
+
+
 def drive_decode_merge(kernel, case, shape, use_triton, gen):
     """The splits' partial results from the float64 reference (fp32); a split without keys
     holds NaN in Mid_o, which the kernel must not read."""
@@ -2729,7 +2807,8 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "softmax": drive_softmax, "layer_norm_fwd": drive_layer_norm_fwd,
            "rms_norm_fwd": drive_rms_norm_fwd, "layer_norm_bwd_dx": drive_layer_norm_bwd_dx,
            "layer_norm_dwdb": drive_layer_norm_dwdb, "cross_entropy": drive_cross_entropy,
-           "col_max": drive_col_max, "row_min": drive_row_min, "dropout": drive_dropout,
+           "col_max": drive_col_max, "row_min": drive_row_min, "argmax": drive_argmax,
+           "rope": drive_rope, "decode_pv": drive_decode_pv, "dropout": drive_dropout,
            "rand": drive_rand, "randint": drive_rand, "cumsum": drive_cumsum,
            "cumsum_rows": drive_cumsum_rows, "histogram": drive_histogram, "bits": drive_bits,
            "ticket": drive_ticket, "swap": drive_swap, "cas": drive_swap, "randn": drive_randn,
