@@ -17,8 +17,11 @@ Columns: tilec (nvcc -O3 -arch=sm_XY, through its ctypes launcher; on Hopper tra
 --arch sm_90 and built for sm_90a, tl.dot on wgmma, except the row marked archsm_80, the
 mma.sync path); Triton as installed (wgmma
 on sm_90 where its compiler chooses it); Triton mma.sync: compiled with DISABLE_MMA_V3=1 in a
-process of its own.  Each result is checked against a float64 reference before it is timed.
-Timing: triton.testing.do_bench(warmup=25, rep=100, median).  TFLOP/s counts 4 N_q N_k D per
+process of its own; Triton/Triton: Triton's kernels timed once more after the rounds, over their
+median, the noise of the run against which tilec/Triton is read.  Each result is checked against
+a float64 reference before it is timed.  Timing: triton.testing.do_bench(warmup=25, rep=100,
+median); tilec and Triton as installed in ROUNDS (3) rounds of alternating order, the median
+round reported.  TFLOP/s counts 4 N_q N_k D per
 head (two products), halved for causal rows.  The markdown table goes to stdout and to
 $OUT/bench_attention.md when OUT is set.
 """
@@ -45,7 +48,8 @@ import bench_elementwise as elementwise  # noqa: E402
 import bench_rowwise as rowwise  # noqa: E402
 
 SRC = "examples/attention.py"
-IMPLS = ["tilec", "triton", "triton_mma_sync"]
+IMPLS = ["tilec", "triton", "triton_mma_sync", "triton_control"]
+ROUNDS = 3
 
 
 class Row:
@@ -186,49 +190,68 @@ def worker_main(plan_path, rows_fn=bench_rows):
         if row.key not in plan["rows"]:
             continue
         launches, check, flop, kv_bytes = row.make(torch)
-        for impl in plan["impls"]:
+        fns, errs, notes = {}, {}, {}
+        for impl in (i for i in plan["impls"] if i != "triton_control"):
             try:
-                runs = []
-                mma = None
-                for case, (values, grid) in zip(row.cases, launches):
-                    if impl == "tilec":
-                        so = plan["so"].get(f"{row.key}#{case.name}")
-                        if not so:
-                            raise RuntimeError(plan["no_tilec"].get(row.key, "not built"))
-                        kernel = harness.Kernel(case, so, use_triton=False)
-                        runs.append(rowwise.tilec_launcher(torch, kernel, values, grid))
-                    else:
-                        fn = harness.load_triton_kernel(case)
-                        params = harness.kernel_signature(case)
-                        args = {p.name: values[p.name] for p in params if p.kind != "const"}
-                        consts = {p.name: p.value for p in params if p.kind == "const"}
-                        opt = {"num_warps": case.num_warps, "num_stages": case.num_stages or 3}
-                        compiled = fn[grid](**args, **consts, **opt)
-                        ptx = compiled.asm.get("ptx", "")
-                        if "mma" in ptx:
-                            mma = "wgmma" if "wgmma" in ptx else "mma.sync"
-                        mma = f"{mma or 'no dot'}, {getattr(compiled, 'n_regs', '?')} regs"
-                        runs.append(lambda fn=fn, grid=grid, args=args, consts=consts, opt=opt:
-                                    fn[grid](**args, **consts, **opt))
-
-                def run_all(runs=runs):
-                    for r in runs:
-                        r()
-                run_all()
+                fns[impl], notes[impl] = launch_all(torch, plan, row, launches, impl)
+                fns[impl]()
                 torch.cuda.synchronize()
-                err = check()
-                ms = do_bench(run_all)
-                res = {"row": row.key, "impl": impl, "ms": ms, "err": err, "mma": mma,
-                       "tflops": flop / (ms * 1e-3) / 1e12}
-                if kv_bytes:
-                    res["gbs"] = kv_bytes / (ms * 1e-3) / 1e9
-                print("@@result " + json.dumps(res), flush=True)
+                errs[impl] = check()
             except Exception as e:
                 rowwise.lost_context(e)
+                fns.pop(impl, None)
                 print("@@result " + json.dumps({"row": row.key, "impl": impl,
                                                 "error": f"{type(e).__name__}: {str(e)[:200]}"}), flush=True)
+        # ROUNDS rounds in alternating order (a GPU warming up over a row favours no one), the
+        # median of each implementation's rounds; the control is Triton's launches timed once
+        # more after the rounds, read against Triton's median: the noise of the run
+        times = {impl: [] for impl in fns}
+        for r in range(ROUNDS):
+            for impl in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
+                times[impl].append(do_bench(fns[impl]))
+        if "triton_control" in plan["impls"] and "triton" in fns:
+            times["triton_control"] = [do_bench(fns["triton"])]
+            errs["triton_control"], notes["triton_control"] = errs["triton"], notes["triton"]
+        for impl, ts in times.items():
+            ms = sorted(ts)[len(ts) // 2]
+            res = {"row": row.key, "impl": impl, "ms": ms, "err": errs[impl], "mma": notes[impl],
+                   "tflops": flop / (ms * 1e-3) / 1e12, "rounds": [round(t, 4) for t in ts]}
+            if kv_bytes:
+                res["gbs"] = kv_bytes / (ms * 1e-3) / 1e9
+            print("@@result " + json.dumps(res), flush=True)
         torch.cuda.empty_cache()
     return 0
+
+
+def launch_all(torch, plan, row, launches, impl):
+    """(one call that runs the row's launches in order with impl's kernels, a note on Triton's
+    build: its MMA instruction and registers)."""
+    runs, mma = [], None
+    for case, (values, grid) in zip(row.cases, launches):
+        if impl == "tilec":
+            so = plan["so"].get(f"{row.key}#{case.name}")
+            if not so:
+                raise RuntimeError(plan["no_tilec"].get(row.key, "not built"))
+            kernel = harness.Kernel(case, so, use_triton=False)
+            runs.append(rowwise.tilec_launcher(torch, kernel, values, grid))
+        else:
+            fn = harness.load_triton_kernel(case)
+            params = harness.kernel_signature(case)
+            args = {p.name: values[p.name] for p in params if p.kind != "const"}
+            consts = {p.name: p.value for p in params if p.kind == "const"}
+            opt = {"num_warps": case.num_warps, "num_stages": case.num_stages or 3}
+            compiled = fn[grid](**args, **consts, **opt)
+            ptx = compiled.asm.get("ptx", "")
+            if "mma" in ptx:
+                mma = "wgmma" if "wgmma" in ptx else "mma.sync"
+            mma = f"{mma or 'no dot'}, {getattr(compiled, 'n_regs', '?')} regs"
+            runs.append(lambda fn=fn, grid=grid, args=args, consts=consts, opt=opt:
+                        fn[grid](**args, **consts, **opt))
+
+    def run_all():
+        for r in runs:
+            r()
+    return run_all, mma
 
 
 def run_worker(rows, impls, env_extra, work, so, no_tilec, results, info, script=__file__):
@@ -293,7 +316,7 @@ def main(rows_fn=bench_rows, title="tilec attention benchmark", source=SRC, out_
                 no_tilec[r.key] = err.splitlines()[0] if err else "build failed"
                 print(f"-- {r.key}: tilec build failed: {err}", flush=True)
     results, info = {}, {}
-    run_worker(rows, ["tilec", "triton"], {}, work, so, no_tilec, results, info, script)
+    run_worker(rows, ["triton", "tilec", "triton_control"], {}, work, so, no_tilec, results, info, script)
     run_worker(rows, ["triton_mma_sync"], {"DISABLE_MMA_V3": "1"}, work, so, no_tilec, results, info, script)
 
     def ms(key, impl):
@@ -305,20 +328,26 @@ def main(rows_fn=bench_rows, title="tilec attention benchmark", source=SRC, out_
         a, b = results.get((key, "tilec"), {}), results.get((key, impl), {})
         return f"{b['ms'] / a['ms']:.2f}" if "ms" in a and "ms" in b else "—"
 
+    def control(key):
+        a, b = results.get((key, "triton"), {}), results.get((key, "triton_control"), {})
+        return f"{a['ms'] / b['ms']:.2f}" if "ms" in a and "ms" in b else "—"
+
     table = ["| kernel | tilec ms (TFLOP/s) | Triton ms | Triton mma.sync ms | tilec/Triton | "
-             "tilec/Triton mma.sync | GB/s (of copy) | max err tilec |",
-             "|---|---|---|---|---|---|---|---|"]
+             "Triton/Triton | tilec/Triton mma.sync | GB/s (of copy) | max err tilec |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         t = results.get((r.key, "tilec"), {})
         mma = results.get((r.key, "triton"), {}).get("mma") or "?"
         bw = (f"{t['gbs']:.0f} ({t['gbs'] / info['copy']:.2f})" if "gbs" in t and info.get("copy") else "—")
         err = f"{t['err']:.1e}" if "err" in t else "—"
         table.append(f"| {r.key} | {ms(r.key, 'tilec')} | {ms(r.key, 'triton')} [{mma}] | "
-                     f"{ms(r.key, 'triton_mma_sync')} | {ratio(r.key, 'triton')} | "
+                     f"{ms(r.key, 'triton_mma_sync')} | {ratio(r.key, 'triton')} | {control(r.key)} | "
                      f"{ratio(r.key, 'triton_mma_sync')} | {bw} | {err} |")
     env = info.get("env", ["environment unknown", "timing: ?"])
     header = [f"# {title}", ""] + [f"- {ln}" for ln in env[:-1]] + [
-        f"- timing: {env[-1]}; ratios are speed-ups of tilec (Triton time / tilec time)",
+        f"- timing: {env[-1]}; tilec and Triton as installed: the median of {ROUNDS} rounds in "
+        "alternating order; Triton/Triton: Triton's launches timed once more after the rounds, over "
+        "its median (the run's noise); ratios are speed-ups of tilec (Triton time / tilec time)",
         f"- device copy (1 GiB, read + written): {info.get('copy', 0):.0f} GB/s",
         f"- nvcc -O3 -arch={arch}; same source and config for all columns ({source})", ""]
     text = "\n".join(header + table) + "\n"
