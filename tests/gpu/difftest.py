@@ -34,7 +34,7 @@ For each seed:
      context is restarted after the kernel that broke it.
 
 A mismatch goes to a referee: Triton's interpreter (TRITON_INTERPRET=1, in a child process) runs
-the same source on the same inputs on the CPU.  Where tilec agrees with it on every output and
+the same source on the same inputs on the CPU (host tensor descriptors included).  Where tilec agrees with it on every output and
 Triton does not, the kernel counts as "Triton wrong" (a bug in Triton's GPU lowering, not a tilec
 failure); otherwise it stays a mismatch, with the referee's verdict for each output.  A worker
 that dies inside Triton (after tilec's kernel has run: an assertion or an LLVM abort in Triton's
@@ -51,7 +51,8 @@ in one results file.
 --time-limit SECONDS keeps a chunk inside a time budget: no kernel starts on the GPU later
 than SECONDS - 30 after the start (the margin covers one kernel's Triton compile and the
 summary); the kernels left are "not run".  At SECONDS - 5 the workers still running are
-stopped and their kernels count as not run too, so that the summary is always printed.
+stopped and their kernels count as not run too, so that the summary is always printed; the
+seeds not run are listed ("not run seeds: ...") for a later --seeds run.
 --kernel-timeout (default 180 s) fails a kernel that runs longer (a hang in tilec's kernel; in
 Triton's part it is a Triton error) and restarts its worker.  Exit status 1 if any kernel failed, else 2 if some
 were not run, else 0.
@@ -176,6 +177,12 @@ def nvrtc_check(args):
 
 # ---- 4: run on the GPU (worker processes) ------------------------------------------------
 
+def desc_ld(p):
+    """The row stride of a tma-family descriptor's matrix: its rows padded to 16 bytes (as TMA
+    needs), and a gap of 8 elements more."""
+    return p["cols"] + (-p["cols"]) % 8 + 8
+
+
 def make_inputs(meta, gen):
     torch = rgt.torch
     values, outs = {}, []
@@ -197,14 +204,13 @@ def make_inputs(meta, gen):
         elif p["kind"] in ("desc_in", "desc_out"):  # the tma family: a descriptor over a padded matrix
             from triton.tools.tensor_descriptor import TensorDescriptor
             dt = rgt.torch_dtype(p["dtype"])
-            ld = p["cols"] + (-p["cols"]) % 8 + 8
             if p["kind"] == "desc_in":
                 buf = (torch.rand(p["numel"], generator=gen, device="cuda") * 4 - 2).to(dt)
             else:
                 buf = rgt.poison_(torch.empty(p["numel"], dtype=dt, device="cuda"))
                 outs.append(p)
             values[p["buf"]] = buf
-            values[p["name"]] = TensorDescriptor(buf, [p["rows"], p["cols"]], [ld, 1], p["block"])
+            values[p["name"]] = TensorDescriptor(buf, [p["rows"], p["cols"]], [desc_ld(p), 1], p["block"])
     return values, outs
 
 
@@ -265,11 +271,9 @@ def run_one(seed, meta, so, work, use_triton):
     if err:
         return "TRITON-ERROR", err
     problems = [d for p in outs for d in [compare(p, tilec_out[p["name"]], values[out_name(p)])] if d]
-    if problems and any("buf" in p for p in meta["params"]):
-        return "MISMATCH", "; ".join(problems) + " || no referee (Triton's interpreter is not given descriptors)"
     if problems:
-        inputs = {p["name"]: values[p["name"]].cpu() for p in meta["params"] if p["kind"] == "in"}
-        triton_out = {p["name"]: values[p["name"]].cpu() for p in outs}
+        inputs = {p["name"]: values[out_name(p)].cpu() for p in meta["params"] if p["kind"] in ("in", "desc_in")}
+        triton_out = {p["name"]: values[out_name(p)].cpu() for p in outs}
         tilec_out = {k: v.cpu() for k, v in tilec_out.items()}
         status, verdict = referee(seed, meta, work, inputs, tilec_out, triton_out)
         return status, "; ".join(problems) + " || " + verdict
@@ -422,7 +426,7 @@ def referee_main(path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     fn = getattr(module, meta["kernel"])
-    args, consts, outs = {}, {}, []
+    args, consts, outs, bufs = {}, {}, [], {}
     for p in meta["params"]:
         if p["kind"] == "in":
             args[p["name"]] = saved["inputs"][p["name"]].clone()
@@ -431,12 +435,21 @@ def referee_main(path):
             outs.append(p)
         elif p["kind"] in ("int", "float"):
             args[p["name"]] = p["value"]
+        elif p["kind"] in ("desc_in", "desc_out"):     # the interpreter takes host descriptors
+            from triton.tools.tensor_descriptor import TensorDescriptor
+            if p["kind"] == "desc_in":
+                buf = saved["inputs"][p["name"]].clone()
+            else:
+                buf = rgt.poison_(torch.empty_like(saved["tilec"][p["name"]]))
+                outs.append(p)
+            bufs[p["name"]] = buf
+            args[p["name"]] = TensorDescriptor(buf, [p["rows"], p["cols"]], [desc_ld(p), 1], p["block"])
         else:
             consts[p["name"]] = p["value"]
     fn[tuple(meta["grid"])](**args, **consts)
     verdicts, tilec_right, triton_right = [], True, True
     for p in outs:
-        ref = args[p["name"]]
+        ref = bufs.get(p["name"], args[p["name"]])
         t = compare(p, saved["tilec"][p["name"]], ref, ("tilec", "interpreter"))
         g = compare(p, saved["triton"][p["name"]], ref, ("triton", "interpreter"))
         tilec_right &= t is None
@@ -675,9 +688,12 @@ def main():
     rejections = {}      # tilec's message without its position -> seeds
     env = []
 
+    not_run = []
+
     def report(seed, status, text):
         counts[status] = counts.get(status, 0) + 1
         if status == "NOT-RUN":
+            not_run.append(seed)
             return
         if progress["of"]:
             progress["ran"] += 1
@@ -756,6 +772,8 @@ def main():
     print(line)
     if failures:
         print("failing seeds: " + ",".join(str(s) for s in sorted(failures)))
+    if not_run:     # to run them again with --seeds
+        print("not run seeds: " + ",".join(str(s) for s in sorted(not_run)))
     seeds_text = f"seeds {seeds[0]}..{seeds[-1]}" if not opts.seeds else f"seeds {opts.seeds}"
     where = "CPU only" if opts.cpu_only else (env[0] if env else arch)
     summary = (f"difftest-summary: {time.strftime('%Y-%m-%d %H:%M', time.gmtime(t0))} UTC, {family}{seeds_text} "
