@@ -42,7 +42,7 @@ __device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const boo
     if (!pred)
         return;
     if (all_of<V>(in_bounds)) {
-        store<V>(dst, src);
+        store_global<V>(dst, src);
     } else {
 #pragma unroll
         for (int j = 0; j < V; ++j)

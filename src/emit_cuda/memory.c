@@ -136,7 +136,7 @@ void emit_store(Emitter *E, const Op *op)
         return;
     }
     if (vec > 1) {
-        line(E, "tilec::store<%d>(%s, &%s[%s]%s%s);", vec, p, src, i, pred ? ", " : "", pred ? pred : "");
+        line(E, "tilec::store_global<%d>(%s, &%s[%s]%s%s);", vec, p, src, i, pred ? ", " : "", pred ? pred : "");
     } else {
         if (pred)
             line(E, "if (%s)", pred);

@@ -120,7 +120,8 @@ __device__ __forceinline__ void load(T *dst, const T *src)
         dst[j] = v.e[j];
 }
 
-// dst[0..V) = src[0..V) if pred: one vector store, predicated.
+// dst[0..V) = src[0..V) if pred: one vector store, predicated, to global or
+// shared memory (the kernels' own staging buffers use it).
 template <int V, typename T>
 __device__ __forceinline__ void store(T *dst, const T *src, bool pred = true)
 {
@@ -131,6 +132,59 @@ __device__ __forceinline__ void store(T *dst, const T *src, bool pred = true)
             v.e[j] = src[j];
         *reinterpret_cast<Vec<T, V> *>(dst) = v;
     }
+}
+
+// One predicated global store of N words of B bytes from w[0..N), in PTX as
+// Triton writes it (st.global with the predicate on the instruction).
+template <int B, int N> struct StorePred;
+template <> struct StorePred<4, 4> {
+    static __device__ __forceinline__ void run(void *dst, const uint32_t *w, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %5, 0;\n @p st.global.v4.b32 [%0], {%1, %2, %3, %4};\n}"
+                     :: "l"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]), "r"((int)pred) : "memory");
+    }
+};
+template <> struct StorePred<4, 2> {
+    static __device__ __forceinline__ void run(void *dst, const uint32_t *w, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %3, 0;\n @p st.global.v2.b32 [%0], {%1, %2};\n}"
+                     :: "l"(dst), "r"(w[0]), "r"(w[1]), "r"((int)pred) : "memory");
+    }
+};
+template <int B, int N> struct StorePred {     // one word, or narrower than a register
+    template <typename W>
+    static __device__ __forceinline__ void run(void *dst, const W *w, bool pred)
+    {
+        if (pred) {
+#pragma unroll
+            for (int j = 0; j < N; ++j)
+                reinterpret_cast<W *>(dst)[j] = w[j];
+        }
+    }
+};
+
+// dst[0..V) = src[0..V) if pred, dst in global memory (a tl.store).  Elements
+// narrower than a register are packed into whole words and stored with one
+// predicated st.global: a vector of 16-bit elements stored through a C++
+// struct was split by nvcc into 2- and 4-byte stores in places (an in-place
+// bf16 kernel: 16 st.global.u16 where two st.global.v4 were meant, at 0.55x
+// Triton's speed).  Wider elements keep the plain store, which nvcc vectorizes
+// (the PTX form cost a tf32 matmul a spill).
+template <int V, typename T>
+__device__ __forceinline__ void store_global(T *dst, const T *src, bool pred = true)
+{
+    if (sizeof(T) >= 4) {
+        store<V>(dst, src, pred);
+        return;
+    }
+    constexpr int B = sizeof(T) * V < 4 ? sizeof(T) * V : 4;
+    constexpr int N = sizeof(T) * V / B;
+    typedef typename Word<B>::T W;
+    union { Vec<T, V> v; Vec<W, N> w; } u;
+#pragma unroll
+    for (int j = 0; j < V; ++j)
+        u.v.e[j] = src[j];
+    StorePred<B, N>::run(dst, u.w.e, pred);
 }
 
 // Reinterpret the bits of a value as another type of the same size.
@@ -273,7 +327,7 @@ __device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const boo
     if (!pred)
         return;
     if (all_of<V>(in_bounds)) {
-        store<V>(dst, src);
+        store_global<V>(dst, src);
     } else {
 #pragma unroll
         for (int j = 0; j < V; ++j)
