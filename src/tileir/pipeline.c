@@ -86,9 +86,29 @@ typedef struct Pipe {
     bool ok;
 } Pipe;
 
-static bool scalar_load(const Op *op)
+/* A load of stage 0 that is not a ring's: a scalar (a block table's entry) or a
+ * tile (the slots of the tokens a step gathers), run ahead with the copies. */
+static bool ahead_load(const Op *op)
 {
-    return op->kind == OP_LOAD && op->results[0]->type.rank == 0 && !op->load.is_volatile;
+    return op->kind == OP_LOAD && !op->load.is_volatile;
+}
+
+/* A value of stage 0 made for a guard, shaped and laid out as `like`. */
+static Value *guard_value(Pipe *P, Block *b, OpKind k, int n, Value **args, const Value *like, DType d,
+                          const Op *near)
+{
+    Type t = like->type;
+    t.dtype = d;
+    Op *op = tir_op_new(P->a, P->f, k, n, args, 1, &t);
+    op->stmt = near->stmt, op->loc = near->loc;
+    Value *v = op->results[0];
+    v->layout = like->layout;
+    v->ax = like->ax;
+    for (int i = 0; i < t.rank; i++) /* a splat or a constant is one value along every axis */
+        if (k != OP_AND)
+            v->ax.contiguity[i] = 1, v->ax.constancy[i] = t.shape[i], v->ax.divisibility[i] = 1;
+    tir_block_append(P->a, b, op);
+    return v;
 }
 
 /* A scalar load of stage 0 runs S-1 iterations ahead, where the loop may have
@@ -99,14 +119,20 @@ static void guard_ahead_load(Pipe *P, Block *b, Op *ld, Value *pred, const Op *n
 {
     Type t1 = type_scalar(DT_I1), tr = ld->results[0]->type;
     Value *mask = pred;
-    if (ld->load.has_mask) {
+    if (tr.rank) /* a tile's mask: pred at every element */
+        mask = guard_value(P, b, OP_SPLAT, 1, (Value *[]){pred}, ld->args[0], DT_I1, near);
+    if (ld->load.has_mask && tr.rank) {
+        mask = guard_value(P, b, OP_AND, 2, (Value *[]){ld->args[1], mask}, ld->args[1], DT_I1, near);
+    } else if (ld->load.has_mask) {
         Op *and = tir_op_new(P->a, P->f, OP_AND, 2, (Value *[]){ld->args[1], pred}, 1, &t1);
         and->stmt = near->stmt, and->loc = near->loc;
         tir_block_append(P->a, b, and);
         mask = and->results[0];
     }
     Value *other = ld->load.has_other ? ld->args[2] : NULL;
-    if (!other) {
+    if (!other && tr.rank) {
+        other = guard_value(P, b, OP_CONST, 0, NULL, ld->results[0], tr.dtype, near);
+    } else if (!other) {
         Op *z = tir_op_new(P->a, P->f, OP_CONST, 0, NULL, 1, &tr);
         z->stmt = near->stmt, z->loc = near->loc;
         tir_block_append(P->a, b, z);
@@ -156,9 +182,10 @@ static void collect_s0(Pipe *P, Value *v)
                                            d->kind == OP_BROADCAST || d->kind == OP_EXPAND_DIMS ||
                                            d->kind == OP_PROGRAM_ID || d->kind == OP_NUM_PROGRAMS)) &&
                    d->nregions == 0 && d->nres == 1;
-    /* a scalar load an operand's address depends on (a block table's entry), run
-     * ahead with its copy and guarded (guard_ahead_load) */
-    allowed |= scalar_load(d);
+    /* a load an operand's address depends on (a block table's entry, the slots of
+     * gathered rows), run ahead with its copy and guarded (guard_ahead_load), and the
+     * exchange that brings a gathered index to the copy's layout */
+    allowed |= ahead_load(d) || d->kind == OP_CONVERT;
     /* a branch of pure ops that some address depends on (the persistent matmul's move to
      * its next tile), run ahead whole; what its regions read joins stage 0 too */
     bool branch = plain_branch(d, true);
@@ -955,7 +982,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         if (!op_in(&P.s0, body->ops.data[i]))
             continue;
         Op *c = clone_into(&P, pb, body->ops.data[i], &pm);
-        if (scalar_load(c)) {
+        if (ahead_load(c)) {
             pb->ops.len--;
             guard_ahead_load(&P, pb, c, pred, loop);
             tir_block_append(P.a, pb, c);
@@ -1021,7 +1048,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         if (!op_in(&P.s0, op))
             continue;
         tir_op_replace_uses(op, iv, iva);
-        if (scalar_load(op))
+        if (ahead_load(op))
             guard_ahead_load(&P, &nb, op, preda, loop);
         tir_block_append(P.a, &nb, op);
     }

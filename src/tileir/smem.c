@@ -393,6 +393,21 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
 
 static int align16(int x) { return (x + 15) & ~15; }
 
+/* Does b (or a block inside it) hold a copy into ring? (A loop that does is the
+ * ring's prologue or its loop.) */
+static bool copies_into(const Block *b, const Op *ring)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        if (op->kind == OP_ASYNC_COPY && op->buf == ring)
+            return true;
+        for (int r = 0; r < op->nregions; r++)
+            if (copies_into(op->regions[r], ring))
+                return true;
+    }
+    return false;
+}
+
 typedef struct BySize {
     int bytes, index;
 } BySize;
@@ -446,8 +461,9 @@ void tir_smem(Ctx *ctx, TirFunc *f)
         e->first = i;
         e->last = e->op->smem_keep_sync ? i : i + 1;
     }
-    /* a pipeline ring (local_load) holds data in flight for the whole loop:
-     * it is live together with every exchange inside that loop */
+    /* a pipeline ring (local_load) holds data in flight for the whole loop, and
+     * from the prologue's copies on: it is live together with every exchange inside
+     * that loop and its prologue (which may exchange a gathered index, pipeline.c) */
     for (int i = 0; i < ex.len; i++) {
         Exchange *e = &ex.data[i];
         if (e->op->kind != OP_LOCAL_LOAD)
@@ -455,7 +471,7 @@ void tir_smem(Ctx *ctx, TirFunc *f)
         const Op *loop = e->op->parent->parent;
         for (int j = 0; j < ex.len; j++)
             for (const Op *o = ex.data[j].op; o; o = o->parent ? o->parent->parent : NULL)
-                if (o == loop) {
+                if (o == loop || (o->kind == OP_FOR && o->parent == loop->parent && copies_into(o->regions[0], e->op))) {
                     e->first = j < e->first ? j : e->first;
                     e->last = j > e->last ? j : e->last;
                     break;
