@@ -23,7 +23,8 @@ through tl.where before tl.max and exp (and again as zeros after exp, before the
 dot), or as a -inf bias added to s; a head
 dimension HEAD_DIM larger than the stored one D (the dot's K tail masked with other=0.0);
 grouped-query attention, with the kv head `off_h // GROUP` per program or GROUP query heads
-packed into the rows of one tile (row index // GROUP is the token, % GROUP the head);
+packed into the rows of one tile; in a quarter of the forward passes, v's rows gathered through
+loaded indices (`slot = (cols + |idx|) % N`, as a paged cache's slot table) (row index // GROUP is the token, % GROUP the head);
 int64 offsets (`.to(tl.int64)` on program ids and strides); early returns from a grid with
 programs to spare; row strides with gaps; sizes that are not multiples of the blocks.
 
@@ -107,6 +108,7 @@ class AttnGen:
         self.seed = seed
         self.lines = []
         self.helpers = []
+        self.gather_v = False
 
     # ---- small helpers ------------------------------------------------------------------
 
@@ -259,6 +261,12 @@ class AttnGen:
         loaded = loop in ("while", "for_loaded")
         if loaded:
             P.ptr("Lens", "i32", self.B)
+        # v's rows gathered through loaded indices (a paged cache's token-to-slot table):
+        # drawn from a generator of its own, so that the kernels of earlier runs stay as
+        # they were unless this is drawn
+        self.gather_v = loop != "two" and random.Random(self.seed * 7919 + 5).random() < 0.25
+        if self.gather_v:
+            P.ptr("VIdx", "i32", N)
         bias = self.pick(None, None, None, "col", "row", "alibi")
         if bias == "col":
             P.ptr("KBias", self.pick("fp32", "fp16"), self.B * N)
@@ -483,7 +491,12 @@ class AttnGen:
             self.emit("p = tl.where(valid, p, 0.0)", d)
         self.emit(f"alpha = {e}(m_i - m_new)", d)
         self.emit(f"l_i = l_i * alpha + tl.sum(p, {self.pick('1', 'axis=1')})", d)
-        self.load_rows("v", "v_base", "cols", f"cols < {end}", "stride_vm", depth=d)
+        if self.gather_v:   # any loaded integers make a row index below `end`
+            self.emit(f"vidx = tl.load(VIdx + cols, mask=cols < {end}, other=0)", d)
+            self.emit(f"slot = (cols + tl.abs(vidx)) % {end}", d)
+            self.load_rows("v", "v_base", "slot", f"cols < {end}", "stride_vm", depth=d)
+        else:
+            self.load_rows("v", "v_base", "cols", f"cols < {end}", "stride_vm", depth=d)
         pv = f"p.to({TL[self.dt_v]})" if self.chance(0.8) else "p.to(v.dtype)"
         r = self.rng.randrange(4)
         if r == 0:
