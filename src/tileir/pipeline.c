@@ -81,6 +81,7 @@ typedef struct Pipe {
     OpVec loads, converts, s0;
     Vec(DotStage *) stages; /* the ring of each pipelined load */
     ValueVec carried;   /* body arguments stage 0 advances */
+    OpVec prefetch;     /* small loads of the rest run ahead in registers (prefetch_loads) */
     int tma;            /* f->tma_rings index + 1 when the copies go through TMA (tma_ring) */
     int *tma_map;       /* and each load's f->tma_maps index */
     bool ok;
@@ -217,7 +218,7 @@ static bool note_ahead(Pipe *P, const Op *op, ValueVec *delayed)
         bool ahead = value_in(&P->carried, v) || (v->def && op_in(&P->s0, v->def) && varies(P, v, 0));
         if (!ahead || value_in(delayed, v))
             continue;
-        if (v->type.rank)
+        if (v->type.rank && !(v->def && op_in(&P->prefetch, v->def)))
             return false;
         vec_push(P->a, delayed, v);
     }
@@ -729,6 +730,7 @@ static Value **queue_args(Pipe *P, Block *b, const ValueVec *delayed, int first,
             a->block = b;
             a->arg_index = first + d * D + j;
             a->name = v->name;
+            a->layout = v->layout, a->ax = v->ax; /* a prefetched tile's queue keeps its layout */
             vec_push(P->a, &b->args, a);
             q[d * D + j] = a;
             Value *r = res[d * D + j];
@@ -737,6 +739,7 @@ static Value **queue_args(Pipe *P, Block *b, const ValueVec *delayed, int first,
                 r->def = P->loop;
             }
             r->name = v->name;
+            r->layout = v->layout, r->ax = v->ax;
         }
     return q;
 }
@@ -848,6 +851,40 @@ static bool split_stage0(Pipe *P, ValueVec *delayed)
     return true;
 }
 
+/* Small loads of the rest of the body (a step's attention weights, a bias row:
+ * at most PREFETCH_MAX_REGS registers a thread) whose address stage 0 can
+ * compute run ahead with the copies, as guarded loads into registers, and
+ * reach the rest through the queue of S-1 carried tiles that scalars use
+ * (note_ahead): their latency then hides behind S-1 steps instead of stalling
+ * the step that reads them.  Triton stages such loads through shared memory by
+ * cp.async; registers are free where the rings' shared memory bounds the
+ * blocks per SM. */
+#define PREFETCH_MAX_REGS 16
+static void prefetch_loads(Pipe *P)
+{
+    Block *body = P->body;
+    for (int i = 0; i < body->ops.len; i++) {
+        Op *op = body->ops.data[i];
+        if (op->kind != OP_LOAD || op->load.is_volatile || !op->results[0]->type.rank ||
+            op_in(&P->loads, op) || op_in(&P->s0, op) || !op->results[0]->layout)
+            continue;
+        LayoutMap m;
+        const Type *t = &op->results[0]->type;
+        layout_map(op->results[0]->layout, t->rank, t->shape, &m);
+        if ((1 << m.nreg) > PREFETCH_MAX_REGS)
+            continue;
+        int ns0 = P->s0.len, nc = P->carried.len;
+        collect_s0(P, op->results[0]);
+        /* its address needs the rest's values, or does not change (the guard would
+         * then zero what the last S-1 steps read): it stays where it is */
+        if (!P->ok || !varies(P, op->results[0], 0)) {
+            P->s0.len = ns0, P->carried.len = nc, P->ok = true;
+            continue;
+        }
+        vec_push(P->a, &P->prefetch, op);
+    }
+}
+
 /* The end of one iteration's copies: a cp.async group (none on the TMA path). */
 static Op *commit_op(Pipe *P)
 {
@@ -904,7 +941,14 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     for (int i = 0; i < P.stages.len; i++)
         P.stages.data[i]->nslots = nring;
     ValueVec delayed = {0};
-    if (!split_stage0(&P, &delayed))
+    prefetch_loads(&P);
+    bool split = split_stage0(&P, &delayed);
+    if (!split && P.prefetch.len) { /* the loop as it pipelined before: no prefetches */
+        P.prefetch.len = P.s0.len = P.carried.len = delayed.len = 0;
+        P.ok = true;
+        split = split_stage0(&P, &delayed);
+    }
+    if (!split)
         return;
     tma_ring(&P, nring);
 
@@ -935,6 +979,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         Type t = delayed.data[d]->type;
         Op *z = tir_op_new(P.a, f, OP_CONST, 0, NULL, 1, &t);
         z->stmt = loop->stmt, z->loc = loop->loc;
+        z->results[0]->layout = delayed.data[d]->layout;
         tir_block_insert(P.a, parent, at++, z);
         for (int j = 0; j < D; j++) {
             pargs[3 + nc + d * D + j] = z->results[0];

@@ -613,19 +613,51 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
     for (int e = 0; e < 8; ++e)
         offs_n[e] = L1_col + e;
     // attention.py:288  for start in range(0, seq_len, BLOCK_N):
+    float p[16];  // [16x128] fp32, L1
+    #pragma unroll
+    for (int e = 0; e < 16; ++e)
+        p[e] = 0.0f;
+    float p_2[16];  // [16x128] fp32, L1
+    #pragma unroll
+    for (int e = 0; e < 16; ++e)
+        p_2[e] = 0.0f;
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 128);
         const bool in_range = k_ahead < seq_len;
+        // attention.py:289  t = start + offs_n
+        int32_t t[8];  // [128] i32, L3
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            t[e] = k_ahead + offs_n[e];
         // attention.py:290  t_ok = t < seq_len
         int32_t offs_n_2[1];  // [128] i32, L0
         offs_n_2[0] = L0_base;
-        int32_t t[1];  // [128] i32, L0
-        t[0] = k_ahead + offs_n_2[0];
+        int32_t t_2[1];  // [128] i32, L0
+        t_2[0] = k_ahead + offs_n_2[0];
         bool t_ok[1];  // [128] i1, L0
-        t_ok[0] = t[0] < seq_len;
+        t_ok[0] = t_2[0] < seq_len;
         // attention.py:291  slot = tl.load(Req_to_token + b * stride_rb + t, mask=t_ok, other=0)
         int32_t slot[1];  // [128] i32, L0, 4-byte loads
-        tilec::load<1>(&slot[0], (Req_to_token + (b * stride_rb)) + t[0], t_ok[0] & in_range, 0);
+        tilec::load<1>(&slot[0], (Req_to_token + (b * stride_rb)) + t_2[0], t_ok[0] & in_range, 0);
+        // attention.py:292  p = tl.load(P + b * stride_pb + heads[:, None] * stride_ph + t[None, :], mask=t_ok[None, :], other=0.0)
+        int32_t t_3[8];  // [128] i32, L3
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            t_3[e] = k_ahead + offs_n[e];
+        bool t_ok_2[8];  // [128] i1, L3
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            t_ok_2[e] = t_3[e] < seq_len;
+        float p_3[16];  // [16x128] fp32, L1, 16-byte loads where in bounds
+        // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+        #pragma unroll
+        for (int e = 0; e < 16; e += 4) {
+            bool in_bounds[4];  // the mask of these 4 elements
+            #pragma unroll
+            for (int j = 0; j < 4; ++j)
+                in_bounds[j] = t_ok_2[((e + j) & 7)] & in_range;
+            tilec::load_masked_vec<4>(&p_3[e], ((P + (b * stride_pb)) + (heads[(e >> 3)] * stride_ph)) + t[(e & 7)], in_bounds, 0.0f);
+        }
         // attention.py:293  v = tl.load(V_cache + slot[:, None].to(tl.int64) * stride_vt + kv_head * stride_vh + offs_d[None, :], mask=t_ok[:, None], other=0.0)
         int32_t slot_2[16];  // [128] i32, L4
         {  // L0 -> L4 through shared memory (cvt0)
@@ -641,19 +673,33 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             offs_n_3[e] = L1_row + (e << 3);
-        int32_t t_2[16];  // [128] i32, L4
+        int32_t t_4[16];  // [128] i32, L4
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            t_2[e] = k_ahead + offs_n_3[e];
-        bool t_ok_2[16];  // [128] i1, L4
+            t_4[e] = k_ahead + offs_n_3[e];
+        bool t_ok_3[16];  // [128] i1, L4
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            t_ok_2[e] = t_2[e] < seq_len;
+            t_ok_3[e] = t_4[e] < seq_len;
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 128; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), ((V_cache + ((int64_t)slot_2[(e >> 3)] * (int64_t)stride_vt)) + (kv_head * stride_vh)) + offs_d[(e & 7)], in_range && t_ok_2[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), ((V_cache + ((int64_t)slot_2[(e >> 3)] * (int64_t)stride_vt)) + (kv_head * stride_vh)) + offs_d[(e & 7)], in_range && t_ok_3[(e >> 3)]);
         tilec::cp_async_commit();
+        float p_next[16];
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            p_next[e] = p_2[e];
+        float p_2_next[16];
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            p_2_next[e] = p_3[e];
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            p[e] = p_next[e];
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            p_2[e] = p_2_next[e];
     }
     // attention.py:288  for start in range(0, seq_len, BLOCK_N):
     float acc[16];  // [16x128] fp32, L2
@@ -669,16 +715,40 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         // attention.py:288  for start in range(0, seq_len, BLOCK_N):
         const int32_t k_ahead_2 = start + (128 * 2);
         const bool in_range_2 = k_ahead_2 < seq_len;
+        // attention.py:289  t = start + offs_n
+        int32_t t_5[8];  // [128] i32, L3
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            t_5[e] = k_ahead_2 + offs_n[e];
         // attention.py:290  t_ok = t < seq_len
         int32_t offs_n_4[1];  // [128] i32, L0
         offs_n_4[0] = L0_base;
-        int32_t t_3[1];  // [128] i32, L0
-        t_3[0] = k_ahead_2 + offs_n_4[0];
-        bool t_ok_3[1];  // [128] i1, L0
-        t_ok_3[0] = t_3[0] < seq_len;
+        int32_t t_6[1];  // [128] i32, L0
+        t_6[0] = k_ahead_2 + offs_n_4[0];
+        bool t_ok_4[1];  // [128] i1, L0
+        t_ok_4[0] = t_6[0] < seq_len;
         // attention.py:291  slot = tl.load(Req_to_token + b * stride_rb + t, mask=t_ok, other=0)
         int32_t slot_3[1];  // [128] i32, L0, 4-byte loads
-        tilec::load<1>(&slot_3[0], (Req_to_token + (b * stride_rb)) + t_3[0], t_ok_3[0] & in_range_2, 0);
+        tilec::load<1>(&slot_3[0], (Req_to_token + (b * stride_rb)) + t_6[0], t_ok_4[0] & in_range_2, 0);
+        // attention.py:292  p = tl.load(P + b * stride_pb + heads[:, None] * stride_ph + t[None, :], mask=t_ok[None, :], other=0.0)
+        int32_t t_7[8];  // [128] i32, L3
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            t_7[e] = k_ahead_2 + offs_n[e];
+        bool t_ok_5[8];  // [128] i1, L3
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            t_ok_5[e] = t_7[e] < seq_len;
+        float p_4[16];  // [16x128] fp32, L1, 16-byte loads where in bounds
+        // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
+        #pragma unroll
+        for (int e = 0; e < 16; e += 4) {
+            bool in_bounds_2[4];  // the mask of these 4 elements
+            #pragma unroll
+            for (int j = 0; j < 4; ++j)
+                in_bounds_2[j] = t_ok_5[((e + j) & 7)] & in_range_2;
+            tilec::load_masked_vec<4>(&p_4[e], ((P + (b * stride_pb)) + (heads[(e >> 3)] * stride_ph)) + t_5[(e & 7)], in_bounds_2, 0.0f);
+        }
         // attention.py:293  v = tl.load(V_cache + slot[:, None].to(tl.int64) * stride_vt + kv_head * stride_vh + offs_d[None, :], mask=t_ok[:, None], other=0.0)
         int32_t slot_4[16];  // [128] i32, L4
         {  // L0 -> L4 through shared memory (cvt2)
@@ -694,43 +764,19 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             offs_n_5[e] = L1_row + (e << 3);
-        int32_t t_4[16];  // [128] i32, L4
+        int32_t t_8[16];  // [128] i32, L4
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            t_4[e] = k_ahead_2 + offs_n_5[e];
-        bool t_ok_4[16];  // [128] i1, L4
+            t_8[e] = k_ahead_2 + offs_n_5[e];
+        bool t_ok_6[16];  // [128] i1, L4
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            t_ok_4[e] = t_4[e] < seq_len;
+            t_ok_6[e] = t_8[e] < seq_len;
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 128; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), ((V_cache + ((int64_t)slot_4[(e >> 3)] * (int64_t)stride_vt)) + (kv_head * stride_vh)) + offs_d[(e & 7)], in_range_2 && t_ok_4[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), ((V_cache + ((int64_t)slot_4[(e >> 3)] * (int64_t)stride_vt)) + (kv_head * stride_vh)) + offs_d[(e & 7)], in_range_2 && t_ok_6[(e >> 3)]);
         tilec::cp_async_commit();
-        // attention.py:289  t = start + offs_n
-        int32_t t_5[8];  // [128] i32, L3
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            t_5[e] = start + offs_n[e];
-        // attention.py:292  p = tl.load(P + b * stride_pb + heads[:, None] * stride_ph + t[None, :], mask=t_ok[None, :], other=0.0)
-        int32_t t_6[8];  // [128] i32, L3
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            t_6[e] = start + offs_n[e];
-        bool t_ok_5[8];  // [128] i1, L3
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            t_ok_5[e] = t_6[e] < seq_len;
-        float p[16];  // [16x128] fp32, L1, 16-byte loads where in bounds
-        // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
-        #pragma unroll
-        for (int e = 0; e < 16; e += 4) {
-            bool in_bounds[4];  // the mask of these 4 elements
-            #pragma unroll
-            for (int j = 0; j < 4; ++j)
-                in_bounds[j] = t_ok_5[((e + j) & 7)];
-            tilec::load_masked_vec<4>(&p[e], ((P + (b * stride_pb)) + (heads[(e >> 3)] * stride_ph)) + t_5[(e & 7)], in_bounds, 0.0f);
-        }
         // attention.py:295  acc += tl.dot(p.to(v.dtype), v)
         uint32_t a_frag[32];  // [16x128] bf16, L5: operand A fragments, 2 elements per register
         {  // L1 -> L5 through shared memory (stage3)
@@ -764,6 +810,20 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         // attention.py:288  for start in range(0, seq_len, BLOCK_N):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
+        float p_next[16];
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            p_next[e] = p_2[e];
+        float p_2_next[16];
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            p_2_next[e] = p_4[e];
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            p[e] = p_next[e];
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            p_2[e] = p_2_next[e];
     }
     // attention.py:288  for start in range(0, seq_len, BLOCK_N):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
