@@ -1088,12 +1088,22 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     Value *preda = mk_op(&P, &nb, OP_CMP, 2, (Value *[]){iva, ub}, type_scalar(DT_I1), loop);
     preda->name = "in_range";
     preda->def->cmp.pred = CMP_LT;
+    /* Which loads of stage 0 to guard: those that change from step to step.  A load
+     * that does not is read by the rest as it is, not through a queue (note_ahead),
+     * so a guard would zero it for the last S-1 steps; its address held in the first
+     * step, so reading it unguarded in each step the loop runs is safe.  Decided before
+     * any operand is rewritten to the step ahead, which varies() could not follow. */
+    bool *guard = NEW_ARRAY(P.a, bool, (size_t)body->ops.len + 1);
+    for (int i = 0; i < body->ops.len; i++) {
+        Op *op = body->ops.data[i];
+        guard[i] = op_in(&P.s0, op) && ahead_load(op) && varies(&P, op->results[0], 0);
+    }
     for (int i = 0; i < body->ops.len; i++) {
         Op *op = body->ops.data[i];
         if (!op_in(&P.s0, op))
             continue;
         tir_op_replace_uses(op, iv, iva);
-        if (ahead_load(op))
+        if (guard[i])
             guard_ahead_load(&P, &nb, op, preda, loop);
         tir_block_append(P.a, &nb, op);
     }

@@ -440,6 +440,15 @@ def atomic_and_misc_cases():
     cases.append(Case("cumprod_rev/fp32/B1024/w4", "examples/cumsum.py", "cumprod_rev_kernel",
                       "*fp32:16, *fp32:16, i32, 1024", num_warps=4, grid="cdiv(N, BLOCK_SIZE)",
                       driver="cumprod_rev", sizes=list(CUMSUM_SIZES)))
+    # A pipelined K loop whose operand address and body both read a load that is the same in
+    # every step (tests/golden/pipeline_invariant_load.py): the body must see it in the steps
+    # past the copies' range too.  K ragged and of many steps; sm_80 and the sm_90 build.
+    for flags in [[], ["--arch", "sm_90"]]:
+        cases.append(Case("pipeline/invariant_load/64x64x32" + ("/sm_90" if flags else ""),
+                          "tests/golden/pipeline_invariant_load.py", "invariant_load_kernel",
+                          "*fp16:16, *fp16:16, *fp32:16, *i32:16, i32, i32:16, 64, 64, 32", num_warps=4,
+                          num_stages=3, driver="invariant_load", dtype="fp16", feature="dot",
+                          sizes=[(1, 1), (32, 3), (100, 2), (257, 5), (1000, 4)], extra_flags=flags))
     # Block pointers and tensor descriptors (tests/golden): a column-major copy
     # (order=(0, 1)), a descriptor |x|, and a matmul whose K loop carries block pointers.
     bp_shapes = [(1, 1), (3, 17), (1000, 300), (64, 64), (781, 1029)]

@@ -2683,6 +2683,29 @@ def drive_decode_split(kernel, case, shape, use_triton, gen):
     return run_and_check(kernel, check, values, [out, lse], (B, KH, S), use_triton)
 
 
+def drive_invariant_load(kernel, case, shape, use_triton, gen):
+    """A [rows, stride_a] fp16 with each program's block starting `off` rows down (off in
+    0..7, loaded in every step), B [K, BLOCK_N], C one [BLOCK_M, BLOCK_N] block a program:
+    C = A[off:off + BLOCK_M, :K] @ B + off * steps."""
+    K, programs = shape
+    bm, bn, bk = (kernel.constexprs[k] for k in ("BLOCK_M", "BLOCK_N", "BLOCK_K"))
+    check = Check(case, f"K={K} programs={programs}")
+    stride_a = -(-K // 16) * 16
+    rows = bm + 8
+    a = rand_float(rows * stride_a, torch.float16, gen)
+    b = rand_float(K * bn, torch.float16, gen)
+    off = torch.randint(0, 8, (programs,), generator=gen, device="cuda", dtype=torch.int32)
+    steps = -(-K // bk)
+    a64 = a.view(rows, stride_a)[:, :K].double()
+    ref = torch.stack([a64[int(o):int(o) + bm] @ b.view(K, bn).double() + float(o) * steps for o in off])
+    n = programs * bm * bn
+    values = {"A": a, "B": b, "C": torch.empty(n + GUARD, device="cuda", dtype=torch.float32), "Off": off,
+              "K": K, "stride_a": stride_a}
+    out = Expect("C", lambda t: t[:n].view(programs, bm, bn), ref, rtol=1e-3, atol=1e-3 * max(K, 1) ** 0.5,
+                 rest=lambda t: t[n:])
+    return run_and_check(kernel, check, values, [out], (programs,), use_triton)
+
+
 def drive_decode_pv(kernel, case, shape, use_triton, gen):
     """P [B, H, Tmax] fp32 weights (each row a softmax over the sequence's tokens), V_cache
     [slots, KH, D] with the slots of every sequence's tokens drawn at random (a permutation),
@@ -2808,7 +2831,7 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "rms_norm_fwd": drive_rms_norm_fwd, "layer_norm_bwd_dx": drive_layer_norm_bwd_dx,
            "layer_norm_dwdb": drive_layer_norm_dwdb, "cross_entropy": drive_cross_entropy,
            "col_max": drive_col_max, "row_min": drive_row_min, "argmax": drive_argmax,
-           "rope": drive_rope, "decode_pv": drive_decode_pv, "dropout": drive_dropout,
+           "rope": drive_rope, "decode_pv": drive_decode_pv, "invariant_load": drive_invariant_load, "dropout": drive_dropout,
            "rand": drive_rand, "randint": drive_rand, "cumsum": drive_cumsum,
            "cumsum_rows": drive_cumsum_rows, "histogram": drive_histogram, "bits": drive_bits,
            "ticket": drive_ticket, "swap": drive_swap, "cas": drive_swap, "randn": drive_randn,
