@@ -868,6 +868,13 @@ static void prefetch_loads(Pipe *P)
         if (op->kind != OP_LOAD || op->load.is_volatile || !op->results[0]->type.rank ||
             op_in(&P->loads, op) || op_in(&P->s0, op) || !op->results[0]->layout)
             continue;
+        /* a dot operand a ring could not take (copies under 4 bytes) stays as it was: two
+         * more copies of it cost an fp16 matmul with 2-byte loads a spill on sm_80 */
+        Op *u = single_user(body, op->results[0]);
+        if (u && u->kind == OP_TRANS)
+            u = single_user(body, u->results[0]);
+        if (u && u->kind == OP_CONVERT && is_dot_stage(u))
+            continue;
         LayoutMap m;
         const Type *t = &op->results[0]->type;
         layout_map(op->results[0]->layout, t->rank, t->shape, &m);

@@ -669,26 +669,9 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         b_ptrs[e] = (b_ptr + (ks[e] * stride_bk)) + (cols[0] * 1);
     // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 32) - 1) / 32;
-    __half b[16];  // [32x64] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b[e] = __float2half(0.0f);
-    __half b_2[16];  // [32x64] fp16, L1
-    #pragma unroll
-    for (int e = 0; e < 16; ++e)
-        b_2[e] = __float2half(0.0f);
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
-        // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
-        __half b_3[16];  // [32x64] fp16, L1, 2-byte loads
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&b_3[e], b_ptrs[e], (ks[e] < (K - (k_ahead * 32))) & in_range, __float2half(0.0f));
-        // matmul.py:91  b_ptrs += BLOCK_K * stride_bk
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs[e] += 32 * stride_bk;
         // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
@@ -704,20 +687,6 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
             a_ptrs[e / 8] += 32;
-        __half b_next[16];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_next[e] = b_2[e];
-        __half b_2_next[16];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_2_next[e] = b_3[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b[e] = b_next[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_2[e] = b_2_next[e];
     }
     // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
     float acc[32];  // [64x64] fp32, L3
@@ -733,15 +702,6 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
-        // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
-        __half b_4[16];  // [32x64] fp16, L1, 2-byte loads
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            tilec::load<1>(&b_4[e], b_ptrs[e], (ks[e] < (K - (k_ahead_2 * 32))) & in_range_2, __float2half(0.0f));
-        // matmul.py:91  b_ptrs += BLOCK_K * stride_bk
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_ptrs[e] += 32 * stride_bk;
         // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
@@ -753,20 +713,25 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
             tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_bounds_2, in_range_2);
         }
         tilec::cp_async_commit();
+        // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
+        __half b[16];  // [32x64] fp16, L1, 2-byte loads
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            tilec::load<1>(&b[e], b_ptrs[e], ks[e] < (K - (k * 32)), __float2half(0.0f));
         // matmul.py:89  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a[16];  // [64x32] fp16, L10: operand A fragments, 2 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
-        uint32_t b_5[16];  // [32x64] fp16, L11: operand B fragments, 2 elements per register
+        uint32_t b_2[16];  // [32x64] fp16, L11: operand B fragments, 2 elements per register
         {  // L1 -> L11 through shared memory (stage1)
             #pragma unroll
             for (int e = 0; e < 16; ++e)
                 *stage1(smem, L1_row + (e << 1), L1_col) = b[e];
             __syncthreads();
-            // ldmatrix.trans.x4 into b_5: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+            // ldmatrix.trans.x4 into b_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
             const int ld_row = lane & 15, ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
             #pragma unroll
             for (int qi = 0; qi < 4; ++qi)
-                tilec::ldmatrix<4, true>(&b_5[4 * qi], stage1(smem, ld_row + ((qi & 1) << 4), ld_col + ((qi >> 1) << 5)));
+                tilec::ldmatrix<4, true>(&b_2[4 * qi], stage1(smem, ld_row + ((qi & 1) << 4), ld_col + ((qi >> 1) << 5)));
             __syncthreads();  // the buffer is free again
         }
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
@@ -781,8 +746,12 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b_5[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b_2[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
+        // matmul.py:91  b_ptrs += BLOCK_K * stride_bk
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            b_ptrs[e] += 32 * stride_bk;
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
@@ -790,20 +759,6 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
             a_ptrs[e / 8] += 32;
-        __half b_next[16];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_next[e] = b_2[e];
-        __half b_2_next[16];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_2_next[e] = b_4[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b[e] = b_next[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            b_2[e] = b_2_next[e];
     }
     // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
