@@ -22,12 +22,17 @@
  * and the induction variable is read as iv + (S-1)*step there.  A scalar
  * that stage 0 computes ahead and the rest of the body reads comes to the
  * rest through a queue of S-1 loop-carried copies (note_ahead, queue_args).
+ * Stage 0 may also load: a block table's entry, or a tile of indices through
+ * which an operand's rows are gathered (with the exchange that brings them to
+ * the copy's layout); such loads are guarded past the loop's end unless they
+ * are the same in every step.  Other small loads of the body are prefetched
+ * into registers S-1 steps ahead through the same queues (prefetch_loads).
  * A reset of the accumulator in a branch after the dot becomes the next
  * dot's use flag (fold_acc_reset).  Dots on wgmma may leave a group in
  * flight into the next step, their rings then a slot more (wgmma_in_flight,
  * group_may_stay).  A loop is left alone when stage 0 would need a value of
  * the body's other ops, when the rest reads a tile that stage 0 computes
- * ahead, when a carried value stage 0 advances is used after the loop, when
+ * ahead (but a prefetched load's), when a carried value stage 0 advances is used after the loop, when
  * the body holds an inner loop, when its branches' exchanges would not fit
  * beside the rings, or when the copies would be narrower than 4 bytes.
  */
@@ -112,10 +117,10 @@ static Value *guard_value(Pipe *P, Block *b, OpKind k, int n, Value **args, cons
     return v;
 }
 
-/* A scalar load of stage 0 runs S-1 iterations ahead, where the loop may have
- * ended and its address be past the data: it reads only while `pred` holds
- * and gives 0 (or its `other`) otherwise, as Triton predicates what it
- * pipelines.  The guard's ops are appended to b, before the load. */
+/* A load of stage 0 (a scalar or a tile) runs S-1 iterations ahead, where the
+ * loop may have ended and its address be past the data: it reads only while
+ * `pred` holds and gives 0 (or its `other`) otherwise, as Triton predicates
+ * what it pipelines.  The guard's ops are appended to b, before the load. */
 static void guard_ahead_load(Pipe *P, Block *b, Op *ld, Value *pred, const Op *near)
 {
     Type t1 = type_scalar(DT_I1), tr = ld->results[0]->type;
@@ -852,14 +857,14 @@ static bool split_stage0(Pipe *P, ValueVec *delayed)
 }
 
 /* Small loads of the rest of the body (a step's attention weights, a bias row:
- * at most PREFETCH_MAX_REGS registers a thread) whose address stage 0 can
+ * at most PREFETCH_MAX_VALUES values a thread) whose address stage 0 can
  * compute run ahead with the copies, as guarded loads into registers, and
  * reach the rest through the queue of S-1 carried tiles that scalars use
  * (note_ahead): their latency then hides behind S-1 steps instead of stalling
  * the step that reads them.  Triton stages such loads through shared memory by
  * cp.async; registers are free where the rings' shared memory bounds the
  * blocks per SM. */
-#define PREFETCH_MAX_REGS 16
+#define PREFETCH_MAX_VALUES 16
 static void prefetch_loads(Pipe *P)
 {
     Block *body = P->body;
@@ -878,7 +883,7 @@ static void prefetch_loads(Pipe *P)
         LayoutMap m;
         const Type *t = &op->results[0]->type;
         layout_map(op->results[0]->layout, t->rank, t->shape, &m);
-        if ((1 << m.nreg) > PREFETCH_MAX_REGS)
+        if ((1 << m.nreg) > PREFETCH_MAX_VALUES)
             continue;
         int ns0 = P->s0.len, nc = P->carried.len;
         collect_s0(P, op->results[0]);
