@@ -48,6 +48,15 @@ template <int B> struct Word { typedef uint32_t T; };
 template <> struct Word<2> { typedef uint16_t T; };
 template <> struct Word<1> { typedef uint8_t T; };
 
+// V elements of T seen as N words of B bytes (whole registers where they fill
+// them): the form in which a masked load or a 16-bit store moves its data.
+template <typename T, int V> struct Words {
+    static constexpr int B = sizeof(T) * V < 4 ? sizeof(T) * V : 4;
+    static constexpr int N = sizeof(T) * V / B;
+    typedef typename Word<B>::T W;
+    union Both { Vec<T, V> v; Vec<W, N> w; };
+};
+
 // One predicated global load of N words of B bytes into w[0..N): where pred is
 // false the instruction does not run and w keeps what it held.  Written as PTX
 // with the predicate on the instruction, as Triton's loads are: an `if` around
@@ -95,14 +104,12 @@ template <int B> struct LoadPred<B, 1> {
 template <int V, typename T>
 __device__ __forceinline__ void load(T *dst, const T *src, bool pred, T other)
 {
-    constexpr int B = sizeof(T) * V < 4 ? sizeof(T) * V : 4;
-    constexpr int N = sizeof(T) * V / B;
-    typedef typename Word<B>::T W;
-    union { Vec<T, V> v; Vec<W, N> w; } u;
+    typedef Words<T, V> P;
+    typename P::Both u;
 #pragma unroll
     for (int j = 0; j < V; ++j)
         u.v.e[j] = other;
-    LoadPred<B, N>::run(u.w.e, src, pred);
+    LoadPred<P::B, P::N>::run(u.w.e, src, pred);
 #pragma unroll
     for (int j = 0; j < V; ++j)
         dst[j] = u.v.e[j];
@@ -175,14 +182,12 @@ __device__ __forceinline__ void store_global(T *dst, const T *src, bool pred = t
         store<V>(dst, src, pred);
         return;
     }
-    constexpr int B = sizeof(T) * V < 4 ? sizeof(T) * V : 4;
-    constexpr int N = sizeof(T) * V / B;
-    typedef typename Word<B>::T W;
-    union { Vec<T, V> v; Vec<W, N> w; } u;
+    typedef Words<T, V> P;
+    typename P::Both u;
 #pragma unroll
     for (int j = 0; j < V; ++j)
         u.v.e[j] = src[j];
-    StorePred<B, N>::run(dst, u.w.e, pred);
+    StorePred<P::B, P::N>::run(dst, u.w.e, pred);
 }
 
 // Reinterpret the bits of a value as another type of the same size.
