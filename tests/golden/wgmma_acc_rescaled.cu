@@ -216,20 +216,26 @@ template <int B, int N> struct StorePred {     // one word, or narrower than a r
 // struct was split by nvcc into 2- and 4-byte stores in places (an in-place
 // bf16 kernel: 16 st.global.u16 where two st.global.v4 were meant, at 0.55x
 // Triton's speed).  Wider elements keep the plain store, which nvcc vectorizes
-// (the PTX form cost a tf32 matmul a spill).
+// (the PTX form cost a tf32 matmul a spill).  Chosen by specialization, so that
+// no instantiation holds code it never runs (NVRTC warns of it).
+template <int V, typename T, bool Narrow = (sizeof(T) < 4)> struct StoreGlobal {
+    static __device__ __forceinline__ void run(T *dst, const T *src, bool pred) { store<V>(dst, src, pred); }
+};
+template <int V, typename T> struct StoreGlobal<V, T, true> {
+    static __device__ __forceinline__ void run(T *dst, const T *src, bool pred)
+    {
+        typedef Words<T, V> P;
+        typename P::Both u;
+#pragma unroll
+        for (int j = 0; j < V; ++j)
+            u.v.e[j] = src[j];
+        StorePred<P::B, P::N>::run(dst, u.w.e, pred);
+    }
+};
 template <int V, typename T>
 __device__ __forceinline__ void store_global(T *dst, const T *src, bool pred = true)
 {
-    if (sizeof(T) >= 4) {
-        store<V>(dst, src, pred);
-        return;
-    }
-    typedef Words<T, V> P;
-    typename P::Both u;
-#pragma unroll
-    for (int j = 0; j < V; ++j)
-        u.v.e[j] = src[j];
-    StorePred<P::B, P::N>::run(dst, u.w.e, pred);
+    StoreGlobal<V, T>::run(dst, src, pred);
 }
 
 // Reinterpret the bits of a value as another type of the same size.
