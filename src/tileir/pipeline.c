@@ -109,7 +109,8 @@ static Value *guard_value(Pipe *P, Block *b, OpKind k, int n, Value **args, cons
     op->stmt = near->stmt, op->loc = near->loc;
     Value *v = op->results[0];
     v->layout = like->layout;
-    v->ax = like->ax;
+    v->ax = like->ax; /* an AND with pred is as constant along each axis as the mask */
+    v->ax.has_const = false; /* but no longer a known constant (nor pred, nor the zero) */
     for (int i = 0; i < t.rank; i++) /* a splat or a constant is one value along every axis */
         if (k != OP_AND)
             v->ax.contiguity[i] = 1, v->ax.constancy[i] = t.shape[i], v->ax.divisibility[i] = 1;
@@ -123,27 +124,14 @@ static Value *guard_value(Pipe *P, Block *b, OpKind k, int n, Value **args, cons
  * what it pipelines.  The guard's ops are appended to b, before the load. */
 static void guard_ahead_load(Pipe *P, Block *b, Op *ld, Value *pred, const Op *near)
 {
-    Type t1 = type_scalar(DT_I1), tr = ld->results[0]->type;
-    Value *mask = pred;
-    if (tr.rank) /* a tile's mask: pred at every element */
+    Value *mask = pred; /* a tile's mask: pred at every element */
+    if (ld->results[0]->type.rank)
         mask = guard_value(P, b, OP_SPLAT, 1, (Value *[]){pred}, ld->args[0], DT_I1, near);
-    if (ld->load.has_mask && tr.rank) {
+    if (ld->load.has_mask)
         mask = guard_value(P, b, OP_AND, 2, (Value *[]){ld->args[1], mask}, ld->args[1], DT_I1, near);
-    } else if (ld->load.has_mask) {
-        Op *and = tir_op_new(P->a, P->f, OP_AND, 2, (Value *[]){ld->args[1], pred}, 1, &t1);
-        and->stmt = near->stmt, and->loc = near->loc;
-        tir_block_append(P->a, b, and);
-        mask = and->results[0];
-    }
-    Value *other = ld->load.has_other ? ld->args[2] : NULL;
-    if (!other && tr.rank) {
-        other = guard_value(P, b, OP_CONST, 0, NULL, ld->results[0], tr.dtype, near);
-    } else if (!other) {
-        Op *z = tir_op_new(P->a, P->f, OP_CONST, 0, NULL, 1, &tr);
-        z->stmt = near->stmt, z->loc = near->loc;
-        tir_block_append(P->a, b, z);
-        other = z->results[0];
-    }
+    Value *other = ld->load.has_other ? ld->args[2]
+                                      : guard_value(P, b, OP_CONST, 0, NULL, ld->results[0],
+                                                    ld->results[0]->type.dtype, near);
     Value **args = NEW_ARRAY(P->a, Value *, 3);
     args[0] = ld->args[0], args[1] = mask, args[2] = other;
     ld->args = args;
@@ -761,6 +749,17 @@ static void queue_shift(const ValueVec *delayed, int D, Value **q, const VMap *m
     }
 }
 
+/* The conversion that stages load ld's tile as a dot operand when that is all
+ * the body does with it (perhaps through a transpose; a 3-D operand is copied
+ * as it is loaded, untransposed), else NULL. */
+static Op *operand_stage(Block *body, const Op *ld)
+{
+    Op *c = single_user(body, ld->results[0]);
+    if (c && c->kind == OP_TRANS && ld->results[0]->type.rank == 2)
+        c = single_user(body, c->results[0]);
+    return c && c->kind == OP_CONVERT && is_dot_stage(c) ? c : NULL;
+}
+
 /* The loads of the body that a ring can take: 2-D (or 3-D) tiles read only by
  * their conversion to a dot operand (perhaps through a transpose), zeros where
  * masked, copies of at least 4 bytes.  False when the body holds anything but
@@ -778,12 +777,8 @@ static bool find_rings(Pipe *P)
         if (rank != 2 && rank != 3)
             continue;
         Value *r = op->results[0];
-        Op *u = single_user(body, r);
-        Op *c = u;
-        if (u && u->kind == OP_TRANS && rank == 2) /* a 3-D operand is copied as it is loaded, untransposed */
-            c = single_user(body, u->results[0]);
-        if (!c || c->kind != OP_CONVERT || !is_dot_stage(c) || !c->results[0]->layout->parent ||
-            c->results[0]->layout->parent->kind != LAYOUT_MMA)
+        Op *c = operand_stage(body, op);
+        if (!c || !c->results[0]->layout->parent || c->results[0]->layout->parent->kind != LAYOUT_MMA)
             continue;
         if (op->load.has_other && !tir_is_zero_splat(op->args[2]))
             continue; /* cp.async fills masked elements with zeros only */
@@ -875,10 +870,7 @@ static void prefetch_loads(Pipe *P)
             continue;
         /* a dot operand a ring could not take (copies under 4 bytes) stays as it was: two
          * more copies of it cost an fp16 matmul with 2-byte loads a spill on sm_80 */
-        Op *u = single_user(body, op->results[0]);
-        if (u && u->kind == OP_TRANS)
-            u = single_user(body, u->results[0]);
-        if (u && u->kind == OP_CONVERT && is_dot_stage(u))
+        if (operand_stage(body, op))
             continue;
         LayoutMap m;
         const Type *t = &op->results[0]->type;
