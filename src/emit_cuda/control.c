@@ -53,14 +53,50 @@ static bool is_block_arg(const Block *b, const Value *v)
     return false;
 }
 
+/* Can the yield's assignments be ordered so that none overwrites a variable a later
+ * one reads (the shift of a pipeline's queue: p = p_2; p_2 = p_4)?  Only where every
+ * yielded value is a variable of its own, so that its name is all it reads; then
+ * they are emitted so, and true is returned. */
+static bool emit_yield_ordered(Emitter *E, const Op *y, Value *const *targets)
+{
+    int n = y->nargs;
+    for (int i = 0; i < n; i++)
+        if (info(E, y->args[i])->inl)
+            return false;
+    bool *order = NEW_ARRAY(&E->ctx->arena, bool, (size_t)n + 1); /* placed (or in place) */
+    int *seq = NEW_ARRAY(&E->ctx->arena, int, (size_t)n + 1), m = 0, left = 0;
+    for (int i = 0; i < n; i++)
+        left += !(order[i] = !strcmp(vname(E, targets[i]), vname(E, y->args[i])));
+    for (bool moved = true; moved && m < left;) {
+        moved = false;
+        for (int i = 0; i < n; i++) {
+            bool read_later = false;
+            for (int j = 0; j < n && !order[i] && !read_later; j++)
+                read_later = j != i && !order[j] && !strcmp(vname(E, y->args[j]), vname(E, targets[i]));
+            if (order[i] || read_later)
+                continue;
+            order[i] = moved = true;
+            seq[m++] = i;
+        }
+    }
+    if (m < left) /* a cycle (a swap): temporaries */
+        return false;
+    for (int k = 0; k < m; k++)
+        fill(E, vname(E, targets[seq[k]]), targets[seq[k]], value_elem, y->args[seq[k]]);
+    return true;
+}
+
 /* Assign yielded values to the variables they feed.  The assignments are
- * simultaneous: when one reads another's variable, go through temporaries. */
+ * simultaneous: when one reads another's variable, they go in an order where
+ * none is overwritten before it is read, else through temporaries. */
 static void emit_yield_into(Emitter *E, const Block *b, const Op *y, Value *const *targets)
 {
     bool clash = false;
     for (int i = 0; i < y->nargs; i++)
         if (is_block_arg(b, y->args[i]) && strcmp(vname(E, y->args[i]), vname(E, targets[i])))
             clash = true;
+    if (clash && emit_yield_ordered(E, y, targets))
+        return;
     for (int i = 0; i < y->nargs && clash; i++) {
         const Value *t = targets[i];
         const char *tmp = fmt(E, "%s_next", vname(E, t));

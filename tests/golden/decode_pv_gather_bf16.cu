@@ -697,20 +697,12 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         for (int e = 0; e < 128; e += 8)
             tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), ((V_cache + ((int64_t)slot_2[(e >> 3)] * (int64_t)stride_vt)) + (kv_head * stride_vh)) + offs_d[(e & 7)], in_range && t_ok_3[(e >> 3)]);
         tilec::cp_async_commit();
-        float p_next[16];
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            p_next[e] = p_2[e];
-        float p_2_next[16];
+            p[e] = p_2[e];
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            p_2_next[e] = p_3[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            p[e] = p_next[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            p_2[e] = p_2_next[e];
+            p_2[e] = p_3[e];
     }
     // attention.py:288  for start in range(0, seq_len, BLOCK_N):
     float acc[16];  // [16x128] fp32, L2
@@ -821,20 +813,12 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         // attention.py:288  for start in range(0, seq_len, BLOCK_N):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
-        float p_next[16];
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            p_next[e] = p_2[e];
-        float p_2_next[16];
+            p[e] = p_2[e];
         #pragma unroll
         for (int e = 0; e < 16; ++e)
-            p_2_next[e] = p_4[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            p[e] = p_next[e];
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            p_2[e] = p_2_next[e];
+            p_2[e] = p_4[e];
     }
     // attention.py:288  for start in range(0, seq_len, BLOCK_N):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

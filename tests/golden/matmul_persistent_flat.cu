@@ -650,50 +650,22 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
         for (int e = 0; e < 32; e += 8)
             tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), (b_ptr + (offs_k[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1), in_range && (offs_k[(e >> 3)] < K));
         tilec::cp_async_commit();
-        int32_t k_next;
-        k_next = k_4;
-        int32_t tile_next;
-        tile_next = tile_3;
-        int32_t tile_m_next;
-        tile_m_next = tile_m_4;
-        int32_t tile_n_next;
-        tile_n_next = tile_n_4;
-        int32_t rows_2_next[4];
+        k = k_4;
+        tile = tile_3;
+        tile_m = tile_m_4;
+        tile_n = tile_n_4;
         #pragma unroll
         for (int e = 0; e < 4; ++e)
-            rows_2_next[e] = rows[e];
-        int32_t cols_2_next[8];
+            rows_2[e] = rows[e];
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            cols_2_next[e] = cols[e];
-        int32_t k_2_next;
-        k_2_next = k_3;
-        int32_t k_3_next;
-        k_3_next = k_4;
-        int32_t tile_m_2_next;
-        tile_m_2_next = tile_m_3;
-        int32_t tile_m_3_next;
-        tile_m_3_next = tile_m_4;
-        int32_t tile_n_2_next;
-        tile_n_2_next = tile_n_3;
-        int32_t tile_n_3_next;
-        tile_n_3_next = tile_n_4;
-        k = k_next;
-        tile = tile_next;
-        tile_m = tile_m_next;
-        tile_n = tile_n_next;
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            rows_2[e] = rows_2_next[e];
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            cols_2[e] = cols_2_next[e];
-        k_2 = k_2_next;
-        k_3 = k_3_next;
-        tile_m_2 = tile_m_2_next;
-        tile_m_3 = tile_m_3_next;
-        tile_n_2 = tile_n_2_next;
-        tile_n_3 = tile_n_3_next;
+            cols_2[e] = cols[e];
+        k_2 = k_3;
+        k_3 = k_4;
+        tile_m_2 = tile_m_3;
+        tile_m_3 = tile_m_4;
+        tile_n_2 = tile_n_3;
+        tile_n_3 = tile_n_4;
     }
     // matmul.py:155  for _ in range(0, k_steps * mine):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
@@ -851,50 +823,22 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
         // matmul.py:155  for _ in range(0, k_steps * mine):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
-        int32_t k_next;
-        k_next = k_5;
-        int32_t tile_next;
-        tile_next = tile_5;
-        int32_t tile_m_next;
-        tile_m_next = tile_m_6;
-        int32_t tile_n_next;
-        tile_n_next = tile_n_6;
-        int32_t rows_2_next[4];
+        k = k_5;
+        tile = tile_5;
+        tile_m = tile_m_6;
+        tile_n = tile_n_6;
         #pragma unroll
         for (int e = 0; e < 4; ++e)
-            rows_2_next[e] = rows_3[e];
-        int32_t cols_2_next[8];
+            rows_2[e] = rows_3[e];
         #pragma unroll
         for (int e = 0; e < 8; ++e)
-            cols_2_next[e] = cols_3[e];
-        int32_t k_2_next;
-        k_2_next = k_3;
-        int32_t k_3_next;
-        k_3_next = k_5;
-        int32_t tile_m_2_next;
-        tile_m_2_next = tile_m_3;
-        int32_t tile_m_3_next;
-        tile_m_3_next = tile_m_6;
-        int32_t tile_n_2_next;
-        tile_n_2_next = tile_n_3;
-        int32_t tile_n_3_next;
-        tile_n_3_next = tile_n_6;
-        k = k_next;
-        tile = tile_next;
-        tile_m = tile_m_next;
-        tile_n = tile_n_next;
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-            rows_2[e] = rows_2_next[e];
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            cols_2[e] = cols_2_next[e];
-        k_2 = k_2_next;
-        k_3 = k_3_next;
-        tile_m_2 = tile_m_2_next;
-        tile_m_3 = tile_m_3_next;
-        tile_n_2 = tile_n_2_next;
-        tile_n_3 = tile_n_3_next;
+            cols_2[e] = cols_3[e];
+        k_2 = k_3;
+        k_3 = k_5;
+        tile_m_2 = tile_m_3;
+        tile_m_3 = tile_m_6;
+        tile_n_2 = tile_n_3;
+        tile_n_3 = tile_n_6;
     }
 }
 
