@@ -25,10 +25,10 @@
 // next exchange's barrier.
 //   attention.py:293  convert_layout, 512 bytes at 98304: the tile changing layout (L0 -> L4), row-major;
 //       no bank conflicts on the write or the read (counted statically)
-//   attention.py:293  convert_layout, 512 bytes at 98304: the tile changing layout (L0 -> L4), row-major;
-//       no bank conflicts on the write or the read (counted statically)
 //   attention.py:295  convert_layout, 4096 bytes at 98304: operand A of tl.dot, 16 x 128 bf16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
 //   attention.py:295  local_load, 98304 bytes at 0: operand B of tl.dot, 128 x 128 bf16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
+//   attention.py:293  convert_layout, 512 bytes at 98304: the tile changing layout (L0 -> L4), row-major;
+//       no bank conflicts on the write or the read (counted statically)
 //   attention.py:296  convert_layout, 4096 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 640 extra wavefronts without the swizzle)
@@ -562,21 +562,21 @@ static __device__ __forceinline__ __nv_bfloat16 *stage1(unsigned char *smem, int
     return reinterpret_cast<__nv_bfloat16 *>(smem + 0) + slot * 16384 + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
-// cvt2: a 128 i32 tile changing layout (L0 -> L4) in shared memory, row-major;
-// 512 bytes; no bank conflicts on the write or the read (counted statically).
-static __device__ __forceinline__ int cvt2_at(int i)
-{
-    return i;
-}
-
-// stage3: operand A of a tl.dot (16x128 bf16, M x K), staged in shared memory for the tensor cores
+// stage2: operand A of a tl.dot (16x128 bf16, M x K), staged in shared memory for the tensor cores
 // as 16 rows of 128 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 4096 bytes at byte 98304 of the arena.
-static __device__ __forceinline__ __nv_bfloat16 *stage3(unsigned char *smem, int row, int col)
+static __device__ __forceinline__ __nv_bfloat16 *stage2(unsigned char *smem, int row, int col)
 {
     return reinterpret_cast<__nv_bfloat16 *>(smem + 98304) + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
+}
+
+// cvt3: a 128 i32 tile changing layout (L0 -> L4) in shared memory, row-major;
+// 512 bytes; no bank conflicts on the write or the read (counted statically).
+static __device__ __forceinline__ int cvt3_at(int i)
+{
+    return i;
 }
 
 // cvt4: a 16x128 bf16 tile changing layout (L2 -> L1) in shared memory, row-major,
@@ -715,6 +715,35 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         // attention.py:295  acc += tl.dot(p.to(v.dtype), v)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
+        uint32_t a_frag[32];  // [16x128] bf16, L5: operand A fragments, 2 elements per register
+        {  // L1 -> L5 through shared memory (stage2)
+            #pragma unroll
+            for (int e = 0; e < 16; ++e)
+                *stage2(smem, L1_row + ((e >> 3) << 3), L1_col + (e & 7)) = __float2bfloat16_rn(p[e]);
+            __syncthreads();
+            // ldmatrix.x4 into a_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+            const int ld_row = lane & 15, ld_col = (lane >> 4) << 3;
+            #pragma unroll
+            for (int qi = 0; qi < 8; ++qi)
+                tilec::ldmatrix<4, false>(&a_frag[4 * qi], stage2(smem, ld_row, ld_col + (qi << 4)));
+            __syncthreads();  // the buffer is free again
+        }
+        uint32_t v_2[64];  // [128x128] bf16, L6: operand B fragments, 2 elements per register
+        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
+        // 16x128 += 16x128 @ 128x128 on tensor cores: each warp issues 1 x 4 mma.sync.m16n8k16_bf16 per K step of 16, 8 K steps
+        // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int v_2_ld_row = lane & 15, v_2_ld_col = (warp << 3) + ((lane >> 4) << 5);
+        #pragma unroll
+        for (int k_step = 0; k_step < 8; ++k_step) {  // K steps
+            #pragma unroll
+            for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
+                tilec::ldmatrix<4, true>(&v_2[4 * (k_step + 8 * np)], stage1(smem, read_slot, v_2_ld_row + (((k_step + 8 * np) & 7) << 4), v_2_ld_col + (((k_step + 8 * np) >> 3) << 6)));
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
+            #pragma unroll
+                for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
+                    tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (k_step + 8 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 8 * (ni >> 1))]);
+        }
         // attention.py:288  for start in range(0, seq_len, BLOCK_N):
         const int32_t k_ahead_2 = start + (128 * 2);
         const bool in_range_2 = k_ahead_2 < seq_len;
@@ -754,13 +783,13 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         }
         // attention.py:293  v = tl.load(V_cache + slot[:, None].to(tl.int64) * stride_vt + kv_head * stride_vh + offs_d[None, :], mask=t_ok[:, None], other=0.0)
         int32_t slot_4[16];  // [128] i32, L4
-        {  // L0 -> L4 through shared memory (cvt2)
+        {  // L0 -> L4 through shared memory (cvt3)
             int32_t *buf = reinterpret_cast<int32_t *>(smem + 98304);
-            buf[cvt2_at(L0_base)] = slot_3[0];
+            buf[cvt3_at(L0_base)] = slot_3[0];
             __syncthreads();
             #pragma unroll
             for (int e = 0; e < 16; ++e)
-                slot_4[e] = buf[cvt2_at(L1_row + (e << 3))];
+                slot_4[e] = buf[cvt3_at(L1_row + (e << 3))];
             __syncthreads();  // the buffer is free again
         }
         int32_t offs_n_5[16];  // [128] i32, L4
@@ -780,36 +809,6 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         for (int e = 0; e < 128; e += 8)
             tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), ((V_cache + ((int64_t)slot_4[(e >> 3)] * (int64_t)stride_vt)) + (kv_head * stride_vh)) + offs_d[(e & 7)], in_range_2 && t_ok_6[(e >> 3)]);
         tilec::cp_async_commit();
-        // attention.py:295  acc += tl.dot(p.to(v.dtype), v)
-        uint32_t a_frag[32];  // [16x128] bf16, L5: operand A fragments, 2 elements per register
-        {  // L1 -> L5 through shared memory (stage3)
-            #pragma unroll
-            for (int e = 0; e < 16; ++e)
-                *stage3(smem, L1_row + ((e >> 3) << 3), L1_col + (e & 7)) = __float2bfloat16_rn(p[e]);
-            __syncthreads();
-            // ldmatrix.x4 into a_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = lane & 15, ld_col = (lane >> 4) << 3;
-            #pragma unroll
-            for (int qi = 0; qi < 8; ++qi)
-                tilec::ldmatrix<4, false>(&a_frag[4 * qi], stage3(smem, ld_row, ld_col + (qi << 4)));
-            __syncthreads();  // the buffer is free again
-        }
-        uint32_t v_2[64];  // [128x128] bf16, L6: operand B fragments, 2 elements per register
-        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
-        // 16x128 += 16x128 @ 128x128 on tensor cores: each warp issues 1 x 4 mma.sync.m16n8k16_bf16 per K step of 16, 8 K steps
-        // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int v_2_ld_row = lane & 15, v_2_ld_col = (warp << 3) + ((lane >> 4) << 5);
-        #pragma unroll
-        for (int k_step = 0; k_step < 8; ++k_step) {  // K steps
-            #pragma unroll
-            for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&v_2[4 * (k_step + 8 * np)], stage1(smem, read_slot, v_2_ld_row + (((k_step + 8 * np) & 7) << 4), v_2_ld_col + (((k_step + 8 * np) >> 3) << 6)));
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
-            #pragma unroll
-                for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (k_step + 8 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 8 * (ni >> 1))]);
-        }
         // attention.py:288  for start in range(0, seq_len, BLOCK_N):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);

@@ -761,36 +761,6 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
         // dot3d.py:25  acc += tl.dot(a, b, input_precision=INPUT_PRECISION)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
-        // dot3d.py:22  for k in range(0, K, BLOCK_K):
-        const int32_t k_ahead_2 = k + (32 * 2);
-        const bool in_range_2 = k_ahead_2 < K;
-        // dot3d.py:23  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0.0)
-        int32_t rm_4[2];  // [64] i32, L16
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            rm_4[e] = prod + (L0_d1 + (e << 5));
-        // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
-        int32_t rn_4[8];  // [64] i32, L10
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            rn_4[e] = prod_2 + (L1_d2 + e);
-        // dot3d.py:23  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0.0)
-        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2 + (e & 7)), a_ptrs[e / 8], in_range_2 && ((rm_4[((e >> 3) & 1)] < M) & (rk_2[(e & 7)] < (K - k_ahead_2))));
-        // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
-        // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 32; e += 8) {
-            bool in_bounds_2[8];  // the mask of these 8 elements
-            #pragma unroll
-            for (int j = 0; j < 8; ++j)
-                in_bounds_2[j] = (rk[(((e + j) >> 3) & 1)] < (K - k_ahead_2)) & (rn_4[((e + j) & 7)] < N);
-            tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2 + (e & 7)), b_ptrs[e / 8], in_bounds_2, in_range_2);
-        }
-        tilec::cp_async_commit();
-        // dot3d.py:25  acc += tl.dot(a, b, input_precision=INPUT_PRECISION)
         uint32_t a[32];  // [2x64x32] fp16, L17: operand A fragments, 2 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
         uint32_t b[16];  // [2x32x64] fp16, L18: operand B fragments, 2 elements per register
@@ -821,6 +791,35 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
         #pragma unroll
         for (int e = 0; e < 64; ++e)
             acc[e] += dot[e];
+        // dot3d.py:22  for k in range(0, K, BLOCK_K):
+        const int32_t k_ahead_2 = k + (32 * 2);
+        const bool in_range_2 = k_ahead_2 < K;
+        // dot3d.py:23  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0.0)
+        int32_t rm_4[2];  // [64] i32, L16
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            rm_4[e] = prod + (L0_d1 + (e << 5));
+        // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
+        int32_t rn_4[8];  // [64] i32, L10
+        #pragma unroll
+        for (int e = 0; e < 8; ++e)
+            rn_4[e] = prod_2 + (L1_d2 + e);
+        // dot3d.py:23  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0.0)
+        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 32; e += 8)
+            tilec::cp_async<16>(stage0(smem, write_slot, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2 + (e & 7)), a_ptrs[e / 8], in_range_2 && ((rm_4[((e >> 3) & 1)] < M) & (rk_2[(e & 7)] < (K - k_ahead_2))));
+        // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
+        // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 32; e += 8) {
+            bool in_bounds_2[8];  // the mask of these 8 elements
+            #pragma unroll
+            for (int j = 0; j < 8; ++j)
+                in_bounds_2[j] = (rk[(((e + j) >> 3) & 1)] < (K - k_ahead_2)) & (rn_4[((e + j) & 7)] < N);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2 + (e & 7)), b_ptrs[e / 8], in_bounds_2, in_range_2);
+        }
+        tilec::cp_async_commit();
         // dot3d.py:22  for k in range(0, K, BLOCK_K):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);

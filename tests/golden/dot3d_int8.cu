@@ -759,6 +759,32 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
         // dot3d.py:56  acc = tl.dot(a, b, acc=acc, out_dtype=acc_dtype)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
+        uint32_t a[16];  // [2x64x32] i8, L17: operand A fragments, 4 elements per register
+        // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
+        uint32_t b[8];  // [2x32x64] i8, L18: operand B fragments, 4 elements per register
+        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
+        // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 4 x 4 mma.sync.m16n8k32_s8 per K step of 32, 1 K step
+        // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int a_ld_row = ((warp >> 1) << 6) + (lane & 15), a_ld_col = (lane >> 4) << 4;
+        #pragma unroll
+        for (int k_step = 0; k_step < 1; ++k_step) {  // K steps
+            // operand B of K step k_step, one element at a time (b's K is not its contiguous dimension)
+            #pragma unroll
+            for (int ni = 0; ni < 4; ++ni)
+            #pragma unroll
+                for (int j = 0; j < 8; ++j) {  // 2 registers x 4 elements
+                    const int e = 4 * (2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))) + j;
+                    reinterpret_cast<int8_t *>(b)[e] = *stage1(smem, read_slot, L18_d0 * 32 + L18_d1 + ((e & 3) + (((e >> 2) & 1) << 4)), L18_d2 + ((e >> 3) << 4));
+                }
+            #pragma unroll
+            for (int mi = 0; mi < 4; ++mi)
+                tilec::ldmatrix<4, false>(&a[4 * (k_step + 1 * mi)], stage0(smem, read_slot, a_ld_row + ((k_step + 1 * mi) << 4), a_ld_col));
+            #pragma unroll
+            for (int mi = 0; mi < 4; ++mi)  // 16-row tiles of this warp
+            #pragma unroll
+                for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
+                    tilec::mma_m16n8k32_s8(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 1 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))]);
+        }
         // dot3d.py:53  for k in range(0, K, BLOCK_K):
         const int32_t k_ahead_2 = k + (32 * 2);
         const bool in_range_2 = k_ahead_2 < K;
@@ -791,33 +817,6 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
             tilec::cp_async_masked_vec<16, 16>(stage1(smem, write_slot, (e >> 4) * 32 + L1_d1, L1_d2 + (e & 15)), b_ptrs[e / 16], in_bounds_4, in_range_2);
         }
         tilec::cp_async_commit();
-        // dot3d.py:56  acc = tl.dot(a, b, acc=acc, out_dtype=acc_dtype)
-        uint32_t a[16];  // [2x64x32] i8, L17: operand A fragments, 4 elements per register
-        // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
-        uint32_t b[8];  // [2x32x64] i8, L18: operand B fragments, 4 elements per register
-        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
-        // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 4 x 4 mma.sync.m16n8k32_s8 per K step of 32, 1 K step
-        // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int a_ld_row = ((warp >> 1) << 6) + (lane & 15), a_ld_col = (lane >> 4) << 4;
-        #pragma unroll
-        for (int k_step = 0; k_step < 1; ++k_step) {  // K steps
-            // operand B of K step k_step, one element at a time (b's K is not its contiguous dimension)
-            #pragma unroll
-            for (int ni = 0; ni < 4; ++ni)
-            #pragma unroll
-                for (int j = 0; j < 8; ++j) {  // 2 registers x 4 elements
-                    const int e = 4 * (2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))) + j;
-                    reinterpret_cast<int8_t *>(b)[e] = *stage1(smem, read_slot, L18_d0 * 32 + L18_d1 + ((e & 3) + (((e >> 2) & 1) << 4)), L18_d2 + ((e >> 3) << 4));
-                }
-            #pragma unroll
-            for (int mi = 0; mi < 4; ++mi)
-                tilec::ldmatrix<4, false>(&a[4 * (k_step + 1 * mi)], stage0(smem, read_slot, a_ld_row + ((k_step + 1 * mi) << 4), a_ld_col));
-            #pragma unroll
-            for (int mi = 0; mi < 4; ++mi)  // 16-row tiles of this warp
-            #pragma unroll
-                for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k32_s8(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 1 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))]);
-        }
         // dot3d.py:53  for k in range(0, K, BLOCK_K):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);

@@ -738,35 +738,6 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
         // dot3d.py:25  acc += tl.dot(a, b, input_precision=INPUT_PRECISION)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
-        // dot3d.py:22  for k in range(0, K, BLOCK_K):
-        const int32_t k_ahead_2 = k + (16 * 2);
-        const bool in_range_2 = k_ahead_2 < K;
-        // dot3d.py:23  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0.0)
-        int32_t rm_4[2];  // [64] i32, L11
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            rm_4[e] = prod + (L0_d1 + (e << 5));
-        // cp.async into slot write_slot of stage0: 16-byte copy when all 4 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 16; e += 4) {
-            bool in_bounds_3[4];  // the mask of these 4 elements
-            #pragma unroll
-            for (int j = 0; j < 4; ++j)
-                in_bounds_3[j] = (rm_4[(((e + j) >> 2) & 1)] < M) & (rk_2[((e + j) & 3)] < (K - k_ahead_2));
-            tilec::cp_async_masked_vec<16, 4>(stage0(smem, write_slot, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2 + (e & 3)), a_ptrs[e / 4], in_bounds_3, in_range_2);
-        }
-        // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
-        // cp.async into slot write_slot of stage1: 16-byte copy when all 4 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 16; e += 4) {
-            bool in_bounds_4[4];  // the mask of these 4 elements
-            #pragma unroll
-            for (int j = 0; j < 4; ++j)
-                in_bounds_4[j] = (rk[(((e + j) >> 2) & 1)] < (K - k_ahead_2)) & (rn[((e + j) & 3)] < N);
-            tilec::cp_async_masked_vec<16, 4>(stage1(smem, write_slot, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2 + (e & 3)), b_ptrs[e / 4], in_bounds_4, in_range_2);
-        }
-        tilec::cp_async_commit();
-        // dot3d.py:25  acc += tl.dot(a, b, input_precision=INPUT_PRECISION)
         uint32_t a[32];  // [2x64x16] fp32, L12: operand A fragments, 1 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
         uint32_t b[16];  // [2x16x64] fp32, L13: operand B fragments, 1 elements per register
@@ -800,6 +771,34 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
         #pragma unroll
         for (int e = 0; e < 64; ++e)
             acc[e] += dot[e];
+        // dot3d.py:22  for k in range(0, K, BLOCK_K):
+        const int32_t k_ahead_2 = k + (16 * 2);
+        const bool in_range_2 = k_ahead_2 < K;
+        // dot3d.py:23  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0.0)
+        int32_t rm_4[2];  // [64] i32, L11
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            rm_4[e] = prod + (L0_d1 + (e << 5));
+        // cp.async into slot write_slot of stage0: 16-byte copy when all 4 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; e += 4) {
+            bool in_bounds_3[4];  // the mask of these 4 elements
+            #pragma unroll
+            for (int j = 0; j < 4; ++j)
+                in_bounds_3[j] = (rm_4[(((e + j) >> 2) & 1)] < M) & (rk_2[((e + j) & 3)] < (K - k_ahead_2));
+            tilec::cp_async_masked_vec<16, 4>(stage0(smem, write_slot, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2 + (e & 3)), a_ptrs[e / 4], in_bounds_3, in_range_2);
+        }
+        // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
+        // cp.async into slot write_slot of stage1: 16-byte copy when all 4 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; e += 4) {
+            bool in_bounds_4[4];  // the mask of these 4 elements
+            #pragma unroll
+            for (int j = 0; j < 4; ++j)
+                in_bounds_4[j] = (rk[(((e + j) >> 2) & 1)] < (K - k_ahead_2)) & (rn[((e + j) & 3)] < N);
+            tilec::cp_async_masked_vec<16, 4>(stage1(smem, write_slot, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2 + (e & 3)), b_ptrs[e / 4], in_bounds_4, in_range_2);
+        }
+        tilec::cp_async_commit();
         // dot3d.py:22  for k in range(0, K, BLOCK_K):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);

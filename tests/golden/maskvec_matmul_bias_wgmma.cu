@@ -873,49 +873,6 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
             // matmul.py:232  acc = tl.dot(a, b, acc)
             tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
             __syncthreads();
-            // matmul.py:228  for k in range(0, K, BLOCK_K):
-            const int32_t k_ahead_2 = k + (64 * 2);
-            const bool in_range_2 = k_ahead_2 < K;
-            // matmul.py:230  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
-            int32_t rows_4[4];  // [64] i32, L8
-            #pragma unroll
-            for (int e = 0; e < 4; ++e)
-                rows_4[e] = prod + (L0_row + (e << 4));
-            bool row_ok_3[4];  // [64] i1, L8
-            #pragma unroll
-            for (int e = 0; e < 4; ++e)
-                row_ok_3[e] = rows_4[e] < M;
-            // matmul.py:231  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
-            int32_t cols_4[8];  // [128] i32, L4
-            #pragma unroll
-            for (int e = 0; e < 8; ++e)
-                cols_4[e] = prod_2 + (L1_col + e);
-            bool col_ok_3[8];  // [128] i1, L4
-            #pragma unroll
-            for (int e = 0; e < 8; ++e)
-                col_ok_3[e] = cols_4[e] < N;
-            // matmul.py:230  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
-            // cp.async into slot write_slot of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
-            #pragma unroll
-            for (int e = 0; e < 32; e += 8) {
-                bool in_bounds_3[8];  // the mask of these 8 elements
-                #pragma unroll
-                for (int j = 0; j < 8; ++j)
-                    in_bounds_3[j] = row_ok_3[((e + j) >> 3)] & (ks_2[((e + j) & 7)] < (K - k_ahead_2));
-                tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), a_ptrs[e / 8], in_bounds_3, in_range_2);
-            }
-            // matmul.py:231  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
-            // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
-            #pragma unroll
-            for (int e = 0; e < 64; e += 8) {
-                bool in_bounds_4[8];  // the mask of these 8 elements
-                #pragma unroll
-                for (int j = 0; j < 8; ++j)
-                    in_bounds_4[j] = (ks[((e + j) >> 3)] < (K - k_ahead_2)) & col_ok_3[((e + j) & 7)];
-                tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_bounds_4, in_range_2);
-            }
-            tilec::cp_async_commit();
-            // matmul.py:232  acc = tl.dot(a, b, acc)
             // operand A in slot read_slot of stage0, read by the tl.dot below
             // operand B in slot read_slot of stage1, read by the tl.dot below
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
@@ -964,6 +921,48 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
                         tilec::mma_m16n8k16_f16(&acc[4 * (ni + 16 * mi)], &a[4 * (k_step + 4 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
             }
             #endif
+            // matmul.py:228  for k in range(0, K, BLOCK_K):
+            const int32_t k_ahead_2 = k + (64 * 2);
+            const bool in_range_2 = k_ahead_2 < K;
+            // matmul.py:230  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
+            int32_t rows_4[4];  // [64] i32, L8
+            #pragma unroll
+            for (int e = 0; e < 4; ++e)
+                rows_4[e] = prod + (L0_row + (e << 4));
+            bool row_ok_3[4];  // [64] i1, L8
+            #pragma unroll
+            for (int e = 0; e < 4; ++e)
+                row_ok_3[e] = rows_4[e] < M;
+            // matmul.py:231  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
+            int32_t cols_4[8];  // [128] i32, L4
+            #pragma unroll
+            for (int e = 0; e < 8; ++e)
+                cols_4[e] = prod_2 + (L1_col + e);
+            bool col_ok_3[8];  // [128] i1, L4
+            #pragma unroll
+            for (int e = 0; e < 8; ++e)
+                col_ok_3[e] = cols_4[e] < N;
+            // matmul.py:230  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
+            // cp.async into slot write_slot of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 32; e += 8) {
+                bool in_bounds_3[8];  // the mask of these 8 elements
+                #pragma unroll
+                for (int j = 0; j < 8; ++j)
+                    in_bounds_3[j] = row_ok_3[((e + j) >> 3)] & (ks_2[((e + j) & 7)] < (K - k_ahead_2));
+                tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), a_ptrs[e / 8], in_bounds_3, in_range_2);
+            }
+            // matmul.py:231  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
+            // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 64; e += 8) {
+                bool in_bounds_4[8];  // the mask of these 8 elements
+                #pragma unroll
+                for (int j = 0; j < 8; ++j)
+                    in_bounds_4[j] = (ks[((e + j) >> 3)] < (K - k_ahead_2)) & col_ok_3[((e + j) & 7)];
+                tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_bounds_4, in_range_2);
+            }
+            tilec::cp_async_commit();
             // matmul.py:228  for k in range(0, K, BLOCK_K):
             read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
             write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);

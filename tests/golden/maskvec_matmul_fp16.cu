@@ -710,20 +710,6 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         // matmul.py:89  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
-        // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t k_ahead_2 = k + (1 * 2);
-        const bool in_range_2 = k_ahead_2 < trips;
-        // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot write_slot of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8) {
-            bool in_bounds_2[8];  // the mask of these 8 elements
-            #pragma unroll
-            for (int j = 0; j < 8; ++j)
-                in_bounds_2[j] = ks_2[((e + j) & 7)] < (K - (k_ahead_2 * 32));
-            tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_bounds_2, in_range_2);
-        }
-        tilec::cp_async_commit();
         // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         __half b[16];  // [32x64] fp16, L1, 2-byte loads
         #pragma unroll
@@ -763,6 +749,20 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             b_ptrs[e] += 32 * stride_bk;
+        // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        const int32_t k_ahead_2 = k + (1 * 2);
+        const bool in_range_2 = k_ahead_2 < trips;
+        // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
+        // cp.async into slot write_slot of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8) {
+            bool in_bounds_2[8];  // the mask of these 8 elements
+            #pragma unroll
+            for (int j = 0; j < 8; ++j)
+                in_bounds_2[j] = ks_2[((e + j) & 7)] < (K - (k_ahead_2 * 32));
+            tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_bounds_2, in_range_2);
+        }
+        tilec::cp_async_commit();
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);

@@ -635,6 +635,29 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // matmul.py:298  acc = tl.dot(tl.trans(at), b, acc)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
+        uint32_t a_frag[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
+        // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
+        uint32_t b[16];  // [32x64] fp16, L9: operand B fragments, 2 elements per register
+        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
+        // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
+        // ldmatrix.x4 into a_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int a_frag_ld_row = ((warp >> 1) << 4) + (lane & 15), a_frag_ld_col = (lane >> 4) << 3;
+        // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
+        #pragma unroll
+        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi)
+                tilec::ldmatrix<4, false>(&a_frag[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_frag_ld_row + (((k_step + 2 * mi) >> 1) << 5), a_frag_ld_col + (((k_step + 2 * mi) & 1) << 4)));
+            #pragma unroll
+            for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
+                tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 5)));
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
+            #pragma unroll
+                for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
+        }
         // matmul.py:294  for k in range(0, tl.cdiv(K, BLOCK_K)):
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
@@ -663,30 +686,6 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         for (int e = 0; e < 16; e += 8)
             tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && k_ok_3[(e >> 3)]);
         tilec::cp_async_commit();
-        // matmul.py:298  acc = tl.dot(tl.trans(at), b, acc)
-        uint32_t a_frag[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
-        // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
-        uint32_t b[16];  // [32x64] fp16, L9: operand B fragments, 2 elements per register
-        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
-        // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
-        // ldmatrix.x4 into a_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int a_frag_ld_row = ((warp >> 1) << 4) + (lane & 15), a_frag_ld_col = (lane >> 4) << 3;
-        // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
-        #pragma unroll
-        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
-            #pragma unroll
-            for (int mi = 0; mi < 2; ++mi)
-                tilec::ldmatrix<4, false>(&a_frag[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_frag_ld_row + (((k_step + 2 * mi) >> 1) << 5), a_frag_ld_col + (((k_step + 2 * mi) & 1) << 4)));
-            #pragma unroll
-            for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 5)));
-            #pragma unroll
-            for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
-            #pragma unroll
-                for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
-        }
         // matmul.py:294  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);

@@ -650,29 +650,6 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // matmul.py:232  acc = tl.dot(a, b, acc)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
-        // matmul.py:228  for k in range(0, K, BLOCK_K):
-        const int32_t k_ahead_2 = k + (32 * 2);
-        const bool in_range_2 = k_ahead_2 < K;
-        // matmul.py:230  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
-        int32_t rows_4[2];  // [64] i32, L7
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            rows_4[e] = prod + (L0_row + (e << 5));
-        bool row_ok_3[2];  // [64] i1, L7
-        #pragma unroll
-        for (int e = 0; e < 2; ++e)
-            row_ok_3[e] = rows_4[e] < M;
-        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (row_ok_3[(e >> 3)] & (ks_2[(e & 7)] < (K - k_ahead_2))));
-        // matmul.py:231  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
-        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && ((ks[(e >> 3)] < (K - k_ahead_2)) & col_ok[(e & 7)]));
-        tilec::cp_async_commit();
-        // matmul.py:232  acc = tl.dot(a, b, acc)
         uint32_t a[16];  // [64x32] fp16, L8: operand A fragments, 2 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
         uint32_t b[16];  // [32x64] fp16, L9: operand B fragments, 2 elements per register
@@ -696,6 +673,28 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
+        // matmul.py:228  for k in range(0, K, BLOCK_K):
+        const int32_t k_ahead_2 = k + (32 * 2);
+        const bool in_range_2 = k_ahead_2 < K;
+        // matmul.py:230  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)
+        int32_t rows_4[2];  // [64] i32, L7
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            rows_4[e] = prod + (L0_row + (e << 5));
+        bool row_ok_3[2];  // [64] i1, L7
+        #pragma unroll
+        for (int e = 0; e < 2; ++e)
+            row_ok_3[e] = rows_4[e] < M;
+        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (row_ok_3[(e >> 3)] & (ks_2[(e & 7)] < (K - k_ahead_2))));
+        // matmul.py:231  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
+        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && ((ks[(e >> 3)] < (K - k_ahead_2)) & col_ok[(e & 7)]));
+        tilec::cp_async_commit();
         // matmul.py:228  for k in range(0, K, BLOCK_K):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);

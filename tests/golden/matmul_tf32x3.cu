@@ -621,21 +621,6 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         // matmul.py:89  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
-        // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t k_ahead_2 = k + (1 * 2);
-        const bool in_range_2 = k_ahead_2 < trips;
-        // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs[e / 4], in_range_2 && (ks_2[(e & 3)] < (K - (k_ahead_2 * 32))));
-        // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs[e / 4], in_range_2 && (ks[(e >> 2)] < (K - (k_ahead_2 * 32))));
-        tilec::cp_async_commit();
-        // matmul.py:89  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         uint32_t a[32];  // [64x32] fp32, L7: operand A fragments, 1 elements per register
         {  // from slot read_slot of stage0
             // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
@@ -681,6 +666,20 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
                         acc[4 * (ni + 4 * mi) + j] += t[j];
                 }
         }
+        // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        const int32_t k_ahead_2 = k + (1 * 2);
+        const bool in_range_2 = k_ahead_2 < trips;
+        // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
+        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; e += 4)
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs[e / 4], in_range_2 && (ks_2[(e & 3)] < (K - (k_ahead_2 * 32))));
+        // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
+        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; e += 4)
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs[e / 4], in_range_2 && (ks[(e >> 2)] < (K - (k_ahead_2 * 32))));
+        tilec::cp_async_commit();
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);

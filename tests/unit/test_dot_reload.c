@@ -342,6 +342,19 @@ static const char *flat_src =
     "            tl.store(c_ptr + (tile * 64 + tl.arange(0, 64))[:, None] * 64 + tl.arange(0, 64)[None, :], acc)\n"
     "            acc = tl.zeros((64, 64), dtype=tl.float32)\n";
 
+/* The one of ifs[0..n) whose then-branch stores: the tile's epilogue. */
+static const Op *store_branch(const Op **ifs, int n)
+{
+    const Op *found = NULL, *stores[2];
+    for (int i = 0; i < n; i++)
+        if (find_ops(ifs[i]->regions[0], OP_STORE, stores, 2) > 0) {
+            cr_expect_null(found, "one branch stores");
+            found = ifs[i];
+        }
+    cr_assert_not_null(found, "a branch stores");
+    return found;
+}
+
 /* The branch that moves to the next tile runs ahead with the copies (a copy of
  * it in the prologue), and the store's branch reads k and tile from queues:
  * loop-carried values of the main loop, not the ones stage 0 computes. */
@@ -356,12 +369,13 @@ Test(dot_reload, branches_run_ahead_and_queue_what_the_rest_reads, .fini = reset
     int n = find_ops(loop->regions[0], OP_IF, ifs, 8);
     cr_assert_eq(n, 2);
     const Block *body = loop->regions[0];
-    const Value *cond = ifs[1]->args[0], *k_read = cond->def->args[0];
+    const Op *store_if = store_branch(ifs, n);
+    const Value *cond = store_if->args[0], *k_read = cond->def->args[0];
     cr_expect_eq(k_read->block, body, "the store's k is a loop-carried queue head");
     cr_expect_gt(k_read->arg_index, loop->nres - 6, "one of the queues after the slots");
     /* the store reads tile from a queue as well */
     const Op *stores[2];
-    cr_assert_eq(find_ops(ifs[1]->regions[0], OP_STORE, stores, 2), 1);
+    cr_assert_eq(find_ops(store_if->regions[0], OP_STORE, stores, 2), 1);
     cr_expect_eq(fn->num_stages, 3);
 }
 
@@ -378,7 +392,7 @@ Test(dot_reload, accumulator_reset_folded_into_the_next_dot, .fini = reset)
     cr_assert_eq(dots[0]->nargs, 4);
     cr_expect_eq(dots[0]->args[3]->block, loops[1]->regions[0], "the flag is loop-carried");
     cr_assert_eq(find_ops(loops[1]->regions[0], OP_IF, ifs, 8), 2);
-    cr_expect_eq(ifs[1]->nres, 0, "the store's branch yields nothing");
+    cr_expect_eq(store_branch(ifs, 2)->nres, 0, "the store's branch yields nothing");
     const Op *y = tir_block_last(loops[1]->regions[0]);
     bool yields_dot = false;
     for (int k = 0; k < y->nargs; k++)
