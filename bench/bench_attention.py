@@ -134,8 +134,12 @@ def paged_row(S=32, q_len=512, ctx=1536, KH=8, QPK=4, D=128, PAGE=16, BQ=16):
 def decode_row(B=64, T=8192, KH=8, G=4, D=128, S=16):
     split = [c for c in manifest.attention_cases() if c.kernel == "decode_split"][0]
     merge = [c for c in manifest.attention_cases() if c.kernel == "decode_merge"][0]
+    # the strides of Mid_lse as Triton's launcher specialises them (multiples of 16 here)
+    lse = {"stride_lb=i32,": f"stride_lb={rowwise.i32(KH * G * S)},", "stride_lh=i32,": f"stride_lh={rowwise.i32(S)},"}
     sig_s = split.sig.replace("GROUP=4", f"GROUP={G}").replace("NUM_SPLITS=8", f"NUM_SPLITS={S}")
     sig_m = merge.sig.replace("NUM_SPLITS=8", f"NUM_SPLITS={S}")
+    for plain, specialised in lse.items():
+        sig_s, sig_m = sig_s.replace(plain, specialised), sig_m.replace(plain, specialised)
     cs = Case("decode/bench/split", SRC, "decode_split", sig_s, num_warps=4, driver="decode_split",
               dtype="fp16", feature="dot")
     cm = Case("decode/bench/merge", SRC, "decode_merge", sig_m, num_warps=4, driver="decode_merge",
