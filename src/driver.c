@@ -37,6 +37,7 @@ static void pass_simplify(Pipeline *p)
 {
     tir_simplify(p->ctx, p->f);
     tir_combine(p->ctx, p->f);
+    tir_if_convert(p->ctx, p->f);
 }
 
 static void pass_axisinfo(Pipeline *p) { tir_axisinfo(p->ctx, p->f); }

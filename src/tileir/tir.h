@@ -725,6 +725,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt);
 void tir_verify(Ctx *ctx, TirFunc *f);          /* BUG() on a broken invariant */
 void tir_simplify(Ctx *ctx, TirFunc *f);        /* dead code, use counts */
 void tir_combine(Ctx *ctx, TirFunc *f);         /* x + tl.dot(a, b) -> tl.dot(a, b, x), as Triton */
+void tir_if_convert(Ctx *ctx, TirFunc *f);      /* ifconv.c: branches that only compute and load as selects */
 bool tir_op_reads(const Op *op, const Value *v);             /* op or an op of its regions reads v */
 void tir_op_replace_uses(Op *op, const Value *from, Value *to); /* in op and its regions */
 bool tir_is_zero_splat(const Value *v);         /* a constant 0 (not -0.0), splat or broadcast */
