@@ -928,6 +928,68 @@ static bool block_holds(const Block *b, const Op *op)
     return false;
 }
 
+/* Does op, or an op of its regions, read a value stage 0 computes that is not
+ * carried to it through a queue (delayed)? */
+static bool reads_stage0(const Pipe *P, const Op *op, const ValueVec *delayed)
+{
+    for (int k = 0; k < op->nargs; k++) {
+        const Value *v = op->args[k];
+        if (v->def && op_in(&P->s0, v->def) && !value_in(delayed, v))
+            return true;
+    }
+    for (int r = 0; r < op->nregions; r++)
+        for (int i = 0; i < op->regions[r]->ops.len; i++)
+            if (reads_stage0(P, op->regions[r]->ops.data[i], delayed))
+                return true;
+    return false;
+}
+
+/* Does the rest of the body (append_rest's ops) read what stage 0 computes
+ * directly?  Then stage 0 must come first (issue_late). */
+static bool rest_reads_stage0(const Pipe *P, const ValueVec *delayed)
+{
+    const Block *body = P->body;
+    for (int i = 0; i < body->ops.len - 1; i++) {
+        const Op *op = body->ops.data[i];
+        if (op_in(&P->s0, op) || op_in(&P->loads, op) || op_in(&P->converts, op))
+            continue;
+        if (reads_stage0(P, op, delayed))
+            return true;
+    }
+    return false;
+}
+
+/* Blocks per SM that rings of `slots` slots allow: shared memory, threads
+ * and a floor on registers (twice the dots' accumulators per thread, and 32
+ * for addresses and indices) taken together. */
+static int blocks_per_sm(const Pipe *P, int slots)
+{
+    int threads = P->f->num_warps * 32;
+    long acc = 0;
+    for (int i = 0; i < P->body->ops.len; i++) {
+        const Op *d = P->body->ops.data[i];
+        if (d->kind == OP_DOT)
+            acc += type_numel(d->results[0]->type) / threads;
+    }
+    long regs = 2 * acc + 32;
+    long n = 2048 / threads; /* threads per SM */
+    long by_regs = 65536 / (regs * threads), by_smem = tir_smem_limit(P->f->arch) / ring_bytes(P, slots);
+    n = by_regs < n ? by_regs : n;
+    return (int)(by_smem < n ? by_smem : n);
+}
+
+/* A ring of num_stages-1 slots, as Triton's Ampere pipeline keeps: the copies
+ * of step i+S-1 go to the slot step i has just read, after the rest of the
+ * body and a second barrier.  Worth that barrier where the ring's shared
+ * memory is what limits the blocks per SM (a split-K decode step: 2 blocks
+ * with 3 slots, 3 with 2); only for dots that read their slots before the
+ * step ends (no wgmma group left in flight) and S >= 3, so that a copy still
+ * runs a step ahead. */
+static bool tight_ring_pays(const Pipe *P)
+{
+    return P->S >= 3 && blocks_per_sm(P, P->S - 1) > blocks_per_sm(P, P->S);
+}
+
 /* Does an op of block b, or of its regions, read a result of an op of block ops? */
 static bool block_reads_any(const Block *b, const Block *ops)
 {
@@ -995,6 +1057,12 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     if (!split)
         return;
     tma_ring(&P, nring);
+    bool tight = !in_flight && !P.tma && !rest_reads_stage0(&P, &delayed) && tight_ring_pays(&P);
+    if (tight) {
+        nring = P.S - 1;
+        for (int i = 0; i < P.stages.len; i++)
+            P.stages.data[i]->nslots = nring;
+    }
 
     Type i32 = type_scalar(DT_I32);
     Value *slot_r = tir_value_new(P.a, f, i32), *slot_w = tir_value_new(P.a, f, i32);
@@ -1096,7 +1164,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     Value **nargs = NEW_ARRAY(P.a, Value *, loop->nargs + 2 + nq);
     memcpy(nargs, loop->args, sizeof(Value *) * (size_t)loop->nargs);
     nargs[loop->nargs] = zero;
-    nargs[loop->nargs + 1] = dist;
+    nargs[loop->nargs + 1] = tight ? zero : dist; /* the slot of iteration S-1: (S-1) % nring */
     for (int j = 0; j < nq; j++)
         nargs[loop->nargs + 2 + j] = pro->results[nc + j];
     loop->args = nargs;
@@ -1159,7 +1227,16 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     tir_block_append(P.a, &ahead, commit_op(&P));
     append_rest(&P, &rest, &delayed, lq);
     bool late = issue_late(&rest, &ahead);
+    if (tight && !late)
+        BUG("pipeline: a ring of num_stages-1 slots needs its copies after the rest");
     append_all(&P, &nb, late ? &rest : &ahead);
+    if (tight) { /* the copies overwrite the slot this step read: every warp must be done */
+        Op *bar = tir_op_new(P.a, f, OP_BARRIER, 0, NULL, 0, NULL);
+        bar->buf = rings[0];
+        bar->stmt = w->stmt;
+        bar->loc = w->loc;
+        tir_block_append(P.a, &nb, bar);
+    }
     append_all(&P, &nb, late ? &ahead : &rest);
     Value *next[2];
     Value *slots[2] = {slot_r, slot_w};

@@ -18,16 +18,16 @@
 //   HEAD_DIM         = 128 (constexpr)
 //   BLOCK_N          = 128 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 102400 bytes of shared memory (dynamic; the launcher raises the limit), grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 69632 bytes of shared memory (dynamic; the launcher raises the limit), grid chosen by the caller
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   attention.py:293  convert_layout, 512 bytes at 98304: the tile changing layout (L0 -> L4), row-major;
+//   attention.py:293  convert_layout, 512 bytes at 65536: the tile changing layout (L0 -> L4), row-major;
 //       no bank conflicts on the write or the read (counted statically)
-//   attention.py:295  convert_layout, 4096 bytes at 98304: operand A of tl.dot, 16 x 128 bf16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
-//   attention.py:295  local_load, 98304 bytes at 0: operand B of tl.dot, 128 x 128 bf16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
-//   attention.py:293  convert_layout, 512 bytes at 98304: the tile changing layout (L0 -> L4), row-major;
+//   attention.py:295  convert_layout, 4096 bytes at 65536: operand A of tl.dot, 16 x 128 bf16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
+//   attention.py:295  local_load, 65536 bytes at 0: operand B of tl.dot, 128 x 128 bf16 in 2 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
+//   attention.py:293  convert_layout, 512 bytes at 65536: the tile changing layout (L0 -> L4), row-major;
 //       no bank conflicts on the write or the read (counted statically)
 //   attention.py:296  convert_layout, 4096 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
@@ -556,7 +556,7 @@ static __device__ __forceinline__ int cvt0_at(int i)
 // as 128 rows of 128 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 3 slots of 32768 bytes, one per pipeline stage, at byte 0 of the arena.
+// 2 slots of 32768 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __nv_bfloat16 *stage1(unsigned char *smem, int slot, int row, int col)
 {
     return reinterpret_cast<__nv_bfloat16 *>(smem + 0) + slot * 16384 + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
@@ -566,10 +566,10 @@ static __device__ __forceinline__ __nv_bfloat16 *stage1(unsigned char *smem, int
 // as 16 rows of 128 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 4096 bytes at byte 98304 of the arena.
+// 4096 bytes at byte 65536 of the arena.
 static __device__ __forceinline__ __nv_bfloat16 *stage2(unsigned char *smem, int row, int col)
 {
-    return reinterpret_cast<__nv_bfloat16 *>(smem + 98304) + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
+    return reinterpret_cast<__nv_bfloat16 *>(smem + 65536) + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
 // cvt3: a 128 i32 tile changing layout (L0 -> L4) in shared memory, row-major;
@@ -672,7 +672,7 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         // attention.py:293  v = tl.load(V_cache + slot[:, None].to(tl.int64) * stride_vt + kv_head * stride_vh + offs_d[None, :], mask=t_ok[:, None], other=0.0)
         int32_t slot_2[16];  // [128] i32, L4
         {  // L0 -> L4 through shared memory (cvt0)
-            int32_t *buf = reinterpret_cast<int32_t *>(smem + 98304);
+            int32_t *buf = reinterpret_cast<int32_t *>(smem + 65536);
             buf[cvt0_at(L0_base)] = slot[0];
             __syncthreads();
             #pragma unroll
@@ -710,7 +710,7 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
     for (int e = 0; e < 16; ++e)
         acc[e] = 0.0f;
     int32_t read_slot = 0;
-    int32_t write_slot = 2;
+    int32_t write_slot = 0;
     for (int32_t start = 0; start < seq_len; start += 128) {
         // attention.py:295  acc += tl.dot(p.to(v.dtype), v)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
@@ -744,6 +744,7 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (k_step + 8 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 8 * (ni >> 1))]);
         }
+        __syncthreads();  // every warp is done with this step's slot: the copies below reuse it
         // attention.py:288  for start in range(0, seq_len, BLOCK_N):
         const int32_t k_ahead_2 = start + (128 * 2);
         const bool in_range_2 = k_ahead_2 < seq_len;
@@ -784,7 +785,7 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         // attention.py:293  v = tl.load(V_cache + slot[:, None].to(tl.int64) * stride_vt + kv_head * stride_vh + offs_d[None, :], mask=t_ok[:, None], other=0.0)
         int32_t slot_4[16];  // [128] i32, L4
         {  // L0 -> L4 through shared memory (cvt3)
-            int32_t *buf = reinterpret_cast<int32_t *>(smem + 98304);
+            int32_t *buf = reinterpret_cast<int32_t *>(smem + 65536);
             buf[cvt3_at(L0_base)] = slot_3[0];
             __syncthreads();
             #pragma unroll
@@ -810,8 +811,8 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
             tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), ((V_cache + ((int64_t)slot_4[(e >> 3)] * (int64_t)stride_vt)) + (kv_head * stride_vh)) + offs_d[(e & 7)], in_range_2 && t_ok_6[(e >> 3)]);
         tilec::cp_async_commit();
         // attention.py:288  for start in range(0, seq_len, BLOCK_N):
-        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
-        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
+        read_slot = ((read_slot + 1) == 2) ? 0 : (read_slot + 1);
+        write_slot = ((write_slot + 1) == 2) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             p[e] = p_2[e];
@@ -848,11 +849,11 @@ extern "C" cudaError_t decode_pv_gather_launch(cudaStream_t stream, unsigned gri
     if (grid_x == 0 || grid_y == 0 || grid_z == 0)
         return cudaSuccess; // nothing to do
     const dim3 grid(grid_x, grid_y, grid_z);
-    // 102400 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(decode_pv_gather, cudaFuncAttributeMaxDynamicSharedMemorySize, 102400);
+    // 69632 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(decode_pv_gather, cudaFuncAttributeMaxDynamicSharedMemorySize, 69632);
     if (attr != cudaSuccess)
         return attr;
-    decode_pv_gather<<<grid, 128, 102400, stream>>>(P, V_cache, Req_to_token, Seq_lens, Out, stride_pb, stride_ph, stride_rb, stride_vt, stride_vh, stride_ob, stride_oh);
+    decode_pv_gather<<<grid, 128, 69632, stream>>>(P, V_cache, Req_to_token, Seq_lens, Out, stride_pb, stride_ph, stride_rb, stride_vt, stride_vh, stride_ob, stride_oh);
     return cudaGetLastError();
 }
 #endif

@@ -20,13 +20,13 @@
 //   GROUP_M          = 8 (constexpr)
 //   INPUT_PRECISION  = "tf32x3" (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 52224 bytes of shared memory (dynamic; the launcher raises the limit), grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 34816 bytes of shared memory, grid chosen by the caller
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:89  local_load, 24576 bytes at 27648: operand A of tl.dot, 64 x 32 fp32 in 3 pipeline slots, swizzled (vec 4, perPhase 1, maxPhase 8), read with ldmatrix
-//   matmul.py:89  local_load, 27648 bytes at 0: operand B of tl.dot, 32 x 64 fp32 in 3 pipeline slots, padded (32 bytes after every 1 row), read element by element
+//   matmul.py:89  local_load, 16384 bytes at 18432: operand A of tl.dot, 64 x 32 fp32 in 2 pipeline slots, swizzled (vec 4, perPhase 1, maxPhase 8), read with ldmatrix
+//   matmul.py:89  local_load, 18432 bytes at 0: operand B of tl.dot, 32 x 64 fp32 in 2 pipeline slots, padded (32 bytes after every 1 row), read element by element
 //   matmul.py:97  convert_layout, 17400 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
 //       then 2 padding elements after every 32;
@@ -497,17 +497,17 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // as 64 rows of 32 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 4, perPhase 1, maxPhase 8): chunk c of 4 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 3 slots of 8192 bytes, one per pipeline stage, at byte 27648 of the arena.
+// 2 slots of 8192 bytes, one per pipeline stage, at byte 18432 of the arena.
 static __device__ __forceinline__ float *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<float *>(smem + 27648) + slot * 2048 + row * 32 + tilec::swizzle<4, 1, 8>(row, col);
+    return reinterpret_cast<float *>(smem + 18432) + slot * 2048 + row * 32 + tilec::swizzle<4, 1, 8>(row, col);
 }
 
 // stage1: operand B of a tl.dot (32x64 fp32, K x N), staged in shared memory for the tensor cores
 // as 32 rows of 64 elements with N contiguous; read element by element (ldmatrix cannot transpose 8- or 32-bit elements).
 // Padding: 8 elements (32 bytes) after every 1 row, so that the lanes of one element read
 // fall in different banks; each address stays the thread's base plus a constant.
-// 3 slots of 9216 bytes, one per pipeline stage, at byte 0 of the arena.
+// 2 slots of 9216 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ float *stage1(unsigned char *smem, int slot, int row, int col)
 {
     return reinterpret_cast<float *>(smem + 0) + slot * 2304 + row * 64 + row * 8 + col;
@@ -527,7 +527,7 @@ static __device__ __forceinline__ int cvt2_at(int row, int col)
 extern "C" __global__ void __launch_bounds__(128)
 matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__restrict__ c_ptr, int32_t M, int32_t N, int32_t K, int32_t stride_am, int32_t stride_bk, int32_t stride_cm)
 {
-    extern __shared__ __align__(16) unsigned char smem[];  // the arena (dynamic, see the header)
+    __shared__ __align__(16) unsigned char smem[34816];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -616,7 +616,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     for (int e = 0; e < 32; ++e)
         acc[e] = 0.0f;
     int32_t read_slot = 0;
-    int32_t write_slot = 2;
+    int32_t write_slot = 0;
     for (int32_t k = 0; k < trips; k += 1) {
         // matmul.py:89  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
@@ -666,6 +666,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
                         acc[4 * (ni + 4 * mi) + j] += t[j];
                 }
         }
+        __syncthreads();  // every warp is done with this step's slot: the copies below reuse it
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
@@ -681,8 +682,8 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
             tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs[e / 4], in_range_2 && (ks[(e >> 2)] < (K - (k_ahead_2 * 32))));
         tilec::cp_async_commit();
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
-        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
+        read_slot = ((read_slot + 1) == 2) ? 0 : (read_slot + 1);
+        write_slot = ((write_slot + 1) == 2) ? 0 : (write_slot + 1);
         // matmul.py:90  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
@@ -732,11 +733,7 @@ extern "C" cudaError_t matmul_kernel_launch(cudaStream_t stream, unsigned grid_x
     if (grid_x == 0 || grid_y == 0 || grid_z == 0)
         return cudaSuccess; // nothing to do
     const dim3 grid(grid_x, grid_y, grid_z);
-    // 52224 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 52224);
-    if (attr != cudaSuccess)
-        return attr;
-    matmul_kernel<<<grid, 128, 52224, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm);
+    matmul_kernel<<<grid, 128, 0, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm);
     return cudaGetLastError();
 }
 #endif
