@@ -945,7 +945,7 @@ static bool reads_stage0(const Pipe *P, const Op *op, const ValueVec *delayed)
 }
 
 /* Does the rest of the body (append_rest's ops) read what stage 0 computes
- * directly?  Then stage 0 must come first (issue_late). */
+ * directly?  Then stage 0 must come first (copies_late). */
 static bool rest_reads_stage0(const Pipe *P, const ValueVec *delayed)
 {
     const Block *body = P->body;
@@ -984,7 +984,7 @@ static int blocks_per_sm(const Pipe *P, int slots)
  * memory is what limits the blocks per SM (a split-K decode step: 2 blocks
  * with 3 slots, 3 with 2); only for dots that read their slots before the
  * step ends (no wgmma group left in flight) and S >= 3, so that a copy still
- * runs a step ahead. */
+ * runs a step ahead; the copies come last (copies_late). */
 static bool tight_ring_pays(const Pipe *P)
 {
     return P->S >= 3 && blocks_per_sm(P, P->S - 1) > blocks_per_sm(P, P->S);
@@ -1005,15 +1005,27 @@ static bool block_reads_any(const Block *b, const Block *ops)
     return false;
 }
 
-/* Do the copies of the step ahead (stage 0 and its copies, block ahead) go
- * after the rest of the body, as Triton places them?  Then the tensor cores
- * already run the step's dots (wgmma's groups in flight, mma.sync's queued)
- * while each thread works out the copies' addresses: 9% on a bf16 attention
- * of head dim 128 on the H200, the same elsewhere.  Not where the rest reads
- * what stage 0 computes directly (a load that is the same in every step). */
-static bool issue_late(const Block *rest, const Block *ahead)
+/* Does stage 0 load (a block table's entry, a tile of gather indices)? */
+static bool stage0_loads(const Pipe *P)
 {
-    return !block_reads_any(rest, ahead);
+    for (int i = 0; i < P->s0.len; i++)
+        if (P->s0.data[i]->kind == OP_LOAD)
+            return true;
+    return false;
+}
+
+/* Do the copies of the step ahead (stage 0 and its copies) go after the rest
+ * of the body, as Triton places them?  Then the tensor cores already run the
+ * step's dots (wgmma's groups in flight, mma.sync's queued) while each thread
+ * works out the copies' addresses: 9% on a bf16 attention of head dim 128 on
+ * the H200, the same elsewhere.  Not where the rest reads what stage 0
+ * computes directly (a load that is the same in every step), and not where
+ * stage 0 loads: the copies then wait for that load, and at the end of the
+ * step the wait held up the next step (paged attention with a block table,
+ * 0.86x Triton late against 0.99x early, on an H100). */
+static bool copies_late(const Pipe *P, const ValueVec *delayed)
+{
+    return !rest_reads_stage0(P, delayed) && !stage0_loads(P);
 }
 
 static void append_all(Pipe *P, Block *dst, const Block *src)
@@ -1057,7 +1069,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     if (!split)
         return;
     tma_ring(&P, nring);
-    bool tight = !in_flight && !P.tma && !rest_reads_stage0(&P, &delayed) && tight_ring_pays(&P);
+    bool late = copies_late(&P, &delayed);
+    bool tight = late && !in_flight && !P.tma && tight_ring_pays(&P);
     if (tight) {
         nring = P.S - 1;
         for (int i = 0; i < P.stages.len; i++)
@@ -1187,7 +1200,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     loop->nres += 2 + nq;
 
     /* new body: wait + barrier, the rest, stage 0 for iteration i + S-1, copies, commit,
-     * slots, yield (issue_late says when stage 0 comes before the rest instead) */
+     * slots, yield (copies_late says when stage 0 comes before the rest instead) */
     Block nb = {0}, ahead = {0}, rest = {0};
     Op *w = tir_op_new(P.a, f, OP_ASYNC_WAIT, P.tma ? 2 : 0, (Value *[]){slot_r, slot_w}, 0, NULL);
     w->async_wait.pending = P.S - 2;
@@ -1226,9 +1239,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     emit_copies(&P, &ahead, &ahead_iv, preda, slot_w, rings);
     tir_block_append(P.a, &ahead, commit_op(&P));
     append_rest(&P, &rest, &delayed, lq);
-    bool late = issue_late(&rest, &ahead);
-    if (tight && !late)
-        BUG("pipeline: a ring of num_stages-1 slots needs its copies after the rest");
+    if (late && block_reads_any(&rest, &ahead))
+        BUG("pipeline: the rest reads what stage 0 computes, yet the copies go last");
     append_all(&P, &nb, late ? &rest : &ahead);
     if (tight) { /* the copies overwrite the slot this step read: every warp must be done */
         Op *bar = tir_op_new(P.a, f, OP_BARRIER, 0, NULL, 0, NULL);

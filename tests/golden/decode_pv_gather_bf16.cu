@@ -18,17 +18,17 @@
 //   HEAD_DIM         = 128 (constexpr)
 //   BLOCK_N          = 128 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 69632 bytes of shared memory (dynamic; the launcher raises the limit), grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 102400 bytes of shared memory (dynamic; the launcher raises the limit), grid chosen by the caller
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   attention.py:293  convert_layout, 512 bytes at 65536: the tile changing layout (L0 -> L4), row-major;
+//   attention.py:293  convert_layout, 512 bytes at 98304: the tile changing layout (L0 -> L4), row-major;
 //       no bank conflicts on the write or the read (counted statically)
-//   attention.py:295  convert_layout, 4096 bytes at 65536: operand A of tl.dot, 16 x 128 bf16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
-//   attention.py:295  local_load, 65536 bytes at 0: operand B of tl.dot, 128 x 128 bf16 in 2 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
-//   attention.py:293  convert_layout, 512 bytes at 65536: the tile changing layout (L0 -> L4), row-major;
+//   attention.py:293  convert_layout, 512 bytes at 98304: the tile changing layout (L0 -> L4), row-major;
 //       no bank conflicts on the write or the read (counted statically)
+//   attention.py:295  convert_layout, 4096 bytes at 98304: operand A of tl.dot, 16 x 128 bf16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
+//   attention.py:295  local_load, 98304 bytes at 0: operand B of tl.dot, 128 x 128 bf16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   attention.py:296  convert_layout, 4096 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 640 extra wavefronts without the swizzle)
@@ -556,27 +556,27 @@ static __device__ __forceinline__ int cvt0_at(int i)
 // as 128 rows of 128 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 2 slots of 32768 bytes, one per pipeline stage, at byte 0 of the arena.
+// 3 slots of 32768 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __nv_bfloat16 *stage1(unsigned char *smem, int slot, int row, int col)
 {
     return reinterpret_cast<__nv_bfloat16 *>(smem + 0) + slot * 16384 + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
-// stage2: operand A of a tl.dot (16x128 bf16, M x K), staged in shared memory for the tensor cores
+// cvt2: a 128 i32 tile changing layout (L0 -> L4) in shared memory, row-major;
+// 512 bytes; no bank conflicts on the write or the read (counted statically).
+static __device__ __forceinline__ int cvt2_at(int i)
+{
+    return i;
+}
+
+// stage3: operand A of a tl.dot (16x128 bf16, M x K), staged in shared memory for the tensor cores
 // as 16 rows of 128 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 4096 bytes at byte 65536 of the arena.
-static __device__ __forceinline__ __nv_bfloat16 *stage2(unsigned char *smem, int row, int col)
+// 4096 bytes at byte 98304 of the arena.
+static __device__ __forceinline__ __nv_bfloat16 *stage3(unsigned char *smem, int row, int col)
 {
-    return reinterpret_cast<__nv_bfloat16 *>(smem + 65536) + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
-}
-
-// cvt3: a 128 i32 tile changing layout (L0 -> L4) in shared memory, row-major;
-// 512 bytes; no bank conflicts on the write or the read (counted statically).
-static __device__ __forceinline__ int cvt3_at(int i)
-{
-    return i;
+    return reinterpret_cast<__nv_bfloat16 *>(smem + 98304) + row * 128 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
 // cvt4: a 16x128 bf16 tile changing layout (L2 -> L1) in shared memory, row-major,
@@ -672,7 +672,7 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         // attention.py:293  v = tl.load(V_cache + slot[:, None].to(tl.int64) * stride_vt + kv_head * stride_vh + offs_d[None, :], mask=t_ok[:, None], other=0.0)
         int32_t slot_2[16];  // [128] i32, L4
         {  // L0 -> L4 through shared memory (cvt0)
-            int32_t *buf = reinterpret_cast<int32_t *>(smem + 65536);
+            int32_t *buf = reinterpret_cast<int32_t *>(smem + 98304);
             buf[cvt0_at(L0_base)] = slot[0];
             __syncthreads();
             #pragma unroll
@@ -710,41 +710,11 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
     for (int e = 0; e < 16; ++e)
         acc[e] = 0.0f;
     int32_t read_slot = 0;
-    int32_t write_slot = 0;
+    int32_t write_slot = 2;
     for (int32_t start = 0; start < seq_len; start += 128) {
         // attention.py:295  acc += tl.dot(p.to(v.dtype), v)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
-        uint32_t a_frag[32];  // [16x128] bf16, L5: operand A fragments, 2 elements per register
-        {  // L1 -> L5 through shared memory (stage2)
-            #pragma unroll
-            for (int e = 0; e < 16; ++e)
-                *stage2(smem, L1_row + ((e >> 3) << 3), L1_col + (e & 7)) = __float2bfloat16_rn(p[e]);
-            __syncthreads();
-            // ldmatrix.x4 into a_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = lane & 15, ld_col = (lane >> 4) << 3;
-            #pragma unroll
-            for (int qi = 0; qi < 8; ++qi)
-                tilec::ldmatrix<4, false>(&a_frag[4 * qi], stage2(smem, ld_row, ld_col + (qi << 4)));
-            __syncthreads();  // the buffer is free again
-        }
-        uint32_t v_2[64];  // [128x128] bf16, L6: operand B fragments, 2 elements per register
-        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
-        // 16x128 += 16x128 @ 128x128 on tensor cores: each warp issues 1 x 4 mma.sync.m16n8k16_bf16 per K step of 16, 8 K steps
-        // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int v_2_ld_row = lane & 15, v_2_ld_col = (warp << 3) + ((lane >> 4) << 5);
-        #pragma unroll
-        for (int k_step = 0; k_step < 8; ++k_step) {  // K steps
-            #pragma unroll
-            for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&v_2[4 * (k_step + 8 * np)], stage1(smem, read_slot, v_2_ld_row + (((k_step + 8 * np) & 7) << 4), v_2_ld_col + (((k_step + 8 * np) >> 3) << 6)));
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
-            #pragma unroll
-                for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (k_step + 8 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 8 * (ni >> 1))]);
-        }
-        __syncthreads();  // every warp is done with this step's slot: the copies below reuse it
         // attention.py:288  for start in range(0, seq_len, BLOCK_N):
         const int32_t k_ahead_2 = start + (128 * 2);
         const bool in_range_2 = k_ahead_2 < seq_len;
@@ -784,13 +754,13 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         }
         // attention.py:293  v = tl.load(V_cache + slot[:, None].to(tl.int64) * stride_vt + kv_head * stride_vh + offs_d[None, :], mask=t_ok[:, None], other=0.0)
         int32_t slot_4[16];  // [128] i32, L4
-        {  // L0 -> L4 through shared memory (cvt3)
-            int32_t *buf = reinterpret_cast<int32_t *>(smem + 65536);
-            buf[cvt3_at(L0_base)] = slot_3[0];
+        {  // L0 -> L4 through shared memory (cvt2)
+            int32_t *buf = reinterpret_cast<int32_t *>(smem + 98304);
+            buf[cvt2_at(L0_base)] = slot_3[0];
             __syncthreads();
             #pragma unroll
             for (int e = 0; e < 16; ++e)
-                slot_4[e] = buf[cvt3_at(L1_row + (e << 3))];
+                slot_4[e] = buf[cvt2_at(L1_row + (e << 3))];
             __syncthreads();  // the buffer is free again
         }
         int32_t offs_n_5[16];  // [128] i32, L4
@@ -810,9 +780,39 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         for (int e = 0; e < 128; e += 8)
             tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), ((V_cache + ((int64_t)slot_4[(e >> 3)] * (int64_t)stride_vt)) + (kv_head * stride_vh)) + offs_d[(e & 7)], in_range_2 && t_ok_6[(e >> 3)]);
         tilec::cp_async_commit();
+        // attention.py:295  acc += tl.dot(p.to(v.dtype), v)
+        uint32_t a_frag[32];  // [16x128] bf16, L5: operand A fragments, 2 elements per register
+        {  // L1 -> L5 through shared memory (stage3)
+            #pragma unroll
+            for (int e = 0; e < 16; ++e)
+                *stage3(smem, L1_row + ((e >> 3) << 3), L1_col + (e & 7)) = __float2bfloat16_rn(p[e]);
+            __syncthreads();
+            // ldmatrix.x4 into a_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+            const int ld_row = lane & 15, ld_col = (lane >> 4) << 3;
+            #pragma unroll
+            for (int qi = 0; qi < 8; ++qi)
+                tilec::ldmatrix<4, false>(&a_frag[4 * qi], stage3(smem, ld_row, ld_col + (qi << 4)));
+            __syncthreads();  // the buffer is free again
+        }
+        uint32_t v_2[64];  // [128x128] bf16, L6: operand B fragments, 2 elements per register
+        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
+        // 16x128 += 16x128 @ 128x128 on tensor cores: each warp issues 1 x 4 mma.sync.m16n8k16_bf16 per K step of 16, 8 K steps
+        // ldmatrix.trans.x4 into v_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int v_2_ld_row = lane & 15, v_2_ld_col = (warp << 3) + ((lane >> 4) << 5);
+        #pragma unroll
+        for (int k_step = 0; k_step < 8; ++k_step) {  // K steps
+            #pragma unroll
+            for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
+                tilec::ldmatrix<4, true>(&v_2[4 * (k_step + 8 * np)], stage1(smem, read_slot, v_2_ld_row + (((k_step + 8 * np) & 7) << 4), v_2_ld_col + (((k_step + 8 * np) >> 3) << 6)));
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
+            #pragma unroll
+                for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
+                    tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (k_step + 8 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 8 * (ni >> 1))]);
+        }
         // attention.py:288  for start in range(0, seq_len, BLOCK_N):
-        read_slot = ((read_slot + 1) == 2) ? 0 : (read_slot + 1);
-        write_slot = ((write_slot + 1) == 2) ? 0 : (write_slot + 1);
+        read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
+        write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         #pragma unroll
         for (int e = 0; e < 16; ++e)
             p[e] = p_2[e];
@@ -849,11 +849,11 @@ extern "C" cudaError_t decode_pv_gather_launch(cudaStream_t stream, unsigned gri
     if (grid_x == 0 || grid_y == 0 || grid_z == 0)
         return cudaSuccess; // nothing to do
     const dim3 grid(grid_x, grid_y, grid_z);
-    // 69632 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(decode_pv_gather, cudaFuncAttributeMaxDynamicSharedMemorySize, 69632);
+    // 102400 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(decode_pv_gather, cudaFuncAttributeMaxDynamicSharedMemorySize, 102400);
     if (attr != cudaSuccess)
         return attr;
-    decode_pv_gather<<<grid, 128, 69632, stream>>>(P, V_cache, Req_to_token, Seq_lens, Out, stride_pb, stride_ph, stride_rb, stride_vt, stride_vh, stride_ob, stride_oh);
+    decode_pv_gather<<<grid, 128, 102400, stream>>>(P, V_cache, Req_to_token, Seq_lens, Out, stride_pb, stride_ph, stride_rb, stride_vt, stride_vh, stride_ob, stride_oh);
     return cudaGetLastError();
 }
 #endif

@@ -699,6 +699,23 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         // attention.py:215  qk = tl.dot(q, tl.trans(k)) * scale
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
+        // attention.py:210  for j in range(0, tl.cdiv(last_key, PAGE)):
+        const int32_t k_ahead_2 = j_2 + (1 * 2);
+        const bool in_range_2 = k_ahead_2 < trips;
+        // attention.py:211  blk = tl.load(Block_tables + seq * stride_bt + j).to(tl.int64)
+        const int32_t loaded_4 = in_range_2 ? *((Block_tables + ((int64_t)seq * stride_bt)) + k_ahead_2) : 0;
+        const int64_t blk_2 = (int64_t)loaded_4;
+        // attention.py:213  k = tl.load(Key_cache + blk * stride_kblk + kv_head * stride_khead + offs_n[:, None] * stride_kslot + offs_d[None, :])
+        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), (((Key_cache + (blk_2 * stride_kblk)) + ((int64_t)kv_head * stride_khead)) + ((int64_t)offs_n[(e >> 3)] * stride_kslot)) + offs_d[(e & 7)], in_range_2);
+        // attention.py:223  v = tl.load(Value_cache + blk * stride_vblk + kv_head * stride_vhead + offs_n[:, None] * stride_vslot + offs_d[None, :])
+        // cp.async into slot write_slot of stage2: 16-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), (((Value_cache + (blk_2 * stride_vblk)) + ((int64_t)kv_head * stride_vhead)) + ((int64_t)offs_n[(e >> 3)] * stride_vslot)) + offs_d[(e & 7)], in_range_2);
+        tilec::cp_async_commit();
         // attention.py:212  key_pos = j * PAGE + offs_n
         int32_t offs_n_2[4];  // [16] i32, L6
         #pragma unroll
@@ -847,23 +864,6 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
                 for (int ni = 0; ni < 16; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 16 * mi)], &a_frag[4 * (k_step + 1 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))]);
         }
-        // attention.py:210  for j in range(0, tl.cdiv(last_key, PAGE)):
-        const int32_t k_ahead_2 = j_2 + (1 * 2);
-        const bool in_range_2 = k_ahead_2 < trips;
-        // attention.py:211  blk = tl.load(Block_tables + seq * stride_bt + j).to(tl.int64)
-        const int32_t loaded_4 = in_range_2 ? *((Block_tables + ((int64_t)seq * stride_bt)) + k_ahead_2) : 0;
-        const int64_t blk_2 = (int64_t)loaded_4;
-        // attention.py:213  k = tl.load(Key_cache + blk * stride_kblk + kv_head * stride_khead + offs_n[:, None] * stride_kslot + offs_d[None, :])
-        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), (((Key_cache + (blk_2 * stride_kblk)) + ((int64_t)kv_head * stride_khead)) + ((int64_t)offs_n[(e >> 3)] * stride_kslot)) + offs_d[(e & 7)], in_range_2);
-        // attention.py:223  v = tl.load(Value_cache + blk * stride_vblk + kv_head * stride_vhead + offs_n[:, None] * stride_vslot + offs_d[None, :])
-        // cp.async into slot write_slot of stage2: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), (((Value_cache + (blk_2 * stride_vblk)) + ((int64_t)kv_head * stride_vhead)) + ((int64_t)offs_n[(e >> 3)] * stride_vslot)) + offs_d[(e & 7)], in_range_2);
-        tilec::cp_async_commit();
         // attention.py:210  for j in range(0, tl.cdiv(last_key, PAGE)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
