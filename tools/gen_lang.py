@@ -31,6 +31,9 @@ four kernels of ten each:
            tl.dot ("ieee", with an accumulator, fp16 operands, tf32; M of 8 too) or a 3-D one whose batch is B
            joined with B reversed; its result put through the tile operations again and
            stored, reduced, argmaxed, top-k'ed or scanned;
+  branch   (a third stream, three kernels in ten) a loop that branches on a scalar it
+           loaded, with tile and scalar loads in the branches, a nested branch, an else
+           branch, and sometimes a branch that stores;
   loop     a `for` loop of a runtime trip count carrying an accumulator tile: each block
            loaded through masked pointers with a ragged end, a block pointer advanced in
            the loop, a tensor descriptor or tl.pointer_type addresses, put through a tile
@@ -302,6 +305,9 @@ class Gen:
             self.emit(f"tl.store(out4_ptr + {o}, tl.gather(v, gi, {axis}), mask={m})")
             outs.append(("out4_ptr", dt, n, "i32"))
         Extras(self, random.Random(self.seed * 1000003 + 21), n, block, grid).generate()
+        branches = random.Random(self.seed * 1000003 + 37)     # a third stream: earlier draws stay
+        if branches.random() < 0.3:
+            Extras(self, branches, n, block, grid).branch_section()
         return self.finish(dt, two, n, block, grid, outs)
 
     def reduced(self, shape, axis):
@@ -499,6 +505,46 @@ class Extras:
             self.emit(f"tl.store({o} + dm[:, None] * {DN} + dn[None, :], dsc, mask=drow[:, None])")
 
     # ---- a loop carrying tiles -----------------------------------------------------------
+
+    def branch_section(self):
+        """A loop whose body branches on a scalar it loaded: tile and scalar loads (masked,
+        ragged, or not) in the taken branch, in the else branch or in a branch nested in it,
+        a carried tile and a carried scalar.  Such branches run as straight code with the
+        loads masked by the condition (tir_if_convert), unless a branch also stores."""
+        BR, IT = self.pick(32, 64, 128), 4      # iterations at most: n % 3 + 2
+        grid = self.grid
+        xw = self.new_in("bw", grid * IT * 2)
+        xa = self.new_in("ba", grid * IT * BR)
+        xb = self.new_in("bb", grid * IT * BR)
+        self.emit("# a loop branching on loaded scalars, loads inside the branches")
+        self.emit(f"br = tl.arange(0, {BR})")
+        self.emit(f"bacc = tl.zeros(({BR},), dtype=tl.float32)")
+        self.emit("btot = 0.0")
+        self.emit("for bs in range(0, n % 3 + 2):")
+        ind = "    "
+        self.emit(f"{ind}bstep = pid * {IT} + bs")
+        self.emit(f"{ind}bwv = tl.load({xw} + bstep * 2)")
+        self.emit(f"{ind}boff = bstep * {BR} + br")
+        self.emit(f"{ind}bok = br < n % {BR} + 1")
+        self.emit(f"{ind}if {self.pick('bwv > 0', 'bwv < 0.5', 'bwv * bwv > 0.25')}:")
+        then = [f"bacc += bwv * tl.load({xa} + boff, mask=bok, other=0.0)",
+                f"bacc = tl.maximum(bacc, tl.load({xa} + boff))",
+                f"btot += tl.load({xw} + bstep * 2 + 1)"]
+        for line in self.rng.sample(then, self.rng.choice((1, 2))):
+            self.emit(f"{ind}    {line}")
+        if self.rng.random() < 0.4:
+            self.emit(f"{ind}    if bwv > 1.0:")
+            self.emit(f"{ind}        bacc += tl.load({xb} + boff, mask=bok, other=2.0)")
+        if self.rng.random() < 0.6:
+            self.emit(f"{ind}else:")
+            self.emit(f"{ind}    " + self.pick(f"bacc -= tl.load({xb} + boff, mask=bok, other=1.0)",
+                                                f"btot -= tl.load({xw} + bstep * 2 + 1)", "btot -= bwv"))
+        if self.rng.random() < 0.3:           # a branch that stores stays a branch
+            o2 = self.new_out("bside", "fp32", grid * IT * BR, "fp32s")
+            self.emit(f"{ind}if bwv > 0.75:")
+            self.emit(f"{ind}    tl.store({o2} + boff, bacc)")
+        o = self.new_out("bacc", "fp32", grid * BR, "fp32s")
+        self.emit(f"tl.store({o} + pid * {BR} + br, bacc + btot)")
 
     def loop_section(self):
         LR, LC = self.pick(16, 32, 64), self.pick(16, 32)
