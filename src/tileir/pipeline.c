@@ -3,16 +3,23 @@
  *
  * A loop whose body loads an operand tile of a dot (a load used only by the
  * conversion to the dot operand layout, perhaps through a transpose) gets a
- * ring of num_stages staging buffers filled by cp.async, Triton's Ampere
- * pipeline:
+ * ring of staging buffers filled by cp.async, Triton's Ampere pipeline:
  *
  *   prologue:  for s < S-1: copies of iteration s into slot s; commit
  *   loop i:    wait until iteration i's copies landed (S-2 groups may stay
  *              in flight); barrier (slot i-1 is now free: every warp read
- *              it in iteration i-1); copies of iteration i+S-1 into slot
- *              (i+S-1) % S, predicated off past the end; commit; the rest
- *              of the body, reading the operands from slot i % S
+ *              it in iteration i-1); the rest of the body, reading the
+ *              operands from slot i % n; copies of iteration i+S-1 into
+ *              slot (i+S-1) % n, predicated off past the end; commit
  *   after:     wait for all; barrier
+ *
+ * with n = S slots.  The copies come after the rest, as Triton places them,
+ * so that the step's dots already run while the threads work out the copies'
+ * addresses (copies_late); they come first where the rest reads what stage 0
+ * computes or where stage 0 loads.  Where shared memory bounds the blocks per
+ * SM and the dots are done with their slot by the end of the step, the ring
+ * keeps n = S-1 slots and a second barrier before the copies, which then
+ * reuse the slot the step read (tight_ring_pays).
  *
  * The ops that compute the copies' addresses and masks ("stage 0": the
  * load's operands back to the loop-carried pointers and the induction
