@@ -167,9 +167,27 @@ static bool dead_loop_var(Emitter *E, const Op *loop, int i)
            !read_in(body, arg, y, i) && !read_in(E->f->body, loop->results[i], NULL, -1);
 }
 
+/* Before a pipeline's prologue: what its queues of values computed ahead hold. */
+static void queue_comments(Emitter *E, const Op *op)
+{
+    int D = op->for_.queue_depth;
+    for (int q = 0; q < op->for_.queues; q++) {
+        const Value *const *r = (const Value *const *)op->results + op->for_.queue_first + q * D;
+        StrBuf sb = {0};
+        const char *name = r[0]->name ? comment_escape(E->a, r[0]->name) : "a value";
+        sb_printf(&sb, "// a queue: %s holds this step's %s", vname(E, r[0]), name);
+        for (int j = 1; j < D; j++)
+            sb_printf(&sb, ", %s the %s", vname(E, r[j]), j == 1 ? "next step's" : fmt(E, "one %d steps on", j));
+        sb_printf(&sb, " (computed %d step%s ahead with the copies; the loop below fills it)", D, D > 1 ? "s" : "");
+        line(E, "%s", sb.data);
+        sb_free(&sb);
+    }
+}
+
 static void emit_for(Emitter *E, const Op *op)
 {
     const Block *body = op->regions[0];
+    queue_comments(E, op);
     for (int i = 0; i < op->nres; i++)
         if (!dead_loop_var(E, op, i))
             init_loop_var(E, op->results[i], op->args[3 + i]);

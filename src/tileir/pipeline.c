@@ -1145,6 +1145,9 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         pro->results[j]->name = c->name;
     }
     Value **pq = queue_args(&P, pb, &delayed, nc + 1, pro->results + nc);
+    pro->for_.queues = delayed.len;
+    pro->for_.queue_first = nc;
+    pro->for_.queue_depth = D;
     /* iv of iteration s: lb + s * step; it exists when below ub */
     Value *t = mk_op(&P, pb, OP_MUL, 2, (Value *[]){s, step}, i32, loop);
     Value *ivs = mk_op(&P, pb, OP_ADD, 2, (Value *[]){lb, t}, i32, loop);

@@ -584,6 +584,10 @@ struct Op {
             bool wgmma_drain; /* a pipelined loop that leaves its last wgmma group in flight
                                  (tir_pipeline): guarded by its first trip's test, and
                                  waits for every wgmma group inside the guard */
+            int queues;       /* a pipeline's prologue (tir_pipeline): its results from
+                                 queue_first on are `queues` queues of queue_depth entries,
+                                 values stage 0 computes ahead (the emitter says so) */
+            int queue_first, queue_depth;
         } for_;
         struct {
             bool can_reorder; /* the user allowed any order (tilec keeps row-major order) */

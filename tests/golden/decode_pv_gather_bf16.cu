@@ -624,6 +624,7 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
     for (int e = 0; e < 8; ++e)
         offs_n[e] = L1_col + e;
     // attention.py:288  for start in range(0, seq_len, BLOCK_N):
+    // a queue: p holds this step's p, p_2 the next step's (computed 2 steps ahead with the copies; the loop below fills it)
     float p[16];  // [16x128] fp32, L1
     #pragma unroll
     for (int e = 0; e < 16; ++e)

@@ -565,6 +565,9 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
         cols_2[e] = L1_col + e;
     // matmul.py:155  for _ in range(0, k_steps * mine):
     const int32_t trips = k_steps * mine;
+    // a queue: k_2 holds this step's k, k_3 the next step's (computed 2 steps ahead with the copies; the loop below fills it)
+    // a queue: tile_m_2 holds this step's tile_m, tile_m_3 the next step's (computed 2 steps ahead with the copies; the loop below fills it)
+    // a queue: tile_n_2 holds this step's tile_n, tile_n_3 the next step's (computed 2 steps ahead with the copies; the loop below fills it)
     int32_t k = -1;
     int32_t tile = tile_2;
     int32_t tile_m = 0;
