@@ -969,7 +969,8 @@ static bool rest_reads_stage0(const Pipe *P, const ValueVec *delayed)
 /* Blocks per SM that rings of `slots` slots allow: shared memory, threads
  * and a floor on registers (twice the dots' accumulators per thread, and 32
  * for addresses and indices) taken together. */
-static int blocks_per_sm(const Pipe *P, int slots)
+/* The elements of the body's dot results each thread holds, summed. */
+static long dot_acc_per_thread(const Pipe *P)
 {
     int threads = P->f->num_warps * 32;
     long acc = 0;
@@ -978,7 +979,13 @@ static int blocks_per_sm(const Pipe *P, int slots)
         if (d->kind == OP_DOT)
             acc += type_numel(d->results[0]->type) / threads;
     }
-    long regs = 2 * acc + 32;
+    return acc;
+}
+
+static int blocks_per_sm(const Pipe *P, int slots)
+{
+    int threads = P->f->num_warps * 32;
+    long regs = 2 * dot_acc_per_thread(P) + 32;
     long n = 2048 / threads; /* threads per SM */
     long by_regs = 65536 / (regs * threads), by_smem = tir_smem_limit(P->f->arch) / ring_bytes(P, slots);
     n = by_regs < n ? by_regs : n;
@@ -1029,10 +1036,18 @@ static bool stage0_loads(const Pipe *P)
  * computes directly (a load that is the same in every step), and not where
  * stage 0 loads: the copies then wait for that load, and at the end of the
  * step the wait held up the next step (paged attention with a block table,
- * 0.86x Triton late against 0.99x early, on an H100). */
+ * 0.86x Triton late against 0.99x early, on an H100), and not where the
+ * dots' accumulators take more than LATE_MAX_ACC registers a thread: the
+ * copies' addresses are then live across the dots, and a 128x128 matmul on
+ * 4 warps (128 a thread) spilled in its mma.sync path.  Measured: bf16
+ * attention of head dim 128 on 8 warps (96 a thread) 1.10x -> 1.19x; the
+ * 128-a-thread kernels (fp16 attention d64, the 128x256 matmul) the same
+ * either way. */
+enum { LATE_MAX_ACC = 96 };
+
 static bool copies_late(const Pipe *P, const ValueVec *delayed)
 {
-    return !rest_reads_stage0(P, delayed) && !stage0_loads(P);
+    return !rest_reads_stage0(P, delayed) && !stage0_loads(P) && dot_acc_per_thread(P) <= LATE_MAX_ACC;
 }
 
 static void append_all(Pipe *P, Block *dst, const Block *src)

@@ -684,69 +684,6 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
         // matmul.py:167  acc = tl.dot(a, b, acc, out_dtype=acc_dtype)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
-        uint32_t a[32];  // [128x32] fp16, L7: operand A fragments, 2 elements per register
-        // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
-        uint32_t b[32];  // [32x128] fp16, L8: operand B fragments, 2 elements per register
-        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
-        if (!use_acc) {  // the accumulator starts from zero again (the reset after the last step, folded here)
-            #pragma unroll
-            for (int e = 0; e < 128; ++e)
-                acc[e] = 0.0f;
-        }
-        // 128x128 += 128x32 @ 32x128 on tensor cores: each warp issues 4 x 8 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
-        // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int a_ld_row = ((warp >> 1) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
-        // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
-        #pragma unroll
-        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
-            #pragma unroll
-            for (int mi = 0; mi < 4; ++mi)
-                tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi) >> 1) << 5), a_ld_col + (((k_step + 2 * mi) & 1) << 4)));
-            #pragma unroll
-            for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 5)));
-            #pragma unroll
-            for (int mi = 0; mi < 4; ++mi)  // 16-row tiles of this warp
-            #pragma unroll
-                for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
-        }
-        // matmul.py:168  if k == k_steps - 1:
-        const bool cond = k_2 == (k_steps - 1);
-        if (cond) {
-            // matmul.py:169  out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
-            int32_t out_rows[16];  // [128] i32, L4
-            #pragma unroll
-            for (int e = 0; e < 16; ++e)
-                out_rows[e] = (tile_m_2 * 128) + (L1_row + (e << 3));
-            // matmul.py:170  out_cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
-            int32_t out_cols[8];  // [128] i32, L3
-            #pragma unroll
-            for (int e = 0; e < 8; ++e)
-                out_cols[e] = (tile_n_2 * 128) + (L1_col + e);
-            // matmul.py:171  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
-            // (c_ptrs: each address is computed where it is used, below)
-            // matmul.py:172  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
-            __half acc_fp16[128];  // [128x128] fp16, L1
-            {  // L2 -> L1 through shared memory (cvt2)
-                __half *buf = reinterpret_cast<__half *>(smem + 0);
-                #pragma unroll
-                for (int e = 0; e < 128; ++e)
-                    buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 5) << 5)), L2_col + ((e & 1) + (((e >> 2) & 7) << 4)))] = __float2half_rn(acc[e]);
-                __syncthreads();
-                // each run of 8 consecutive elements comes back as one 16-byte read
-                #pragma unroll
-                for (int e = 0; e < 128; e += 8)
-                    tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
-                __syncthreads();  // the buffer is free again
-            }
-            #pragma unroll
-            for (int e = 0; e < 128; e += 8)
-                tilec::store_global<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &acc_fp16[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
-        }
-        // matmul.py:168  if k == k_steps - 1:
-        use_acc = !cond;
         // matmul.py:155  for _ in range(0, k_steps * mine):
         const int32_t k_ahead_2 = _ + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
@@ -822,6 +759,70 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
         for (int e = 0; e < 32; e += 8)
             tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), (b_ptr + (offs_k_3[(e >> 3)] * stride_bk)) + (cols_3[(e & 7)] * 1), in_range_2 && (offs_k_3[(e >> 3)] < K));
         tilec::cp_async_commit();
+        // matmul.py:167  acc = tl.dot(a, b, acc, out_dtype=acc_dtype)
+        uint32_t a[32];  // [128x32] fp16, L7: operand A fragments, 2 elements per register
+        // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
+        uint32_t b[32];  // [32x128] fp16, L8: operand B fragments, 2 elements per register
+        // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
+        if (!use_acc) {  // the accumulator starts from zero again (the reset after the last step, folded here)
+            #pragma unroll
+            for (int e = 0; e < 128; ++e)
+                acc[e] = 0.0f;
+        }
+        // 128x128 += 128x32 @ 32x128 on tensor cores: each warp issues 4 x 8 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
+        // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int a_ld_row = ((warp >> 1) << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
+        // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int b_ld_row = lane & 15, b_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
+        #pragma unroll
+        for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
+            #pragma unroll
+            for (int mi = 0; mi < 4; ++mi)
+                tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi) >> 1) << 5), a_ld_col + (((k_step + 2 * mi) & 1) << 4)));
+            #pragma unroll
+            for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
+                tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 5)));
+            #pragma unroll
+            for (int mi = 0; mi < 4; ++mi)  // 16-row tiles of this warp
+            #pragma unroll
+                for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
+                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
+        }
+        // matmul.py:168  if k == k_steps - 1:
+        const bool cond = k_2 == (k_steps - 1);
+        if (cond) {
+            // matmul.py:169  out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+            int32_t out_rows[16];  // [128] i32, L4
+            #pragma unroll
+            for (int e = 0; e < 16; ++e)
+                out_rows[e] = (tile_m_2 * 128) + (L1_row + (e << 3));
+            // matmul.py:170  out_cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+            int32_t out_cols[8];  // [128] i32, L3
+            #pragma unroll
+            for (int e = 0; e < 8; ++e)
+                out_cols[e] = (tile_n_2 * 128) + (L1_col + e);
+            // matmul.py:171  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
+            // (c_ptrs: each address is computed where it is used, below)
+            // matmul.py:172  tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
+            __half acc_fp16[128];  // [128x128] fp16, L1
+            {  // L2 -> L1 through shared memory (cvt2)
+                __half *buf = reinterpret_cast<__half *>(smem + 0);
+                #pragma unroll
+                for (int e = 0; e < 128; ++e)
+                    buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 5) << 5)), L2_col + ((e & 1) + (((e >> 2) & 7) << 4)))] = __float2half_rn(acc[e]);
+                __syncthreads();
+                // each run of 8 consecutive elements comes back as one 16-byte read
+                #pragma unroll
+                for (int e = 0; e < 128; e += 8)
+                    tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
+                __syncthreads();  // the buffer is free again
+            }
+            #pragma unroll
+            for (int e = 0; e < 128; e += 8)
+                tilec::store_global<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &acc_fp16[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
+        }
+        // matmul.py:168  if k == k_steps - 1:
+        use_acc = !cond;
         // matmul.py:155  for _ in range(0, k_steps * mine):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);

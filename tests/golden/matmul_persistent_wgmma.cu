@@ -740,6 +740,35 @@ matmul_persistent_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr,
                 // matmul.py:125  acc = tl.dot(a, b, acc, out_dtype=acc_dtype)
                 tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
                 __syncthreads();
+                // matmul.py:119  for k in range(0, k_steps):
+                const int32_t k_ahead_2 = k + (1 * 2);
+                const bool in_range_2 = k_ahead_2 < k_steps;
+                // matmul.py:120  offs_k = k * BLOCK_K + ks
+                const int32_t prod_2 = k_ahead_2 * 64;
+                int32_t offs_k_3[8];  // [64] i32, L4
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                    offs_k_3[e] = prod_2 + ks[e];
+                // matmul.py:121  a = tl.load(a_ptr + rows[:, None] * stride_am + offs_k[None, :] * stride_ak, mask=offs_k[None, :] < K, other=0.0)
+                int32_t ks_3[8];  // [64] i32, L5
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                    ks_3[e] = L0_col + e;
+                int32_t offs_k_4[8];  // [64] i32, L5
+                #pragma unroll
+                for (int e = 0; e < 8; ++e)
+                    offs_k_4[e] = prod_2 + ks_3[e];
+                // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+                #pragma unroll
+                for (int e = 0; e < 32; e += 8)
+                    tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), (a_ptr + (rows[(e >> 3)] * stride_am)) + (offs_k_4[(e & 7)] * 1), in_range_2 && (offs_k_4[(e & 7)] < K));
+                // matmul.py:123  b = tl.load(b_ptr + offs_k[:, None] * stride_bk + cols[None, :] * stride_bn, mask=offs_k[:, None] < K, other=0.0)
+                // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+                #pragma unroll
+                for (int e = 0; e < 64; e += 8)
+                    tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), (b_ptr + (offs_k_3[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1), in_range_2 && (offs_k_3[(e >> 3)] < K));
+                tilec::cp_async_commit();
+                // matmul.py:125  acc = tl.dot(a, b, acc, out_dtype=acc_dtype)
                 // operand A in slot read_slot of stage0, read by the tl.dot below
                 // operand B in slot read_slot of stage1, read by the tl.dot below
                 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
@@ -788,34 +817,6 @@ matmul_persistent_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr,
                             tilec::mma_m16n8k16_f16(&acc[4 * (ni + 32 * mi)], &a[4 * (k_step + 4 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
                 }
                 #endif
-                // matmul.py:119  for k in range(0, k_steps):
-                const int32_t k_ahead_2 = k + (1 * 2);
-                const bool in_range_2 = k_ahead_2 < k_steps;
-                // matmul.py:120  offs_k = k * BLOCK_K + ks
-                const int32_t prod_2 = k_ahead_2 * 64;
-                int32_t offs_k_3[8];  // [64] i32, L4
-                #pragma unroll
-                for (int e = 0; e < 8; ++e)
-                    offs_k_3[e] = prod_2 + ks[e];
-                // matmul.py:121  a = tl.load(a_ptr + rows[:, None] * stride_am + offs_k[None, :] * stride_ak, mask=offs_k[None, :] < K, other=0.0)
-                int32_t ks_3[8];  // [64] i32, L5
-                #pragma unroll
-                for (int e = 0; e < 8; ++e)
-                    ks_3[e] = L0_col + e;
-                int32_t offs_k_4[8];  // [64] i32, L5
-                #pragma unroll
-                for (int e = 0; e < 8; ++e)
-                    offs_k_4[e] = prod_2 + ks_3[e];
-                // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
-                #pragma unroll
-                for (int e = 0; e < 32; e += 8)
-                    tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), (a_ptr + (rows[(e >> 3)] * stride_am)) + (offs_k_4[(e & 7)] * 1), in_range_2 && (offs_k_4[(e & 7)] < K));
-                // matmul.py:123  b = tl.load(b_ptr + offs_k[:, None] * stride_bk + cols[None, :] * stride_bn, mask=offs_k[:, None] < K, other=0.0)
-                // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
-                #pragma unroll
-                for (int e = 0; e < 64; e += 8)
-                    tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), (b_ptr + (offs_k_3[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1), in_range_2 && (offs_k_3[(e >> 3)] < K));
-                tilec::cp_async_commit();
                 // matmul.py:119  for k in range(0, k_steps):
                 read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
                 write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);

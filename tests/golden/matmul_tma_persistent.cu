@@ -1040,54 +1040,6 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
                 __syncthreads();
                 #endif
-                // operand A in slot read_slot of stage0, read by the tl.dot below
-                // operand B in slot read_slot of stage1, read by the tl.dot below
-                #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
-                {  // 128x256 += 128x64 @ 64x256 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 1 wgmma.m64n256k16 per K step of 16 (rows 64*g + 128*mi), 4 K steps
-                    const int warpgroup = warp >> 2;
-                    tilec::wgmma_fence_operands<128>(acc);  // the accumulators stay put while wgmma owns them
-                    tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
-                    // the descriptors of K step 0 (A: from row 64*warpgroup); a K step or an M tile moves them by its bytes
-                    const uint64_t a_desc0 = tilec::wgmma_desc<16, 1024, 1>(stage0(smem, read_slot, 64 * warpgroup, 0));
-                    const uint64_t b_desc0 = tilec::wgmma_desc<16, 1024, 1>(stage1(smem, read_slot, 0, 0));
-                    #pragma unroll
-                    for (int k_step = 0; k_step < 4; ++k_step) {
-                        // B (stored [N, K], K-major): all 256 rows of stage1, columns 16*k_step.., 8-row groups 1024 bytes apart
-                        const uint64_t b_desc = tilec::wgmma_desc_at(b_desc0, 32 * k_step);
-                        #pragma unroll
-                        for (int mi = 0; mi < 1; ++mi) {
-                            // A: 64 rows of stage0 from row 64*warpgroup + 128*mi, columns 16*k_step.., 8-row groups 1024 bytes apart
-                            const uint64_t a_desc = tilec::wgmma_desc_at(a_desc0, 32 * k_step);
-                            wgmma_m64n256k16_f32_f16_kb(&acc[128 * mi], a_desc, b_desc, 1);
-                        }
-                    }
-                    tilec::wgmma_commit();  // this dot's wgmmas: one group
-                    tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
-                    tilec::wgmma_fence_operands<128>(acc);  // no use of the accumulators moves above that wait
-                }
-                #else  // mma.sync on the same shared memory and accumulators
-                uint32_t a[16];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
-                uint32_t b_frag[256];  // [64x256] fp16, L9: operand B fragments, 2 elements per register
-                // 128x256 += 128x64 @ 64x256 on tensor cores: each warp issues 1 x 32 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
-                // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-                const int a_ld_row = (warp << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
-                // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-                const int b_frag_ld_row = (lane & 7) + ((lane >> 4) << 3), b_frag_ld_col = ((lane >> 3) & 1) << 3;
-                #pragma unroll
-                for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
-                    #pragma unroll
-                    for (int mi = 0; mi < 1; ++mi)
-                        tilec::ldmatrix<4, false>(&a[4 * (k_step + 4 * mi)], stage0(smem, read_slot, a_ld_row, a_ld_col + ((k_step + 4 * mi) << 4)));
-                    #pragma unroll
-                    for (int np = 0; np < 16; ++np)  // two 8-column tiles per ldmatrix.x4
-                        tilec::ldmatrix<4, false>(&b_frag[4 * (k_step + 4 * np)], stage1(smem, read_slot, b_frag_ld_row + (((k_step + 4 * np) >> 2) << 4), b_frag_ld_col + (((k_step + 4 * np) & 3) << 4)));
-                    #pragma unroll
-                    for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
-                    #pragma unroll
-                        for (int ni = 0; ni < 32; ++ni)  // 8-column tiles of this warp
-                            tilec::mma_m16n8k16_f16(&acc[4 * (ni + 32 * mi)], &a[4 * (k_step + 4 * mi)], &b_frag[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
-                }
-                #endif
                 // matmul.py:193  for k in range(k_steps):
                 const int32_t k_ahead_2 = k + (1 * 2);
                 const bool in_range_2 = k_ahead_2 < k_steps;
@@ -1176,6 +1128,55 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                     tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), b_ptrs_2[e / 8], &b_in_bounds_2[e], in_range_2);
                 #endif
                 tilec::cp_async_commit();
+                // matmul.py:196  acc = tl.dot(a, b.T, acc)
+                // operand A in slot read_slot of stage0, read by the tl.dot below
+                // operand B in slot read_slot of stage1, read by the tl.dot below
+                #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+                {  // 128x256 += 128x64 @ 64x256 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 1 wgmma.m64n256k16 per K step of 16 (rows 64*g + 128*mi), 4 K steps
+                    const int warpgroup = warp >> 2;
+                    tilec::wgmma_fence_operands<128>(acc);  // the accumulators stay put while wgmma owns them
+                    tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
+                    // the descriptors of K step 0 (A: from row 64*warpgroup); a K step or an M tile moves them by its bytes
+                    const uint64_t a_desc0 = tilec::wgmma_desc<16, 1024, 1>(stage0(smem, read_slot, 64 * warpgroup, 0));
+                    const uint64_t b_desc0 = tilec::wgmma_desc<16, 1024, 1>(stage1(smem, read_slot, 0, 0));
+                    #pragma unroll
+                    for (int k_step = 0; k_step < 4; ++k_step) {
+                        // B (stored [N, K], K-major): all 256 rows of stage1, columns 16*k_step.., 8-row groups 1024 bytes apart
+                        const uint64_t b_desc = tilec::wgmma_desc_at(b_desc0, 32 * k_step);
+                        #pragma unroll
+                        for (int mi = 0; mi < 1; ++mi) {
+                            // A: 64 rows of stage0 from row 64*warpgroup + 128*mi, columns 16*k_step.., 8-row groups 1024 bytes apart
+                            const uint64_t a_desc = tilec::wgmma_desc_at(a_desc0, 32 * k_step);
+                            wgmma_m64n256k16_f32_f16_kb(&acc[128 * mi], a_desc, b_desc, 1);
+                        }
+                    }
+                    tilec::wgmma_commit();  // this dot's wgmmas: one group
+                    tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
+                    tilec::wgmma_fence_operands<128>(acc);  // no use of the accumulators moves above that wait
+                }
+                #else  // mma.sync on the same shared memory and accumulators
+                uint32_t a[16];  // [128x64] fp16, L8: operand A fragments, 2 elements per register
+                uint32_t b_frag[256];  // [64x256] fp16, L9: operand B fragments, 2 elements per register
+                // 128x256 += 128x64 @ 64x256 on tensor cores: each warp issues 1 x 32 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
+                // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+                const int a_ld_row = (warp << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
+                // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+                const int b_frag_ld_row = (lane & 7) + ((lane >> 4) << 3), b_frag_ld_col = ((lane >> 3) & 1) << 3;
+                #pragma unroll
+                for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
+                    #pragma unroll
+                    for (int mi = 0; mi < 1; ++mi)
+                        tilec::ldmatrix<4, false>(&a[4 * (k_step + 4 * mi)], stage0(smem, read_slot, a_ld_row, a_ld_col + ((k_step + 4 * mi) << 4)));
+                    #pragma unroll
+                    for (int np = 0; np < 16; ++np)  // two 8-column tiles per ldmatrix.x4
+                        tilec::ldmatrix<4, false>(&b_frag[4 * (k_step + 4 * np)], stage1(smem, read_slot, b_frag_ld_row + (((k_step + 4 * np) >> 2) << 4), b_frag_ld_col + (((k_step + 4 * np) & 3) << 4)));
+                    #pragma unroll
+                    for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
+                    #pragma unroll
+                        for (int ni = 0; ni < 32; ++ni)  // 8-column tiles of this warp
+                            tilec::mma_m16n8k16_f16(&acc[4 * (ni + 32 * mi)], &a[4 * (k_step + 4 * mi)], &b_frag[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
+                }
+                #endif
                 // matmul.py:193  for k in range(k_steps):
                 read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
                 write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);

@@ -742,6 +742,21 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         // matmul.py:89  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         tilec::cp_async_wait<2>();  // at most 2 groups of copies still in flight
         __syncthreads();
+        // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        const int32_t k_ahead_2 = k + (1 * 3);
+        const bool in_range_2 = k_ahead_2 < trips;
+        // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
+        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 32; e += 8)
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (ks_2[(e & 7)] < (K - (k_ahead_2 * 64))));
+        // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
+        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 64; e += 8)
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 64))));
+        tilec::cp_async_commit();
+        // matmul.py:89  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         // operand A in slot read_slot of stage0, read by the tl.dot below
         // operand B in slot read_slot of stage1, read by the tl.dot below
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
@@ -790,20 +805,6 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 32 * mi)], &a[4 * (k_step + 4 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
         }
         #endif
-        // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t k_ahead_2 = k + (1 * 3);
-        const bool in_range_2 = k_ahead_2 < trips;
-        // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (ks_2[(e & 7)] < (K - (k_ahead_2 * 64))));
-        // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 64; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 64))));
-        tilec::cp_async_commit();
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);

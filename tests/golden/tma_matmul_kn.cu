@@ -951,54 +951,6 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
             tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
             __syncthreads();
             #endif
-            // operand A in slot read_slot of stage0, read by the tl.dot below
-            // operand B in slot read_slot of stage1, read by the tl.dot below
-            #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
-            {  // 128x128 += 128x32 @ 32x128 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 2 wgmma.m64n128k16 per K step of 16 (rows 64*g + 64*mi), 2 K steps
-                const int warpgroup = warp >> 2;
-                tilec::wgmma_fence_operands<128>(acc);  // the accumulators stay put while wgmma owns them
-                tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
-                // the descriptors of K step 0 (A: from row 64*warpgroup); a K step or an M tile moves them by its bytes
-                const uint64_t a_desc0 = tilec::wgmma_desc<16, 512, 2>(stage0(smem, read_slot, 64 * warpgroup, 0));
-                const uint64_t b_desc0 = tilec::wgmma_desc<4096, 1024, 1>(stage1(smem, read_slot, 0, 0));
-                #pragma unroll
-                for (int k_step = 0; k_step < 2; ++k_step) {
-                    // B: rows 16*k_step.. of stage1, 128-byte column blocks 4096 bytes apart, 8-row groups 1024 bytes apart
-                    const uint64_t b_desc = tilec::wgmma_desc_at(b_desc0, 2048 * k_step);
-                    #pragma unroll
-                    for (int mi = 0; mi < 2; ++mi) {
-                        // A: 64 rows of stage0 from row 64*warpgroup + 64*mi, columns 16*k_step.., 8-row groups 512 bytes apart
-                        const uint64_t a_desc = tilec::wgmma_desc_at(a_desc0, 4096 * mi + (32 * k_step));
-                        wgmma_m64n128k16_f32_f16(&acc[64 * mi], a_desc, b_desc, 1);
-                    }
-                }
-                tilec::wgmma_commit();  // this dot's wgmmas: one group
-                tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
-                tilec::wgmma_fence_operands<128>(acc);  // no use of the accumulators moves above that wait
-            }
-            #else  // mma.sync on the same shared memory and accumulators
-            uint32_t a[16];  // [128x32] fp16, L10: operand A fragments, 2 elements per register
-            uint32_t b[64];  // [32x128] fp16, L11: operand B fragments, 2 elements per register
-            // 128x128 += 128x32 @ 32x128 on tensor cores: each warp issues 2 x 16 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
-            // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int a_ld_row = (warp << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
-            // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int b_ld_row = lane & 15, b_ld_col = (lane >> 4) << 3;
-            #pragma unroll
-            for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
-                #pragma unroll
-                for (int mi = 0; mi < 2; ++mi)
-                    tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi) >> 1) << 6), a_ld_col + (((k_step + 2 * mi) & 1) << 4)));
-                #pragma unroll
-                for (int np = 0; np < 8; ++np)  // two 8-column tiles per ldmatrix.x4
-                    tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 4)));
-                #pragma unroll
-                for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
-                #pragma unroll
-                    for (int ni = 0; ni < 16; ++ni)  // 8-column tiles of this warp
-                        tilec::mma_m16n8k16_f16(&acc[4 * (ni + 16 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
-            }
-            #endif
             // tma_matmul_kn.py:17  for k in range(0, K, BLOCK_K):
             const int32_t k_ahead_2 = k + (32 * 2);
             const bool in_range_2 = k_ahead_2 < K;
@@ -1086,6 +1038,55 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
                 tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs_2[e / 8], &b_in_bounds_2[e], in_range_2);
             #endif
             tilec::cp_async_commit();
+            // tma_matmul_kn.py:20  acc = tl.dot(a, b, acc)
+            // operand A in slot read_slot of stage0, read by the tl.dot below
+            // operand B in slot read_slot of stage1, read by the tl.dot below
+            #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+            {  // 128x128 += 128x32 @ 32x128 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 2 wgmma.m64n128k16 per K step of 16 (rows 64*g + 64*mi), 2 K steps
+                const int warpgroup = warp >> 2;
+                tilec::wgmma_fence_operands<128>(acc);  // the accumulators stay put while wgmma owns them
+                tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
+                // the descriptors of K step 0 (A: from row 64*warpgroup); a K step or an M tile moves them by its bytes
+                const uint64_t a_desc0 = tilec::wgmma_desc<16, 512, 2>(stage0(smem, read_slot, 64 * warpgroup, 0));
+                const uint64_t b_desc0 = tilec::wgmma_desc<4096, 1024, 1>(stage1(smem, read_slot, 0, 0));
+                #pragma unroll
+                for (int k_step = 0; k_step < 2; ++k_step) {
+                    // B: rows 16*k_step.. of stage1, 128-byte column blocks 4096 bytes apart, 8-row groups 1024 bytes apart
+                    const uint64_t b_desc = tilec::wgmma_desc_at(b_desc0, 2048 * k_step);
+                    #pragma unroll
+                    for (int mi = 0; mi < 2; ++mi) {
+                        // A: 64 rows of stage0 from row 64*warpgroup + 64*mi, columns 16*k_step.., 8-row groups 512 bytes apart
+                        const uint64_t a_desc = tilec::wgmma_desc_at(a_desc0, 4096 * mi + (32 * k_step));
+                        wgmma_m64n128k16_f32_f16(&acc[64 * mi], a_desc, b_desc, 1);
+                    }
+                }
+                tilec::wgmma_commit();  // this dot's wgmmas: one group
+                tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
+                tilec::wgmma_fence_operands<128>(acc);  // no use of the accumulators moves above that wait
+            }
+            #else  // mma.sync on the same shared memory and accumulators
+            uint32_t a[16];  // [128x32] fp16, L10: operand A fragments, 2 elements per register
+            uint32_t b[64];  // [32x128] fp16, L11: operand B fragments, 2 elements per register
+            // 128x128 += 128x32 @ 32x128 on tensor cores: each warp issues 2 x 16 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
+            // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+            const int a_ld_row = (warp << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
+            // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+            const int b_ld_row = lane & 15, b_ld_col = (lane >> 4) << 3;
+            #pragma unroll
+            for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
+                #pragma unroll
+                for (int mi = 0; mi < 2; ++mi)
+                    tilec::ldmatrix<4, false>(&a[4 * (k_step + 2 * mi)], stage0(smem, read_slot, a_ld_row + (((k_step + 2 * mi) >> 1) << 6), a_ld_col + (((k_step + 2 * mi) & 1) << 4)));
+                #pragma unroll
+                for (int np = 0; np < 8; ++np)  // two 8-column tiles per ldmatrix.x4
+                    tilec::ldmatrix<4, true>(&b[4 * (k_step + 2 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 2 * np) & 1) << 4), b_ld_col + (((k_step + 2 * np) >> 1) << 4)));
+                #pragma unroll
+                for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
+                #pragma unroll
+                    for (int ni = 0; ni < 16; ++ni)  // 8-column tiles of this warp
+                        tilec::mma_m16n8k16_f16(&acc[4 * (ni + 16 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
+            }
+            #endif
             // tma_matmul_kn.py:17  for k in range(0, K, BLOCK_K):
             read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
             write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);

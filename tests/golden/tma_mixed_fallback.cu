@@ -806,6 +806,53 @@ tma_mixed_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_
             // tma_mixed_fallback.py:21  acc = tl.dot(a, b, acc)
             tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
             __syncthreads();
+            // tma_mixed_fallback.py:17  for k in range(0, K, BLOCK_K):
+            const int32_t k_ahead_2 = k + (32 * 2);
+            const bool in_range_2 = k_ahead_2 < K;
+            // tma_mixed_fallback.py:18  a = a_desc.load([offs_m, k])
+            __half *const a_start_2 = a_desc_base + (((int64_t)offs_m * a_desc_stride0) + (int64_t)k_ahead_2);
+            int32_t a_r0_2[4];  // [128x1] i32, L0
+            #pragma unroll
+            for (int e = 0; e < 4; ++e)
+                a_r0_2[e] = L0_row + (e << 5);
+            int32_t a_r1_2[8];  // [1x32] i32, L0
+            #pragma unroll
+            for (int e = 0; e < 8; ++e)
+                a_r1_2[e] = L0_col + e;
+            __half *a_ptrs_2[4];  // [128x32] fp16, L0: one pointer per 8-element vector
+            #pragma unroll
+            for (int e = 0; e < 32; e += 8)
+                a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * a_desc_stride0)) + a_r1_2[(e & 7)];
+            int32_t a_i0_2[4];  // [128x1] i32, L0
+            #pragma unroll
+            for (int e = 0; e < 4; ++e)
+                a_i0_2[e] = offs_m + a_r0_2[e];
+            const bool a_nonempty0_2 = a_desc_shape0 > 0;
+            int32_t a_i1_2[8];  // [1x32] i32, L0
+            #pragma unroll
+            for (int e = 0; e < 8; ++e)
+                a_i1_2[e] = k_ahead_2 + a_r1_2[e];
+            const bool a_nonempty1_2 = a_desc_shape1 > 0;
+            bool a_in_bounds_2[32];  // [128x32] i1, L0
+            #pragma unroll
+            for (int e = 0; e < 32; ++e)
+                a_in_bounds_2[e] = (((uint32_t)a_i0_2[(e >> 3)] < (uint32_t)a_desc_shape0) & a_nonempty0_2) & (((uint32_t)a_i1_2[(e & 7)] < (uint32_t)a_desc_shape1) & a_nonempty1_2);
+            // cp.async into slot write_slot of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 32; e += 8)
+                tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], &a_in_bounds_2[e], in_range_2);
+            // tma_mixed_fallback.py:19  b = tl.load(b_ptr + (k + ks)[:, None] * stride_bk + cols[None, :], mask=((k + ks)[:, None] < K) & (cols[None, :] < N), other=0.0)
+            // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 32; e += 8) {
+                bool in_bounds_2[8];  // the mask of these 8 elements
+                #pragma unroll
+                for (int j = 0; j < 8; ++j)
+                    in_bounds_2[j] = ((k_ahead_2 + ks[((e + j) >> 3)]) < K) & (cols[((e + j) & 7)] < N);
+                tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), (b_ptr + ((k_ahead_2 + ks[(e >> 3)]) * stride_bk)) + cols[(e & 7)], in_bounds_2, in_range_2);
+            }
+            tilec::cp_async_commit();
+            // tma_mixed_fallback.py:21  acc = tl.dot(a, b, acc)
             // operand A in slot read_slot of stage0, read by the tl.dot below
             // operand B in slot read_slot of stage1, read by the tl.dot below
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
@@ -854,52 +901,6 @@ tma_mixed_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_
                         tilec::mma_m16n8k16_f16(&acc[4 * (ni + 16 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
             }
             #endif
-            // tma_mixed_fallback.py:17  for k in range(0, K, BLOCK_K):
-            const int32_t k_ahead_2 = k + (32 * 2);
-            const bool in_range_2 = k_ahead_2 < K;
-            // tma_mixed_fallback.py:18  a = a_desc.load([offs_m, k])
-            __half *const a_start_2 = a_desc_base + (((int64_t)offs_m * a_desc_stride0) + (int64_t)k_ahead_2);
-            int32_t a_r0_2[4];  // [128x1] i32, L0
-            #pragma unroll
-            for (int e = 0; e < 4; ++e)
-                a_r0_2[e] = L0_row + (e << 5);
-            int32_t a_r1_2[8];  // [1x32] i32, L0
-            #pragma unroll
-            for (int e = 0; e < 8; ++e)
-                a_r1_2[e] = L0_col + e;
-            __half *a_ptrs_2[4];  // [128x32] fp16, L0: one pointer per 8-element vector
-            #pragma unroll
-            for (int e = 0; e < 32; e += 8)
-                a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * a_desc_stride0)) + a_r1_2[(e & 7)];
-            int32_t a_i0_2[4];  // [128x1] i32, L0
-            #pragma unroll
-            for (int e = 0; e < 4; ++e)
-                a_i0_2[e] = offs_m + a_r0_2[e];
-            const bool a_nonempty0_2 = a_desc_shape0 > 0;
-            int32_t a_i1_2[8];  // [1x32] i32, L0
-            #pragma unroll
-            for (int e = 0; e < 8; ++e)
-                a_i1_2[e] = k_ahead_2 + a_r1_2[e];
-            const bool a_nonempty1_2 = a_desc_shape1 > 0;
-            bool a_in_bounds_2[32];  // [128x32] i1, L0
-            #pragma unroll
-            for (int e = 0; e < 32; ++e)
-                a_in_bounds_2[e] = (((uint32_t)a_i0_2[(e >> 3)] < (uint32_t)a_desc_shape0) & a_nonempty0_2) & (((uint32_t)a_i1_2[(e & 7)] < (uint32_t)a_desc_shape1) & a_nonempty1_2);
-            // cp.async into slot write_slot of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
-            #pragma unroll
-            for (int e = 0; e < 32; e += 8)
-                tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], &a_in_bounds_2[e], in_range_2);
-            // tma_mixed_fallback.py:19  b = tl.load(b_ptr + (k + ks)[:, None] * stride_bk + cols[None, :], mask=((k + ks)[:, None] < K) & (cols[None, :] < N), other=0.0)
-            // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
-            #pragma unroll
-            for (int e = 0; e < 32; e += 8) {
-                bool in_bounds_2[8];  // the mask of these 8 elements
-                #pragma unroll
-                for (int j = 0; j < 8; ++j)
-                    in_bounds_2[j] = ((k_ahead_2 + ks[((e + j) >> 3)]) < K) & (cols[((e + j) & 7)] < N);
-                tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), (b_ptr + ((k_ahead_2 + ks[(e >> 3)]) * stride_bk)) + cols[(e & 7)], in_bounds_2, in_range_2);
-            }
-            tilec::cp_async_commit();
             // tma_mixed_fallback.py:17  for k in range(0, K, BLOCK_K):
             read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
             write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);

@@ -708,6 +708,21 @@ mm_scaled(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__rest
         // wgmma_acc_rescaled.py:20  acc = tl.dot(a, b, acc)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
+        // wgmma_acc_rescaled.py:17  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        const int32_t k_ahead_2 = k + (1 * 2);
+        const bool in_range_2 = k_ahead_2 < trips;
+        // wgmma_acc_rescaled.py:18  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
+        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 32; e += 8)
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (ks_2[(e & 7)] < (K - (k_ahead_2 * 32))));
+        // wgmma_acc_rescaled.py:19  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
+        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+        #pragma unroll
+        for (int e = 0; e < 32; e += 8)
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 32))));
+        tilec::cp_async_commit();
+        // wgmma_acc_rescaled.py:20  acc = tl.dot(a, b, acc)
         // operand A in slot read_slot of stage0, read by the tl.dot below
         // operand B in slot read_slot of stage1, read by the tl.dot below
         float acc_3[128];  // [128x128] fp32, L2
@@ -764,20 +779,6 @@ mm_scaled(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__rest
         #pragma unroll
         for (int e = 0; e < 128; ++e)
             acc[e] = acc_3[e] * 0.5f;
-        // wgmma_acc_rescaled.py:17  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t k_ahead_2 = k + (1 * 2);
-        const bool in_range_2 = k_ahead_2 < trips;
-        // wgmma_acc_rescaled.py:18  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (ks_2[(e & 7)] < (K - (k_ahead_2 * 32))));
-        // wgmma_acc_rescaled.py:19  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 32))));
-        tilec::cp_async_commit();
         // wgmma_acc_rescaled.py:17  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
