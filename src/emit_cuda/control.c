@@ -270,6 +270,10 @@ static const char *renamed_from(Emitter *E, const Value *v)
 
 static void emit_op(Emitter *E, const Op *op)
 {
+    if (op->note) {
+        stmt_comment(E, op);
+        line(E, "// %s", op->note);
+    }
     if (op->nres == 1 && info(E, op->results[0])->inl) {
         const Value *v = op->results[0];
         if (info(E, v)->folded_addr) {

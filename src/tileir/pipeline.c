@@ -1266,6 +1266,9 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     append_rest(&P, &rest, &delayed, lq);
     if (late && block_reads_any(&rest, &ahead))
         BUG("pipeline: the rest reads what stage 0 computes, yet the copies go last");
+    if (late)
+        iva->def->note = arena_printf(P.a, "the copies of the step %d ahead, issued after this step's dots: the "
+                                            "tensor cores work on those while the threads address these", D);
     append_all(&P, &nb, late ? &rest : &ahead);
     if (tight) { /* the copies overwrite the slot this step read: every warp must be done */
         Op *bar = tir_op_new(P.a, f, OP_BARRIER, 0, NULL, 0, NULL);

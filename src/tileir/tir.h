@@ -478,6 +478,8 @@ struct Op {
     Op *buf;              /* async_copy: the local_load whose buffer it fills; local_alloc: the
                              local_load that reads its buffer, and that local_load: the local_alloc;
                              a debug_barrier of dot_reload.c: the local_alloc whose buffer it frees */
+    const char *note;     /* tilec's own words the emitter prints before the op, or NULL:
+                             why a pass put it there (no user text) */
     /* The attributes of the op's kind (OP_LIST says which); last, so that
      * tir_op_copy_attrs copies them as Op's tail. */
     union {

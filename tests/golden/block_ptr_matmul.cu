@@ -779,6 +779,7 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
         // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // block_ptr_matmul.py:21  a = tl.load(a_block_ptr, boundary_check=(0, 1), padding_option="zero")

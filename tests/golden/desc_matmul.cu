@@ -658,6 +658,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
         // desc_matmul.py:18  for k in range(0, K, BLOCK_K):
+        // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
         const int32_t k_ahead_2 = k + (32 * 2);
         const bool in_range_2 = k_ahead_2 < K;
         // desc_matmul.py:19  a = a_desc.load([off_m, k])

@@ -783,6 +783,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
             }
             #endif
             // desc_matmul.py:18  for k in range(0, K, BLOCK_K):
+            // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
             const int32_t k_ahead_2 = k + (32 * 2);
             const bool in_range_2 = k_ahead_2 < K;
             // desc_matmul.py:19  a = a_desc.load([off_m, k])

@@ -792,6 +792,7 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
         for (int e = 0; e < 64; ++e)
             acc[e] += dot[e];
         // dot3d.py:22  for k in range(0, K, BLOCK_K):
+        // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
         const int32_t k_ahead_2 = k + (32 * 2);
         const bool in_range_2 = k_ahead_2 < K;
         // dot3d.py:23  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0.0)

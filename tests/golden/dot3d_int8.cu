@@ -786,6 +786,7 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
                     tilec::mma_m16n8k32_s8(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 1 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 1 * (ni >> 1))]);
         }
         // dot3d.py:53  for k in range(0, K, BLOCK_K):
+        // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
         const int32_t k_ahead_2 = k + (32 * 2);
         const bool in_range_2 = k_ahead_2 < K;
         // dot3d.py:54  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0)

@@ -772,6 +772,7 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
         for (int e = 0; e < 64; ++e)
             acc[e] += dot[e];
         // dot3d.py:22  for k in range(0, K, BLOCK_K):
+        // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
         const int32_t k_ahead_2 = k + (16 * 2);
         const bool in_range_2 = k_ahead_2 < K;
         // dot3d.py:23  a = tl.load(a_ptrs, mask=(rm[None, :, None] < M) & (rk[None, None, :] < K - k), other=0.0)

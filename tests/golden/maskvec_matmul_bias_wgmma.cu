@@ -922,6 +922,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
             }
             #endif
             // matmul.py:228  for k in range(0, K, BLOCK_K):
+            // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
             const int32_t k_ahead_2 = k + (64 * 2);
             const bool in_range_2 = k_ahead_2 < K;
             // matmul.py:230  a = tl.load(a_ptrs, mask=row_ok[:, None] & (ks[None, :] < K - k), other=0.0)

@@ -750,6 +750,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         for (int e = 0; e < 16; ++e)
             b_ptrs[e] += 32 * stride_bk;
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)

@@ -659,6 +659,7 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 4 * mi)], &a_frag[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
         // matmul.py:294  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:295  k_ok = ks[:, None] < K - k * BLOCK_K

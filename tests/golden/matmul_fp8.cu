@@ -795,6 +795,7 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
                     mma_m16n8k32_e4m3_e5m2(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)

@@ -637,6 +637,7 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
                     tilec::mma_m16n8k32_s8(&acc[4 * (ni + 4 * mi)], &a[4 * (k_step + 2 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
+        // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)

@@ -776,6 +776,7 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
             }
             #endif
             // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
+            // the copies of the step 3 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
             const int32_t k_ahead_2 = k + (1 * 3);
             const bool in_range_2 = k_ahead_2 < trips;
             // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)

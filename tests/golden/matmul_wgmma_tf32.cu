@@ -778,6 +778,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
             }
             #endif
             // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
+            // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
             const int32_t k_ahead_2 = k + (1 * 2);
             const bool in_range_2 = k_ahead_2 < trips;
             // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
