@@ -125,8 +125,10 @@ static void replace_in(Block *b, const Value *from, Value *to)
         tir_op_replace_uses(b->ops.data[i], from, to);
 }
 
-/* If op (op i of block b) as straight code; its uses in root follow. */
-static void convert(Conv *C, Block *root, Op *op)
+/* If op as straight code before it in its block, C->b.  Its results can only be
+ * read after it in that block (or in the regions of later ops), so only that
+ * block is rewritten to read the new values. */
+static void convert(Conv *C, Op *op)
 {
     Value *cond = op->args[0];
     Block *then_b = op->regions[0], *else_b = op->regions[1];
@@ -143,16 +145,16 @@ static void convert(Conv *C, Block *root, Op *op)
             v = add(C, OP_SELECT, 3, (Value *[]){mask_like(C, cond, r->type), x, y}, r->type);
         if (!v->name)
             v->name = r->name;
-        replace_in(root, r, v);
+        replace_in(C->b, r, v);
     }
 }
 
-static void convert_block(Conv *C, Block *root, Block *b)
+static void convert_block(Conv *C, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
         Op *op = b->ops.data[i];
         for (int r = 0; r < op->nregions; r++)
-            convert_block(C, root, op->regions[r]);
+            convert_block(C, op->regions[r]);
         if (op->kind != OP_IF || op->nregions != 2 || op->args[0]->type.rank)
             continue;
         int count = 0, loads = 0;
@@ -160,7 +162,7 @@ static void convert_block(Conv *C, Block *root, Block *b)
             !branch_speculable(op->regions[1], &count, &loads) || !loads || count > MAX_OPS)
             continue;
         Conv c = {.a = C->a, .f = C->f, .b = b, .at = i, .near = op};
-        convert(&c, root, op);
+        convert(&c, op);
         /* the if itself, now at c.at, goes */
         memmove(&b->ops.data[c.at], &b->ops.data[c.at + 1], (size_t)(b->ops.len - c.at - 1) * sizeof(Op *));
         b->ops.len--;
@@ -171,6 +173,6 @@ static void convert_block(Conv *C, Block *root, Block *b)
 void tir_if_convert(Ctx *ctx, TirFunc *f)
 {
     Conv C = {.a = &ctx->arena, .f = f};
-    convert_block(&C, f->body, f->body);
+    convert_block(&C, f->body);
     tir_simplify(ctx, f);
 }
