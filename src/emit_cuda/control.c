@@ -298,9 +298,7 @@ static void emit_op(Emitter *E, const Op *op)
     case OP_IF: emit_if(E, op); E->last_stmt = NULL; break;
     case OP_RETURN: line(E, "return;"); break;
     case OP_BARRIER:
-        if (op->buf && op->buf->kind == OP_LOCAL_LOAD && op->buf->nargs) /* a ring of num_stages-1 slots */
-            line(E, "__syncthreads();  // every warp is done with this step's slot: the copies below reuse it");
-        else if (op->buf) /* after the loop that read a loop-invariant dot operand (dot_reload.c) */
+        if (op->buf) /* after the loop that read a loop-invariant dot operand (dot_reload.c) */
             line(E, "__syncthreads();  // every warp is done with %s before its bytes are written again",
                  stage_helper(E, op->buf));
         else

@@ -927,14 +927,6 @@ static Op **make_rings(Pipe *P, Value *slot)
     return rings;
 }
 
-static bool block_holds(const Block *b, const Op *op)
-{
-    for (int i = 0; i < b->ops.len; i++)
-        if (b->ops.data[i] == op)
-            return true;
-    return false;
-}
-
 /* Does op, or an op of its regions, read a value stage 0 computes that is not
  * carried to it through a queue (delayed)? */
 static bool reads_stage0(const Pipe *P, const Op *op, const ValueVec *delayed)
@@ -966,9 +958,6 @@ static bool rest_reads_stage0(const Pipe *P, const ValueVec *delayed)
     return false;
 }
 
-/* Blocks per SM that rings of `slots` slots allow: shared memory, threads
- * and a floor on registers (twice the dots' accumulators per thread, and 32
- * for addresses and indices) taken together. */
 /* The elements of the body's dot results each thread holds, summed. */
 static long dot_acc_per_thread(const Pipe *P)
 {
@@ -982,6 +971,9 @@ static long dot_acc_per_thread(const Pipe *P)
     return acc;
 }
 
+/* Blocks per SM that rings of `slots` slots allow: shared memory, threads
+ * and a floor on registers (twice the dots' accumulators per thread, and 32
+ * for addresses and indices) taken together. */
 static int blocks_per_sm(const Pipe *P, int slots)
 {
     int threads = P->f->num_warps * 32;
@@ -1002,21 +994,6 @@ static int blocks_per_sm(const Pipe *P, int slots)
 static bool tight_ring_pays(const Pipe *P)
 {
     return P->S >= 3 && blocks_per_sm(P, P->S - 1) > blocks_per_sm(P, P->S);
-}
-
-/* Does an op of block b, or of its regions, read a result of an op of block ops? */
-static bool block_reads_any(const Block *b, const Block *ops)
-{
-    for (int i = 0; i < b->ops.len; i++) {
-        const Op *op = b->ops.data[i];
-        for (int k = 0; k < op->nargs; k++)
-            if (op->args[k]->def && block_holds(ops, op->args[k]->def))
-                return true;
-        for (int r = 0; r < op->nregions; r++)
-            if (block_reads_any(op->regions[r], ops))
-                return true;
-    }
-    return false;
 }
 
 /* Does stage 0 load (a block table's entry, a tile of gather indices)? */
@@ -1264,15 +1241,13 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     emit_copies(&P, &ahead, &ahead_iv, preda, slot_w, rings);
     tir_block_append(P.a, &ahead, commit_op(&P));
     append_rest(&P, &rest, &delayed, lq);
-    if (late && block_reads_any(&rest, &ahead))
-        BUG("pipeline: the rest reads what stage 0 computes, yet the copies go last");
     if (late)
         iva->def->note = arena_printf(P.a, "the copies of the step %d ahead, issued after this step's dots: the "
                                             "tensor cores work on those while the threads address these", D);
     append_all(&P, &nb, late ? &rest : &ahead);
-    if (tight) { /* the copies overwrite the slot this step read: every warp must be done */
+    if (tight) {
         Op *bar = tir_op_new(P.a, f, OP_BARRIER, 0, NULL, 0, NULL);
-        bar->buf = rings[0];
+        bar->note = "every warp is done with this step's slot: the copies below reuse it";
         bar->stmt = w->stmt;
         bar->loc = w->loc;
         tir_block_append(P.a, &nb, bar);

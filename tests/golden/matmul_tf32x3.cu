@@ -666,7 +666,8 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
                         acc[4 * (ni + 4 * mi) + j] += t[j];
                 }
         }
-        __syncthreads();  // every warp is done with this step's slot: the copies below reuse it
+        // every warp is done with this step's slot: the copies below reuse it
+        __syncthreads();
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
         // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
         const int32_t k_ahead_2 = k + (1 * 2);
