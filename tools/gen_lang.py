@@ -33,7 +33,8 @@ four kernels of ten each:
            stored, reduced, argmaxed, top-k'ed or scanned;
   branch   (a third stream, three kernels in ten) a loop that branches on a scalar it
            loaded, with tile and scalar loads in the branches, a nested branch, an else
-           branch, and sometimes a branch that stores;
+           branch, a reduction in a branch, and sometimes a branch that stores; the carried
+           tile is then stored, and sometimes reshaped and reduced along its rows;
   loop     a `for` loop of a runtime trip count carrying an accumulator tile: each block
            loaded through masked pointers with a ragged end, a block pointer advanced in
            the loop, a tensor descriptor or tl.pointer_type addresses, put through a tile
@@ -529,7 +530,9 @@ class Extras:
         self.emit(f"{ind}if {self.pick('bwv > 0', 'bwv < 0.5', 'bwv * bwv > 0.25')}:")
         then = [f"bacc += bwv * tl.load({xa} + boff, mask=bok, other=0.0)",
                 f"bacc = tl.maximum(bacc, tl.load({xa} + boff))",
-                f"btot += tl.load({xw} + bstep * 2 + 1)"]
+                f"btot += tl.load({xw} + bstep * 2 + 1)",
+                # a reduction keeps its branch (it exchanges through shared memory)
+                f"btot += tl.sum(tl.load({xb} + boff, mask=bok, other=0.0))"]
         for line in self.rng.sample(then, self.rng.choice((1, 2))):
             self.emit(f"{ind}    {line}")
         if self.rng.random() < 0.4:
@@ -545,6 +548,11 @@ class Extras:
             self.emit(f"{ind}    tl.store({o2} + boff, bacc)")
         o = self.new_out("bacc", "fp32", grid * BR, "fp32s")
         self.emit(f"tl.store({o} + pid * {BR} + br, bacc + btot)")
+        if self.rng.random() < 0.5:           # the selected tile through a reshape and a reduction
+            rows = BR // 16
+            o3 = self.new_out("brow", "fp32", grid * rows, "fp32s")
+            self.emit(f"tl.store({o3} + pid * {rows} + tl.arange(0, {rows}), "
+                      f"tl.{self.pick('sum', 'max')}(tl.reshape(bacc, ({rows}, 16)), 1))")
 
     def loop_section(self):
         LR, LC = self.pick(16, 32, 64), self.pick(16, 32)
