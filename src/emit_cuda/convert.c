@@ -90,6 +90,23 @@ static void emit_convert_index(Emitter *E, const Op *op, const char *fn)
         sb_puts(h, "    return i;\n}\n\n");
 }
 
+/* Where x is fp32 rounded to fp16 or bf16 to the nearest (printed inside its
+ * user), the intrinsic that rounds a pair into one 32-bit word (one
+ * cvt.rn.f16x2.f32, as Triton's PTX does) and that word's type; else NULL.
+ * A run written from single roundings made ptxas 13.0 serialize the wgmma
+ * groups of a persistent matmul whose store branch writes them (C7514). */
+static const char *paired_rounding(Emitter *E, const Value *x, const char **pair_type)
+{
+    const Op *c = x->def;
+    if (!c || c->kind != OP_CAST || c->cast.rtz || !info(E, x)->inl || c->args[0]->type.dtype != DT_FP32)
+        return NULL;
+    if (x->type.dtype == DT_FP16)
+        return *pair_type = "__half2", "__floats2half2_rn";
+    if (x->type.dtype == DT_BF16)
+        return *pair_type = "__nv_bfloat162", "__floats2bfloat162_rn";
+    return NULL;
+}
+
 /* A tile changes layout through a shared buffer, row-major, swizzled or
  * padded as tir_smem chose.  A flip across threads is the same exchange in
  * one layout, each element written at its mirrored place along the axis. */
@@ -125,8 +142,15 @@ void emit_convert(Emitter *E, const Op *op)
     E->indent++;
     const char *BT = T[strlen(T) - 1] == '*' ? fmt(E, "%s*", T) : fmt(E, "%s *", T);
     line(E, "%sbuf = reinterpret_cast<%s>(smem + %d);", BT, BT, op->smem_offset);
-    int n = nregs(x);
-    const char *e = elem_loop_open(E, n, 1);
+    int n = nregs(x), vw = op->smem_write_vec > 1 ? op->smem_write_vec : 1;
+    /* a run of vw registers goes in as one write: from x's own registers where
+     * they are numbered as the run's, else gathered in a small array first */
+    bool own = vw > 1 && !info(E, x)->inl && !strcmp(reg_index(E, x, NULL, "e"), "e");
+    const char *pair_type = NULL, *pair = vw > 1 && !own ? paired_rounding(E, x, &pair_type) : NULL;
+    if (vw > 1)
+        line(E, "// each run of %d consecutive elements goes in as one %d-byte write", vw,
+             vw * smem_elem_bytes(type_elem(t)));
+    const char *e = vw == 1 || own || (pair && vw == 2) ? elem_loop_open(E, n, vw) : elem_open_step(E, n, vw, true);
     StrBuf args = {0};
     for (int d = 0; d < t.rank; d++) {
         const char *c = elem_coord(E, x, &sm, d, e);
@@ -134,9 +158,39 @@ void emit_convert(Emitter *E, const Op *op)
             c = fmt(E, "%d - (%s)", t.shape[d] - 1, c);
         sb_printf(&args, "%s%s", d ? ", " : "", c);
     }
-    line(E, "buf[%s(%s)] = %s;", fn, args.data ? args.data : "", value_at(E, x, NULL, e));
+    const char *at = fmt(E, "%s(%s)", fn, args.data ? args.data : "");
     sb_free(&args);
-    elem_loop_close(E, n, 1);
+    if (vw == 1) {
+        line(E, "buf[%s] = %s;", at, value_at(E, x, NULL, e));
+        elem_loop_close(E, n, 1);
+    } else if (own) {
+        line(E, "tilec::store<%d>(&buf[%s], &%s[%s]);", vw, at, vname(E, x), e);
+        elem_loop_close(E, n, vw);
+    } else if (pair) {
+        const Value *f = x->def->args[0];
+        if (vw == 2)
+            line(E, "*reinterpret_cast<%s *>(&buf[%s]) = %s(%s, %s);", pair_type, at, pair, value_at(E, f, NULL, e),
+                 value_at(E, f, NULL, fmt(E, "%s + 1", e)));
+        else {
+            line(E, "%s run[%d];  // pairs, each rounded by one instruction", pair_type, vw / 2);
+            line(E, "#pragma unroll");
+            line(E, "for (int j = 0; j < %d; ++j)", vw / 2);
+            const char *j0 = strcmp(e, "0") ? fmt(E, "%s + 2 * j", e) : "2 * j";
+            line(E, "    run[j] = %s(%s, %s);", pair, value_at(E, f, NULL, j0), value_at(E, f, NULL, fmt(E, "%s + 1", j0)));
+            line(E, "tilec::store<%d>(reinterpret_cast<%s *>(&buf[%s]), run);", vw / 2, pair_type, at);
+        }
+        if (vw == 2)
+            elem_loop_close(E, n, vw);
+        else
+            elem_close(E, n, true);
+    } else {
+        line(E, "%s run[%d];", T, vw);
+        line(E, "#pragma unroll");
+        line(E, "for (int j = 0; j < %d; ++j)", vw);
+        line(E, "    run[j] = %s;", value_at(E, x, NULL, strcmp(e, "0") ? fmt(E, "%s + j", e) : "j"));
+        line(E, "tilec::store<%d>(&buf[%s], run);", vw, at);
+        elem_close(E, n, true);
+    }
     line(E, "__syncthreads();");
     n = nregs(r);
     int vr = op->smem_read_vec;

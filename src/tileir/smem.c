@@ -58,38 +58,46 @@ static int *tile_accesses(Arena *a, const LayoutMap *m, int *naccess)
  * the consumer's reads (runs of rvec consecutive elements each). */
 typedef struct ConvertAccesses {
     int *write, nwrite, *read, nread;
-    int rvec;
+    int wvec, rvec;     /* elements per write of the source, per read of the result */
     int hint;   /* the access that last showed a conflict: tried first */
 } ConvertAccesses;
 
-static ConvertAccesses convert_accesses(Arena *a, const Op *op, int rvec)
+/* An access of vec registers is the access of its first one: keep every
+ * vec-th register's 32 lanes. */
+static void first_of_runs(int *lanes, int *n, int vec)
+{
+    for (int i = 0; i < *n / vec; i++)
+        memmove(lanes + 32 * i, lanes + 32 * i * vec, 32 * sizeof *lanes);
+    *n /= vec;
+}
+
+static ConvertAccesses convert_accesses(Arena *a, const Op *op, int wvec, int rvec)
 {
     LayoutMap s, d;
     value_map(op->args[0], &s);
     value_map(op->results[0], &d);
-    ConvertAccesses ca = {.rvec = rvec};
+    ConvertAccesses ca = {.wvec = wvec, .rvec = rvec};
     ca.write = tile_accesses(a, &s, &ca.nwrite);
     ca.read = tile_accesses(a, &d, &ca.nread);
-    /* a read of rvec registers is the access of its first one */
-    for (int i = 0; i < ca.nread / rvec; i++)
-        memmove(ca.read + 32 * i, ca.read + 32 * i * rvec, 32 * sizeof *ca.read);
-    ca.nread /= rvec;
+    first_of_runs(ca.write, &ca.nwrite, wvec);
+    first_of_runs(ca.read, &ca.nread, rvec);
     return ca;
 }
 
 static int convert_conflicts(const ConvertAccesses *ca, const SmemLayout *l, int limit)
 {
-    int w = smem_count_extra(l, ca->write, ca->nwrite, 1, limit);
+    int w = smem_count_extra(l, ca->write, ca->nwrite, ca->wvec, limit);
     return w > limit ? w : w + smem_count_extra(l, ca->read, ca->nread, ca->rvec, limit - w);
 }
 
-/* The widest read (elements) a conversion's result could make: its run of
- * consecutive registers along the last dimension, at most 16 bytes. */
-static int convert_max_read_vec(const Op *op, int bytes)
+/* The widest access (elements) value v's registers allow in a row-major
+ * buffer: its run of consecutive registers along the last dimension, at
+ * most 16 bytes. */
+static int convert_max_vec(const Value *v, int bytes)
 {
-    LayoutMap d;
-    value_map(op->results[0], &d);
-    int vec = 1 << lmap_lead_bits(&d, d.rank - 1);
+    LayoutMap m;
+    value_map(v, &m);
+    int vec = 1 << lmap_lead_bits(&m, m.rank - 1);
     while (vec > 1 && vec * bytes > 16)
         vec /= 2;
     return vec;
@@ -112,7 +120,7 @@ static bool convert_free(ConvertAccesses *ca, const SmemLayout *l)
         int i = (ca->hint + j) % n;
         bool w = i < ca->nwrite;
         const int *lanes = w ? ca->write + 32 * i : ca->read + 32 * (i - ca->nwrite);
-        if (smem_count_extra(l, lanes, 1, w ? 1 : ca->rvec, INT_MAX)) {
+        if (smem_count_extra(l, lanes, 1, w ? ca->wvec : ca->rvec, INT_MAX)) {
             ca->hint = i;
             return false;
         }
@@ -120,10 +128,10 @@ static bool convert_free(ConvertAccesses *ca, const SmemLayout *l)
     return true;
 }
 
-int smem_convert_conflicts(const Op *op, const SmemLayout *l, int rvec)
+int smem_convert_conflicts(const Op *op, const SmemLayout *l, int wvec, int rvec)
 {
     Arena a = {0};
-    ConvertAccesses ca = convert_accesses(&a, op, rvec);
+    ConvertAccesses ca = convert_accesses(&a, op, wvec, rvec);
     int c = convert_conflicts(&ca, l, INT_MAX);
     arena_free(&a);
     return c;
@@ -174,7 +182,7 @@ static bool first_free_swizzle(ConvertAccesses *ca, SmemLayout l, const SmemSwiz
 {
     for (int s = 0; s < nswz; s++) {
         l.swz = swz[s];
-        if (!keeps_runs(&l, ca->rvec))
+        if (!keeps_runs(&l, ca->wvec > ca->rvec ? ca->wvec : ca->rvec))
             continue;
         if (convert_free(ca, &l)) {
             *out = l;
@@ -198,7 +206,7 @@ static bool first_free(ConvertAccesses *ca, SmemLayout plain, const SmemSwizzle 
     for (int p = 0; p < npad; p++) {
         SmemLayout l = plain;
         l.pad_log2 = pads[p].log2, l.pad = pads[p].pad;
-        if (!keeps_runs(&l, ca->rvec))
+        if (!keeps_runs(&l, ca->wvec > ca->rvec ? ca->wvec : ca->rvec))
             continue;
         if (convert_free(ca, &l)) {
             *out = l;
@@ -210,6 +218,12 @@ static bool first_free(ConvertAccesses *ca, SmemLayout plain, const SmemSwizzle 
     return false;
 }
 
+/* The bytes n elements take stored as l (its padding included). */
+static int smem_layout_bytes(const SmemLayout *l, int n)
+{
+    return (smem_padded(n - 1, l->pad_log2, l->pad) + 1) * l->elem_bytes;
+}
+
 static void plan_convert(Arena *a, Op *op)
 {
     Type t = op->args[0]->type;
@@ -219,19 +233,31 @@ static void plan_convert(Arena *a, Op *op)
     Padding pads[96];
     int nswz = swizzle_candidates(plain.row_log2, n >> plain.row_log2, bytes, swz, (int)ARRAY_LEN(swz));
     int npad = padding_candidates(n, bytes, pads, (int)ARRAY_LEN(pads));
-    ConvertAccesses ca = convert_accesses(a, op, 1);
+    ConvertAccesses ca = convert_accesses(a, op, 1, 1);
     int conflicts = convert_conflicts(&ca, &plain, INT_MAX);
     op->smem_plain_conflicts = conflicts;
     /* the first conflict-free candidate, for the widest reads the result's
      * layout allows (one vector per run of consecutive elements), then
-     * narrower ones */
+     * narrower ones.  The source's runs are written whole where that costs
+     * no more bytes than writing them one element at a time (a mirror along
+     * the last dimension writes its runs reversed: one by one). */
     bool found = false;
-    op->smem_read_vec = 1;
-    for (int rvec = convert_max_read_vec(op, bytes); rvec >= 1 && !found; rvec /= 2) {
-        ConvertAccesses cv = convert_accesses(a, op, rvec);
+    op->smem_read_vec = op->smem_write_vec = 1;
+    int wmax = op->kind == OP_FLIP && op->flip.axis == t.rank - 1 ? 1 : convert_max_vec(op->args[0], bytes);
+    for (int rvec = convert_max_vec(op->results[0], bytes); rvec >= 1 && !found; rvec /= 2) {
+        ConvertAccesses cv = convert_accesses(a, op, 1, rvec);
         found = first_free(&cv, plain, swz, nswz, pads, npad, &best);
         if (found)
             op->smem_read_vec = rvec;
+        SmemLayout wide;
+        if (wmax > 1) {
+            ConvertAccesses cw = convert_accesses(a, op, wmax, rvec);
+            if (first_free(&cw, plain, swz, nswz, pads, npad, &wide) &&
+                (!found || smem_layout_bytes(&wide, n) <= smem_layout_bytes(&best, n))) {
+                best = wide, found = true;
+                op->smem_read_vec = rvec, op->smem_write_vec = wmax;
+            }
+        }
     }
     if (found)
         conflicts = 0;
@@ -246,10 +272,13 @@ static void plan_convert(Arena *a, Op *op)
             if (c < conflicts)
                 best = l, conflicts = c;
         }
+    if (found) { /* what the storage buys: the plain buffer's conflicts under the same accesses */
+        ConvertAccesses cf = convert_accesses(a, op, op->smem_write_vec, op->smem_read_vec);
+        op->smem_plain_conflicts = convert_conflicts(&cf, &plain, INT_MAX);
+    }
     op->smem_layout = best;
     op->smem_conflicts = conflicts;
-    int end = smem_padded(n - 1, best.pad_log2, best.pad);
-    op->smem_bytes = (end + 1) * bytes;
+    op->smem_bytes = smem_layout_bytes(&best, n);
 }
 
 /* the axis a reduction or a scan runs along */

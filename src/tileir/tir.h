@@ -471,6 +471,7 @@ struct Op {
     int smem_bytes;
     SmemLayout smem_layout; /* conversion buffers: swizzle and padding */
     int smem_read_vec;    /* conversions: elements per read of the result (its runs, up to 16 bytes) */
+    int smem_write_vec;   /* ... and per write of the source */
     int smem_conflicts;   /* extra wavefronts counted statically (0: conflict-free) */
     int smem_plain_conflicts; /* conversions: the same, row-major without swizzle or padding */
     bool smem_keep_sync;  /* a barrier after the reads (see tir_smem) */
@@ -909,8 +910,8 @@ int smem_storage_index(const SmemLayout *l, int lin);   /* element offset of row
  * the padding keep it contiguous and aligned).  Counting stops once the total
  * passes `limit`. */
 int smem_count_extra(const SmemLayout *l, const int *lin, int naccess, int access_elems, int limit);
-/* A conversion's writes and reads (rvec elements each) through a buffer stored as `l`, counted. */
-int smem_convert_conflicts(const Op *op, const SmemLayout *l, int rvec);
+/* A conversion's writes (wvec elements each) and reads (rvec each) through a buffer stored as `l`, counted. */
+int smem_convert_conflicts(const Op *op, const SmemLayout *l, int wvec, int rvec);
 int reduce_warp_bits(const Op *op);   /* log2 of the warps along a reduction's axis */
 /* bytes of a combine's partials (RED_COMBINE, SCAN_COMBINE): n of each operand, each
  * operand's array 8-byte aligned, in operand order */

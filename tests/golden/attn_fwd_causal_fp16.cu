@@ -45,7 +45,7 @@
 //       no bank conflicts on the write or the read (counted statically)
 //   attention.py:86  convert_layout, 16384 bytes at 0: the tile changing layout (L2 -> L0), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 2560 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 128x64, sizePerThread [1, 8], threadsPerWarp [4, 8], warpsPerCTA [4, 1], order [1, 0]
@@ -675,7 +675,7 @@ static __device__ __forceinline__ int cvt3_at(int i)
 
 // cvt4: a 128x64 fp16 tile changing layout (L2 -> L0) in shared memory, row-major,
 // columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 16384 bytes; no bank conflicts on the write or the read (counted statically; 2560 extra wavefronts without the swizzle).
+// 16384 bytes; no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt4_at(int row, int col)
 {
     const int i = (row << 6) + tilec::swizzle<8, 1, 8>(row, col);
@@ -1063,9 +1063,10 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     __half acc_fp16[64];  // [128x64] fp16, L0
     {  // L2 -> L0 through shared memory (cvt4)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
+        // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            buf[cvt4_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 5) << 6)), L2_col + ((e & 1) + (((e >> 2) & 7) << 3)))] = __float2half_rn(acc_3[e]);
+        for (int e = 0; e < 64; e += 2)
+            *reinterpret_cast<__half2 *>(&buf[cvt4_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 5) << 6)), L2_col + ((e & 1) + (((e >> 2) & 7) << 3)))]) = __floats2half2_rn(acc_3[e], acc_3[e + 1]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll

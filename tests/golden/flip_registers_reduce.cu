@@ -14,9 +14,9 @@
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
 //   flip_registers_reduce.py:22  convert_layout, 1024 bytes at 0: the tile changing layout (L4 -> L0), row-major;
-//       no bank conflicts on the write or the read (counted statically; 24 extra wavefronts without the padding)
+//       no bank conflicts on the write or the read (counted statically)
 //   flip_registers_reduce.py:24  convert_layout, 1024 bytes at 1024: the tile changing layout (L4 -> L0), row-major;
-//       no bank conflicts on the write or the read (counted statically; 24 extra wavefronts without the padding)
+//       no bank conflicts on the write or the read (counted statically)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 1024, sizePerThread [4], threadsPerWarp [32], warpsPerCTA [1], order [0]
@@ -371,7 +371,7 @@ __device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const boo
 // ---- end of tilec masked vector helpers --------------------------------------
 
 // cvt0: a 256 fp32 tile changing layout (L4 -> L0) in shared memory, row-major;
-// 1024 bytes; no bank conflicts on the write or the read (counted statically; 24 extra wavefronts without the padding).
+// 1024 bytes; no bank conflicts on the write or the read (counted statically).
 static __device__ __forceinline__ int cvt0_at(int i)
 {
     return i;
@@ -390,7 +390,7 @@ __device__ __forceinline__ void max_combine(const float a,  // the left group
     out_a = larger;
 }
 // cvt1: a 256 fp32 tile changing layout (L4 -> L0) in shared memory, row-major;
-// 1024 bytes; no bank conflicts on the write or the read (counted statically; 24 extra wavefronts without the padding).
+// 1024 bytes; no bank conflicts on the write or the read (counted statically).
 static __device__ __forceinline__ int cvt1_at(int i)
 {
     return i;

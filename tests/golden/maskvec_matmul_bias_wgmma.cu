@@ -32,7 +32,7 @@
 //       no bank conflicts on the write or the read (counted statically)
 //   matmul.py:246  convert_layout, 16384 bytes at 0: the tile changing layout (L3 -> L1), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 2560 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 64x64, sizePerThread [1, 8], threadsPerWarp [4, 8], warpsPerCTA [4, 1], order [1, 0]
@@ -725,7 +725,7 @@ static __device__ __forceinline__ int cvt2_at(int i)
 
 // cvt3: a 64x128 fp16 tile changing layout (L3 -> L1) in shared memory, row-major,
 // columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 16384 bytes; no bank conflicts on the write or the read (counted statically; 2560 extra wavefronts without the swizzle).
+// 16384 bytes; no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt3_at(int row, int col)
 {
     const int i = (row << 7) + tilec::swizzle<8, 1, 8>(row, col);
@@ -1024,9 +1024,10 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     __half acc_fp16[64];  // [64x128] fp16, L1
     {  // L3 -> L1 through shared memory (cvt3)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
+        // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            buf[cvt3_at(L3_row + (((e >> 1) & 1) << 3), L3_col + ((e & 1) + ((e >> 2) << 3)))] = __float2half_rn(acc_4[e]);
+        for (int e = 0; e < 64; e += 2)
+            *reinterpret_cast<__half2 *>(&buf[cvt3_at(L3_row + (((e >> 1) & 1) << 3), L3_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2half2_rn(acc_4[e], acc_4[e + 1]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll

@@ -38,7 +38,7 @@
 //   matmul.py:196  local_load, 131072 bytes at 0: operand B of tl.dot, 256 x 64 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
 //   matmul.py:197  convert_layout, 65536 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 256 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 10240 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle)
 //   bytes 196608..196671: the full and free barriers of a TMA ring's 4 slots (sm_90a)
 //
 // TMA (sm_90a): the launcher encodes a tensor map per descriptor below and passes it
@@ -867,7 +867,7 @@ static __device__ __forceinline__ void wgmma_m64n256k16_f32_f16_kb(float *d, uin
 
 // cvt2: a 128x256 fp16 tile changing layout (L2 -> L1) in shared memory, row-major,
 // columns swizzled in each row of 256 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 65536 bytes; no bank conflicts on the write or the read (counted statically; 10240 extra wavefronts without the swizzle).
+// 65536 bytes; no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
     const int i = (row << 8) + tilec::swizzle<8, 1, 8>(row, col);
@@ -1217,9 +1217,10 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
         __half acc_fp16[128];  // [128x256] fp16, L1
         {  // L2 -> L1 through shared memory (cvt2)
             __half *buf = reinterpret_cast<__half *>(smem + 0);
+            // each run of 2 consecutive elements goes in as one 4-byte write
             #pragma unroll
-            for (int e = 0; e < 128; ++e)
-                buf[cvt2_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))] = __float2half_rn(acc[e]);
+            for (int e = 0; e < 128; e += 2)
+                *reinterpret_cast<__half2 *>(&buf[cvt2_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
             __syncthreads();
             // each run of 8 consecutive elements comes back as one 16-byte read
             #pragma unroll

@@ -29,7 +29,7 @@
 //   matmul.py:89  local_load, 40960 bytes at 40960: operand B of tl.dot, 32 x 128 bf16 in 5 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   matmul.py:97  convert_layout, 32768 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 5120 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 128x32, sizePerThread [1, 8], threadsPerWarp [8, 4], warpsPerCTA [8, 1], order [1, 0]
@@ -623,7 +623,7 @@ static __device__ __forceinline__ void wgmma_m64n128k16_f32_bf16(float *d, uint6
 
 // cvt2: a 128x128 bf16 tile changing layout (L2 -> L1) in shared memory, row-major,
 // columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 32768 bytes; no bank conflicts on the write or the read (counted statically; 5120 extra wavefronts without the swizzle).
+// 32768 bytes; no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
     const int i = (row << 7) + tilec::swizzle<8, 1, 8>(row, col);
@@ -831,9 +831,10 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
     __nv_bfloat16 c_2[64];  // [128x128] bf16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __nv_bfloat16 *buf = reinterpret_cast<__nv_bfloat16 *>(smem + 0);
+        // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            buf[cvt2_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))] = c[e];
+        for (int e = 0; e < 64; e += 2)
+            tilec::store<2>(&buf[cvt2_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))], &c[e]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll

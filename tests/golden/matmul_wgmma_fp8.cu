@@ -20,17 +20,16 @@
 //   GROUP_M          = 8 (constexpr)
 //   INPUT_PRECISION  = "tf32" (constexpr)
 //
-// Launch: 256 threads per block (8 warps), 67584 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, 128) * cdiv(N, 128))
+// Launch: 256 threads per block (8 warps), 69600 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, 128) * cdiv(N, 128))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
 //   matmul.py:89  local_load, 32768 bytes at 0: operand A of tl.dot, 128 x 64 fp8e4nv in 4 pipeline slots, NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
 //   matmul.py:89  local_load, 32768 bytes at 32768: operand B of tl.dot, 128 x 64 fp8e5 in 4 pipeline slots, NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   matmul.py:97  convert_layout, 67580 bytes at 0: the tile changing layout (L3 -> L2), row-major,
-//       columns swizzled in each row of 128 (tilec::swizzle): col' = col ^ (row % 2),
-//       then 1 padding element after every 32;
-//       no bank conflicts on the write or the read (counted statically; 5120 extra wavefronts without the swizzle and padding)
+//   matmul.py:97  convert_layout, 69600 bytes at 0: the tile changing layout (L3 -> L2), row-major,
+//       then 8 padding elements after every 128;
+//       no bank conflicts on the write or the read (counted statically; 1536 extra wavefronts without the padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 128x64, sizePerThread [1, 16], threadsPerWarp [8, 4], warpsPerCTA [8, 1], order [1, 0]
@@ -766,13 +765,12 @@ static __device__ __forceinline__ void mma_m16n8k32_e4m3_e5m2(float *d, const ui
 #endif
 
 // cvt2: a 128x128 fp32 tile changing layout (L3 -> L2) in shared memory, row-major,
-// columns swizzled in each row of 128 (tilec::swizzle): col' = col ^ (row % 2),
-// then 1 padding element after every 32;
-// 67580 bytes; no bank conflicts on the write or the read (counted statically; 5120 extra wavefronts without the swizzle and padding).
+// then 8 padding elements after every 128;
+// 69600 bytes; no bank conflicts on the write or the read (counted statically; 1536 extra wavefronts without the padding).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
-    const int i = (row << 7) + tilec::swizzle<1, 1, 2>(row, col);
-    return i + (i >> 5);
+    const int i = (row << 7) + col;
+    return i + (i >> 7) * 8;
 }
 
 
@@ -967,13 +965,15 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
     float acc_3[64];  // [128x128] fp32, L2
     {  // L3 -> L2 through shared memory (cvt2)
         float *buf = reinterpret_cast<float *>(smem + 0);
+        // each run of 2 consecutive elements goes in as one 8-byte write
         #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            buf[cvt2_at(L3_row + (((e >> 1) & 1) << 3), L3_col + ((e & 1) + ((e >> 2) << 3)))] = acc[e];
+        for (int e = 0; e < 64; e += 2)
+            tilec::store<2>(&buf[cvt2_at(L3_row + (((e >> 1) & 1) << 3), L3_col + ((e & 1) + ((e >> 2) << 3)))], &acc[e]);
         __syncthreads();
+        // each run of 4 consecutive elements comes back as one 16-byte read
         #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            acc_3[e] = buf[cvt2_at(L2_row + ((e >> 2) << 3), L2_col + (e & 3))];
+        for (int e = 0; e < 64; e += 4)
+            tilec::load<4>(&acc_3[e], &buf[cvt2_at(L2_row + ((e >> 2) << 3), L2_col + (e & 3))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
@@ -992,11 +992,11 @@ extern "C" cudaError_t matmul_kernel_launch(cudaStream_t stream, __nv_fp8_e4m3 *
     if (gx > 2147483647ll)
         return cudaErrorInvalidValue; // beyond the device's grid limits
     const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);
-    // 67584 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 67584);
+    // 69600 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 69600);
     if (attr != cudaSuccess)
         return attr;
-    matmul_kernel<<<grid, 256, 67584, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride_cm);
+    matmul_kernel<<<grid, 256, 69600, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride_cm);
     return cudaGetLastError();
 }
 #endif

@@ -20,17 +20,16 @@
 //   GROUP_M          = 8 (constexpr)
 //   INPUT_PRECISION  = "tf32" (constexpr)
 //
-// Launch: 256 threads per block (8 warps), 135168 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, 128) * cdiv(N, 256))
+// Launch: 256 threads per block (8 warps), 135136 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, 128) * cdiv(N, 256))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
 //   matmul.py:89  local_load, 32768 bytes at 65536: operand A of tl.dot, 128 x 64 i8 in 4 pipeline slots, NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
 //   matmul.py:89  local_load, 65536 bytes at 0: operand B of tl.dot, 256 x 64 i8 in 4 pipeline slots, NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   matmul.py:97  convert_layout, 135164 bytes at 0: the tile changing layout (L3 -> L2), row-major,
-//       columns swizzled in each row of 256 (tilec::swizzle): col' = col ^ ((row / 4) % 2),
-//       then 1 padding element after every 32;
-//       no bank conflicts on the write or the read (counted statically; 10240 extra wavefronts without the swizzle and padding)
+//   matmul.py:97  convert_layout, 135136 bytes at 0: the tile changing layout (L3 -> L2), row-major,
+//       then 8 padding elements after every 256;
+//       no bank conflicts on the write or the read (counted statically; 3072 extra wavefronts without the padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 128x64, sizePerThread [1, 16], threadsPerWarp [8, 4], warpsPerCTA [8, 1], order [1, 0]
@@ -643,13 +642,12 @@ static __device__ __forceinline__ void wgmma_m64n256k32_s32_s8(int32_t *d, uint6
 #endif
 
 // cvt2: a 128x256 i32 tile changing layout (L3 -> L2) in shared memory, row-major,
-// columns swizzled in each row of 256 (tilec::swizzle): col' = col ^ ((row / 4) % 2),
-// then 1 padding element after every 32;
-// 135164 bytes; no bank conflicts on the write or the read (counted statically; 10240 extra wavefronts without the swizzle and padding).
+// then 8 padding elements after every 256;
+// 135136 bytes; no bank conflicts on the write or the read (counted statically; 3072 extra wavefronts without the padding).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
-    const int i = (row << 8) + tilec::swizzle<1, 4, 2>(row, col);
-    return i + (i >> 5);
+    const int i = (row << 8) + col;
+    return i + (i >> 8) * 8;
 }
 
 
@@ -844,13 +842,15 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
     int32_t acc_3[128];  // [128x256] i32, L2
     {  // L3 -> L2 through shared memory (cvt2)
         int32_t *buf = reinterpret_cast<int32_t *>(smem + 0);
+        // each run of 2 consecutive elements goes in as one 8-byte write
         #pragma unroll
-        for (int e = 0; e < 128; ++e)
-            buf[cvt2_at(L3_row + (((e >> 1) & 1) << 3), L3_col + ((e & 1) + ((e >> 2) << 3)))] = acc[e];
+        for (int e = 0; e < 128; e += 2)
+            tilec::store<2>(&buf[cvt2_at(L3_row + (((e >> 1) & 1) << 3), L3_col + ((e & 1) + ((e >> 2) << 3)))], &acc[e]);
         __syncthreads();
+        // each run of 4 consecutive elements comes back as one 16-byte read
         #pragma unroll
-        for (int e = 0; e < 128; ++e)
-            acc_3[e] = buf[cvt2_at(L2_row + ((e >> 2) << 2), L2_col + (e & 3))];
+        for (int e = 0; e < 128; e += 4)
+            tilec::load<4>(&acc_3[e], &buf[cvt2_at(L2_row + ((e >> 2) << 2), L2_col + (e & 3))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
@@ -869,11 +869,11 @@ extern "C" cudaError_t matmul_kernel_launch(cudaStream_t stream, int8_t *__restr
     if (gx > 2147483647ll)
         return cudaErrorInvalidValue; // beyond the device's grid limits
     const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);
-    // 135168 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 135168);
+    // 135136 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 135136);
     if (attr != cudaSuccess)
         return attr;
-    matmul_kernel<<<grid, 256, 135168, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride_cm);
+    matmul_kernel<<<grid, 256, 135136, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride_cm);
     return cudaGetLastError();
 }
 #endif

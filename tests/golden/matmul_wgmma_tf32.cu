@@ -27,10 +27,9 @@
 // next exchange's barrier.
 //   matmul.py:89  local_load, 65536 bytes at 0: operand A of tl.dot, 128 x 32 fp32 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
 //   matmul.py:89  local_load, 65536 bytes at 65536: operand B of tl.dot, 128 x 32 fp32 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   matmul.py:97  convert_layout, 67580 bytes at 0: the tile changing layout (L3 -> L2), row-major,
-//       columns swizzled in each row of 128 (tilec::swizzle): col' = col ^ (row % 2),
-//       then 1 padding element after every 32;
-//       no bank conflicts on the write or the read (counted statically; 5120 extra wavefronts without the swizzle and padding)
+//   matmul.py:97  convert_layout, 69600 bytes at 0: the tile changing layout (L3 -> L2), row-major,
+//       then 8 padding elements after every 128;
+//       no bank conflicts on the write or the read (counted statically; 1536 extra wavefronts without the padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 128x32, sizePerThread [1, 4], threadsPerWarp [4, 8], warpsPerCTA [8, 1], order [1, 0]
@@ -627,13 +626,12 @@ static __device__ __forceinline__ void wgmma_m64n128k8_f32_tf32(float *d, uint64
 #endif
 
 // cvt2: a 128x128 fp32 tile changing layout (L3 -> L2) in shared memory, row-major,
-// columns swizzled in each row of 128 (tilec::swizzle): col' = col ^ (row % 2),
-// then 1 padding element after every 32;
-// 67580 bytes; no bank conflicts on the write or the read (counted statically; 5120 extra wavefronts without the swizzle and padding).
+// then 8 padding elements after every 128;
+// 69600 bytes; no bank conflicts on the write or the read (counted statically; 1536 extra wavefronts without the padding).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
-    const int i = (row << 7) + tilec::swizzle<1, 1, 2>(row, col);
-    return i + (i >> 5);
+    const int i = (row << 7) + col;
+    return i + (i >> 7) * 8;
 }
 
 
@@ -828,13 +826,15 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     float acc_3[64];  // [128x128] fp32, L2
     {  // L3 -> L2 through shared memory (cvt2)
         float *buf = reinterpret_cast<float *>(smem + 0);
+        // each run of 2 consecutive elements goes in as one 8-byte write
         #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            buf[cvt2_at(L3_row + (((e >> 1) & 1) << 3), L3_col + ((e & 1) + ((e >> 2) << 3)))] = acc[e];
+        for (int e = 0; e < 64; e += 2)
+            tilec::store<2>(&buf[cvt2_at(L3_row + (((e >> 1) & 1) << 3), L3_col + ((e & 1) + ((e >> 2) << 3)))], &acc[e]);
         __syncthreads();
+        // each run of 4 consecutive elements comes back as one 16-byte read
         #pragma unroll
-        for (int e = 0; e < 64; ++e)
-            acc_3[e] = buf[cvt2_at(L2_row + ((e >> 2) << 3), L2_col + (e & 3))];
+        for (int e = 0; e < 64; e += 4)
+            tilec::load<4>(&acc_3[e], &buf[cvt2_at(L2_row + ((e >> 2) << 3), L2_col + (e & 3))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll

@@ -32,7 +32,7 @@
 //   tma_matmul_kn.py:20  local_load, 32768 bytes at 32768: operand B of tl.dot, 32 x 128 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   tma_matmul_kn.py:23  convert_layout, 32768 bytes at 0: the tile changing layout (L3 -> L2), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle)
 //   bytes 65536..65599: the full and free barriers of a TMA ring's 4 slots (sm_90a)
 //
 // TMA (sm_90a): the launcher encodes a tensor map per descriptor below and passes it
@@ -796,7 +796,7 @@ static __device__ __forceinline__ void wgmma_m64n128k16_f32_f16(float *d, uint64
 
 // cvt2: a 128x128 fp16 tile changing layout (L3 -> L2) in shared memory, row-major,
 // columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 32768 bytes; no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle).
+// 32768 bytes; no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
     const int i = (row << 7) + tilec::swizzle<8, 1, 8>(row, col);
@@ -1111,9 +1111,10 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
     __half acc_fp16[128];  // [128x128] fp16, L2
     {  // L3 -> L2 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
+        // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
-        for (int e = 0; e < 128; ++e)
-            buf[cvt2_at(L3_row + ((((e >> 1) & 1) << 3) + ((e >> 6) << 6)), L3_col + ((e & 1) + (((e >> 2) & 15) << 3)))] = __float2half_rn(acc[e]);
+        for (int e = 0; e < 128; e += 2)
+            *reinterpret_cast<__half2 *>(&buf[cvt2_at(L3_row + ((((e >> 1) & 1) << 3) + ((e >> 6) << 6)), L3_col + ((e & 1) + (((e >> 2) & 15) << 3)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 128; ++e)
