@@ -247,6 +247,7 @@ static void emit_if(Emitter *E, const Op *op)
             line(E, "} else {");
         }
         E->indent++;
+        emit_wgmma_branch_wait(E, op, b);
         emit_block(E, b);
         const Op *y = tir_block_last(b);
         if (y->kind == OP_YIELD)

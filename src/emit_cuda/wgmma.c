@@ -97,6 +97,37 @@ void emit_wgmma_drain(Emitter *E, const Op *loop)
     line(E, "#endif");
 }
 
+/* The start of a branch of if_op that reads the accumulators of a wgmma dot
+ * before it in its block whose group stays in flight (dot.wgmma_pending: a
+ * persistent loop's store of a finished tile): it waits for every group
+ * there, on its own path, as Triton's pipelineWgmma does.  The branch's
+ * condition is a scalar, the same in every thread, as wgmma.wait_group's
+ * .aligned asks. */
+void emit_wgmma_branch_wait(Emitter *E, const Op *if_op, const Block *region)
+{
+    const Block *b = if_op->parent;
+    bool waited = false;
+    for (int i = 0; b && i < b->ops.len && b->ops.data[i] != if_op; i++) {
+        const Op *d = b->ops.data[i];
+        if (d->kind != OP_DOT || !d->dot.wgmma || !d->dot.wgmma_pending)
+            continue;
+        bool reads = false;
+        for (int k = 0; k < region->ops.len && !reads; k++)
+            reads = tir_op_reads(region->ops.data[k], d->results[0]);
+        if (!reads)
+            continue;
+        if (!waited) {
+            line(E, FEAT_SM90A);
+            line(E, "tilec::wgmma_wait<0>();  // this branch reads %s: its wgmma groups first", vname(E, d->results[0]));
+            waited = true;
+        }
+        line(E, "tilec::wgmma_fence_operands<%d>(%s);  // no read of them moves above that wait", nregs(d->results[0]),
+             vname(E, d->results[0]));
+    }
+    if (waited)
+        line(E, "#endif");
+}
+
 /* Bytes from the start of NVMMA buffer s's K step 0 to K step k_step's (a C
  * expression): a step is 32 bytes of K (wgmma_instr_k), along the rows of s
  * (B with N contiguous: ki rows of s->nvmma bytes) or along its columns,

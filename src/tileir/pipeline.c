@@ -36,7 +36,8 @@
  * into registers S-1 steps ahead through the same queues (prefetch_loads).
  * A reset of the accumulator in a branch after the dot becomes the next
  * dot's use flag (fold_acc_reset).  Dots on wgmma may leave a group in
- * flight into the next step, their rings then a slot more (wgmma_in_flight,
+ * flight into the next step, their rings then a slot more, or, where that
+ * does not fit, the copies last after a second barrier (wgmma_in_flight,
  * group_may_stay).  A loop is left alone when stage 0 would need a value of
  * the body's other ops, when the rest reads a tile that stage 0 computes
  * ahead (but a prefetched load's), when a carried value stage 0 advances is used after the loop, when
@@ -96,6 +97,8 @@ typedef struct Pipe {
     OpVec prefetch;     /* small loads of the rest run ahead in registers (prefetch_loads) */
     int tma;            /* f->tma_rings index + 1 when the copies go through TMA (tma_ring) */
     int *tma_map;       /* and each load's f->tma_maps index */
+    bool hold;          /* the wgmma groups stay in flight in a ring of S slots: the copies
+                           come last, after a barrier (wgmma_in_flight) */
     bool ok;
 } Pipe;
 
@@ -559,9 +562,14 @@ static void fold_acc_reset(Pipe *P)
 }
 
 /* Does the result of wgmma dot d reach nothing but the next step's d, as
- * its accumulator?  Then its group may stay in flight past the step: the
- * next wgmma chains on the same registers, and the loop's final wait comes
- * before any other read (Triton's pipelineWgmma asks the same). */
+ * its accumulator, and branches?  Then its group may stay in flight past the
+ * step: the next wgmma chains on the same registers, the loop's final wait
+ * comes before any other read, and a branch that reads it (a persistent
+ * loop's store of a finished tile) waits for every group first, on its own
+ * path (Triton's pipelineWgmma asks the same; the emitter's
+ * emit_wgmma_branch_wait).  ptxas keeps the groups in flight across such a
+ * branch only where nothing else there reads the accumulators' registers;
+ * make cuda-check fails where it serializes them (C7514). */
 static bool acc_only_chains(Block *body, const Op *d)
 {
     const Value *r = d->results[0];
@@ -575,10 +583,7 @@ static bool acc_only_chains(Block *body, const Op *d)
                     return false;
                 j = k;
             }
-        /* a branch that reads it (a persistent loop's store) would have to wait for the
-         * group on its own path, and ptxas 13.0 then serializes every wgmma of the loop
-         * (C7514): such a dot waits for its own group */
-        if (read_in_regions(o, r))
+        if (o->kind != OP_IF && read_in_regions(o, r))
             return false;
     }
     if (j < 0)
@@ -674,11 +679,24 @@ static bool group_may_stay(const Pipe *P)
     return false;
 }
 
+static void set_wgmma_pending(Pipe *P, int n)
+{
+    for (int i = 0; i < P->body->ops.len; i++) {
+        Op *d = P->body->ops.data[i];
+        if (d->kind == OP_DOT && d->dot.wgmma)
+            d->dot.wgmma_pending = n;
+    }
+}
+
 /* The wgmma groups each K step of the loop's wgmma dots leaves in flight:
  * WGMMA_GROUPS_IN_FLIGHT where every such dot only chains its accumulator
- * into the next step's, unless the ring's extra slot would take the rings
- * past the block's shared memory (Triton keeps num_stages slots and a
- * second barrier instead); else each step waits for its own group. */
+ * into the next step's (or a branch reads it), else 0: each step waits for
+ * its own group.  The copies of the step ahead must not overwrite the slot a
+ * group in flight reads: the rings get the slot more where it fits in
+ * shared memory, else they keep S slots and the copies come last, after a
+ * barrier that follows every warpgroup's wait for the step before's group
+ * (P->hold, Triton's form; pipeline_loop gives up the groups in flight
+ * where the copies cannot come last). */
 static int wgmma_in_flight(Pipe *P)
 {
     for (int i = 0; i < P->body->ops.len; i++) {
@@ -686,13 +704,9 @@ static int wgmma_in_flight(Pipe *P)
         if (d->kind == OP_DOT && d->dot.wgmma && (d->nargs < 3 || !acc_only_chains(P->body, d)))
             return 0;
     }
-    int n = spare_slot_fits(P, has_branch(P->body) ? largest_exchange(P->body) : 0) ? WGMMA_GROUPS_IN_FLIGHT : 0;
-    for (int i = 0; i < P->body->ops.len; i++) {
-        Op *d = P->body->ops.data[i];
-        if (d->kind == OP_DOT && d->dot.wgmma)
-            d->dot.wgmma_pending = n;
-    }
-    return n;
+    P->hold = !spare_slot_fits(P, has_branch(P->body) ? largest_exchange(P->body) : 0);
+    set_wgmma_pending(P, WGMMA_GROUPS_IN_FLIGHT);
+    return WGMMA_GROUPS_IN_FLIGHT;
 }
 
 /* The body's ops past stage 0 and the rings, in order, into nb, each reading
@@ -1054,7 +1068,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     fold_acc_reset(&P);
     bool wgmma_loop = wgmma_dots(&P);
     int in_flight = wgmma_loop ? wgmma_in_flight(&P) : group_may_stay(&P);
-    int nring = P.S + in_flight;
+    int nring = P.S + (P.hold ? 0 : in_flight);
     for (int i = 0; i < P.stages.len; i++)
         P.stages.data[i]->nslots = nring;
     ValueVec delayed = {0};
@@ -1069,6 +1083,14 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         return;
     tma_ring(&P, nring);
     bool late = copies_late(&P, &delayed);
+    if (P.hold) { /* the copies must come last (the accumulators' count does not matter here) */
+        late = !P.tma && !rest_reads_stage0(&P, &delayed) && !stage0_loads(&P);
+        if (!late) { /* each step waits for its own group */
+            P.hold = false;
+            in_flight = 0;
+            set_wgmma_pending(&P, 0);
+        }
+    }
     bool tight = late && !in_flight && !P.tma && tight_ring_pays(&P);
     if (tight) {
         nring = P.S - 1;
@@ -1241,18 +1263,33 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     emit_copies(&P, &ahead, &ahead_iv, preda, slot_w, rings);
     tir_block_append(P.a, &ahead, commit_op(&P));
     append_rest(&P, &rest, &delayed, lq);
+    /* Where the copies come last, stage 0's ops up to its last branch (a
+     * persistent loop's move to its next tile) still come first, as in
+     * Triton's loop: a branch between a wgmma and the wait that ends its
+     * group made ptxas 13.0 serialize every wgmma of the loop (C7514), and
+     * only the copies' addresses need to overlap the dots. */
+    int early = 0;
+    for (int i = 0; late && i < ahead.ops.len; i++)
+        if (ahead.ops.data[i]->nregions)
+            early = i + 1;
+    Block first = {0}, last = {0};
+    for (int i = 0; i < ahead.ops.len; i++)
+        vec_push(P.a, i < early ? &first.ops : &last.ops, ahead.ops.data[i]);
     if (late)
-        iva->def->note = arena_printf(P.a, "the copies of the step %d ahead, issued after this step's dots: the "
-                                            "tensor cores work on those while the threads address these", D);
-    append_all(&P, &nb, late ? &rest : &ahead);
-    if (tight) {
+        last.ops.data[0]->note = arena_printf(P.a, "the copies of the step %d ahead, issued after this step's dots: "
+                                                   "the tensor cores work on those while the threads address these", D);
+    append_all(&P, &nb, &first);
+    append_all(&P, &nb, late ? &rest : &last);
+    if (tight || P.hold) {
         Op *bar = tir_op_new(P.a, f, OP_BARRIER, 0, NULL, 0, NULL);
-        bar->note = "every warp is done with this step's slot: the copies below reuse it";
+        bar->note = tight ? "every warp is done with this step's slot: the copies below reuse it"
+                          : "every warpgroup's wgmma of the step before is done with its slot (the wait after "
+                            "this step's wgmma): the copies below reuse it";
         bar->stmt = w->stmt;
         bar->loc = w->loc;
         tir_block_append(P.a, &nb, bar);
     }
-    append_all(&P, &nb, late ? &ahead : &rest);
+    append_all(&P, &nb, late ? &last : &rest);
     Value *next[2];
     Value *slots[2] = {slot_r, slot_w};
     for (int k = 0; k < 2; k++) {

@@ -738,84 +738,92 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         acc[e] = 0.0f;
     int32_t read_slot = 0;
     int32_t write_slot = 3;
-    for (int32_t k = 0; k < trips; k += 1) {
-        // matmul.py:89  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
-        tilec::cp_async_wait<2>();  // at most 2 groups of copies still in flight
-        __syncthreads();
-        // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        const int32_t k_ahead_2 = k + (1 * 3);
-        const bool in_range_2 = k_ahead_2 < trips;
-        // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (ks_2[(e & 7)] < (K - (k_ahead_2 * 64))));
-        // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
-        #pragma unroll
-        for (int e = 0; e < 64; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 64))));
-        tilec::cp_async_commit();
-        // matmul.py:89  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
-        // operand A in slot read_slot of stage0, read by the tl.dot below
-        // operand B in slot read_slot of stage1, read by the tl.dot below
-        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
-        {  // 128x256 += 128x64 @ 64x256 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 1 wgmma.m64n256k16 per K step of 16 (rows 64*g + 128*mi), 4 K steps
-            const int warpgroup = warp >> 2;
-            tilec::wgmma_fence_operands<128>(acc);  // the accumulators stay put while wgmma owns them
-            tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
-            // the descriptors of K step 0 (A: from row 64*warpgroup); a K step or an M tile moves them by its bytes
-            const uint64_t a_desc0 = tilec::wgmma_desc<16, 1024, 1>(stage0(smem, read_slot, 64 * warpgroup, 0));
-            const uint64_t b_desc0 = tilec::wgmma_desc<8192, 1024, 1>(stage1(smem, read_slot, 0, 0));
-            #pragma unroll
-            for (int k_step = 0; k_step < 4; ++k_step) {
-                // B: rows 16*k_step.. of stage1, 128-byte column blocks 8192 bytes apart, 8-row groups 1024 bytes apart
-                const uint64_t b_desc = tilec::wgmma_desc_at(b_desc0, 2048 * k_step);
+    if (0 < trips) {  // the loop runs: it leaves its last wgmma group in flight, waited for below
+        for (int32_t k = 0; k < trips; k += 1) {
+            // matmul.py:89  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
+            tilec::cp_async_wait<2>();  // at most 2 groups of copies still in flight
+            __syncthreads();
+            // operand A in slot read_slot of stage0, read by the tl.dot below
+            // operand B in slot read_slot of stage1, read by the tl.dot below
+            #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+            {  // 128x256 += 128x64 @ 64x256 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 1 wgmma.m64n256k16 per K step of 16 (rows 64*g + 128*mi), 4 K steps
+                const int warpgroup = warp >> 2;
+                tilec::wgmma_fence_operands<128>(acc);  // the accumulators stay put while wgmma owns them
+                tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
+                // the descriptors of K step 0 (A: from row 64*warpgroup); a K step or an M tile moves them by its bytes
+                const uint64_t a_desc0 = tilec::wgmma_desc<16, 1024, 1>(stage0(smem, read_slot, 64 * warpgroup, 0));
+                const uint64_t b_desc0 = tilec::wgmma_desc<8192, 1024, 1>(stage1(smem, read_slot, 0, 0));
                 #pragma unroll
-                for (int mi = 0; mi < 1; ++mi) {
-                    // A: 64 rows of stage0 from row 64*warpgroup + 128*mi, columns 16*k_step.., 8-row groups 1024 bytes apart
-                    const uint64_t a_desc = tilec::wgmma_desc_at(a_desc0, 32 * k_step);
-                    wgmma_m64n256k16_f32_f16(&acc[128 * mi], a_desc, b_desc, 1);
+                for (int k_step = 0; k_step < 4; ++k_step) {
+                    // B: rows 16*k_step.. of stage1, 128-byte column blocks 8192 bytes apart, 8-row groups 1024 bytes apart
+                    const uint64_t b_desc = tilec::wgmma_desc_at(b_desc0, 2048 * k_step);
+                    #pragma unroll
+                    for (int mi = 0; mi < 1; ++mi) {
+                        // A: 64 rows of stage0 from row 64*warpgroup + 128*mi, columns 16*k_step.., 8-row groups 1024 bytes apart
+                        const uint64_t a_desc = tilec::wgmma_desc_at(a_desc0, 32 * k_step);
+                        wgmma_m64n256k16_f32_f16(&acc[128 * mi], a_desc, b_desc, 1);
+                    }
                 }
+                tilec::wgmma_commit();  // this dot's wgmmas: one group
+                tilec::wgmma_wait<1>();  // the previous step's group has finished reading its slot
+                tilec::wgmma_fence_operands<128>(acc);  // no use of the accumulators moves above that wait
             }
-            tilec::wgmma_commit();  // this dot's wgmmas: one group
-            tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written
-            tilec::wgmma_fence_operands<128>(acc);  // no use of the accumulators moves above that wait
+            #else  // mma.sync on the same shared memory and accumulators
+            uint32_t a[16];  // [128x64] fp16, L7: operand A fragments, 2 elements per register
+            uint32_t b[256];  // [64x256] fp16, L8: operand B fragments, 2 elements per register
+            // 128x256 += 128x64 @ 64x256 on tensor cores: each warp issues 1 x 32 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
+            // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+            const int a_ld_row = (warp << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
+            // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+            const int b_ld_row = lane & 15, b_ld_col = (lane >> 4) << 3;
+            #pragma unroll
+            for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
+                #pragma unroll
+                for (int mi = 0; mi < 1; ++mi)
+                    tilec::ldmatrix<4, false>(&a[4 * (k_step + 4 * mi)], stage0(smem, read_slot, a_ld_row, a_ld_col + ((k_step + 4 * mi) << 4)));
+                #pragma unroll
+                for (int np = 0; np < 16; ++np)  // two 8-column tiles per ldmatrix.x4
+                    tilec::ldmatrix<4, true>(&b[4 * (k_step + 4 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 4 * np) & 3) << 4), b_ld_col + (((k_step + 4 * np) >> 2) << 4)));
+                #pragma unroll
+                for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
+                #pragma unroll
+                    for (int ni = 0; ni < 32; ++ni)  // 8-column tiles of this warp
+                        tilec::mma_m16n8k16_f16(&acc[4 * (ni + 32 * mi)], &a[4 * (k_step + 4 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
+            }
+            #endif
+            // every warpgroup's wgmma of the step before is done with its slot (the wait after this step's wgmma): the copies below reuse it
+            __syncthreads();
+            // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
+            // the copies of the step 3 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
+            const int32_t k_ahead_2 = k + (1 * 3);
+            const bool in_range_2 = k_ahead_2 < trips;
+            // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
+            // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 32; e += 8)
+                tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (ks_2[(e & 7)] < (K - (k_ahead_2 * 64))));
+            // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
+            // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 64; e += 8)
+                tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 64))));
+            tilec::cp_async_commit();
+            // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
+            read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
+            write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);
+            // matmul.py:90  a_ptrs += BLOCK_K * stride_ak
+            #pragma unroll
+            for (int e = 0; e < 32; e += 8)
+                a_ptrs[e / 8] += 64;
+            // matmul.py:91  b_ptrs += BLOCK_K * stride_bk
+            #pragma unroll
+            for (int e = 0; e < 64; e += 8)
+                b_ptrs[e / 8] += 64 * stride_bk;
         }
-        #else  // mma.sync on the same shared memory and accumulators
-        uint32_t a[16];  // [128x64] fp16, L7: operand A fragments, 2 elements per register
-        uint32_t b[256];  // [64x256] fp16, L8: operand B fragments, 2 elements per register
-        // 128x256 += 128x64 @ 64x256 on tensor cores: each warp issues 1 x 32 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
-        // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int a_ld_row = (warp << 4) + (lane & 15), a_ld_col = (lane >> 4) << 3;
-        // ldmatrix.trans.x4 into b: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-        const int b_ld_row = lane & 15, b_ld_col = (lane >> 4) << 3;
-        #pragma unroll
-        for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi)
-                tilec::ldmatrix<4, false>(&a[4 * (k_step + 4 * mi)], stage0(smem, read_slot, a_ld_row, a_ld_col + ((k_step + 4 * mi) << 4)));
-            #pragma unroll
-            for (int np = 0; np < 16; ++np)  // two 8-column tiles per ldmatrix.x4
-                tilec::ldmatrix<4, true>(&b[4 * (k_step + 4 * np)], stage1(smem, read_slot, b_ld_row + (((k_step + 4 * np) & 3) << 4), b_ld_col + (((k_step + 4 * np) >> 2) << 4)));
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
-            #pragma unroll
-                for (int ni = 0; ni < 32; ++ni)  // 8-column tiles of this warp
-                    tilec::mma_m16n8k16_f16(&acc[4 * (ni + 32 * mi)], &a[4 * (k_step + 4 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
-        }
+        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+        tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators
+        tilec::wgmma_fence_operands<128>(acc);  // no read of them moves above that wait
         #endif
-        // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
-        write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);
-        // matmul.py:90  a_ptrs += BLOCK_K * stride_ak
-        #pragma unroll
-        for (int e = 0; e < 32; e += 8)
-            a_ptrs[e / 8] += 64;
-        // matmul.py:91  b_ptrs += BLOCK_K * stride_bk
-        #pragma unroll
-        for (int e = 0; e < 64; e += 8)
-            b_ptrs[e / 8] += 64 * stride_bk;
     }
     // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight

@@ -527,6 +527,59 @@ Test(pipeline, full_ring_where_shared_memory_does_not_bind, .fini = reset)
     cr_expect_eq(first_index(body, OP_BARRIER), -1);
 }
 
+/* A persistent loop over (tile, K step) pairs on wgmma: a branch stores the
+ * finished tile.  The group stays in flight across that branch, which waits
+ * for it on its own path; the 128x256x64 rings have no room for a fourth slot
+ * beside the store's exchange, so they keep num_stages slots, and the copies
+ * come last, after a barrier that every warpgroup reaches past its wait for
+ * the step before's group (Triton's form). */
+static const char *wgmma_flat_src =
+    KERNEL_HEAD
+    "def k(a_ptr, b_ptr, c_ptr, K, steps):\n"
+    "    rm = tl.arange(0, 128)\n"
+    "    rn = tl.arange(0, 256)\n"
+    "    rk = tl.arange(0, 64)\n"
+    "    ks = tl.cdiv(K, 64)\n"
+    "    kk = -1\n"
+    "    tile = -1\n"
+    "    acc = tl.zeros((128, 256), dtype=tl.float32)\n"
+    "    for _ in range(0, steps):\n"
+    "        kk = tl.where(kk == ks - 1, 0, kk + 1)\n"
+    "        if kk == 0:\n"
+    "            tile += 1\n"
+    "        a = tl.load(a_ptr + (tile * 128 + rm)[:, None] * K + (kk * 64 + rk)[None, :])\n"
+    "        b = tl.load(b_ptr + (kk * 64 + rk)[:, None] * 256 + rn[None, :])\n"
+    "        acc = tl.dot(a, b, acc)\n"
+    "        if kk == ks - 1:\n"
+    "            tl.store(c_ptr + (tile * 128 + rm)[:, None] * 256 + rn[None, :], acc.to(tl.float16))\n"
+    "            acc = tl.zeros((128, 256), dtype=tl.float32)\n";
+
+Test(pipeline, wgmma_group_in_flight_across_a_store_branch, .fini = reset)
+{
+    translate_on(wgmma_flat_src, "*fp16:16, *fp16:16, *fp16:16, i32:16, i32", 8, 3, 90, EMIT_TILEIR);
+    const Block *body = main_loop_body();
+    const Op *dots[2], *copies[8], *ifs[4];
+    cr_assert_eq(find_ops(body, OP_DOT, dots, 2), 1);
+    cr_expect(dots[0]->dot.wgmma);
+    cr_expect_eq(dots[0]->dot.wgmma_pending, 1, "the group stays in flight");
+    int n = find_ops(body, OP_ASYNC_COPY, copies, 8);
+    cr_assert_gt(n, 0);
+    for (int i = 0; i < n; i++)
+        cr_expect_eq(copies[i]->buf->stage->nslots, 3, "num_stages slots: a fourth does not fit");
+    int dot = first_index(body, OP_DOT), bar = first_index(body, OP_BARRIER), copy = first_index(body, OP_ASYNC_COPY);
+    cr_assert_geq(bar, 0, "a barrier in the step");
+    cr_expect(dot < bar && bar < copy, "the dot, the barrier, then the copies");
+    /* the move to the next tile (stage 0's branch) still comes before the dot */
+    cr_assert_gt(find_ops(body, OP_IF, ifs, 4), 1);
+    cr_expect_lt(first_index(body, OP_IF), dot);
+    reset();
+    translate_on(wgmma_flat_src, "*fp16:16, *fp16:16, *fp16:16, i32:16, i32", 8, 3, 90, EMIT_CUDA);
+    const char *wait1 = strstr(out_text(), "tilec::wgmma_wait<1>();");
+    const char *branch = strstr(out_text(), "tilec::wgmma_wait<0>();  // this branch reads acc: its wgmma groups first");
+    cr_expect(wait1 && branch && wait1 < branch, "%s", out_text());
+    cr_expect(strstr(out_text(), "= __floats2half2_rn(acc[e], acc[e + 1]);"), "the store's exchange rounds pairs");
+}
+
 /* A branch that only computes and loads becomes straight code: no if is left,
  * its loads are masked (the else branch's by the negated condition), and the
  * values it defined are selects.  A branch that stores stays a branch. */
