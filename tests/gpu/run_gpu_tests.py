@@ -129,6 +129,7 @@ class Param:
     dtype: str = None       # element type of a pointer or descriptor, type of a scalar
     value: object = None    # value of a constexpr
     block: list = None      # a descriptor's block shape (tensordesc<fp16[64, 64]>)
+    div16: bool = False     # a scalar declared divisible by 16 (i32:16)
 
 
 def runtime_args(p):
@@ -225,6 +226,7 @@ def apply_entry(param, entry):
         param.kind, param.dtype = "ptr", base[1:]
     elif base in SCALAR_TYPES and not param.is_constexpr:
         param.kind, param.dtype = "scalar", base
+        param.div16 = entry.strip().endswith(":16")
     else:
         param.kind, param.value = "const", literal_value(entry)
 
@@ -893,6 +895,8 @@ class Kernel:
         self.launch_fn = None
         self.lib_kernel = None
         self.triton_fn = load_triton_kernel(case) if use_triton else None
+        if self.triton_fn is not None:
+            self.triton_fn = specialized_as_declared(self.triton_fn, self.runtime)
         if so is None:
             return
         if so == LIB_BUILT:
@@ -1022,6 +1026,26 @@ def load_triton_kernel(case):
     while not isinstance(fn, JITFunction):        # unwrap @triton.autotune / @triton.heuristics
         fn = fn.fn
     return fn
+
+
+_unspecialized = {}
+
+
+def specialized_as_declared(fn, runtime):
+    """Triton's kernel, specialised as tilec's signature declares its integer arguments.
+    Triton's launcher makes an int argument equal to 1 a constant (and one divisible by 16
+    a multiple of 16); tilec knows only what the signature says.  A plain `i32` of value 1
+    then changes what Triton compiles: a loop of n % 4 steps is unrolled at n = 1 and its
+    multiply-add contracted into one fma, which rounds once where tilec's loop rounds twice.
+    So the integers the signature leaves plain are not specialised on the Triton side."""
+    import triton
+    plain = tuple(p.name for p in runtime if p.kind == "scalar" and p.dtype.startswith(("i", "u")) and not p.div16)
+    if not plain:
+        return fn
+    key = (id(fn), plain)
+    if key not in _unspecialized:
+        _unspecialized[key] = triton.jit(fn.fn, do_not_specialize=list(plain), noinline=fn.noinline)
+    return _unspecialized[key]
 
 
 def grid_from_expression(expr, values):
