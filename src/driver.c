@@ -58,6 +58,7 @@ static void pass_layouts(Pipeline *p)
     tir_pipeline(p->ctx, p->f);
     tir_dot_reload(p->ctx, p->f, dot_reload_enabled());
     tir_wgmma(p->ctx, p->f);
+    tir_tma_store(p->ctx, p->f);
     tir_tidy(p->ctx, p->f);
     tir_smem(p->ctx, p->f);
     tir_check_limits(p->ctx, p->f, &p->opt->lower);

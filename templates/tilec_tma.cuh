@@ -67,6 +67,27 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const TensorMap *map, int
                  : "memory");
 }
 
+// Makes this thread's writes to shared memory (st.shared) visible to the TMA
+// engine, which reads through the async proxy.
+__device__ __forceinline__ void tma_store_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// Copies the box at src to element coordinates (col, row) of the map's 2-D
+// tensor; the engine drops what lies past the tensor's edge.  One bulk group.
+__device__ __forceinline__ void tma_store_2d(const TensorMap *map, const void *src, int col, int row)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];\n"
+                 ::"l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(src)), "r"(col), "r"(row)
+                 : "memory");
+}
+
+// Closes this thread's bulk group and waits until the engine has read every
+// box of its groups out of shared memory (their writes to global memory go on;
+// they are done by the kernel's end).
+__device__ __forceinline__ void tma_store_wait_read()
+{
+    asm volatile("cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+
 } // namespace tilec
 #endif
 

@@ -271,6 +271,12 @@ static const char *renamed_from(Emitter *E, const Value *v)
 
 static void emit_op(Emitter *E, const Op *op)
 {
+    if (!tma_store_owns(E, op))
+        emit_op_here(E, op);
+}
+
+void emit_op_here(Emitter *E, const Op *op)
+{
     if (op->note) {
         stmt_comment(E, op);
         line(E, "// %s", op->note);

@@ -60,6 +60,8 @@ static void emit_convert_index(Emitter *E, const Op *op, const char *fn)
     const SmemLayout *l = &op->smem_layout;
     StrBuf *h = &E->helpers;
     bool swizzled = !smem_swizzle_none(l->swz);
+    if (E->in_pointer_path)
+        sb_puts(h, "#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)  // read only by a pointer store under #else\n");
     sb_printf(h, "static __device__ __forceinline__ int %s(", fn);
     if (t.rank == 1)
         sb_puts(h, "int i)\n{\n");
@@ -88,6 +90,8 @@ static void emit_convert_index(Emitter *E, const Op *op, const char *fn)
         sb_printf(h, "    return i + (i >> %d)%s;\n}\n\n", l->pad_log2, l->pad > 1 ? fmt(E, " * %d", l->pad) : "");
     else
         sb_puts(h, "    return i;\n}\n\n");
+    if (E->in_pointer_path)
+        sb_puts(h, "#endif\n\n");
 }
 
 /* Where x is fp32 rounded to fp16 or bf16 to the nearest (printed inside its
@@ -95,7 +99,7 @@ static void emit_convert_index(Emitter *E, const Op *op, const char *fn)
  * cvt.rn.f16x2.f32, as Triton's PTX does) and that word's type; else NULL.
  * A run written from single roundings made ptxas 13.0 serialize the wgmma
  * groups of a persistent matmul whose store branch writes them (C7514). */
-static const char *paired_rounding(Emitter *E, const Value *x, const char **pair_type)
+const char *paired_rounding(Emitter *E, const Value *x, const char **pair_type)
 {
     const Op *c = x->def;
     if (!c || c->kind != OP_CAST || c->cast.rtz || !info(E, x)->inl || c->args[0]->type.dtype != DT_FP32)

@@ -38,6 +38,7 @@ typedef struct ValInfo {
  * replicated layouts. */
 typedef struct Binding {
     const char *name, *type, *expr, *comment;
+    bool everywhere;    /* read outside the pointer path of a TMA store too (tma.c) */
 } Binding;
 
 typedef struct Emitter {
@@ -59,6 +60,9 @@ typedef struct Emitter {
     Vec(const char *) helper_names;
     int nbuf;              /* shared buffers named so far */
     Vec(const Op *) stage_ops; /* staging buffers named so far ... */
+    Vec(const Op *) tma_owned; /* ops printed in a TMA store's #else (tma.c), found once */
+    bool tma_owned_found;
+    bool in_pointer_path;       /* printing a TMA store's #else: what only it reads is left out of sm_90a builds */
     Vec(const char *) stage_fns; /* ... and their helpers */
     Vec(const char *) combine_keys; /* combine helpers printed so far, by their text ... */
     Vec(const char *) combine_fns;  /* ... and their names (combine.c) */
@@ -191,6 +195,12 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
 void emit_wgmma_drain(Emitter *E, const Op *loop); /* the wgmma_wait<0> closing a for_.wgmma_drain loop */
 void emit_wgmma_branch_wait(Emitter *E, const Op *if_op, const Block *region); /* ... opening a branch that reads one */
 void emit_fragment_decl(Emitter *E, const Op *op); /* stage.c: a pipelined operand's fragment array */
+void stage_store_tile(Emitter *E, const DotStage *s, const char *fn, const Value *x); /* stage.c */
+const char *paired_rounding(Emitter *E, const Value *x, const char **pair_type); /* convert.c */
+void emit_pointer_store(Emitter *E, const Op *op); /* memory.c: tl.store through its pointers */
+void emit_tma_store(Emitter *E, const Op *op);     /* tma.c: a descriptor store by TMA, the pointer store under #else */
+bool tma_store_owns(Emitter *E, const Op *op);      /* tma.c: op is printed in a TMA store's #else */
+void emit_op_here(Emitter *E, const Op *op);        /* control.c: op, wherever it belongs */
 
 /* atomics.c */
 void emit_atomic(Emitter *E, const Op *op);

@@ -105,6 +105,11 @@ static void describe_smem(Emitter *E, const Block *b)
                 sb_printf(E->out, "A (%dx%d) and B (%dx%d) row-major for the FMA path of tl.dot\n", op->args[0]->type.shape[0],
                           op->args[0]->type.shape[1], op->args[1]->type.shape[0], op->args[1]->type.shape[1]);
             break;
+        case OP_STORE:
+            sb_printf(E->out, "the %d x %d %s block of a descriptor store, in the %d-byte swizzle of its tensor map, "
+                              "for the TMA engine (sm_90a)\n",
+                      op->stage->rows, op->stage->cols, dtype_name(op->stage->dtype), op->stage->nvmma);
+            break;
         default: sb_puts(E->out, "the old value, from the thread that did the atomic to all\n"); break;
         }
     }
@@ -217,7 +222,7 @@ void emit_includes(Emitter *E)
      * math and tensor-core ones where needed */
     for (int i = 0; i < tilec_template_count; i++) {
         const char *name = tilec_templates[i].name;
-        if ((strstr(name, "tensorcore") && !E->f->uses_dot) || (strstr(name, "wgmma") && !E->f->uses_wgmma) ||
+        if ((strstr(name, "tensorcore") && !E->f->uses_dot && !E->f->tma_maps.len) || (strstr(name, "wgmma") && !E->f->uses_wgmma) ||
             (strstr(name, "fp8") && !fp8) || (strstr(name, "_math") && !E->f->uses_flushed_math) ||
             (strstr(name, "_sort") && !E->f->uses_sort) || (strstr(name, "runtime_masked") && !E->f->uses_masked_access) ||
             (strstr(name, "tensorcore_masked") && !E->f->uses_masked_copy) || (strstr(name, "_tma") && !E->f->tma_maps.len))
@@ -298,9 +303,19 @@ void emit_kernel(Emitter *E, int threads)
     tma_params(E, E->out, &n);
     sb_puts(E->out, ")\n{\n");
     StrBuf pro = {0};
-    for (int i = 0; i < E->binds.len; i++) {
-        const Binding *b = &E->binds.data[i];
-        sb_printf(&pro, "    const %s %s = %s;  // %s\n", b->type, b->name, b->expr, b->comment);
+    for (int pass = 0; pass < 2; pass++) { /* those only a TMA store's pointer path reads last, under #if */
+        bool any = false;
+        for (int i = 0; i < E->binds.len; i++) {
+            const Binding *b = &E->binds.data[i];
+            if (b->everywhere != !pass)
+                continue;
+            if (pass && !any)
+                sb_puts(&pro, "#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)  // read only by the pointer stores under #else\n");
+            any = true;
+            sb_printf(&pro, "    const %s %s = %s;  // %s\n", b->type, b->name, b->expr, b->comment);
+        }
+        if (pass && any)
+            sb_puts(&pro, "#endif\n");
     }
     StrBuf tma = {0};
     tma_setup(E, &tma);
@@ -309,8 +324,8 @@ void emit_kernel(Emitter *E, int threads)
     bool uses_lane_body = uses_ident(body.data, "lane");
     bool uses_warp_body = uses_ident(body.data, "warp");
     if (f->smem_bytes) {
-        /* wgmma swizzles absolute addresses: the NVMMA slots' offsets are multiples of 1024 */
-        int align = f->uses_wgmma ? 1024 : 16;
+        /* wgmma and TMA swizzle absolute addresses: the NVMMA buffers' offsets are multiples of 1024 */
+        int align = f->uses_wgmma || f->tma_maps.len ? 1024 : 16;
         if (f->smem_bytes > 48 * 1024)
             sb_printf(E->out, "    extern __shared__ __align__(%d) unsigned char smem[];  // the arena (dynamic, see the header)\n",
                       align);

@@ -99,6 +99,14 @@ void emit_load(Emitter *E, const Op *op)
 
 void emit_store(Emitter *E, const Op *op)
 {
+    if (op->store.tma_map)
+        emit_tma_store(E, op);
+    else
+        emit_pointer_store(E, op);
+}
+
+void emit_pointer_store(Emitter *E, const Op *op)
+{
     const Value *ptr = op->args[0], *val = op->args[1];
     const Value *mask = op->store.has_mask ? op->args[2] : NULL;
     int n = ptr->type.rank ? nregs(ptr) : 1;

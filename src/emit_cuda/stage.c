@@ -53,6 +53,15 @@ const char *stage_helper(Emitter *E, const Op *op)
     vec_push(E->a, &E->stage_ops, op);
     vec_push(E->a, &E->stage_fns, fn);
     StrBuf *h = &E->helpers;
+    if (op->kind == OP_STORE) { /* a descriptor store's staging buffer (tma_store.c) */
+        sb_printf(h, "// %s: the %dx%d %s block a tensor descriptor's store writes, staged in shared memory for\n"
+                     "// the TMA engine (sm_90a); %d bytes at byte %d of the arena.\n",
+                  fn, s->rows, s->cols, dtype_name(s->dtype), dot_stage_slot_bytes(s), op->smem_offset);
+        sb_puts(h, "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // only the TMA path reads it\n");
+        stage_helper_nvmma(E, op, fn);
+        sb_puts(h, "#endif\n\n");
+        return fn;
+    }
     const char *dims[2][2] = {{"M", "K"}, {"K", "N"}};
     const Type t = op->nres ? op->results[0]->type : op->args[0]->type;
     const char *T = stage_ctype(s->dtype);
@@ -256,6 +265,37 @@ static void stage_write(Emitter *E, const Op *op, const char *fn)
     if (dtype_is_fp8(s->dtype)) /* the buffer holds fp8 as bytes */
         at = fmt(E, "reinterpret_cast<%s *>(%s)", dtype_ctype(s->dtype), at);
     if (vec > 1)
+        line(E, "tilec::store<%d>(%s, &%s[%s]);", vec, at, vname(E, arr), e);
+    else
+        line(E, "*%s = %s;", at, value_at(E, x, NULL, e));
+    elem_loop_close(E, n, vec);
+}
+
+/* Tile x into staging buffer s (fn, one slot) at its own coordinates: runs of
+ * consecutive columns as one store each, fp32 rounded to 16 bits two at a
+ * time (paired_rounding). */
+void stage_store_tile(Emitter *E, const DotStage *s, const char *fn, const Value *x)
+{
+    LayoutMap sm;
+    value_map(x, &sm);
+    const Value *arr = array_of(E, x);
+    const char *pair_type = NULL, *pair = arr ? NULL : paired_rounding(E, x, &pair_type);
+    int vec = 1 << lmap_lead_bits(&sm, x->type.rank - 1), cap = 16 * 8 / dtype_bits(s->dtype);
+    vec = vec > cap ? cap : vec;
+    if (!arr && !(pair && vec >= 2))
+        vec = 1;
+    if (pair)
+        vec = 2;
+    int n = nregs(x);
+    const char *e = elem_loop_open(E, n, vec);
+    const char *row, *col;
+    stage_coords(E, s, x, &sm, e, &row, &col);
+    const char *at = fmt(E, "%s(smem, %s, %s)", fn, row, col);
+    if (pair) {
+        const Value *f = x->def->args[0];
+        line(E, "*reinterpret_cast<%s *>(%s) = %s(%s, %s);", pair_type, at, pair, value_at(E, f, NULL, e),
+             value_at(E, f, NULL, fmt(E, "%s + 1", e)));
+    } else if (vec > 1)
         line(E, "tilec::store<%d>(%s, &%s[%s]);", vec, at, vname(E, arr), e);
     else
         line(E, "*%s = %s;", at, value_at(E, x, NULL, e));

@@ -8,6 +8,8 @@
 
 #define FEAT_SM90A "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)"
 
+typedef Vec(Op *) OpVec;
+
 /* Names for the maps, the barriers and the phase words, taken before the body's. */
 void tma_names(Emitter *E)
 {
@@ -42,11 +44,12 @@ void tma_describe(Emitter *E)
         return;
     sb_puts(E->out, "//\n// TMA (sm_90a): the launcher encodes a tensor map per descriptor below and passes it\n"
                     "// as a __grid_constant__ parameter after the others; one thread copies each block\n"
-                    "// into its ring slot, and every thread waits on the slot's barrier:\n");
+                    "// a loop loads into its ring slot, and every thread waits on the slot's barrier; a\n"
+                    "// block a descriptor stores goes out the same way from a staging buffer:\n");
     for (int i = 0; i < f->tma_maps.len; i++) {
         const TmaMap *m = &f->tma_maps.data[i];
         sb_printf(E->out, "//   %-16s %s's blocks, in boxes of %d rows x %d elements (%d bytes: the %d-byte\n"
-                  "//   %-16s swizzle wgmma reads, 16-byte chunk c of row r at c ^ (r %% %d)%s)\n",
+                  "//   %-16s swizzle, 16-byte chunk c of row r at c ^ (r %% %d)%s)\n",
                   E->tma_map_names[i], f->params.data[m->param].desc_name, m->box_rows, m->box_cols, m->swizzle,
                   m->swizzle, "", m->swizzle / 16, m->swizzle == 128 ? "" : m->swizzle == 64 ? " after r / 2" : " after r / 4");
     }
@@ -154,4 +157,144 @@ void tma_encode(Emitter *E)
                   m->box_cols, m->box_rows, m->swizzle);
         sb_puts(E->out, "        if (tma_status != cudaSuccess)\n            return tma_status;\n    }\n");
     }
+}
+
+/* Does TMA store st read v only as its pointers or its mask (the operands
+ * only its #else path reads)? */
+static bool read_as_address(const Op *st, const Value *v)
+{
+    for (int k = 0; k < st->nargs; k++)
+        if (st->args[k] == v && (k == 1 || k >= st->nargs - 2))
+            return false;
+    return true;
+}
+
+/* Is op, before TMA store st in their block, read by nothing but ops in
+ * `owned` and st's address operands (or, a layout change, by st as its
+ * value)?  Then only st's pointer path under #else needs it. */
+static bool only_for_pointer_path(const Op *op, const Op *st, const OpVec *owned)
+{
+    if (!op_is_pure(op->kind) || op->nregions || !op->nres)
+        return false;
+    const Block *b = op->parent;
+    int at = 0;
+    while (b->ops.data[at] != op)
+        at++;
+    for (int r = 0; r < op->nres; r++) {
+        const Value *v = op->results[r];
+        for (int i = at + 1; i < b->ops.len; i++) {
+            const Op *u = b->ops.data[i];
+            if (!tir_op_reads(u, v))
+                continue;
+            bool mine = false;
+            for (int k = 0; k < owned->len && !mine; k++)
+                mine = owned->data[k] == u;
+            if (mine)
+                continue;
+            if (u != st)
+                return false;
+            bool value_conv = op->kind == OP_CONVERT && st->args[1] == v && !is_dot_stage(op) &&
+                              !dot_operand_in_registers(op);
+            if (!value_conv && !read_as_address(st, v))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The ops before TMA store st, in its block, that only its pointer path
+ * reads (the pointer arithmetic, the mask, the exchange to the store's
+ * layout), in program order: printed under its #else instead of before it. */
+static OpVec pointer_path_ops(Emitter *E, const Op *st)
+{
+    OpVec owned = {0};
+    const Block *b = st->parent;
+    int at = 0;
+    while (b->ops.data[at] != st)
+        at++;
+    for (int i = at - 1; i >= 0; i--)
+        if (only_for_pointer_path(b->ops.data[i], st, &owned))
+            vec_push(E->a, &owned, b->ops.data[i]);
+    for (int i = 0, j = owned.len - 1; i < j; i++, j--) { /* program order */
+        Op *t = owned.data[i];
+        owned.data[i] = owned.data[j];
+        owned.data[j] = t;
+    }
+    return owned;
+}
+
+static void find_owned(Emitter *E, const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            find_owned(E, op->regions[r]);
+        if (op->kind == OP_STORE && op->store.tma_map) {
+            OpVec mine = pointer_path_ops(E, op);
+            for (int k = 0; k < mine.len; k++)
+                vec_push(E->a, &E->tma_owned, mine.data[k]);
+        }
+    }
+}
+
+/* Is op printed under the #else of a TMA store (its pointer path) instead of where it stands? */
+bool tma_store_owns(Emitter *E, const Op *op)
+{
+    if (!E->f->tma_maps.len || !op_is_pure(op->kind))
+        return false;
+    if (!E->tma_owned_found) {
+        find_owned(E, E->f->body);
+        E->tma_owned_found = true;
+    }
+    for (int k = 0; k < E->tma_owned.len; k++)
+        if (E->tma_owned.data[k] == op)
+            return true;
+    return false;
+}
+
+/* desc.store of a 2-D block under sm_90a (tma_store.c): every thread writes
+ * its elements into the staging buffer in the map's swizzle, and one thread
+ * hands the buffer to the TMA engine, a box per column block, then waits
+ * until the engine has read it (its writes to global memory go on alone).
+ * The pointer store follows under #else for the file's other targets. */
+void emit_tma_store(Emitter *E, const Op *op)
+{
+    const TirFunc *f = E->f;
+    const TmaMap *m = &f->tma_maps.data[op->store.tma_map - 1];
+    const DotStage *s = op->stage;
+    const Value *v = op->args[1];
+    OpVec mine = pointer_path_ops(E, op);
+    const Op *conv = NULL;
+    for (int k = 0; k < mine.len; k++)
+        if (mine.data[k] == v->def && v->def->kind == OP_CONVERT)
+            conv = v->def;
+    const Value *x = conv ? conv->args[0] : v; /* staged from before its layout change */
+    const Value *off0 = op->args[op->nargs - 2], *off1 = op->args[op->nargs - 1];
+    const char *fn = stage_helper(E, op);
+    int boxes = s->cols / m->box_cols;
+    line(E, FEAT_SM90A "  // sm_90a: the block goes out by TMA from shared memory");
+    line(E, "// %s (L%d) to %s in the tensor map's %d-byte swizzle", vname(E, x), x->layout->id, fn, m->swizzle);
+    stage_store_tile(E, s, fn, x);
+    line(E, "tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine");
+    line(E, "__syncthreads();");
+    const char *row = value_at(E, off0, NULL, "0"), *col = value_at(E, off1, NULL, "0");
+    line(E, "if (threadIdx.x == 0) {  // one thread stores %s's %dx%d block at (%s, %s): %d box%s; what lies past the "
+            "tensor's edge is dropped",
+         f->params.data[m->param].desc_name, s->rows, s->cols, row, col, boxes, boxes == 1 ? "" : "es");
+    E->indent++;
+    for (int b = 0; b < boxes; b++)
+        line(E, "tilec::tma_store_2d(&%s, %s(smem, 0, %d), %s, %s);", E->tma_map_names[op->store.tma_map - 1], fn,
+             b * m->box_cols, b ? fmt(E, "%s + %d", col, b * m->box_cols) : col, row);
+    line(E, "tilec::tma_store_wait_read();  // the engine has read the buffer; its writes go on");
+    E->indent--;
+    line(E, "}");
+    line(E, "__syncthreads();  // the buffer is free again");
+    line(E, "#else  // the pointer store: its addresses, its mask%s", conv ? ", the tile in the store's layout" : "");
+    line(E, "tilec::unused(smem);  // the staging buffer: only the TMA path above uses it");
+    E->in_pointer_path = true;
+    for (int k = 0; k < mine.len; k++)
+        emit_op_here(E, mine.data[k]);
+    emit_pointer_store(E, op);
+    E->in_pointer_path = false;
+    line(E, "#endif");
 }

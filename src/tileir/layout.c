@@ -437,6 +437,13 @@ static ShapeGroup *group_for(Assign *A, Type t, const int *order)
 
 static bool is_memory_op(OpKind k) { return k == OP_LOAD || k == OP_STORE || k == OP_ATOMIC_RMW || k == OP_ATOMIC_CAS; }
 
+/* The operands of a store or an atomic that are tiles of one layout (a descriptor
+ * store's block offsets, its last two, are scalars). */
+static int memory_tiles(const Op *op)
+{
+    return op->kind == OP_STORE ? 2 + op->store.has_mask : op->nargs;
+}
+
 static void scan_memory_ops(Assign *A, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -611,7 +618,7 @@ static void forward(Assign *A, Block *b)
         case OP_STORE:
         case OP_ATOMIC_RMW:
         case OP_ATOMIC_CAS:
-            unify(A, op->args, op->nargs);
+            unify(A, op->args, memory_tiles(op));
             if (res && op->args[0]->type.rank)
                 set_layout(A, res, op->args[0]->layout);
             break;
@@ -690,7 +697,7 @@ static void backward(Assign *A, Block *b)
         case OP_ATOMIC_CAS:
             if (rl)
                 set_layout(A, op->args[0], rl);
-            unify(A, op->args, op->nargs);
+            unify(A, op->args, memory_tiles(op));
             break;
         case OP_SCAN:
             if (op->scan.kind == SCAN_COMBINE) {

@@ -362,7 +362,7 @@ static Value *block_value(Lower *L, const BlockPtr *bp, CVal *value, Loc at, boo
     return cast_value(L, v, elem, at);
 }
 
-static void store_block(Lower *L, const BlockPtr *bp, const bool *check, Value *v, Loc loc)
+static Op *store_block(Lower *L, const BlockPtr *bp, const bool *check, Value *v, Loc loc)
 {
     Value *mask;
     Value *ptrs = block_pointers(L, bp, check, &mask, loc);
@@ -372,6 +372,7 @@ static void store_block(Lower *L, const BlockPtr *bp, const bool *check, Value *
     op->stmt = L->stmt;
     op->store.has_mask = mask != NULL;
     tir_block_append(L->a, L->cur, op);
+    return op;
 }
 
 void blockptr_store(Lower *L, const BlockPtr *bp, CVal *value, Loc value_at, CVal *boundary_check,
@@ -578,7 +579,17 @@ CVal *builtin_descriptor_store(const BuiltinCall *c)
     if (!v->type.rank)
         lower_error(L, c->at[2], "%s needs a tile of the block's shape, got %s", c->name, type_str(L->a, v->type));
     v = block_value(L, bp, c->arg[2], c->at[2], false);
-    store_block(L, bp, check, v, c->loc);
+    Op *st = store_block(L, bp, check, v, c->loc);
+    if (desc->param && desc->rank == 2 && L->opt->arch >= 90) {
+        /* for Hopper: the block may go out by TMA from the offsets (tir_tma_store) */
+        Value **args = NEW_ARRAY(L->a, Value *, st->nargs + 2);
+        memcpy(args, st->args, sizeof(Value *) * (size_t)st->nargs);
+        for (int d = 0; d < 2; d++)
+            args[st->nargs + d] = named(L, bp, to_value(L, bp->offsets[d], c->loc), d ? "col0" : "row0");
+        st->args = args;
+        st->nargs += 2;
+        st->store.desc_param = desc->param;
+    }
     return cv_none(L);
 }
 

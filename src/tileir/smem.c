@@ -408,6 +408,10 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
         case OP_SCAN: plan_scan(op); break;
         case OP_SORT: plan_sort(op); break;
         case OP_HISTOGRAM: op->smem_bytes = op->results[0]->type.shape[0] * 4; break; /* the counters */
+        case OP_STORE: /* a descriptor store's staging buffer for TMA (tma_store.c) */
+            if (op->store.tma_map)
+                op->smem_bytes = dot_stage_slot_bytes(op->stage);
+            break;
         case OP_ATOMIC_RMW:
         case OP_ATOMIC_CAS:
             if (!op->args[0]->type.rank && op->results[0]->nuses)

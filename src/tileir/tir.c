@@ -307,6 +307,12 @@ static void print_op_attrs(Printer *p, const Op *op)
         if (op->load.desc_param)
             sb_printf(p->out, " {tensordesc=%s}", p->f->params.data[op->load.desc_param - 1].desc_name);
         break;
+    case OP_STORE:
+        if (op->store.desc_param)
+            sb_printf(p->out, " {tensordesc=%s}", p->f->params.data[op->store.desc_param - 1].desc_name);
+        if (op->store.tma_map)
+            sb_printf(p->out, " {tma=%s}", p->f->tma_maps.data[op->store.tma_map - 1].name);
+        break;
     case OP_REDUCE:
         if (op->reduce.kind == RED_COMBINE)
             sb_printf(p->out, " combine {axis=%d, fn=%s}", op->reduce.axis, op->reduce.combine);
@@ -569,7 +575,7 @@ static bool attrs_ok(const Op *op)
     case OP_LOAD:
         return (op->load.has_mask || !op->load.has_other) &&
                op->nargs == 1 + op->load.has_mask + op->load.has_other + (op->load.desc_param ? 2 : 0);
-    case OP_STORE: return op->nargs == 2 + op->store.has_mask;
+    case OP_STORE: return op->nargs == 2 + op->store.has_mask + (op->store.desc_param ? 2 : 0);
     case OP_REDUCE:
         return op->reduce.axis >= 0 && op->reduce.axis < rank &&
                (op->reduce.kind == RED_COMBINE ? combine_ok(op) : !op->nregions);

@@ -519,6 +519,12 @@ struct Op {
         } load;
         struct {
             bool has_mask;    /* args[2] */
+            /* a 2-D store of a tensordesc parameter's block (tl.store_tensor_descriptor):
+             * the descriptor's first parameter (f->params index + 1; 0: none), the block's
+             * offsets the last two args */
+            int desc_param;
+            int tma_map;      /* f->tma_maps index + 1 where the block goes out by TMA from the
+                                 staging buffer op->stage under sm_90a (tir_tma_store); 0: no */
         } store;
         struct {
             ReduceKind kind;
@@ -937,6 +943,8 @@ bool layout_wgmma_fits(const TirFunc *f, DType in, DType out, const int *shape);
 int dot_nvmma_swizzle(const DotStage *s);
 int dot_nvmma_offset(const DotStage *s, int row, int col);
 int dot_stage_align(const DotStage *s);
+/* tma_store.c: under sm_90a, a tensor descriptor's block store goes out by TMA from shared memory */
+void tir_tma_store(Ctx *ctx, TirFunc *f);
 typedef struct WgmmaDesc {
     int lbo, sbo;         /* leading / stride byte offsets */
     int mode;             /* swizzle mode field: 1 = 128B, 2 = 64B, 3 = 32B */

@@ -39,15 +39,19 @@
 //   matmul.py:197  convert_layout, 65536 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 256 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle)
+//   matmul.py:197  store, 65536 bytes at 0: the 128 x 256 fp16 block of a descriptor store, in the 128-byte swizzle of its tensor map, for the TMA engine (sm_90a)
 //   bytes 196608..196671: the full and free barriers of a TMA ring's 4 slots (sm_90a)
 //
 // TMA (sm_90a): the launcher encodes a tensor map per descriptor below and passes it
 // as a __grid_constant__ parameter after the others; one thread copies each block
-// into its ring slot, and every thread waits on the slot's barrier:
+// a loop loads into its ring slot, and every thread waits on the slot's barrier; a
+// block a descriptor stores goes out the same way from a staging buffer:
 //   a_desc_tma       a_desc's blocks, in boxes of 128 rows x 64 elements (128 bytes: the 128-byte
-//                    swizzle wgmma reads, 16-byte chunk c of row r at c ^ (r % 8))
+//                    swizzle, 16-byte chunk c of row r at c ^ (r % 8))
 //   b_desc_tma       b_desc's blocks, in boxes of 256 rows x 64 elements (128 bytes: the 128-byte
-//                    swizzle wgmma reads, 16-byte chunk c of row r at c ^ (r % 8))
+//                    swizzle, 16-byte chunk c of row r at c ^ (r % 8))
+//   c_desc_tma       c_desc's blocks, in boxes of 128 rows x 64 elements (128 bytes: the 128-byte
+//                    swizzle, 16-byte chunk c of row r at c ^ (r % 8))
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 256x64, sizePerThread [1, 8], threadsPerWarp [4, 8], warpsPerCTA [8, 1], order [1, 0]
@@ -669,6 +673,27 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const TensorMap *map, int
                  : "memory");
 }
 
+// Makes this thread's writes to shared memory (st.shared) visible to the TMA
+// engine, which reads through the async proxy.
+__device__ __forceinline__ void tma_store_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// Copies the box at src to element coordinates (col, row) of the map's 2-D
+// tensor; the engine drops what lies past the tensor's edge.  One bulk group.
+__device__ __forceinline__ void tma_store_2d(const TensorMap *map, const void *src, int col, int row)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];\n"
+                 ::"l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(src)), "r"(col), "r"(row)
+                 : "memory");
+}
+
+// Closes this thread's bulk group and waits until the engine has read every
+// box of its groups out of shared memory (their writes to global memory go on;
+// they are done by the kernel's end).
+__device__ __forceinline__ void tma_store_wait_read()
+{
+    asm volatile("cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
+
 } // namespace tilec
 #endif
 
@@ -865,18 +890,37 @@ static __device__ __forceinline__ void wgmma_m64n256k16_f32_f16_kb(float *d, uin
 }
 #endif
 
-// cvt2: a 128x256 fp16 tile changing layout (L2 -> L1) in shared memory, row-major,
+// stage2: the 128x256 fp16 block a tensor descriptor's store writes, staged in shared memory for
+// the TMA engine (sm_90a); 65536 bytes at byte 0 of the arena.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // only the TMA path reads it
+// NVMMA layout (Triton's, the one wgmma reads through a descriptor), 128-byte swizzle: the rows are
+// cut into column blocks of 64 elements (128 bytes), stored one after another, 128 rows x 128 bytes each;
+// in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
+// (1024 bytes, the alignment of every slot).
+static __device__ __forceinline__ __half *stage2(unsigned char *smem, int row, int col)
+{
+    const int block = col / 64, in_block = col % 64;
+    return reinterpret_cast<__half *>(smem + 0) + block * 8192 + row * 64 +
+           ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
+}
+
+#endif
+
+// cvt3: a 128x256 fp16 tile changing layout (L2 -> L1) in shared memory, row-major,
 // columns swizzled in each row of 256 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 // 65536 bytes; no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle).
-static __device__ __forceinline__ int cvt2_at(int row, int col)
+#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)  // read only by a pointer store under #else
+static __device__ __forceinline__ int cvt3_at(int row, int col)
 {
     const int i = (row << 8) + tilec::swizzle<8, 1, 8>(row, col);
     return i;
 }
 
+#endif
+
 
 extern "C" __global__ void __launch_bounds__(256)
-matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_t a_desc_shape1, int64_t a_desc_stride0, __half *__restrict__ b_desc_base, int32_t b_desc_shape0, int32_t b_desc_shape1, int64_t b_desc_stride0, __half *__restrict__ c_desc_base, int32_t c_desc_shape0, int32_t c_desc_shape1, int64_t c_desc_stride0, int32_t M, int32_t N, int32_t K, const __grid_constant__ tilec::TensorMap a_desc_tma, const __grid_constant__ tilec::TensorMap b_desc_tma)
+matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_t a_desc_shape1, int64_t a_desc_stride0, __half *__restrict__ b_desc_base, int32_t b_desc_shape0, int32_t b_desc_shape1, int64_t b_desc_stride0, __half *__restrict__ c_desc_base, int32_t c_desc_shape0, int32_t c_desc_shape1, int64_t c_desc_stride0, int32_t M, int32_t N, int32_t K, const __grid_constant__ tilec::TensorMap a_desc_tma, const __grid_constant__ tilec::TensorMap b_desc_tma, const __grid_constant__ tilec::TensorMap c_desc_tma)
 {
     extern __shared__ __align__(1024) unsigned char smem[];  // the arena (dynamic, see the header)
     const int tid = threadIdx.x;
@@ -884,10 +928,12 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
     const int warp = tid >> 5;  // warp in the block
     const int L0_row = (lane >> 3) + (warp << 2);  // L0: this thread's first row; register e is at +e << 5
     const int L0_col = (lane & 7) << 3;  // L0: this thread's first col; register e is at +e
+    const int L2_col = (lane & 3) << 1;  // L2: this thread's first col; register e is at +(e & 1) + ((e >> 2) << 3)
+    const int L2_row = (lane >> 2) + (warp << 4);  // L2: this thread's first row; register e is at +((e >> 1) & 1) << 3
+#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)  // read only by the pointer stores under #else
     const int L1_row = warp;  // L1: this thread's first row; register e is at +e << 3
     const int L1_col = lane << 3;  // L1: this thread's first col; register e is at +e
-    const int L2_row = (lane >> 2) + (warp << 4);  // L2: this thread's first row; register e is at +((e >> 1) & 1) << 3
-    const int L2_col = (lane & 3) << 1;  // L2: this thread's first col; register e is at +(e & 1) + ((e >> 2) << 3)
+#endif
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the TMA rings' barriers
     uint64_t *const ring_full = reinterpret_cast<uint64_t *>(smem + 196608);  // slot s's copies landed
     uint64_t *const ring_free = ring_full + 4;  // every warp is done reading slot s
@@ -1190,6 +1236,23 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
         tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
         __syncthreads();
         // matmul.py:197  c_desc.store([offs_m, offs_n], acc.to(c_desc.dtype))
+        #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the block goes out by TMA from shared memory
+        // acc_fp16 (L2) to stage2 in the tensor map's 128-byte swizzle
+        #pragma unroll
+        for (int e = 0; e < 128; e += 2)
+            *reinterpret_cast<__half2 *>(stage2(smem, L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))) = __floats2half2_rn(acc[e], acc[e + 1]);
+        tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine
+        __syncthreads();
+        if (threadIdx.x == 0) {  // one thread stores c_desc's 128x256 block at (offs_m, offs_n): 4 boxes; what lies past the tensor's edge is dropped
+            tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 0), offs_n, offs_m);
+            tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 64), offs_n + 64, offs_m);
+            tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 128), offs_n + 128, offs_m);
+            tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 192), offs_n + 192, offs_m);
+            tilec::tma_store_wait_read();  // the engine has read the buffer; its writes go on
+        }
+        __syncthreads();  // the buffer is free again
+        #else  // the pointer store: its addresses, its mask, the tile in the store's layout
+        tilec::unused(smem);  // the staging buffer: only the TMA path above uses it
         __half *const c_start = c_desc_base + (((int64_t)offs_m * c_desc_stride0) + (int64_t)offs_n);
         int32_t c_r0[16];  // [128x1] i32, L1
         #pragma unroll
@@ -1214,24 +1277,25 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
         #pragma unroll
         for (int e = 0; e < 128; ++e)
             c_in_bounds[e] = (((uint32_t)c_i0[(e >> 3)] < (uint32_t)c_desc_shape0) & c_nonempty0) & (((uint32_t)c_i1[(e & 7)] < (uint32_t)c_desc_shape1) & c_nonempty1);
-        __half acc_fp16[128];  // [128x256] fp16, L1
-        {  // L2 -> L1 through shared memory (cvt2)
+        __half acc_fp16_2[128];  // [128x256] fp16, L1
+        {  // L2 -> L1 through shared memory (cvt3)
             __half *buf = reinterpret_cast<__half *>(smem + 0);
             // each run of 2 consecutive elements goes in as one 4-byte write
             #pragma unroll
             for (int e = 0; e < 128; e += 2)
-                *reinterpret_cast<__half2 *>(&buf[cvt2_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
+                *reinterpret_cast<__half2 *>(&buf[cvt3_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
             __syncthreads();
             // each run of 8 consecutive elements comes back as one 16-byte read
             #pragma unroll
             for (int e = 0; e < 128; e += 8)
-                tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
+                tilec::load<8>(&acc_fp16_2[e], &buf[cvt3_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
             __syncthreads();  // the buffer is free again
         }
         // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
         #pragma unroll
         for (int e = 0; e < 128; e += 8)
-            tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * c_desc_stride0)) + c_r1[(e & 7)], &acc_fp16[e], &c_in_bounds[e]);
+            tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * c_desc_stride0)) + c_r1[(e & 7)], &acc_fp16_2[e], &c_in_bounds[e]);
+        #endif
     }
 }
 
@@ -1258,11 +1322,18 @@ extern "C" cudaError_t matmul_tma_persistent_kernel_launch(cudaStream_t stream, 
         if (tma_status != cudaSuccess)
             return tma_status;
     }
+    // c_desc_tma: c_desc's tensor map for TMA (used by sm_90a builds)
+    tilec::TensorMap c_desc_tma;
+    {
+        const cudaError_t tma_status = tilec::encode_tensor_map(&c_desc_tma, c_desc_base, 2, c_desc_shape0, c_desc_shape1, c_desc_stride0, 64, 128, 128);
+        if (tma_status != cudaSuccess)
+            return tma_status;
+    }
     // 196672 bytes of shared memory: above the default 48 KB, so raise the limit first
     const cudaError_t attr = cudaFuncSetAttribute(matmul_tma_persistent_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196672);
     if (attr != cudaSuccess)
         return attr;
-    matmul_tma_persistent_kernel<<<grid, 256, 196672, stream>>>(a_desc_base, a_desc_shape0, a_desc_shape1, a_desc_stride0, b_desc_base, b_desc_shape0, b_desc_shape1, b_desc_stride0, c_desc_base, c_desc_shape0, c_desc_shape1, c_desc_stride0, M, N, K, a_desc_tma, b_desc_tma);
+    matmul_tma_persistent_kernel<<<grid, 256, 196672, stream>>>(a_desc_base, a_desc_shape0, a_desc_shape1, a_desc_stride0, b_desc_base, b_desc_shape0, b_desc_shape1, b_desc_stride0, c_desc_base, c_desc_shape0, c_desc_shape1, c_desc_stride0, M, N, K, a_desc_tma, b_desc_tma, c_desc_tma);
     return cudaGetLastError();
 }
 #endif

@@ -37,11 +37,12 @@
 //
 // TMA (sm_90a): the launcher encodes a tensor map per descriptor below and passes it
 // as a __grid_constant__ parameter after the others; one thread copies each block
-// into its ring slot, and every thread waits on the slot's barrier:
+// a loop loads into its ring slot, and every thread waits on the slot's barrier; a
+// block a descriptor stores goes out the same way from a staging buffer:
 //   a_desc_tma       a_desc's blocks, in boxes of 128 rows x 32 elements (64 bytes: the 64-byte
-//                    swizzle wgmma reads, 16-byte chunk c of row r at c ^ (r % 4) after r / 2)
+//                    swizzle, 16-byte chunk c of row r at c ^ (r % 4) after r / 2)
 //   b_desc_tma       b_desc's blocks, in boxes of 32 rows x 64 elements (128 bytes: the 128-byte
-//                    swizzle wgmma reads, 16-byte chunk c of row r at c ^ (r % 8))
+//                    swizzle, 16-byte chunk c of row r at c ^ (r % 8))
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 128x32, sizePerThread [1, 8], threadsPerWarp [8, 4], warpsPerCTA [4, 1], order [1, 0]
@@ -612,6 +613,27 @@ __device__ __forceinline__ void tma_load_2d(void *dst, const TensorMap *map, int
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
                  ::"r"(smem_addr(dst)), "l"(reinterpret_cast<uint64_t>(map)), "r"(col), "r"(row), "r"(smem_addr(bar))
                  : "memory");
+}
+
+// Makes this thread's writes to shared memory (st.shared) visible to the TMA
+// engine, which reads through the async proxy.
+__device__ __forceinline__ void tma_store_fence() { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+// Copies the box at src to element coordinates (col, row) of the map's 2-D
+// tensor; the engine drops what lies past the tensor's edge.  One bulk group.
+__device__ __forceinline__ void tma_store_2d(const TensorMap *map, const void *src, int col, int row)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];\n"
+                 ::"l"(reinterpret_cast<uint64_t>(map)), "r"(smem_addr(src)), "r"(col), "r"(row)
+                 : "memory");
+}
+
+// Closes this thread's bulk group and waits until the engine has read every
+// box of its groups out of shared memory (their writes to global memory go on;
+// they are done by the kernel's end).
+__device__ __forceinline__ void tma_store_wait_read()
+{
+    asm volatile("cp.async.bulk.commit_group;\ncp.async.bulk.wait_group.read 0;\n" ::: "memory");
 }
 
 } // namespace tilec

@@ -465,6 +465,17 @@ def atomic_and_misc_cases():
     cases.append(Case("tensor_desc/param_row_sum/fp32/32x64", "tests/golden/tensor_desc_param.py",
                       "desc_row_sum_kernel", "tensordesc<fp32[32, 64]>, *fp32:16, i32, i32, 32, 64",
                       grid="cdiv(M, BLOCK_M)", driver="desc_row_sum", sizes=bp_shapes))
+    # a descriptor store by TMA (sm_90: from a staging buffer in shared memory, the edges
+    # dropped by the engine), against the pointer store of the same file for sm_80
+    for dt, blk, flags in [("fp16", (32, 128), ["--arch", "sm_90"]), ("fp32", (32, 64), ["--arch", "sm_90"]),
+                           ("bf16", (64, 64), ["--arch", "sm_90"]), ("fp16", (32, 128), [])]:
+        cases.append(Case(f"tensor_desc/tma_store/{dt}/{blk[0]}x{blk[1]}" + ("/sm_90" if flags else ""),
+                          "tests/golden/tma_store.py", "desc_axpb_kernel",
+                          f"tensordesc<{dt}[{blk[0]}, {blk[1]}]>, tensordesc<{dt}[{blk[0]}, {blk[1]}]>, i32, i32, "
+                          f"{blk[0]}, {blk[1]}", dtype=dt, grid="cdiv(M, BLOCK_M), cdiv(N, BLOCK_N)",
+                          driver="desc_axpb", sizes=bp_shapes, extra_flags=flags,
+                          opts=dict(triton_writes_out_of_bounds="Triton 3.6's TMA store on rows of a byte "
+                                    "length that is not a multiple of 16")))
     # the persistent matmul on host tensor descriptors (B given as [N, K]): on sm_90 the K
     # loop's blocks come by TMA into the ring (mbarrier per slot) and wgmma reads them; on
     # sm_80 the same file copies them with cp.async.  Ragged sizes: blocks past the edges

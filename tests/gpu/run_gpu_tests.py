@@ -2083,6 +2083,51 @@ def drive_desc_row_sum(kernel, case, shape, use_triton, gen):
     return run_and_check(kernel, check, values, [out], grid_for(kernel, case, values, None), use_triton)
 
 
+def drive_desc_axpb(kernel, case, shape, use_triton, gen):
+    """desc_axpb_kernel (tests/golden/tma_store.py): y = 2x + 1 through host TensorDescriptors,
+    both M x N stored by rows padded to 16 bytes and then 16 bytes more, a gap the store must
+    leave poisoned (Triton's TMA store may write it where a row's length is not a multiple of
+    16 bytes: case.opts triton_writes_out_of_bounds).  2x is exact and + 1 rounds once in
+    fp32; 16-bit types may round twice on the way (fp32, then the type): within 1 ulp of the
+    float64 value rounded to the type, and of Triton's."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    M, N = shape
+    descs = {p.name: p for p in kernel.params if p.kind == "desc"}
+    dt = torch_dtype(descs["x_desc"].dtype)
+    check = Check(case, f"{M}x{N}")
+    per16 = 16 // torch.empty(0, dtype=dt).element_size()
+    ld = N + (-N) % per16 + per16
+    x = rand_float(M * ld + GUARD, dt, gen)
+    y0 = torch.empty(M * ld + GUARD, device="cuda", dtype=dt)
+    ref = (matrix(x, M, N, ld).double() * 2 + 1).to(dt)
+    grid = grid_for(kernel, case, {"M": M, "N": N, "x_desc": None, "y_desc": None}, None)
+    outs = {}
+    for impl in implementations(kernel, use_triton):
+        y = poisoned_like(y0)
+        values = {"x_desc": TensorDescriptor(x, [M, N], [ld, 1], descs["x_desc"].block),
+                  "y_desc": TensorDescriptor(y, [M, N], [ld, 1], descs["y_desc"].block), "M": M, "N": N}
+        err = (kernel.launch_tilec if impl == "tilec" else kernel.launch_triton)(values, grid)
+        if err:
+            check.fail(f"{impl}: {err}")
+            continue
+        rest = outside_matrix(y, M, N, ld)
+        if not bool((bits(rest) == bits(poison_(torch.empty_like(rest)))).all()):
+            if impl == "triton" and (N * y.element_size()) % 16:
+                check.note(f"Triton wrote y outside its elements ({case.opts['triton_writes_out_of_bounds']})")
+            else:
+                check.fail(f"{impl} wrote y outside its [M, N] elements")
+        out = matrix(y, M, N, ld)
+        outs[impl] = out
+        msg = describe_bad(ulp_distance(out, ref) > (0 if dt == torch.float32 else 1), out, ref)
+        if msg:
+            check.fail(f"{impl} y vs reference: {msg}")
+    if "tilec" in outs and "triton" in outs:
+        msg = describe_bad(ulp_distance(outs["tilec"], outs["triton"]) > 1, outs["tilec"], outs["triton"])
+        if msg:
+            check.fail(f"tilec vs Triton: {msg}")
+    return check.print()
+
+
 def drive_matmul_desc(kernel, case, shape, use_triton, gen):
     """matmul_tma_persistent_kernel: C = A @ B through host TensorDescriptors, A [M, K], B given
     as [N, K] (row n is column n of B) and C [M, N], each stored by rows padded to 16 bytes and
@@ -2865,7 +2910,7 @@ DRIVERS = {"vector_add": drive_vector_add, "activation": drive_activation,
            "decode_split": drive_decode_split, "decode_merge": drive_decode_merge,
            "paged": drive_paged, "colmajor_copy": drive_colmajor_copy, "desc_abs": drive_desc_abs,
            "desc_row_sum": drive_desc_row_sum, "group_ptrs": drive_group_ptrs,
-           "matmul_desc": drive_matmul_desc, "attn_desc": drive_attn_desc}
+           "matmul_desc": drive_matmul_desc, "desc_axpb": drive_desc_axpb, "attn_desc": drive_attn_desc}
 
 
 def run_case(case, so, use_triton, seed):

@@ -580,6 +580,43 @@ Test(pipeline, wgmma_group_in_flight_across_a_store_branch, .fini = reset)
     cr_expect(strstr(out_text(), "= __floats2half2_rn(acc[e], acc[e + 1]);"), "the store's exchange rounds pairs");
 }
 
+/* A host descriptor's block store under sm_90: the block goes to a staging
+ * buffer in the map's swizzle and out by TMA, a box per 64 columns, with the
+ * pointer store (its addresses and mask) under #else; under sm_80 only the
+ * pointer store. */
+static const char *desc_store_src =
+    KERNEL_HEAD
+    "def k(x_desc, y_desc, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
+    "    off_m = tl.program_id(0) * BM\n"
+    "    off_n = tl.program_id(1) * BN\n"
+    "    y_desc.store([off_m, off_n], x_desc.load([off_m, off_n]) * 2)\n";
+
+Test(pipeline, descriptor_store_by_tma, .fini = reset)
+{
+    const char *sig = "tensordesc<fp16[32, 128]>, tensordesc<fp16[32, 128]>, i32, i32, 32, 128";
+    translate_on(desc_store_src, sig, 4, 1, 90, EMIT_TILEIR);
+    const Op *st[2];
+    cr_assert_eq(find_ops(fn->body, OP_STORE, st, 2), 1);
+    cr_assert(st[0]->store.desc_param && st[0]->store.tma_map);
+    const TmaMap *m = &fn->tma_maps.data[st[0]->store.tma_map - 1];
+    cr_expect_eq(m->box_cols, 64, "128 bytes of fp16");
+    cr_expect_eq(m->box_rows, 32);
+    cr_expect_eq(m->swizzle, 128);
+    cr_expect_eq(st[0]->stage->nvmma, 128);
+    cr_expect_geq(st[0]->smem_bytes, 32 * 128 * 2, "the staging buffer");
+    reset();
+    translate_on(desc_store_src, sig, 4, 1, 90, EMIT_CUDA);
+    const char *t = out_text();
+    const char *tma = strstr(t, "tilec::tma_store_2d(&y_desc_tma, stage0(smem, 0, 64), off_n + 64, off_m);");
+    const char *other = strstr(t, "#else  // the pointer store: its addresses, its mask");
+    cr_expect(tma && other && tma < other, "%s", t);
+    cr_expect(strstr(t, "tilec::tma_store_wait_read();"));
+    cr_expect(strstr(t, "__align__(1024) unsigned char smem["), "the 128-byte swizzle needs 1024-byte alignment");
+    reset();
+    translate_on(desc_store_src, sig, 4, 1, 80, EMIT_CUDA);
+    cr_expect_null(strstr(out_text(), "tma_store_2d(&"), "no TMA under sm_80");
+}
+
 /* A branch that only computes and loads becomes straight code: no if is left,
  * its loads are masked (the else branch's by the negated condition), and the
  * values it defined are selects.  A branch that stores stays a branch. */

@@ -1,0 +1,80 @@
+/*
+ * tma_store.c — a tensor descriptor's block store through TMA (tir_tma_store).
+ *
+ * Under --arch sm_90, desc.store(offsets, tile) of a 2-D tensordesc parameter
+ * goes out as Triton's Hopper path sends it: the threads write the tile into
+ * a staging buffer in shared memory, in the swizzle the descriptor's tensor
+ * map names, and one thread hands the buffer to the Tensor Memory Accelerator
+ * (cp.async.bulk.tensor), which writes the block to global memory and drops
+ * what lies past the tensor's edge.  The threads compute no addresses and no
+ * masks, and a tile in a wgmma accumulator needs no exchange to a store
+ * layout first.  The emitter keeps the pointer store under #else for the
+ * file's other targets (memory.c).
+ *
+ * The staging buffer is a DotStage of one slot in Triton's NVMMA layout
+ * (column blocks of the swizzle's width), the box of the map one such block:
+ * the widest of 128, 64 or 32 bytes that divides the block's row, by all its
+ * rows (at most 256).  A descriptor has one map in a kernel, so a store whose
+ * box differs from the one its descriptor's loads copy keeps the pointer
+ * store.  tir_smem places the buffer like an exchange's: its life ends with
+ * the store, whose thread waits until the engine has read the buffer.
+ */
+#include "tir.h"
+
+/* The box, and the staging buffer, of store op's block; false where TMA cannot take it. */
+static bool tma_store_box(Arena *a, const Op *op, TmaMap *m, DotStage **stage)
+{
+    const Value *v = op->args[1];
+    Type t = v->type;
+    int bits = dtype_bits(t.dtype);
+    if (t.rank != 2 || t.dtype == DT_I1 || dtype_is_fp8(t.dtype) || (bits != 8 && bits != 16 && bits != 32) ||
+        t.shape[0] > 256)
+        return false;
+    DotStage *s = NEW(a, DotStage);
+    *s = (DotStage){.op_idx = 0, .rows = t.shape[0], .cols = t.shape[1], .batch = 1, .contig_dim = 1, .dtype = t.dtype,
+                    .nslots = 1};
+    s->nvmma = dot_nvmma_swizzle(s);
+    if (!s->nvmma)
+        return false;
+    s->swz = (SmemSwizzle){128 / bits, 128 / s->nvmma, s->nvmma / 16};
+    *m = (TmaMap){.param = op->store.desc_param - 1, .box_cols = s->nvmma * 8 / bits, .box_rows = s->rows,
+                  .swizzle = s->nvmma};
+    *stage = s;
+    return true;
+}
+
+static void visit(Ctx *ctx, TirFunc *f, Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            visit(ctx, f, op->regions[r]);
+        if (op->kind != OP_STORE || !op->store.desc_param)
+            continue;
+        TmaMap m;
+        DotStage *s;
+        if (!tma_store_box(&ctx->arena, op, &m, &s))
+            continue;
+        int k = -1;
+        for (int j = 0; j < f->tma_maps.len; j++)
+            if (f->tma_maps.data[j].param == m.param)
+                k = j;
+        if (k >= 0) {
+            const TmaMap *o = &f->tma_maps.data[k];
+            if (o->box_cols != m.box_cols || o->box_rows != m.box_rows || o->swizzle != m.swizzle)
+                continue; /* the descriptor's loads copy boxes of another shape */
+        } else {
+            m.name = arena_printf(&ctx->arena, "%s_tma", f->params.data[m.param].desc_name);
+            vec_push(&ctx->arena, &f->tma_maps, m);
+            k = f->tma_maps.len - 1;
+        }
+        op->stage = s;
+        op->store.tma_map = k + 1;
+    }
+}
+
+void tir_tma_store(Ctx *ctx, TirFunc *f)
+{
+    if (f->arch >= 90)
+        visit(ctx, f, f->body);
+}
