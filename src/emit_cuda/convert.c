@@ -60,8 +60,6 @@ static void emit_convert_index(Emitter *E, const Op *op, const char *fn)
     const SmemLayout *l = &op->smem_layout;
     StrBuf *h = &E->helpers;
     bool swizzled = !smem_swizzle_none(l->swz);
-    if (E->in_pointer_path)
-        sb_puts(h, "#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)  // read only by a pointer store under #else\n");
     sb_printf(h, "static __device__ __forceinline__ int %s(", fn);
     if (t.rank == 1)
         sb_puts(h, "int i)\n{\n");
@@ -90,8 +88,6 @@ static void emit_convert_index(Emitter *E, const Op *op, const char *fn)
         sb_printf(h, "    return i + (i >> %d)%s;\n}\n\n", l->pad_log2, l->pad > 1 ? fmt(E, " * %d", l->pad) : "");
     else
         sb_puts(h, "    return i;\n}\n\n");
-    if (E->in_pointer_path)
-        sb_puts(h, "#endif\n\n");
 }
 
 /* Where x is fp32 rounded to fp16 or bf16 to the nearest (printed inside its

@@ -12,10 +12,8 @@
 static const char *bind_once(Emitter *E, const char *hint, const char *type, const char *expr, const char *comment)
 {
     for (int i = 0; i < E->binds.len; i++)
-        if (!strcmp(E->binds.data[i].expr, expr) && !strcmp(E->binds.data[i].type, type)) {
-            E->binds.data[i].everywhere |= !E->in_pointer_path;
+        if (!strcmp(E->binds.data[i].expr, expr) && !strcmp(E->binds.data[i].type, type))
             return E->binds.data[i].name;
-        }
     /* The hint may name a layout (L0_base), which unique_name would rename away from; a
      * second binding of it with another expression (the same layout over a smaller tile)
      * gets the next free suffix, L0_base_2. */
@@ -24,8 +22,7 @@ static const char *bind_once(Emitter *E, const char *hint, const char *type, con
         name = fmt(E, "%s_%d", hint, k);
     name = arena_strdup(E->a, name);
     strmap_put(E->a, &E->names, name, 0);
-    Binding b = {.name = name, .type = type, .expr = arena_strdup(E->a, expr), .comment = comment,
-                 .everywhere = !E->in_pointer_path};
+    Binding b = {.name = name, .type = type, .expr = arena_strdup(E->a, expr), .comment = comment};
     vec_push(E->a, &E->binds, b);
     return b.name;
 }

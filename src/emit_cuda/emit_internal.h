@@ -38,7 +38,6 @@ typedef struct ValInfo {
  * replicated layouts. */
 typedef struct Binding {
     const char *name, *type, *expr, *comment;
-    bool everywhere;    /* read outside the pointer path of a TMA store too (tma.c) */
 } Binding;
 
 typedef struct Emitter {
@@ -62,7 +61,6 @@ typedef struct Emitter {
     Vec(const Op *) stage_ops; /* staging buffers named so far ... */
     Vec(const Op *) tma_owned; /* ops printed in a TMA store's #else (tma.c), found once */
     bool tma_owned_found;
-    bool in_pointer_path;       /* printing a TMA store's #else: what only it reads is left out of sm_90a builds */
     Vec(const char *) stage_fns; /* ... and their helpers */
     Vec(const char *) combine_keys; /* combine helpers printed so far, by their text ... */
     Vec(const char *) combine_fns;  /* ... and their names (combine.c) */

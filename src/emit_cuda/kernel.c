@@ -303,19 +303,9 @@ void emit_kernel(Emitter *E, int threads)
     tma_params(E, E->out, &n);
     sb_puts(E->out, ")\n{\n");
     StrBuf pro = {0};
-    for (int pass = 0; pass < 2; pass++) { /* those only a TMA store's pointer path reads last, under #if */
-        bool any = false;
-        for (int i = 0; i < E->binds.len; i++) {
-            const Binding *b = &E->binds.data[i];
-            if (b->everywhere != !pass)
-                continue;
-            if (pass && !any)
-                sb_puts(&pro, "#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)  // read only by the pointer stores under #else\n");
-            any = true;
-            sb_printf(&pro, "    const %s %s = %s;  // %s\n", b->type, b->name, b->expr, b->comment);
-        }
-        if (pass && any)
-            sb_puts(&pro, "#endif\n");
+    for (int i = 0; i < E->binds.len; i++) {
+        const Binding *b = &E->binds.data[i];
+        sb_printf(&pro, "    const %s %s = %s;  // %s\n", b->type, b->name, b->expr, b->comment);
     }
     StrBuf tma = {0};
     tma_setup(E, &tma);

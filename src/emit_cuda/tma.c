@@ -256,7 +256,10 @@ bool tma_store_owns(Emitter *E, const Op *op)
  * its elements into the staging buffer in the map's swizzle, and one thread
  * hands the buffer to the TMA engine, a box per column block, then waits
  * until the engine has read it (its writes to global memory go on alone).
- * The pointer store follows under #else for the file's other targets. */
+ * The engine writes whole 16-byte chunks of a row, past the tensor's last
+ * column where a row's bytes do not end on one (so does Triton 3.6's TMA
+ * store): there, as in builds for other targets, the pointer store runs,
+ * with the ops only it reads. */
 void emit_tma_store(Emitter *E, const Op *op)
 {
     const TirFunc *f = E->f;
@@ -270,9 +273,14 @@ void emit_tma_store(Emitter *E, const Op *op)
             conv = v->def;
     const Value *x = conv ? conv->args[0] : v; /* staged from before its layout change */
     const Value *off0 = op->args[op->nargs - 2], *off1 = op->args[op->nargs - 1];
+    const KernelParam *cols = &f->params.data[m->param + 2];
+    int eb = dtype_bits(s->dtype) / 8;
     const char *fn = stage_helper(E, op);
     int boxes = s->cols / m->box_cols;
     line(E, FEAT_SM90A "  // sm_90a: the block goes out by TMA from shared memory");
+    line(E, "if (%s %% %d == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column",
+         cols->c_name, 16 / eb);
+    E->indent++;
     line(E, "// %s (L%d) to %s in the tensor map's %d-byte swizzle", vname(E, x), x->layout->id, fn, m->swizzle);
     stage_store_tile(E, s, fn, x);
     line(E, "tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine");
@@ -289,12 +297,15 @@ void emit_tma_store(Emitter *E, const Op *op)
     E->indent--;
     line(E, "}");
     line(E, "__syncthreads();  // the buffer is free again");
-    line(E, "#else  // the pointer store: its addresses, its mask%s", conv ? ", the tile in the store's layout" : "");
-    line(E, "tilec::unused(smem);  // the staging buffer: only the TMA path above uses it");
-    E->in_pointer_path = true;
+    E->indent--;
+    line(E, "} else");
+    line(E, "#endif");
+    line(E, "{  // the pointer store: its addresses, its mask%s", conv ? ", the tile in the store's layout" : "");
+    E->indent++;
+    line(E, "tilec::unused(smem);  // (the staging buffer above is for the TMA path)");
     for (int k = 0; k < mine.len; k++)
         emit_op_here(E, mine.data[k]);
     emit_pointer_store(E, op);
-    E->in_pointer_path = false;
-    line(E, "#endif");
+    E->indent--;
+    line(E, "}");
 }

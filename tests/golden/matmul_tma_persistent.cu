@@ -909,14 +909,11 @@ static __device__ __forceinline__ __half *stage2(unsigned char *smem, int row, i
 // cvt3: a 128x256 fp16 tile changing layout (L2 -> L1) in shared memory, row-major,
 // columns swizzled in each row of 256 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 // 65536 bytes; no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle).
-#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)  // read only by a pointer store under #else
 static __device__ __forceinline__ int cvt3_at(int row, int col)
 {
     const int i = (row << 8) + tilec::swizzle<8, 1, 8>(row, col);
     return i;
 }
-
-#endif
 
 
 extern "C" __global__ void __launch_bounds__(256)
@@ -930,10 +927,8 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
     const int L0_col = (lane & 7) << 3;  // L0: this thread's first col; register e is at +e
     const int L2_col = (lane & 3) << 1;  // L2: this thread's first col; register e is at +(e & 1) + ((e >> 2) << 3)
     const int L2_row = (lane >> 2) + (warp << 4);  // L2: this thread's first row; register e is at +((e >> 1) & 1) << 3
-#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)  // read only by the pointer stores under #else
     const int L1_row = warp;  // L1: this thread's first row; register e is at +e << 3
     const int L1_col = lane << 3;  // L1: this thread's first col; register e is at +e
-#endif
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the TMA rings' barriers
     uint64_t *const ring_full = reinterpret_cast<uint64_t *>(smem + 196608);  // slot s's copies landed
     uint64_t *const ring_free = ring_full + 4;  // every warp is done reading slot s
@@ -1237,65 +1232,68 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
         __syncthreads();
         // matmul.py:197  c_desc.store([offs_m, offs_n], acc.to(c_desc.dtype))
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the block goes out by TMA from shared memory
-        // acc_fp16 (L2) to stage2 in the tensor map's 128-byte swizzle
-        #pragma unroll
-        for (int e = 0; e < 128; e += 2)
-            *reinterpret_cast<__half2 *>(stage2(smem, L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))) = __floats2half2_rn(acc[e], acc[e + 1]);
-        tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine
-        __syncthreads();
-        if (threadIdx.x == 0) {  // one thread stores c_desc's 128x256 block at (offs_m, offs_n): 4 boxes; what lies past the tensor's edge is dropped
-            tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 0), offs_n, offs_m);
-            tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 64), offs_n + 64, offs_m);
-            tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 128), offs_n + 128, offs_m);
-            tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 192), offs_n + 192, offs_m);
-            tilec::tma_store_wait_read();  // the engine has read the buffer; its writes go on
-        }
-        __syncthreads();  // the buffer is free again
-        #else  // the pointer store: its addresses, its mask, the tile in the store's layout
-        tilec::unused(smem);  // the staging buffer: only the TMA path above uses it
-        __half *const c_start = c_desc_base + (((int64_t)offs_m * c_desc_stride0) + (int64_t)offs_n);
-        int32_t c_r0[16];  // [128x1] i32, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            c_r0[e] = L1_row + (e << 3);
-        int32_t c_r1[8];  // [1x256] i32, L1
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            c_r1[e] = L1_col + e;
-        // (c_ptrs: each address is computed where it is used, below)
-        int32_t c_i0[16];  // [128x1] i32, L1
-        #pragma unroll
-        for (int e = 0; e < 16; ++e)
-            c_i0[e] = offs_m + c_r0[e];
-        const bool c_nonempty0 = c_desc_shape0 > 0;
-        int32_t c_i1[8];  // [1x256] i32, L1
-        #pragma unroll
-        for (int e = 0; e < 8; ++e)
-            c_i1[e] = offs_n + c_r1[e];
-        const bool c_nonempty1 = c_desc_shape1 > 0;
-        bool c_in_bounds[128];  // [128x256] i1, L1
-        #pragma unroll
-        for (int e = 0; e < 128; ++e)
-            c_in_bounds[e] = (((uint32_t)c_i0[(e >> 3)] < (uint32_t)c_desc_shape0) & c_nonempty0) & (((uint32_t)c_i1[(e & 7)] < (uint32_t)c_desc_shape1) & c_nonempty1);
-        __half acc_fp16_2[128];  // [128x256] fp16, L1
-        {  // L2 -> L1 through shared memory (cvt3)
-            __half *buf = reinterpret_cast<__half *>(smem + 0);
-            // each run of 2 consecutive elements goes in as one 4-byte write
+        if (c_desc_shape1 % 8 == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column
+            // acc_fp16 (L2) to stage2 in the tensor map's 128-byte swizzle
             #pragma unroll
             for (int e = 0; e < 128; e += 2)
-                *reinterpret_cast<__half2 *>(&buf[cvt3_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
+                *reinterpret_cast<__half2 *>(stage2(smem, L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))) = __floats2half2_rn(acc[e], acc[e + 1]);
+            tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine
             __syncthreads();
-            // each run of 8 consecutive elements comes back as one 16-byte read
+            if (threadIdx.x == 0) {  // one thread stores c_desc's 128x256 block at (offs_m, offs_n): 4 boxes; what lies past the tensor's edge is dropped
+                tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 0), offs_n, offs_m);
+                tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 64), offs_n + 64, offs_m);
+                tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 128), offs_n + 128, offs_m);
+                tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 192), offs_n + 192, offs_m);
+                tilec::tma_store_wait_read();  // the engine has read the buffer; its writes go on
+            }
+            __syncthreads();  // the buffer is free again
+        } else
+        #endif
+        {  // the pointer store: its addresses, its mask, the tile in the store's layout
+            tilec::unused(smem);  // (the staging buffer above is for the TMA path)
+            __half *const c_start = c_desc_base + (((int64_t)offs_m * c_desc_stride0) + (int64_t)offs_n);
+            int32_t c_r0[16];  // [128x1] i32, L1
+            #pragma unroll
+            for (int e = 0; e < 16; ++e)
+                c_r0[e] = L1_row + (e << 3);
+            int32_t c_r1[8];  // [1x256] i32, L1
+            #pragma unroll
+            for (int e = 0; e < 8; ++e)
+                c_r1[e] = L1_col + e;
+            // (c_ptrs: each address is computed where it is used, below)
+            int32_t c_i0[16];  // [128x1] i32, L1
+            #pragma unroll
+            for (int e = 0; e < 16; ++e)
+                c_i0[e] = offs_m + c_r0[e];
+            const bool c_nonempty0 = c_desc_shape0 > 0;
+            int32_t c_i1[8];  // [1x256] i32, L1
+            #pragma unroll
+            for (int e = 0; e < 8; ++e)
+                c_i1[e] = offs_n + c_r1[e];
+            const bool c_nonempty1 = c_desc_shape1 > 0;
+            bool c_in_bounds[128];  // [128x256] i1, L1
+            #pragma unroll
+            for (int e = 0; e < 128; ++e)
+                c_in_bounds[e] = (((uint32_t)c_i0[(e >> 3)] < (uint32_t)c_desc_shape0) & c_nonempty0) & (((uint32_t)c_i1[(e & 7)] < (uint32_t)c_desc_shape1) & c_nonempty1);
+            __half acc_fp16_2[128];  // [128x256] fp16, L1
+            {  // L2 -> L1 through shared memory (cvt3)
+                __half *buf = reinterpret_cast<__half *>(smem + 0);
+                // each run of 2 consecutive elements goes in as one 4-byte write
+                #pragma unroll
+                for (int e = 0; e < 128; e += 2)
+                    *reinterpret_cast<__half2 *>(&buf[cvt3_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
+                __syncthreads();
+                // each run of 8 consecutive elements comes back as one 16-byte read
+                #pragma unroll
+                for (int e = 0; e < 128; e += 8)
+                    tilec::load<8>(&acc_fp16_2[e], &buf[cvt3_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
+                __syncthreads();  // the buffer is free again
+            }
+            // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
             #pragma unroll
             for (int e = 0; e < 128; e += 8)
-                tilec::load<8>(&acc_fp16_2[e], &buf[cvt3_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
-            __syncthreads();  // the buffer is free again
+                tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * c_desc_stride0)) + c_r1[(e & 7)], &acc_fp16_2[e], &c_in_bounds[e]);
         }
-        // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
-        #pragma unroll
-        for (int e = 0; e < 128; e += 8)
-            tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * c_desc_stride0)) + c_r1[(e & 7)], &acc_fp16_2[e], &c_in_bounds[e]);
-        #endif
     }
 }
 

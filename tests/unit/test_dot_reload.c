@@ -581,9 +581,9 @@ Test(pipeline, wgmma_group_in_flight_across_a_store_branch, .fini = reset)
 }
 
 /* A host descriptor's block store under sm_90: the block goes to a staging
- * buffer in the map's swizzle and out by TMA, a box per 64 columns, with the
- * pointer store (its addresses and mask) under #else; under sm_80 only the
- * pointer store. */
+ * buffer in the map's swizzle and out by TMA, a box per 64 columns, where the
+ * rows end on a 16-byte chunk; else (and in other builds) the pointer store,
+ * with its addresses and mask.  Under sm_80 only the pointer store. */
 static const char *desc_store_src =
     KERNEL_HEAD
     "def k(x_desc, y_desc, M, N, BM: tl.constexpr, BN: tl.constexpr):\n"
@@ -608,8 +608,9 @@ Test(pipeline, descriptor_store_by_tma, .fini = reset)
     translate_on(desc_store_src, sig, 4, 1, 90, EMIT_CUDA);
     const char *t = out_text();
     const char *tma = strstr(t, "tilec::tma_store_2d(&y_desc_tma, stage0(smem, 0, 64), off_n + 64, off_m);");
-    const char *other = strstr(t, "#else  // the pointer store: its addresses, its mask");
-    cr_expect(tma && other && tma < other, "%s", t);
+    const char *whole = strstr(t, "if (y_desc_shape1 % 8 == 0) {  // rows of whole 16-byte chunks");
+    const char *other = strstr(t, "{  // the pointer store: its addresses, its mask");
+    cr_expect(whole && tma && other && whole < tma && tma < other, "%s", t);
     cr_expect(strstr(t, "tilec::tma_store_wait_read();"));
     cr_expect(strstr(t, "__align__(1024) unsigned char smem["), "the 128-byte swizzle needs 1024-byte alignment");
     reset();
