@@ -279,13 +279,9 @@ void stage_store_tile(Emitter *E, const DotStage *s, const char *fn, const Value
     LayoutMap sm;
     value_map(x, &sm);
     const Value *arr = array_of(E, x);
-    const char *pair_type = NULL, *pair = arr ? NULL : paired_rounding(E, x, &pair_type);
-    int vec = 1 << lmap_lead_bits(&sm, x->type.rank - 1), cap = 16 * 8 / dtype_bits(s->dtype);
-    vec = vec > cap ? cap : vec;
-    if (!arr && !(pair && vec >= 2))
-        vec = 1;
-    if (pair)
-        vec = 2;
+    int run = 1 << lmap_lead_bits(&sm, x->type.rank - 1), cap = 16 * 8 / dtype_bits(s->dtype);
+    const char *pair_type = NULL, *pair = !arr && run >= 2 ? paired_rounding(E, x, &pair_type) : NULL;
+    int vec = pair ? 2 : arr ? (run > cap ? cap : run) : 1;
     int n = nregs(x);
     const char *e = elem_loop_open(E, n, vec);
     const char *row, *col;
