@@ -115,13 +115,14 @@ check "embed C compiles with cc -std=c99 and links with -lcuda (stub)" \
     "$CC" -std=c99 -O1 -Wall -Wextra -Werror -I"$CUDA_HOME/include" -I"$E" -o "$B/tests/lib/embed_run" \
     tests/lib/embed_run.c "$E/activation_kernel_embed.c" "$E/softmax_kernel_embed.c" \
     -L"$CUDA_HOME/lib64/stubs" -lcuda -lm
-# a kernel whose K loop copies tensor-descriptor blocks by TMA: its launcher encodes the maps
+# a kernel whose K loop copies tensor-descriptor blocks by TMA and whose epilogue stores its
+# block by TMA: its launcher encodes the three maps
 check "--embed-cubin TMA matmul (tensor maps encoded by the launcher)" "$TILEC" examples/matmul.py \
     -k matmul_tma_persistent_kernel -s "tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 128]>, i32, i32, i32, 128, 128, 64, 8, 132" \
     -w 4 --num-stages 3 --arch sm_90 --grid "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))" \
     --embed-cubin sm_90 -o "$E/matmul_tma_embed.c"
-check "TMA embed C encodes two tensor maps and compiles with cc -std=c99 -Werror" sh -c "
-    [ \$(grep -c 'cuTensorMapEncodeTiled(&tilec_tma' $E/matmul_tma_embed.c) -eq 2 ] &&
+check "TMA embed C encodes three tensor maps and compiles with cc -std=c99 -Werror" sh -c "
+    [ \$(grep -c 'cuTensorMapEncodeTiled(&tilec_tma' $E/matmul_tma_embed.c) -eq 3 ] &&
     $CC -std=c99 -O1 -Wall -Wextra -Werror -I$CUDA_HOME/include -c -o $tmp/tma_embed.o $E/matmul_tma_embed.c"
 
 # 5. the host example (runs fully on a GPU machine; here up to the missing driver)
