@@ -59,7 +59,7 @@ typedef struct Emitter {
     Vec(const char *) helper_names;
     int nbuf;              /* shared buffers named so far */
     Vec(const Op *) stage_ops; /* staging buffers named so far ... */
-    Vec(const Op *) tma_owned; /* ops printed in a TMA store's #else (tma.c), found once */
+    Vec(const Op *) tma_owned; /* ops printed in a TMA store's pointer path (tma.c), found once */
     bool tma_owned_found;
     Vec(const char *) stage_fns; /* ... and their helpers */
     Vec(const char *) combine_keys; /* combine helpers printed so far, by their text ... */
@@ -196,8 +196,8 @@ void emit_fragment_decl(Emitter *E, const Op *op); /* stage.c: a pipelined opera
 void stage_store_tile(Emitter *E, const DotStage *s, const char *fn, const Value *x); /* stage.c */
 const char *paired_rounding(Emitter *E, const Value *x, const char **pair_type); /* convert.c */
 void emit_pointer_store(Emitter *E, const Op *op); /* memory.c: tl.store through its pointers */
-void emit_tma_store(Emitter *E, const Op *op);     /* tma.c: a descriptor store by TMA, the pointer store under #else */
-bool tma_store_owns(Emitter *E, const Op *op);      /* tma.c: op is printed in a TMA store's #else */
+void emit_tma_store(Emitter *E, const Op *op);     /* tma.c: a descriptor store by TMA, the pointer store its fallback */
+bool tma_store_owns(Emitter *E, const Op *op);      /* tma.c: op is printed in a TMA store's pointer path */
 void emit_op_here(Emitter *E, const Op *op);        /* control.c: op, wherever it belongs */
 
 /* atomics.c */

@@ -2,7 +2,8 @@
  * tma.c — the TMA path of a pipelined loop's rings (sm_90a): the tensor-map
  * parameters, the slots' barriers, the copies one thread starts, the waits,
  * and the launcher's encoding of the maps.  The cp.async path stays beside it
- * under #else, for the file's other targets.
+ * under #else, for the file's other targets.  Also a descriptor's block
+ * store by TMA (tma_store.c), with the pointer store as its fallback.
  */
 #include "emit_internal.h"
 
@@ -160,7 +161,7 @@ void tma_encode(Emitter *E)
 }
 
 /* Does TMA store st read v only as its pointers or its mask (the operands
- * only its #else path reads)? */
+ * only its pointer path, the fallback, reads)? */
 static bool read_as_address(const Op *st, const Value *v)
 {
     for (int k = 0; k < st->nargs; k++)
@@ -171,7 +172,7 @@ static bool read_as_address(const Op *st, const Value *v)
 
 /* Is op, before TMA store st in their block, read by nothing but ops in
  * `owned` and st's address operands (or, a layout change, by st as its
- * value)?  Then only st's pointer path under #else needs it. */
+ * value)?  Then only st's pointer path needs it. */
 static bool only_for_pointer_path(const Op *op, const Op *st, const OpVec *owned)
 {
     if (!op_is_pure(op->kind) || op->nregions || !op->nres)
@@ -206,7 +207,8 @@ static bool only_for_pointer_path(const Op *op, const Op *st, const OpVec *owned
 
 /* The ops before TMA store st, in its block, that only its pointer path
  * reads (the pointer arithmetic, the mask, the exchange to the store's
- * layout), in program order: printed under its #else instead of before it. */
+ * layout), in program order: printed inside that path's block instead of
+ * before the store. */
 static OpVec pointer_path_ops(Emitter *E, const Op *st)
 {
     OpVec owned = {0};
@@ -239,7 +241,7 @@ static void find_owned(Emitter *E, const Block *b)
     }
 }
 
-/* Is op printed under the #else of a TMA store (its pointer path) instead of where it stands? */
+/* Is op printed inside a TMA store's pointer path instead of where it stands? */
 bool tma_store_owns(Emitter *E, const Op *op)
 {
     if (!E->f->tma_maps.len || !op_is_pure(op->kind))
