@@ -224,7 +224,7 @@ static int smem_layout_bytes(const SmemLayout *l, int n)
     return (smem_padded(n - 1, l->pad_log2, l->pad) + 1) * l->elem_bytes;
 }
 
-static void plan_convert(Arena *a, Op *op)
+static void plan_convert(Arena *a, Op *op, bool wide_writes)
 {
     Type t = op->args[0]->type;
     int n = type_numel(t), bytes = smem_elem_bytes(t);
@@ -238,12 +238,18 @@ static void plan_convert(Arena *a, Op *op)
     op->smem_plain_conflicts = conflicts;
     /* the first conflict-free candidate, for the widest reads the result's
      * layout allows (one vector per run of consecutive elements), then
-     * narrower ones.  The source's runs are written whole where that costs
-     * no more bytes than writing them one element at a time (a mirror along
-     * the last dimension writes its runs reversed: one by one). */
+     * narrower ones.  In kernels on wgmma, the source's runs are written
+     * whole where that costs no more bytes than writing them one element at
+     * a time (a mirror along the last dimension writes its runs reversed: one
+     * by one): written from single roundings, a persistent matmul's store
+     * branch made ptxas 13.0 serialize the wgmma groups it keeps in flight
+     * (C7514).  Elsewhere the wide writes gained nothing measured (a 128x256
+     * mma.sync epilogue, the same time) and took a register more at a
+     * 128-register cap (a 4-byte spill in examples/matmul.py's linear_gelu). */
     bool found = false;
     op->smem_read_vec = op->smem_write_vec = 1;
-    int wmax = op->kind == OP_FLIP && op->flip.axis == t.rank - 1 ? 1 : convert_max_vec(op->args[0], bytes);
+    int wmax = !wide_writes || (op->kind == OP_FLIP && op->flip.axis == t.rank - 1) ? 1
+                                                                                   : convert_max_vec(op->args[0], bytes);
     for (int rvec = convert_max_vec(op->results[0], bytes); rvec >= 1 && !found; rvec /= 2) {
         ConvertAccesses cv = convert_accesses(a, op, 1, rvec);
         found = first_free(&cv, plain, swz, nswz, pads, npad, &best);
@@ -361,6 +367,19 @@ static void plan_sort(Op *op)
     }
 }
 
+static bool has_wgmma_dot(const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        if (op->kind == OP_DOT && op->dot.wgmma)
+            return true;
+        for (int r = 0; r < op->nregions; r++)
+            if (has_wgmma_dot(op->regions[r]))
+                return true;
+    }
+    return false;
+}
+
 typedef struct Exchange {
     Op *op;
     bool top;        /* straight-line code of the kernel body, not inside a loop or branch */
@@ -369,12 +388,12 @@ typedef struct Exchange {
 
 typedef Vec(Exchange) ExchangeVec;
 
-static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
+static void plan_block(Arena *a, Block *b, bool top, bool wide_writes, ExchangeVec *ex)
 {
     for (int i = 0; i < b->ops.len; i++) {
         Op *op = b->ops.data[i];
         for (int r = 0; r < op->nregions; r++)
-            plan_block(a, op->regions[r], false, ex);
+            plan_block(a, op->regions[r], false, wide_writes, ex);
         op->smem_bytes = 0;
         op->smem_offset = 0;
         op->smem_keep_sync = true;
@@ -386,7 +405,7 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
             if (is_dot_stage(op))
                 dot_plan_stage(a, op);
             else
-                plan_convert(a, op);
+                plan_convert(a, op, wide_writes);
             break;
         case OP_LOCAL_LOAD:
             if (!op->buf) /* a ring; else the local_alloc's buffer */
@@ -398,7 +417,7 @@ static void plan_block(Arena *a, Block *b, bool top, ExchangeVec *ex)
             break;
         case OP_FLIP: /* across threads: each element written at its mirrored place */
             if (!flip_in_registers(op))
-                plan_convert(a, op);
+                plan_convert(a, op, wide_writes);
             break;
         case OP_DOT:
             if (!dot_uses_mma(op))
@@ -487,7 +506,7 @@ static int first_fit(const ExchangeVec *ex, const bool *placed, int i)
 void tir_smem(Ctx *ctx, TirFunc *f)
 {
     ExchangeVec ex = {0};
-    plan_block(&ctx->arena, f->body, true, &ex);
+    plan_block(&ctx->arena, f->body, true, has_wgmma_dot(f->body), &ex);
     for (int i = 0; i < ex.len; i++) {
         Exchange *e = &ex.data[i];
         e->op->smem_keep_sync = !(e->top && (i + 1 == ex.len || ex.data[i + 1].top));

@@ -43,7 +43,7 @@
 //   attention.py:82  convert_layout, 4096 bytes at 8192: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   attention.py:86  convert_layout, 8192 bytes at 0: the tile changing layout (L1 -> L0), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 448 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 64x64, sizePerThread [1, 8], threadsPerWarp [4, 8], warpsPerCTA [4, 1], order [1, 0]
@@ -540,7 +540,7 @@ static __device__ __forceinline__ __half *stage2(unsigned char *smem, int row, i
 
 // cvt3: a 64x64 fp16 tile changing layout (L1 -> L0) in shared memory, row-major,
 // columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 8192 bytes; no bank conflicts on the write or the read (counted statically; 448 extra wavefronts without the swizzle).
+// 8192 bytes; no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt3_at(int row, int col)
 {
     const int i = (row << 6) + tilec::swizzle<8, 1, 8>(row, col);
@@ -824,10 +824,9 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     __half acc_fp16[32];  // [64x64] fp16, L0
     {  // L1 -> L0 through shared memory (cvt3)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
-        for (int e = 0; e < 32; e += 2)
-            *reinterpret_cast<__half2 *>(&buf[cvt3_at(L1_row + (((e >> 1) & 1) << 3), L1_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2half2_rn(acc_3[e], acc_3[e + 1]);
+        for (int e = 0; e < 32; ++e)
+            buf[cvt3_at(L1_row + (((e >> 1) & 1) << 3), L1_col + ((e & 1) + ((e >> 2) << 3)))] = __float2half_rn(acc_3[e]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll

@@ -31,7 +31,7 @@
 //   attention.py:295  local_load, 98304 bytes at 0: operand B of tl.dot, 128 x 128 bf16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   attention.py:296  convert_layout, 4096 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 224 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 448 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 128, sizePerThread [1], threadsPerWarp [32], warpsPerCTA [4], order [0]
@@ -581,7 +581,7 @@ static __device__ __forceinline__ __nv_bfloat16 *stage3(unsigned char *smem, int
 
 // cvt4: a 16x128 bf16 tile changing layout (L2 -> L1) in shared memory, row-major,
 // columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 4096 bytes; no bank conflicts on the write or the read (counted statically; 224 extra wavefronts without the swizzle).
+// 4096 bytes; no bank conflicts on the write or the read (counted statically; 448 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt4_at(int row, int col)
 {
     const int i = (row << 7) + tilec::swizzle<8, 1, 8>(row, col);
@@ -828,10 +828,9 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
     __nv_bfloat16 acc_bf16[16];  // [16x128] bf16, L1
     {  // L2 -> L1 through shared memory (cvt4)
         __nv_bfloat16 *buf = reinterpret_cast<__nv_bfloat16 *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
-        for (int e = 0; e < 16; e += 2)
-            *reinterpret_cast<__nv_bfloat162 *>(&buf[cvt4_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 5)))]) = __floats2bfloat162_rn(acc[e], acc[e + 1]);
+        for (int e = 0; e < 16; ++e)
+            buf[cvt4_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 5)))] = __float2bfloat16_rn(acc[e]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll

@@ -24,7 +24,7 @@
 //   desc_matmul.py:21  local_load, 12288 bytes at 12288: operand B of tl.dot, 32 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   desc_matmul.py:22  convert_layout, 8192 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 448 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 64x32, sizePerThread [1, 8], threadsPerWarp [8, 4], warpsPerCTA [4, 1], order [1, 0]
@@ -511,7 +511,7 @@ static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, 
 
 // cvt2: a 64x64 fp16 tile changing layout (L2 -> L1) in shared memory, row-major,
 // columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 8192 bytes; no bank conflicts on the write or the read (counted statically; 448 extra wavefronts without the swizzle).
+// 8192 bytes; no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
     const int i = (row << 6) + tilec::swizzle<8, 1, 8>(row, col);
@@ -778,10 +778,9 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
     __half acc_fp16[32];  // [64x64] fp16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
-        for (int e = 0; e < 32; e += 2)
-            *reinterpret_cast<__half2 *>(&buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L2_col + ((e & 1) + (((e >> 2) & 3) << 4)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
+        for (int e = 0; e < 32; ++e)
+            buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L2_col + ((e & 1) + (((e >> 2) & 3) << 4)))] = __float2half_rn(acc[e]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll

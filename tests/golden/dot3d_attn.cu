@@ -28,7 +28,7 @@
 //   dot3d.py:81  convert_layout, 8192 bytes at 0: operand B of tl.dot, 2 batches (one tile after another) of 64 x 32 fp16, swizzled (vec 8, perPhase 2, maxPhase 4), read with ldmatrix.trans
 //   dot3d.py:82  convert_layout, 8192 bytes at 8192: the tile changing layout (L2 -> L0), row-major,
 //       columns swizzled in each row of 32 (tilec::swizzle): col' = ((col / 8) ^ ((row / 2) % 4)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 192 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 384 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 2x64x32, sizePerThread [1, 1, 8], threadsPerWarp [1, 8, 4], warpsPerCTA [1, 4, 1], order [2, 1, 0]
@@ -549,7 +549,7 @@ static __device__ __forceinline__ __half *stage2(unsigned char *smem, int row, i
 
 // cvt3: a 2x64x32 fp16 tile changing layout (L2 -> L0) in shared memory, row-major,
 // columns swizzled in each row of 32 (tilec::swizzle): col' = ((col / 8) ^ ((row / 2) % 4)) * 8 + col % 8;
-// 8192 bytes; no bank conflicts on the write or the read (counted statically; 192 extra wavefronts without the swizzle).
+// 8192 bytes; no bank conflicts on the write or the read (counted statically; 384 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt3_at(int i0, int i1, int i2)
 {
     const int row = (i0 << 6) + i1, col = i2;
@@ -772,10 +772,9 @@ bmm3d_attn_kernel(__half *__restrict__ q_ptr, __half *__restrict__ k_ptr, __half
     __half o_fp16[32];  // [2x64x32] fp16, L0
     {  // L2 -> L0 through shared memory (cvt3)
         __half *buf = reinterpret_cast<__half *>(smem + 8192);
-        // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
-        for (int e = 0; e < 32; e += 2)
-            *reinterpret_cast<__half2 *>(&buf[cvt3_at((e >> 4), L2_d1 + (((e >> 1) & 1) << 3), L2_d2 + ((e & 1) + (((e >> 2) & 3) << 3)))]) = __floats2half2_rn(o[e], o[e + 1]);
+        for (int e = 0; e < 32; ++e)
+            buf[cvt3_at((e >> 4), L2_d1 + (((e >> 1) & 1) << 3), L2_d2 + ((e & 1) + (((e >> 2) & 3) << 3)))] = __float2half_rn(o[e]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll

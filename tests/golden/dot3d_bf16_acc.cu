@@ -31,7 +31,7 @@
 //   dot3d.py:56  local_load, 24576 bytes at 24576: operand B of tl.dot, 2 batches (one tile after another) of 32 x 64 bf16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   dot3d.py:60  convert_layout, 16384 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 2x64x32, sizePerThread [1, 1, 8], threadsPerWarp [1, 8, 4], warpsPerCTA [1, 4, 1], order [2, 1, 0]
@@ -621,7 +621,7 @@ static __device__ __forceinline__ __nv_bfloat16 *stage1(unsigned char *smem, int
 
 // cvt2: a 2x64x64 bf16 tile changing layout (L2 -> L1) in shared memory, row-major,
 // columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 16384 bytes; no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle).
+// 16384 bytes; no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt2_at(int i0, int i1, int i2)
 {
     const int row = (i0 << 6) + i1, col = i2;
@@ -798,10 +798,9 @@ bmm3d_acc_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ 
     __nv_bfloat16 acc_bf16[64];  // [2x64x64] bf16, L1
     {  // L2 -> L1 through shared memory (cvt2)
         __nv_bfloat16 *buf = reinterpret_cast<__nv_bfloat16 *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
-        for (int e = 0; e < 64; e += 2)
-            *reinterpret_cast<__nv_bfloat162 *>(&buf[cvt2_at(L2_d0, L2_d1 + ((((e >> 1) & 1) << 3) + ((e >> 4) << 4)), L2_d2 + ((e & 1) + (((e >> 2) & 3) << 4)))]) = __floats2bfloat162_rn(acc[e], acc[e + 1]);
+        for (int e = 0; e < 64; ++e)
+            buf[cvt2_at(L2_d0, L2_d1 + ((((e >> 1) & 1) << 3) + ((e >> 4) << 4)), L2_d2 + ((e & 1) + (((e >> 2) & 3) << 4)))] = __float2bfloat16_rn(acc[e]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll

@@ -22,16 +22,17 @@
 //   BLOCK_N          = 64 (constexpr)
 //   BLOCK_K          = 32 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 36832 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 34816 bytes of shared memory, grid chosen by the caller
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
 //   dot3d.py:56  local_load, 12288 bytes at 13056: operand A of tl.dot, 2 batches (one tile after another) of 64 x 32 i8 in 3 pipeline slots, swizzled (vec 16, perPhase 4, maxPhase 2), read with ldmatrix
 //   dot3d.py:56  local_load, 13056 bytes at 0: operand B of tl.dot, 2 batches (one tile after another) of 32 x 64 i8 in 3 pipeline slots, padded (16 bytes after every 4 rows), read element by element
-//   dot3d.py:60  convert_layout, 36832 bytes at 0: the tile changing layout (L3 -> L2), row-major,
-//       then 8 padding elements after every 64;
-//       no bank conflicts on the write or the read (counted statically; 768 extra wavefronts without the padding)
+//   dot3d.py:60  convert_layout, 34808 bytes at 0: the tile changing layout (L3 -> L2), row-major,
+//       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
+//       then 2 padding elements after every 32;
+//       no bank conflicts on the write or the read (counted statically; 2560 extra wavefronts without the swizzle and padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 2x64x32, sizePerThread [1, 1, 16], threadsPerWarp [1, 16, 2], warpsPerCTA [1, 4, 1], order [2, 1, 0]
@@ -633,20 +634,21 @@ static __device__ __forceinline__ int8_t *stage1(unsigned char *smem, int slot, 
 }
 
 // cvt2: a 2x64x64 i32 tile changing layout (L3 -> L2) in shared memory, row-major,
-// then 8 padding elements after every 64;
-// 36832 bytes; no bank conflicts on the write or the read (counted statically; 768 extra wavefronts without the padding).
+// columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
+// then 2 padding elements after every 32;
+// 34808 bytes; no bank conflicts on the write or the read (counted statically; 2560 extra wavefronts without the swizzle and padding).
 static __device__ __forceinline__ int cvt2_at(int i0, int i1, int i2)
 {
     const int row = (i0 << 6) + i1, col = i2;
-    const int i = (row << 6) + col;
-    return i + (i >> 6) * 8;
+    const int i = (row << 6) + tilec::swizzle<1, 1, 2>(row, col);
+    return i + (i >> 5) * 2;
 }
 
 
 extern "C" __global__ void __launch_bounds__(128)
 bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *__restrict__ c_ptr, int32_t M, int32_t N, int32_t K, int32_t stride_ab, int32_t stride_am, int32_t stride_bb, int32_t stride_bk, int32_t stride_cb, int32_t stride_cm)
 {
-    __shared__ __align__(16) unsigned char smem[36832];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[34816];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -837,15 +839,13 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
     int32_t acc_3[64];  // [2x64x64] i32, L2
     {  // L3 -> L2 through shared memory (cvt2)
         int32_t *buf = reinterpret_cast<int32_t *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 8-byte write
         #pragma unroll
-        for (int e = 0; e < 64; e += 2)
-            tilec::store<2>(&buf[cvt2_at(L18_d0, L3_d1 + ((((e >> 1) & 1) << 3) + ((e >> 4) << 4)), L3_d2 + ((e & 1) + (((e >> 2) & 3) << 4)))], &acc[e]);
+        for (int e = 0; e < 64; ++e)
+            buf[cvt2_at(L18_d0, L3_d1 + ((((e >> 1) & 1) << 3) + ((e >> 4) << 4)), L3_d2 + ((e & 1) + (((e >> 2) & 3) << 4)))] = acc[e];
         __syncthreads();
-        // each run of 4 consecutive elements comes back as one 16-byte read
         #pragma unroll
-        for (int e = 0; e < 64; e += 4)
-            tilec::load<4>(&acc_3[e], &buf[cvt2_at((e >> 5), L2_d1 + (((e >> 2) & 7) << 3), L2_d2 + (e & 3))]);
+        for (int e = 0; e < 64; ++e)
+            acc_3[e] = buf[cvt2_at((e >> 5), L2_d1 + (((e >> 2) & 7) << 3), L2_d2 + (e & 3))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time

@@ -30,9 +30,10 @@
 // next exchange's barrier.
 //   dot3d.py:25  local_load, 24576 bytes at 27648: operand A of tl.dot, 2 batches (one tile after another) of 64 x 16 fp32 in 3 pipeline slots, swizzled (vec 4, perPhase 2, maxPhase 4), read with ldmatrix
 //   dot3d.py:25  local_load, 27648 bytes at 0: operand B of tl.dot, 2 batches (one tile after another) of 16 x 64 fp32 in 3 pipeline slots, padded (32 bytes after every 1 row), read element by element
-//   dot3d.py:29  convert_layout, 36832 bytes at 0: the tile changing layout (L2 -> L1), row-major,
-//       then 8 padding elements after every 64;
-//       no bank conflicts on the write or the read (counted statically; 768 extra wavefronts without the padding)
+//   dot3d.py:29  convert_layout, 34808 bytes at 0: the tile changing layout (L2 -> L1), row-major,
+//       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
+//       then 2 padding elements after every 32;
+//       no bank conflicts on the write or the read (counted statically; 2560 extra wavefronts without the swizzle and padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 2x64x16, sizePerThread [1, 1, 4], threadsPerWarp [1, 8, 4], warpsPerCTA [1, 4, 1], order [2, 1, 0]
@@ -619,13 +620,14 @@ static __device__ __forceinline__ float *stage1(unsigned char *smem, int slot, i
 }
 
 // cvt2: a 2x64x64 fp32 tile changing layout (L2 -> L1) in shared memory, row-major,
-// then 8 padding elements after every 64;
-// 36832 bytes; no bank conflicts on the write or the read (counted statically; 768 extra wavefronts without the padding).
+// columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
+// then 2 padding elements after every 32;
+// 34808 bytes; no bank conflicts on the write or the read (counted statically; 2560 extra wavefronts without the swizzle and padding).
 static __device__ __forceinline__ int cvt2_at(int i0, int i1, int i2)
 {
     const int row = (i0 << 6) + i1, col = i2;
-    const int i = (row << 6) + col;
-    return i + (i >> 6) * 8;
+    const int i = (row << 6) + tilec::swizzle<1, 1, 2>(row, col);
+    return i + (i >> 5) * 2;
 }
 
 
@@ -819,15 +821,13 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
     float acc_3[64];  // [2x64x64] fp32, L1
     {  // L2 -> L1 through shared memory (cvt2)
         float *buf = reinterpret_cast<float *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 8-byte write
         #pragma unroll
-        for (int e = 0; e < 64; e += 2)
-            tilec::store<2>(&buf[cvt2_at(L13_d0, L2_d1 + ((((e >> 1) & 1) << 3) + ((e >> 4) << 4)), L2_d2 + ((e & 1) + (((e >> 2) & 3) << 4)))], &acc[e]);
+        for (int e = 0; e < 64; ++e)
+            buf[cvt2_at(L13_d0, L2_d1 + ((((e >> 1) & 1) << 3) + ((e >> 4) << 4)), L2_d2 + ((e & 1) + (((e >> 2) & 3) << 4)))] = acc[e];
         __syncthreads();
-        // each run of 4 consecutive elements comes back as one 16-byte read
         #pragma unroll
-        for (int e = 0; e < 64; e += 4)
-            tilec::load<4>(&acc_3[e], &buf[cvt2_at((e >> 5), L1_d1 + (((e >> 2) & 7) << 3), L1_d2 + (e & 3))]);
+        for (int e = 0; e < 64; ++e)
+            acc_3[e] = buf[cvt2_at((e >> 5), L1_d1 + (((e >> 2) & 7) << 3), L1_d2 + (e & 3))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time

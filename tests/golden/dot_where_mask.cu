@@ -11,16 +11,17 @@
 //   BN               = 64 (constexpr)
 //   BK               = 32 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 22496 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 21504 bytes of shared memory, grid chosen by the caller
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
 //   dot_where_mask.py:15  convert_layout, 4096 bytes at 0: operand A of tl.dot, 64 x 32 fp16, swizzled (vec 8, perPhase 2, maxPhase 4), read with ldmatrix
-//   dot_where_mask.py:15  convert_layout, 4096 bytes at 18400: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
-//   dot_where_mask.py:17  convert_layout, 18400 bytes at 0: the tile changing layout (L3 -> L2), row-major,
-//       then 8 padding elements after every 64;
-//       no bank conflicts on the write or the read (counted statically; 384 extra wavefronts without the padding)
+//   dot_where_mask.py:15  convert_layout, 4096 bytes at 17408: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
+//   dot_where_mask.py:17  convert_layout, 17400 bytes at 0: the tile changing layout (L3 -> L2), row-major,
+//       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
+//       then 2 padding elements after every 32;
+//       no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 64x32, sizePerThread [1, 8], threadsPerWarp [8, 4], warpsPerCTA [4, 1], order [1, 0]
@@ -511,26 +512,27 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, i
 // as 32 rows of 64 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 4096 bytes at byte 18400 of the arena.
+// 4096 bytes at byte 17408 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int row, int col)
 {
-    return reinterpret_cast<__half *>(smem + 18400) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
+    return reinterpret_cast<__half *>(smem + 17408) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
 // cvt2: a 64x64 fp32 tile changing layout (L3 -> L2) in shared memory, row-major,
-// then 8 padding elements after every 64;
-// 18400 bytes; no bank conflicts on the write or the read (counted statically; 384 extra wavefronts without the padding).
+// columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
+// then 2 padding elements after every 32;
+// 17400 bytes; no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
-    const int i = (row << 6) + col;
-    return i + (i >> 6) * 8;
+    const int i = (row << 6) + tilec::swizzle<1, 1, 2>(row, col);
+    return i + (i >> 5) * 2;
 }
 
 
 extern "C" __global__ void __launch_bounds__(128)
 dot_where_mask_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__restrict__ c_ptr, int32_t t, int32_t start)
 {
-    __shared__ __align__(16) unsigned char smem[22496];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[21504];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -629,15 +631,13 @@ dot_where_mask_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, fl
     float c_3[32];  // [64x64] fp32, L2
     {  // L3 -> L2 through shared memory (cvt2)
         float *buf = reinterpret_cast<float *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 8-byte write
         #pragma unroll
-        for (int e = 0; e < 32; e += 2)
-            tilec::store<2>(&buf[cvt2_at(L3_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L3_col + ((e & 1) + (((e >> 2) & 3) << 4)))], &c_2[e]);
+        for (int e = 0; e < 32; ++e)
+            buf[cvt2_at(L3_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L3_col + ((e & 1) + (((e >> 2) & 3) << 4)))] = c_2[e];
         __syncthreads();
-        // each run of 4 consecutive elements comes back as one 16-byte read
         #pragma unroll
-        for (int e = 0; e < 32; e += 4)
-            tilec::load<4>(&c_3[e], &buf[cvt2_at(L2_row + ((e >> 2) << 3), L2_col + (e & 3))]);
+        for (int e = 0; e < 32; ++e)
+            c_3[e] = buf[cvt2_at(L2_row + ((e >> 2) << 3), L2_col + (e & 3))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll

@@ -29,7 +29,7 @@
 //   matmul.py:89  convert_layout, 4096 bytes at 12288: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   matmul.py:97  convert_layout, 8192 bytes at 0: the tile changing layout (L3 -> L2), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 448 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 64x32, sizePerThread [1, 8], threadsPerWarp [8, 4], warpsPerCTA [4, 1], order [1, 0]
@@ -611,7 +611,7 @@ static __device__ __forceinline__ __half *stage1(unsigned char *smem, int row, i
 
 // cvt2: a 64x64 fp16 tile changing layout (L3 -> L2) in shared memory, row-major,
 // columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 8192 bytes; no bank conflicts on the write or the read (counted statically; 448 extra wavefronts without the swizzle).
+// 8192 bytes; no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
     const int i = (row << 6) + tilec::swizzle<8, 1, 8>(row, col);
@@ -796,10 +796,9 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
     __half c_2[32];  // [64x64] fp16, L2
     {  // L3 -> L2 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
-        for (int e = 0; e < 32; e += 2)
-            tilec::store<2>(&buf[cvt2_at(L3_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L3_col + ((e & 1) + (((e >> 2) & 3) << 4)))], &c[e]);
+        for (int e = 0; e < 32; ++e)
+            buf[cvt2_at(L3_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L3_col + ((e & 1) + (((e >> 2) & 3) << 4)))] = c[e];
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll

@@ -29,7 +29,7 @@
 //   matmul.py:89  local_load, 25344 bytes at 0: operand B of tl.dot, 64 x 128 fp8e5 in 3 pipeline slots, padded (16 bytes after every 4 rows), read element by element
 //   matmul.py:97  convert_layout, 32768 bytes at 0: the tile changing layout (L3 -> L2), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 128x64, sizePerThread [1, 16], threadsPerWarp [8, 4], warpsPerCTA [8, 1], order [1, 0]
@@ -661,7 +661,7 @@ static __device__ __forceinline__ void mma_m16n8k32_e4m3_e5m2(float *d, const ui
 
 // cvt2: a 128x128 fp16 tile changing layout (L3 -> L2) in shared memory, row-major,
 // columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 32768 bytes; no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle).
+// 32768 bytes; no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
     const int i = (row << 7) + tilec::swizzle<8, 1, 8>(row, col);
@@ -845,10 +845,9 @@ matmul_kernel(__nv_fp8_e4m3 *__restrict__ a_ptr, __nv_fp8_e5m2 *__restrict__ b_p
     __half c_2[64];  // [128x128] fp16, L2
     {  // L3 -> L2 through shared memory (cvt2)
         __half *buf = reinterpret_cast<__half *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
-        for (int e = 0; e < 64; e += 2)
-            tilec::store<2>(&buf[cvt2_at(L3_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L3_col + ((e & 1) + (((e >> 2) & 3) << 5)))], &c[e]);
+        for (int e = 0; e < 64; ++e)
+            buf[cvt2_at(L3_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L3_col + ((e & 1) + (((e >> 2) & 3) << 5)))] = c[e];
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll

@@ -27,9 +27,10 @@
 // next exchange's barrier.
 //   matmul.py:89  local_load, 12288 bytes at 13056: operand A of tl.dot, 64 x 64 i8 in 3 pipeline slots, swizzled (vec 16, perPhase 2, maxPhase 4), read with ldmatrix
 //   matmul.py:89  local_load, 13056 bytes at 0: operand B of tl.dot, 64 x 64 i8 in 3 pipeline slots, padded (16 bytes after every 4 rows), read element by element
-//   matmul.py:97  convert_layout, 18400 bytes at 0: the tile changing layout (L1 -> L0), row-major,
-//       then 8 padding elements after every 64;
-//       no bank conflicts on the write or the read (counted statically; 384 extra wavefronts without the padding)
+//   matmul.py:97  convert_layout, 17400 bytes at 0: the tile changing layout (L1 -> L0), row-major,
+//       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
+//       then 2 padding elements after every 32;
+//       no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 64x64, sizePerThread [1, 4], threadsPerWarp [2, 16], warpsPerCTA [4, 1], order [1, 0]
@@ -504,12 +505,13 @@ static __device__ __forceinline__ int8_t *stage1(unsigned char *smem, int slot, 
 }
 
 // cvt2: a 64x64 i32 tile changing layout (L1 -> L0) in shared memory, row-major,
-// then 8 padding elements after every 64;
-// 18400 bytes; no bank conflicts on the write or the read (counted statically; 384 extra wavefronts without the padding).
+// columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
+// then 2 padding elements after every 32;
+// 17400 bytes; no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
-    const int i = (row << 6) + col;
-    return i + (i >> 6) * 8;
+    const int i = (row << 6) + tilec::swizzle<1, 1, 2>(row, col);
+    return i + (i >> 5) * 2;
 }
 
 
@@ -680,15 +682,13 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
     int32_t acc_3[32];  // [64x64] i32, L0
     {  // L1 -> L0 through shared memory (cvt2)
         int32_t *buf = reinterpret_cast<int32_t *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 8-byte write
         #pragma unroll
-        for (int e = 0; e < 32; e += 2)
-            tilec::store<2>(&buf[cvt2_at(L1_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L1_col + ((e & 1) + (((e >> 2) & 3) << 4)))], &acc[e]);
+        for (int e = 0; e < 32; ++e)
+            buf[cvt2_at(L1_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L1_col + ((e & 1) + (((e >> 2) & 3) << 4)))] = acc[e];
         __syncthreads();
-        // each run of 4 consecutive elements comes back as one 16-byte read
         #pragma unroll
-        for (int e = 0; e < 32; e += 4)
-            tilec::load<4>(&acc_3[e], &buf[cvt2_at(L0_row + ((e >> 2) << 3), L0_col + (e & 3))]);
+        for (int e = 0; e < 32; ++e)
+            acc_3[e] = buf[cvt2_at(L0_row + ((e >> 2) << 3), L0_col + (e & 3))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll

@@ -29,7 +29,7 @@
 //   matmul.py:167  local_load, 24576 bytes at 57344: operand B of tl.dot, 32 x 128 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   matmul.py:172  convert_layout, 32768 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 128x32, sizePerThread [1, 8], threadsPerWarp [8, 4], warpsPerCTA [4, 1], order [1, 0]
@@ -516,7 +516,7 @@ static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, 
 
 // cvt2: a 128x128 fp16 tile changing layout (L2 -> L1) in shared memory, row-major,
 // columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 32768 bytes; no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle).
+// 32768 bytes; no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
     const int i = (row << 7) + tilec::swizzle<8, 1, 8>(row, col);
@@ -807,10 +807,9 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
             __half acc_fp16[128];  // [128x128] fp16, L1
             {  // L2 -> L1 through shared memory (cvt2)
                 __half *buf = reinterpret_cast<__half *>(smem + 0);
-                // each run of 2 consecutive elements goes in as one 4-byte write
                 #pragma unroll
-                for (int e = 0; e < 128; e += 2)
-                    *reinterpret_cast<__half2 *>(&buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 5) << 5)), L2_col + ((e & 1) + (((e >> 2) & 7) << 4)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
+                for (int e = 0; e < 128; ++e)
+                    buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 5) << 5)), L2_col + ((e & 1) + (((e >> 2) & 7) << 4)))] = __float2half_rn(acc[e]);
                 __syncthreads();
                 // each run of 8 consecutive elements comes back as one 16-byte read
                 #pragma unroll

@@ -27,9 +27,10 @@
 // next exchange's barrier.
 //   matmul.py:89  local_load, 16384 bytes at 18432: operand A of tl.dot, 64 x 32 fp32 in 2 pipeline slots, swizzled (vec 4, perPhase 1, maxPhase 8), read with ldmatrix
 //   matmul.py:89  local_load, 18432 bytes at 0: operand B of tl.dot, 32 x 64 fp32 in 2 pipeline slots, padded (32 bytes after every 1 row), read element by element
-//   matmul.py:97  convert_layout, 18400 bytes at 0: the tile changing layout (L2 -> L1), row-major,
-//       then 8 padding elements after every 64;
-//       no bank conflicts on the write or the read (counted statically; 384 extra wavefronts without the padding)
+//   matmul.py:97  convert_layout, 17400 bytes at 0: the tile changing layout (L2 -> L1), row-major,
+//       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
+//       then 2 padding elements after every 32;
+//       no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 64x32, sizePerThread [1, 4], threadsPerWarp [4, 8], warpsPerCTA [4, 1], order [1, 0]
@@ -513,12 +514,13 @@ static __device__ __forceinline__ float *stage1(unsigned char *smem, int slot, i
 }
 
 // cvt2: a 64x64 fp32 tile changing layout (L2 -> L1) in shared memory, row-major,
-// then 8 padding elements after every 64;
-// 18400 bytes; no bank conflicts on the write or the read (counted statically; 384 extra wavefronts without the padding).
+// columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
+// then 2 padding elements after every 32;
+// 17400 bytes; no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
-    const int i = (row << 6) + col;
-    return i + (i >> 6) * 8;
+    const int i = (row << 6) + tilec::swizzle<1, 1, 2>(row, col);
+    return i + (i >> 5) * 2;
 }
 
 
@@ -712,15 +714,13 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     float acc_3[32];  // [64x64] fp32, L1
     {  // L2 -> L1 through shared memory (cvt2)
         float *buf = reinterpret_cast<float *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 8-byte write
         #pragma unroll
-        for (int e = 0; e < 32; e += 2)
-            tilec::store<2>(&buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L2_col + ((e & 1) + (((e >> 2) & 3) << 4)))], &acc[e]);
+        for (int e = 0; e < 32; ++e)
+            buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L2_col + ((e & 1) + (((e >> 2) & 3) << 4)))] = acc[e];
         __syncthreads();
-        // each run of 4 consecutive elements comes back as one 16-byte read
         #pragma unroll
-        for (int e = 0; e < 32; e += 4)
-            tilec::load<4>(&acc_3[e], &buf[cvt2_at(L1_row + ((e >> 2) << 3), L1_col + (e & 3))]);
+        for (int e = 0; e < 32; ++e)
+            acc_3[e] = buf[cvt2_at(L1_row + ((e >> 2) << 3), L1_col + (e & 3))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll

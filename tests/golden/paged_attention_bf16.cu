@@ -43,7 +43,7 @@
 //   attention.py:225  local_load, 12288 bytes at 28672: operand B of tl.dot, 16 x 128 bf16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   attention.py:229  convert_layout, 16384 bytes at 0: the tile changing layout (L1 -> L0), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-//       no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle)
+//       no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 64x128, sizePerThread [1, 8], threadsPerWarp [2, 16], warpsPerCTA [4, 1], order [1, 0]
@@ -540,7 +540,7 @@ static __device__ __forceinline__ __nv_bfloat16 *stage2(unsigned char *smem, int
 
 // cvt3: a 64x128 bf16 tile changing layout (L1 -> L0) in shared memory, row-major,
 // columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
-// 16384 bytes; no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle).
+// 16384 bytes; no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle).
 static __device__ __forceinline__ int cvt3_at(int row, int col)
 {
     const int i = (row << 7) + tilec::swizzle<8, 1, 8>(row, col);
@@ -888,10 +888,9 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     __nv_bfloat16 acc_bf16[64];  // [64x128] bf16, L0
     {  // L1 -> L0 through shared memory (cvt3)
         __nv_bfloat16 *buf = reinterpret_cast<__nv_bfloat16 *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
-        for (int e = 0; e < 64; e += 2)
-            *reinterpret_cast<__nv_bfloat162 *>(&buf[cvt3_at(L1_row + (((e >> 1) & 1) << 3), L1_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2bfloat162_rn(acc_3[e], acc_3[e + 1]);
+        for (int e = 0; e < 64; ++e)
+            buf[cvt3_at(L1_row + (((e >> 1) & 1) << 3), L1_col + ((e & 1) + ((e >> 2) << 3)))] = __float2bfloat16_rn(acc_3[e]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll

@@ -19,9 +19,10 @@
 // next exchange's barrier.
 //   pipeline_invariant_load.py:21  local_load, 12288 bytes at 0: operand A of tl.dot, 64 x 32 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 2, maxPhase 4), read with ldmatrix
 //   pipeline_invariant_load.py:21  local_load, 12288 bytes at 12288: operand B of tl.dot, 32 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
-//   pipeline_invariant_load.py:23  convert_layout, 18400 bytes at 0: the tile changing layout (L3 -> L2), row-major,
-//       then 8 padding elements after every 64;
-//       no bank conflicts on the write or the read (counted statically; 384 extra wavefronts without the padding)
+//   pipeline_invariant_load.py:23  convert_layout, 17400 bytes at 0: the tile changing layout (L3 -> L2), row-major,
+//       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
+//       then 2 padding elements after every 32;
+//       no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 64x32, sizePerThread [1, 8], threadsPerWarp [8, 4], warpsPerCTA [4, 1], order [1, 0]
@@ -547,12 +548,13 @@ static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, 
 }
 
 // cvt2: a 64x64 fp32 tile changing layout (L3 -> L2) in shared memory, row-major,
-// then 8 padding elements after every 64;
-// 18400 bytes; no bank conflicts on the write or the read (counted statically; 384 extra wavefronts without the padding).
+// columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
+// then 2 padding elements after every 32;
+// 17400 bytes; no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding).
 static __device__ __forceinline__ int cvt2_at(int row, int col)
 {
-    const int i = (row << 6) + col;
-    return i + (i >> 6) * 8;
+    const int i = (row << 6) + tilec::swizzle<1, 1, 2>(row, col);
+    return i + (i >> 5) * 2;
 }
 
 
@@ -733,15 +735,13 @@ invariant_load_kernel(__half *__restrict__ A, __half *__restrict__ B, float *__r
     float acc_4[32];  // [64x64] fp32, L2
     {  // L3 -> L2 through shared memory (cvt2)
         float *buf = reinterpret_cast<float *>(smem + 0);
-        // each run of 2 consecutive elements goes in as one 8-byte write
         #pragma unroll
-        for (int e = 0; e < 32; e += 2)
-            tilec::store<2>(&buf[cvt2_at(L3_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L3_col + ((e & 1) + (((e >> 2) & 3) << 4)))], &acc[e]);
+        for (int e = 0; e < 32; ++e)
+            buf[cvt2_at(L3_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L3_col + ((e & 1) + (((e >> 2) & 3) << 4)))] = acc[e];
         __syncthreads();
-        // each run of 4 consecutive elements comes back as one 16-byte read
         #pragma unroll
-        for (int e = 0; e < 32; e += 4)
-            tilec::load<4>(&acc_4[e], &buf[cvt2_at(L2_row + ((e >> 2) << 3), L2_col + (e & 3))]);
+        for (int e = 0; e < 32; ++e)
+            acc_4[e] = buf[cvt2_at(L2_row + ((e >> 2) << 3), L2_col + (e & 3))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll

@@ -16,8 +16,9 @@
 //   shape_permute3.py:14  convert_layout, 2144 bytes at 0: the tile changing layout (L5 -> L0), row-major,
 //       then 8 padding elements after every 128;
 //       no bank conflicts on the write or the read (counted statically; 48 extra wavefronts without the padding)
-//   shape_permute3.py:16  convert_layout, 512 bytes at 2144: the tile changing layout (L0 -> L1), row-major;
-//       no bank conflicts on the write or the read (counted statically)
+//   shape_permute3.py:16  convert_layout, 524 bytes at 2144: the tile changing layout (L0 -> L1), row-major,
+//       then 1 padding element after every 32;
+//       no bank conflicts on the write or the read (counted statically; 48 extra wavefronts without the padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 512, sizePerThread [4], threadsPerWarp [32], warpsPerCTA [4], order [0]
@@ -382,11 +383,12 @@ static __device__ __forceinline__ int cvt0_at(int i)
     return i + (i >> 7) * 8;
 }
 
-// cvt1: a 128 fp32 tile changing layout (L0 -> L1) in shared memory, row-major;
-// 512 bytes; no bank conflicts on the write or the read (counted statically).
+// cvt1: a 128 fp32 tile changing layout (L0 -> L1) in shared memory, row-major,
+// then 1 padding element after every 32;
+// 524 bytes; no bank conflicts on the write or the read (counted statically; 48 extra wavefronts without the padding).
 static __device__ __forceinline__ int cvt1_at(int i)
 {
-    return i;
+    return i + (i >> 5);
 }
 
 
@@ -467,14 +469,9 @@ permute3_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, int32_t 
     float m_2[1];  // [128] fp32, L1
     {  // L0 -> L1 through shared memory (cvt1)
         float *buf = reinterpret_cast<float *>(smem + 2144);
-        // each run of 4 consecutive elements goes in as one 16-byte write
-        {
-            float run[4];
-            #pragma unroll
-            for (int j = 0; j < 4; ++j)
-                run[j] = m[j];
-            tilec::store<4>(&buf[cvt1_at(L0_base_2)], run);
-        }
+        #pragma unroll
+        for (int e = 0; e < 4; ++e)
+            buf[cvt1_at(L0_base_2 + e)] = m[e];
         __syncthreads();
         m_2[0] = buf[cvt1_at(L1_base)];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these

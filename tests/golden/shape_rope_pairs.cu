@@ -9,15 +9,17 @@
 //   n                i32
 //   BLOCK            = 1024 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 4096 bytes of shared memory, grid (cdiv(n, BLOCK))
+// Launch: 128 threads per block (4 warps), 4224 bytes of shared memory, grid (cdiv(n, BLOCK))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   shape_rope_pairs.py:17  convert_layout, 2048 bytes at 0: the tile changing layout (L0 -> L2), row-major;
-//       no bank conflicts on the write or the read (counted statically)
-//   shape_rope_pairs.py:17  convert_layout, 2048 bytes at 2048: the tile changing layout (L0 -> L2), row-major;
-//       no bank conflicts on the write or the read (counted statically)
+//   shape_rope_pairs.py:17  convert_layout, 2108 bytes at 0: the tile changing layout (L0 -> L2), row-major,
+//       then 1 padding element after every 32;
+//       no bank conflicts on the write or the read (counted statically; 64 extra wavefronts without the padding)
+//   shape_rope_pairs.py:17  convert_layout, 2108 bytes at 2112: the tile changing layout (L0 -> L2), row-major,
+//       then 1 padding element after every 32;
+//       no bank conflicts on the write or the read (counted statically; 64 extra wavefronts without the padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
 //   L0: blocked 1024, sizePerThread [4], threadsPerWarp [32], warpsPerCTA [4], order [0]
@@ -365,25 +367,27 @@ __device__ __forceinline__ void store_masked_vec(T *dst, const T *src, const boo
 } // namespace tilec
 // ---- end of tilec masked vector helpers --------------------------------------
 
-// cvt0: a 512 fp32 tile changing layout (L0 -> L2) in shared memory, row-major;
-// 2048 bytes; no bank conflicts on the write or the read (counted statically).
+// cvt0: a 512 fp32 tile changing layout (L0 -> L2) in shared memory, row-major,
+// then 1 padding element after every 32;
+// 2108 bytes; no bank conflicts on the write or the read (counted statically; 64 extra wavefronts without the padding).
 static __device__ __forceinline__ int cvt0_at(int i)
 {
-    return i;
+    return i + (i >> 5);
 }
 
-// cvt1: a 512 fp32 tile changing layout (L0 -> L2) in shared memory, row-major;
-// 2048 bytes; no bank conflicts on the write or the read (counted statically).
+// cvt1: a 512 fp32 tile changing layout (L0 -> L2) in shared memory, row-major,
+// then 1 padding element after every 32;
+// 2108 bytes; no bank conflicts on the write or the read (counted statically; 64 extra wavefronts without the padding).
 static __device__ __forceinline__ int cvt1_at(int i)
 {
-    return i;
+    return i + (i >> 5);
 }
 
 
 extern "C" __global__ void __launch_bounds__(128)
 rope_pairs_kernel(float *__restrict__ x_ptr, float *__restrict__ cos_ptr, float *__restrict__ sin_ptr, float *__restrict__ out_ptr, int32_t n)
 {
-    __shared__ __align__(16) unsigned char smem[4096];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[4224];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -433,25 +437,25 @@ rope_pairs_kernel(float *__restrict__ x_ptr, float *__restrict__ cos_ptr, float 
     float c_2[4];  // [512] fp32, L2
     {  // L0 -> L2 through shared memory (cvt0)
         float *buf = reinterpret_cast<float *>(smem + 0);
-        // each run of 4 consecutive elements goes in as one 16-byte write
-        tilec::store<4>(&buf[cvt0_at(L0_base)], &c[0]);
-        __syncthreads();
-        // each run of 2 consecutive elements comes back as one 8-byte read
         #pragma unroll
-        for (int e = 0; e < 4; e += 2)
-            tilec::load<2>(&c_2[e], &buf[cvt0_at(L2_base + ((e & 1) + ((e >> 1) << 8)))]);
+        for (int e = 0; e < 4; ++e)
+            buf[cvt0_at(L0_base + e)] = c[e];
+        __syncthreads();
+        #pragma unroll
+        for (int e = 0; e < 4; ++e)
+            c_2[e] = buf[cvt0_at(L2_base + ((e & 1) + ((e >> 1) << 8)))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     float s_3[4];  // [512] fp32, L2
     {  // L0 -> L2 through shared memory (cvt1)
-        float *buf = reinterpret_cast<float *>(smem + 2048);
-        // each run of 4 consecutive elements goes in as one 16-byte write
-        tilec::store<4>(&buf[cvt1_at(L0_base)], &s_2[0]);
-        __syncthreads();
-        // each run of 2 consecutive elements comes back as one 8-byte read
+        float *buf = reinterpret_cast<float *>(smem + 2112);
         #pragma unroll
-        for (int e = 0; e < 4; e += 2)
-            tilec::load<2>(&s_3[e], &buf[cvt1_at(L2_base + ((e & 1) + ((e >> 1) << 8)))]);
+        for (int e = 0; e < 4; ++e)
+            buf[cvt1_at(L0_base + e)] = s_2[e];
+        __syncthreads();
+        #pragma unroll
+        for (int e = 0; e < 4; ++e)
+            s_3[e] = buf[cvt1_at(L2_base + ((e & 1) + ((e >> 1) << 8)))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     float y_even[4];  // [512] fp32, L2

@@ -814,7 +814,7 @@ Test(layout_maps, pipeline_column_max, .fini = reset)
 
 /* Both reductions of one tile, added: the column result (slice along 0)
  * is converted to the row result's layout (slice along 1) through a
- * 64-word buffer, conflict-free with each thread's 4 words written as one. */
+ * 65-word buffer, conflict-free with one pad word after 32. */
 static const char *two_reductions_src =
     KERNEL_HEAD
     "def k(x_ptr, o_ptr, N: tl.constexpr):\n"
@@ -833,21 +833,21 @@ Test(layout_maps, pipeline_conversion, .fini = reset)
     EXPECT_OUT("at 64, a thread owns elements (lane >> 4) + (warp << 1) + 8*i for i < 8 (replicated: 16 threads hold each element)");
     reset();
     cr_assert_eq(translate(two_reductions_src, "*fp32:16, *fp32:16, 64", EMIT_CUDA), 0, "%s", log_text());
-    EXPECT_OUT("t.py:10  convert_layout, 256 bytes at 1024: the tile changing layout (L2 -> L1), row-major;\n"
-               "//       no bank conflicts on the write or the read (counted statically)");
+    EXPECT_OUT("t.py:10  convert_layout, 260 bytes at 1024: the tile changing layout (L2 -> L1), row-major,\n"
+               "//       then 1 padding element after every 32;\n"
+               "//       no bank conflicts on the write or the read (counted statically; 16 extra wavefronts without the padding)");
     EXPECT_OUT("t.py:9  reduce, 1024 bytes at 0: 4 partial maxs per result");
-    EXPECT_OUT("// cvt0: a 64 fp32 tile changing layout (L2 -> L1) in shared memory, row-major;\n"
-               "// 256 bytes; no bank conflicts on the write or the read (counted statically).");
+    EXPECT_OUT("// cvt0: a 64 fp32 tile changing layout (L2 -> L1) in shared memory, row-major,\n"
+               "// then 1 padding element after every 32;\n"
+               "// 260 bytes; no bank conflicts on the write or the read (counted statically; 16 extra wavefronts without the padding).");
     EXPECT_OUT("static __device__ __forceinline__ int cvt0_at(int i)");
-    EXPECT_OUT("    return i;");
-    /* each thread's run of 4 columns goes in as one 16-byte write */
-    EXPECT_OUT("// each run of 4 consecutive elements goes in as one 16-byte write\n"
-               "        tilec::store<4>(&buf[cvt0_at(L0_col)], &b[0]);");
+    EXPECT_OUT("    return i + (i >> 5);");
+    EXPECT_OUT("buf[cvt0_at(L0_col + e)] = b[e];");
     EXPECT_OUT("b_2[e] = buf[cvt0_at(L0_row + (e << 3))];");
     /* the conversion's buffer follows the reduction's: no barrier between them */
     EXPECT_OUT("float *buf = reinterpret_cast<float *>(smem + 1024);");
     EXPECT_NOT_OUT("**>");
-    EXPECT_OUT("unsigned char smem[1280];");
+    EXPECT_OUT("unsigned char smem[1296];");
     /* the row reduction stays in the warp: lanes 0..3 */
     EXPECT_OUT("for (int lane_bit = 8; lane_bit >= 1; lane_bit >>= 1) {");
     EXPECT_NOT_OUT("cvt1");
