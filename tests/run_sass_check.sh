@@ -15,8 +15,8 @@
 #    and leading dimensions "i32:16", unit strides 1), each through nvcc -O3 -arch=sm_90
 #    -Xptxas -v: ptxas must report no spill stores or loads.
 # 3. The TMA persistent matmul (tests/golden/matmul_tma_persistent.flags) built for sm_90a: its
-#    SASS must hold UTMALDG (TMA copies), HGMMA (wgmma) and SYNCS (mbarriers) and no LDGSTS
-#    (no cp.async left), and ptxas must report no spills.
+#    SASS must hold UTMALDG (TMA copies), UTMASTG (its epilogue's TMA store), HGMMA (wgmma)
+#    and SYNCS (mbarriers) and no LDGSTS (no cp.async left), and ptxas must report no spills.
 #
 # cuobjdump (and the nvdisasm it runs) come from $CUOBJDUMP, PATH, $CUDA_HOME/bin, or the PyPI
 # packages nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm.  JOBS nvcc at a time (default: the
@@ -243,11 +243,11 @@ tma_sass() { # FLAG EXT: nvcc -ptx or -cubin, into $tmp/tma.EXT
 }
 if [ -z "$CUOBJDUMP" ]; then
     set -- -ptx ptx
-    want="cp.async.bulk.tensor wgmma.mma_async mbarrier.try_wait"
+    want="cp.async.bulk.tensor.2d.shared cp.async.bulk.tensor.2d.global wgmma.mma_async mbarrier.try_wait"
     banned="cp.async.cg"
 else
     set -- -cubin cubin
-    want="UTMALDG HGMMA SYNCS"
+    want="UTMALDG UTMASTG HGMMA SYNCS"
     banned="LDGSTS"
 fi
 kind=$2
