@@ -243,9 +243,10 @@ static void plan_convert(Arena *a, Op *op, bool wide_writes)
      * a time (a mirror along the last dimension writes its runs reversed: one
      * by one): written from single roundings, a persistent matmul's store
      * branch made ptxas 13.0 serialize the wgmma groups it keeps in flight
-     * (C7514).  Elsewhere the wide writes gained nothing measured (a 128x256
-     * mma.sync epilogue, the same time) and took a register more at a
-     * 128-register cap (a 4-byte spill in examples/matmul.py's linear_gelu). */
+     * (C7514).  Where nothing asks for them they are left out: a 128x256
+     * matmul's epilogue took the same time either way (H200), and in an
+     * mma.sync kernel at a 128-register cap they took a register more (a
+     * 4-byte spill in examples/matmul.py's linear_gelu). */
     bool found = false;
     op->smem_read_vec = op->smem_write_vec = 1;
     int wmax = !wide_writes || (op->kind == OP_FLIP && op->flip.axis == t.rank - 1) ? 1
