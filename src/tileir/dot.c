@@ -150,7 +150,7 @@ DotStage *dot_stage_for(Arena *a, const TirFunc *f, const Value *src, const Layo
     const Layout *acc = to->parent;
     bool wgmma_major = s->contig_dim == kdim || (bits == 16 && s->op_idx == 1);
     if (kept && wgmma_major && s->batch == 1 && wgmma_acc_layout(f, acc) && (s->nvmma = dot_nvmma_swizzle(s))) {
-        s->swz = (SmemSwizzle){128 / bits, 128 / s->nvmma, s->nvmma / 16};
+        s->swz = dot_nvmma_swizzle_pattern(s);
         return s;
     }
     if (s->swz.vec > s->cols) /* a row narrower than one chunk: nothing to swizzle */

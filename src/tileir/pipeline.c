@@ -351,7 +351,7 @@ static TmaMap tma_map_of(const Op *ld, const DotStage *s)
 }
 
 /* f->tma_maps' index of the map of descriptor parameter `param`, or -1 */
-static int tma_map_index(const TirFunc *f, int param)
+int tir_tma_map_index(const TirFunc *f, int param)
 {
     for (int i = 0; i < f->tma_maps.len; i++)
         if (f->tma_maps.data[i].param == param)
@@ -359,7 +359,7 @@ static int tma_map_index(const TirFunc *f, int param)
     return -1;
 }
 
-static bool tma_same_box(const TmaMap *a, const TmaMap *b)
+bool tir_tma_same_box(const TmaMap *a, const TmaMap *b)
 {
     return a->box_cols == b->box_cols && a->box_rows == b->box_rows && a->swizzle == b->swizzle;
 }
@@ -385,19 +385,19 @@ static void tma_ring(Pipe *P, int nring)
         if (!ld->load.desc_param || !s->nvmma || s->batch != 1 || s->rows > 256 || s->contig_dim != (transposed ? 0 : 1))
             return;
         TmaMap m = tma_map_of(ld, s);
-        int k = tma_map_index(f, m.param);
-        if (k >= 0 && !tma_same_box(&f->tma_maps.data[k], &m))
+        int k = tir_tma_map_index(f, m.param);
+        if (k >= 0 && !tir_tma_same_box(&f->tma_maps.data[k], &m))
             return; /* the descriptor's blocks go elsewhere in boxes of another shape */
         for (int j = 0; j < i; j++) { /* a descriptor loaded twice in this loop */
             TmaMap o = tma_map_of(P->loads.data[j], P->stages.data[j]);
-            if (o.param == m.param && !tma_same_box(&o, &m))
+            if (o.param == m.param && !tir_tma_same_box(&o, &m))
                 return;
         }
     }
     P->tma_map = NEW_ARRAY(P->a, int, P->loads.len);
     for (int i = 0; i < P->loads.len; i++) {
         TmaMap m = tma_map_of(P->loads.data[i], P->stages.data[i]);
-        int k = tma_map_index(f, m.param);
+        int k = tir_tma_map_index(f, m.param);
         if (k < 0) {
             m.name = arena_printf(P->a, "%s_tma", f->params.data[m.param].desc_name);
             vec_push(P->a, &f->tma_maps, m);

@@ -943,6 +943,12 @@ bool layout_wgmma_fits(const TirFunc *f, DType in, DType out, const int *shape);
 int dot_nvmma_swizzle(const DotStage *s);
 int dot_nvmma_offset(const DotStage *s, int row, int col);
 int dot_stage_align(const DotStage *s);
+/* pipeline.c: f->tma_maps' index of descriptor parameter param's map (-1: none); do two
+ * maps copy boxes of one shape and swizzle?  A descriptor has one map in a kernel. */
+int tir_tma_map_index(const TirFunc *f, int param);
+bool tir_tma_same_box(const TmaMap *a, const TmaMap *b);
+/* wgmma.c: the swizzle of an NVMMA buffer of s->nvmma bytes (16-byte chunks, as Triton's) */
+SmemSwizzle dot_nvmma_swizzle_pattern(const DotStage *s);
 /* tma_store.c: under sm_90a, a tensor descriptor's block store goes out by TMA from shared memory */
 void tir_tma_store(Ctx *ctx, TirFunc *f);
 typedef struct WgmmaDesc {

@@ -37,7 +37,7 @@ static bool tma_store_box(Arena *a, const Op *op, TmaMap *m, DotStage **stage)
     s->nvmma = dot_nvmma_swizzle(s);
     if (!s->nvmma)
         return false;
-    s->swz = (SmemSwizzle){128 / bits, 128 / s->nvmma, s->nvmma / 16};
+    s->swz = dot_nvmma_swizzle_pattern(s);
     *m = (TmaMap){.param = op->store.desc_param - 1, .box_cols = s->nvmma * 8 / bits, .box_rows = s->rows,
                   .swizzle = s->nvmma};
     *stage = s;
@@ -56,13 +56,9 @@ static void visit(Ctx *ctx, TirFunc *f, Block *b)
         DotStage *s;
         if (!tma_store_box(&ctx->arena, op, &m, &s))
             continue;
-        int k = -1;
-        for (int j = 0; j < f->tma_maps.len; j++)
-            if (f->tma_maps.data[j].param == m.param)
-                k = j;
+        int k = tir_tma_map_index(f, m.param);
         if (k >= 0) {
-            const TmaMap *o = &f->tma_maps.data[k];
-            if (o->box_cols != m.box_cols || o->box_rows != m.box_rows || o->swizzle != m.swizzle)
+            if (!tir_tma_same_box(&f->tma_maps.data[k], &m))
                 continue; /* the descriptor's loads copy boxes of another shape */
         } else {
             m.name = arena_printf(&ctx->arena, "%s_tma", f->params.data[m.param].desc_name);

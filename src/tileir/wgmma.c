@@ -90,6 +90,11 @@ int dot_nvmma_offset(const DotStage *s, int row, int col)
 
 int dot_stage_align(const DotStage *s) { return s->nvmma ? 8 * s->nvmma : 16; }
 
+SmemSwizzle dot_nvmma_swizzle_pattern(const DotStage *s)
+{
+    return (SmemSwizzle){128 / dtype_bits(s->dtype), 128 / s->nvmma, s->nvmma / 16};
+}
+
 /* K-major (A with K contiguous): 8-row core-matrix groups `sbo` apart, each
  * row `swizzle` bytes; the leading offset is unused (1 by convention).
  * MN-major (B with N contiguous): K rows `swizzle` bytes apart, 8-row groups
