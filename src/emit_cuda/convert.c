@@ -107,6 +107,16 @@ const char *paired_rounding(Emitter *E, const Value *x, const char **pair_type)
     return NULL;
 }
 
+/* "*reinterpret_cast<__half2 *>(ADDR) = __floats2half2_rn(x[e], x[e + 1]);": elements e
+ * and e + 1 of x (paired_rounding gave pair and pair_type) stored at ADDR by one write. */
+void emit_paired_store(Emitter *E, const char *addr, const Value *x, const char *e, const char *pair,
+                       const char *pair_type)
+{
+    const Value *f = x->def->args[0];
+    line(E, "*reinterpret_cast<%s *>(%s) = %s(%s, %s);", pair_type, addr, pair, value_at(E, f, NULL, e),
+         value_at(E, f, NULL, fmt(E, "%s + 1", e)));
+}
+
 /* A tile changes layout through a shared buffer, row-major, swizzled or
  * padded as tir_smem chose.  A flip across threads is the same exchange in
  * one layout, each element written at its mirrored place along the axis. */
@@ -169,8 +179,7 @@ void emit_convert(Emitter *E, const Op *op)
     } else if (pair) {
         const Value *f = x->def->args[0];
         if (vw == 2)
-            line(E, "*reinterpret_cast<%s *>(&buf[%s]) = %s(%s, %s);", pair_type, at, pair, value_at(E, f, NULL, e),
-                 value_at(E, f, NULL, fmt(E, "%s + 1", e)));
+            emit_paired_store(E, fmt(E, "&buf[%s]", at), x, e, pair, pair_type);
         else {
             line(E, "%s run[%d];  // pairs, each rounded by one instruction", pair_type, vw / 2);
             line(E, "#pragma unroll");

@@ -195,6 +195,8 @@ void emit_wgmma_branch_wait(Emitter *E, const Op *if_op, const Block *region); /
 void emit_fragment_decl(Emitter *E, const Op *op); /* stage.c: a pipelined operand's fragment array */
 void stage_store_tile(Emitter *E, const DotStage *s, const char *fn, const Value *x); /* stage.c */
 const char *paired_rounding(Emitter *E, const Value *x, const char **pair_type); /* convert.c */
+void emit_paired_store(Emitter *E, const char *addr, const Value *x, const char *e, const char *pair,
+                       const char *pair_type); /* convert.c */
 void emit_pointer_store(Emitter *E, const Op *op); /* memory.c: tl.store through its pointers */
 void emit_tma_store(Emitter *E, const Op *op);     /* tma.c: a descriptor store by TMA, the pointer store its fallback */
 bool tma_store_owns(Emitter *E, const Op *op);      /* tma.c: op is printed in a TMA store's pointer path */

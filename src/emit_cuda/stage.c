@@ -287,11 +287,9 @@ void stage_store_tile(Emitter *E, const DotStage *s, const char *fn, const Value
     const char *row, *col;
     stage_coords(E, s, x, &sm, e, &row, &col);
     const char *at = fmt(E, "%s(smem, %s, %s)", fn, row, col);
-    if (pair) {
-        const Value *f = x->def->args[0];
-        line(E, "*reinterpret_cast<%s *>(%s) = %s(%s, %s);", pair_type, at, pair, value_at(E, f, NULL, e),
-             value_at(E, f, NULL, fmt(E, "%s + 1", e)));
-    } else if (vec > 1)
+    if (pair)
+        emit_paired_store(E, at, x, e, pair, pair_type);
+    else if (vec > 1)
         line(E, "tilec::store<%d>(%s, &%s[%s]);", vec, at, vname(E, arr), e);
     else
         line(E, "*%s = %s;", at, value_at(E, x, NULL, e));
