@@ -9,7 +9,10 @@ persistent loop over tiles with few programs (each slot's barrier then runs thro
 phases); K ragged, read past its end as zeros; an epilogue scaling, adding a bias vector,
 clamping, and storing through a descriptor or through masked pointers; and, for about a third,
 the accumulator reduced by rows as well (a row maximum, or the sums of each row's halves after
-a tl.reshape of the dot's result).
+a tl.reshape of the dot's result).  About 4 in 10 persistent kernels walk their (tile, K step)
+pairs in one loop instead, with the epilogue in a branch at each tile's last step (on wgmma
+the group stays in flight across that branch, which waits for it; a descriptor store there goes
+out by TMA).
 
 Parameters in the JSON: "desc_in" (a TensorDescriptor over a random [rows, cols] matrix, rows
 padded to 16 bytes and a gap more), "desc_out" (the same over a poisoned matrix; "buf" names
@@ -89,54 +92,47 @@ class TmaGen:
 
         tiles = -(-M // bm) * -(-N // bn)
         self.emit("tiles_n = tl.cdiv(N, BLOCK_N)")
-        d = 0
-        if persistent:
-            self.emit("for tile in tl.range(tl.program_id(0), tl.cdiv(M, BLOCK_M) * tiles_n, PROGS):")
-            d = 1
-            grid = min(progs, tiles)
-        else:
-            self.emit("tile = tl.program_id(0)")
-            grid = tiles
-        self.emit("offs_m = (tile // tiles_n) * BLOCK_M", d)
-        self.emit("offs_n = (tile % tiles_n) * BLOCK_N", d)
-        self.emit("acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)", d)
-        if self.rng.random() < 0.5:
-            self.emit("for k in range(0, tl.cdiv(K, BLOCK_K)):", d)
-            koff = "k * BLOCK_K"
-        else:
-            self.emit("for k in range(0, K, BLOCK_K):", d)
-            koff = "k"
-        self.emit(f"a = a_desc.load([offs_m, {koff}])", d + 1)
-        if b_nk:
-            self.emit(f"b = b_desc.load([offs_n, {koff}])", d + 1)
-            bt = "b.T"
-        else:
-            self.emit(f"b = b_desc.load([{koff}, offs_n])", d + 1)
-            bt = "b"
-        if self.rng.random() < 0.5:
-            self.emit(f"acc = tl.dot(a, {bt}, acc)", d + 1)
-        else:
-            self.emit(f"acc += tl.dot(a, {bt})", d + 1)
-        if scale:
-            self.emit("acc = acc * 0.5", d)
+        # about 4 in 10 persistent kernels walk their (tile, K step) pairs in one loop, as
+        # examples/matmul.py's matmul_persistent_flat_kernel: a branch moves to the next tile,
+        # another runs the epilogue (its store, its reduction) and clears the accumulator;
+        # drawn from a stream of its own, so that the other seeds' kernels stay as they were
+        flat = persistent and random.Random(self.seed * 104729 + 5).random() < 0.4
         cols = "offs_n + tl.arange(0, BLOCK_N)"
-        if bias:
-            self.emit(f"cols = {cols}", d)
-            self.emit("acc += tl.load(bias_ptr + cols, mask=cols < N, other=0.0)[None, :]", d)
-        if clamp:
-            self.emit("acc = tl.minimum(tl.maximum(acc, -4.0), 4.0)", d)
-        if desc_store:
-            self.emit(f"c_desc.store([offs_m, offs_n], acc.to({TL[dt]}))", d)
-        else:
-            self.emit("rows = offs_m + tl.arange(0, BLOCK_M)", d)
-            if not bias:
+
+        def loads_and_dot(koff, dot_acc, d):
+            self.emit(f"a = a_desc.load([offs_m, {koff}])", d)
+            if b_nk:
+                self.emit(f"b = b_desc.load([offs_n, {koff}])", d)
+                bt = "b.T"
+            else:
+                self.emit(f"b = b_desc.load([{koff}, offs_n])", d)
+                bt = "b"
+            if dot_acc:
+                self.emit(f"acc = tl.dot(a, {bt}, acc)", d)
+            else:
+                self.emit(f"acc += tl.dot(a, {bt})", d)
+
+        def epilogue_store(d):
+            if scale:
+                self.emit("acc = acc * 0.5", d)
+            if bias:
                 self.emit(f"cols = {cols}", d)
-            self.emit(f"tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc.to({TL[dt]}), "
-                      "mask=(rows[:, None] < M) & (cols[None, :] < N))", d)
-        # the accumulator reduced by rows too, as it is or after a reshape (drawn last, so that
-        # the kernels of seeds that do not draw it are the ones earlier runs checked)
-        red = self.rng.random()
-        if red < 0.35:
+                self.emit("acc += tl.load(bias_ptr + cols, mask=cols < N, other=0.0)[None, :]", d)
+            if clamp:
+                self.emit("acc = tl.minimum(tl.maximum(acc, -4.0), 4.0)", d)
+            if desc_store:
+                self.emit(f"c_desc.store([offs_m, offs_n], acc.to({TL[dt]}))", d)
+            else:
+                self.emit("rows = offs_m + tl.arange(0, BLOCK_M)", d)
+                if not bias:
+                    self.emit(f"cols = {cols}", d)
+                self.emit(f"tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc.to({TL[dt]}), "
+                          "mask=(rows[:, None] < M) & (cols[None, :] < N))", d)
+
+        # the accumulator reduced by rows too, as it is or after a reshape
+        def epilogue_reduce(red, d):
+            if red >= 0.35:
+                return
             if desc_store:
                 self.emit("rows = offs_m + tl.arange(0, BLOCK_M)", d)
             # one result per row and tile column: the tiles of a row of tiles each write their own
@@ -152,6 +148,53 @@ class TmaGen:
                 self.emit("halves = tl.sum(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), 2)", d)
                 self.emit("tl.store(rsum_ptr + at[:, None] * 2 + tl.arange(0, 2)[None, :], halves, "
                           "mask=(rows < M)[:, None])", d)
+
+        if flat:
+            self.rng.random()                        # the K loop's form (one flat loop instead)
+            dot_acc = self.rng.random() < 0.5
+            red = self.rng.random()
+            grid = min(progs, tiles)
+            self.emit("k_steps = tl.cdiv(K, BLOCK_K)")
+            self.emit("mine = (tl.cdiv(M, BLOCK_M) * tiles_n - tl.program_id(0) + PROGS - 1) // PROGS")
+            self.emit("tile = tl.program_id(0) - PROGS")
+            self.emit("kk = -1")
+            self.emit("offs_m = 0")
+            self.emit("offs_n = 0")
+            self.emit("acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)")
+            self.emit("for _ in range(0, k_steps * mine):")
+            self.emit("kk = tl.where(kk == k_steps - 1, 0, kk + 1)", 1)
+            self.emit("if kk == 0:", 1)
+            self.emit("tile += PROGS", 2)
+            self.emit("offs_m = (tile // tiles_n) * BLOCK_M", 2)
+            self.emit("offs_n = (tile % tiles_n) * BLOCK_N", 2)
+            loads_and_dot("kk * BLOCK_K", dot_acc, 1)
+            self.emit("if kk == k_steps - 1:", 1)
+            epilogue_store(2)
+            epilogue_reduce(red, 2)
+            self.emit("acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)", 2)
+        else:
+            d = 0
+            if persistent:
+                self.emit("for tile in tl.range(tl.program_id(0), tl.cdiv(M, BLOCK_M) * tiles_n, PROGS):")
+                d = 1
+                grid = min(progs, tiles)
+            else:
+                self.emit("tile = tl.program_id(0)")
+                grid = tiles
+            self.emit("offs_m = (tile // tiles_n) * BLOCK_M", d)
+            self.emit("offs_n = (tile % tiles_n) * BLOCK_N", d)
+            self.emit("acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)", d)
+            if self.rng.random() < 0.5:
+                self.emit("for k in range(0, tl.cdiv(K, BLOCK_K)):", d)
+                koff = "k * BLOCK_K"
+            else:
+                self.emit("for k in range(0, K, BLOCK_K):", d)
+                koff = "k"
+            loads_and_dot(koff, self.rng.random() < 0.5, d + 1)
+            epilogue_store(d)
+            # drawn last, so that the kernels of seeds that do not draw it are the ones earlier
+            # runs checked
+            epilogue_reduce(self.rng.random(), d)
 
         src = [f"# Generated by tools/gen_kernel.py {self.seed} --family tma: a random tensor-descriptor "
                "matmul for differential testing.", "import triton", "import triton.language as tl", "", "",
