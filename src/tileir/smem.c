@@ -368,19 +368,6 @@ static void plan_sort(Op *op)
     }
 }
 
-static bool has_wgmma_dot(const Block *b)
-{
-    for (int i = 0; i < b->ops.len; i++) {
-        const Op *op = b->ops.data[i];
-        if (op->kind == OP_DOT && op->dot.wgmma)
-            return true;
-        for (int r = 0; r < op->nregions; r++)
-            if (has_wgmma_dot(op->regions[r]))
-                return true;
-    }
-    return false;
-}
-
 typedef struct Exchange {
     Op *op;
     bool top;        /* straight-line code of the kernel body, not inside a loop or branch */
@@ -507,7 +494,7 @@ static int first_fit(const ExchangeVec *ex, const bool *placed, int i)
 void tir_smem(Ctx *ctx, TirFunc *f)
 {
     ExchangeVec ex = {0};
-    plan_block(&ctx->arena, f->body, true, has_wgmma_dot(f->body), &ex);
+    plan_block(&ctx->arena, f->body, true, f->uses_wgmma, &ex);
     for (int i = 0; i < ex.len; i++) {
         Exchange *e = &ex.data[i];
         e->op->smem_keep_sync = !(e->top && (i + 1 == ex.len || ex.data[i + 1].top));
