@@ -1116,13 +1116,17 @@ def where_bad_approx(out, ref64):
     return ~near | torch.isnan(out)
 
 
-def where_bad_between(a, b, exact):
+def where_bad_between(a, b, exact, scale=0.0):
+    """Where two results of one fp computation differ by more than rounding.  scale: a
+    magnitude typical of the terms that made each element (0: the element's own); where
+    terms cancel, a contracted fma and a separate multiply and add differ by an ulp of
+    the terms, not of the result."""
     if exact or not a.dtype.is_floating_point or is_fp8(a):
         return bits(a) != bits(b)
     same = bits(a) == bits(b)                       # also NaN in the same places
     if a.dtype == torch.float32:
         d = (a.double() - b.double()).abs()
-        return ~(same | (d <= FP32_ATOL + FP32_RTOL * b.double().abs()))
+        return ~(same | (d <= FP32_ATOL + FP32_RTOL * torch.clamp(b.double().abs(), min=scale)))
     near = (ulp_distance(a, b) <= HALF_ULPS) | ((a.double() - b.double()).abs() <= HALF_ATOL)
     return ~(same | (near & ~torch.isnan(a) & ~torch.isnan(b)))
 
@@ -1391,7 +1395,13 @@ def drive_generic(kernel, case, n, use_triton, gen):
     if "tilec" in results and "triton" in results:
         for name in sorted(outputs):
             a, b = results["tilec"][name], results["triton"][name]
-            msg = describe_bad(where_bad_between(a, b, False), a, b)
+            # No reference here says how large each element's terms were; the output's mean
+            # magnitude stands in for them (branch_loads: w*x terms near 1 cancelling to 0.03).
+            scale = 0.0
+            if b.dtype.is_floating_point and not is_fp8(b):   # fp8 outputs compare bit for bit
+                finite = b[torch.isfinite(b)]
+                scale = float(finite.double().abs().mean()) if finite.numel() else 0.0
+            msg = describe_bad(where_bad_between(a, b, False, scale), a, b)
             if msg:
                 check.fail(f"{name}: tilec vs Triton: {msg}")
         if not check.problems:
