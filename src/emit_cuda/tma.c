@@ -63,24 +63,31 @@ void tma_setup(Emitter *E, StrBuf *out)
     const TirFunc *f = E->f;
     if (!f->tma_rings.len)
         return;
+    bool free_bars = tir_tma_free_barriers(f);
     sb_printf(out, FEAT_SM90A "  // sm_90a: the TMA rings' barriers\n");
     for (int i = 0; i < f->tma_rings.len; i++) {
         const TmaRing *r = &f->tma_rings.data[i];
         sb_printf(out, "    uint64_t *const %s = reinterpret_cast<uint64_t *>(smem + %d);  // slot s's copies landed\n",
                   E->ring_bar_names[i], r->smem_offset);
-        sb_printf(out, "    uint64_t *const %s = %s + %d;  // every warp is done reading slot s\n", E->ring_free_names[i],
-                  E->ring_bar_names[i], r->nslots);
-        sb_printf(out, "    uint32_t %s = 0, %s = 0;  // bit s: the parity of slot s's next phase of each\n",
-                  E->ring_phase_names[i], E->ring_free_phase_names[i]);
+        if (free_bars) {
+            sb_printf(out, "    uint64_t *const %s = %s + %d;  // every warp is done reading slot s\n", E->ring_free_names[i],
+                      E->ring_bar_names[i], r->nslots);
+            sb_printf(out, "    uint32_t %s = 0, %s = 0;  // bit s: the parity of slot s's next phase of each\n",
+                      E->ring_phase_names[i], E->ring_free_phase_names[i]);
+        } else {
+            sb_printf(out, "    uint32_t %s = 0;  // bit s: the parity of slot s's next phase\n", E->ring_phase_names[i]);
+        }
     }
     sb_puts(out, "    if (threadIdx.x == 0) {\n");
     for (int i = 0; i < f->tma_rings.len; i++) {
         const TmaRing *r = &f->tma_rings.data[i];
         sb_printf(out, "        for (int s = 0; s < %d; ++s) {\n"
-                       "            tilec::mbar_init(&%s[s], %d);  // %d cop%s per slot\n"
-                       "            tilec::mbar_init(&%s[s], %d);  // one arrival per warp\n        }\n",
-                  r->nslots, E->ring_bar_names[i], r->copies, r->copies, r->copies == 1 ? "y" : "ies",
-                  E->ring_free_names[i], E->f->num_warps);
+                       "            tilec::mbar_init(&%s[s], %d);  // %d cop%s per slot\n",
+                  r->nslots, E->ring_bar_names[i], r->copies, r->copies, r->copies == 1 ? "y" : "ies");
+        if (free_bars)
+            sb_printf(out, "            tilec::mbar_init(&%s[s], %d);  // one arrival per warp\n", E->ring_free_names[i],
+                      E->f->num_warps);
+        sb_puts(out, "        }\n");
     }
     sb_puts(out, "        tilec::fence_mbar_init();\n    }\n    __syncthreads();\n#endif\n");
 }
@@ -118,9 +125,11 @@ void tma_copy(Emitter *E, const Op *op, const char *dst_fn)
 
 /* The top of a pipelined iteration: wait for slot args[0]'s copies; then free
  * slot args[1], which this step's copies overwrite: every warp has finished
- * reading it (its last dot's wgmma group was waited for in an earlier step),
- * and the copying thread waits until all have said so.  The cp.async path
- * does the same with a barrier of the whole block. */
+ * reading it (its last dot's wgmma group was waited for in an earlier step).
+ * With more than one warpgroup each warp says so on the slot's free barrier
+ * and the copying thread waits until all have; with one, a barrier of the
+ * block (tir_tma_free_barriers says why).  The cp.async path always takes
+ * the block barrier. */
 void tma_wait(Emitter *E, const Op *op)
 {
     int ring = op->async_wait.tma - 1;
@@ -129,12 +138,16 @@ void tma_wait(Emitter *E, const Op *op)
     line(E, FEAT_SM90A "  // sm_90a: the slot's TMA copies landed; the slot to fill next is free");
     line(E, "tilec::mbar_wait(&%s[%s], (%s >> %s) & 1u);", E->ring_bar_names[ring], rs, ph, rs);
     line(E, "%s ^= 1u << %s;", ph, rs);
-    line(E, "if ((threadIdx.x & 31) == 0)");
-    line(E, "    tilec::mbar_arrive(&%s[%s]);  // this warp is done with slot %s", E->ring_free_names[ring], ws, ws);
-    line(E, "if (threadIdx.x == 0)");
-    line(E, "    tilec::mbar_wait(&%s[%s], (%s >> %s) & 1u);  // and so is every other", E->ring_free_names[ring], ws, fph,
-         ws);
-    line(E, "%s ^= 1u << %s;", fph, ws);
+    if (tir_tma_free_barriers(E->f)) {
+        line(E, "if ((threadIdx.x & 31) == 0)");
+        line(E, "    tilec::mbar_arrive(&%s[%s]);  // this warp is done with slot %s", E->ring_free_names[ring], ws, ws);
+        line(E, "if (threadIdx.x == 0)");
+        line(E, "    tilec::mbar_wait(&%s[%s], (%s >> %s) & 1u);  // and so is every other", E->ring_free_names[ring], ws,
+             fph, ws);
+        line(E, "%s ^= 1u << %s;", fph, ws);
+    } else {
+        line(E, "__syncthreads();  // every warp is done with slot %s", ws);
+    }
     line(E, "#else");
     line(E, "tilec::cp_async_wait<%d>();  // at most %d group%s of copies still in flight", op->async_wait.pending,
          op->async_wait.pending, op->async_wait.pending == 1 ? "" : "s");

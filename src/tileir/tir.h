@@ -947,6 +947,9 @@ int dot_stage_align(const DotStage *s);
  * maps copy boxes of one shape and swizzle?  A descriptor has one map in a kernel. */
 int tir_tma_map_index(const TirFunc *f, int param);
 bool tir_tma_same_box(const TmaMap *a, const TmaMap *b);
+/* pipeline.c: do f's TMA rings free a slot through a barrier per slot (true:
+ * more than one warpgroup) or a barrier of the whole block (one warpgroup)? */
+bool tir_tma_free_barriers(const TirFunc *f);
 /* wgmma.c: the swizzle of an NVMMA buffer of s->nvmma bytes (16-byte chunks, as Triton's) */
 SmemSwizzle dot_nvmma_swizzle_pattern(const DotStage *s);
 /* tma_store.c: under sm_90a, a tensor descriptor's block store goes out by TMA from shared memory */

@@ -23,7 +23,7 @@
 //   BLOCK_N          = 128 (constexpr)
 //   BLOCK_K          = 32 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 65600 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))
+// Launch: 128 threads per block (4 warps), 65568 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
@@ -33,7 +33,7 @@
 //   tma_matmul_kn.py:23  convert_layout, 32768 bytes at 0: the tile changing layout (L3 -> L2), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle)
-//   bytes 65536..65599: the full and free barriers of a TMA ring's 4 slots (sm_90a)
+//   bytes 65536..65567: the full barriers of a TMA ring's 4 slots (sm_90a)
 //
 // TMA (sm_90a): the launcher encodes a tensor map per descriptor below and passes it
 // as a __grid_constant__ parameter after the others; one thread copies each block
@@ -842,12 +842,10 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
     const int L3_col = (lane & 3) << 1;  // L3: this thread's first col; register e is at +(e & 1) + (((e >> 2) & 15) << 3)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the TMA rings' barriers
     uint64_t *const ring_full = reinterpret_cast<uint64_t *>(smem + 65536);  // slot s's copies landed
-    uint64_t *const ring_free = ring_full + 4;  // every warp is done reading slot s
-    uint32_t full_phase = 0, free_phase = 0;  // bit s: the parity of slot s's next phase of each
+    uint32_t full_phase = 0;  // bit s: the parity of slot s's next phase
     if (threadIdx.x == 0) {
         for (int s = 0; s < 4; ++s) {
             tilec::mbar_init(&ring_full[s], 2);  // 2 copies per slot
-            tilec::mbar_init(&ring_free[s], 4);  // one arrival per warp
         }
         tilec::fence_mbar_init();
     }
@@ -964,11 +962,7 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the slot's TMA copies landed; the slot to fill next is free
             tilec::mbar_wait(&ring_full[read_slot], (full_phase >> read_slot) & 1u);
             full_phase ^= 1u << read_slot;
-            if ((threadIdx.x & 31) == 0)
-                tilec::mbar_arrive(&ring_free[write_slot]);  // this warp is done with slot write_slot
-            if (threadIdx.x == 0)
-                tilec::mbar_wait(&ring_free[write_slot], (free_phase >> write_slot) & 1u);  // and so is every other
-            free_phase ^= 1u << write_slot;
+            __syncthreads();  // every warp is done with slot write_slot
             #else
             tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
             __syncthreads();
@@ -1174,11 +1168,11 @@ extern "C" cudaError_t tma_matmul_kn_kernel_launch(cudaStream_t stream, __half *
         if (tma_status != cudaSuccess)
             return tma_status;
     }
-    // 65600 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(tma_matmul_kn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65600);
+    // 65568 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(tma_matmul_kn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65568);
     if (attr != cudaSuccess)
         return attr;
-    tma_matmul_kn_kernel<<<grid, 128, 65600, stream>>>(a_desc_base, a_desc_shape0, a_desc_shape1, a_desc_stride0, b_desc_base, b_desc_shape0, b_desc_shape1, b_desc_stride0, c_ptr, M, N, K, stride_cm, a_desc_tma, b_desc_tma);
+    tma_matmul_kn_kernel<<<grid, 128, 65568, stream>>>(a_desc_base, a_desc_shape0, a_desc_shape1, a_desc_stride0, b_desc_base, b_desc_shape0, b_desc_shape1, b_desc_stride0, c_ptr, M, N, K, stride_cm, a_desc_tma, b_desc_tma);
     return cudaGetLastError();
 }
 #endif

@@ -27,7 +27,7 @@
 //   BLOCK_N          = 64 (constexpr)
 //   BLOCK_K          = 32 (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 32832 bytes of shared memory, grid (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N))
+// Launch: 128 threads per block (4 warps), 32800 bytes of shared memory, grid (cdiv(M, BLOCK_M), cdiv(N, BLOCK_N))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
@@ -38,7 +38,7 @@
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 448 extra wavefronts without the swizzle)
 //   tma_store.py:30  store, 8192 bytes at 8192: the 64 x 64 fp16 block of a descriptor store, in the 128-byte swizzle of its tensor map, for the TMA engine (sm_90a)
-//   bytes 32768..32831: the full and free barriers of a TMA ring's 4 slots (sm_90a)
+//   bytes 32768..32799: the full barriers of a TMA ring's 4 slots (sm_90a)
 //
 // TMA (sm_90a): the launcher encodes a tensor map per descriptor below and passes it
 // as a __grid_constant__ parameter after the others; one thread copies each block
@@ -890,7 +890,7 @@ static __device__ __forceinline__ int cvt3_at(int row, int col)
 extern "C" __global__ void __launch_bounds__(128)
 desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_t a_desc_shape1, int64_t a_desc_stride0, __half *__restrict__ b_desc_base, int32_t b_desc_shape0, int32_t b_desc_shape1, int64_t b_desc_stride0, __half *__restrict__ c_desc_base, int32_t c_desc_shape0, int32_t c_desc_shape1, int64_t c_desc_stride0, int32_t M, int32_t N, int32_t K, const __grid_constant__ tilec::TensorMap a_desc_tma, const __grid_constant__ tilec::TensorMap b_desc_tma, const __grid_constant__ tilec::TensorMap c_desc_tma)
 {
-    __shared__ __align__(1024) unsigned char smem[32832];  // the arena (see the header)
+    __shared__ __align__(1024) unsigned char smem[32800];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -902,12 +902,10 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
     const int L2_row = (lane >> 2) + (warp << 4);  // L2: this thread's first row; register e is at +((e >> 1) & 1) << 3
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the TMA rings' barriers
     uint64_t *const ring_full = reinterpret_cast<uint64_t *>(smem + 32768);  // slot s's copies landed
-    uint64_t *const ring_free = ring_full + 4;  // every warp is done reading slot s
-    uint32_t full_phase = 0, free_phase = 0;  // bit s: the parity of slot s's next phase of each
+    uint32_t full_phase = 0;  // bit s: the parity of slot s's next phase
     if (threadIdx.x == 0) {
         for (int s = 0; s < 4; ++s) {
             tilec::mbar_init(&ring_full[s], 2);  // 2 copies per slot
-            tilec::mbar_init(&ring_free[s], 4);  // one arrival per warp
         }
         tilec::fence_mbar_init();
     }
@@ -1016,11 +1014,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the slot's TMA copies landed; the slot to fill next is free
             tilec::mbar_wait(&ring_full[read_slot], (full_phase >> read_slot) & 1u);
             full_phase ^= 1u << read_slot;
-            if ((threadIdx.x & 31) == 0)
-                tilec::mbar_arrive(&ring_free[write_slot]);  // this warp is done with slot write_slot
-            if (threadIdx.x == 0)
-                tilec::mbar_wait(&ring_free[write_slot], (free_phase >> write_slot) & 1u);  // and so is every other
-            free_phase ^= 1u << write_slot;
+            __syncthreads();  // every warp is done with slot write_slot
             #else
             tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
             __syncthreads();
