@@ -59,7 +59,7 @@ static const char *const launcher_words[] = {
 static const char *const kernel_words[] = {
     "e", "j", "s", "v", "tid", "lane", "warp", "smem", "buf", "kk", "ww", "rr", "lane_bit", "partial",
     "partial_i", "other", "other_i", "carry", "old", "part", "before", "rep_total", "incl", "prev",
-    "running", "same", "k_step", "mi", "ni", "np", "qi", "ahead", "has_before",
+    "running", "same", "k_step", "mi", "ni", "np", "qi", "ahead", "has_before", "take",
 };
 
 /* The same locals of a combine over tuples, one per element of the tuple: other0, other1 ... */

@@ -425,10 +425,9 @@ col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__res
             for (int kk = 1; kk < 4; ++kk) {
                 const float other = x[e | (kk << 2)];
                 const int32_t other_i = L0_row + (kk << 3);
-                if (other > chunk_max[e] || (other == chunk_max[e] && other_i < chunk_row[e])) {
-                    chunk_max[e] = other;
-                    chunk_row[e] = other_i;
-                }
+                const bool take = other > chunk_max[e] || (other == chunk_max[e] && other_i < chunk_row[e]);
+                chunk_max[e] = take ? other : chunk_max[e];
+                chunk_row[e] = take ? other_i : chunk_row[e];
             }
         }
         {
@@ -436,10 +435,9 @@ col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__res
             for (int e = 0; e < 4; ++e) {
                 const float other = tilec::shfl_xor(chunk_max[e], 16);
                 const int32_t other_i = tilec::shfl_xor(chunk_row[e], 16);
-                if (other > chunk_max[e] || (other == chunk_max[e] && other_i < chunk_row[e])) {
-                    chunk_max[e] = other;
-                    chunk_row[e] = other_i;
-                }
+                const bool take = other > chunk_max[e] || (other == chunk_max[e] && other_i < chunk_row[e]);
+                chunk_max[e] = take ? other : chunk_max[e];
+                chunk_row[e] = take ? other_i : chunk_row[e];
             }
         }
         {
@@ -460,10 +458,11 @@ col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__res
                 chunk_row[e] = partial_i[L0_col + e];
                 #pragma unroll
                 for (int ww = 1; ww < 4; ++ww) {
-                    if (partial[ww * 64 + L0_col + e] > chunk_max[e] || (partial[ww * 64 + L0_col + e] == chunk_max[e] && partial_i[ww * 64 + L0_col + e] < chunk_row[e])) {
-                        chunk_max[e] = partial[ww * 64 + L0_col + e];
-                        chunk_row[e] = partial_i[ww * 64 + L0_col + e];
-                    }
+                    const float other = partial[ww * 64 + L0_col + e];
+                    const int32_t other_i = partial_i[ww * 64 + L0_col + e];
+                    const bool take = other > chunk_max[e] || (other == chunk_max[e] && other_i < chunk_row[e]);
+                    chunk_max[e] = take ? other : chunk_max[e];
+                    chunk_row[e] = take ? other_i : chunk_row[e];
                 }
             }
             __syncthreads();  // the buffer is free again

@@ -457,10 +457,9 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
         for (int kk = 1; kk < 4; ++kk) {
             const float other = x[(e << 2) | kk];
             const int32_t other_i = L0_col + kk;
-            if (other < row_argmin[e] || (other == row_argmin[e] && other_i < row_argmin_2[e])) {
-                row_argmin[e] = other;
-                row_argmin_2[e] = other_i;
-            }
+            const bool take = other < row_argmin[e] || (other == row_argmin[e] && other_i < row_argmin_2[e]);
+            row_argmin[e] = take ? other : row_argmin[e];
+            row_argmin_2[e] = take ? other_i : row_argmin_2[e];
         }
     }
     #pragma unroll
@@ -469,10 +468,9 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
         for (int e = 0; e < 2; ++e) {
             const float other = tilec::shfl_xor(row_argmin[e], lane_bit);
             const int32_t other_i = tilec::shfl_xor(row_argmin_2[e], lane_bit);
-            if (other < row_argmin[e] || (other == row_argmin[e] && other_i < row_argmin_2[e])) {
-                row_argmin[e] = other;
-                row_argmin_2[e] = other_i;
-            }
+            const bool take = other < row_argmin[e] || (other == row_argmin[e] && other_i < row_argmin_2[e]);
+            row_argmin[e] = take ? other : row_argmin[e];
+            row_argmin_2[e] = take ? other_i : row_argmin_2[e];
         }
     }
     {
@@ -493,10 +491,11 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
             row_argmin_2[e] = partial_i[L0_row + (e << 1)];
             #pragma unroll
             for (int ww = 1; ww < 2; ++ww) {
-                if (partial[ww * 4 + L0_row + (e << 1)] < row_argmin[e] || (partial[ww * 4 + L0_row + (e << 1)] == row_argmin[e] && partial_i[ww * 4 + L0_row + (e << 1)] < row_argmin_2[e])) {
-                    row_argmin[e] = partial[ww * 4 + L0_row + (e << 1)];
-                    row_argmin_2[e] = partial_i[ww * 4 + L0_row + (e << 1)];
-                }
+                const float other = partial[ww * 4 + L0_row + (e << 1)];
+                const int32_t other_i = partial_i[ww * 4 + L0_row + (e << 1)];
+                const bool take = other < row_argmin[e] || (other == row_argmin[e] && other_i < row_argmin_2[e]);
+                row_argmin[e] = take ? other : row_argmin[e];
+                row_argmin_2[e] = take ? other_i : row_argmin_2[e];
             }
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
