@@ -294,18 +294,21 @@ void emit_tma_store(Emitter *E, const Op *op)
     int eb = dtype_bits(s->dtype) / 8;
     const char *fn = stage_helper(E, op);
     int boxes = s->cols / m->box_cols;
+    const KernelParam *base = &f->params.data[m->param], *rows = base + 1, *stride = base + 3;
+    const char *row = paren(E, value_at(E, off0, NULL, "0")), *col = paren(E, value_at(E, off1, NULL, "0"));
     line(E, FEAT_SM90A "  // sm_90a: the block goes out by TMA from shared memory");
-    line(E, "if (%s %% %d == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column",
-         cols->c_name, 16 / eb);
+    line(E, "{");
     E->indent++;
     line(E, "// %s (L%d) to %s in the tensor map's %d-byte swizzle", vname(E, x), x->layout->id, fn, m->swizzle);
     stage_store_tile(E, s, fn, x);
     line(E, "tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine");
     line(E, "__syncthreads();");
-    const char *row = value_at(E, off0, NULL, "0"), *col = value_at(E, off1, NULL, "0");
+    line(E, "if (%s %% %d == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column",
+         cols->c_name, 16 / eb);
+    E->indent++;
     line(E, "if (threadIdx.x == 0) {  // one thread stores %s's %dx%d block at (%s, %s): %d box%s; what lies past the "
             "tensor's edge is dropped",
-         f->params.data[m->param].desc_name, s->rows, s->cols, row, col, boxes, boxes == 1 ? "" : "es");
+         base->desc_name, s->rows, s->cols, row, col, boxes, boxes == 1 ? "" : "es");
     E->indent++;
     for (int b = 0; b < boxes; b++)
         line(E, "tilec::tma_store_2d(&%s, %s(smem, 0, %d), %s, %s);", E->tma_map_names[op->store.tma_map - 1], fn,
@@ -313,10 +316,25 @@ void emit_tma_store(Emitter *E, const Op *op)
     line(E, "tilec::tma_store_wait_read();  // the engine has read the buffer; its writes go on");
     E->indent--;
     line(E, "}");
+    E->indent--;
+    /* the fallback reads the staged block back rather than computing the pointer
+     * path's exchange, addresses and masks beside the TMA path's: with both, a
+     * 128x128 block on 4 warps spilled */
+    line(E, "} else {  // a row ends inside a 16-byte chunk, past which the engine would write: element by element");
+    E->indent++;
+    int numel = s->rows * s->cols, threads = f->num_warps * 32;
+    const char *r = fmt(E, "e / %d", s->cols), *c = fmt(E, "e %% %d", s->cols);
+    line(E, "for (int e = threadIdx.x; e < %d; e += %d)", numel, threads);
+    line(E, "    if ((uint32_t)(%s + %s) < (uint32_t)%s && (uint32_t)(%s + %s) < (uint32_t)%s)", row, r, rows->c_name, col,
+         c, cols->c_name);
+    line(E, "        %s[(int64_t)(%s + %s) * %s + (%s + %s)] = *%s(smem, %s, %s);", base->c_name, row, r, stride->c_name, col,
+         c, fn, r, c);
+    E->indent--;
+    line(E, "}");
     line(E, "__syncthreads();  // the buffer is free again");
     E->indent--;
-    line(E, "} else");
-    line(E, "#endif");
+    line(E, "}");
+    line(E, "#else");
     line(E, "{  // the pointer store: its addresses, its mask%s", conv ? ", the tile in the store's layout" : "");
     E->indent++;
     line(E, "tilec::unused(smem);  // (the staging buffer above is for the TMA path)");
@@ -325,4 +343,5 @@ void emit_tma_store(Emitter *E, const Op *op)
     emit_pointer_store(E, op);
     E->indent--;
     line(E, "}");
+    line(E, "#endif");
 }

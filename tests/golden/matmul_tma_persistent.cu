@@ -1232,23 +1232,29 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
         __syncthreads();
         // matmul.py:197  c_desc.store([offs_m, offs_n], acc.to(c_desc.dtype))
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the block goes out by TMA from shared memory
-        if (c_desc_shape1 % 8 == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column
+        {
             // acc_fp16 (L2) to stage2 in the tensor map's 128-byte swizzle
             #pragma unroll
             for (int e = 0; e < 128; e += 2)
                 *reinterpret_cast<__half2 *>(stage2(smem, L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))) = __floats2half2_rn(acc[e], acc[e + 1]);
             tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine
             __syncthreads();
-            if (threadIdx.x == 0) {  // one thread stores c_desc's 128x256 block at (offs_m, offs_n): 4 boxes; what lies past the tensor's edge is dropped
-                tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 0), offs_n, offs_m);
-                tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 64), offs_n + 64, offs_m);
-                tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 128), offs_n + 128, offs_m);
-                tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 192), offs_n + 192, offs_m);
-                tilec::tma_store_wait_read();  // the engine has read the buffer; its writes go on
+            if (c_desc_shape1 % 8 == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column
+                if (threadIdx.x == 0) {  // one thread stores c_desc's 128x256 block at (offs_m, offs_n): 4 boxes; what lies past the tensor's edge is dropped
+                    tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 0), offs_n, offs_m);
+                    tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 64), offs_n + 64, offs_m);
+                    tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 128), offs_n + 128, offs_m);
+                    tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 192), offs_n + 192, offs_m);
+                    tilec::tma_store_wait_read();  // the engine has read the buffer; its writes go on
+                }
+            } else {  // a row ends inside a 16-byte chunk, past which the engine would write: element by element
+                for (int e = threadIdx.x; e < 32768; e += 256)
+                    if ((uint32_t)(offs_m + e / 256) < (uint32_t)c_desc_shape0 && (uint32_t)(offs_n + e % 256) < (uint32_t)c_desc_shape1)
+                        c_desc_base[(int64_t)(offs_m + e / 256) * c_desc_stride0 + (offs_n + e % 256)] = *stage2(smem, e / 256, e % 256);
             }
             __syncthreads();  // the buffer is free again
-        } else
-        #endif
+        }
+        #else
         {  // the pointer store: its addresses, its mask, the tile in the store's layout
             tilec::unused(smem);  // (the staging buffer above is for the TMA path)
             __half *const c_start = c_desc_base + (((int64_t)offs_m * c_desc_stride0) + (int64_t)offs_n);
@@ -1294,6 +1300,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             for (int e = 0; e < 128; e += 8)
                 tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * c_desc_stride0)) + c_r1[(e & 7)], &acc_fp16_2[e], &c_in_bounds[e]);
         }
+        #endif
     }
 }
 

@@ -743,21 +743,27 @@ desc_axpb_kernel(__half *__restrict__ x_desc_base, int32_t x_desc_shape0, int32_
     for (int e = 0; e < 32; ++e)
         sum[e] = __hfma(x[e], __float2half(2.0f), __float2half(1.0f));
     #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the block goes out by TMA from shared memory
-    if (y_desc_shape1 % 8 == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column
+    {
         // sum (L0) to stage0 in the tensor map's 128-byte swizzle
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
             tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), &sum[e]);
         tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine
         __syncthreads();
-        if (threadIdx.x == 0) {  // one thread stores y_desc's 32x128 block at (off_m, off_n): 2 boxes; what lies past the tensor's edge is dropped
-            tilec::tma_store_2d(&y_desc_tma, stage0(smem, 0, 0), off_n, off_m);
-            tilec::tma_store_2d(&y_desc_tma, stage0(smem, 0, 64), off_n + 64, off_m);
-            tilec::tma_store_wait_read();  // the engine has read the buffer; its writes go on
+        if (y_desc_shape1 % 8 == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column
+            if (threadIdx.x == 0) {  // one thread stores y_desc's 32x128 block at (off_m, off_n): 2 boxes; what lies past the tensor's edge is dropped
+                tilec::tma_store_2d(&y_desc_tma, stage0(smem, 0, 0), off_n, off_m);
+                tilec::tma_store_2d(&y_desc_tma, stage0(smem, 0, 64), off_n + 64, off_m);
+                tilec::tma_store_wait_read();  // the engine has read the buffer; its writes go on
+            }
+        } else {  // a row ends inside a 16-byte chunk, past which the engine would write: element by element
+            for (int e = threadIdx.x; e < 4096; e += 128)
+                if ((uint32_t)(off_m + e / 128) < (uint32_t)y_desc_shape0 && (uint32_t)(off_n + e % 128) < (uint32_t)y_desc_shape1)
+                    y_desc_base[(int64_t)(off_m + e / 128) * y_desc_stride0 + (off_n + e % 128)] = *stage0(smem, e / 128, e % 128);
         }
         __syncthreads();  // the buffer is free again
-    } else
-    #endif
+    }
+    #else
     {  // the pointer store: its addresses, its mask
         tilec::unused(smem);  // (the staging buffer above is for the TMA path)
         __half *const y_start = y_desc_base + (((int64_t)off_m * y_desc_stride0) + (int64_t)off_n);
@@ -789,6 +795,7 @@ desc_axpb_kernel(__half *__restrict__ x_desc_base, int32_t x_desc_shape0, int32_
         for (int e = 0; e < 32; e += 8)
             tilec::store_masked_vec<8>((y_start + ((int64_t)y_r0[(e >> 3)] * y_desc_stride0)) + y_r1[(e & 7)], &sum[e], &y_in_bounds[e]);
     }
+    #endif
 }
 
 #ifndef __CUDACC_RTC__

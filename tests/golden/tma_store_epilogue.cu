@@ -1170,20 +1170,26 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
         acc_3[e] = fminf(fmaxf(acc[e], (-4.0f)), 4.0f);
     // tma_store.py:30  c_desc.store([offs_m, offs_n], acc.to(tl.float16))
     #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the block goes out by TMA from shared memory
-    if (c_desc_shape1 % 8 == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column
+    {
         // acc_fp16 (L2) to stage2 in the tensor map's 128-byte swizzle
         #pragma unroll
         for (int e = 0; e < 32; e += 2)
             *reinterpret_cast<__half2 *>(stage2(smem, L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))) = __floats2half2_rn(acc_3[e], acc_3[e + 1]);
         tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine
         __syncthreads();
-        if (threadIdx.x == 0) {  // one thread stores c_desc's 64x64 block at (offs_m, offs_n): 1 box; what lies past the tensor's edge is dropped
-            tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 0), offs_n, offs_m);
-            tilec::tma_store_wait_read();  // the engine has read the buffer; its writes go on
+        if (c_desc_shape1 % 8 == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column
+            if (threadIdx.x == 0) {  // one thread stores c_desc's 64x64 block at (offs_m, offs_n): 1 box; what lies past the tensor's edge is dropped
+                tilec::tma_store_2d(&c_desc_tma, stage2(smem, 0, 0), offs_n, offs_m);
+                tilec::tma_store_wait_read();  // the engine has read the buffer; its writes go on
+            }
+        } else {  // a row ends inside a 16-byte chunk, past which the engine would write: element by element
+            for (int e = threadIdx.x; e < 4096; e += 128)
+                if ((uint32_t)(offs_m + e / 64) < (uint32_t)c_desc_shape0 && (uint32_t)(offs_n + e % 64) < (uint32_t)c_desc_shape1)
+                    c_desc_base[(int64_t)(offs_m + e / 64) * c_desc_stride0 + (offs_n + e % 64)] = *stage2(smem, e / 64, e % 64);
         }
         __syncthreads();  // the buffer is free again
-    } else
-    #endif
+    }
+    #else
     {  // the pointer store: its addresses, its mask, the tile in the store's layout
         tilec::unused(smem);  // (the staging buffer above is for the TMA path)
         __half *const c_start = c_desc_base + (((int64_t)offs_m * c_desc_stride0) + (int64_t)offs_n);
@@ -1229,6 +1235,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
         for (int e = 0; e < 32; e += 8)
             tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * c_desc_stride0)) + c_r1[(e & 7)], &acc_fp16_2[e], &c_in_bounds[e]);
     }
+    #endif
 }
 
 #ifndef __CUDACC_RTC__
