@@ -120,6 +120,13 @@ static bool ix_bit(const RegIx *S, int b, int *var, int *bit)
     return false;
 }
 
+/* ix_bit, also false for a bit of the register loop's counter e that its step
+ * leaves 0 (E->e_zero_bits): inside `e += 8`, (e & 7) is 0 and prints as no term. */
+static bool ix_bit_live(const Emitter *E, const RegIx *S, int b, int *var, int *bit)
+{
+    return ix_bit(S, b, var, bit) && !(*bit < E->e_zero_bits && !strcmp(S->var[*var], "e"));
+}
+
 /* How many low bits counter v can have set when S is below 2^nbits (-1: unknown): known
  * through a top run, by its end, or by S's bound where the run is unmasked. */
 static int ix_var_bits(const RegIx *S, int v, int nbits)
@@ -177,7 +184,7 @@ const char *move_bits(Emitter *E, const char *src, const int *from, const int *t
     RegIx S = ix_get(E, src), R = {.nvar = 0};
     int var[LMAP_MAX_REG_BITS], bit[LMAP_MAX_REG_BITS], dst[LMAP_MAX_REG_BITS], k = 0;
     for (int t = 0; t < n; t++)
-        if (ix_bit(&S, from[t], &var[k], &bit[k]))
+        if (ix_bit_live(E, &S, from[t], &var[k], &bit[k]))
             dst[k++] = to[t];
     StrBuf text = {0};
     for (int i = 0; i < k;) {
@@ -261,7 +268,7 @@ static const char *reg_coord(Emitter *E, const LayoutMap *m, int d, const char *
     int n = 0;
     for (int i = 0; i < m->nreg; i++) {
         int var, bit;
-        if (m->reg[i].dim == d && ix_bit(&S, i, &var, &bit))
+        if (m->reg[i].dim == d && ix_bit_live(E, &S, i, &var, &bit))
             mv[n++] = (BitMove){(int8_t)var, (int8_t)bit, m->reg[i].bit};
     }
     StrBuf t = {0};

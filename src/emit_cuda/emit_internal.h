@@ -47,6 +47,7 @@ typedef struct Emitter {
     const TirFunc *f;
     const EmitOptions *opt;
     int indent;
+    int e_zero_bits; /* inside a loop over registers stepping e by 2^k: k (its low bits are 0) */
     ValInfo *vi;
     StrMap names;          /* C names taken so far */
     StrMap next_suffix;    /* base name -> the next _N to try for it */

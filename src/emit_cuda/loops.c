@@ -7,12 +7,23 @@
 
 #include <string.h>
 
+/* The low bits of e that a loop stepping by `step` leaves 0, so that the
+ * indices printed inside drop the terms they feed ((e & 1) with e += 2). */
+static int zero_bits_of_step(int step)
+{
+    int k = 0;
+    while ((step >> k) > 1 && !((step >> k) & 1))
+        k++;
+    return (1 << k) == step ? k : 0;
+}
+
 /* Opens the loop over a thread's `n` register elements in steps of `step` and
  * returns the index to use inside it.  One step needs no loop: index 0. */
 const char *elem_loop_open(Emitter *E, int n, int step)
 {
     if (n == step)
         return "0";
+    E->e_zero_bits = zero_bits_of_step(step);
     line(E, "#pragma unroll");
     if (step == 1)
         line(E, "for (int e = 0; e < %d; ++e)", n);
@@ -26,6 +37,7 @@ void elem_loop_close(Emitter *E, int n, int step)
 {
     if (n != step)
         E->indent--;
+    E->e_zero_bits = 0;
 }
 
 /* The same for a body of several statements (`multi`): in braces, which
@@ -36,6 +48,7 @@ const char *elem_open_step(Emitter *E, int n, int step, bool multi)
     if (!multi)
         return elem_loop_open(E, n, step);
     if (n > step) {
+        E->e_zero_bits = zero_bits_of_step(step);
         line(E, "#pragma unroll");
         if (step == 1)
             line(E, "for (int e = 0; e < %d; ++e) {", n);
@@ -58,6 +71,7 @@ void elem_close(Emitter *E, int n, bool multi)
     }
     E->indent--;
     line(E, "}");
+    E->e_zero_bits = 0;
 }
 
 const char *value_elem(Emitter *E, const void *v, const Value *ctx, const char *idx) { return value_at(E, v, ctx, idx); }

@@ -737,7 +737,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     __half q[64];  // [128x64] fp16, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::load<8>(&q[e], (((Q + (off_z * stride_qz)) + (off_h * stride_qh)) + (offs_m[(e >> 3)] * stride_qm)) + offs_d[(e & 7)], row_ok_2[(e >> 3)], __float2half(0.0f));
+        tilec::load<8>(&q[e], (((Q + (off_z * stride_qz)) + (off_h * stride_qh)) + (offs_m[(e >> 3)] * stride_qm)) + offs_d[0], row_ok_2[(e >> 3)], __float2half(0.0f));
     // attention.py:54  k_base = K + off_z * stride_kz + off_h * stride_kh
     __half *const k_base = (K + (off_z * stride_kz)) + (off_h * stride_kh);
     // attention.py:55  v_base = V + off_z * stride_vz + off_h * stride_vh
@@ -750,7 +750,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     // q (L0) to stage0, once: the tl.dot in the loop below reads it there in every iteration
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), &q[e]);
+        tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 4), L0_col), &q[e]);
     #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
     tilec::fence_proxy_async();  // this thread's stores, visible to wgmma's reads
     #endif
@@ -773,12 +773,12 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), (k_base + (cols[(e >> 3)] * stride_kn)) + offs_d[(e & 7)], in_range && col_ok[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, i, L0_row + ((e >> 3) << 4), L0_col), (k_base + (cols[(e >> 3)] * stride_kn)) + offs_d[0], in_range && col_ok[(e >> 3)]);
         // attention.py:81  v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
         // cp.async into slot i of stage2: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage2(smem, i, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), (v_base + (cols[(e >> 3)] * stride_vn)) + offs_d[(e & 7)], in_range && col_ok[(e >> 3)]);
+            tilec::cp_async<16>(stage2(smem, i, L0_row + ((e >> 3) << 4), L0_col), (v_base + (cols[(e >> 3)] * stride_vn)) + offs_d[0], in_range && col_ok[(e >> 3)]);
         tilec::cp_async_commit();
     }
     // attention.py:64  for start_n in range(0, hi, BLOCK_N):
@@ -818,12 +818,12 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
-                tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), (k_base + (cols_2[(e >> 3)] * stride_kn)) + offs_d[(e & 7)], in_range_2 && col_ok_2[(e >> 3)]);
+                tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col), (k_base + (cols_2[(e >> 3)] * stride_kn)) + offs_d[0], in_range_2 && col_ok_2[(e >> 3)]);
             // attention.py:81  v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
             // cp.async into slot write_slot of stage2: 16-byte copies, zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
-                tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), (v_base + (cols_2[(e >> 3)] * stride_vn)) + offs_d[(e & 7)], in_range_2 && col_ok_2[(e >> 3)]);
+                tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col), (v_base + (cols_2[(e >> 3)] * stride_vn)) + offs_d[0], in_range_2 && col_ok_2[(e >> 3)]);
             tilec::cp_async_commit();
             // attention.py:73  qk = tl.dot(q, tl.trans(k)) * qk_scale
             // operand B in slot read_slot of stage1, read by the tl.dot below
@@ -1066,17 +1066,17 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
         for (int e = 0; e < 64; e += 2)
-            *reinterpret_cast<__half2 *>(&buf[cvt4_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 5) << 6)), L2_col + ((e & 1) + (((e >> 2) & 7) << 3)))]) = __floats2half2_rn(acc_3[e], acc_3[e + 1]);
+            *reinterpret_cast<__half2 *>(&buf[cvt4_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 5) << 6)), L2_col + (((e >> 2) & 7) << 3))]) = __floats2half2_rn(acc_3[e], acc_3[e + 1]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 64; e += 8)
-            tilec::load<8>(&acc_fp16[e], &buf[cvt4_at(L0_row + ((e >> 3) << 4), L0_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt4_at(L0_row + ((e >> 3) << 4), L0_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::store_global<8>((((Out + (off_z * stride_oz)) + (off_h * stride_oh)) + (offs_m[(e >> 3)] * stride_om)) + offs_d[(e & 7)], &acc_fp16[e], row_ok_2[(e >> 3)]);
+        tilec::store_global<8>((((Out + (off_z * stride_oz)) + (off_h * stride_oh)) + (offs_m[(e >> 3)] * stride_om)) + offs_d[0], &acc_fp16[e], row_ok_2[(e >> 3)]);
 }
 
 #ifndef __CUDACC_RTC__

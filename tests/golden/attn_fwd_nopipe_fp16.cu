@@ -606,7 +606,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     __half q[32];  // [64x64] fp16, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::load<8>(&q[e], (((Q + (off_z * stride_qz)) + (off_h * stride_qh)) + (offs_m[(e >> 3)] * stride_qm)) + offs_d[(e & 7)], row_ok_2[(e >> 3)], __float2half(0.0f));
+        tilec::load<8>(&q[e], (((Q + (off_z * stride_qz)) + (off_h * stride_qh)) + (offs_m[(e >> 3)] * stride_qm)) + offs_d[0], row_ok_2[(e >> 3)], __float2half(0.0f));
     // attention.py:54  k_base = K + off_z * stride_kz + off_h * stride_kh
     __half *const k_base = (K + (off_z * stride_kz)) + (off_h * stride_kh);
     // attention.py:55  v_base = V + off_z * stride_vz + off_h * stride_vh
@@ -617,7 +617,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     // q (L0) to stage0, once: the tl.dot in the loop below reads its fragments there in every iteration
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), &q[e]);
+        tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 4), L0_col), &q[e]);
     __syncthreads();
     // attention.py:64  for start_n in range(0, hi, BLOCK_N):
     float l_i[2];  // [64] fp32, L3
@@ -647,13 +647,13 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         __half k[16];  // [32x64] fp16, L0, 16-byte loads
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::load<8>(&k[e], (k_base + (cols[(e >> 3)] * stride_kn)) + offs_d[(e & 7)], col_ok[(e >> 3)], __float2half(0.0f));
+            tilec::load<8>(&k[e], (k_base + (cols[(e >> 3)] * stride_kn)) + offs_d[0], col_ok[(e >> 3)], __float2half(0.0f));
         // attention.py:73  qk = tl.dot(q, tl.trans(k)) * qk_scale
         uint32_t b_frag[32];  // [64x32] fp16, L8: operand B fragments, 2 elements per register
         {  // L2 -> L8 through shared memory (stage1)
             #pragma unroll
             for (int e = 0; e < 16; e += 8)
-                tilec::store<8>(stage1(smem, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), &k[e]);
+                tilec::store<8>(stage1(smem, L0_row + ((e >> 3) << 4), L0_col), &k[e]);
             __syncthreads();
             // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
             const int ld_row = (lane & 7) + ((lane >> 4) << 3), ld_col = ((lane >> 3) & 1) << 3;
@@ -772,7 +772,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         __half v_2[16];  // [32x64] fp16, L0, 16-byte loads
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::load<8>(&v_2[e], (v_base + (cols[(e >> 3)] * stride_vn)) + offs_d[(e & 7)], col_ok[(e >> 3)], __float2half(0.0f));
+            tilec::load<8>(&v_2[e], (v_base + (cols[(e >> 3)] * stride_vn)) + offs_d[0], col_ok[(e >> 3)], __float2half(0.0f));
         // attention.py:82  acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
         uint32_t a_frag[8];  // [64x32] fp16, L7: operand A fragments, 2 elements per register
         // L1 -> L7 in registers: each thread already holds the elements of its fragments
@@ -783,7 +783,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         {  // L0 -> L8 through shared memory (stage2)
             #pragma unroll
             for (int e = 0; e < 16; e += 8)
-                tilec::store<8>(stage2(smem, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), &v_2[e]);
+                tilec::store<8>(stage2(smem, L0_row + ((e >> 3) << 4), L0_col), &v_2[e]);
             __syncthreads();
             // ldmatrix.trans.x4 into v_3: lane l gives the address of row l % 8 of 8x8 matrix l / 8
             const int ld_row = lane & 15, ld_col = (lane >> 4) << 3;
@@ -831,12 +831,12 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&acc_fp16[e], &buf[cvt3_at(L0_row + ((e >> 3) << 4), L0_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt3_at(L0_row + ((e >> 3) << 4), L0_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store_global<8>((((Out + (off_z * stride_oz)) + (off_h * stride_oh)) + (offs_m[(e >> 3)] * stride_om)) + offs_d[(e & 7)], &acc_fp16[e], row_ok_2[(e >> 3)]);
+        tilec::store_global<8>((((Out + (off_z * stride_oz)) + (off_h * stride_oh)) + (offs_m[(e >> 3)] * stride_om)) + offs_d[0], &acc_fp16[e], row_ok_2[(e >> 3)]);
 }
 
 #ifndef __CUDACC_RTC__

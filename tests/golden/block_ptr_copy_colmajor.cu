@@ -391,7 +391,7 @@ colmajor_copy_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32
     float *x_block_ptrs[4];  // [64x32] fp32, L0: one pointer per 4-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 4)
-        x_block_ptrs[e / 4] = (x_block_start + x_block_r0[(e & 3)]) + ((int64_t)x_block_r1[(e >> 2)] * (int64_t)ld_x);
+        x_block_ptrs[e / 4] = (x_block_start + x_block_r0[0]) + ((int64_t)x_block_r1[(e >> 2)] * (int64_t)ld_x);
     int32_t x_block_i0[4];  // [64x1] i32, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)
@@ -428,7 +428,7 @@ colmajor_copy_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32
     float *y_block_ptrs[4];  // [64x32] fp32, L0: one pointer per 4-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 4)
-        y_block_ptrs[e / 4] = (y_block_start + y_block_r0[(e & 3)]) + ((int64_t)y_block_r1[(e >> 2)] * (int64_t)ld_y);
+        y_block_ptrs[e / 4] = (y_block_start + y_block_r0[0]) + ((int64_t)y_block_r1[(e >> 2)] * (int64_t)ld_y);
     int32_t y_block_i0[4];  // [64x1] i32, L0
     #pragma unroll
     for (int e = 0; e < 4; ++e)

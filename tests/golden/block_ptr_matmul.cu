@@ -648,7 +648,7 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * (int64_t)stride_am)) + a_r1[(e & 7)];
+        a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * (int64_t)stride_am)) + a_r1[0];
     __half *const b_start = b_ptr + prod_2;
     int32_t b_r0[2];  // [32x1] i32, L1
     #pragma unroll
@@ -661,7 +661,7 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
     __half *b_ptrs[2];  // [32x64] fp16, L1: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        b_ptrs[e / 8] = (b_start + ((int64_t)b_r0[(e >> 3)] * (int64_t)stride_bk)) + b_r1[(e & 7)];
+        b_ptrs[e / 8] = (b_start + ((int64_t)b_r0[(e >> 3)] * (int64_t)stride_bk)) + b_r1[0];
     int32_t a_block_ptr_off0 = prod;
     int32_t a_block_ptr_off1 = 0;
     int32_t b_block_ptr_off0 = 0;
@@ -692,7 +692,7 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
         #pragma unroll
         for (int e = 0; e < 16; e += 8) {
-            const bool same = (((uint32_t)a_i0[(e >> 3)] < (uint32_t)M) & a_nonempty0) & (((uint32_t)a_i1[(e & 7)] < (uint32_t)K) & a_nonempty1);
+            const bool same = (((uint32_t)a_i0[(e >> 3)] < (uint32_t)M) & a_nonempty0) & (((uint32_t)a_i1[0] < (uint32_t)K) & a_nonempty1);
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 a_in_bounds[e + j] = same;
@@ -728,12 +728,12 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range && a_in_bounds[e]);
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], in_range && a_in_bounds[e]);
         // block_ptr_matmul.py:22  b = tl.load(b_block_ptr, boundary_check=(0, 1), padding_option="zero")
         // cp.async into slot i of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], &b_in_bounds[e], in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col), b_ptrs[e / 8], &b_in_bounds[e], in_range);
         tilec::cp_async_commit();
         // block_ptr_matmul.py:24  a_block_ptr = tl.advance(a_block_ptr, (0, BLOCK_K))
         #pragma unroll
@@ -805,7 +805,7 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
         #pragma unroll
         for (int e = 0; e < 16; e += 8) {
-            const bool same = (((uint32_t)a_i0_2[(e >> 3)] < (uint32_t)M) & a_nonempty0_2) & (((uint32_t)a_i1_2[(e & 7)] < (uint32_t)K) & a_nonempty1_2);
+            const bool same = (((uint32_t)a_i0_2[(e >> 3)] < (uint32_t)M) & a_nonempty0_2) & (((uint32_t)a_i1_2[0] < (uint32_t)K) & a_nonempty1_2);
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 a_in_bounds_2[e + j] = same;
@@ -841,12 +841,12 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && a_in_bounds_2[e]);
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], in_range_2 && a_in_bounds_2[e]);
         // block_ptr_matmul.py:22  b = tl.load(b_block_ptr, boundary_check=(0, 1), padding_option="zero")
         // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], &b_in_bounds_2[e], in_range_2);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col), b_ptrs[e / 8], &b_in_bounds_2[e], in_range_2);
         tilec::cp_async_commit();
         // block_ptr_matmul.py:20  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
@@ -901,13 +901,13 @@ block_ptr_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, 
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * (int64_t)stride_cm)) + c_r1[(e & 7)], &acc_fp16[e], &c_in_bounds[e]);
+        tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * (int64_t)stride_cm)) + c_r1[0], &acc_fp16[e], &c_in_bounds[e]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -412,7 +412,7 @@ col_max_kernel(float *__restrict__ X, float *__restrict__ OutMax, int32_t *__res
         // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::load_masked_vec<4>(&x[e], (X + (rows[(e >> 2)] * stride)) + cols[(e & 3)], &mask[e], __int_as_float(0xff800000));
+            tilec::load_masked_vec<4>(&x[e], (X + (rows[(e >> 2)] * stride)) + cols[0], &mask[e], __int_as_float(0xff800000));
         // col_max.py:34  chunk_max, chunk_row = tl.max(x, axis=0, return_indices=True)
         float chunk_max[4];  // [64] fp32, L1
         int32_t chunk_row[4];

@@ -455,7 +455,7 @@ cumsum_3d_after_flip_kernel(__half *__restrict__ b_ptr, float *__restrict__ suff
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        tilec::load_masked_vec<8>(&b[e], b_ptr + offs[((e & 7) << 1) | (e >> 3)], &mask[e], __float2half(0.0f));
+        tilec::load_masked_vec<8>(&b[e], b_ptr + offs[(e >> 3)], &mask[e], __float2half(0.0f));
     // cumsum_3d_after_flip.py:10  return tl.reshape(tl.reshape(tl.flip(tl.trans(tl.reshape(t, (128, 8))), 1), (8, 2, 64)), (32, 16, 2))    (in flipped_3d, inlined from line 21)
     __half b_2[16];  // [8x128] fp16, L3
     {  // reversed along dim 1 through shared memory (cvt0): each element goes to its mirrored place

@@ -668,7 +668,7 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
             #pragma unroll
             for (int j = 0; j < 4; ++j)
                 in_bounds[j] = t_ok_2[((e + j) & 7)] & in_range;
-            tilec::load_masked_vec<4>(&p_3[e], ((P + (b * stride_pb)) + (heads[(e >> 3)] * stride_ph)) + t[(e & 7)], in_bounds, 0.0f);
+            tilec::load_masked_vec<4>(&p_3[e], ((P + (b * stride_pb)) + (heads[(e >> 3)] * stride_ph)) + t[(e & 4)], in_bounds, 0.0f);
         }
         // attention.py:293  v = tl.load(V_cache + slot[:, None].to(tl.int64) * stride_vt + kv_head * stride_vh + offs_d[None, :], mask=t_ok[:, None], other=0.0)
         int32_t slot_2[16];  // [128] i32, L4
@@ -696,7 +696,7 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 128; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), ((V_cache + ((int64_t)slot_2[(e >> 3)] * (int64_t)stride_vt)) + (kv_head * stride_vh)) + offs_d[(e & 7)], in_range && t_ok_3[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col), ((V_cache + ((int64_t)slot_2[(e >> 3)] * (int64_t)stride_vt)) + (kv_head * stride_vh)) + offs_d[0], in_range && t_ok_3[(e >> 3)]);
         tilec::cp_async_commit();
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -751,7 +751,7 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
             #pragma unroll
             for (int j = 0; j < 4; ++j)
                 in_bounds_2[j] = t_ok_5[((e + j) & 7)] & in_range_2;
-            tilec::load_masked_vec<4>(&p_4[e], ((P + (b * stride_pb)) + (heads[(e >> 3)] * stride_ph)) + t_5[(e & 7)], in_bounds_2, 0.0f);
+            tilec::load_masked_vec<4>(&p_4[e], ((P + (b * stride_pb)) + (heads[(e >> 3)] * stride_ph)) + t_5[(e & 4)], in_bounds_2, 0.0f);
         }
         // attention.py:293  v = tl.load(V_cache + slot[:, None].to(tl.int64) * stride_vt + kv_head * stride_vh + offs_d[None, :], mask=t_ok[:, None], other=0.0)
         int32_t slot_4[16];  // [128] i32, L4
@@ -779,7 +779,7 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 128; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), ((V_cache + ((int64_t)slot_4[(e >> 3)] * (int64_t)stride_vt)) + (kv_head * stride_vh)) + offs_d[(e & 7)], in_range_2 && t_ok_6[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col), ((V_cache + ((int64_t)slot_4[(e >> 3)] * (int64_t)stride_vt)) + (kv_head * stride_vh)) + offs_d[0], in_range_2 && t_ok_6[(e >> 3)]);
         tilec::cp_async_commit();
         // attention.py:295  acc += tl.dot(p.to(v.dtype), v)
         uint32_t a_frag[32];  // [16x128] bf16, L5: operand A fragments, 2 elements per register
@@ -835,12 +835,12 @@ decode_pv_gather(float *__restrict__ P, __nv_bfloat16 *__restrict__ V_cache, int
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::load<8>(&acc_bf16[e], &buf[cvt4_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
+            tilec::load<8>(&acc_bf16[e], &buf[cvt4_at(L1_row + ((e >> 3) << 3), L1_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        tilec::store_global<8>(((Out + (b * stride_ob)) + (heads[(e >> 3)] * stride_oh)) + offs_d[(e & 7)], &acc_bf16[e]);
+        tilec::store_global<8>(((Out + (b * stride_ob)) + (heads[(e >> 3)] * stride_oh)) + offs_d[0], &acc_bf16[e]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -657,7 +657,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
         __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * (int64_t)stride_am)) + a_r1[(e & 7)];
+            a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * (int64_t)stride_am)) + a_r1[0];
         int32_t a_i0[2];  // [64x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 2; ++e)
@@ -672,7 +672,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
         #pragma unroll
         for (int e = 0; e < 16; e += 8) {
-            const bool same = (((uint32_t)a_i0[(e >> 3)] < (uint32_t)M) & a_nonempty0) & (((uint32_t)a_i1[(e & 7)] < (uint32_t)K) & a_nonempty1);
+            const bool same = (((uint32_t)a_i0[(e >> 3)] < (uint32_t)M) & a_nonempty0) & (((uint32_t)a_i1[0] < (uint32_t)K) & a_nonempty1);
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 a_in_bounds[e + j] = same;
@@ -690,7 +690,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
         __half *b_ptrs[2];  // [32x64] fp16, L1: one pointer per 8-element vector
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            b_ptrs[e / 8] = (b_start + ((int64_t)b_r0[(e >> 3)] * (int64_t)stride_bk)) + b_r1[(e & 7)];
+            b_ptrs[e / 8] = (b_start + ((int64_t)b_r0[(e >> 3)] * (int64_t)stride_bk)) + b_r1[0];
         int32_t b_i0[2];  // [32x1] i32, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
@@ -705,7 +705,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
         // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
         #pragma unroll
         for (int e = 0; e < 16; e += 8) {
-            const bool same = (((uint32_t)b_i0[(e >> 3)] < (uint32_t)K) & b_nonempty0) & (((uint32_t)b_i1[(e & 7)] < (uint32_t)N) & b_nonempty1);
+            const bool same = (((uint32_t)b_i0[(e >> 3)] < (uint32_t)K) & b_nonempty0) & (((uint32_t)b_i1[0] < (uint32_t)N) & b_nonempty1);
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 b_in_bounds[e + j] = same;
@@ -714,12 +714,12 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range && a_in_bounds[e]);
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], in_range && a_in_bounds[e]);
         // desc_matmul.py:20  b = b_desc.load([k, off_n])
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range && b_in_bounds[e]);
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col), b_ptrs[e / 8], in_range && b_in_bounds[e]);
         tilec::cp_async_commit();
     }
     // desc_matmul.py:18  for k in range(0, K, BLOCK_K):
@@ -799,7 +799,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
             __half *a_ptrs_2[2];  // [64x32] fp16, L0: one pointer per 8-element vector
             #pragma unroll
             for (int e = 0; e < 16; e += 8)
-                a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * (int64_t)stride_am)) + a_r1_2[(e & 7)];
+                a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * (int64_t)stride_am)) + a_r1_2[0];
             int32_t a_i0_2[2];  // [64x1] i32, L0
             #pragma unroll
             for (int e = 0; e < 2; ++e)
@@ -814,7 +814,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
             // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
             #pragma unroll
             for (int e = 0; e < 16; e += 8) {
-                const bool same = (((uint32_t)a_i0_2[(e >> 3)] < (uint32_t)M) & a_nonempty0_2) & (((uint32_t)a_i1_2[(e & 7)] < (uint32_t)K) & a_nonempty1_2);
+                const bool same = (((uint32_t)a_i0_2[(e >> 3)] < (uint32_t)M) & a_nonempty0_2) & (((uint32_t)a_i1_2[0] < (uint32_t)K) & a_nonempty1_2);
                 #pragma unroll
                 for (int j = 0; j < 8; ++j)
                     a_in_bounds_2[e + j] = same;
@@ -832,7 +832,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
             __half *b_ptrs_2[2];  // [32x64] fp16, L1: one pointer per 8-element vector
             #pragma unroll
             for (int e = 0; e < 16; e += 8)
-                b_ptrs_2[e / 8] = (b_start_2 + ((int64_t)b_r0_2[(e >> 3)] * (int64_t)stride_bk)) + b_r1_2[(e & 7)];
+                b_ptrs_2[e / 8] = (b_start_2 + ((int64_t)b_r0_2[(e >> 3)] * (int64_t)stride_bk)) + b_r1_2[0];
             int32_t b_i0_2[2];  // [32x1] i32, L1
             #pragma unroll
             for (int e = 0; e < 2; ++e)
@@ -847,7 +847,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
             // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
             #pragma unroll
             for (int e = 0; e < 16; e += 8) {
-                const bool same = (((uint32_t)b_i0_2[(e >> 3)] < (uint32_t)K) & b_nonempty0_2) & (((uint32_t)b_i1_2[(e & 7)] < (uint32_t)N) & b_nonempty1_2);
+                const bool same = (((uint32_t)b_i0_2[(e >> 3)] < (uint32_t)K) & b_nonempty0_2) & (((uint32_t)b_i1_2[0] < (uint32_t)N) & b_nonempty1_2);
                 #pragma unroll
                 for (int j = 0; j < 8; ++j)
                     b_in_bounds_2[e + j] = same;
@@ -856,12 +856,12 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
             // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 16; e += 8)
-                tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], in_range_2 && a_in_bounds_2[e]);
+                tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), a_ptrs_2[e / 8], in_range_2 && a_in_bounds_2[e]);
             // desc_matmul.py:20  b = b_desc.load([k, off_n])
             // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 16; e += 8)
-                tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs_2[e / 8], in_range_2 && b_in_bounds_2[e]);
+                tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col), b_ptrs_2[e / 8], in_range_2 && b_in_bounds_2[e]);
             tilec::cp_async_commit();
             // desc_matmul.py:18  for k in range(0, K, BLOCK_K):
             read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
@@ -900,7 +900,7 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
     // the same value in each run of 8 registers (constancy 16 along dim 1): computed once per run
     #pragma unroll
     for (int e = 0; e < 32; e += 8) {
-        const bool same = (((uint32_t)c_i0[(e >> 3)] < (uint32_t)M) & c_nonempty0) & (((uint32_t)c_i1[(e & 7)] < (uint32_t)N) & c_nonempty1);
+        const bool same = (((uint32_t)c_i0[(e >> 3)] < (uint32_t)M) & c_nonempty0) & (((uint32_t)c_i1[0] < (uint32_t)N) & c_nonempty1);
         #pragma unroll
         for (int j = 0; j < 8; ++j)
             c_in_bounds[e + j] = same;
@@ -911,17 +911,17 @@ desc_matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __hal
         // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
         for (int e = 0; e < 32; e += 2)
-            *reinterpret_cast<__half2 *>(&buf[cvt2_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
+            *reinterpret_cast<__half2 *>(&buf[cvt2_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e >> 2) << 3))]) = __floats2half2_rn(acc[e], acc[e + 1]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store_global<8>((c_start + ((int64_t)c_r0[(e >> 3)] * (int64_t)stride_cm)) + c_r1[(e & 7)], &acc_fp16[e], c_in_bounds[e]);
+        tilec::store_global<8>((c_start + ((int64_t)c_r0[(e >> 3)] * (int64_t)stride_cm)) + c_r1[0], &acc_fp16[e], c_in_bounds[e]);
 }
 
 #ifndef __CUDACC_RTC__

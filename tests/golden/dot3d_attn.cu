@@ -599,7 +599,7 @@ bmm3d_attn_kernel(__half *__restrict__ q_ptr, __half *__restrict__ k_ptr, __half
     __half q[32];  // [2x64x32] fp16, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::load<8>(&q[e], ((q_ptr + base[(e >> 4)]) + (rm[((e >> 3) & 1)] * 32)) + rd[(e & 7)], rm[((e >> 3) & 1)] < L, __float2half(0.0f));
+        tilec::load<8>(&q[e], ((q_ptr + base[(e >> 4)]) + (rm[((e >> 3) & 1)] * 32)) + rd[0], rm[((e >> 3) & 1)] < L, __float2half(0.0f));
     // dot3d.py:76  kt = tl.load(k_ptr + base + rd[None, :, None] + rn[None, None, :] * D, mask=rn[None, None, :] < L, other=0.0)
     int32_t rn_2[2];  // [64] i32, L11
     #pragma unroll
@@ -608,7 +608,7 @@ bmm3d_attn_kernel(__half *__restrict__ q_ptr, __half *__restrict__ k_ptr, __half
     __half kt[32];  // [2x32x64] fp16, L1, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::load<8>(&kt[e], ((k_ptr + base[(e >> 4)]) + rd[(e & 7)]) + (rn_2[((e >> 3) & 1)] * 32), rn_2[((e >> 3) & 1)] < L, __float2half(0.0f));
+        tilec::load<8>(&kt[e], ((k_ptr + base[(e >> 4)]) + rd[0]) + (rn_2[((e >> 3) & 1)] * 32), rn_2[((e >> 3) & 1)] < L, __float2half(0.0f));
     // dot3d.py:77  v = tl.load(v_ptr + base + rn[None, :, None] * D + rd[None, None, :], mask=rn[None, :, None] < L, other=0.0)
     int32_t rn_3[2];  // [64] i32, L5
     #pragma unroll
@@ -617,13 +617,13 @@ bmm3d_attn_kernel(__half *__restrict__ q_ptr, __half *__restrict__ k_ptr, __half
     __half v_2[32];  // [2x64x32] fp16, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::load<8>(&v_2[e], ((v_ptr + base[(e >> 4)]) + (rn_3[((e >> 3) & 1)] * 32)) + rd[(e & 7)], rn_3[((e >> 3) & 1)] < L, __float2half(0.0f));
+        tilec::load<8>(&v_2[e], ((v_ptr + base[(e >> 4)]) + (rn_3[((e >> 3) & 1)] * 32)) + rd[0], rn_3[((e >> 3) & 1)] < L, __float2half(0.0f));
     // dot3d.py:78  s = tl.dot(q, kt) * scale
     uint32_t q_2[16];  // [2x64x32] fp16, L14: operand A fragments, 2 elements per register
     {  // L0 -> L14 through shared memory (stage0)
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::store<8>(stage0(smem, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2 + (e & 7)), &q[e]);
+            tilec::store<8>(stage0(smem, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2), &q[e]);
         __syncthreads();
         // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int ld_row = (warp << 4) + (lane & 15), ld_col = (lane >> 4) << 3;
@@ -636,7 +636,7 @@ bmm3d_attn_kernel(__half *__restrict__ q_ptr, __half *__restrict__ k_ptr, __half
     {  // L1 -> L15 through shared memory (stage1)
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::store<8>(stage1(smem, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2 + (e & 7)), &kt[e]);
+            tilec::store<8>(stage1(smem, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2), &kt[e]);
         __syncthreads();
         // ldmatrix.x4 into kt_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int ld_row = (lane & 7) + ((lane >> 4) << 3), ld_col = ((lane >> 3) & 1) << 3;
@@ -712,7 +712,7 @@ bmm3d_attn_kernel(__half *__restrict__ q_ptr, __half *__restrict__ k_ptr, __half
     {  // L0 -> L15 through shared memory (stage2)
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::store<8>(stage2(smem, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2 + (e & 7)), &v_2[e]);
+            tilec::store<8>(stage2(smem, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2), &v_2[e]);
         __syncthreads();
         // ldmatrix.trans.x4 into v_3: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int ld_row = lane & 15, ld_col = (lane >> 4) << 3;
@@ -779,12 +779,12 @@ bmm3d_attn_kernel(__half *__restrict__ q_ptr, __half *__restrict__ k_ptr, __half
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&o_fp16[e], &buf[cvt3_at((e >> 4), L0_d1 + (((e >> 3) & 1) << 5), L0_d2 + (e & 7))]);
+            tilec::load<8>(&o_fp16[e], &buf[cvt3_at((e >> 4), L0_d1 + (((e >> 3) & 1) << 5), L0_d2)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store_global<8>(((o_ptr + base[(e >> 4)]) + (rm[((e >> 3) & 1)] * 32)) + rd[(e & 7)], &o_fp16[e], rm[((e >> 3) & 1)] < L);
+        tilec::store_global<8>(((o_ptr + base[(e >> 4)]) + (rm[((e >> 3) & 1)] * 32)) + rd[0], &o_fp16[e], rm[((e >> 3) & 1)] < L);
 }
 
 #ifndef __CUDACC_RTC__

@@ -680,12 +680,12 @@ bmm3d_acc_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ 
     __nv_bfloat16 *a_ptrs[4];  // [2x64x32] bf16, L0: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        a_ptrs[e / 8] = ((a_ptr + (rb[(e >> 4)] * stride_ab)) + (rm_2[((e >> 3) & 1)] * stride_am)) + (rk_2[(e & 7)] * 1);
+        a_ptrs[e / 8] = ((a_ptr + (rb[(e >> 4)] * stride_ab)) + (rm_2[((e >> 3) & 1)] * stride_am)) + (rk_2[0] * 1);
     // dot3d.py:46  b_ptrs = b_ptr + rb[:, None, None] * stride_bb + rk[None, :, None] * stride_bk + rn[None, None, :] * stride_bn
     __nv_bfloat16 *b_ptrs[4];  // [2x32x64] bf16, L1: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        b_ptrs[e / 8] = ((b_ptr + (rb[(e >> 4)] * stride_bb)) + (rk[((e >> 3) & 1)] * stride_bk)) + (rn[(e & 7)] * 1);
+        b_ptrs[e / 8] = ((b_ptr + (rb[(e >> 4)] * stride_bb)) + (rk[((e >> 3) & 1)] * stride_bk)) + (rn[0] * 1);
     // dot3d.py:53  for k in range(0, K, BLOCK_K):
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 32);
@@ -698,7 +698,7 @@ bmm3d_acc_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ 
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2 + (e & 7)), a_ptrs[e / 8], in_range && ((rm_3[((e >> 3) & 1)] < M) & (rk_2[(e & 7)] < (K - k_ahead))));
+            tilec::cp_async<16>(stage0(smem, i, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2), a_ptrs[e / 8], in_range && ((rm_3[((e >> 3) & 1)] < M) & (rk_2[0] < (K - k_ahead))));
         // dot3d.py:55  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0)
         // cp.async into slot i of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
@@ -707,7 +707,7 @@ bmm3d_acc_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ 
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds[j] = (rk[(((e + j) >> 3) & 1)] < (K - k_ahead)) & (rn[((e + j) & 7)] < N);
-            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2 + (e & 7)), b_ptrs[e / 8], in_bounds, in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2), b_ptrs[e / 8], in_bounds, in_range);
         }
         tilec::cp_async_commit();
         // dot3d.py:57  a_ptrs += BLOCK_K * stride_ak
@@ -765,7 +765,7 @@ bmm3d_acc_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ 
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2 + (e & 7)), a_ptrs[e / 8], in_range_2 && ((rm_4[((e >> 3) & 1)] < M) & (rk_2[(e & 7)] < (K - k_ahead_2))));
+            tilec::cp_async<16>(stage0(smem, write_slot, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2), a_ptrs[e / 8], in_range_2 && ((rm_4[((e >> 3) & 1)] < M) & (rk_2[0] < (K - k_ahead_2))));
         // dot3d.py:55  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0)
         // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
@@ -774,7 +774,7 @@ bmm3d_acc_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ 
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds_2[j] = (rk[(((e + j) >> 3) & 1)] < (K - k_ahead_2)) & (rn[((e + j) & 7)] < N);
-            tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2 + (e & 7)), b_ptrs[e / 8], in_bounds_2, in_range_2);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2), b_ptrs[e / 8], in_bounds_2, in_range_2);
         }
         tilec::cp_async_commit();
         // dot3d.py:53  for k in range(0, K, BLOCK_K):
@@ -805,7 +805,7 @@ bmm3d_acc_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ 
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 64; e += 8)
-            tilec::load<8>(&acc_bf16[e], &buf[cvt2_at((e >> 5), L1_d1 + (((e >> 3) & 3) << 4), L1_d2 + (e & 7))]);
+            tilec::load<8>(&acc_bf16[e], &buf[cvt2_at((e >> 5), L1_d1 + (((e >> 3) & 3) << 4), L1_d2)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
@@ -815,7 +815,7 @@ bmm3d_acc_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ 
         #pragma unroll
         for (int j = 0; j < 8; ++j)
             in_bounds_3[j] = (rm[(((e + j) >> 3) & 3)] < M) & (rn[((e + j) & 7)] < N);
-        tilec::store_masked_vec<8>(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 3) & 3)] * stride_cm)) + (rn[(e & 7)] * 1), &acc_bf16[e], in_bounds_3);
+        tilec::store_masked_vec<8>(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 3) & 3)] * stride_cm)) + (rn[0] * 1), &acc_bf16[e], in_bounds_3);
     }
 }
 

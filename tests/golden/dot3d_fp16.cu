@@ -701,7 +701,7 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
     __half *a_ptrs[4];  // [2x64x32] fp16, L0: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        a_ptrs[e / 8] = ((a_ptr + (rb[(e >> 4)] * stride_ab)) + (rm_2[((e >> 3) & 1)] * stride_am)) + (rk_2[(e & 7)] * 1);
+        a_ptrs[e / 8] = ((a_ptr + (rb[(e >> 4)] * stride_ab)) + (rm_2[((e >> 3) & 1)] * stride_am)) + (rk_2[0] * 1);
     // dot3d.py:20  b_ptrs = b_ptr + rb[:, None, None] * stride_bb + rk[None, :, None] * stride_bk + rn[None, None, :] * stride_bn
     int32_t rn_2[8];  // [64] i32, L10
     #pragma unroll
@@ -710,7 +710,7 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
     __half *b_ptrs[4];  // [2x32x64] fp16, L1: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        b_ptrs[e / 8] = ((b_ptr + (rb[(e >> 4)] * stride_bb)) + (rk[((e >> 3) & 1)] * stride_bk)) + (rn_2[(e & 7)] * 1);
+        b_ptrs[e / 8] = ((b_ptr + (rb[(e >> 4)] * stride_bb)) + (rk[((e >> 3) & 1)] * stride_bk)) + (rn_2[0] * 1);
     // dot3d.py:22  for k in range(0, K, BLOCK_K):
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 32);
@@ -729,7 +729,7 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2 + (e & 7)), a_ptrs[e / 8], in_range && ((rm_3[((e >> 3) & 1)] < M) & (rk_2[(e & 7)] < (K - k_ahead))));
+            tilec::cp_async<16>(stage0(smem, i, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2), a_ptrs[e / 8], in_range && ((rm_3[((e >> 3) & 1)] < M) & (rk_2[0] < (K - k_ahead))));
         // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
         // cp.async into slot i of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
@@ -738,7 +738,7 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds[j] = (rk[(((e + j) >> 3) & 1)] < (K - k_ahead)) & (rn_3[((e + j) & 7)] < N);
-            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2 + (e & 7)), b_ptrs[e / 8], in_bounds, in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2), b_ptrs[e / 8], in_bounds, in_range);
         }
         tilec::cp_async_commit();
         // dot3d.py:26  a_ptrs += BLOCK_K * stride_ak
@@ -809,7 +809,7 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2 + (e & 7)), a_ptrs[e / 8], in_range_2 && ((rm_4[((e >> 3) & 1)] < M) & (rk_2[(e & 7)] < (K - k_ahead_2))));
+            tilec::cp_async<16>(stage0(smem, write_slot, (e >> 4) * 64 + L0_d1 + (((e >> 3) & 1) << 5), L0_d2), a_ptrs[e / 8], in_range_2 && ((rm_4[((e >> 3) & 1)] < M) & (rk_2[0] < (K - k_ahead_2))));
         // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
@@ -818,7 +818,7 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds_2[j] = (rk[(((e + j) >> 3) & 1)] < (K - k_ahead_2)) & (rn_4[((e + j) & 7)] < N);
-            tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2 + (e & 7)), b_ptrs[e / 8], in_bounds_2, in_range_2);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, (e >> 4) * 32 + L1_d1 + (((e >> 3) & 1) << 4), L1_d2), b_ptrs[e / 8], in_bounds_2, in_range_2);
         }
         tilec::cp_async_commit();
         // dot3d.py:22  for k in range(0, K, BLOCK_K):
@@ -858,7 +858,7 @@ bmm3d_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__re
         #pragma unroll
         for (int j = 0; j < 4; ++j)
             in_bounds_3[j] = (rm[(((e + j) >> 2) & 7)] < M) & (rn[((e + j) & 3)] < N);
-        tilec::store_masked_vec<4>(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 2) & 7)] * stride_cm)) + (rn[(e & 3)] * 1), &acc_3[e], in_bounds_3);
+        tilec::store_masked_vec<4>(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 2) & 7)] * stride_cm)) + (rn[0] * 1), &acc_3[e], in_bounds_3);
     }
 }
 

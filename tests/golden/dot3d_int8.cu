@@ -696,7 +696,7 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
     int8_t *a_ptrs[2];  // [2x64x32] i8, L0: one pointer per 16-element vector
     #pragma unroll
     for (int e = 0; e < 32; e += 16)
-        a_ptrs[e / 16] = ((a_ptr + (rb[(e >> 4)] * stride_ab)) + (rm_2[0] * stride_am)) + (rk_2[(e & 15)] * 1);
+        a_ptrs[e / 16] = ((a_ptr + (rb[(e >> 4)] * stride_ab)) + (rm_2[0] * stride_am)) + (rk_2[0] * 1);
     // dot3d.py:46  b_ptrs = b_ptr + rb[:, None, None] * stride_bb + rk[None, :, None] * stride_bk + rn[None, None, :] * stride_bn
     int32_t rn_2[16];  // [64] i32, L10
     #pragma unroll
@@ -705,7 +705,7 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
     int8_t *b_ptrs[2];  // [2x32x64] i8, L1: one pointer per 16-element vector
     #pragma unroll
     for (int e = 0; e < 32; e += 16)
-        b_ptrs[e / 16] = ((b_ptr + (rb[(e >> 4)] * stride_bb)) + (rk[0] * stride_bk)) + (rn_2[(e & 15)] * 1);
+        b_ptrs[e / 16] = ((b_ptr + (rb[(e >> 4)] * stride_bb)) + (rk[0] * stride_bk)) + (rn_2[0] * 1);
     // dot3d.py:53  for k in range(0, K, BLOCK_K):
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 32);
@@ -726,7 +726,7 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
             #pragma unroll
             for (int j = 0; j < 16; ++j)
                 in_bounds[j] = (rm_3[0] < M) & (rk_2[((e + j) & 15)] < (K - k_ahead));
-            tilec::cp_async_masked_vec<16, 16>(stage0(smem, i, (e >> 4) * 64 + L0_d1, L0_d2 + (e & 15)), a_ptrs[e / 16], in_bounds, in_range);
+            tilec::cp_async_masked_vec<16, 16>(stage0(smem, i, (e >> 4) * 64 + L0_d1, L0_d2), a_ptrs[e / 16], in_bounds, in_range);
         }
         // dot3d.py:55  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0)
         // cp.async into slot i of stage1: 16-byte copy when all 16 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
@@ -736,7 +736,7 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
             #pragma unroll
             for (int j = 0; j < 16; ++j)
                 in_bounds_2[j] = (rk[0] < (K - k_ahead)) & (rn_3[((e + j) & 15)] < N);
-            tilec::cp_async_masked_vec<16, 16>(stage1(smem, i, (e >> 4) * 32 + L1_d1, L1_d2 + (e & 15)), b_ptrs[e / 16], in_bounds_2, in_range);
+            tilec::cp_async_masked_vec<16, 16>(stage1(smem, i, (e >> 4) * 32 + L1_d1, L1_d2), b_ptrs[e / 16], in_bounds_2, in_range);
         }
         tilec::cp_async_commit();
         // dot3d.py:57  a_ptrs += BLOCK_K * stride_ak
@@ -805,7 +805,7 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
             #pragma unroll
             for (int j = 0; j < 16; ++j)
                 in_bounds_3[j] = (rm_4[0] < M) & (rk_2[((e + j) & 15)] < (K - k_ahead_2));
-            tilec::cp_async_masked_vec<16, 16>(stage0(smem, write_slot, (e >> 4) * 64 + L0_d1, L0_d2 + (e & 15)), a_ptrs[e / 16], in_bounds_3, in_range_2);
+            tilec::cp_async_masked_vec<16, 16>(stage0(smem, write_slot, (e >> 4) * 64 + L0_d1, L0_d2), a_ptrs[e / 16], in_bounds_3, in_range_2);
         }
         // dot3d.py:55  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0)
         // cp.async into slot write_slot of stage1: 16-byte copy when all 16 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
@@ -815,7 +815,7 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
             #pragma unroll
             for (int j = 0; j < 16; ++j)
                 in_bounds_4[j] = (rk[0] < (K - k_ahead_2)) & (rn_4[((e + j) & 15)] < N);
-            tilec::cp_async_masked_vec<16, 16>(stage1(smem, write_slot, (e >> 4) * 32 + L1_d1, L1_d2 + (e & 15)), b_ptrs[e / 16], in_bounds_4, in_range_2);
+            tilec::cp_async_masked_vec<16, 16>(stage1(smem, write_slot, (e >> 4) * 32 + L1_d1, L1_d2), b_ptrs[e / 16], in_bounds_4, in_range_2);
         }
         tilec::cp_async_commit();
         // dot3d.py:53  for k in range(0, K, BLOCK_K):
@@ -855,7 +855,7 @@ bmm3d_acc_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t
         #pragma unroll
         for (int j = 0; j < 4; ++j)
             in_bounds_5[j] = (rm[(((e + j) >> 2) & 7)] < M) & (rn[((e + j) & 3)] < N);
-        tilec::store_masked_vec<4>(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 2) & 7)] * stride_cm)) + (rn[(e & 3)] * 1), &acc_3[e], in_bounds_5);
+        tilec::store_masked_vec<4>(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 2) & 7)] * stride_cm)) + (rn[0] * 1), &acc_3[e], in_bounds_5);
     }
 }
 

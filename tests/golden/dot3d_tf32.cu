@@ -683,12 +683,12 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
     float *a_ptrs[4];  // [2x64x16] fp32, L0: one pointer per 4-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 4)
-        a_ptrs[e / 4] = ((a_ptr + (rb[(e >> 3)] * stride_ab)) + (rm_2[((e >> 2) & 1)] * stride_am)) + (rk_2[(e & 3)] * 1);
+        a_ptrs[e / 4] = ((a_ptr + (rb[(e >> 3)] * stride_ab)) + (rm_2[((e >> 2) & 1)] * stride_am)) + (rk_2[0] * 1);
     // dot3d.py:20  b_ptrs = b_ptr + rb[:, None, None] * stride_bb + rk[None, :, None] * stride_bk + rn[None, None, :] * stride_bn
     float *b_ptrs[4];  // [2x16x64] fp32, L1: one pointer per 4-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 4)
-        b_ptrs[e / 4] = ((b_ptr + (rb[(e >> 3)] * stride_bb)) + (rk[((e >> 2) & 1)] * stride_bk)) + (rn[(e & 3)] * 1);
+        b_ptrs[e / 4] = ((b_ptr + (rb[(e >> 3)] * stride_bb)) + (rk[((e >> 2) & 1)] * stride_bk)) + (rn[0] * 1);
     // dot3d.py:22  for k in range(0, K, BLOCK_K):
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 16);
@@ -705,7 +705,7 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
             #pragma unroll
             for (int j = 0; j < 4; ++j)
                 in_bounds[j] = (rm_3[(((e + j) >> 2) & 1)] < M) & (rk_2[((e + j) & 3)] < (K - k_ahead));
-            tilec::cp_async_masked_vec<16, 4>(stage0(smem, i, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2 + (e & 3)), a_ptrs[e / 4], in_bounds, in_range);
+            tilec::cp_async_masked_vec<16, 4>(stage0(smem, i, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2), a_ptrs[e / 4], in_bounds, in_range);
         }
         // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
         // cp.async into slot i of stage1: 16-byte copy when all 4 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
@@ -715,7 +715,7 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
             #pragma unroll
             for (int j = 0; j < 4; ++j)
                 in_bounds_2[j] = (rk[(((e + j) >> 2) & 1)] < (K - k_ahead)) & (rn[((e + j) & 3)] < N);
-            tilec::cp_async_masked_vec<16, 4>(stage1(smem, i, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2 + (e & 3)), b_ptrs[e / 4], in_bounds_2, in_range);
+            tilec::cp_async_masked_vec<16, 4>(stage1(smem, i, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2), b_ptrs[e / 4], in_bounds_2, in_range);
         }
         tilec::cp_async_commit();
         // dot3d.py:26  a_ptrs += BLOCK_K * stride_ak
@@ -787,7 +787,7 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
             #pragma unroll
             for (int j = 0; j < 4; ++j)
                 in_bounds_3[j] = (rm_4[(((e + j) >> 2) & 1)] < M) & (rk_2[((e + j) & 3)] < (K - k_ahead_2));
-            tilec::cp_async_masked_vec<16, 4>(stage0(smem, write_slot, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2 + (e & 3)), a_ptrs[e / 4], in_bounds_3, in_range_2);
+            tilec::cp_async_masked_vec<16, 4>(stage0(smem, write_slot, (e >> 3) * 64 + L0_d1 + (((e >> 2) & 1) << 5), L0_d2), a_ptrs[e / 4], in_bounds_3, in_range_2);
         }
         // dot3d.py:24  b = tl.load(b_ptrs, mask=(rk[None, :, None] < K - k) & (rn[None, None, :] < N), other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copy when all 4 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
@@ -797,7 +797,7 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
             #pragma unroll
             for (int j = 0; j < 4; ++j)
                 in_bounds_4[j] = (rk[(((e + j) >> 2) & 1)] < (K - k_ahead_2)) & (rn[((e + j) & 3)] < N);
-            tilec::cp_async_masked_vec<16, 4>(stage1(smem, write_slot, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2 + (e & 3)), b_ptrs[e / 4], in_bounds_4, in_range_2);
+            tilec::cp_async_masked_vec<16, 4>(stage1(smem, write_slot, (e >> 3) * 16 + L1_d1 + (((e >> 2) & 1) << 3), L1_d2), b_ptrs[e / 4], in_bounds_4, in_range_2);
         }
         tilec::cp_async_commit();
         // dot3d.py:22  for k in range(0, K, BLOCK_K):
@@ -837,7 +837,7 @@ bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__rest
         #pragma unroll
         for (int j = 0; j < 4; ++j)
             in_bounds_5[j] = (rm[(((e + j) >> 2) & 7)] < M) & (rn[((e + j) & 3)] < N);
-        tilec::store_masked_vec<4>(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 2) & 7)] * stride_cm)) + (rn[(e & 3)] * 1), &acc_3[e], in_bounds_5);
+        tilec::store_masked_vec<4>(((c_ptr + (rb[(e >> 5)] * stride_cb)) + (rm[((e >> 2) & 7)] * stride_cm)) + (rn[0] * 1), &acc_3[e], in_bounds_5);
     }
 }
 

@@ -519,7 +519,7 @@ small_dot(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, float *__restr
     __half b[16];  // [32x64] fp16, L1, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        tilec::load<8>(&b[e], (b_ptr + (rk[(e >> 3)] * 64)) + rn_2[(e & 7)]);
+        tilec::load<8>(&b[e], (b_ptr + (rk[(e >> 3)] * 64)) + rn_2[0]);
     // dot_small_m.py:15  c = tl.dot(a, b)
     float c[4];  // [8x64] fp32, L2
     #pragma unroll

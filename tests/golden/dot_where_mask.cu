@@ -572,7 +572,7 @@ dot_where_mask_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, fl
     __half a[16];  // [64x32] fp16, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        tilec::load<8>(&a[e], (a_ptr + (rm_2[(e >> 3)] * 32)) + rk_2[(e & 7)]);
+        tilec::load<8>(&a[e], (a_ptr + (rm_2[(e >> 3)] * 32)) + rk_2[0]);
     // dot_where_mask.py:14  b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
     int32_t rn_2[8];  // [64] i32, L7
     #pragma unroll
@@ -581,13 +581,13 @@ dot_where_mask_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, fl
     __half b[16];  // [32x64] fp16, L1, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        tilec::load<8>(&b[e], (b_ptr + (rk[(e >> 3)] * 64)) + rn_2[(e & 7)]);
+        tilec::load<8>(&b[e], (b_ptr + (rk[(e >> 3)] * 64)) + rn_2[0]);
     // dot_where_mask.py:15  c = tl.dot(a, b)
     uint32_t a_2[16];  // [64x32] fp16, L11: operand A fragments, 2 elements per register
     {  // L0 -> L11 through shared memory (stage0)
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), &a[e]);
+            tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 5), L0_col), &a[e]);
         __syncthreads();
         // ldmatrix.x4 into a_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int ld_row = ((warp >> 1) << 4) + (lane & 15), ld_col = (lane >> 4) << 3;
@@ -600,7 +600,7 @@ dot_where_mask_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, fl
     {  // L1 -> L12 through shared memory (stage1)
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::store<8>(stage1(smem, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), &b[e]);
+            tilec::store<8>(stage1(smem, L1_row + ((e >> 3) << 4), L1_col), &b[e]);
         __syncthreads();
         // ldmatrix.trans.x4 into b_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int ld_row = lane & 15, ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
@@ -642,7 +642,7 @@ dot_where_mask_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, fl
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 4)
-        tilec::store_global<4>((c_ptr + (rm[(e >> 2)] * 64)) + rn[(e & 3)], &c_3[e]);
+        tilec::store_global<4>((c_ptr + (rm[(e >> 2)] * 64)) + rn[0], &c_3[e]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -458,7 +458,7 @@ flip_registers_reduce_kernel(float *__restrict__ x_ptr, float *__restrict__ sums
         // each run of 4 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 8; e += 4)
-            tilec::load<4>(&sums[e], &buf[cvt0_at(L0_base + ((e & 3) + ((e >> 2) << 7)))]);
+            tilec::load<4>(&sums[e], &buf[cvt0_at(L0_base + ((e >> 2) << 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
@@ -492,7 +492,7 @@ flip_registers_reduce_kernel(float *__restrict__ x_ptr, float *__restrict__ sums
         // each run of 4 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 8; e += 4)
-            tilec::load<4>(&maxes[e], &buf[cvt1_at(L0_base + ((e & 3) + ((e >> 2) << 7)))]);
+            tilec::load<4>(&maxes[e], &buf[cvt1_at(L0_base + ((e >> 2) << 7))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time

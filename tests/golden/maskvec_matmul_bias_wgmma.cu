@@ -803,12 +803,12 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     __half *a_ptrs[4];  // [64x64] fp16, L0: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        a_ptrs[e / 8] = (a_ptr + (rows_2[(e >> 3)] * stride_am)) + (ks_2[(e & 7)] * 1);
+        a_ptrs[e / 8] = (a_ptr + (rows_2[(e >> 3)] * stride_am)) + (ks_2[0] * 1);
     // matmul.py:225  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __half *b_ptrs[8];  // [64x128] fp16, L1: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[0] * 1);
     // matmul.py:228  for k in range(0, K, BLOCK_K):
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 64);
@@ -839,7 +839,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds[j] = row_ok_2[((e + j) >> 3)] & (ks_2[((e + j) & 7)] < (K - k_ahead));
-            tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), a_ptrs[e / 8], in_bounds, in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 4), L0_col), a_ptrs[e / 8], in_bounds, in_range);
         }
         // matmul.py:231  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
         // cp.async into slot i of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
@@ -849,7 +849,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds_2[j] = (ks[((e + j) >> 3)] < (K - k_ahead)) & col_ok_2[((e + j) & 7)];
-            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_bounds_2, in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col), b_ptrs[e / 8], in_bounds_2, in_range);
         }
         tilec::cp_async_commit();
         // matmul.py:233  a_ptrs += BLOCK_K * stride_ak
@@ -951,7 +951,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
                 #pragma unroll
                 for (int j = 0; j < 8; ++j)
                     in_bounds_3[j] = row_ok_3[((e + j) >> 3)] & (ks_2[((e + j) & 7)] < (K - k_ahead_2));
-                tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col + (e & 7)), a_ptrs[e / 8], in_bounds_3, in_range_2);
+                tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col), a_ptrs[e / 8], in_bounds_3, in_range_2);
             }
             // matmul.py:231  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
             // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
@@ -961,7 +961,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
                 #pragma unroll
                 for (int j = 0; j < 8; ++j)
                     in_bounds_4[j] = (ks[((e + j) >> 3)] < (K - k_ahead_2)) & col_ok_3[((e + j) & 7)];
-                tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_bounds_4, in_range_2);
+                tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col), b_ptrs[e / 8], in_bounds_4, in_range_2);
             }
             tilec::cp_async_commit();
             // matmul.py:228  for k in range(0, K, BLOCK_K):
@@ -998,7 +998,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // each run of 2 consecutive elements comes back as one 8-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 2)
-            tilec::load<2>(&bias_2[e], &buf[cvt2_at(L3_col + ((e & 1) + ((e >> 1) << 3)))]);
+            tilec::load<2>(&bias_2[e], &buf[cvt2_at(L3_col + ((e >> 1) << 3))]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     float acc_3[64];  // [64x128] fp32, L3
@@ -1027,12 +1027,12 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
         for (int e = 0; e < 64; e += 2)
-            *reinterpret_cast<__half2 *>(&buf[cvt3_at(L3_row + (((e >> 1) & 1) << 3), L3_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2half2_rn(acc_4[e], acc_4[e + 1]);
+            *reinterpret_cast<__half2 *>(&buf[cvt3_at(L3_row + (((e >> 1) & 1) << 3), L3_col + ((e >> 2) << 3))]) = __floats2half2_rn(acc_4[e], acc_4[e + 1]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 64; e += 8)
-            tilec::load<8>(&acc_fp16[e], &buf[cvt3_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt3_at(L1_row + ((e >> 3) << 3), L1_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
@@ -1042,7 +1042,7 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         #pragma unroll
         for (int j = 0; j < 8; ++j)
             in_bounds_5[j] = row_ok[((e + j) >> 3)] & col_ok_4[((e + j) & 7)];
-        tilec::store_masked_vec<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + (cols[(e & 7)] * 1), &acc_fp16[e], in_bounds_5);
+        tilec::store_masked_vec<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + (cols[0] * 1), &acc_fp16[e], in_bounds_5);
     }
 }
 

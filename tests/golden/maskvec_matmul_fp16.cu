@@ -672,7 +672,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
     __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        a_ptrs[e / 8] = (a_ptr + (rows[(e >> 3)] * stride_am)) + (ks_2[(e & 7)] * 1);
+        a_ptrs[e / 8] = (a_ptr + (rows[(e >> 3)] * stride_am)) + (ks_2[0] * 1);
     // matmul.py:79  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __half *b_ptrs[16];  // [32x64] fp16, L1
     #pragma unroll
@@ -691,7 +691,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds[j] = ks_2[((e + j) & 7)] < (K - (k_ahead * 32));
-            tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_bounds, in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], in_bounds, in_range);
         }
         tilec::cp_async_commit();
         // matmul.py:90  a_ptrs += BLOCK_K * stride_ak
@@ -761,7 +761,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds_2[j] = ks_2[((e + j) & 7)] < (K - (k_ahead_2 * 32));
-            tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_bounds_2, in_range_2);
+            tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], in_bounds_2, in_range_2);
         }
         tilec::cp_async_commit();
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
@@ -803,7 +803,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&c_2[e], &buf[cvt2_at(L2_row + ((e >> 3) << 4), L2_col + (e & 7))]);
+            tilec::load<8>(&c_2[e], &buf[cvt2_at(L2_row + ((e >> 3) << 4), L2_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
@@ -813,7 +813,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
         #pragma unroll
         for (int j = 0; j < 8; ++j)
             in_bounds_3[j] = (out_rows[((e + j) >> 3)] < M) & (out_cols[((e + j) & 7)] < N);
-        tilec::store_masked_vec<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &c_2[e], in_bounds_3);
+        tilec::store_masked_vec<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[0] * 1), &c_2[e], in_bounds_3);
     }
 }
 

@@ -579,12 +579,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
     __half *at_ptrs[2];  // [32x64] fp16, L0: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        at_ptrs[e / 8] = (at_ptr + (ks_2[(e & 7)] * 1)) + (rows[(e >> 3)] * stride_atm);
+        at_ptrs[e / 8] = (at_ptr + (ks_2[0] * 1)) + (rows[(e >> 3)] * stride_atm);
     // matmul.py:292  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __half *b_ptrs[2];  // [32x64] fp16, L1: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[0] * 1);
     // matmul.py:294  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 32) - 1) / 32;
     for (int32_t i = 0; i < 2; i += 1) {
@@ -608,12 +608,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs[e / 8], in_range && k_ok_2[(e & 7)]);
+            tilec::cp_async<16>(stage0(smem, i, L0_col + ((e >> 3) << 5), L0_row), at_ptrs[e / 8], in_range && k_ok_2[0]);
         // matmul.py:297  b = tl.load(b_ptrs, mask=k_ok, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range && k_ok[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col), b_ptrs[e / 8], in_range && k_ok[(e >> 3)]);
         tilec::cp_async_commit();
         // matmul.py:299  at_ptrs += BLOCK_K * stride_atk
         #pragma unroll
@@ -680,12 +680,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_col + ((e >> 3) << 5), L0_row + (e & 7)), at_ptrs[e / 8], in_range_2 && k_ok_4[(e & 7)]);
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_col + ((e >> 3) << 5), L0_row), at_ptrs[e / 8], in_range_2 && k_ok_4[0]);
         // matmul.py:297  b = tl.load(b_ptrs, mask=k_ok, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && k_ok_3[(e >> 3)]);
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col), b_ptrs[e / 8], in_range_2 && k_ok_3[(e >> 3)]);
         tilec::cp_async_commit();
         // matmul.py:294  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
@@ -725,12 +725,12 @@ matmul_at_kernel(__half *__restrict__ at_ptr, __half *__restrict__ b_ptr, __half
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store_global<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &acc_fp16[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
+        tilec::store_global<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[0] * 1), &acc_fp16[e], (out_rows[(e >> 3)] < M) & (out_cols[0] < N));
 }
 
 #ifndef __CUDACC_RTC__

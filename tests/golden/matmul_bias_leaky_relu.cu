@@ -601,12 +601,12 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
     __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        a_ptrs[e / 8] = (a_ptr + (rows_2[(e >> 3)] * stride_am)) + (ks_2[(e & 7)] * 1);
+        a_ptrs[e / 8] = (a_ptr + (rows_2[(e >> 3)] * stride_am)) + (ks_2[0] * 1);
     // matmul.py:225  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __half *b_ptrs[2];  // [32x64] fp16, L1: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[0] * 1);
     // matmul.py:228  for k in range(0, K, BLOCK_K):
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 32);
@@ -623,12 +623,12 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range && (row_ok_2[(e >> 3)] & (ks_2[(e & 7)] < (K - k_ahead))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], in_range && (row_ok_2[(e >> 3)] & (ks_2[0] < (K - k_ahead))));
         // matmul.py:231  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range && ((ks[(e >> 3)] < (K - k_ahead)) & col_ok[(e & 7)]));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col), b_ptrs[e / 8], in_range && ((ks[(e >> 3)] < (K - k_ahead)) & col_ok[0]));
         tilec::cp_async_commit();
         // matmul.py:233  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
@@ -689,12 +689,12 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (row_ok_3[(e >> 3)] & (ks_2[(e & 7)] < (K - k_ahead_2))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], in_range_2 && (row_ok_3[(e >> 3)] & (ks_2[0] < (K - k_ahead_2))));
         // matmul.py:231  b = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & col_ok[None, :], other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && ((ks[(e >> 3)] < (K - k_ahead_2)) & col_ok[(e & 7)]));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col), b_ptrs[e / 8], in_range_2 && ((ks[(e >> 3)] < (K - k_ahead_2)) & col_ok[0]));
         tilec::cp_async_commit();
         // matmul.py:228  for k in range(0, K, BLOCK_K):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
@@ -756,12 +756,12 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::store_global<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + (cols[(e & 7)] * 1), &acc_fp16[e], row_ok[(e >> 3)] & col_ok[(e & 7)]);
+        tilec::store_global<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + (cols[0] * 1), &acc_fp16[e], row_ok[(e >> 3)] & col_ok[0]);
 }
 
 #ifndef __CUDACC_RTC__

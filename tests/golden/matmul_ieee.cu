@@ -593,7 +593,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     float *a_ptrs[2];  // [32x16] fp32, L0: one pointer per 4-element vector
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
-        a_ptrs[e / 4] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[(e & 3)] * 1);
+        a_ptrs[e / 4] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[0] * 1);
     // matmul.py:79  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     float *b_ptrs[16];  // [16x64] fp32, L1
     #pragma unroll
@@ -676,7 +676,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         #pragma unroll
         for (int j = 0; j < 4; ++j)
             in_bounds_2[j] = (out_rows[((e + j) >> 2)] < M) & (out_cols[((e + j) & 3)] < N);
-        tilec::store_masked_vec<4>((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[(e & 3)] * 1), &acc[e], in_bounds_2);
+        tilec::store_masked_vec<4>((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[0] * 1), &acc[e], in_bounds_2);
     }
 }
 

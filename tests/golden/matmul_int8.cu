@@ -568,12 +568,12 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
     int8_t *a_ptrs[8];  // [64x64] i8, L0: one pointer per 4-element vector
     #pragma unroll
     for (int e = 0; e < 32; e += 4)
-        a_ptrs[e / 4] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[(e & 3)] * 1);
+        a_ptrs[e / 4] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[0] * 1);
     // matmul.py:79  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     int8_t *b_ptrs[8];  // [64x64] i8, L0: one pointer per 4-element vector
     #pragma unroll
     for (int e = 0; e < 32; e += 4)
-        b_ptrs[e / 4] = (b_ptr + (ks[(e >> 2)] * stride_bk)) + (cols[(e & 3)] * 1);
+        b_ptrs[e / 4] = (b_ptr + (ks[(e >> 2)] * stride_bk)) + (cols[0] * 1);
     // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 64) - 1) / 64;
     for (int32_t i = 0; i < 2; i += 1) {
@@ -583,12 +583,12 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         // cp.async into slot i of stage0: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage0(smem, i, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), a_ptrs[e / 4], in_range && (ks_2[(e & 3)] < (K - (k_ahead * 64))));
+            tilec::cp_async<4>(stage0(smem, i, L0_row + ((e >> 2) << 3), L0_col), a_ptrs[e / 4], in_range && (ks_2[0] < (K - (k_ahead * 64))));
         // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage1(smem, i, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), b_ptrs[e / 4], in_range && (ks[(e >> 2)] < (K - (k_ahead * 64))));
+            tilec::cp_async<4>(stage1(smem, i, L0_row + ((e >> 2) << 3), L0_col), b_ptrs[e / 4], in_range && (ks[(e >> 2)] < (K - (k_ahead * 64))));
         tilec::cp_async_commit();
         // matmul.py:90  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
@@ -644,12 +644,12 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         // cp.async into slot write_slot of stage0: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage0(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), a_ptrs[e / 4], in_range_2 && (ks_2[(e & 3)] < (K - (k_ahead_2 * 64))));
+            tilec::cp_async<4>(stage0(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col), a_ptrs[e / 4], in_range_2 && (ks_2[0] < (K - (k_ahead_2 * 64))));
         // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 4-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage1(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col + (e & 3)), b_ptrs[e / 4], in_range_2 && (ks[(e >> 2)] < (K - (k_ahead_2 * 64))));
+            tilec::cp_async<4>(stage1(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col), b_ptrs[e / 4], in_range_2 && (ks[(e >> 2)] < (K - (k_ahead_2 * 64))));
         tilec::cp_async_commit();
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
@@ -693,7 +693,7 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 4)
-        tilec::store_global<4>((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[(e & 3)] * 1), &acc_3[e], (out_rows[(e >> 2)] < M) & (out_cols[(e & 3)] < N));
+        tilec::store_global<4>((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[0] * 1), &acc_3[e], (out_rows[(e >> 2)] < M) & (out_cols[0] < N));
 }
 
 #ifndef __CUDACC_RTC__

@@ -646,12 +646,12 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), (a_ptr + (rows[(e >> 3)] * stride_am)) + (offs_k_2[(e & 7)] * 1), in_range && (offs_k_2[(e & 7)] < K));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col), (a_ptr + (rows[(e >> 3)] * stride_am)) + (offs_k_2[0] * 1), in_range && (offs_k_2[0] < K));
         // matmul.py:165  b = tl.load(b_ptr + offs_k[:, None] * stride_bk + cols[None, :] * stride_bn, mask=offs_k[:, None] < K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), (b_ptr + (offs_k[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1), in_range && (offs_k[(e >> 3)] < K));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col), (b_ptr + (offs_k[(e >> 3)] * stride_bk)) + (cols[0] * 1), in_range && (offs_k[(e >> 3)] < K));
         tilec::cp_async_commit();
         k = k_4;
         tile = tile_3;
@@ -752,12 +752,12 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), (a_ptr + (rows_3[(e >> 3)] * stride_am)) + (offs_k_4[(e & 7)] * 1), in_range_2 && (offs_k_4[(e & 7)] < K));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), (a_ptr + (rows_3[(e >> 3)] * stride_am)) + (offs_k_4[0] * 1), in_range_2 && (offs_k_4[0] < K));
         // matmul.py:165  b = tl.load(b_ptr + offs_k[:, None] * stride_bk + cols[None, :] * stride_bn, mask=offs_k[:, None] < K, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), (b_ptr + (offs_k_3[(e >> 3)] * stride_bk)) + (cols_3[(e & 7)] * 1), in_range_2 && (offs_k_3[(e >> 3)] < K));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col), (b_ptr + (offs_k_3[(e >> 3)] * stride_bk)) + (cols_3[0] * 1), in_range_2 && (offs_k_3[(e >> 3)] < K));
         tilec::cp_async_commit();
         // matmul.py:167  acc = tl.dot(a, b, acc, out_dtype=acc_dtype)
         uint32_t a[32];  // [128x32] fp16, L7: operand A fragments, 2 elements per register
@@ -814,12 +814,12 @@ matmul_persistent_flat_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b
                 // each run of 8 consecutive elements comes back as one 16-byte read
                 #pragma unroll
                 for (int e = 0; e < 128; e += 8)
-                    tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
+                    tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col)]);
                 __syncthreads();  // the buffer is free again
             }
             #pragma unroll
             for (int e = 0; e < 128; e += 8)
-                tilec::store_global<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &acc_fp16[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
+                tilec::store_global<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[0] * 1), &acc_fp16[e], (out_rows[(e >> 3)] < M) & (out_cols[0] < N));
         }
         // matmul.py:168  if k == k_steps - 1:
         use_acc = !cond;

@@ -720,12 +720,12 @@ matmul_persistent_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr,
             // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
-                tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), (a_ptr + (rows[(e >> 3)] * stride_am)) + (offs_k_2[(e & 7)] * 1), in_range && (offs_k_2[(e & 7)] < K));
+                tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col), (a_ptr + (rows[(e >> 3)] * stride_am)) + (offs_k_2[0] * 1), in_range && (offs_k_2[0] < K));
             // matmul.py:123  b = tl.load(b_ptr + offs_k[:, None] * stride_bk + cols[None, :] * stride_bn, mask=offs_k[:, None] < K, other=0.0)
             // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 64; e += 8)
-                tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), (b_ptr + (offs_k[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1), in_range && (offs_k[(e >> 3)] < K));
+                tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col), (b_ptr + (offs_k[(e >> 3)] * stride_bk)) + (cols[0] * 1), in_range && (offs_k[(e >> 3)] < K));
             tilec::cp_async_commit();
         }
         // matmul.py:119  for k in range(0, k_steps):
@@ -761,12 +761,12 @@ matmul_persistent_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr,
                 // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
                 #pragma unroll
                 for (int e = 0; e < 32; e += 8)
-                    tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), (a_ptr + (rows[(e >> 3)] * stride_am)) + (offs_k_4[(e & 7)] * 1), in_range_2 && (offs_k_4[(e & 7)] < K));
+                    tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), (a_ptr + (rows[(e >> 3)] * stride_am)) + (offs_k_4[0] * 1), in_range_2 && (offs_k_4[0] < K));
                 // matmul.py:123  b = tl.load(b_ptr + offs_k[:, None] * stride_bk + cols[None, :] * stride_bn, mask=offs_k[:, None] < K, other=0.0)
                 // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
                 #pragma unroll
                 for (int e = 0; e < 64; e += 8)
-                    tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), (b_ptr + (offs_k_3[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1), in_range_2 && (offs_k_3[(e >> 3)] < K));
+                    tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col), (b_ptr + (offs_k_3[(e >> 3)] * stride_bk)) + (cols[0] * 1), in_range_2 && (offs_k_3[(e >> 3)] < K));
                 tilec::cp_async_commit();
                 // matmul.py:125  acc = tl.dot(a, b, acc, out_dtype=acc_dtype)
                 // operand A in slot read_slot of stage0, read by the tl.dot below
@@ -848,17 +848,17 @@ matmul_persistent_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr,
             // each run of 2 consecutive elements goes in as one 4-byte write
             #pragma unroll
             for (int e = 0; e < 128; e += 2)
-                *reinterpret_cast<__half2 *>(&buf[cvt2_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
+                *reinterpret_cast<__half2 *>(&buf[cvt2_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e >> 2) << 3))]) = __floats2half2_rn(acc[e], acc[e + 1]);
             __syncthreads();
             // each run of 8 consecutive elements comes back as one 16-byte read
             #pragma unroll
             for (int e = 0; e < 128; e += 8)
-                tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
+                tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col)]);
             __syncthreads();  // the buffer is free again
         }
         #pragma unroll
         for (int e = 0; e < 128; e += 8)
-            tilec::store_global<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &acc_fp16[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
+            tilec::store_global<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[0] * 1), &acc_fp16[e], (out_rows[(e >> 3)] < M) & (out_cols[0] < N));
     }
 }
 

@@ -579,12 +579,12 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     float *a_ptrs[4];  // [64x32] fp32, L0: one pointer per 4-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 4)
-        a_ptrs[e / 4] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[(e & 3)] * 1);
+        a_ptrs[e / 4] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[0] * 1);
     // matmul.py:79  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     float *b_ptrs[4];  // [32x64] fp32, L1: one pointer per 4-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 4)
-        b_ptrs[e / 4] = (b_ptr + (ks[(e >> 2)] * stride_bk)) + (cols[(e & 3)] * 1);
+        b_ptrs[e / 4] = (b_ptr + (ks[(e >> 2)] * stride_bk)) + (cols[0] * 1);
     // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 32) - 1) / 32;
     for (int32_t i = 0; i < 2; i += 1) {
@@ -594,12 +594,12 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs[e / 4], in_range && (ks_2[(e & 3)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 2) << 4), L0_col), a_ptrs[e / 4], in_range && (ks_2[0] < (K - (k_ahead * 32))));
         // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs[e / 4], in_range && (ks[(e >> 2)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 2) << 3), L1_col), b_ptrs[e / 4], in_range && (ks[(e >> 2)] < (K - (k_ahead * 32))));
         tilec::cp_async_commit();
         // matmul.py:90  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
@@ -676,12 +676,12 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 2) << 4), L0_col + (e & 3)), a_ptrs[e / 4], in_range_2 && (ks_2[(e & 3)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 2) << 4), L0_col), a_ptrs[e / 4], in_range_2 && (ks_2[0] < (K - (k_ahead_2 * 32))));
         // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 2) << 3), L1_col + (e & 3)), b_ptrs[e / 4], in_range_2 && (ks[(e >> 2)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 2) << 3), L1_col), b_ptrs[e / 4], in_range_2 && (ks[(e >> 2)] < (K - (k_ahead_2 * 32))));
         tilec::cp_async_commit();
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 2) ? 0 : (read_slot + 1);
@@ -725,7 +725,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 4)
-        tilec::store_global<4>((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[(e & 3)] * 1), &acc_3[e], (out_rows[(e >> 2)] < M) & (out_cols[(e & 3)] < N));
+        tilec::store_global<4>((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[0] * 1), &acc_3[e], (out_rows[(e >> 2)] < M) & (out_cols[0] < N));
 }
 
 #ifndef __CUDACC_RTC__

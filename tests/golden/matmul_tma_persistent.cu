@@ -987,7 +987,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             __half *a_ptrs[4];  // [128x64] fp16, L0: one pointer per 8-element vector
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
-                a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * a_desc_stride0)) + a_r1[(e & 7)];
+                a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * a_desc_stride0)) + a_r1[0];
             int32_t a_i0[4];  // [128x1] i32, L0
             #pragma unroll
             for (int e = 0; e < 4; ++e)
@@ -1016,7 +1016,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             __half *b_ptrs[8];  // [256x64] fp16, L0: one pointer per 8-element vector
             #pragma unroll
             for (int e = 0; e < 64; e += 8)
-                b_ptrs[e / 8] = (b_start + ((int64_t)b_r0[(e >> 3)] * b_desc_stride0)) + b_r1[(e & 7)];
+                b_ptrs[e / 8] = (b_start + ((int64_t)b_r0[(e >> 3)] * b_desc_stride0)) + b_r1[0];
             int32_t b_i0[8];  // [256x1] i32, L0
             #pragma unroll
             for (int e = 0; e < 8; ++e)
@@ -1042,7 +1042,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             // cp.async into slot i of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
-                tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], &a_in_bounds[e], in_range);
+                tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], &a_in_bounds[e], in_range);
             #endif
             // matmul.py:195  b = b_desc.load([offs_n, k * BLOCK_K])
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
@@ -1055,7 +1055,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             // cp.async into slot i of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 64; e += 8)
-                tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), b_ptrs[e / 8], &b_in_bounds[e], in_range);
+                tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L0_row + ((e >> 3) << 5), L0_col), b_ptrs[e / 8], &b_in_bounds[e], in_range);
             #endif
             tilec::cp_async_commit();
         }
@@ -1098,7 +1098,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 __half *a_ptrs_2[4];  // [128x64] fp16, L0: one pointer per 8-element vector
                 #pragma unroll
                 for (int e = 0; e < 32; e += 8)
-                    a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * a_desc_stride0)) + a_r1_2[(e & 7)];
+                    a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * a_desc_stride0)) + a_r1_2[0];
                 int32_t a_i0_2[4];  // [128x1] i32, L0
                 #pragma unroll
                 for (int e = 0; e < 4; ++e)
@@ -1127,7 +1127,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 __half *b_ptrs_2[8];  // [256x64] fp16, L0: one pointer per 8-element vector
                 #pragma unroll
                 for (int e = 0; e < 64; e += 8)
-                    b_ptrs_2[e / 8] = (b_start_2 + ((int64_t)b_r0_2[(e >> 3)] * b_desc_stride0)) + b_r1_2[(e & 7)];
+                    b_ptrs_2[e / 8] = (b_start_2 + ((int64_t)b_r0_2[(e >> 3)] * b_desc_stride0)) + b_r1_2[0];
                 int32_t b_i0_2[8];  // [256x1] i32, L0
                 #pragma unroll
                 for (int e = 0; e < 8; ++e)
@@ -1153,7 +1153,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 // cp.async into slot write_slot of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
                 #pragma unroll
                 for (int e = 0; e < 32; e += 8)
-                    tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], &a_in_bounds_2[e], in_range_2);
+                    tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), a_ptrs_2[e / 8], &a_in_bounds_2[e], in_range_2);
                 #endif
                 // matmul.py:195  b = b_desc.load([offs_n, k * BLOCK_K])
                 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
@@ -1166,7 +1166,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
                 #pragma unroll
                 for (int e = 0; e < 64; e += 8)
-                    tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), b_ptrs_2[e / 8], &b_in_bounds_2[e], in_range_2);
+                    tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), b_ptrs_2[e / 8], &b_in_bounds_2[e], in_range_2);
                 #endif
                 tilec::cp_async_commit();
                 // matmul.py:196  acc = tl.dot(a, b.T, acc)
@@ -1236,7 +1236,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             // acc_fp16 (L2) to stage2 in the tensor map's 128-byte swizzle
             #pragma unroll
             for (int e = 0; e < 128; e += 2)
-                *reinterpret_cast<__half2 *>(stage2(smem, L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))) = __floats2half2_rn(acc[e], acc[e + 1]);
+                *reinterpret_cast<__half2 *>(stage2(smem, L2_row + (((e >> 1) & 1) << 3), L2_col + ((e >> 2) << 3))) = __floats2half2_rn(acc[e], acc[e + 1]);
             tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine
             __syncthreads();
             if (c_desc_shape1 % 8 == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column
@@ -1287,18 +1287,18 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 // each run of 2 consecutive elements goes in as one 4-byte write
                 #pragma unroll
                 for (int e = 0; e < 128; e += 2)
-                    *reinterpret_cast<__half2 *>(&buf[cvt3_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
+                    *reinterpret_cast<__half2 *>(&buf[cvt3_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e >> 2) << 3))]) = __floats2half2_rn(acc[e], acc[e + 1]);
                 __syncthreads();
                 // each run of 8 consecutive elements comes back as one 16-byte read
                 #pragma unroll
                 for (int e = 0; e < 128; e += 8)
-                    tilec::load<8>(&acc_fp16_2[e], &buf[cvt3_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
+                    tilec::load<8>(&acc_fp16_2[e], &buf[cvt3_at(L1_row + ((e >> 3) << 3), L1_col)]);
                 __syncthreads();  // the buffer is free again
             }
             // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
             #pragma unroll
             for (int e = 0; e < 128; e += 8)
-                tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * c_desc_stride0)) + c_r1[(e & 7)], &acc_fp16_2[e], &c_in_bounds[e]);
+                tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * c_desc_stride0)) + c_r1[0], &acc_fp16_2[e], &c_in_bounds[e]);
         }
         #endif
     }

@@ -684,12 +684,12 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
     __nv_bfloat16 *a_ptrs[2];  // [128x32] bf16, L0: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        a_ptrs[e / 8] = (a_ptr + (rows[(e >> 3)] * stride_am)) + (ks_2[(e & 7)] * 1);
+        a_ptrs[e / 8] = (a_ptr + (rows[(e >> 3)] * stride_am)) + (ks_2[0] * 1);
     // matmul.py:79  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     __nv_bfloat16 *b_ptrs[2];  // [32x128] bf16, L1: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[(e & 7)] * 1);
+        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + (cols[0] * 1);
     // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 32) - 1) / 32;
     for (int32_t i = 0; i < 3; i += 1) {
@@ -699,12 +699,12 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 6), L0_col + (e & 7)), a_ptrs[e / 8], in_range && (ks_2[(e & 7)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 6), L0_col), a_ptrs[e / 8], in_range && (ks_2[0] < (K - (k_ahead * 32))));
         // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range && (ks[(e >> 3)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col), b_ptrs[e / 8], in_range && (ks[(e >> 3)] < (K - (k_ahead * 32))));
         tilec::cp_async_commit();
         // matmul.py:90  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
@@ -783,12 +783,12 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
             // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 16; e += 8)
-                tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 6), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (ks_2[(e & 7)] < (K - (k_ahead_2 * 32))));
+                tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 6), L0_col), a_ptrs[e / 8], in_range_2 && (ks_2[0] < (K - (k_ahead_2 * 32))));
             // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
             // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 16; e += 8)
-                tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 32))));
+                tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 32))));
             tilec::cp_async_commit();
             // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
             read_slot = ((read_slot + 1) == 5) ? 0 : (read_slot + 1);
@@ -834,17 +834,17 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
         // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
         for (int e = 0; e < 64; e += 2)
-            tilec::store<2>(&buf[cvt2_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))], &c[e]);
+            tilec::store<2>(&buf[cvt2_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e >> 2) << 3))], &c[e]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 64; e += 8)
-            tilec::load<8>(&c_2[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
+            tilec::load<8>(&c_2[e], &buf[cvt2_at(L1_row + ((e >> 3) << 4), L1_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::store_global<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[(e & 7)] * 1), &c_2[e], (out_rows[(e >> 3)] < M) & (out_cols[(e & 7)] < N));
+        tilec::store_global<8>((c_ptr + (out_rows[(e >> 3)] * stride_cm)) + (out_cols[0] * 1), &c_2[e], (out_rows[(e >> 3)] < M) & (out_cols[0] < N));
 }
 
 #ifndef __CUDACC_RTC__

@@ -700,12 +700,12 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
     int8_t *a_ptrs[2];  // [128x64] i8, L0: one pointer per 16-element vector
     #pragma unroll
     for (int e = 0; e < 32; e += 16)
-        a_ptrs[e / 16] = (a_ptr + (rows[(e >> 4)] * stride_am)) + (ks[(e & 15)] * 1);
+        a_ptrs[e / 16] = (a_ptr + (rows[(e >> 4)] * stride_am)) + (ks[0] * 1);
     // matmul.py:79  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
     int8_t *b_ptrs[4];  // [64x256] i8, L1: one pointer per 16-element vector
     #pragma unroll
     for (int e = 0; e < 64; e += 16)
-        b_ptrs[e / 16] = (b_ptr + (ks[(e & 15)] * 1)) + (cols[(e >> 4)] * stride_bn);
+        b_ptrs[e / 16] = (b_ptr + (ks[0] * 1)) + (cols[(e >> 4)] * stride_bn);
     // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 64) - 1) / 64;
     for (int32_t i = 0; i < 2; i += 1) {
@@ -715,12 +715,12 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 16)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 4) << 6), L1_row + (e & 15)), a_ptrs[e / 16], in_range && (ks[(e & 15)] < (K - (k_ahead * 64))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 4) << 6), L1_row), a_ptrs[e / 16], in_range && (ks[0] < (K - (k_ahead * 64))));
         // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 64; e += 16)
-            tilec::cp_async<16>(stage1(smem, i, L0_row + ((e >> 4) << 6), L1_row + (e & 15)), b_ptrs[e / 16], in_range && (ks[(e & 15)] < (K - (k_ahead * 64))));
+            tilec::cp_async<16>(stage1(smem, i, L0_row + ((e >> 4) << 6), L1_row), b_ptrs[e / 16], in_range && (ks[0] < (K - (k_ahead * 64))));
         tilec::cp_async_commit();
         // matmul.py:90  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
@@ -750,12 +750,12 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
             // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 32; e += 16)
-                tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 4) << 6), L1_row + (e & 15)), a_ptrs[e / 16], in_range_2 && (ks[(e & 15)] < (K - (k_ahead_2 * 64))));
+                tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 4) << 6), L1_row), a_ptrs[e / 16], in_range_2 && (ks[0] < (K - (k_ahead_2 * 64))));
             // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
             // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 64; e += 16)
-                tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 4) << 6), L1_row + (e & 15)), b_ptrs[e / 16], in_range_2 && (ks[(e & 15)] < (K - (k_ahead_2 * 64))));
+                tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 4) << 6), L1_row), b_ptrs[e / 16], in_range_2 && (ks[0] < (K - (k_ahead_2 * 64))));
             tilec::cp_async_commit();
             // matmul.py:89  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
             // operand A in slot read_slot of stage0, read by the tl.dot below
@@ -845,17 +845,17 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         // each run of 2 consecutive elements goes in as one 8-byte write
         #pragma unroll
         for (int e = 0; e < 128; e += 2)
-            tilec::store<2>(&buf[cvt2_at(L3_row + (((e >> 1) & 1) << 3), L3_col + ((e & 1) + ((e >> 2) << 3)))], &acc[e]);
+            tilec::store<2>(&buf[cvt2_at(L3_row + (((e >> 1) & 1) << 3), L3_col + ((e >> 2) << 3))], &acc[e]);
         __syncthreads();
         // each run of 4 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 128; e += 4)
-            tilec::load<4>(&acc_3[e], &buf[cvt2_at(L2_row + ((e >> 2) << 2), L2_col + (e & 3))]);
+            tilec::load<4>(&acc_3[e], &buf[cvt2_at(L2_row + ((e >> 2) << 2), L2_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 128; e += 4)
-        tilec::store_global<4>((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[(e & 3)] * 1), &acc_3[e], (out_rows[(e >> 2)] < M) & (out_cols[(e & 3)] < N));
+        tilec::store_global<4>((c_ptr + (out_rows[(e >> 2)] * stride_cm)) + (out_cols[0] * 1), &acc_3[e], (out_rows[(e >> 2)] < M) & (out_cols[0] < N));
 }
 
 #ifndef __CUDACC_RTC__

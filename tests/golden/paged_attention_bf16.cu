@@ -644,7 +644,7 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     __nv_bfloat16 q[64];  // [64x128] bf16, L0, 16-byte loads
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::load<8>(&q[e], (Q + q_rows[(e >> 3)]) + offs_d[(e & 7)], row_ok[(e >> 3)], __float2bfloat16(0.0f));
+        tilec::load<8>(&q[e], (Q + q_rows[(e >> 3)]) + offs_d[0], row_ok[(e >> 3)], __float2bfloat16(0.0f));
     // attention.py:203  seq_len = tl.load(Seq_lens + seq)
     const int32_t seq_len = *(Seq_lens + seq);
     // attention.py:204  context = seq_len - q_len
@@ -659,7 +659,7 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
     // q (L0) to stage0, once: the tl.dot in the loop below reads its fragments there in every iteration
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), &q[e]);
+        tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 3), L0_col), &q[e]);
     __syncthreads();
     // attention.py:210  for j in range(0, tl.cdiv(last_key, PAGE)):
     for (int32_t i = 0; i < 2; i += 1) {
@@ -672,12 +672,12 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), (((Key_cache + (blk * stride_kblk)) + ((int64_t)kv_head * stride_khead)) + ((int64_t)offs_n[(e >> 3)] * stride_kslot)) + offs_d[(e & 7)], in_range);
+            tilec::cp_async<16>(stage1(smem, i, L0_row + ((e >> 3) << 3), L0_col), (((Key_cache + (blk * stride_kblk)) + ((int64_t)kv_head * stride_khead)) + ((int64_t)offs_n[(e >> 3)] * stride_kslot)) + offs_d[0], in_range);
         // attention.py:223  v = tl.load(Value_cache + blk * stride_vblk + kv_head * stride_vhead + offs_n[:, None] * stride_vslot + offs_d[None, :])
         // cp.async into slot i of stage2: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage2(smem, i, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), (((Value_cache + (blk * stride_vblk)) + ((int64_t)kv_head * stride_vhead)) + ((int64_t)offs_n[(e >> 3)] * stride_vslot)) + offs_d[(e & 7)], in_range);
+            tilec::cp_async<16>(stage2(smem, i, L0_row + ((e >> 3) << 3), L0_col), (((Value_cache + (blk * stride_vblk)) + ((int64_t)kv_head * stride_vhead)) + ((int64_t)offs_n[(e >> 3)] * stride_vslot)) + offs_d[0], in_range);
         tilec::cp_async_commit();
     }
     // attention.py:210  for j in range(0, tl.cdiv(last_key, PAGE)):
@@ -709,12 +709,12 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), (((Key_cache + (blk_2 * stride_kblk)) + ((int64_t)kv_head * stride_khead)) + ((int64_t)offs_n[(e >> 3)] * stride_kslot)) + offs_d[(e & 7)], in_range_2);
+            tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 3) << 3), L0_col), (((Key_cache + (blk_2 * stride_kblk)) + ((int64_t)kv_head * stride_khead)) + ((int64_t)offs_n[(e >> 3)] * stride_kslot)) + offs_d[0], in_range_2);
         // attention.py:223  v = tl.load(Value_cache + blk * stride_vblk + kv_head * stride_vhead + offs_n[:, None] * stride_vslot + offs_d[None, :])
         // cp.async into slot write_slot of stage2: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), (((Value_cache + (blk_2 * stride_vblk)) + ((int64_t)kv_head * stride_vhead)) + ((int64_t)offs_n[(e >> 3)] * stride_vslot)) + offs_d[(e & 7)], in_range_2);
+            tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 3), L0_col), (((Value_cache + (blk_2 * stride_vblk)) + ((int64_t)kv_head * stride_vhead)) + ((int64_t)offs_n[(e >> 3)] * stride_vslot)) + offs_d[0], in_range_2);
         tilec::cp_async_commit();
         // attention.py:212  key_pos = j * PAGE + offs_n
         int32_t offs_n_2[4];  // [16] i32, L6
@@ -895,12 +895,12 @@ paged_attention(__nv_bfloat16 *__restrict__ Q, __nv_bfloat16 *__restrict__ Key_c
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 64; e += 8)
-            tilec::load<8>(&acc_bf16[e], &buf[cvt3_at(L0_row + ((e >> 3) << 3), L0_col + (e & 7))]);
+            tilec::load<8>(&acc_bf16[e], &buf[cvt3_at(L0_row + ((e >> 3) << 3), L0_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 64; e += 8)
-        tilec::store_global<8>((Out + o_rows[(e >> 3)]) + offs_d[(e & 7)], &acc_bf16[e], row_ok[(e >> 3)]);
+        tilec::store_global<8>((Out + o_rows[(e >> 3)]) + offs_d[0], &acc_bf16[e], row_ok[(e >> 3)]);
 }
 
 #ifndef __CUDACC_RTC__

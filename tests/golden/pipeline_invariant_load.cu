@@ -628,13 +628,13 @@ invariant_load_kernel(__half *__restrict__ A, __half *__restrict__ B, float *__r
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds[j] = ks_2[((e + j) & 7)] < K;
-            tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), (A + ((off + rm_2[(e >> 3)]) * stride_a)) + ks_2[(e & 7)], in_bounds, in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col), (A + ((off + rm_2[(e >> 3)]) * stride_a)) + ks_2[0], in_bounds, in_range);
         }
         // pipeline_invariant_load.py:20  b = tl.load(B + ks[:, None] * BLOCK_N + rn[None, :], mask=ks[:, None] < K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), (B + (ks[(e >> 3)] * 64)) + rn_2[(e & 7)], in_range && (ks[(e >> 3)] < K));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col), (B + (ks[(e >> 3)] * 64)) + rn_2[0], in_range && (ks[(e >> 3)] < K));
         tilec::cp_async_commit();
     }
     // pipeline_invariant_load.py:16  for k in range(0, K, BLOCK_K):
@@ -684,13 +684,13 @@ invariant_load_kernel(__half *__restrict__ A, __half *__restrict__ B, float *__r
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds_2[j] = ks_4[((e + j) & 7)] < K;
-            tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), (A + ((off_2 + rm_3[(e >> 3)]) * stride_a)) + ks_4[(e & 7)], in_bounds_2, in_range_2);
+            tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), (A + ((off_2 + rm_3[(e >> 3)]) * stride_a)) + ks_4[0], in_bounds_2, in_range_2);
         }
         // pipeline_invariant_load.py:20  b = tl.load(B + ks[:, None] * BLOCK_N + rn[None, :], mask=ks[:, None] < K, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), (B + (ks_3[(e >> 3)] * 64)) + rn_3[(e & 7)], in_range_2 && (ks_3[(e >> 3)] < K));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col), (B + (ks_3[(e >> 3)] * 64)) + rn_3[0], in_range_2 && (ks_3[(e >> 3)] < K));
         tilec::cp_async_commit();
         // pipeline_invariant_load.py:21  acc += tl.dot(a, b)
         uint32_t a[16];  // [64x32] fp16, L10: operand A fragments, 2 elements per register
@@ -746,7 +746,7 @@ invariant_load_kernel(__half *__restrict__ A, __half *__restrict__ B, float *__r
     }
     #pragma unroll
     for (int e = 0; e < 32; e += 4)
-        tilec::store_global<4>(((C + ((pid * 64) * 64)) + (rm[(e >> 2)] * 64)) + rn[(e & 3)], &acc_4[e]);
+        tilec::store_global<4>(((C + ((pid * 64) * 64)) + (rm[(e >> 2)] * 64)) + rn[0], &acc_4[e]);
 }
 
 #ifndef __CUDACC_RTC__

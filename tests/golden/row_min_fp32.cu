@@ -401,7 +401,7 @@ row_min_kernel(float *__restrict__ X, float *__restrict__ OutMin, int32_t *__res
     // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 8; e += 4)
-        tilec::load_masked_vec<4>(&x[e], (X + (rows[(e >> 2)] * stride)) + cols[(e & 3)], &mask[e], __int_as_float(0x7f800000));
+        tilec::load_masked_vec<4>(&x[e], (X + (rows[(e >> 2)] * stride)) + cols[0], &mask[e], __int_as_float(0x7f800000));
     // col_max.py:51  lo = tl.min(x, axis=1, keep_dims=True)
     float row_min[2];  // [4] fp32, L1
     // min along dim 1: 4 values in each thread, then across 32 lanes, then across 2 warps

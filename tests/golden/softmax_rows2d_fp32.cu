@@ -396,7 +396,7 @@ softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int
     // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 32; e += 4)
-        tilec::load_masked_vec<4>(&x[e], (in_ptr + (rows[(e >> 3)] * in_row_stride)) + cols[(e & 7)], &mask[e], __int_as_float(0xff800000));
+        tilec::load_masked_vec<4>(&x[e], (in_ptr + (rows[(e >> 3)] * in_row_stride)) + cols[(e & 4)], &mask[e], __int_as_float(0xff800000));
     // softmax.py:52  m = tl.max(x, axis=1)
     float m[4];  // [4] fp32, L1
     // max along dim 1: 8 values in each thread, then across 32 lanes, then across 4 warps
@@ -495,7 +495,7 @@ softmax_rows_kernel(float *__restrict__ out_ptr, float *__restrict__ in_ptr, int
     // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 32; e += 4)
-        tilec::store_masked_vec<4>((out_ptr + (rows[(e >> 3)] * out_row_stride)) + cols[(e & 7)], &y[e], &mask[e]);
+        tilec::store_masked_vec<4>((out_ptr + (rows[(e >> 3)] * out_row_stride)) + cols[(e & 4)], &y[e], &mask[e]);
 }
 
 #ifndef __CUDACC_RTC__

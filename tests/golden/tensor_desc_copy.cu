@@ -386,7 +386,7 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     __half *x_ptrs[2];  // [32x64] fp16, L0: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        x_ptrs[e / 8] = (x_start + ((int64_t)x_r0[(e >> 3)] * (int64_t)stride_m)) + x_r1[(e & 7)];
+        x_ptrs[e / 8] = (x_start + ((int64_t)x_r0[(e >> 3)] * (int64_t)stride_m)) + x_r1[0];
     int32_t x_i0[2];  // [32x1] i32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)
@@ -423,7 +423,7 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     __half *y_ptrs[2];  // [32x64] fp16, L0: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        y_ptrs[e / 8] = (y_start + ((int64_t)y_r0[(e >> 3)] * (int64_t)stride_m)) + y_r1[(e & 7)];
+        y_ptrs[e / 8] = (y_start + ((int64_t)y_r0[(e >> 3)] * (int64_t)stride_m)) + y_r1[0];
     int32_t y_i0[2];  // [32x1] i32, L0
     #pragma unroll
     for (int e = 0; e < 2; ++e)

@@ -393,7 +393,7 @@ desc_row_sum_kernel(float *__restrict__ x_desc_base, int32_t x_desc_shape0, int3
         float *x_ptrs[4];  // [32x64] fp32, L0: one pointer per 4-element vector
         #pragma unroll
         for (int e = 0; e < 16; e += 4)
-            x_ptrs[e / 4] = (x_start + ((int64_t)x_r0[(e >> 2)] * x_desc_stride0)) + x_r1[(e & 3)];
+            x_ptrs[e / 4] = (x_start + ((int64_t)x_r0[(e >> 2)] * x_desc_stride0)) + x_r1[0];
         int32_t x_i0[4];  // [32x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 4; ++e)

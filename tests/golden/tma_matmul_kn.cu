@@ -877,7 +877,7 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
         __half *a_ptrs[4];  // [128x32] fp16, L0: one pointer per 8-element vector
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * a_desc_stride0)) + a_r1[(e & 7)];
+            a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * a_desc_stride0)) + a_r1[0];
         int32_t a_i0[4];  // [128x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 4; ++e)
@@ -905,7 +905,7 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
         __half *b_ptrs[4];  // [32x128] fp16, L1: one pointer per 8-element vector
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            b_ptrs[e / 8] = (b_start + ((int64_t)b_r0[(e >> 3)] * b_desc_stride0)) + b_r1[(e & 7)];
+            b_ptrs[e / 8] = (b_start + ((int64_t)b_r0[(e >> 3)] * b_desc_stride0)) + b_r1[0];
         int32_t b_i0[4];  // [32x1] i32, L1
         #pragma unroll
         for (int e = 0; e < 4; ++e)
@@ -931,7 +931,7 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
         // cp.async into slot i of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], &a_in_bounds[e], in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], &a_in_bounds[e], in_range);
         #endif
         // tma_matmul_kn.py:19  b = b_desc.load([k, offs_n])
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
@@ -945,7 +945,7 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
         // cp.async into slot i of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], &b_in_bounds[e], in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col), b_ptrs[e / 8], &b_in_bounds[e], in_range);
         #endif
         tilec::cp_async_commit();
     }
@@ -983,7 +983,7 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
             __half *a_ptrs_2[4];  // [128x32] fp16, L0: one pointer per 8-element vector
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
-                a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * a_desc_stride0)) + a_r1_2[(e & 7)];
+                a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * a_desc_stride0)) + a_r1_2[0];
             int32_t a_i0_2[4];  // [128x1] i32, L0
             #pragma unroll
             for (int e = 0; e < 4; ++e)
@@ -1011,7 +1011,7 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
             __half *b_ptrs_2[4];  // [32x128] fp16, L1: one pointer per 8-element vector
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
-                b_ptrs_2[e / 8] = (b_start_2 + ((int64_t)b_r0_2[(e >> 3)] * b_desc_stride0)) + b_r1_2[(e & 7)];
+                b_ptrs_2[e / 8] = (b_start_2 + ((int64_t)b_r0_2[(e >> 3)] * b_desc_stride0)) + b_r1_2[0];
             int32_t b_i0_2[4];  // [32x1] i32, L1
             #pragma unroll
             for (int e = 0; e < 4; ++e)
@@ -1037,7 +1037,7 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
             // cp.async into slot write_slot of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
-                tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], &a_in_bounds_2[e], in_range_2);
+                tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), a_ptrs_2[e / 8], &a_in_bounds_2[e], in_range_2);
             #endif
             // tma_matmul_kn.py:19  b = b_desc.load([k, offs_n])
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
@@ -1051,7 +1051,7 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
             // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
-                tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs_2[e / 8], &b_in_bounds_2[e], in_range_2);
+                tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col), b_ptrs_2[e / 8], &b_in_bounds_2[e], in_range_2);
             #endif
             tilec::cp_async_commit();
             // tma_matmul_kn.py:20  acc = tl.dot(a, b, acc)
@@ -1130,7 +1130,7 @@ tma_matmul_kn_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, in
         // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
         for (int e = 0; e < 128; e += 2)
-            *reinterpret_cast<__half2 *>(&buf[cvt2_at(L3_row + ((((e >> 1) & 1) << 3) + ((e >> 6) << 6)), L3_col + ((e & 1) + (((e >> 2) & 15) << 3)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
+            *reinterpret_cast<__half2 *>(&buf[cvt2_at(L3_row + ((((e >> 1) & 1) << 3) + ((e >> 6) << 6)), L3_col + (((e >> 2) & 15) << 3))]) = __floats2half2_rn(acc[e], acc[e + 1]);
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 128; ++e)

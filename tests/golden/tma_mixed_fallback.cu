@@ -763,7 +763,7 @@ tma_mixed_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_
         __half *a_ptrs[4];  // [128x32] fp16, L0: one pointer per 8-element vector
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * a_desc_stride0)) + a_r1[(e & 7)];
+            a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * a_desc_stride0)) + a_r1[0];
         int32_t a_i0[4];  // [128x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 4; ++e)
@@ -781,7 +781,7 @@ tma_mixed_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_
         // cp.async into slot i of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], &a_in_bounds[e], in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], &a_in_bounds[e], in_range);
         // tma_mixed_fallback.py:19  b = tl.load(b_ptr + (k + ks)[:, None] * stride_bk + cols[None, :], mask=((k + ks)[:, None] < K) & (cols[None, :] < N), other=0.0)
         // cp.async into slot i of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
@@ -790,7 +790,7 @@ tma_mixed_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_
             #pragma unroll
             for (int j = 0; j < 8; ++j)
                 in_bounds[j] = ((k_ahead + ks[((e + j) >> 3)]) < K) & (cols[((e + j) & 7)] < N);
-            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), (b_ptr + ((k_ahead + ks[(e >> 3)]) * stride_bk)) + cols[(e & 7)], in_bounds, in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col), (b_ptr + ((k_ahead + ks[(e >> 3)]) * stride_bk)) + cols[0], in_bounds, in_range);
         }
         tilec::cp_async_commit();
     }
@@ -822,7 +822,7 @@ tma_mixed_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_
             __half *a_ptrs_2[4];  // [128x32] fp16, L0: one pointer per 8-element vector
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
-                a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * a_desc_stride0)) + a_r1_2[(e & 7)];
+                a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * a_desc_stride0)) + a_r1_2[0];
             int32_t a_i0_2[4];  // [128x1] i32, L0
             #pragma unroll
             for (int e = 0; e < 4; ++e)
@@ -840,7 +840,7 @@ tma_mixed_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_
             // cp.async into slot write_slot of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
-                tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], &a_in_bounds_2[e], in_range_2);
+                tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), a_ptrs_2[e / 8], &a_in_bounds_2[e], in_range_2);
             // tma_mixed_fallback.py:19  b = tl.load(b_ptr + (k + ks)[:, None] * stride_bk + cols[None, :], mask=((k + ks)[:, None] < K) & (cols[None, :] < N), other=0.0)
             // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
             #pragma unroll
@@ -849,7 +849,7 @@ tma_mixed_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_
                 #pragma unroll
                 for (int j = 0; j < 8; ++j)
                     in_bounds_2[j] = ((k_ahead_2 + ks[((e + j) >> 3)]) < K) & (cols[((e + j) & 7)] < N);
-                tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), (b_ptr + ((k_ahead_2 + ks[(e >> 3)]) * stride_bk)) + cols[(e & 7)], in_bounds_2, in_range_2);
+                tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col), (b_ptr + ((k_ahead_2 + ks[(e >> 3)]) * stride_bk)) + cols[0], in_bounds_2, in_range_2);
             }
             tilec::cp_async_commit();
             // tma_mixed_fallback.py:21  acc = tl.dot(a, b, acc)
@@ -925,12 +925,12 @@ tma_mixed_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_
         // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
         for (int e = 0; e < 128; e += 2)
-            *reinterpret_cast<__half2 *>(&buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 6) << 6)), L2_col + ((e & 1) + (((e >> 2) & 15) << 3)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
+            *reinterpret_cast<__half2 *>(&buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 6) << 6)), L2_col + (((e >> 2) & 15) << 3))]) = __floats2half2_rn(acc[e], acc[e + 1]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 128; e += 8)
-            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
@@ -940,7 +940,7 @@ tma_mixed_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_
         #pragma unroll
         for (int j = 0; j < 8; ++j)
             in_bounds_3[j] = (rows[((e + j) >> 3)] < M) & (cols[((e + j) & 7)] < N);
-        tilec::store_masked_vec<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + cols[(e & 7)], &acc_fp16[e], in_bounds_3);
+        tilec::store_masked_vec<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + cols[0], &acc_fp16[e], in_bounds_3);
     }
 }
 

@@ -735,7 +735,7 @@ desc_axpb_kernel(__half *__restrict__ x_desc_base, int32_t x_desc_shape0, int32_
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        tilec::load_masked_vec<8>(&x[e], (x_start + ((int64_t)x_r0[(e >> 3)] * x_desc_stride0)) + x_r1[(e & 7)], &x_in_bounds[e], __float2half(0.0f));
+        tilec::load_masked_vec<8>(&x[e], (x_start + ((int64_t)x_r0[(e >> 3)] * x_desc_stride0)) + x_r1[0], &x_in_bounds[e], __float2half(0.0f));
     // tma_store.py:15  y_desc.store([off_m, off_n], x * 2 + 1)
     // (__hfma: a multiply-add Triton's LLVM contracts, rounded once)
     __half sum[32];  // [32x128] fp16, L0
@@ -747,7 +747,7 @@ desc_axpb_kernel(__half *__restrict__ x_desc_base, int32_t x_desc_shape0, int32_
         // sum (L0) to stage0 in the tensor map's 128-byte swizzle
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 3), L0_col + (e & 7)), &sum[e]);
+            tilec::store<8>(stage0(smem, L0_row + ((e >> 3) << 3), L0_col), &sum[e]);
         tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine
         __syncthreads();
         if (y_desc_shape1 % 8 == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column
@@ -793,7 +793,7 @@ desc_axpb_kernel(__half *__restrict__ x_desc_base, int32_t x_desc_shape0, int32_
         // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::store_masked_vec<8>((y_start + ((int64_t)y_r0[(e >> 3)] * y_desc_stride0)) + y_r1[(e & 7)], &sum[e], &y_in_bounds[e]);
+            tilec::store_masked_vec<8>((y_start + ((int64_t)y_r0[(e >> 3)] * y_desc_stride0)) + y_r1[0], &sum[e], &y_in_bounds[e]);
     }
     #endif
 }

@@ -933,7 +933,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
         __half *a_ptrs[2];  // [64x32] fp16, L0: one pointer per 8-element vector
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * a_desc_stride0)) + a_r1[(e & 7)];
+            a_ptrs[e / 8] = (a_start + ((int64_t)a_r0[(e >> 3)] * a_desc_stride0)) + a_r1[0];
         int32_t a_i0[2];  // [64x1] i32, L0
         #pragma unroll
         for (int e = 0; e < 2; ++e)
@@ -960,7 +960,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
         __half *b_ptrs[2];  // [32x64] fp16, L1: one pointer per 8-element vector
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            b_ptrs[e / 8] = (b_start + ((int64_t)b_r0[(e >> 3)] * b_desc_stride0)) + b_r1[(e & 7)];
+            b_ptrs[e / 8] = (b_start + ((int64_t)b_r0[(e >> 3)] * b_desc_stride0)) + b_r1[0];
         int32_t b_i0[2];  // [32x1] i32, L1
         #pragma unroll
         for (int e = 0; e < 2; ++e)
@@ -985,7 +985,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
         // cp.async into slot i of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], &a_in_bounds[e], in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], &a_in_bounds[e], in_range);
         #endif
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
         if (threadIdx.x == 0 && in_range) {  // one thread copies b_desc's 32x64 block at (k_ahead, offs_n): 1 box, zeros out of bounds
@@ -997,7 +997,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
         // cp.async into slot i of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 16; e += 8)
-            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs[e / 8], &b_in_bounds[e], in_range);
+            tilec::cp_async_masked_vec<16, 8>(stage1(smem, i, L1_row + ((e >> 3) << 4), L1_col), b_ptrs[e / 8], &b_in_bounds[e], in_range);
         #endif
         tilec::cp_async_commit();
     }
@@ -1084,7 +1084,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
             __half *a_ptrs_2[2];  // [64x32] fp16, L0: one pointer per 8-element vector
             #pragma unroll
             for (int e = 0; e < 16; e += 8)
-                a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * a_desc_stride0)) + a_r1_2[(e & 7)];
+                a_ptrs_2[e / 8] = (a_start_2 + ((int64_t)a_r0_2[(e >> 3)] * a_desc_stride0)) + a_r1_2[0];
             int32_t a_i0_2[2];  // [64x1] i32, L0
             #pragma unroll
             for (int e = 0; e < 2; ++e)
@@ -1111,7 +1111,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
             __half *b_ptrs_2[2];  // [32x64] fp16, L1: one pointer per 8-element vector
             #pragma unroll
             for (int e = 0; e < 16; e += 8)
-                b_ptrs_2[e / 8] = (b_start_2 + ((int64_t)b_r0_2[(e >> 3)] * b_desc_stride0)) + b_r1_2[(e & 7)];
+                b_ptrs_2[e / 8] = (b_start_2 + ((int64_t)b_r0_2[(e >> 3)] * b_desc_stride0)) + b_r1_2[0];
             int32_t b_i0_2[2];  // [32x1] i32, L1
             #pragma unroll
             for (int e = 0; e < 2; ++e)
@@ -1136,7 +1136,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
             // cp.async into slot write_slot of stage0: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 16; e += 8)
-                tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs_2[e / 8], &a_in_bounds_2[e], in_range_2);
+                tilec::cp_async_masked_vec<16, 8>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), a_ptrs_2[e / 8], &a_in_bounds_2[e], in_range_2);
             #endif
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: TMA
             if (threadIdx.x == 0 && in_range_2) {  // one thread copies b_desc's 32x64 block at (k_ahead_2, offs_n): 1 box, zeros out of bounds
@@ -1148,7 +1148,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
             // cp.async into slot write_slot of stage1: 16-byte copy when all 8 elements are in bounds (the mask is only known at run time), else one element at a time; zero-filled where masked or past the loop's end
             #pragma unroll
             for (int e = 0; e < 16; e += 8)
-                tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col + (e & 7)), b_ptrs_2[e / 8], &b_in_bounds_2[e], in_range_2);
+                tilec::cp_async_masked_vec<16, 8>(stage1(smem, write_slot, L1_row + ((e >> 3) << 4), L1_col), b_ptrs_2[e / 8], &b_in_bounds_2[e], in_range_2);
             #endif
             tilec::cp_async_commit();
             // tma_store.py:27  for k in range(0, K, BLOCK_K):
@@ -1174,7 +1174,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
         // acc_fp16 (L2) to stage2 in the tensor map's 128-byte swizzle
         #pragma unroll
         for (int e = 0; e < 32; e += 2)
-            *reinterpret_cast<__half2 *>(stage2(smem, L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))) = __floats2half2_rn(acc_3[e], acc_3[e + 1]);
+            *reinterpret_cast<__half2 *>(stage2(smem, L2_row + (((e >> 1) & 1) << 3), L2_col + ((e >> 2) << 3))) = __floats2half2_rn(acc_3[e], acc_3[e + 1]);
         tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine
         __syncthreads();
         if (c_desc_shape1 % 8 == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column
@@ -1222,18 +1222,18 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
             // each run of 2 consecutive elements goes in as one 4-byte write
             #pragma unroll
             for (int e = 0; e < 32; e += 2)
-                *reinterpret_cast<__half2 *>(&buf[cvt3_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e & 1) + ((e >> 2) << 3)))]) = __floats2half2_rn(acc_3[e], acc_3[e + 1]);
+                *reinterpret_cast<__half2 *>(&buf[cvt3_at(L2_row + (((e >> 1) & 1) << 3), L2_col + ((e >> 2) << 3))]) = __floats2half2_rn(acc_3[e], acc_3[e + 1]);
             __syncthreads();
             // each run of 8 consecutive elements comes back as one 16-byte read
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
-                tilec::load<8>(&acc_fp16_2[e], &buf[cvt3_at(L1_row + ((e >> 3) << 4), L1_col + (e & 7))]);
+                tilec::load<8>(&acc_fp16_2[e], &buf[cvt3_at(L1_row + ((e >> 3) << 4), L1_col)]);
             // no barrier here: a following exchange uses other bytes, and its barrier frees these
         }
         // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * c_desc_stride0)) + c_r1[(e & 7)], &acc_fp16_2[e], &c_in_bounds[e]);
+            tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * c_desc_stride0)) + c_r1[0], &acc_fp16_2[e], &c_in_bounds[e]);
     }
     #endif
 }

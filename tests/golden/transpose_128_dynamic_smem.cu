@@ -419,7 +419,7 @@ transpose_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t M, int32_
     // 16-byte load when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 64; e += 4)
-        tilec::load_masked_vec<4>(&x[e], (X + (rows[(e >> 2)] * stride_x)) + cols[(e & 3)], &mask[e], 0.0f);
+        tilec::load_masked_vec<4>(&x[e], (X + (rows[(e >> 2)] * stride_x)) + cols[0], &mask[e], 0.0f);
     // transpose.py:26  tl.store(Y + cols[None, :] * stride_y + rows[:, None], x, mask=mask)
     int32_t cols_2[16];  // [128] i32, L4
     #pragma unroll
@@ -448,7 +448,7 @@ transpose_kernel(float *__restrict__ X, float *__restrict__ Y, int32_t M, int32_
     // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 64; e += 4)
-        tilec::store_masked_vec<4>((Y + (cols_2[(e >> 2)] * stride_y)) + rows_2[(e & 3)], &x_2[e], &mask_2[e]);
+        tilec::store_masked_vec<4>((Y + (cols_2[(e >> 2)] * stride_y)) + rows_2[0], &x_2[e], &mask_2[e]);
 }
 
 #ifndef __CUDACC_RTC__

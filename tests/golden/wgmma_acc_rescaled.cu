@@ -666,12 +666,12 @@ mm_scaled(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__rest
     __half *a_ptrs[4];  // [128x32] fp16, L0: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        a_ptrs[e / 8] = (a_ptr + (rows_2[(e >> 3)] * stride_am)) + ks_2[(e & 7)];
+        a_ptrs[e / 8] = (a_ptr + (rows_2[(e >> 3)] * stride_am)) + ks_2[0];
     // wgmma_acc_rescaled.py:15  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :]
     __half *b_ptrs[4];  // [32x128] fp16, L1: one pointer per 8-element vector
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
-        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + cols[(e & 7)];
+        b_ptrs[e / 8] = (b_ptr + (ks[(e >> 3)] * stride_bk)) + cols[0];
     // wgmma_acc_rescaled.py:17  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 32) - 1) / 32;
     for (int32_t i = 0; i < 2; i += 1) {
@@ -681,12 +681,12 @@ mm_scaled(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__rest
         // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range && (ks_2[(e & 7)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], in_range && (ks_2[0] < (K - (k_ahead * 32))));
         // wgmma_acc_rescaled.py:19  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_range && (ks[(e >> 3)] < (K - (k_ahead * 32))));
+            tilec::cp_async<16>(stage1(smem, i, L1_row + ((e >> 3) << 3), L1_col), b_ptrs[e / 8], in_range && (ks[(e >> 3)] < (K - (k_ahead * 32))));
         tilec::cp_async_commit();
         // wgmma_acc_rescaled.py:22  a_ptrs += BLOCK_K
         #pragma unroll
@@ -715,12 +715,12 @@ mm_scaled(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__rest
         // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col + (e & 7)), a_ptrs[e / 8], in_range_2 && (ks_2[(e & 7)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 5), L0_col), a_ptrs[e / 8], in_range_2 && (ks_2[0] < (K - (k_ahead_2 * 32))));
         // wgmma_acc_rescaled.py:19  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
         // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
-            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col + (e & 7)), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 32))));
+            tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 32))));
         tilec::cp_async_commit();
         // wgmma_acc_rescaled.py:20  acc = tl.dot(a, b, acc)
         // operand A in slot read_slot of stage0, read by the tl.dot below
@@ -801,17 +801,17 @@ mm_scaled(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__rest
         // each run of 2 consecutive elements goes in as one 4-byte write
         #pragma unroll
         for (int e = 0; e < 128; e += 2)
-            *reinterpret_cast<__half2 *>(&buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 6) << 6)), L2_col + ((e & 1) + (((e >> 2) & 15) << 3)))]) = __floats2half2_rn(acc[e], acc[e + 1]);
+            *reinterpret_cast<__half2 *>(&buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 6) << 6)), L2_col + (((e >> 2) & 15) << 3))]) = __floats2half2_rn(acc[e], acc[e + 1]);
         __syncthreads();
         // each run of 8 consecutive elements comes back as one 16-byte read
         #pragma unroll
         for (int e = 0; e < 128; e += 8)
-            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col + (e & 7))]);
+            tilec::load<8>(&acc_fp16[e], &buf[cvt2_at(L1_row + ((e >> 3) << 3), L1_col)]);
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll
     for (int e = 0; e < 128; e += 8)
-        tilec::store_global<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + cols[(e & 7)], &acc_fp16[e]);
+        tilec::store_global<8>((c_ptr + (rows[(e >> 3)] * stride_cm)) + cols[0], &acc_fp16[e]);
 }
 
 #ifndef __CUDACC_RTC__
