@@ -296,6 +296,21 @@ void emit_tma_store(Emitter *E, const Op *op)
     int boxes = s->cols / m->box_cols;
     const KernelParam *base = &f->params.data[m->param], *rows = base + 1, *stride = base + 3;
     const char *row = paren(E, value_at(E, off0, NULL, "0")), *col = paren(E, value_at(E, off1, NULL, "0"));
+    /* the pointer store, for other targets, printed first aside: the per-thread names
+     * and exchange helpers it adds are then known, and the sm_90a block, which leaves
+     * them unread, names them (nvcc warns of what is declared and never read) */
+    int binds0 = E->binds.len, bufs0 = E->nbuf;
+    StrBuf aside = {0}, *out = E->out;
+    E->out = &aside;
+    line(E, "{  // the pointer store: its addresses, its mask%s", conv ? ", the tile in the store's layout" : "");
+    E->indent++;
+    line(E, "tilec::unused(smem);  // (the staging buffer above is for the TMA path)");
+    for (int k = 0; k < mine.len; k++)
+        emit_op_here(E, mine.data[k]);
+    emit_pointer_store(E, op);
+    E->indent--;
+    line(E, "}");
+    E->out = out;
     line(E, FEAT_SM90A "  // sm_90a: the block goes out by TMA from shared memory");
     line(E, "{");
     E->indent++;
@@ -332,16 +347,19 @@ void emit_tma_store(Emitter *E, const Op *op)
     E->indent--;
     line(E, "}");
     line(E, "__syncthreads();  // the buffer is free again");
+    if (E->binds.len > binds0 || E->nbuf > bufs0) {
+        StrBuf names = {0};
+        for (int i = binds0; i < E->binds.len; i++)
+            sb_printf(&names, "(void)%s; ", E->binds.data[i].name);
+        for (int i = bufs0; i < E->nbuf; i++)
+            sb_printf(&names, "(void)cvt%d_at; ", i);
+        line(E, "%s // read only by the pointer store below", names.data);
+        sb_free(&names);
+    }
     E->indent--;
     line(E, "}");
     line(E, "#else");
-    line(E, "{  // the pointer store: its addresses, its mask%s", conv ? ", the tile in the store's layout" : "");
-    E->indent++;
-    line(E, "tilec::unused(smem);  // (the staging buffer above is for the TMA path)");
-    for (int k = 0; k < mine.len; k++)
-        emit_op_here(E, mine.data[k]);
-    emit_pointer_store(E, op);
-    E->indent--;
-    line(E, "}");
+    sb_puts(E->out, aside.data ? aside.data : "");
+    sb_free(&aside);
     line(E, "#endif");
 }

@@ -925,10 +925,10 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
     const int warp = tid >> 5;  // warp in the block
     const int L0_row = (lane >> 3) + (warp << 2);  // L0: this thread's first row; register e is at +e << 5
     const int L0_col = (lane & 7) << 3;  // L0: this thread's first col; register e is at +e
-    const int L2_col = (lane & 3) << 1;  // L2: this thread's first col; register e is at +(e & 1) + ((e >> 2) << 3)
-    const int L2_row = (lane >> 2) + (warp << 4);  // L2: this thread's first row; register e is at +((e >> 1) & 1) << 3
     const int L1_row = warp;  // L1: this thread's first row; register e is at +e << 3
     const int L1_col = lane << 3;  // L1: this thread's first col; register e is at +e
+    const int L2_row = (lane >> 2) + (warp << 4);  // L2: this thread's first row; register e is at +((e >> 1) & 1) << 3
+    const int L2_col = (lane & 3) << 1;  // L2: this thread's first col; register e is at +(e & 1) + ((e >> 2) << 3)
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the TMA rings' barriers
     uint64_t *const ring_full = reinterpret_cast<uint64_t *>(smem + 196608);  // slot s's copies landed
     uint64_t *const ring_free = ring_full + 4;  // every warp is done reading slot s
@@ -1233,7 +1233,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
         // matmul.py:197  c_desc.store([offs_m, offs_n], acc.to(c_desc.dtype))
         #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: the block goes out by TMA from shared memory
         {
-            // acc_fp16 (L2) to stage2 in the tensor map's 128-byte swizzle
+            // acc_fp16_2 (L2) to stage2 in the tensor map's 128-byte swizzle
             #pragma unroll
             for (int e = 0; e < 128; e += 2)
                 *reinterpret_cast<__half2 *>(stage2(smem, L2_row + (((e >> 1) & 1) << 3), L2_col + ((e >> 2) << 3))) = __floats2half2_rn(acc[e], acc[e + 1]);
@@ -1253,6 +1253,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                         c_desc_base[(int64_t)(offs_m + e / 256) * c_desc_stride0 + (offs_n + e % 256)] = *stage2(smem, e / 256, e % 256);
             }
             __syncthreads();  // the buffer is free again
+            (void)L1_row; (void)L1_col; (void)L2_row; (void)L2_col; (void)cvt3_at;  // read only by the pointer store below
         }
         #else
         {  // the pointer store: its addresses, its mask, the tile in the store's layout
@@ -1281,7 +1282,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
             #pragma unroll
             for (int e = 0; e < 128; ++e)
                 c_in_bounds[e] = (((uint32_t)c_i0[(e >> 3)] < (uint32_t)c_desc_shape0) & c_nonempty0) & (((uint32_t)c_i1[(e & 7)] < (uint32_t)c_desc_shape1) & c_nonempty1);
-            __half acc_fp16_2[128];  // [128x256] fp16, L1
+            __half acc_fp16[128];  // [128x256] fp16, L1
             {  // L2 -> L1 through shared memory (cvt3)
                 __half *buf = reinterpret_cast<__half *>(smem + 0);
                 // each run of 2 consecutive elements goes in as one 4-byte write
@@ -1292,13 +1293,13 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                 // each run of 8 consecutive elements comes back as one 16-byte read
                 #pragma unroll
                 for (int e = 0; e < 128; e += 8)
-                    tilec::load<8>(&acc_fp16_2[e], &buf[cvt3_at(L1_row + ((e >> 3) << 3), L1_col)]);
+                    tilec::load<8>(&acc_fp16[e], &buf[cvt3_at(L1_row + ((e >> 3) << 3), L1_col)]);
                 __syncthreads();  // the buffer is free again
             }
             // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
             #pragma unroll
             for (int e = 0; e < 128; e += 8)
-                tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * c_desc_stride0)) + c_r1[0], &acc_fp16_2[e], &c_in_bounds[e]);
+                tilec::store_masked_vec<8>((c_start + ((int64_t)c_r0[(e >> 3)] * c_desc_stride0)) + c_r1[0], &acc_fp16[e], &c_in_bounds[e]);
         }
         #endif
     }
