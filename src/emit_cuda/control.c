@@ -6,7 +6,8 @@
 
 #include <string.h>
 
-static void stmt_comment(Emitter *E, const Op *op)
+/* "// file.py:LINE  the statement", where op starts a new source statement */
+void stmt_comment(Emitter *E, const Op *op)
 {
     const SrcStmt *s = op->stmt;
     if (!s || s == E->last_stmt)
@@ -271,6 +272,10 @@ static const char *renamed_from(Emitter *E, const Value *v)
 
 static void emit_op(Emitter *E, const Op *op)
 {
+    if (op == E->done_store) { /* printed inside the exchange it reads back (convert.c) */
+        E->done_store = NULL;
+        return;
+    }
     if (!tma_store_owns(E, op))
         emit_op_here(E, op);
 }

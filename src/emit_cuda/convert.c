@@ -120,6 +120,90 @@ void emit_paired_store(Emitter *E, const char *addr, const Value *x, const char 
 /* A tile changes layout through a shared buffer, row-major, swizzled or
  * padded as tir_smem chose.  A flip across threads is the same exchange in
  * one layout, each element written at its mirrored place along the axis. */
+/* Does any op of block b (or its regions), other than `except`, read v? */
+static bool read_elsewhere(const Block *b, const Value *v, const Op *except)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *o = b->ops.data[i];
+        if (o == except)
+            continue;
+        for (int k = 0; k < o->nargs; k++)
+            if (o->args[k] == v)
+                return true;
+        for (int r = 0; r < o->nregions; r++)
+            if (read_elsewhere(o->regions[r], v, except))
+                return true;
+    }
+    return false;
+}
+
+/* Are v's registers, or those of the tiles a folded v is computed from where
+ * used (a cast of the accumulator), read by an op of block b after its op at `at`? */
+static bool live_after(Emitter *E, const Block *b, int at, const Value *v, int depth)
+{
+    for (int i = at + 1; i < b->ops.len; i++)
+        if (tir_op_reads(b->ops.data[i], v))
+            return true;
+    if (!info(E, v)->inl || !v->def || depth > 8)
+        return false;
+    for (int k = 0; k < v->def->nargs; k++)
+        if (v->def->args[k]->type.rank && live_after(E, b, at, v->def->args[k], depth + 1))
+            return true;
+    return false;
+}
+
+/* The pointer store right after layout change op that is the only reader of its
+ * result, in the result's layout, storing runs no wider than the buffer's reads
+ * (vr elements), where the change's source stays live after the store (a row sum
+ * of the accumulator after its store): it reads each run back just before storing
+ * it.  Otherwise the whole tile comes back into registers first, beside its live
+ * source: a 128x256 epilogue on 8 warps spilled at 255 registers, and took 198
+ * with the reads beside the stores.  Where the source is dead, the reads stay
+ * together ahead of the stores (the stores' asm keeps later reads behind them, so
+ * reading run by run would wait out each read's latency). */
+static const Op *store_reading_back(Emitter *E, const Op *op, int vr)
+{
+    const Block *b = op->parent;
+    const Value *r = op->results[0];
+    int at = 0;
+    while (at < b->ops.len && b->ops.data[at] != op)
+        at++;
+    if (op->kind != OP_CONVERT || at + 1 >= b->ops.len)
+        return NULL;
+    const Op *st = b->ops.data[at + 1];
+    if (st->kind != OP_STORE || st->store.tma_map || st->nargs < 2 || st->args[1] != r || info(E, r)->inl)
+        return NULL;
+    const Value *ptr = st->args[0];
+    if (!ptr->type.rank || ptr->layout != r->layout || access_vec(st, NULL) > vr || access_tests_mask(st))
+        return NULL;
+    for (int k = 0; k < st->nargs; k++)
+        if (k != 1 && st->args[k] == r)
+            return NULL;
+    if (!live_after(E, b, at + 1, op->args[0], 0))
+        return NULL;
+    return read_elsewhere(E->f->body, r, st) ? NULL : st;
+}
+
+/* Inside store st's loop, before it stores register run i..i+vec-1: that run,
+ * read back from the exchange buffer (store_reading_back). */
+void fused_store_read(Emitter *E, const Op *st, const char *i, int vec)
+{
+    if (E->fused.store != st)
+        return;
+    const Op *op = E->fused.cvt;
+    const Value *r = op->results[0];
+    LayoutMap dm;
+    value_map(r, &dm);
+    StrBuf args = {0};
+    for (int d = 0; d < r->type.rank; d++)
+        sb_printf(&args, "%s%s", d ? ", " : "", elem_coord(E, r, &dm, d, i));
+    if (vec > 1)
+        line(E, "tilec::load<%d>(&%s[%s], &buf[%s(%s)]);", vec, vname(E, r), i, E->fused.fn, args.data ? args.data : "");
+    else
+        line(E, "%s[%s] = buf[%s(%s)];", vname(E, r), i, E->fused.fn, args.data ? args.data : "");
+    sb_free(&args);
+}
+
 void emit_convert(Emitter *E, const Op *op)
 {
     const Value *x = op->args[0], *r = op->results[0];
@@ -203,6 +287,22 @@ void emit_convert(Emitter *E, const Op *op)
     line(E, "__syncthreads();");
     n = nregs(r);
     int vr = op->smem_read_vec;
+    const Op *st = store_reading_back(E, op, vr > 1 ? vr : 1);
+    if (st) {
+        line(E, "// read back run by run, each stored as it arrives: the tile is never whole in registers");
+        E->fused.cvt = op;
+        E->fused.store = st;
+        E->fused.fn = fn;
+        E->fused.vr = vr;
+        stmt_comment(E, st);
+        emit_pointer_store(E, st);
+        E->fused.cvt = E->fused.store = NULL;
+        E->done_store = st;
+        trailing_sync(E, op);
+        E->indent--;
+        line(E, "}");
+        return;
+    }
     if (vr > 1)
         line(E, "// each run of %d consecutive elements comes back as one %d-byte read", vr,
              vr * smem_elem_bytes(type_elem(t)));

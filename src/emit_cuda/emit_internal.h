@@ -68,9 +68,19 @@ typedef struct Emitter {
     const char *combine_src;  /* the jit function whose combine helper is being printed, or NULL */
     const char **tma_map_names;  /* f->tma_maps' parameters, f->tma_rings' barriers and phase words */
     const char **ring_bar_names, **ring_phase_names, **ring_free_names, **ring_free_phase_names;
+    /* a layout change whose only reader is the store after it: the store reads each run
+     * back from the exchange buffer just before storing it (convert.c), and is then done */
+    struct {
+        const Op *cvt, *store; /* NULL when no store is reading an exchange */
+        const char *fn;        /* the buffer's index helper */
+        int vr;                /* elements per read */
+    } fused;
+    const Op *done_store;      /* that store, printed already: emit_op skips it */
 } Emitter;
 
 static inline ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }
+
+void fused_store_read(Emitter *E, const Op *st, const char *i, int vec); /* convert.c */
 
 static inline int nregs(const Value *v) { return value_regs(v); }
 
@@ -199,6 +209,7 @@ const char *paired_rounding(Emitter *E, const Value *x, const char **pair_type);
 void emit_paired_store(Emitter *E, const char *addr, const Value *x, const char *e, const char *pair,
                        const char *pair_type); /* convert.c */
 void emit_pointer_store(Emitter *E, const Op *op); /* memory.c: tl.store through its pointers */
+void stmt_comment(Emitter *E, const Op *op);       /* control.c */
 void emit_tma_store(Emitter *E, const Op *op);     /* tma.c: a descriptor store by TMA, the pointer store its fallback */
 bool tma_store_owns(Emitter *E, const Op *op);      /* tma.c: op is printed in a TMA store's pointer path */
 void emit_op_here(Emitter *E, const Op *op);        /* control.c: op, wherever it belongs */

@@ -119,12 +119,13 @@ void emit_pointer_store(Emitter *E, const Op *op)
         fill(E, src, ptr, value_elem, val);
     }
     bool guarded = ptr->type.rank && access_tests_mask(op);
+    bool reads_back = E->fused.store == op; /* two statements a run: braces */
     const char *i, *bits = NULL;
     if (guarded) {
         line(E, "// %s", guarded_note(E, "store", vec, val->type.dtype));
         bits = guarded_open(E, mask, ptr, n, vec, &i);
     } else {
-        i = elem_loop_open(E, n, vec);
+        i = reads_back ? elem_open_step(E, n, vec, true) : elem_loop_open(E, n, vec);
     }
     const char *pred = mask && !guarded ? value_at(E, mask, ptr, i) : NULL;
     if (!ptr->type.rank) /* a scalar: every thread has it, one stores it */
@@ -137,6 +138,7 @@ void emit_pointer_store(Emitter *E, const Op *op)
             pred = pred ? fmt(E, "%s && %s", owner, paren(E, pred)) : owner;
     }
     const char *p = value_at(E, ptr, ptr, i);
+    fused_store_read(E, op, i, vec);
     if (guarded) {
         line(E, "tilec::store_masked_vec<%d>(%s, &%s[%s], %s%s%s);", vec, p, src, i, bits, pred ? ", " : "",
              pred ? pred : "");
@@ -152,5 +154,8 @@ void emit_pointer_store(Emitter *E, const Op *op)
         line(E, "*%s = %s;", paren(E, p), value_at(E, val, ptr, i));
         E->indent -= pred != NULL;
     }
-    elem_loop_close(E, n, vec);
+    if (reads_back)
+        elem_close(E, n, true);
+    else
+        elem_loop_close(E, n, vec);
 }
