@@ -282,6 +282,7 @@ static void emit_op(Emitter *E, const Op *op)
 
 void emit_op_here(Emitter *E, const Op *op)
 {
+    E->e_zero_bits = 0; /* a register loop's step holds inside that loop only (loops.c) */
     if (op->note) {
         stmt_comment(E, op);
         line(E, "// %s", op->note);
