@@ -117,9 +117,6 @@ void emit_paired_store(Emitter *E, const char *addr, const Value *x, const char 
          value_at(E, f, NULL, fmt(E, "%s + 1", e)));
 }
 
-/* A tile changes layout through a shared buffer, row-major, swizzled or
- * padded as tir_smem chose.  A flip across threads is the same exchange in
- * one layout, each element written at its mirrored place along the axis. */
 /* Does any op of block b (or its regions), other than `except`, read v? */
 static bool read_elsewhere(const Block *b, const Value *v, const Op *except)
 {
@@ -204,6 +201,9 @@ void fused_store_read(Emitter *E, const Op *st, const char *i, int vec)
     sb_free(&args);
 }
 
+/* A tile changes layout through a shared buffer, row-major, swizzled or
+ * padded as tir_smem chose.  A flip across threads is the same exchange in
+ * one layout, each element written at its mirrored place along the axis. */
 void emit_convert(Emitter *E, const Op *op)
 {
     const Value *x = op->args[0], *r = op->results[0];
@@ -293,7 +293,6 @@ void emit_convert(Emitter *E, const Op *op)
         E->fused.cvt = op;
         E->fused.store = st;
         E->fused.fn = fn;
-        E->fused.vr = vr;
         stmt_comment(E, st);
         emit_pointer_store(E, st);
         E->fused.cvt = E->fused.store = NULL;

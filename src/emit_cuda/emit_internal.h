@@ -73,7 +73,6 @@ typedef struct Emitter {
     struct {
         const Op *cvt, *store; /* NULL when no store is reading an exchange */
         const char *fn;        /* the buffer's index helper */
-        int vr;                /* elements per read */
     } fused;
     const Op *done_store;      /* that store, printed already: emit_op skips it */
 } Emitter;
