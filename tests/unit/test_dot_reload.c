@@ -665,3 +665,77 @@ Test(pipeline, branch_with_integer_division_stays, .fini = reset)
     const Op *ifs[2];
     cr_expect_eq(find_ops(fn->body, OP_IF, ifs, 2), 1);
 }
+
+/* A K loop over host descriptors, its blocks copied by TMA into a ring.  Before
+ * a step's copies overwrite a slot every warp must be done with it: one
+ * warpgroup meets at a block barrier, two or more on the slot's free barrier,
+ * which only the copying thread waits on. */
+static const char *desc_matmul_src =
+    KERNEL_HEAD
+    "def k(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+    "    off_m = tl.program_id(0) * BM\n"
+    "    off_n = tl.program_id(1) * BN\n"
+    "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+    "    for k in range(0, K, BK):\n"
+    "        acc = tl.dot(a_desc.load([off_m, k]), b_desc.load([off_n, k]).T, acc)\n"
+    "    rows = off_m + tl.arange(0, BM)\n"
+    "    cols = off_n + tl.arange(0, BN)\n"
+    "    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16))\n";
+
+Test(pipeline, tma_ring_frees_slots_by_warpgroups, .fini = reset)
+{
+    const char *sig = "tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, *fp16:16, i32, i32:16, i32, 128, 128, 64";
+    translate_on(desc_matmul_src, sig, 4, 3, 90, EMIT_CUDA);
+    const char *t = out_text();
+    cr_assert(strstr(t, "tilec::tma_load_2d("), "the ring is filled by TMA: %s", t);
+    cr_expect(strstr(t, "__syncthreads();  // every warp is done with slot"), "one warpgroup: a block barrier");
+    cr_expect_null(strstr(t, "ring_free"), "and no free barriers");
+    cr_expect(strstr(t, "the full barriers of a TMA ring"), "8 bytes a slot");
+    reset();
+    translate_on(desc_matmul_src, sig, 8, 3, 90, EMIT_CUDA);
+    t = out_text();
+    cr_expect(strstr(t, "tilec::mbar_arrive(&ring_free["), "two warpgroups: each warp arrives on the free barrier");
+    cr_expect(strstr(t, "if (threadIdx.x == 0)\n"), "and the copying thread waits");
+    cr_expect_null(strstr(t, "// every warp is done with slot"));
+}
+
+/* A store of an exchanged tile reads each run back just before storing it
+ * where the exchange's source stays live after the store (here the row sums of
+ * the accumulator); where nothing reads the source after, the reads come first. */
+static const char *store_then_sum_src =
+    KERNEL_HEAD
+    "def k(a_ptr, b_ptr, c_ptr, s_ptr, N: tl.constexpr, SUM: tl.constexpr):\n"
+    "    r = tl.arange(0, 64)\n"
+    "    a = tl.load(a_ptr + r[:, None] * 32 + tl.arange(0, 32)[None, :])\n"
+    "    b = tl.load(b_ptr + tl.arange(0, 32)[:, None] * 64 + r[None, :])\n"
+    "    acc = tl.dot(a, b)\n"
+    "    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc.to(tl.float16))\n"
+    "    if SUM:\n"
+    "        tl.store(s_ptr + r, tl.sum(acc, 1))\n";
+
+Test(pipeline, store_reads_its_exchange_back_where_the_source_lives_on, .fini = reset)
+{
+    translate_on(store_then_sum_src, "*fp16:16, *fp16:16, *fp16:16, *fp32:16, 64, True", 4, 1, 80, EMIT_CUDA);
+    const char *t = out_text(), *back = strstr(t, "// read back run by run");
+    cr_assert(back, "%s", t);
+    const char *load = strstr(back, "tilec::load<"), *store = strstr(back, "tilec::store_global<");
+    const char *end = strstr(back, "}");
+    cr_expect(load && store && load < store && store < end, "each run read, then stored, in one loop body");
+    reset();
+    translate_on(store_then_sum_src, "*fp16:16, *fp16:16, *fp16:16, *fp32:16, 64, False", 4, 1, 80, EMIT_CUDA);
+    cr_expect_null(strstr(out_text(), "// read back run by run"), "the accumulator dies at the store");
+}
+
+/* tl.argmax combines its candidates with selects: nvcc kept an if as a branch. */
+Test(reduce, argmax_combines_with_selects, .fini = reset)
+{
+    translate_on(KERNEL_HEAD
+                 "def k(x_ptr, o_ptr):\n"
+                 "    x = tl.load(x_ptr + tl.arange(0, 8)[:, None] * 1024 + tl.arange(0, 1024)[None, :])\n"
+                 "    tl.store(o_ptr + tl.arange(0, 8), tl.argmax(x, 1))\n",
+                 "*fp32:16, *i32:16", 4, 1, 80, EMIT_CUDA);
+    const char *t = out_text();
+    cr_expect(strstr(t, "const bool take = other > "), "%s", t);
+    cr_expect(strstr(t, " = take ? other_i : "));
+    cr_expect_null(strstr(t, "if (other > "), "no branch per candidate");
+}
