@@ -17,18 +17,25 @@ static int zero_bits_of_step(int step)
     return (1 << k) == step ? k : 0;
 }
 
+/* "#pragma unroll" and the head of the loop over n register elements in steps of
+ * `step`, ending in `tail` (" {" or ""); the step's zero bits of e are noted. */
+static void elem_loop_head(Emitter *E, int n, int step, const char *tail)
+{
+    E->e_zero_bits = zero_bits_of_step(step);
+    line(E, "#pragma unroll");
+    if (step == 1)
+        line(E, "for (int e = 0; e < %d; ++e)%s", n, tail);
+    else
+        line(E, "for (int e = 0; e < %d; e += %d)%s", n, step, tail);
+}
+
 /* Opens the loop over a thread's `n` register elements in steps of `step` and
  * returns the index to use inside it.  One step needs no loop: index 0. */
 const char *elem_loop_open(Emitter *E, int n, int step)
 {
     if (n == step)
         return "0";
-    E->e_zero_bits = zero_bits_of_step(step);
-    line(E, "#pragma unroll");
-    if (step == 1)
-        line(E, "for (int e = 0; e < %d; ++e)", n);
-    else
-        line(E, "for (int e = 0; e < %d; e += %d)", n, step);
+    elem_loop_head(E, n, step, "");
     E->indent++;
     return "e";
 }
@@ -47,16 +54,10 @@ const char *elem_open_step(Emitter *E, int n, int step, bool multi)
 {
     if (!multi)
         return elem_loop_open(E, n, step);
-    if (n > step) {
-        E->e_zero_bits = zero_bits_of_step(step);
-        line(E, "#pragma unroll");
-        if (step == 1)
-            line(E, "for (int e = 0; e < %d; ++e) {", n);
-        else
-            line(E, "for (int e = 0; e < %d; e += %d) {", n, step);
-    } else {
+    if (n > step)
+        elem_loop_head(E, n, step, " {");
+    else
         line(E, "{");
-    }
     E->indent++;
     return n > step ? "e" : "0";
 }
