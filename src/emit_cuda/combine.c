@@ -202,21 +202,9 @@ static void creduce_in_thread(Emitter *E, const CReduce *R)
 /* 2. across lanes: butterfly, every element shuffled, then combined (partner second) */
 static void creduce_lanes(Emitter *E, const CReduce *R)
 {
-    const int *lanes = R->ab.lane;
     const char **other = locals(E, R->n, "other");
     for (int i = R->ab.nlane - 1; i >= 0;) {
-        int hi = lanes[i], len = 1;
-        while (i - len >= 0 && lanes[i - len] == hi - len)
-            len++;
-        int lo = hi - len + 1;
-        if (len > 1) {
-            line(E, "#pragma unroll");
-            line(E, "for (int lane_bit = %d; lane_bit >= %d; lane_bit >>= 1) {", 1 << hi, 1 << lo);
-        } else {
-            line(E, "{");
-        }
-        E->indent++;
-        const char *m = len > 1 ? "lane_bit" : fmt(E, "%d", 1 << hi);
+        const char *m = lane_run_open(E, R->ab.lane, &i);
         const char *j = elem_open(E, R->NR, true);
         const char **acc = acc_at(E, R, j);
         for (int k = 0; k < R->n; k++)
@@ -225,19 +213,7 @@ static void creduce_lanes(Emitter *E, const CReduce *R)
         elem_close(E, R->NR, true);
         E->indent--;
         line(E, "}");
-        i -= len;
     }
-}
-
-/* Row-major index of register `idx` of v in a buffer of v's shape. */
-static const char *linear_index(Emitter *E, const Value *v, const LayoutMap *m, const char *idx)
-{
-    const char *lin = NULL;
-    for (int d = 0; d < v->type.rank; d++) {
-        const char *c = elem_coord(E, v, m, d, idx);
-        lin = lin ? fmt(E, "(%s) * %d + %s", lin, v->type.shape[d], c) : c;
-    }
-    return lin ? lin : "0";
 }
 
 /* 3. across warps: one lane per result writes its warp's partial group, then every thread

@@ -209,6 +209,8 @@ void emit_paired_store(Emitter *E, const char *addr, const Value *x, const char 
                        const char *pair_type); /* convert.c */
 void emit_pointer_store(Emitter *E, const Op *op); /* memory.c: tl.store through its pointers */
 void stmt_comment(Emitter *E, const Op *op);       /* control.c */
+const char *lane_run_open(Emitter *E, const int *lanes, int *i); /* reduce.c: a butterfly's run of lane bits */
+const char *linear_index(Emitter *E, const Value *v, const LayoutMap *m, const char *idx); /* reduce.c: row-major */
 void emit_tma_store(Emitter *E, const Op *op);     /* tma.c: a descriptor store by TMA, the pointer store its fallback */
 bool tma_store_owns(Emitter *E, const Op *op);      /* tma.c: op is printed in a TMA store's pointer path */
 void emit_op_here(Emitter *E, const Op *op);        /* control.c: op, wherever it belongs */

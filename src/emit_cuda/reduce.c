@@ -43,7 +43,7 @@ static bool combine_reads_twice(ReduceKind k, DType d)
 }
 
 /* Row-major index of register `idx` of v in a buffer of v's shape. */
-static const char *linear_index(Emitter *E, const Value *v, const LayoutMap *m, const char *idx)
+const char *linear_index(Emitter *E, const Value *v, const LayoutMap *m, const char *idx)
 {
     if (!v->type.rank)
         return "0";
@@ -175,27 +175,35 @@ static void reduce_shuffle(Emitter *E, const Reduce *R, const char *m)
     elem_close(E, R->NR, block);
 }
 
+/* The butterfly's steps over the run of consecutive lane bits that ends at
+ * lanes[*i], counting down: a loop over lane_bit, or a block for one bit.
+ * Returns the partner's distance ("lane_bit" or the constant) and moves *i
+ * past the run; the caller prints the step and closes the block. */
+const char *lane_run_open(Emitter *E, const int *lanes, int *i)
+{
+    int hi = lanes[*i], len = 1;
+    while (*i - len >= 0 && lanes[*i - len] == hi - len)
+        len++;
+    int lo = hi - len + 1;
+    if (len > 1) {
+        line(E, "#pragma unroll");
+        line(E, "for (int lane_bit = %d; lane_bit >= %d; lane_bit >>= 1) {", 1 << hi, 1 << lo);
+    } else {
+        line(E, "{");
+    }
+    E->indent++;
+    *i -= len;
+    return len > 1 ? "lane_bit" : fmt(E, "%d", 1 << hi);
+}
+
 /* 2. across lanes: butterfly, so every lane ends with the result; a run of
  * consecutive lane bits is one loop */
 static void reduce_lanes(Emitter *E, const Reduce *R)
 {
-    const int *lanes = R->ab.lane;
     for (int i = R->ab.nlane - 1; i >= 0;) {
-        int hi = lanes[i], len = 1;
-        while (i - len >= 0 && lanes[i - len] == hi - len)
-            len++;
-        int lo = hi - len + 1;
-        if (len > 1) {
-            line(E, "#pragma unroll");
-            line(E, "for (int lane_bit = %d; lane_bit >= %d; lane_bit >>= 1) {", 1 << hi, 1 << lo);
-        } else {
-            line(E, "{");
-        }
-        E->indent++;
-        reduce_shuffle(E, R, len > 1 ? "lane_bit" : fmt(E, "%d", 1 << hi));
+        reduce_shuffle(E, R, lane_run_open(E, R->ab.lane, &i));
         E->indent--;
         line(E, "}");
-        i -= len;
     }
 }
 
