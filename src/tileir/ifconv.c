@@ -119,12 +119,6 @@ static void hoist(Conv *C, Block *r, Value *taken)
     }
 }
 
-static void replace_in(Block *b, const Value *from, Value *to)
-{
-    for (int i = 0; i < b->ops.len; i++)
-        tir_op_replace_uses(b->ops.data[i], from, to);
-}
-
 /* If op as straight code before it in its block, C->b.  Its results can only be
  * read after it in that block (or in the regions of later ops), so only that
  * block is rewritten to read the new values. */
@@ -145,7 +139,7 @@ static void convert(Conv *C, Op *op)
             v = add(C, OP_SELECT, 3, (Value *[]){mask_like(C, cond, r->type), x, y}, r->type);
         if (!v->name)
             v->name = r->name;
-        replace_in(C->b, r, v);
+        tir_block_replace_uses(C->b, r, v);
     }
 }
 

@@ -98,18 +98,6 @@ static const char *share_key(Share *S, const Op *op)
     return s;
 }
 
-static void replace_in(Block *b, const Value *from, Value *to)
-{
-    for (int i = 0; i < b->ops.len; i++) {
-        Op *op = b->ops.data[i];
-        for (int k = 0; k < op->nargs; k++)
-            if (op->args[k] == from)
-                op->args[k] = to;
-        for (int r = 0; r < op->nregions; r++)
-            replace_in(op->regions[r], from, to);
-    }
-}
-
 /* In program order, each shareable op either finds its twin visible from
  * here (then its uses move to the twin, and tir_simplify drops it) or
  * becomes the one later twins find.  Entries from blocks already left are
@@ -128,7 +116,7 @@ static void share_block(Share *S, Block *root, Block *b)
             Op *twin = S->seen.data[*at];
             if (twin->results[0]->nuses && encloses(twin->parent, b) && same_value(twin, op)) {
                 Value *from = op->results[0], *to = twin->results[0];
-                replace_in(root, from, to);
+                tir_block_replace_uses(root, from, to);
                 to->nuses += from->nuses;
                 from->nuses = 0;
                 S->changed = true;

@@ -745,16 +745,10 @@ void tir_op_replace_uses(Op *op, const Value *from, Value *to)
             tir_op_replace_uses(op->regions[r]->ops.data[i], from, to);
 }
 
-static void replace_uses(Block *b, const Value *from, Value *to)
+void tir_block_replace_uses(Block *b, const Value *from, Value *to)
 {
-    for (int i = 0; i < b->ops.len; i++) {
-        Op *op = b->ops.data[i];
-        for (int k = 0; k < op->nargs; k++)
-            if (op->args[k] == from)
-                op->args[k] = to;
-        for (int r = 0; r < op->nregions; r++)
-            replace_uses(op->regions[r], from, to);
-    }
+    for (int i = 0; i < b->ops.len; i++)
+        tir_op_replace_uses(b->ops.data[i], from, to);
 }
 
 static int index_in(const Block *b, const Op *op)
@@ -789,7 +783,7 @@ static void combine_dot_add(Block *root, Block *b)
             b->ops.data[i - 1] = dot;
             dot->args[2]->nuses--;
             dot->args[2] = x;
-            replace_uses(root, op->results[0], dot->results[0]);
+            tir_block_replace_uses(root, op->results[0], dot->results[0]);
             dot->results[0]->nuses = op->results[0]->nuses;
             op->results[0]->nuses = 0;
             dot->results[0]->name = op->results[0]->name ? op->results[0]->name : dot->results[0]->name;

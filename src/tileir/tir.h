@@ -741,6 +741,7 @@ void tir_combine(Ctx *ctx, TirFunc *f);         /* x + tl.dot(a, b) -> tl.dot(a,
 void tir_if_convert(Ctx *ctx, TirFunc *f);      /* ifconv.c: branches that only compute and load as selects */
 bool tir_op_reads(const Op *op, const Value *v);             /* op or an op of its regions reads v */
 void tir_op_replace_uses(Op *op, const Value *from, Value *to); /* in op and its regions */
+void tir_block_replace_uses(Block *b, const Value *from, Value *to); /* in b's ops and their regions */
 bool tir_is_zero_splat(const Value *v);         /* a constant 0 (not -0.0), splat or broadcast */
 void tir_axisinfo(Ctx *ctx, TirFunc *f);
 void tir_layouts(Ctx *ctx, TirFunc *f);
