@@ -236,15 +236,7 @@ static void creduce_warps(Emitter *E, const CReduce *R)
         line(E, "%s *%s = reinterpret_cast<%s *>(smem + %d);", R->T[k], partial[k], R->T[k], off);
         off += (numel * W * smem_elem_bytes(op->results[k]->type) + 7) & ~7;
     }
-    unsigned lane_axis = 0;
-    for (int i = 0; i < R->ab.nlane; i++)
-        lane_axis |= 1u << R->ab.lane[i];
-    if (lane_axis)
-        line(E, lane_axis == 31 ? "if (lane == 0) {  // one lane per result writes its warp's partial"
-                                : "if ((lane & %u) == 0) {  // one lane per result writes its warp's partial", lane_axis);
-    else
-        line(E, "{");
-    E->indent++;
+    partial_writers_open(E, &R->ab);
     const char *j = elem_open(E, R->NR, true);
     const char *lin = R->scalar ? "0" : linear_index(E, r0, &rm, j);
     const char *base = numel > 1 ? fmt(E, "%s * %d", paren(E, wa), numel) : wa;

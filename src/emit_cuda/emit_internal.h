@@ -211,6 +211,7 @@ void emit_pointer_store(Emitter *E, const Op *op); /* memory.c: tl.store through
 void stmt_comment(Emitter *E, const Op *op);       /* control.c */
 const char *lane_run_open(Emitter *E, const int *lanes, int *i); /* reduce.c: a butterfly's run of lane bits */
 const char *linear_index(Emitter *E, const Value *v, const LayoutMap *m, const char *idx); /* reduce.c: row-major */
+void partial_writers_open(Emitter *E, const AxisBits *ab); /* reduce.c: the lanes that write warp partials */
 void emit_tma_store(Emitter *E, const Op *op);     /* tma.c: a descriptor store by TMA, the pointer store its fallback */
 bool tma_store_owns(Emitter *E, const Op *op);      /* tma.c: op is printed in a TMA store's pointer path */
 void emit_op_here(Emitter *E, const Op *op);        /* control.c: op, wherever it belongs */

@@ -207,19 +207,26 @@ static void reduce_lanes(Emitter *E, const Reduce *R)
     }
 }
 
-/* One lane of each warp per result writes the warp's partial to slot
- * slot_base + the result's index. */
-static void write_partials(Emitter *E, const Reduce *R, const LayoutMap *rm, const char *slot_base)
+/* Opens the block in which one lane of each warp per result (lane bits
+ * along the axis all 0) writes the warp's partial; the caller closes it. */
+void partial_writers_open(Emitter *E, const AxisBits *ab)
 {
     unsigned lane_axis = 0;
-    for (int i = 0; i < R->ab.nlane; i++)
-        lane_axis |= 1u << R->ab.lane[i];
+    for (int i = 0; i < ab->nlane; i++)
+        lane_axis |= 1u << ab->lane[i];
     if (lane_axis)
         line(E, lane_axis == 31 ? "if (lane == 0) {  // one lane per result writes its warp's partial"
                                 : "if ((lane & %u) == 0) {  // one lane per result writes its warp's partial", lane_axis);
     else
         line(E, "{");
     E->indent++;
+}
+
+/* One lane of each warp per result writes the warp's partial to slot
+ * slot_base + the result's index. */
+static void write_partials(Emitter *E, const Reduce *R, const LayoutMap *rm, const char *slot_base)
+{
+    partial_writers_open(E, &R->ab);
     const char *j = elem_open(E, R->NR, R->ri != NULL);
     const char *lin = R->scalar ? "0" : linear_index(E, R->r, rm, j);
     const char *slot = strcmp(lin, "0") ? fmt(E, "%s + %s", slot_base, lin) : slot_base;
