@@ -11,7 +11,10 @@ accumulators) and does something with the scores s that attention kernels do:
            sometimes the row log-sum-exp;
   block    one key block per program and no loop: s combined with loaded row and column
            vectors, and a random choice of outputs: s itself, its row and column max/min/sum,
-           its full max/sum, the row softmax times v, the column softmax times q;
+           its full max/sum, the row softmax times v, the column softmax times q; and, drawn
+           apart so that other seeds keep their kernels, the score at each row's or column's
+           tl.argmax/tl.argmin (picked out with tl.where and tl.sum: the index itself could
+           differ on a near tie, the score there may not);
   kvmajor  one key block per program and a loop over the queries, a column-wise online
            softmax (tl.max(s, 0), rescaling by beta[:, None]) and
            acc = acc * beta[:, None] + tl.dot(tl.trans(p).to(...), do).
@@ -550,6 +553,12 @@ class AttnGen:
         rowstats = [self.pick("max", "sum", "min")] + ([self.pick("max", "sum")] if self.chance(0.4) else [])
         colstats = [self.pick("max", "sum", "min")] + ([self.pick("max", "sum")] if self.chance(0.4) else [])
         fulls = [self.pick("max", "sum", "min")]
+        arg_rng = random.Random(self.seed * 7919 + 11)   # apart: other seeds keep their kernels
+        args_at = [(axis, arg_rng.choice(("argmax", "argmin"))) for axis in (1, 0) if arg_rng.random() < 0.3]
+        for axis, fn in args_at:
+            name = "RowArg" if axis == 1 else "ColArg"
+            P.ptr(name, "fp32", self.B * self.hq * nb * M if axis == 1 else nslab * self.bn, "out",
+                  TOL[("s", "fp32")], inf=mask_kind != "none")
         if "s" in outs:
             P.ptr("S", s_dt, self.B * self.hq * M * nb * self.bn, "out", TOL[("s", s_dt)],
                   inf=mask_kind != "none")
@@ -645,6 +654,17 @@ class AttnGen:
                 self.emit(f"tl.store(Col{i} + slab * BLOCK_N + tl.arange(0, BLOCK_N), {red(c, 0)})")
         if "full" in outs:
             self.emit(f"tl.store(Full + slab, {red(fulls[0], None)})")
+        for axis, fn in args_at:
+            # the score at the first extreme: the same in both however a near tie falls
+            src = "tl.where(valid, s, float(\"inf\"))" if fn == "argmin" and conds else "s"
+            idx, at = ("tl.arange(0, BLOCK_N)[None, :]", "[:, None]") if axis == 1 else \
+                ("tl.arange(0, BLOCK_M)[:, None]", "[None, :]")
+            self.emit(f"at_{axis} = tl.{fn}({src}, {axis})")
+            self.emit(f"picked_{axis} = tl.sum(tl.where({idx} == at_{axis}{at}, {src}, 0.0), {axis})")
+            if axis == 1:
+                self.emit(f"tl.store(RowArg + {rowsel}, picked_1, mask=offs_m < M)")
+            else:
+                self.emit("tl.store(ColArg + slab * BLOCK_N + tl.arange(0, BLOCK_N), picked_0)")
         e = self.exp_fn()
         if "pv" in outs:
             # the row softmax (every row has a finite score: column 0 of the first block)
