@@ -117,23 +117,6 @@ void emit_paired_store(Emitter *E, const char *addr, const Value *x, const char 
          value_at(E, f, NULL, fmt(E, "%s + 1", e)));
 }
 
-/* Does any op of block b (or its regions), other than `except`, read v? */
-static bool read_elsewhere(const Block *b, const Value *v, const Op *except)
-{
-    for (int i = 0; i < b->ops.len; i++) {
-        const Op *o = b->ops.data[i];
-        if (o == except)
-            continue;
-        for (int k = 0; k < o->nargs; k++)
-            if (o->args[k] == v)
-                return true;
-        for (int r = 0; r < o->nregions; r++)
-            if (read_elsewhere(o->regions[r], v, except))
-                return true;
-    }
-    return false;
-}
-
 /* Are v's registers, or those of the tiles a folded v is computed from where
  * used (a cast of the accumulator), read by an op of block b after its op at `at`? */
 static bool live_after(Emitter *E, const Block *b, int at, const Value *v, int depth)
@@ -176,9 +159,10 @@ static const Op *store_reading_back(Emitter *E, const Op *op, int vr)
     for (int k = 0; k < st->nargs; k++)
         if (k != 1 && st->args[k] == r)
             return NULL;
-    if (!live_after(E, b, at + 1, op->args[0], 0))
+    /* r, defined in b, can be read only by b's later ops (and their regions) */
+    if (!live_after(E, b, at + 1, op->args[0], 0) || live_after(E, b, at + 1, r, 0))
         return NULL;
-    return read_elsewhere(E->f->body, r, st) ? NULL : st;
+    return st;
 }
 
 /* Inside store st's loop, before it stores register run i..i+vec-1: that run,
