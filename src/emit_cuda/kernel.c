@@ -174,12 +174,12 @@ void emit_header(Emitter *E, int threads)
                         "// lives from its writes to its reads, or, where no barrier follows its reads, until the\n"
                         "// next exchange's barrier.\n");
         describe_smem(E, f->body);
-        bool free_bars = tir_tma_free_barriers(f);
-        for (int i = 0; i < f->tma_rings.len; i++)
-            sb_printf(E->out, "//   bytes %d..%d: the %s barriers of a TMA ring's %d slots (sm_90a)\n",
-                      f->tma_rings.data[i].smem_offset,
-                      f->tma_rings.data[i].smem_offset + (free_bars ? 16 : 8) * f->tma_rings.data[i].nslots - 1,
-                      free_bars ? "full and free" : "full", f->tma_rings.data[i].nslots);
+        for (int i = 0; i < f->tma_rings.len; i++) {
+            const TmaRing *r = &f->tma_rings.data[i];
+            sb_printf(E->out, "//   bytes %d..%d: the %s barriers of a TMA ring's %d slots (sm_90a)\n", r->smem_offset,
+                      r->smem_offset + tir_tma_ring_barrier_bytes(f, r) - 1,
+                      tir_tma_free_barriers(f) ? "full and free" : "full", r->nslots);
+        }
     }
     tma_describe(E);
     sb_puts(E->out, "//\n// Layouts: how each tile's elements are spread over the threads of a block.\n");

@@ -364,6 +364,11 @@ bool tir_tma_free_barriers(const TirFunc *f)
     return f->num_warps > 4;
 }
 
+int tir_tma_ring_barrier_bytes(const TirFunc *f, const TmaRing *r)
+{
+    return (tir_tma_free_barriers(f) ? 2 : 1) * 8 * r->nslots;
+}
+
 /* f->tma_maps' index of the map of descriptor parameter `param`, or -1 */
 int tir_tma_map_index(const TirFunc *f, int param)
 {

@@ -551,7 +551,7 @@ void tir_smem(Ctx *ctx, TirFunc *f)
     total = (total + 7) & ~7;
     for (int i = 0; i < f->tma_rings.len; i++) {
         f->tma_rings.data[i].smem_offset = total;
-        total += (tir_tma_free_barriers(f) ? 2 : 1) * 8 * f->tma_rings.data[i].nslots; /* full (and free) barriers */
+        total += tir_tma_ring_barrier_bytes(f, &f->tma_rings.data[i]);
     }
     f->smem_bytes = align16(total);
 }

@@ -951,6 +951,8 @@ bool tir_tma_same_box(const TmaMap *a, const TmaMap *b);
 /* pipeline.c: do f's TMA rings free a slot through a barrier per slot (true:
  * more than one warpgroup) or a barrier of the whole block (one warpgroup)? */
 bool tir_tma_free_barriers(const TirFunc *f);
+/* pipeline.c: the bytes of a TMA ring's barriers (8 a slot, 16 with free barriers) */
+int tir_tma_ring_barrier_bytes(const TirFunc *f, const TmaRing *r);
 /* wgmma.c: the swizzle of an NVMMA buffer of s->nvmma bytes (16-byte chunks, as Triton's) */
 SmemSwizzle dot_nvmma_swizzle_pattern(const DotStage *s);
 /* tma_store.c: under sm_90a, a tensor descriptor's block store goes out by TMA from shared memory */
