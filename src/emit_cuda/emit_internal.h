@@ -40,6 +40,14 @@ typedef struct Binding {
     const char *name, *type, *expr, *comment;
 } Binding;
 
+/* A descriptor store that goes out by TMA, and the ops before it that only its
+ * pointer store (the fallback for other targets) reads, in program order. */
+typedef struct TmaPath {
+    const Op *store;
+    Op **ops;
+    int nops;
+} TmaPath;
+
 typedef struct Emitter {
     Ctx *ctx;
     Arena *a;
@@ -60,8 +68,8 @@ typedef struct Emitter {
     Vec(const char *) helper_names;
     int nbuf;              /* shared buffers named so far */
     Vec(const Op *) stage_ops; /* staging buffers named so far ... */
-    Vec(const Op *) tma_owned; /* ops printed in a TMA store's pointer path (tma.c), found once */
-    bool tma_owned_found;
+    Vec(struct TmaPath) tma_paths; /* each TMA store's pointer-path ops (tma.c), found once */
+    bool tma_paths_found;
     Vec(const char *) stage_fns; /* ... and their helpers */
     Vec(const char *) combine_keys; /* combine helpers printed so far, by their text ... */
     Vec(const char *) combine_fns;  /* ... and their names (combine.c) */

@@ -240,18 +240,35 @@ static OpVec pointer_path_ops(Emitter *E, const Op *st)
     return owned;
 }
 
-static void find_owned(Emitter *E, const Block *b)
+static void find_paths(Emitter *E, const Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
         const Op *op = b->ops.data[i];
         for (int r = 0; r < op->nregions; r++)
-            find_owned(E, op->regions[r]);
+            find_paths(E, op->regions[r]);
         if (op->kind == OP_STORE && op->store.tma_map) {
             OpVec mine = pointer_path_ops(E, op);
-            for (int k = 0; k < mine.len; k++)
-                vec_push(E->a, &E->tma_owned, mine.data[k]);
+            vec_push(E->a, &E->tma_paths, ((TmaPath){op, mine.data, mine.len}));
         }
     }
+}
+
+/* Every TMA store's pointer-path ops (pointer_path_ops), found once for the kernel */
+static void find_all_paths(Emitter *E)
+{
+    if (!E->tma_paths_found) {
+        find_paths(E, E->f->body);
+        E->tma_paths_found = true;
+    }
+}
+
+static const TmaPath *pointer_path(Emitter *E, const Op *st)
+{
+    find_all_paths(E);
+    for (int i = 0; i < E->tma_paths.len; i++)
+        if (E->tma_paths.data[i].store == st)
+            return &E->tma_paths.data[i];
+    return NULL;
 }
 
 /* Is op printed inside a TMA store's pointer path instead of where it stands? */
@@ -259,13 +276,11 @@ bool tma_store_owns(Emitter *E, const Op *op)
 {
     if (!E->f->tma_maps.len || !op_is_pure(op->kind))
         return false;
-    if (!E->tma_owned_found) {
-        find_owned(E, E->f->body);
-        E->tma_owned_found = true;
-    }
-    for (int k = 0; k < E->tma_owned.len; k++)
-        if (E->tma_owned.data[k] == op)
-            return true;
+    find_all_paths(E);
+    for (int i = 0; i < E->tma_paths.len; i++)
+        for (int k = 0; k < E->tma_paths.data[i].nops; k++)
+            if (E->tma_paths.data[i].ops[k] == op)
+                return true;
     return false;
 }
 
@@ -283,10 +298,10 @@ void emit_tma_store(Emitter *E, const Op *op)
     const TmaMap *m = &f->tma_maps.data[op->store.tma_map - 1];
     const DotStage *s = op->stage;
     const Value *v = op->args[1];
-    OpVec mine = pointer_path_ops(E, op);
+    const TmaPath *mine = pointer_path(E, op);
     const Op *conv = NULL;
-    for (int k = 0; k < mine.len; k++)
-        if (mine.data[k] == v->def && v->def->kind == OP_CONVERT)
+    for (int k = 0; k < mine->nops; k++)
+        if (mine->ops[k] == v->def && v->def->kind == OP_CONVERT)
             conv = v->def;
     const Value *x = conv ? conv->args[0] : v; /* staged from before its layout change */
     const Value *off0 = op->args[op->nargs - 2], *off1 = op->args[op->nargs - 1];
@@ -305,8 +320,8 @@ void emit_tma_store(Emitter *E, const Op *op)
     line(E, "{  // the pointer store: its addresses, its mask%s", conv ? ", the tile in the store's layout" : "");
     E->indent++;
     line(E, "tilec::unused(smem);  // (the staging buffer above is for the TMA path)");
-    for (int k = 0; k < mine.len; k++)
-        emit_op_here(E, mine.data[k]);
+    for (int k = 0; k < mine->nops; k++)
+        emit_op_here(E, mine->ops[k]);
     emit_pointer_store(E, op);
     E->indent--;
     line(E, "}");
