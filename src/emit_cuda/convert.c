@@ -197,6 +197,7 @@ void emit_convert(Emitter *E, const Op *op)
     Type t = x->type;
     int bufno = E->nbuf++;
     const char *fn = fmt(E, "cvt%d_at", bufno);
+    vec_push(E->a, &E->exchange_fns, fn);
     StrBuf *h = &E->helpers;
     StrBuf shape = {0};
     for (int d = 0; d < t.rank; d++)

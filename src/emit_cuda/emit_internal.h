@@ -71,6 +71,7 @@ typedef struct Emitter {
     Vec(struct TmaPath) tma_paths; /* each TMA store's pointer-path ops (tma.c), found once */
     bool tma_paths_found;
     Vec(const char *) stage_fns; /* ... and their helpers */
+    Vec(const char *) exchange_fns; /* the index helpers of exchange buffers, in order (convert.c) */
     Vec(const char *) combine_keys; /* combine helpers printed so far, by their text ... */
     Vec(const char *) combine_fns;  /* ... and their names (combine.c) */
     const char *combine_src;  /* the jit function whose combine helper is being printed, or NULL */

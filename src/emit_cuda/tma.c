@@ -314,7 +314,7 @@ void emit_tma_store(Emitter *E, const Op *op)
     /* the pointer store, for other targets, printed first aside: the per-thread names
      * and exchange helpers it adds are then known, and the sm_90a block, which leaves
      * them unread, names them (nvcc warns of what is declared and never read) */
-    int binds0 = E->binds.len, bufs0 = E->nbuf;
+    int binds0 = E->binds.len, fns0 = E->exchange_fns.len;
     StrBuf aside = {0}, *out = E->out;
     E->out = &aside;
     line(E, "{  // the pointer store: its addresses, its mask%s", conv ? ", the tile in the store's layout" : "");
@@ -362,12 +362,12 @@ void emit_tma_store(Emitter *E, const Op *op)
     E->indent--;
     line(E, "}");
     line(E, "__syncthreads();  // the buffer is free again");
-    if (E->binds.len > binds0 || E->nbuf > bufs0) {
+    if (E->binds.len > binds0 || E->exchange_fns.len > fns0) {
         StrBuf names = {0};
         for (int i = binds0; i < E->binds.len; i++)
             sb_printf(&names, "(void)%s; ", E->binds.data[i].name);
-        for (int i = bufs0; i < E->nbuf; i++)
-            sb_printf(&names, "(void)cvt%d_at; ", i);
+        for (int i = fns0; i < E->exchange_fns.len; i++)
+            sb_printf(&names, "(void)%s; ", E->exchange_fns.data[i]);
         line(E, "%s // read only by the pointer store below", names.data);
         sb_free(&names);
     }
