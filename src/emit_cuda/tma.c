@@ -290,8 +290,9 @@ bool tma_store_owns(Emitter *E, const Op *op)
  * until the engine has read it (its writes to global memory go on alone).
  * The engine writes whole 16-byte chunks of a row, past the tensor's last
  * column where a row's bytes do not end on one (so does Triton 3.6's TMA
- * store): there, as in builds for other targets, the pointer store runs,
- * with the ops only it reads. */
+ * store): there the threads store the staged block element by element,
+ * each within the tensor's bounds.  Builds for other targets take the
+ * pointer store, with the ops only it reads (pointer_path_ops). */
 void emit_tma_store(Emitter *E, const Op *op)
 {
     const TirFunc *f = E->f;

@@ -8,9 +8,10 @@
  * (cp.async.bulk.tensor), which writes the block to global memory and drops
  * what lies past the tensor's edge.  The threads compute no addresses and no
  * masks, and a tile in a wgmma accumulator needs no exchange to a store
- * layout first.  The emitter (tma.c) keeps the pointer store as the
- * fallback: for the file's other targets, and where a row of the tensor
- * does not end on a 16-byte chunk (the engine would write past its edge).
+ * layout first.  The emitter (tma.c) keeps the pointer store for the file's
+ * other targets; where a row of the tensor does not end on a 16-byte chunk
+ * (the engine would write past its edge) the threads store the staged block
+ * element by element instead.
  *
  * The staging buffer is a DotStage of one slot in Triton's NVMMA layout
  * (column blocks of the swizzle's width), the box of the map one such block:
