@@ -218,6 +218,7 @@ void emit_paired_store(Emitter *E, const char *addr, const Value *x, const char 
                        const char *pair_type); /* convert.c */
 void emit_pointer_store(Emitter *E, const Op *op); /* memory.c: tl.store through its pointers */
 void stmt_comment(Emitter *E, const Op *op);       /* control.c */
+bool uses_ident(const char *text, const char *name); /* kernel.c: as an identifier, outside comments and strings */
 const char *lane_run_open(Emitter *E, const int *lanes, int *i); /* reduce.c: a butterfly's run of lane bits */
 const char *linear_index(Emitter *E, const Value *v, const LayoutMap *m, const char *idx); /* reduce.c: row-major */
 void partial_writers_open(Emitter *E, const AxisBits *ab); /* reduce.c: the lanes that write warp partials */

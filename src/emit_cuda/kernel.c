@@ -247,7 +247,7 @@ static bool ident_char(char c) { return c == '_' || (c >= '0' && c <= '9') || ((
 /* Does the C text use `name` as an identifier?  Comments and string literals
  * do not count ("// tiles of this warp" declares no need for `warp`: an
  * unused variable is an NVRTC warning). */
-static bool uses_ident(const char *text, const char *name)
+bool uses_ident(const char *text, const char *name)
 {
     size_t n = strlen(name);
     for (const char *p = text; p && *p; p++) {

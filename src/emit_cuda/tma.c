@@ -326,7 +326,8 @@ void emit_tma_store(Emitter *E, const Op *op)
     emit_pointer_store(E, op);
     E->indent--;
     line(E, "}");
-    E->out = out;
+    StrBuf tma = {0};
+    E->out = &tma;
     line(E, FEAT_SM90A "  // sm_90a: the block goes out by TMA from shared memory");
     line(E, "{");
     E->indent++;
@@ -363,15 +364,19 @@ void emit_tma_store(Emitter *E, const Op *op)
     E->indent--;
     line(E, "}");
     line(E, "__syncthreads();  // the buffer is free again");
-    if (E->binds.len > binds0 || E->exchange_fns.len > fns0) {
-        StrBuf names = {0};
-        for (int i = binds0; i < E->binds.len; i++)
+    E->out = out;
+    sb_puts(E->out, tma.data);
+    StrBuf names = {0}; /* what the pointer store added that this block does not read */
+    for (int i = binds0; i < E->binds.len; i++)
+        if (!uses_ident(tma.data, E->binds.data[i].name))
             sb_printf(&names, "(void)%s; ", E->binds.data[i].name);
-        for (int i = fns0; i < E->exchange_fns.len; i++)
+    for (int i = fns0; i < E->exchange_fns.len; i++)
+        if (!uses_ident(tma.data, E->exchange_fns.data[i]))
             sb_printf(&names, "(void)%s; ", E->exchange_fns.data[i]);
+    if (names.len)
         line(E, "%s // read only by the pointer store below", names.data);
-        sb_free(&names);
-    }
+    sb_free(&names);
+    sb_free(&tma);
     E->indent--;
     line(E, "}");
     line(E, "#else");

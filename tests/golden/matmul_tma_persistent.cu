@@ -1253,7 +1253,7 @@ matmul_tma_persistent_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_sh
                         c_desc_base[(int64_t)(offs_m + e / 256) * c_desc_stride0 + (offs_n + e % 256)] = *stage2(smem, e / 256, e % 256);
             }
             __syncthreads();  // the buffer is free again
-            (void)L1_row; (void)L1_col; (void)L2_row; (void)L2_col; (void)cvt3_at;  // read only by the pointer store below
+            (void)L1_row; (void)L1_col; (void)cvt3_at;  // read only by the pointer store below
         }
         #else
         {  // the pointer store: its addresses, its mask, the tile in the store's layout

@@ -1188,7 +1188,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
                     c_desc_base[(int64_t)(offs_m + e / 64) * c_desc_stride0 + (offs_n + e % 64)] = *stage2(smem, e / 64, e % 64);
         }
         __syncthreads();  // the buffer is free again
-        (void)L2_row; (void)L2_col; (void)cvt3_at;  // read only by the pointer store below
+        (void)cvt3_at;  // read only by the pointer store below
     }
     #else
     {  // the pointer store: its addresses, its mask, the tile in the store's layout
