@@ -177,12 +177,18 @@ static int padding_candidates(int n, int bytes, Padding *out, int max)
     return count;
 }
 
+/* The longer of a conversion's write and read runs: the storage must keep it whole */
+static int widest_run(const ConvertAccesses *ca)
+{
+    return ca->wvec > ca->rvec ? ca->wvec : ca->rvec;
+}
+
 /* `l` under the first of the swizzles that frees it of conflicts, if any. */
 static bool first_free_swizzle(ConvertAccesses *ca, SmemLayout l, const SmemSwizzle *swz, int nswz, SmemLayout *out)
 {
     for (int s = 0; s < nswz; s++) {
         l.swz = swz[s];
-        if (!keeps_runs(&l, ca->wvec > ca->rvec ? ca->wvec : ca->rvec))
+        if (!keeps_runs(&l, widest_run(ca)))
             continue;
         if (convert_free(ca, &l)) {
             *out = l;
@@ -206,7 +212,7 @@ static bool first_free(ConvertAccesses *ca, SmemLayout plain, const SmemSwizzle 
     for (int p = 0; p < npad; p++) {
         SmemLayout l = plain;
         l.pad_log2 = pads[p].log2, l.pad = pads[p].pad;
-        if (!keeps_runs(&l, ca->wvec > ca->rvec ? ca->wvec : ca->rvec))
+        if (!keeps_runs(&l, widest_run(ca)))
             continue;
         if (convert_free(ca, &l)) {
             *out = l;
