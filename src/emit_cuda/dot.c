@@ -22,11 +22,37 @@ static const char *mma_fp8_helper(Emitter *E, DType a, DType b, bool wgmma_else)
                  "// * b (32x8 %s), four elements per fragment register, in the PTX order (as int8's m16n8k32).\n", ta, tb);
     sb_printf(h, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 890\n"
                  "#error \"this kernel multiplies fp8 on tensor cores: compile it for sm_89 or later\"\n#endif\n");
+    /* Hopper has no fp8 mma.sync: ptxas splits it into two fp16 mmas and adds the
+     * second's result with 4 FADDs a tile (128 a K step of a 128x128 matmul on 8
+     * warps: 499 SASS instructions a step against the 331 of Triton, which converts
+     * the operands itself).  Converted here, exactly, the halves chain on the
+     * accumulators.  A fragment register's four bytes are four K elements; its low
+     * byte pair gives one fp16x2 register and its high pair another, for A and B
+     * alike, so both walk K in the same (permuted) order and the sum is the same. */
+    sb_printf(h, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900\n");
+    for (int k = 0; k < 2; k++)
+        sb_printf(h, "// %s's %s as fp16: the four elements of w (bytes), converted exactly, in two registers\n"
+                     "static __device__ __forceinline__ void %s_%s16(uint32_t w, uint32_t *lo, uint32_t *hi)\n{\n"
+                     "    asm(\"{\\n .reg .b16 l, h;\\n mov.b32 {l, h}, %%2;\\n cvt.rn.f16x2.%sx2 %%0, l;\\n\"\n"
+                     "        \" cvt.rn.f16x2.%sx2 %%1, h;\\n}\" : \"=r\"(*lo), \"=r\"(*hi) : \"r\"(w));\n}\n",
+                  fn, k ? "b" : "a", fn, k ? "b" : "a", k ? tb : ta, k ? tb : ta);
+    sb_printf(h, "#endif\n");
     sb_printf(h, "static __device__ __forceinline__ void %s(float *d, const uint32_t *a, const uint32_t *b)\n{\n", fn);
+    sb_printf(h, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900  // no fp8 mma.sync: K's halves as fp16 mmas\n"
+                 "#pragma unroll\n"
+                 "    for (int half = 0; half < 2; ++half) {\n"
+                 "        uint32_t a16[4], b16[2];  // rows g and g+8 of A, each in two registers; B's column g\n"
+                 "        %s_a16(a[2 * half], &a16[0], &a16[2]);\n"
+                 "        %s_a16(a[2 * half + 1], &a16[1], &a16[3]);\n"
+                 "        %s_b16(b[half], &b16[0], &b16[1]);\n"
+                 "        tilec::mma_m16n8k16_f16(d, a16, b16);\n"
+                 "    }\n"
+                 "#else\n", fn, fn, fn);
     sb_printf(h, "    asm volatile(\"mma.sync.aligned.m16n8k32.row.col.f32.%s.%s.f32 {%%0, %%1, %%2, %%3}, \"\n", ta, tb);
     sb_printf(h, "                 \"{%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};\\n\"\n");
     sb_printf(h, "                 : \"+f\"(d[0]), \"+f\"(d[1]), \"+f\"(d[2]), \"+f\"(d[3])\n");
-    sb_printf(h, "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n}\n");
+    sb_printf(h, "                 : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n");
+    sb_printf(h, "#endif\n}\n");
     sb_puts(h, wgmma_else ? "#endif\n\n" : "\n");
     return fn;
 }

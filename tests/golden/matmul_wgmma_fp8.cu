@@ -755,12 +755,37 @@ static __device__ __forceinline__ void wgmma_m64n128k32_f32_e4m3_e5m2(float *d, 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 890
 #error "this kernel multiplies fp8 on tensor cores: compile it for sm_89 or later"
 #endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900
+// mma_m16n8k32_e4m3_e5m2's a as fp16: the four elements of w (bytes), converted exactly, in two registers
+static __device__ __forceinline__ void mma_m16n8k32_e4m3_e5m2_a16(uint32_t w, uint32_t *lo, uint32_t *hi)
+{
+    asm("{\n .reg .b16 l, h;\n mov.b32 {l, h}, %2;\n cvt.rn.f16x2.e4m3x2 %0, l;\n"
+        " cvt.rn.f16x2.e4m3x2 %1, h;\n}" : "=r"(*lo), "=r"(*hi) : "r"(w));
+}
+// mma_m16n8k32_e4m3_e5m2's b as fp16: the four elements of w (bytes), converted exactly, in two registers
+static __device__ __forceinline__ void mma_m16n8k32_e4m3_e5m2_b16(uint32_t w, uint32_t *lo, uint32_t *hi)
+{
+    asm("{\n .reg .b16 l, h;\n mov.b32 {l, h}, %2;\n cvt.rn.f16x2.e5m2x2 %0, l;\n"
+        " cvt.rn.f16x2.e5m2x2 %1, h;\n}" : "=r"(*lo), "=r"(*hi) : "r"(w));
+}
+#endif
 static __device__ __forceinline__ void mma_m16n8k32_e4m3_e5m2(float *d, const uint32_t *a, const uint32_t *b)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900  // no fp8 mma.sync: K's halves as fp16 mmas
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+        uint32_t a16[4], b16[2];  // rows g and g+8 of A, each in two registers; B's column g
+        mma_m16n8k32_e4m3_e5m2_a16(a[2 * half], &a16[0], &a16[2]);
+        mma_m16n8k32_e4m3_e5m2_a16(a[2 * half + 1], &a16[1], &a16[3]);
+        mma_m16n8k32_e4m3_e5m2_b16(b[half], &b16[0], &b16[1]);
+        tilec::mma_m16n8k16_f16(d, a16, b16);
+    }
+#else
     asm volatile("mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 {%0, %1, %2, %3}, "
                  "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
 }
 #endif
 
