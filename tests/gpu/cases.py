@@ -276,6 +276,7 @@ def rowwise_cases():
             ("fp32", 1024, 4, SOFTMAX_1K),
             ("fp32", 4096, 8, [(1, 4096, 4096, 4096), (33, 3000, 3000, 3001), (256, 4096, 4096, 4096)]),
             ("fp32", 16384, 16, [(3, 16384, 16384, 16384), (17, 9000, 9001, 9000), (2, 12345, 12352, 12345)]),
+            ("fp32", 32768, 32, [(3, 32000, 32000, 32000), (5, 20001, 20008, 20001)]),
             ("fp16", 1024, 4, [(3, 17, 20, 24), (127, 781, 781, 800), (4096, 1000, 1000, 1000)]),
             ("bf16", 256, 2, [(1, 1, 1, 1), (127, 200, 256, 200)])]:
         cases.append(Case(f"softmax/{dt}/B{block}/w{warps}", "examples/softmax.py", "softmax_kernel",
@@ -344,7 +345,8 @@ def rowwise_cases():
 
     # cross_entropy_fwd: a loop over the vocabulary with loop-carried scalars; labels int64.
     for dt, block, warps, shapes in [("fp32", 1024, 4, XENT_SHAPES), ("fp32", 4096, 8, XENT_SHAPES),
-                                     ("fp16", 2048, 8, [(3, 17, 24), (64, 32000, 32000), (1, 65536, 65536)])]:
+                                     ("fp16", 2048, 8, [(3, 17, 24), (64, 32000, 32000), (1, 65536, 65536)]),
+                                     ("bf16", 32768, 32, [(3, 17, 24), (64, 32000, 32000), (5, 50257, 50264)])]:
         cases.append(Case(f"cross_entropy/{dt}/B{block}/w{warps}", "examples/cross_entropy.py",
                           "cross_entropy_fwd", f"*{dt}:16, *i64:16, {F32}, i32, i32, {block}",
                           num_warps=warps, driver="cross_entropy", dtype=dt, sizes=list(shapes)))
@@ -364,7 +366,8 @@ def rowwise_cases():
                           grid="cdiv(M, BLOCK_M)", driver="row_min", dtype=dt, sizes=list(shapes)))
     # argmax_rows_kernel (the first maximum of each row, looping over columns) and
     # rope_inplace_kernel (rotary embedding, in place): exact indices; rotations within 1 ulp
-    for dt, rows, bn, warps in [("bf16", 8, 1024, 4), ("fp32", 4, 256, 4), ("fp16", 1, 2048, 8)]:
+    for dt, rows, bn, warps in [("bf16", 8, 1024, 4), ("fp32", 4, 256, 4), ("fp16", 1, 2048, 8),
+                                ("fp16", 1, 8192, 32), ("bf16", 1, 4096, 16)]:
         cases.append(Case(f"argmax/{dt}/R{rows}/BN{bn}/w{warps}", "examples/argmax.py", "argmax_rows_kernel",
                           f"*{dt}:16, *i32:16, i32, i32, i32:16, {rows}, {bn}", num_warps=warps,
                           grid="cdiv(M, ROWS)", driver="argmax", dtype=dt,

@@ -739,3 +739,23 @@ Test(reduce, argmax_combines_with_selects, .fini = reset)
     cr_expect(strstr(t, " = take ? other_i : "));
     cr_expect_null(strstr(t, "if (other > "), "no branch per candidate");
 }
+
+/* A one-element result over 16 or more warps: each lane takes one warp's partial and a
+ * butterfly combines them (32 partials: 1 load and 5 shuffles instead of 8 loads and 31
+ * combines); fewer warps keep the loop over the partials. */
+Test(reduce, many_warps_combine_partials_by_shuffles, .fini = reset)
+{
+    const char *kernel = KERNEL_HEAD "def k(x_ptr, o_ptr):\n"
+                                  "    x = tl.load(x_ptr + tl.arange(0, 8192))\n"
+                                  "    tl.store(o_ptr, tl.sum(x, 0))\n";
+    translate_on(kernel, "*fp32:16, *fp32:16", 32, 1, 80, EMIT_CUDA);
+    const char *t = out_text();
+    cr_expect(strstr(t, " = partial[lane];  // lane l takes warp l's partial"), "%s", t);
+    cr_expect_null(strstr(t, "for (int ww = 1; ww < 32; ++ww)"), "%s", t);
+    reset();
+    translate_on(kernel, "*fp32:16, *fp32:16", 16, 1, 80, EMIT_CUDA);
+    cr_expect(strstr(out_text(), " = partial[lane & 15];"), "%s", out_text());
+    reset();
+    translate_on(kernel, "*fp32:16, *fp32:16", 8, 1, 80, EMIT_CUDA);
+    cr_expect(strstr(out_text(), "for (int ww = 1; ww < 8; ++ww)"), "%s", out_text());
+}
