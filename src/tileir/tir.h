@@ -204,7 +204,7 @@ typedef enum CmpPred { CMP_LT, CMP_LE, CMP_GT, CMP_GE, CMP_EQ, CMP_NE } CmpPred;
     X(MATH_COS, "cos", "cosf", "cos", 0)                                       \
     X(MATH_TAN, "tan", "tilec::flushed<tanf>", "tan", 1)                       \
     X(MATH_TANH, "tanh", "tilec::flushed<tanhf>", "tanh", 1)                   \
-    X(MATH_ERF, "erf", "tilec::flushed<erff>", "erf", 1)                       \
+    X(MATH_ERF, "erf", "tilec::erf_flushed", "erf", 1)                          \
     X(MATH_FLOOR, "floor", "tilec::flushed<floorf>", "floor", 1)               \
     X(MATH_CEIL, "ceil", "tilec::flushed<ceilf>", "ceil", 1)                   \
     X(MATH_ABS, "abs", "fabsf", "fabs", 0)                                     \
