@@ -146,7 +146,10 @@ void emit_pointer_store(Emitter *E, const Op *op)
         return;
     }
     if (vec > 1) {
-        line(E, "tilec::store_global<%d>(%s, &%s[%s]%s%s);", vec, p, src, i, pred ? ", " : "", pred ? pred : "");
+        /* straight-line stores where ptxas is held to a register bound, a branch around
+         * each elsewhere (templates/tilec_runtime.cuh, StorePred, says why) */
+        line(E, "tilec::store_global%s<%d>(%s, &%s[%s]%s%s);", E->f->min_blocks ? "_straight" : "", vec, p, src, i,
+             pred ? ", " : "", pred ? pred : "");
     } else {
         if (pred)
             line(E, "if (%s)", pred);

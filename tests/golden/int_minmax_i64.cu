@@ -149,29 +149,16 @@ __device__ __forceinline__ void store(T *dst, const T *src, bool pred = true)
     }
 }
 
-// One global store of N words of B bytes from w[0..N) if pred: the vector
-// st.global in PTX, so that its width is kept, under a C branch.  The predicate
-// inside the PTX, as Triton writes it, made the whole kernel one straight block
-// for ptxas, which then spread a tile's loads through it: lightllm's
-// silu_and_mul (128x128 fp16, 32 loads a thread) took 128 registers instead of
-// 96 and ran at 0.65x Triton against 0.98x with the branch (H200).
-template <int B, int N> struct StorePred;
-template <> struct StorePred<4, 4> {
-    static __device__ __forceinline__ void run(void *dst, const uint32_t *w, bool pred)
-    {
-        if (pred)
-            asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};"
-                         :: "l"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
-    }
-};
-template <> struct StorePred<4, 2> {
-    static __device__ __forceinline__ void run(void *dst, const uint32_t *w, bool pred)
-    {
-        if (pred)
-            asm volatile("st.global.v2.b32 [%0], {%1, %2};" :: "l"(dst), "r"(w[0]), "r"(w[1]) : "memory");
-    }
-};
-template <int B, int N> struct StorePred {     // one word, or narrower than a register
+// One global store of N words of B bytes from w[0..N) if pred, as the vector
+// st.global in PTX so that its width is kept.  Straight: the predicate on the
+// instruction, as Triton writes it, so the kernel stays one straight block for
+// ptxas.  Otherwise a C branch around it.  Each way loses somewhere (H200):
+// lightllm's silu_and_mul (128x128 fp16, 32 loads a thread) straight took 128
+// registers, ptxas spreading the loads through the block, and ran at 0.65x
+// Triton against 0.98x with branches; Liger's SwiGLU, held to 64 registers by
+// __launch_bounds__, spilled with a branch.  The emitter takes the straight form
+// where it promises ptxas blocks per SM (a register bound), the branch elsewhere.
+template <int B, int N, bool Straight> struct StorePred {     // one word, or narrower than a register
     template <typename W>
     static __device__ __forceinline__ void run(void *dst, const W *w, bool pred)
     {
@@ -182,19 +169,41 @@ template <int B, int N> struct StorePred {     // one word, or narrower than a r
         }
     }
 };
+template <bool Straight> struct StorePred<4, 4, Straight> {
+    static __device__ __forceinline__ void run(void *dst, const uint32_t *w, bool pred)
+    {
+        if (Straight)
+            asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %5, 0;\n @p st.global.v4.b32 [%0], {%1, %2, %3, %4};\n}"
+                         :: "l"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]), "r"((int)pred) : "memory");
+        else if (pred)
+            asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};"
+                         :: "l"(dst), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3]) : "memory");
+    }
+};
+template <bool Straight> struct StorePred<4, 2, Straight> {
+    static __device__ __forceinline__ void run(void *dst, const uint32_t *w, bool pred)
+    {
+        if (Straight)
+            asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %3, 0;\n @p st.global.v2.b32 [%0], {%1, %2};\n}"
+                         :: "l"(dst), "r"(w[0]), "r"(w[1]), "r"((int)pred) : "memory");
+        else if (pred)
+            asm volatile("st.global.v2.b32 [%0], {%1, %2};" :: "l"(dst), "r"(w[0]), "r"(w[1]) : "memory");
+    }
+};
 
 // dst[0..V) = src[0..V) if pred, dst in global memory (a tl.store).  Elements
 // narrower than a register are packed into whole words and stored with one
-// predicated st.global: a vector of 16-bit elements stored through a C++
-// struct was split by nvcc into 2- and 4-byte stores in places (an in-place
-// bf16 kernel: 16 st.global.u16 where two st.global.v4 were meant, at 0.55x
-// Triton's speed).  Wider elements keep the plain store, which nvcc vectorizes
-// (the PTX form cost a tf32 matmul a spill).  Chosen by specialization, so that
-// no instantiation holds code it never runs (NVRTC warns of it).
-template <int V, typename T, bool Narrow = (sizeof(T) < 4)> struct StoreGlobal {
+// st.global written in PTX (above): a vector of 16-bit elements stored through
+// a C++ struct was split by nvcc into 2- and 4-byte stores in places (an
+// in-place bf16 kernel: 16 st.global.u16 where two st.global.v4 were meant, at
+// 0.55x Triton's speed).  Wider elements keep the plain store, which nvcc
+// vectorizes (the PTX form cost a tf32 matmul a spill).  Chosen by
+// specialization, so that no instantiation holds code it never runs (NVRTC
+// warns of it).
+template <int V, typename T, bool Straight, bool Narrow = (sizeof(T) < 4)> struct StoreGlobal {
     static __device__ __forceinline__ void run(T *dst, const T *src, bool pred) { store<V>(dst, src, pred); }
 };
-template <int V, typename T> struct StoreGlobal<V, T, true> {
+template <int V, typename T, bool Straight> struct StoreGlobal<V, T, Straight, true> {
     static __device__ __forceinline__ void run(T *dst, const T *src, bool pred)
     {
         typedef Words<T, V> P;
@@ -202,13 +211,18 @@ template <int V, typename T> struct StoreGlobal<V, T, true> {
 #pragma unroll
         for (int j = 0; j < V; ++j)
             u.v.e[j] = src[j];
-        StorePred<P::B, P::N>::run(dst, u.w.e, pred);
+        StorePred<P::B, P::N, Straight>::run(dst, u.w.e, pred);
     }
 };
 template <int V, typename T>
 __device__ __forceinline__ void store_global(T *dst, const T *src, bool pred = true)
 {
-    StoreGlobal<V, T>::run(dst, src, pred);
+    StoreGlobal<V, T, false>::run(dst, src, pred);
+}
+template <int V, typename T>
+__device__ __forceinline__ void store_global_straight(T *dst, const T *src, bool pred = true)
+{
+    StoreGlobal<V, T, true>::run(dst, src, pred);
 }
 
 // Reinterpret the bits of a value as another type of the same size.
