@@ -299,6 +299,12 @@ class Gen:
 
         if self.rank == 1:
             self.block = self.pick(16, 32, 64, 128, 256, 512, 1024)
+            # now and then 16 or 32 warps on a long block, where a whole-block reduction's warp
+            # partials are combined by a butterfly; from its own stream, so that other seeds
+            # keep their kernels
+            wide = random.Random(self.seed * 7919 + 13)
+            if self.block >= 512 and wide.random() < 0.3:
+                self.num_warps = 16 if self.block == 512 else wide.choice((16, 32))
             n = rng.randint(1, 3 * self.block + 7)
             grid = -(-n // self.block)
             div16 = n % 16 == 0 and self.chance(0.5)
