@@ -397,11 +397,8 @@ __device__ __forceinline__ float erf_flushed(float x)
 #undef TILEC_ERF_C
     const float v = big ? -u : x;
     float r = fma_ftz(p, v, v);
-    if (big) {
-        float e;
-        asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(r));
-        r = __uint_as_float((__float_as_uint(x) & 0x80000000u) | __float_as_uint(__fsub_rn(1.0f, e)));
-    }
+    if (big)
+        r = __uint_as_float((__float_as_uint(x) & 0x80000000u) | __float_as_uint(__fsub_rn(1.0f, exp2_approx(r))));
     return r;
 }
 
