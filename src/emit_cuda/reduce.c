@@ -196,16 +196,19 @@ const char *lane_run_open(Emitter *E, const int *lanes, int *i)
     return len > 1 ? "lane_bit" : fmt(E, "%d", 1 << hi);
 }
 
-/* 2. across lanes: butterfly, so every lane ends with the result; a run of
- * consecutive lane bits is one loop */
-static void reduce_lanes(Emitter *E, const Reduce *R)
+/* A butterfly over the n lane bits lanes[] (ascending), highest first, so that
+ * every lane ends with the result; a run of consecutive bits is one loop. */
+static void butterfly(Emitter *E, const Reduce *R, const int *lanes, int n)
 {
-    for (int i = R->ab.nlane - 1; i >= 0;) {
-        reduce_shuffle(E, R, lane_run_open(E, R->ab.lane, &i));
+    for (int i = n - 1; i >= 0;) {
+        reduce_shuffle(E, R, lane_run_open(E, lanes, &i));
         E->indent--;
         line(E, "}");
     }
 }
+
+/* 2. across lanes */
+static void reduce_lanes(Emitter *E, const Reduce *R) { butterfly(E, R, R->ab.lane, R->ab.nlane); }
 
 /* Opens the block in which one lane of each warp per result (lane bits
  * along the axis all 0) writes the warp's partial; the caller closes it. */
@@ -270,8 +273,9 @@ static void combine_partials(Emitter *E, const Reduce *R, const LayoutMap *rm, i
  * one warp's partial and a butterfly combines them: 32 partials cost every warp
  * 1 load and 5 shuffles instead of 8 loads and 31 combines, and with all warps
  * doing it at once after the barrier the issue slots are what decides.
- * Unsloth's 32-warp cross entropy went from 0.87x to 0.97x Triton's time with
- * it (H200); below 16 warps the loop's shorter chain wins. */
+ * Unsloth's 32-warp cross entropy went from 0.87x to 0.97x Triton's speed with
+ * it (H200), and a 16-warp softmax was the same either way; fewer warps keep
+ * the loop (at most 4 loads and 7 combines), not measured against it. */
 enum { SHUFFLE_COMBINE_MIN_WARPS = 16 };
 
 /* Each lane takes warp (lane mod W)'s partial, then the lanes combine them. */
@@ -282,16 +286,11 @@ static void shuffle_partials(Emitter *E, const Reduce *R, int W)
          W == 32 ? "l" : fmt(E, "(l mod %d)", W));
     if (R->ri)
         line(E, "%s = partial_i[%s];", acc_elem(E, R, R->acci, "0"), slot);
-    int lanes[5], n = 0;
-    while ((1 << n) < W) {
-        lanes[n] = n;
+    static const int low_bits[] = {0, 1, 2, 3, 4};
+    int n = 0;
+    while ((1 << n) < W)
         n++;
-    }
-    for (int i = n - 1; i >= 0;) {
-        reduce_shuffle(E, R, lane_run_open(E, lanes, &i));
-        E->indent--;
-        line(E, "}");
-    }
+    butterfly(E, R, low_bits, n);
 }
 
 /* 3. across warps, through shared memory: one partial per warp along the axis */
