@@ -158,7 +158,7 @@ static void reduce_shuffle(Emitter *E, const Reduce *R, const char *m)
 {
     /* two statements per element need a block, except for one element: the lane
      * loop's own braces hold them */
-    bool twice = combine_reads_twice(R->k, R->d), block = R->ri || (twice && R->NR > 1);
+    bool twice = combine_reads_twice(R->k, R->d), block = (R->ri || twice) && R->NR > 1;
     const char *j = elem_open(E, R->NR, block);
     const char *dv = acc_elem(E, R, R->acc, j);
     if (R->ri) {

@@ -446,13 +446,11 @@ argmax_rows_kernel(__nv_bfloat16 *__restrict__ X, int32_t *__restrict__ Out, int
         }
         #pragma unroll
         for (int lane_bit = 16; lane_bit >= 1; lane_bit >>= 1) {
-            {
-                const float other = tilec::shfl_xor(chunk_max[0], lane_bit);
-                const int32_t other_i = tilec::shfl_xor(chunk_col[0], lane_bit);
-                const bool take = other > chunk_max[0] || (other == chunk_max[0] && other_i < chunk_col[0]);
-                chunk_max[0] = take ? other : chunk_max[0];
-                chunk_col[0] = take ? other_i : chunk_col[0];
-            }
+            const float other = tilec::shfl_xor(chunk_max[0], lane_bit);
+            const int32_t other_i = tilec::shfl_xor(chunk_col[0], lane_bit);
+            const bool take = other > chunk_max[0] || (other == chunk_max[0] && other_i < chunk_col[0]);
+            chunk_max[0] = take ? other : chunk_max[0];
+            chunk_col[0] = take ? other_i : chunk_col[0];
         }
         {
             // 16 partials per result, 128 bytes at smem + 0
@@ -469,13 +467,11 @@ argmax_rows_kernel(__nv_bfloat16 *__restrict__ X, int32_t *__restrict__ Out, int
             chunk_col[0] = partial_i[lane & 15];
             #pragma unroll
             for (int lane_bit = 8; lane_bit >= 1; lane_bit >>= 1) {
-                {
-                    const float other = tilec::shfl_xor(chunk_max[0], lane_bit);
-                    const int32_t other_i = tilec::shfl_xor(chunk_col[0], lane_bit);
-                    const bool take = other > chunk_max[0] || (other == chunk_max[0] && other_i < chunk_col[0]);
-                    chunk_max[0] = take ? other : chunk_max[0];
-                    chunk_col[0] = take ? other_i : chunk_col[0];
-                }
+                const float other = tilec::shfl_xor(chunk_max[0], lane_bit);
+                const int32_t other_i = tilec::shfl_xor(chunk_col[0], lane_bit);
+                const bool take = other > chunk_max[0] || (other == chunk_max[0] && other_i < chunk_col[0]);
+                chunk_max[0] = take ? other : chunk_max[0];
+                chunk_col[0] = take ? other_i : chunk_col[0];
             }
             __syncthreads();  // the buffer is free again
         }
