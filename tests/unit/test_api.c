@@ -288,7 +288,7 @@ Test(api_translate, min_blocks_per_sm)
 
 /* 16-bit vector stores: the predicate inside the PTX where ptxas is held to a register bound
  * (one straight block), a C branch around the store elsewhere. */
-static const char *code_of(const char *src, const char *kernel, const char *sig, int num_warps)
+static char *code_of(const char *src, const char *kernel, const char *sig, int num_warps)
 {
     tilec_translate_options o = {.kernel = kernel, .signature = sig, .num_warps = num_warps};
     tilec_translation *t;
@@ -300,15 +300,15 @@ static const char *code_of(const char *src, const char *kernel, const char *sig,
 
 Test(api_translate, narrow_store_form_follows_the_register_bound)
 {
-    char *bound = (char *)code_of(add_py, "add_kernel", "*fp16:16, *fp16:16, *fp16:16, i32:16, 16384", 8);
-    cr_expect(strstr(bound, "__launch_bounds__(256, "), "%s", bound);
-    cr_expect(strstr(bound, "tilec::store_global_straight<8>("), "%s", bound);
-    free(bound);
-    char *free_ = (char *)code_of(rows2d_py, "rows_kernel", "*fp16:16, 32, 256", 8);
-    cr_expect(strstr(free_, "__launch_bounds__(256)\n"), "%s", free_);
-    cr_expect(strstr(free_, "tilec::store_global<8>("), "%s", free_);
-    cr_expect_null(strstr(free_, "tilec::store_global_straight<"), "%s", free_);
-    free(free_);
+    char *bounded = code_of(add_py, "add_kernel", "*fp16:16, *fp16:16, *fp16:16, i32:16, 16384", 8);
+    cr_expect(strstr(bounded, "__launch_bounds__(256, "), "%s", bounded);
+    cr_expect(strstr(bounded, "tilec::store_global_straight<8>("), "%s", bounded);
+    free(bounded);
+    char *unbounded = code_of(rows2d_py, "rows_kernel", "*fp16:16, 32, 256", 8);
+    cr_expect(strstr(unbounded, "__launch_bounds__(256)\n"), "%s", unbounded);
+    cr_expect(strstr(unbounded, "tilec::store_global<8>("), "%s", unbounded);
+    cr_expect_null(strstr(unbounded, "tilec::store_global_straight<"), "%s", unbounded);
+    free(unbounded);
 }
 
 Test(api_translate, null_arguments)
