@@ -375,6 +375,7 @@ typedef struct ShapeGroup {
     int order[TIR_MAX_RANK];
     int load_max, store_min;
     bool has_order;
+    bool dot_only;        /* loads whose values only feed tl.dot operands (below) */
     Layout *layout;
 } ShapeGroup;
 
@@ -403,11 +404,13 @@ typedef struct Assign {
 } Assign;
 
 /* The group of shape t and order `order` (NULL: the first group of the shape). */
-static ShapeGroup *find_group(Assign *A, Type t, const int *order)
+/* The group of shape t (and order, unless NULL); dot: 1 the dot-operand loads'
+ * groups, 0 the others, -1 either. */
+static ShapeGroup *find_group(Assign *A, Type t, const int *order, int dot)
 {
     for (int i = 0; i < A->groups.len; i++) {
         ShapeGroup *g = &A->groups.data[i];
-        bool same = g->rank == t.rank;
+        bool same = g->rank == t.rank && (dot < 0 || g->dot_only == (dot > 0));
         for (int d = 0; d < t.rank && same; d++)
             same = g->shape[d] == t.shape[d] && (!order || g->order[d] == order[d]);
         if (same)
@@ -416,13 +419,14 @@ static ShapeGroup *find_group(Assign *A, Type t, const int *order)
     return NULL;
 }
 
-static ShapeGroup *group_for(Assign *A, Type t, const int *order)
+static ShapeGroup *group_for(Assign *A, Type t, const int *order, bool dot)
 {
-    ShapeGroup *found = find_group(A, t, order);
+    ShapeGroup *found = find_group(A, t, order, dot);
     if (found)
         return found;
     ShapeGroup g = {0};
     g.rank = t.rank;
+    g.dot_only = dot;
     for (int d = 0; d < t.rank; d++)
         g.shape[d] = t.shape[d];
     if (order) {
@@ -444,6 +448,36 @@ static int memory_tiles(const Op *op)
     return op->kind == OP_STORE ? 2 + op->store.has_mask : op->nargs;
 }
 
+/* Is v used, anywhere in b, only as the a or b operand of a tl.dot?  Such a
+ * load's tile goes to the dot through shared memory whatever its layout, so
+ * its group need not share the vector width of other memory ops of its shape:
+ * as Triton gives each load its own layout, an fp8 operand is copied 16
+ * elements a thread though the bf16 result of the same shape is stored 8 at a
+ * time. */
+static bool only_dot_operands(const Block *b, const Value *v, int *seen)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        for (int a = 0; a < op->nargs; a++) {
+            if (op->args[a] != v)
+                continue;
+            if (op->kind != OP_DOT || a >= 2)
+                return false;
+            (*seen)++;
+        }
+        for (int r = 0; r < op->nregions; r++)
+            if (!only_dot_operands(op->regions[r], v, seen))
+                return false;
+    }
+    return true;
+}
+
+static bool feeds_only_dots(const Block *body, const Value *v)
+{
+    int seen = 0;
+    return only_dot_operands(body, v, &seen) && seen > 0;
+}
+
 static void scan_memory_ops(Assign *A, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -458,7 +492,7 @@ static void scan_memory_ops(Assign *A, Block *b)
         Value *ptr = op->args[0];
         int order[TIR_MAX_RANK] = {0};
         order_from_contiguity(&ptr->ax, ptr->type.rank, order);
-        ShapeGroup *g = group_for(A, ptr->type, order);
+        ShapeGroup *g = group_for(A, ptr->type, order, op->kind == OP_LOAD && feeds_only_dots(A->f->body, op->results[0]));
         vec_push(&A->ctx->arena, &A->anchors, ((MemAnchor){.op = op, .group = (int)(g - A->groups.data)}));
         int per = coalesce_elems_per_thread(&ptr->ax, ptr->type, A->f->num_warps, g->order);
         if (op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS)
@@ -520,7 +554,7 @@ static void finish_group(Assign *A, ShapeGroup *g)
 
 static Layout *home(Assign *A, Type t)
 {
-    ShapeGroup *g = group_for(A, t, NULL);
+    ShapeGroup *g = group_for(A, t, NULL, false);
     finish_group(A, g);
     return g->layout;
 }
@@ -773,7 +807,7 @@ static bool has_unit_dim(Type t)
  * Triton, where such a memory op is not a layout anchor (isExpensiveLoadOrStore). */
 static bool has_memory_group(Assign *A, Type t)
 {
-    const ShapeGroup *g = find_group(A, t, NULL);
+    const ShapeGroup *g = find_group(A, t, NULL, -1);
     return g && g->has_order && type_numel(t) >= 32 * A->f->num_warps;
 }
 

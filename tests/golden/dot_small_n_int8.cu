@@ -25,9 +25,9 @@
 //   L1: blocked 32x8, sizePerThread [1, 2], threadsPerWarp [8, 4], warpsPerCTA [4, 1], order [1, 0]
 //       at 32x8, a thread owns rows (lane >> 2) + (warp << 3); columns ((lane & 3) << 1) + 0..1
 //       2 registers per thread per tile value
-//   L2: blocked 16x8, sizePerThread [1, 1], threadsPerWarp [4, 8], warpsPerCTA [4, 1], order [1, 0]
-//       at 16x8, a thread owns rows (lane >> 3) + (warp << 2); columns lane & 7
-//       1 register per thread per tile value
+//   L2: blocked 32x8, sizePerThread [1, 1], threadsPerWarp [4, 8], warpsPerCTA [4, 1], order [1, 0]
+//       at 32x8, a thread owns rows (lane >> 3) + (warp << 2) + {0, 16}; columns lane & 7
+//       2 registers per thread per tile value
 //   L3: slice of L2 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 8, a thread owns elements lane & 7 (replicated: 16 threads hold each element)
 //       1 register per thread per tile value

@@ -27,28 +27,37 @@
 // next exchange's barrier.
 //   matmul.py:89  local_load, 12288 bytes at 13056: operand A of tl.dot, 64 x 64 i8 in 3 pipeline slots, swizzled (vec 16, perPhase 2, maxPhase 4), read with ldmatrix
 //   matmul.py:89  local_load, 13056 bytes at 0: operand B of tl.dot, 64 x 64 i8 in 3 pipeline slots, padded (16 bytes after every 4 rows), read element by element
-//   matmul.py:97  convert_layout, 17400 bytes at 0: the tile changing layout (L1 -> L0), row-major,
+//   matmul.py:97  convert_layout, 17400 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
 //       then 2 padding elements after every 32;
 //       no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding)
 //
 // Layouts: how each tile's elements are spread over the threads of a block.
-//   L0: blocked 64x64, sizePerThread [1, 4], threadsPerWarp [2, 16], warpsPerCTA [4, 1], order [1, 0]
+//   L0: blocked 64x64, sizePerThread [1, 16], threadsPerWarp [8, 4], warpsPerCTA [4, 1], order [1, 0]
+//       at 64x64, a thread owns rows (lane >> 2) + (warp << 3) + {0, 32}; columns ((lane & 3) << 4) + 0..15
+//       32 registers per thread per tile value
+//   L1: blocked 64x64, sizePerThread [1, 4], threadsPerWarp [2, 16], warpsPerCTA [4, 1], order [1, 0]
 //       at 64x64, a thread owns rows (lane >> 4) + (warp << 1) + 8*i for i < 8; columns ((lane & 15) << 2) + 0..3
 //       32 registers per thread per tile value
-//   L1: mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA [2, 2] (M, N)
+//   L2: mma.sync accumulator (16x8 tiles, lane = 4*row + column pair), warpsPerCTA [2, 2] (M, N)
 //       at 64x64, a thread owns rows (lane >> 2) + ((warp >> 1) << 4) + {0, 8, 32, 40}; columns ((lane & 3) << 1) + ((warp & 1) << 3) + {0, 1, 16, 17, 32, 33, 48, 49}
 //       32 registers per thread per tile value
-//   L2: slice of L0 along dim 0 (threads that differ only along dim 0 hold the same elements)
+//   L3: slice of L1 along dim 0 (threads that differ only along dim 0 hold the same elements)
 //       at 64, a thread owns elements ((lane & 15) << 2) + 0..3 (replicated: 8 threads hold each element)
 //       4 registers per thread per tile value
-//   L3: slice of L0 along dim 1 (threads that differ only along dim 1 hold the same elements)
+//   L4: slice of L1 along dim 1 (threads that differ only along dim 1 hold the same elements)
 //       at 64, a thread owns elements (lane >> 4) + (warp << 1) + 8*i for i < 8 (replicated: 16 threads hold each element)
 //       8 registers per thread per tile value
-//   L4: mma.sync operand A of L1 (4 elements of K per 32-bit register; warps along N share it)
+//   L5: slice of L0 along dim 1 (threads that differ only along dim 1 hold the same elements)
+//       at 64, a thread owns elements (lane >> 2) + (warp << 3) + {0, 32} (replicated: 4 threads hold each element)
+//       2 registers per thread per tile value
+//   L6: slice of L0 along dim 0 (threads that differ only along dim 0 hold the same elements)
+//       at 64, a thread owns elements ((lane & 3) << 4) + 0..15 (replicated: 32 threads hold each element)
+//       16 registers per thread per tile value
+//   L7: mma.sync operand A of L2 (4 elements of K per 32-bit register; warps along N share it)
 //       at 64x64, a thread owns rows (lane >> 2) + ((warp >> 1) << 4) + {0, 8, 32, 40}; columns ((lane & 3) << 2) + {0, 1, 2, 3, 16, 17, 18, 19, ...} (replicated: 2 threads hold each element)
 //       64 registers per thread per tile value
-//   L5: mma.sync operand B of L1 (4 elements of K per 32-bit register; warps along M share it)
+//   L8: mma.sync operand B of L2 (4 elements of K per 32-bit register; warps along M share it)
 //       at 64x64, a thread owns rows ((lane & 3) << 2) + {0, 1, 2, 3, 16, 17, 18, 19, ...}; columns (lane >> 2) + ((warp & 1) << 3) + {0, 16, 32, 48} (replicated: 2 threads hold each element)
 //       64 registers per thread per tile value
 
@@ -523,7 +532,7 @@ static __device__ __forceinline__ int8_t *stage1(unsigned char *smem, int slot, 
     return reinterpret_cast<int8_t *>(smem + 0) + slot * 4352 + row * 64 + (row >> 2) * 16 + col;
 }
 
-// cvt2: a 64x64 i32 tile changing layout (L1 -> L0) in shared memory, row-major,
+// cvt2: a 64x64 i32 tile changing layout (L2 -> L1) in shared memory, row-major,
 // columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
 // then 2 padding elements after every 32;
 // 17400 bytes; no bank conflicts on the write or the read (counted statically; 1280 extra wavefronts without the swizzle and padding).
@@ -541,12 +550,14 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
-    const int L0_row = (lane >> 4) + (warp << 1);  // L0: this thread's first row; register e is at +e << 3
-    const int L0_col = (lane & 15) << 2;  // L0: this thread's first col; register e is at +e
-    const int L5_col = (lane >> 2) + ((warp & 1) << 3);  // L5: this thread's first col; register e is at +(((e >> 3) & 1) << 4) + ((e >> 5) << 5)
-    const int L5_row = (lane & 3) << 2;  // L5: this thread's first row; register e is at +(e & 3) + (((e >> 2) & 1) << 4) + (((e >> 4) & 1) << 5)
-    const int L1_row = (lane >> 2) + ((warp >> 1) << 4);  // L1: this thread's first row; register e is at +(((e >> 1) & 1) << 3) + ((e >> 4) << 5)
-    const int L1_col = ((lane & 3) << 1) + ((warp & 1) << 3);  // L1: this thread's first col; register e is at +(e & 1) + (((e >> 2) & 3) << 4)
+    const int L0_row = (lane >> 2) + (warp << 3);  // L0: this thread's first row; register e is at +e << 5
+    const int L0_col = (lane & 3) << 4;  // L0: this thread's first col; register e is at +e
+    const int L8_col = (lane >> 2) + ((warp & 1) << 3);  // L8: this thread's first col; register e is at +(((e >> 3) & 1) << 4) + ((e >> 5) << 5)
+    const int L8_row = (lane & 3) << 2;  // L8: this thread's first row; register e is at +(e & 3) + (((e >> 2) & 1) << 4) + (((e >> 4) & 1) << 5)
+    const int L1_row = (lane >> 4) + (warp << 1);  // L1: this thread's first row; register e is at +e << 3
+    const int L1_col = (lane & 15) << 2;  // L1: this thread's first col; register e is at +e
+    const int L2_row = (lane >> 2) + ((warp >> 1) << 4);  // L2: this thread's first row; register e is at +(((e >> 1) & 1) << 3) + ((e >> 4) << 5)
+    const int L2_col = ((lane & 3) << 1) + ((warp & 1) << 3);  // L2: this thread's first col; register e is at +(e & 1) + (((e >> 2) & 3) << 4)
 
     // matmul.py:64  pid = tl.program_id(axis=0)
     const int32_t pid = (int32_t)blockIdx.x;
@@ -565,61 +576,61 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
     // matmul.py:71  tile_n = (pid % per_group) // rows_here
     const int32_t tile_n = (pid % per_group) / rows_here;
     // matmul.py:75  rows = (tile_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
-    int32_t rows[8];  // [64] i32, L3
+    int32_t rows[2];  // [64] i32, L5
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        rows[e] = ((tile_m * 64) + (L0_row + (e << 3))) % M;
+    for (int e = 0; e < 2; ++e)
+        rows[e] = ((tile_m * 64) + (L0_row + (e << 5))) % M;
     // matmul.py:76  cols = (tile_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
-    int32_t cols[4];  // [64] i32, L2
+    int32_t cols[16];  // [64] i32, L6
     #pragma unroll
-    for (int e = 0; e < 4; ++e)
+    for (int e = 0; e < 16; ++e)
         cols[e] = ((tile_n * 64) + (L0_col + e)) % N;
     // matmul.py:77  ks = tl.arange(0, BLOCK_K)
-    int32_t ks[8];  // [64] i32, L3
+    int32_t ks[2];  // [64] i32, L5
     #pragma unroll
-    for (int e = 0; e < 8; ++e)
-        ks[e] = L0_row + (e << 3);
+    for (int e = 0; e < 2; ++e)
+        ks[e] = L0_row + (e << 5);
     // matmul.py:78  a_ptrs = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
-    int32_t ks_2[4];  // [64] i32, L2
+    int32_t ks_2[16];  // [64] i32, L6
     #pragma unroll
-    for (int e = 0; e < 4; ++e)
+    for (int e = 0; e < 16; ++e)
         ks_2[e] = L0_col + e;
-    int8_t *a_ptrs[8];  // [64x64] i8, L0: one pointer per 4-element vector
+    int8_t *a_ptrs[2];  // [64x64] i8, L0: one pointer per 16-element vector
     #pragma unroll
-    for (int e = 0; e < 32; e += 4)
-        a_ptrs[e / 4] = (a_ptr + (rows[(e >> 2)] * stride_am)) + (ks_2[0] * 1);
+    for (int e = 0; e < 32; e += 16)
+        a_ptrs[e / 16] = (a_ptr + (rows[(e >> 4)] * stride_am)) + (ks_2[0] * 1);
     // matmul.py:79  b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-    int8_t *b_ptrs[8];  // [64x64] i8, L0: one pointer per 4-element vector
+    int8_t *b_ptrs[2];  // [64x64] i8, L0: one pointer per 16-element vector
     #pragma unroll
-    for (int e = 0; e < 32; e += 4)
-        b_ptrs[e / 4] = (b_ptr + (ks[(e >> 2)] * stride_bk)) + (cols[0] * 1);
+    for (int e = 0; e < 32; e += 16)
+        b_ptrs[e / 16] = (b_ptr + (ks[(e >> 4)] * stride_bk)) + (cols[0] * 1);
     // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
     const int32_t trips = ((K + 64) - 1) / 64;
     for (int32_t i = 0; i < 2; i += 1) {
         const int32_t k_ahead = 0 + (i * 1);
         const bool in_range = k_ahead < trips;
         // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot i of stage0: 4-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot i of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
-        for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage0(smem, i, L0_row + ((e >> 2) << 3), L0_col), a_ptrs[e / 4], in_range && (ks_2[0] < (K - (k_ahead * 64))));
+        for (int e = 0; e < 32; e += 16)
+            tilec::cp_async<16>(stage0(smem, i, L0_row + ((e >> 4) << 5), L0_col), a_ptrs[e / 16], in_range && (ks_2[0] < (K - (k_ahead * 64))));
         // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot i of stage1: 4-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot i of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
-        for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage1(smem, i, L0_row + ((e >> 2) << 3), L0_col), b_ptrs[e / 4], in_range && (ks[(e >> 2)] < (K - (k_ahead * 64))));
+        for (int e = 0; e < 32; e += 16)
+            tilec::cp_async<16>(stage1(smem, i, L0_row + ((e >> 4) << 5), L0_col), b_ptrs[e / 16], in_range && (ks[(e >> 4)] < (K - (k_ahead * 64))));
         tilec::cp_async_commit();
         // matmul.py:90  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 32; e += 4)
-            a_ptrs[e / 4] += 64;
+        for (int e = 0; e < 32; e += 16)
+            a_ptrs[e / 16] += 64;
         // matmul.py:91  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 32; e += 4)
-            b_ptrs[e / 4] += 64 * stride_bk;
+        for (int e = 0; e < 32; e += 16)
+            b_ptrs[e / 16] += 64 * stride_bk;
     }
     // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
-    int32_t acc[32];  // [64x64] i32, L1
+    int32_t acc[32];  // [64x64] i32, L2
     #pragma unroll
     for (int e = 0; e < 32; ++e)
         acc[e] = 0;
@@ -629,9 +640,9 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         // matmul.py:89  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
         tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
         __syncthreads();
-        uint32_t a[16];  // [64x64] i8, L4: operand A fragments, 4 elements per register
+        uint32_t a[16];  // [64x64] i8, L7: operand A fragments, 4 elements per register
         // read from slot read_slot of stage0 one K step at a time, in the tl.dot below
-        uint32_t b[16];  // [64x64] i8, L5: operand B fragments, 4 elements per register
+        uint32_t b[16];  // [64x64] i8, L8: operand B fragments, 4 elements per register
         // read from slot read_slot of stage1 one K step at a time, in the tl.dot below
         // 64x64 += 64x64 @ 64x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k32_s8 per K step of 32, 2 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8
@@ -644,7 +655,7 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
             #pragma unroll
                 for (int j = 0; j < 8; ++j) {  // 2 registers x 4 elements
                     const int e = 4 * (2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))) + j;
-                    reinterpret_cast<int8_t *>(b)[e] = *stage1(smem, read_slot, L5_row + ((e & 3) + (((e >> 2) & 1) << 4) + (((e >> 4) & 1) << 5)), L5_col + ((((e >> 3) & 1) << 4) + ((e >> 5) << 5)));
+                    reinterpret_cast<int8_t *>(b)[e] = *stage1(smem, read_slot, L8_row + ((e & 3) + (((e >> 2) & 1) << 4) + (((e >> 4) & 1) << 5)), L8_col + ((((e >> 3) & 1) << 4) + ((e >> 5) << 5)));
                 }
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)
@@ -660,54 +671,54 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:87  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot write_slot of stage0: 4-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
-        for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage0(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col), a_ptrs[e / 4], in_range_2 && (ks_2[0] < (K - (k_ahead_2 * 64))));
+        for (int e = 0; e < 32; e += 16)
+            tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 4) << 5), L0_col), a_ptrs[e / 16], in_range_2 && (ks_2[0] < (K - (k_ahead_2 * 64))));
         // matmul.py:88  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
-        // cp.async into slot write_slot of stage1: 4-byte copies, zero-filled where masked or past the loop's end
+        // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
         #pragma unroll
-        for (int e = 0; e < 32; e += 4)
-            tilec::cp_async<4>(stage1(smem, write_slot, L0_row + ((e >> 2) << 3), L0_col), b_ptrs[e / 4], in_range_2 && (ks[(e >> 2)] < (K - (k_ahead_2 * 64))));
+        for (int e = 0; e < 32; e += 16)
+            tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 4) << 5), L0_col), b_ptrs[e / 16], in_range_2 && (ks[(e >> 4)] < (K - (k_ahead_2 * 64))));
         tilec::cp_async_commit();
         // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
         read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
         write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
         // matmul.py:90  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
-        for (int e = 0; e < 32; e += 4)
-            a_ptrs[e / 4] += 64;
+        for (int e = 0; e < 32; e += 16)
+            a_ptrs[e / 16] += 64;
         // matmul.py:91  b_ptrs += BLOCK_K * stride_bk
         #pragma unroll
-        for (int e = 0; e < 32; e += 4)
-            b_ptrs[e / 4] += 64 * stride_bk;
+        for (int e = 0; e < 32; e += 16)
+            b_ptrs[e / 16] += 64 * stride_bk;
     }
     // matmul.py:85  for k in range(0, tl.cdiv(K, BLOCK_K)):
     tilec::cp_async_wait<0>();  // at most 0 groups of copies still in flight
     __syncthreads();
     // matmul.py:94  out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    int32_t out_rows[8];  // [64] i32, L3
+    int32_t out_rows[8];  // [64] i32, L4
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        out_rows[e] = (tile_m * 64) + (L0_row + (e << 3));
+        out_rows[e] = (tile_m * 64) + (L1_row + (e << 3));
     // matmul.py:95  out_cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    int32_t out_cols[4];  // [64] i32, L2
+    int32_t out_cols[4];  // [64] i32, L3
     #pragma unroll
     for (int e = 0; e < 4; ++e)
-        out_cols[e] = (tile_n * 64) + (L0_col + e);
+        out_cols[e] = (tile_n * 64) + (L1_col + e);
     // matmul.py:96  c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
     // (c_ptrs: each address is computed where it is used, below)
     // matmul.py:97  tl.store(c_ptrs, c, mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
-    int32_t acc_3[32];  // [64x64] i32, L0
-    {  // L1 -> L0 through shared memory (cvt2)
+    int32_t acc_3[32];  // [64x64] i32, L1
+    {  // L2 -> L1 through shared memory (cvt2)
         int32_t *buf = reinterpret_cast<int32_t *>(smem + 0);
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            buf[cvt2_at(L1_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L1_col + ((e & 1) + (((e >> 2) & 3) << 4)))] = acc[e];
+            buf[cvt2_at(L2_row + ((((e >> 1) & 1) << 3) + ((e >> 4) << 5)), L2_col + ((e & 1) + (((e >> 2) & 3) << 4)))] = acc[e];
         __syncthreads();
         #pragma unroll
         for (int e = 0; e < 32; ++e)
-            acc_3[e] = buf[cvt2_at(L0_row + ((e >> 2) << 3), L0_col + (e & 3))];
+            acc_3[e] = buf[cvt2_at(L1_row + ((e >> 2) << 3), L1_col + (e & 3))];
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     #pragma unroll

@@ -759,3 +759,21 @@ Test(reduce, many_warps_combine_partials_by_shuffles, .fini = reset)
     translate_on(kernel, "*fp32:16, *fp32:16", 8, 1, 80, EMIT_CUDA);
     cr_expect(strstr(out_text(), "for (int ww = 1; ww < 8; ++ww)"), "%s", out_text());
 }
+
+/* A load whose tile only feeds tl.dot operands takes its own vector width, not that of a
+ * store of the same shape: int8 operands of a 64x64 block are copied 16 elements a thread
+ * though the i32 result of the same shape is stored 4 at a time. */
+Test(layout, dot_operand_loads_keep_their_own_vector_width, .fini = reset)
+{
+    translate_on(KERNEL_HEAD
+                 "def k(a_ptr, b_ptr, c_ptr):\n"
+                 "    offs = tl.arange(0, 64)[:, None] * 64 + tl.arange(0, 64)[None, :]\n"
+                 "    a = tl.load(a_ptr + offs)\n"
+                 "    b = tl.load(b_ptr + offs)\n"
+                 "    tl.store(c_ptr + offs, tl.dot(a, b))\n",
+                 "*i8:16, *i8:16, *i32:16", 4, 1, 80, EMIT_CUDA);
+    const char *t = out_text();
+    cr_expect(strstr(t, "int8_t a[32];  // [64x64] i8, L0, 16-byte loads"), "%s", t);
+    cr_expect(strstr(t, "int8_t b[32];  // [64x64] i8, L0, 16-byte loads"), "%s", t);
+    cr_expect(strstr(t, "tilec::store_global<4>(c_ptr + "), "%s", t);
+}
