@@ -11,6 +11,8 @@ void trailing_sync(Emitter *E, const Op *op)
 {
     if (op->smem_keep_sync)
         line(E, "__syncthreads();  // the buffer is free again");
+    else if (op->smem_loop_frees)
+        line(E, "// no barrier here: the loop's wait for its copies, at the next step's start and after the loop, frees these");
     else
         line(E, "// no barrier here: a following exchange uses other bytes, and its barrier frees these");
 }

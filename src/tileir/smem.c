@@ -391,6 +391,7 @@ static void plan_block(Arena *a, Block *b, bool top, bool wide_writes, ExchangeV
         op->smem_bytes = 0;
         op->smem_offset = 0;
         op->smem_keep_sync = true;
+        op->smem_loop_frees = false;
         op->smem_conflicts = op->smem_plain_conflicts = 0;
         switch (op->kind) {
         case OP_CONVERT:
@@ -489,6 +490,58 @@ static int first_fit(const ExchangeVec *ex, const bool *placed, int i)
     return off;
 }
 
+/* Is op inside loop (in its body or deeper)? */
+static bool inside(const Op *op, const Op *loop)
+{
+    for (const Op *o = op; o && o->parent; o = o->parent->parent)
+        if (o->parent->parent == loop)
+            return true;
+    return false;
+}
+
+/* The index in b of the op that is or holds op, or -1. */
+static int index_in(const Block *b, const Op *op)
+{
+    for (const Op *o = op; o; o = o->parent ? o->parent->parent : NULL)
+        if (o->parent == b)
+            for (int i = 0; i < b->ops.len; i++)
+                if (b->ops.data[i] == o)
+                    return i;
+    return -1;
+}
+
+static bool is_copy_wait(const Op *op) { return op && op->kind == OP_ASYNC_WAIT && !op->async_wait.tma; }
+
+/* Exchange i is the last one in the body of a software-pipelined loop whose
+ * body waits for its cp.async copies (and __syncthreads) before its first
+ * exchange, and which is followed by the same wait.  Every warp reaches the
+ * next step's wait, or the one after the loop, only once it has read the
+ * buffer; nothing writes it before then, the ring's slots being live beside
+ * it.  So its reads need no barrier of their own, as Triton's pipelined loops
+ * have none there. */
+static bool freed_by_loop_waits(const ExchangeVec *ex, int i)
+{
+    const Op *op = ex->data[i].op;
+    const Block *body = op->parent;
+    const Op *loop = body->parent;
+    if (op->kind == OP_LOCAL_LOAD || !loop || loop->kind != OP_FOR || !loop->parent)
+        return false;
+    if (i + 1 < ex->len && inside(ex->data[i + 1].op, loop))
+        return false;
+    int first = i;
+    while (first > 0 && inside(ex->data[first - 1].op, loop))
+        first--;
+    int wait = -1, at = index_in(body, ex->data[first].op);
+    for (int k = 0; k < at && wait < 0; k++)
+        if (is_copy_wait(body->ops.data[k]))
+            wait = k;
+    if (wait < 0)
+        return false;
+    const Block *outer = loop->parent;
+    int l = index_in(outer, loop);
+    return l + 1 < outer->ops.len && is_copy_wait(outer->ops.data[l + 1]);
+}
+
 /* Each exchange has a barrier between its writes and its reads.  In
  * straight-line code, when the next exchange is straight-line too, it needs
  * no barrier after its reads: the next exchange's barrier, which every warp
@@ -503,7 +556,8 @@ void tir_smem(Ctx *ctx, TirFunc *f)
     plan_block(&ctx->arena, f->body, true, f->uses_wgmma, &ex);
     for (int i = 0; i < ex.len; i++) {
         Exchange *e = &ex.data[i];
-        e->op->smem_keep_sync = !(e->top && (i + 1 == ex.len || ex.data[i + 1].top));
+        e->op->smem_loop_frees = !e->top && freed_by_loop_waits(&ex, i);
+        e->op->smem_keep_sync = !(e->top && (i + 1 == ex.len || ex.data[i + 1].top)) && !e->op->smem_loop_frees;
         e->first = i;
         e->last = e->op->smem_keep_sync ? i : i + 1;
     }

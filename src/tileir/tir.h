@@ -475,6 +475,7 @@ struct Op {
     int smem_conflicts;   /* extra wavefronts counted statically (0: conflict-free) */
     int smem_plain_conflicts; /* conversions: the same, row-major without swizzle or padding */
     bool smem_keep_sync;  /* a barrier after the reads (see tir_smem) */
+    bool smem_loop_frees; /* no barrier after: the pipelined loop's copy waits free it (tir_smem) */
     DotStage *stage;      /* dot operand staging (convert to dotop, local_load, async_copy) */
     Op *buf;              /* async_copy: the local_load whose buffer it fills; local_alloc: the
                              local_load that reads its buffer, and that local_load: the local_alloc;

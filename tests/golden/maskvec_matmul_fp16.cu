@@ -748,7 +748,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
             #pragma unroll
             for (int qi = 0; qi < 4; ++qi)
                 tilec::ldmatrix<4, true>(&b_2[4 * qi], stage1(smem, ld_row + ((qi & 1) << 4), ld_col + ((qi >> 1) << 5)));
-            __syncthreads();  // the buffer is free again
+            // no barrier here: the loop's wait for its copies, at the next step's start and after the loop, frees these
         }
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
         // ldmatrix.x4 into a: lane l gives the address of row l % 8 of 8x8 matrix l / 8

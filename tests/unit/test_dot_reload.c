@@ -777,3 +777,35 @@ Test(layout, dot_operand_loads_keep_their_own_vector_width, .fini = reset)
     cr_expect(strstr(t, "int8_t b[32];  // [64x64] i8, L0, 16-byte loads"), "%s", t);
     cr_expect(strstr(t, "tilec::store_global<4>(c_ptr + "), "%s", t);
 }
+
+/* A pipelined loop's last exchange (here B, not proven contiguous, staged through shared
+ * memory each step) keeps no barrier after its reads: the wait for the ring's copies at the
+ * next step's start, and the one after the loop, free its buffer. */
+Test(pipeline, loop_waits_free_the_last_exchange, .fini = reset)
+{
+    translate_on(KERNEL_HEAD
+                 "def k(a_ptr, b_ptr, c_ptr, K, sbn):\n"
+                 "    rows = tl.arange(0, 64)\n"
+                 "    cols = tl.arange(0, 64)\n"
+                 "    ks = tl.arange(0, 32)\n"
+                 "    a_ptrs = a_ptr + rows[:, None] * K + ks[None, :]\n"
+                 "    b_ptrs = b_ptr + ks[:, None] + cols[None, :] * sbn\n"
+                 "    acc = tl.zeros((64, 64), tl.float32)\n"
+                 "    for k in range(0, K, 32):\n"
+                 "        a = tl.load(a_ptrs)\n"
+                 "        b = tl.load(b_ptrs)\n"
+                 "        acc = tl.dot(a, b, acc)\n"
+                 "        a_ptrs += 32\n"
+                 "        b_ptrs += 32\n"
+                 "    tl.store(c_ptr + rows[:, None] * 64 + cols[None, :], acc)\n",
+                 "*fp16:16, *fp16:16, *fp32:16, i32:16, i32", 4, 3, 80, EMIT_CUDA);
+    const char *t = out_text();
+    const char *wait = strstr(t, "tilec::cp_async_wait<1>();");
+    cr_assert_not_null(wait, "%s", t);
+    const char *freed = strstr(wait, "// no barrier here: the loop's wait for its copies");
+    cr_expect_not_null(freed, "%s", t);
+    const char *drain = strstr(wait, "tilec::cp_async_wait<0>();");
+    cr_assert_not_null(drain, "%s", t);
+    const char *kept = strstr(wait, "__syncthreads();  // the buffer is free again");
+    cr_expect(!kept || kept > drain, "no trailing barrier inside the loop: %s", t);
+}
