@@ -99,6 +99,7 @@ typedef struct Pipe {
     int *tma_map;       /* and each load's f->tma_maps index */
     bool hold;          /* the wgmma groups stay in flight in a ring of S slots: the copies
                            come last, after a barrier (wgmma_in_flight) */
+    bool copies_wait;   /* a copy's address or mask comes from another load (copies_wait_for_loads) */
     bool ok;
 } Pipe;
 
@@ -1029,12 +1030,28 @@ static bool tight_ring_pays(const Pipe *P)
     return P->S >= 3 && blocks_per_sm(P, P->S - 1) > blocks_per_sm(P, P->S);
 }
 
-/* Does stage 0 load (a block table's entry, a tile of gather indices)? */
-static bool stage0_loads(const Pipe *P)
+/* Does a ring's copy wait for another load of the step: its address or mask
+ * computed from a loaded value (a block table's entry, a tile of gather
+ * indices)?  Found on the body as written, before stage 0 is split off.  A
+ * load whose value only the rest of the body reads (prefetch_loads: a step's
+ * block scales) holds no copy up. */
+static bool copies_wait_for_loads(const Pipe *P)
 {
-    for (int i = 0; i < P->s0.len; i++)
-        if (P->s0.data[i]->kind == OP_LOAD)
-            return true;
+    ValueVec loaded = {0};
+    for (int i = 0; i < P->body->ops.len; i++) {
+        const Op *op = P->body->ops.data[i];
+        bool from = op->kind == OP_LOAD && !op_in(&P->loads, op);
+        for (int a = 0; a < op->nargs && !from; a++)
+            from = value_in(&loaded, op->args[a]);
+        for (int r = 0; from && r < op->nres; r++)
+            vec_push(P->a, &loaded, op->results[r]);
+    }
+    for (int i = 0; i < P->loads.len; i++) {
+        const Op *ld = P->loads.data[i];
+        for (int a = 0; a < ld->nargs; a++)
+            if (value_in(&loaded, ld->args[a]))
+                return true;
+    }
     return false;
 }
 
@@ -1044,9 +1061,11 @@ static bool stage0_loads(const Pipe *P)
  * works out the copies' addresses: 9% on a bf16 attention of head dim 128 on
  * the H200, the same elsewhere.  Not where the rest reads what stage 0
  * computes directly (a load that is the same in every step), and not where
- * stage 0 loads: the copies then wait for that load, and at the end of the
- * step the wait held up the next step (paged attention with a block table,
- * 0.86x Triton late against 0.99x early, on an H100), and not where the
+ * a copy's address comes from another load of the step: the copies then wait
+ * for that load, and at the end of the step the wait held up the next step
+ * (paged attention with a block table, 0.86x Triton late against 0.99x early,
+ * on an H100); a load run ahead only for the rest (a step's scales) does not
+ * count (copies_wait_for_loads), and not where the
  * dots' accumulators take more than LATE_MAX_ACC registers a thread: the
  * copies' addresses are then live across the dots, and a 128x128 matmul on
  * 4 warps (128 a thread) spilled in its mma.sync path.  Measured: bf16
@@ -1057,7 +1076,7 @@ enum { LATE_MAX_ACC = 96 };
 
 static bool copies_late(const Pipe *P, const ValueVec *delayed)
 {
-    return !rest_reads_stage0(P, delayed) && !stage0_loads(P) && dot_acc_per_thread(P) <= LATE_MAX_ACC;
+    return !rest_reads_stage0(P, delayed) && !P->copies_wait && dot_acc_per_thread(P) <= LATE_MAX_ACC;
 }
 
 static void append_all(Pipe *P, Block *dst, const Block *src)
@@ -1079,6 +1098,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         return;
     if (!find_rings(&P))
         return;
+    P.copies_wait = copies_wait_for_loads(&P);
     /* a body with branches (an epilogue in the loop) exchanges data through shared memory
      * while the rings hold theirs: where a whole tile's exchange would not fit beside
      * them, the loop is left as it is, as it translated before */
@@ -1103,7 +1123,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     tma_ring(&P, nring);
     bool late = copies_late(&P, &delayed);
     if (P.hold) { /* the copies must come last (the accumulators' count does not matter here) */
-        late = !P.tma && !rest_reads_stage0(&P, &delayed) && !stage0_loads(&P);
+        late = !P.tma && !rest_reads_stage0(&P, &delayed) && !P.copies_wait;
         if (!late) { /* each step waits for its own group */
             P.hold = false;
             in_flight = 0;

@@ -809,3 +809,34 @@ Test(pipeline, loop_waits_free_the_last_exchange, .fini = reset)
     const char *kept = strstr(wait, "__syncthreads();  // the buffer is free again");
     cr_expect(!kept || kept > drain, "no trailing barrier inside the loop: %s", t);
 }
+
+/* The copies of the step ahead go after the dots where no copy's address comes from another
+ * load of the step: a per-step scale tile loaded ahead for the rest of the body does not
+ * hold them first (a block table's entry does: the paged goldens). */
+Test(pipeline, scale_loads_leave_the_copies_last, .fini = reset)
+{
+    translate_on(KERNEL_HEAD
+                 "def k(a_ptr, b_ptr, s_ptr, c_ptr, K):\n"
+                 "    rows = tl.arange(0, 64)\n"
+                 "    cols = tl.arange(0, 64)\n"
+                 "    ks = tl.arange(0, 32)\n"
+                 "    a_ptrs = a_ptr + rows[:, None] * K + ks[None, :]\n"
+                 "    b_ptrs = b_ptr + ks[:, None] * 64 + cols[None, :]\n"
+                 "    acc = tl.zeros((64, 64), tl.float32)\n"
+                 "    for k in range(0, K // 32):\n"
+                 "        a = tl.load(a_ptrs)\n"
+                 "        b = tl.load(b_ptrs)\n"
+                 "        s = tl.load(s_ptr + k * 64 + rows)\n"
+                 "        acc += tl.dot(a, b) * s[:, None]\n"
+                 "        a_ptrs += 32\n"
+                 "        b_ptrs += 32 * 64\n"
+                 "    tl.store(c_ptr + rows[:, None] * 64 + cols[None, :], acc)\n",
+                 "*fp16:16, *fp16:16, *fp32:16, *fp32:16, i32:16", 4, 3, 80, EMIT_CUDA);
+    const char *t = out_text();
+    const char *loop = strstr(t, "tilec::cp_async_wait<1>();");
+    cr_assert_not_null(loop, "%s", t);
+    const char *mma = strstr(loop, "tilec::mma_m16n8k16_f16(");
+    const char *commit = strstr(loop, "tilec::cp_async_commit();");
+    cr_assert(mma && commit, "%s", t);
+    cr_expect(mma < commit, "the copies after the dot: %s", t);
+}
