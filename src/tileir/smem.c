@@ -556,7 +556,10 @@ void tir_smem(Ctx *ctx, TirFunc *f)
     plan_block(&ctx->arena, f->body, true, f->uses_wgmma, &ex);
     for (int i = 0; i < ex.len; i++) {
         Exchange *e = &ex.data[i];
-        e->op->smem_loop_frees = !e->top && freed_by_loop_waits(&ex, i);
+        /* not a dot operand staged for wgmma, which reads it asynchronously and may still
+         * do so past the next step's barrier */
+        bool async_reader = f->uses_wgmma && is_dot_stage(e->op);
+        e->op->smem_loop_frees = !e->top && !async_reader && freed_by_loop_waits(&ex, i);
         e->op->smem_keep_sync = !(e->top && (i + 1 == ex.len || ex.data[i + 1].top)) && !e->op->smem_loop_frees;
         e->first = i;
         e->last = e->op->smem_keep_sync ? i : i + 1;
