@@ -399,6 +399,7 @@ typedef struct Assign {
     Vec(Recomputed) recomputed;
     Vec(const Op *) chained;  /* dots whose result feeds another dot, or fed by one */
     Vec(const Op *) partner;  /* chained[i]'s other end (the first found) */
+    int *uses, *dot_uses;     /* by value id: count_dot_operand_uses */
     int max_rank;
     bool changed;
 } Assign;
@@ -448,34 +449,30 @@ static int memory_tiles(const Op *op)
     return op->kind == OP_STORE ? 2 + op->store.has_mask : op->nargs;
 }
 
-/* Is v used, anywhere in b, only as the a or b operand of a tl.dot?  Such a
- * load's tile goes to the dot through shared memory whatever its layout, so
- * its group need not share the vector width of other memory ops of its shape:
- * as Triton gives each load its own layout, an fp8 operand is copied 16
- * elements a thread though the bf16 result of the same shape is stored 8 at a
- * time. */
-static bool only_dot_operands(const Block *b, const Value *v, int *seen)
+/* Count, by value id, each value's uses and those of them that are the a or b
+ * operand of a tl.dot (one walk of the kernel, before the memory ops are
+ * grouped).  A load whose every use is such an operand reaches the dot through
+ * shared memory whatever its layout, so its group need not share the vector
+ * width of other memory ops of its shape: as Triton gives each load its own
+ * layout, an fp8 operand is copied 16 elements a thread though the bf16 result
+ * of the same shape is stored 8 at a time. */
+static void count_dot_operand_uses(const Block *b, int *uses, int *dot_uses)
 {
     for (int i = 0; i < b->ops.len; i++) {
         const Op *op = b->ops.data[i];
         for (int a = 0; a < op->nargs; a++) {
-            if (op->args[a] != v)
-                continue;
-            if (op->kind != OP_DOT || a >= 2)
-                return false;
-            (*seen)++;
+            uses[op->args[a]->id]++;
+            if (op->kind == OP_DOT && a < 2)
+                dot_uses[op->args[a]->id]++;
         }
         for (int r = 0; r < op->nregions; r++)
-            if (!only_dot_operands(op->regions[r], v, seen))
-                return false;
+            count_dot_operand_uses(op->regions[r], uses, dot_uses);
     }
-    return true;
 }
 
-static bool feeds_only_dots(const Block *body, const Value *v)
+static bool feeds_only_dots(const Assign *A, const Value *v)
 {
-    int seen = 0;
-    return only_dot_operands(body, v, &seen) && seen > 0;
+    return A->dot_uses[v->id] > 0 && A->dot_uses[v->id] == A->uses[v->id];
 }
 
 static void scan_memory_ops(Assign *A, Block *b)
@@ -492,7 +489,7 @@ static void scan_memory_ops(Assign *A, Block *b)
         Value *ptr = op->args[0];
         int order[TIR_MAX_RANK] = {0};
         order_from_contiguity(&ptr->ax, ptr->type.rank, order);
-        ShapeGroup *g = group_for(A, ptr->type, order, op->kind == OP_LOAD && feeds_only_dots(A->f->body, op->results[0]));
+        ShapeGroup *g = group_for(A, ptr->type, order, op->kind == OP_LOAD && feeds_only_dots(A, op->results[0]));
         vec_push(&A->ctx->arena, &A->anchors, ((MemAnchor){.op = op, .group = (int)(g - A->groups.data)}));
         int per = coalesce_elems_per_thread(&ptr->ax, ptr->type, A->f->num_warps, g->order);
         if (op->kind == OP_ATOMIC_RMW || op->kind == OP_ATOMIC_CAS)
@@ -1352,6 +1349,9 @@ static bool has_shape_ops(const Block *b)
 void tir_layouts(Ctx *ctx, TirFunc *f)
 {
     Assign A = {.ctx = ctx, .f = f};
+    A.uses = NEW_ARRAY(&ctx->arena, int, 2 * ((size_t)f->nvalues + 1));
+    A.dot_uses = A.uses + f->nvalues + 1;
+    count_dot_operand_uses(f->body, A.uses, A.dot_uses);
     scan_memory_ops(&A, f->body);
     for (int i = 0; i < A.groups.len; i++)
         finish_group(&A, &A.groups.data[i]);
