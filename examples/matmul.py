@@ -16,6 +16,8 @@
 #   matmul_persistent_flat_kernel  the same as one loop over (tile, K step) with branches
 #   matmul_tma_persistent_kernel   the persistent kernel on host tensor descriptors (A [M, K],
 #                            B given as [N, K], C [M, N]): on Hopper the K loop's blocks come by TMA
+#   matmul_block_scaled_kernel  each K step's product scaled by rows (one fp32 scale per row and
+#                            K block) before it is added: the loop reads its tl.dot result at once
 #   matmul_bias_act_kernel   + a bias vector over N, then an activation chosen by a constexpr
 #   bmm_kernel               a batch of products; program_id(axis=1) is the batch index
 #   matmul_at_kernel         A stored transposed ([K, M] in memory), turned round with tl.trans
@@ -32,6 +34,8 @@
 #   bin/tilec examples/matmul.py -k matmul_kernel -s "*fp8e4nv:16, *fp8e5:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, 1, i32:16, 1, 128, 128, 64, 8" --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -w 8 --arch sm_90 -o matmul_fp8.cu
 # Linear layer with GELU, y = gelu(x @ w.T + bias) (w is [N, K]: B's strides are w's, swapped):
 #   bin/tilec examples/matmul.py -k matmul_bias_act_kernel -s "*fp16:16, *fp16:16, *fp16:16, *fp16:16, i32:16, i32:16, i32:16, i32:16, 1, 1, i32:16, i32:16, 1, 128, 64, 32, 8, 'gelu'" --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -w 4 -o linear_gelu.cu
+# Block-scaled (bf16 A [M, K], B stored [N, K], scale [M, K / 64] fp32), for Hopper (wgmma):
+#   bin/tilec examples/matmul.py -k matmul_block_scaled_kernel -s "*bf16:16, *bf16:16, *bf16:16, *fp32:16, i32:16, i32:16, i32:16, i32:16, 1, 1, i32:16, i32:16, 1, i32, 64, 128, 64, 8" --grid "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)" -w 4 --num-stages 3 --arch sm_90 -o matmul_block_scaled.cu
 # Batched (the launcher takes the grid: (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N), batch)):
 #   bin/tilec examples/matmul.py -k bmm_kernel -s "*bf16:16, *bf16:16, *bf16:16, i32:16, i32:16, i32:16, i32:16, i32:16, 1, i32:16, i32:16, 1, i32:16, i32:16, 1, 64, 64, 32, 8" -w 4 -o bmm_bf16.cu
 # Autotuned: the second config's BLOCK_*, GROUP_M, num_warps and num_stages:
@@ -206,6 +210,37 @@ def leaky_relu(x):
 def gelu(x):
     # The exact GELU, x * Phi(x) (torch.nn.functional.gelu's default).
     return 0.5 * x * (1 + tl.erf(x * 0.7071067811865476))
+
+
+@triton.jit
+def matmul_block_scaled_kernel(a_ptr, b_ptr, c_ptr, scale_ptr, M, N, K,
+                               stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, stride_sm,
+                               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                               GROUP_M: tl.constexpr):
+    """C = sum over K blocks kb of (A[:, kb] @ B[kb, :]) * scale[:, kb]: each row of A carries one
+    fp32 scale per BLOCK_K columns (scale is [M, cdiv(K, BLOCK_K)], rows stride_sm apart), as
+    block-quantized fp8 weights do.  Each step's product is scaled before it is added, so the
+    step reads its tl.dot result at once."""
+    pid = tl.program_id(axis=0)
+    tile_m, tile_n = grouped_tile(pid, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    rows = (tile_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    cols = (tile_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    ks = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak
+    b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn
+    s_ptrs = scale_ptr + rows * stride_sm
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
+        s = tl.load(s_ptrs + k)
+        acc += tl.dot(a, b) * s[:, None]
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    out_cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
 
 
 @triton.jit

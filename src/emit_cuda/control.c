@@ -368,8 +368,24 @@ void emit_op_here(Emitter *E, const Op *op)
     }
 }
 
+/* A wgmma dot whose wait comes after the ops marked wgmma_shadow that follow
+ * it (the copies of the step ahead) gets that wait before the first op not so
+ * marked, or at the block's end. */
 void emit_block(Emitter *E, const Block *b)
 {
-    for (int i = 0; i < b->ops.len; i++)
-        emit_op(E, b->ops.data[i]);
+    const Op *in_flight = NULL;
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        if (in_flight && !op->wgmma_shadow) {
+            emit_wgmma_shadow_wait(E, in_flight);
+            in_flight = NULL;
+        }
+        if (in_flight && tir_op_reads(op, in_flight->results[0]))
+            BUG("emit: %s reads a wgmma result before its wait", op_name(op->kind));
+        emit_op(E, op);
+        if (op->kind == OP_DOT && op->dot.wgmma && op->dot.wgmma_shadowed && !op->dot.wgmma_pending && !op->dot.wgmma_next)
+            in_flight = op;
+    }
+    if (in_flight)
+        emit_wgmma_shadow_wait(E, in_flight);
 }

@@ -97,6 +97,17 @@ void emit_wgmma_drain(Emitter *E, const Op *loop)
     line(E, "#endif");
 }
 
+/* The wait of wgmma dot d (dot.wgmma_shadowed), after the ops that ran
+ * while its group was in flight (Op.wgmma_shadow). */
+void emit_wgmma_shadow_wait(Emitter *E, const Op *d)
+{
+    line(E, FEAT_SM90A);
+    line(E, "tilec::wgmma_wait<0>();  // %s: done reading its slot, the accumulators written", vname(E, d->results[0]));
+    line(E, "tilec::wgmma_fence_operands<%d>(%s);  // no use of the accumulators moves above that wait",
+         nregs(d->results[0]), vname(E, d->results[0]));
+    line(E, "#endif");
+}
+
 /* The start of a branch of if_op that reads the accumulators of a wgmma dot
  * before it in its block whose group stays in flight (dot.wgmma_pending: a
  * persistent loop's store of a finished tile): it waits for every group
@@ -216,18 +227,26 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     E->indent--;
     line(E, "}");
     line(E, "tilec::wgmma_commit();  // this dot's wgmmas: one group");
-    if (op->dot.wgmma_next)
+    bool shadowed = op->dot.wgmma_shadowed && !op->dot.wgmma_pending && !op->dot.wgmma_next;
+    if (shadowed) {
+        line(E, "// left in flight while the threads issue the copies below; the wait after them waits for it");
+        E->indent--;
+        line(E, "}");
+        line(E, "#else  // mma.sync on the same shared memory and accumulators");
+    } else if (op->dot.wgmma_next)
         line(E, "// left in flight: the next iteration's first wgmma wait, or the wait after the loop, waits for it");
     else if (op->dot.wgmma_pending)
         line(E, "tilec::wgmma_wait<%d>();  // the previous step's group has finished reading its slot",
              op->dot.wgmma_pending);
     else
         line(E, "tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written");
-    line(E, "tilec::wgmma_fence_operands<%d>(%s);  // %s", nacc, vname(E, r),
-         op->dot.wgmma_next ? "nothing touches them until then" : "no use of the accumulators moves above that wait");
-    E->indent--;
-    line(E, "}");
-    line(E, "#else  // mma.sync on the same shared memory and accumulators");
+    if (!shadowed) {
+        line(E, "tilec::wgmma_fence_operands<%d>(%s);  // %s", nacc, vname(E, r),
+             op->dot.wgmma_next ? "nothing touches them until then" : "no use of the accumulators moves above that wait");
+        E->indent--;
+        line(E, "}");
+        line(E, "#else  // mma.sync on the same shared memory and accumulators");
+    }
     if (zero_acc)
         fill(E, vname(E, r), r, value_elem, op->args[2]);
     if (!a_regs)

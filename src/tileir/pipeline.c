@@ -1079,6 +1079,39 @@ static bool copies_late(const Pipe *P, const ValueVec *delayed)
     return !rest_reads_stage0(P, delayed) && !P->copies_wait && dot_acc_per_thread(P) <= LATE_MAX_ACC;
 }
 
+/* Where the copies of the step ahead come after the dots and the first dot
+ * of the rest runs on wgmma, they go right after that dot instead, ahead of
+ * its wait: the threads work out the copies' addresses and issue them while
+ * the tensor cores run the group, as Triton's loop does, and only then wait
+ * for the accumulators.  The copies fill the slot the step before read, which
+ * the loop's first barrier freed; the dot reads this step's slot, and no
+ * copy reads its result (stage 0 is computed a step ahead).  The ops are
+ * marked so that the emitter puts the wait after the last of them, and
+ * before any op a later pass puts among them. */
+static void shadow_copies(Pipe *P, Block *rest, Block *last)
+{
+    int d = 0;
+    while (d < rest->ops.len && !(rest->ops.data[d]->kind == OP_DOT && rest->ops.data[d]->dot.wgmma))
+        d++;
+    if (d == rest->ops.len || !last->ops.len || rest->ops.data[d]->dot.wgmma_pending)
+        return; /* a group left in flight (wgmma_pending) already overlaps the copies */
+    Block merged = {0};
+    for (int i = 0; i <= d; i++)
+        vec_push(P->a, &merged.ops, rest->ops.data[i]);
+    for (int i = 0; i < last->ops.len; i++) {
+        last->ops.data[i]->wgmma_shadow = true;
+        vec_push(P->a, &merged.ops, last->ops.data[i]);
+    }
+    for (int i = d + 1; i < rest->ops.len; i++)
+        vec_push(P->a, &merged.ops, rest->ops.data[i]);
+    rest->ops.data[d]->dot.wgmma_shadowed = true;
+    last->ops.data[0]->note = arena_printf(P->a, "the copies of the step %d ahead, issued while this step's wgmma group "
+                                                 "runs: the tensor cores work on it while the threads address these",
+                                           P->S - 1);
+    *rest = merged;
+    last->ops.len = 0;
+}
+
 static void append_all(Pipe *P, Block *dst, const Block *src)
 {
     for (int i = 0; i < src->ops.len; i++)
@@ -1318,6 +1351,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         last.ops.data[0]->note = arena_printf(P.a, "the copies of the step %d ahead, issued after this step's dots: "
                                                    "the tensor cores work on those while the threads address these", D);
     append_all(&P, &nb, &first);
+    if (late && !tight && !P.hold && !P.tma)
+        shadow_copies(&P, &rest, &last);
     append_all(&P, &nb, late ? &rest : &last);
     if (tight || P.hold) {
         Op *bar = tir_op_new(P.a, f, OP_BARRIER, 0, NULL, 0, NULL);

@@ -476,6 +476,9 @@ struct Op {
     int smem_plain_conflicts; /* conversions: the same, row-major without swizzle or padding */
     bool smem_keep_sync;  /* a barrier after the reads (see tir_smem) */
     bool smem_loop_frees; /* no barrier after: the pipelined loop's copy waits free it (tir_smem) */
+    bool wgmma_shadow;    /* runs while the group of the wgmma dot before it is in flight: the
+                             copies of the step ahead (tir_pipeline); that dot's wait follows
+                             the last op so marked */
     DotStage *stage;      /* dot operand staging (convert to dotop, local_load, async_copy) */
     Op *buf;              /* async_copy: the local_load whose buffer it fills; local_alloc: the
                              local_load that reads its buffer, and that local_load: the local_alloc;
@@ -559,6 +562,7 @@ struct Op {
                                  the ring's extra slot does not fit) */
             bool wgmma_next;  /* the group stays in flight into the next iteration, where an
                                  earlier dot's wait covers it (tir_wgmma, defer_wait) */
+            bool wgmma_shadowed; /* the ops after it marked wgmma_shadow run before its wait */
             bool use_flag;    /* args[3], an i1: false, the accumulator is taken as zeros
                                  (tir_pipeline's fold of a reset into the next dot) */
         } dot;

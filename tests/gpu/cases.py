@@ -581,7 +581,7 @@ MM16 = [(16, 16, 16, "rand"), (144, 272, 48, "rand"), (256, 384, 1040, "ints"), 
 
 
 def _mm(name, kernel, ptrs, block, warps, stages, shapes, a="row", b="row", align=16,
-        consts=(), config=None, flags=(), sizes16=False, grid=None, **opts):
+        consts=(), config=None, flags=(), sizes16=False, grid=None, after_strides="", **opts):
     """One tl.dot case: ptrs are the pointer element types in parameter order, block is
     (BLOCK_M, BLOCK_N, BLOCK_K) with GROUP_M 8, or None with config N of the autotuned kernel.
     sizes16 promises M, N and K multiples of 16 ("i32:16", as Triton specialises them): every
@@ -597,7 +597,7 @@ def _mm(name, kernel, ptrs, block, warps, stages, shapes, a="row", b="row", alig
     if sizes16:
         assert all(m % 16 == 0 and n % 16 == 0 and k % 16 == 0 for m, n, k, _ in shapes), name
     size = "i32:16" if sizes16 else "i32"
-    sig = f"{ptr_sig}, {size}, {size}, {size}, {strides}"
+    sig = f"{ptr_sig}, {size}, {size}, {size}, {strides}" + (f", {after_strides}" if after_strides else "")
     if block is not None:
         sig += ", " + ", ".join(str(v) for v in list(block) + [8] + list(consts))
         label = f"matmul/{name}/{block[0]}x{block[1]}x{block[2]}/w{warps}s{stages}"
@@ -779,6 +779,15 @@ def matmul_cases():
             b="col", flags=["--arch", "sm_90"], sizes16=True),
         _mm("bias_leaky_relu/fp16/wgmma", "matmul_bias_act_kernel", ["fp16"] * 4, (64, 128, 64), 4, 3,
             S + R + [MM_4096], consts=["'leaky_relu'"], flags=["--arch", "sm_90"]),
+        # Each K step's product scaled by rows before it is added (block-quantized fp8 weights):
+        # the step reads its dot's result, so on wgmma the next copies go out before the wait.
+        _mm("block_scaled/fp8e4nv/wgmma/b-by-columns", "matmul_block_scaled_kernel",
+            ["fp8e4nv", "fp8e4nv", "bf16", "fp32"], (64, 128, 128), 4, 3, MM16 + [MM_4096], b="col",
+            after_strides="i32", flags=["--arch", "sm_90"], sizes16=True),
+        _mm("block_scaled/fp16/wgmma", "matmul_block_scaled_kernel", ["fp16", "fp16", "fp16", "fp32"],
+            (64, 64, 32), 4, 3, MM16 + [MM_4096], after_strides="i32", flags=["--arch", "sm_90"], sizes16=True),
+        _mm("block_scaled/bf16", "matmul_block_scaled_kernel", ["bf16", "bf16", "bf16", "fp32"],
+            (64, 128, 32), 4, 3, S + R, after_strides="i32"),
         # Epilogues: bias and activation; the linear-layer form reads B (w.T) by columns.
         _mm("bias_leaky_relu/fp16", "matmul_bias_act_kernel", ["fp16"] * 4, (128, 64, 32), 4, 3,
             S + R, consts=["'leaky_relu'"]),

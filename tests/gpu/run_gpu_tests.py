@@ -2439,8 +2439,8 @@ def sig_divisible_by_16(case, kernel):
 
 
 def drive_matmul(kernel, case, shape, use_triton, gen):
-    """examples/matmul.py: matmul_kernel, matmul_bias_act_kernel, bmm_kernel, matmul_at_kernel
-    and matmul_autotuned_kernel.  case.opts: a, b ("row" or "col": how A [M, K] and B [K, N]
+    """examples/matmul.py: matmul_kernel, matmul_bias_act_kernel, matmul_block_scaled_kernel,
+    bmm_kernel, matmul_at_kernel and matmul_autotuned_kernel.  case.opts: a, b ("row" or "col": how A [M, K] and B [K, N]
     are stored), align (leading dimensions rounded up to it: 16 for ':16' strides), batch,
     batch_gap.  C is stored by rows with a gap after each row (and between batches) that must
     keep its poison; see cases.py for the data modes."""
@@ -2479,6 +2479,19 @@ def drive_matmul(kernel, case, shape, use_triton, gen):
         bias = fill(torch_dtype(ptrs["bias_ptr"].dtype))(N + GUARD)
         values["bias_ptr"] = bias
         ref = ref + bias[:N].double()
+    if "scale_ptr" in ptrs:  # matmul_block_scaled_kernel: scale [M, K blocks], by rows
+        bk = kernel.constexprs["BLOCK_K"]
+        kb = -(-K // bk)
+        if data == "ints":  # powers of two keep every sum exact
+            s = torch.exp2(rand_ints(M * kb, torch.float32, gen, -2, 3))
+        else:
+            s = torch.rand(M * kb, generator=gen, device="cuda") * 1.5 + 0.5
+        scale = poison_(torch.empty(M * kb + GUARD, device="cuda", dtype=torch.float32))
+        scale[:M * kb] = s
+        values["scale_ptr"], values["stride_sm"] = scale, kb
+        S = s.view(M, kb).double()
+        ref = sum(A[..., :, j * bk:(j + 1) * bk].double() @ B[..., j * bk:(j + 1) * bk, :].double() * S[:, j:j + 1]
+                  for j in range(kb)) if kb else ref
     # The layout must be the one the signature promises.
     div16 = sig_divisible_by_16(case, kernel)
     for p in kernel.params:
