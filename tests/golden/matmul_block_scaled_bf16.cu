@@ -833,7 +833,7 @@ matmul_block_scaled_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__r
         }
         #endif
         // matmul.py:233  for k in range(0, tl.cdiv(K, BLOCK_K)):
-        // the copies of the step 2 ahead, issued while this step's wgmma group runs: the tensor cores work on it while the threads address these
+        // the copies of the step 2 ahead, issued while this step's first dot runs (on wgmma): the tensor cores work on it while the threads issue these
         const int32_t k_ahead_2 = k + (1 * 2);
         const bool in_range_2 = k_ahead_2 < trips;
         // matmul.py:236  s = tl.load(s_ptrs + k)
