@@ -820,31 +820,6 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             // attention.py:73  qk = tl.dot(q, tl.trans(k)) * qk_scale
             tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
             __syncthreads();
-            // attention.py:64  for start_n in range(0, hi, BLOCK_N):
-            const int32_t k_ahead_2 = start_n + (64 * 2);
-            const bool in_range_2 = k_ahead_2 < hi;
-            // attention.py:66  cols = start_n + offs_n
-            int32_t cols_2[4];  // [64] i32, L5
-            #pragma unroll
-            for (int e = 0; e < 4; ++e)
-                cols_2[e] = k_ahead_2 + offs_n[e];
-            // attention.py:67  col_ok = cols < N_CTX
-            bool col_ok_2[4];  // [64] i1, L5
-            #pragma unroll
-            for (int e = 0; e < 4; ++e)
-                col_ok_2[e] = cols_2[e] < N_CTX;
-            // attention.py:72  k = tl.load(k_base + cols[:, None] * stride_kn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
-            // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
-            #pragma unroll
-            for (int e = 0; e < 32; e += 8)
-                tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col), (k_base + (cols_2[(e >> 3)] * stride_kn)) + offs_d[0], in_range_2 && col_ok_2[(e >> 3)]);
-            // attention.py:81  v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
-            // cp.async into slot write_slot of stage2: 16-byte copies, zero-filled where masked or past the loop's end
-            #pragma unroll
-            for (int e = 0; e < 32; e += 8)
-                tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col), (v_base + (cols_2[(e >> 3)] * stride_vn)) + offs_d[0], in_range_2 && col_ok_2[(e >> 3)]);
-            tilec::cp_async_commit();
-            // attention.py:73  qk = tl.dot(q, tl.trans(k)) * qk_scale
             // operand B in slot read_slot of stage1, read by the tl.dot below
             // operand A in stage0, read by the tl.dot below
             float dot[64];  // [128x64] fp32, L2
@@ -906,18 +881,18 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             #pragma unroll
             for (int e = 0; e < 16; ++e)
                 offs_n_2[e] = L2_col + ((e & 1) + ((e >> 1) << 3));
-            int32_t cols_3[16];  // [64] i32, L7
+            int32_t cols_2[16];  // [64] i32, L7
             #pragma unroll
             for (int e = 0; e < 16; ++e)
-                cols_3[e] = start_n + offs_n_2[e];
-            bool col_ok_3[16];  // [64] i1, L7
+                cols_2[e] = start_n + offs_n_2[e];
+            bool col_ok_2[16];  // [64] i1, L7
             #pragma unroll
             for (int e = 0; e < 16; ++e)
-                col_ok_3[e] = cols_3[e] < N_CTX;
+                col_ok_2[e] = cols_2[e] < N_CTX;
             float qk_2[64];  // [128x64] fp32, L2
             #pragma unroll
             for (int e = 0; e < 64; ++e)
-                qk_2[e] = col_ok_3[(e & 1) | (((e >> 2) & 7) << 1)] ? qk[e] : __int_as_float(0xff800000);
+                qk_2[e] = col_ok_2[(e & 1) | (((e >> 2) & 7) << 1)] ? qk[e] : __int_as_float(0xff800000);
             // attention.py:76  qk = tl.where(offs_m[:, None] >= cols[None, :], qk, float("-inf"))
             int32_t offs_m_4[4];  // [128] i32, L4
             #pragma unroll
@@ -926,7 +901,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
             float qk_3[64];  // [128x64] fp32, L2
             #pragma unroll
             for (int e = 0; e < 64; ++e)
-                qk_3[e] = (offs_m_4[((e >> 1) & 1) | ((e >> 5) << 1)] >= cols_3[(e & 1) | (((e >> 2) & 7) << 1)]) ? qk_2[e] : __int_as_float(0xff800000);
+                qk_3[e] = (offs_m_4[((e >> 1) & 1) | ((e >> 5) << 1)] >= cols_2[(e & 1) | (((e >> 2) & 7) << 1)]) ? qk_2[e] : __int_as_float(0xff800000);
             // attention.py:77  m_new = tl.maximum(m_i, tl.max(qk, 1))
             float row_max[4];  // [128] fp32, L4
             // max along dim 1: 16 values in each thread, then across 4 lanes
@@ -1045,6 +1020,31 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
                         tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a_frag[4 * (k_step + 4 * mi)], &v_2[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
             }
             #endif
+            // attention.py:64  for start_n in range(0, hi, BLOCK_N):
+            // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
+            const int32_t k_ahead_2 = start_n + (64 * 2);
+            const bool in_range_2 = k_ahead_2 < hi;
+            // attention.py:66  cols = start_n + offs_n
+            int32_t cols_3[4];  // [64] i32, L5
+            #pragma unroll
+            for (int e = 0; e < 4; ++e)
+                cols_3[e] = k_ahead_2 + offs_n[e];
+            // attention.py:67  col_ok = cols < N_CTX
+            bool col_ok_3[4];  // [64] i1, L5
+            #pragma unroll
+            for (int e = 0; e < 4; ++e)
+                col_ok_3[e] = cols_3[e] < N_CTX;
+            // attention.py:72  k = tl.load(k_base + cols[:, None] * stride_kn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
+            // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 32; e += 8)
+                tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col), (k_base + (cols_3[(e >> 3)] * stride_kn)) + offs_d[0], in_range_2 && col_ok_3[(e >> 3)]);
+            // attention.py:81  v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
+            // cp.async into slot write_slot of stage2: 16-byte copies, zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 32; e += 8)
+                tilec::cp_async<16>(stage2(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col), (v_base + (cols_3[(e >> 3)] * stride_vn)) + offs_d[0], in_range_2 && col_ok_3[(e >> 3)]);
+            tilec::cp_async_commit();
             // attention.py:64  for start_n in range(0, hi, BLOCK_N):
             read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
             write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);
