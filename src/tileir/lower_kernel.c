@@ -647,6 +647,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
     if (!f->num_stages)
         f->num_stages = 3;
     f->arch = opt->arch ? opt->arch : 80;
+    f->min_blocks_asked = opt->min_blocks > 0 ? opt->min_blocks : 0;
     if (!is_pow2(f->num_warps) || f->num_warps > TIR_MAX_WARPS)
         lower_error(L, fd->loc, "num_warps must be a power of two from 1 to %d, got %d", TIR_MAX_WARPS, f->num_warps);
     if (f->num_stages < 1 || f->num_stages > TIR_MAX_STAGES)

@@ -1081,10 +1081,13 @@ enum { LATE_MAX_ACC = 96 };
  * 4 warps (128 a thread), causal, 1.16x -> 1.19x Triton on the H200; not
  * causal 0.97x either way.  A plain matmul past LATE_MAX_ACC (128x256 on 8
  * warps) keeps its order, measured the same either way.  The mma.sync path
- * of the same file (a build for plain sm_90) shares the order. */
+ * of the same file (a build for plain sm_90) shares the order.  Not under
+ * the caller's --min-blocks: its register bound already spills there, and
+ * the addresses live across the dots spilled more (FA2 fp16 d64 with
+ * --min-blocks 3: 104 -> 124 bytes, 0.81x -> 0.77x Triton). */
 static bool hopper_chain(const Pipe *P)
 {
-    return P->f->dot_chain && P->f->arch >= 90;
+    return P->f->dot_chain && P->f->arch >= 90 && !P->f->min_blocks_asked;
 }
 
 static bool copies_late(const Pipe *P, const ValueVec *delayed)

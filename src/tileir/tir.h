@@ -688,6 +688,7 @@ typedef struct TirFunc {
     int smem_bytes;       /* the shared-memory arena, after tir_layouts */
     int min_blocks;       /* __launch_bounds__'s blocks per SM; 0: none (tir_check_limits) */
     bool min_blocks_auto; /* tilec's choice (for sm_TIR_MIN_BLOCKS_ARCH and newer), not the caller's */
+    int min_blocks_asked; /* the caller's --min-blocks (0: none), known from tir_lower on */
     bool dot_chain;       /* a tl.dot feeds another (attention): tir_layouts */
     bool min_blocks_chain;/* tilec's one-block promise for a dot chain, on every architecture */
     /* what the file includes, noted by tir_summarize (uses_dot: by tir_lower) */
