@@ -552,14 +552,19 @@ CVal *builtin_descriptor_load(const BuiltinCall *c)
     bool check[TIR_MAX_RANK];
     BlockPtr *bp = desc_at(c, desc, c->arg[1], c->at[1], check);
     Value *pad = padding_value(c->L, pointee(desc), desc->nan_padding, c->loc);
+    /* for the Hopper pipeline: a ring may copy this block with TMA from the offsets, the
+     * block's first row and column as the copy names them (made before the load reads them) */
+    bool tma = desc->param && desc->rank == 2 && c->L->opt->arch >= 90;
+    Value *first[2] = {NULL, NULL};
+    for (int d = 0; tma && d < 2; d++)
+        first[d] = named(c->L, bp, to_value(c->L, bp->offsets[d], c->loc), d ? "col0" : "row0");
     Value *r = load_block(c->L, bp, check, pad, false, c->loc);
-    if (desc->param && desc->rank == 2 && c->L->opt->arch >= 90) {
-        /* for the Hopper pipeline: a ring may copy this block with TMA from the offsets */
+    if (tma) {
         Op *ld = r->def;
         Value **args = NEW_ARRAY(c->L->a, Value *, ld->nargs + 2);
         memcpy(args, ld->args, sizeof(Value *) * (size_t)ld->nargs);
-        for (int d = 0; d < 2; d++) /* the block's first row and column, as the copy names them */
-            args[ld->nargs + d] = named(c->L, bp, to_value(c->L, bp->offsets[d], c->loc), d ? "col0" : "row0");
+        for (int d = 0; d < 2; d++)
+            args[ld->nargs + d] = first[d];
         ld->args = args;
         ld->nargs += 2;
         ld->load.desc_param = desc->param;
@@ -579,13 +584,18 @@ CVal *builtin_descriptor_store(const BuiltinCall *c)
     if (!v->type.rank)
         lower_error(L, c->at[2], "%s needs a tile of the block's shape, got %s", c->name, type_str(L->a, v->type));
     v = block_value(L, bp, c->arg[2], c->at[2], false);
+    /* for Hopper: the block may go out by TMA from the offsets (tir_tma_store), made
+     * before the store reads them */
+    bool tma = desc->param && desc->rank == 2 && L->opt->arch >= 90;
+    Value *first[2] = {NULL, NULL};
+    for (int d = 0; tma && d < 2; d++)
+        first[d] = named(L, bp, to_value(L, bp->offsets[d], c->loc), d ? "col0" : "row0");
     Op *st = store_block(L, bp, check, v, c->loc);
-    if (desc->param && desc->rank == 2 && L->opt->arch >= 90) {
-        /* for Hopper: the block may go out by TMA from the offsets (tir_tma_store) */
+    if (tma) {
         Value **args = NEW_ARRAY(L->a, Value *, st->nargs + 2);
         memcpy(args, st->args, sizeof(Value *) * (size_t)st->nargs);
         for (int d = 0; d < 2; d++)
-            args[st->nargs + d] = named(L, bp, to_value(L, bp->offsets[d], c->loc), d ? "col0" : "row0");
+            args[st->nargs + d] = first[d];
         st->args = args;
         st->nargs += 2;
         st->store.desc_param = desc->param;
