@@ -7,14 +7,6 @@
 
 #include <string.h>
 
-static int op_index_in_block(const Block *b, const Op *op)
-{
-    for (int i = 0; i < b->ops.len; i++)
-        if (b->ops.data[i] == op)
-            return i;
-    return -1;
-}
-
 void record_users(Emitter *E, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -153,7 +145,7 @@ static void plan_direct_writes(Emitter *E, Op *owner, Block *b, Value **targets)
             for (int a = 0; a < v->def->nargs && ok; a++)
                 if (reads_other_registers(E, v->def->args[a], arg, v))
                     ok = false;
-            int def_at = op_index_in_block(b, v->def);
+            int def_at = tir_op_index(b, v->def);
             for (int k = def_at + 1; k < b->ops.len && ok; k++) {
                 Op *o = b->ops.data[k];
                 for (int a = 0; a < o->nargs; a++)

@@ -111,10 +111,10 @@ static int bytes_read_in(const Op *op)
 
 static int index_in(const Block *b, const Op *op)
 {
-    for (int i = 0; i < b->ops.len; i++)
-        if (b->ops.data[i] == op)
-            return i;
-    BUG("op %s is not in its parent block", op_name(op->kind));
+    int i = tir_op_index(b, op);
+    if (i < 0)
+        BUG("op %s is not in its parent block", op_name(op->kind));
+    return i;
 }
 
 /* Convert c (op i of b) into a local_alloc there, storing as s, and a

@@ -493,21 +493,15 @@ static int first_fit(const ExchangeVec *ex, const bool *placed, int i)
 /* Is op inside loop (in its body or deeper)? */
 static bool inside(const Op *op, const Op *loop)
 {
-    for (const Op *o = op; o && o->parent; o = o->parent->parent)
-        if (o->parent->parent == loop)
-            return true;
-    return false;
+    return tir_block_encloses(loop->regions[0], op->parent);
 }
 
 /* The index in b of the op that is or holds op, or -1. */
 static int index_in(const Block *b, const Op *op)
 {
-    for (const Op *o = op; o; o = o->parent ? o->parent->parent : NULL)
-        if (o->parent == b)
-            for (int i = 0; i < b->ops.len; i++)
-                if (b->ops.data[i] == o)
-                    return i;
-    return -1;
+    while (op && op->parent != b)
+        op = op->parent ? op->parent->parent : NULL;
+    return op ? tir_op_index(b, op) : -1;
 }
 
 static bool is_copy_wait(const Op *op) { return op && op->kind == OP_ASYNC_WAIT && !op->async_wait.tma; }

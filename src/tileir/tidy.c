@@ -70,15 +70,6 @@ static bool same_value(const Op *a, const Op *b)
     }
 }
 
-/* Is `outer` the block `b` or one enclosing it? */
-static bool encloses(const Block *outer, const Block *b)
-{
-    for (; b; b = b->parent ? b->parent->parent : NULL)
-        if (b == outer)
-            return true;
-    return false;
-}
-
 typedef struct Share {
     Arena *a;
     StrMap by_key;      /* kind and arguments -> an index into seen */
@@ -114,7 +105,7 @@ static void share_block(Share *S, Block *root, Block *b)
         int *at = strmap_find(&S->by_key, key);
         if (at) {
             Op *twin = S->seen.data[*at];
-            if (twin->results[0]->nuses && encloses(twin->parent, b) && same_value(twin, op)) {
+            if (twin->results[0]->nuses && tir_block_encloses(twin->parent, b) && same_value(twin, op)) {
                 Value *from = op->results[0], *to = twin->results[0];
                 tir_block_replace_uses(root, from, to);
                 to->nuses += from->nuses;

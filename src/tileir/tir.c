@@ -751,12 +751,20 @@ void tir_block_replace_uses(Block *b, const Value *from, Value *to)
         tir_op_replace_uses(b->ops.data[i], from, to);
 }
 
-static int index_in(const Block *b, const Op *op)
+int tir_op_index(const Block *b, const Op *op)
 {
     for (int i = 0; i < b->ops.len; i++)
         if (b->ops.data[i] == op)
             return i;
     return -1;
+}
+
+bool tir_block_encloses(const Block *outer, const Block *b)
+{
+    for (; b; b = b->parent ? b->parent->parent : NULL)
+        if (b == outer)
+            return true;
+    return false;
 }
 
 /* x + tl.dot(a, b) becomes tl.dot(a, b, acc=x) when the dot's own acc is zero
@@ -778,7 +786,7 @@ static void combine_dot_add(Block *root, Block *b)
             if (!dot || dot->kind != OP_DOT || dot->parent != b || op->args[k]->nuses != 1 ||
                 !tir_is_zero_splat(dot->args[2]) || x->type.dtype != dot->results[0]->type.dtype)
                 continue;
-            int at = index_in(b, dot);
+            int at = tir_op_index(b, dot);
             memmove(&b->ops.data[at], &b->ops.data[at + 1], (size_t)(i - at - 1) * sizeof(Op *));
             b->ops.data[i - 1] = dot;
             dot->args[2]->nuses--;

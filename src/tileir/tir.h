@@ -746,6 +746,8 @@ void tir_simplify(Ctx *ctx, TirFunc *f);        /* dead code, use counts */
 void tir_combine(Ctx *ctx, TirFunc *f);         /* x + tl.dot(a, b) -> tl.dot(a, b, x), as Triton */
 void tir_if_convert(Ctx *ctx, TirFunc *f);      /* ifconv.c: branches that only compute and load as selects */
 bool tir_op_reads(const Op *op, const Value *v);             /* op or an op of its regions reads v */
+int tir_op_index(const Block *b, const Op *op);             /* op's index among b's ops, or -1 */
+bool tir_block_encloses(const Block *outer, const Block *b); /* outer is b or a block around it */
 void tir_op_replace_uses(Op *op, const Value *from, Value *to); /* in op and its regions */
 void tir_block_replace_uses(Block *b, const Value *from, Value *to); /* in b's ops and their regions */
 bool tir_is_zero_splat(const Value *v);         /* a constant 0 (not -0.0), splat or broadcast */
