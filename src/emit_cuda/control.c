@@ -383,7 +383,7 @@ void emit_block(Emitter *E, const Block *b)
         if (in_flight && tir_op_reads(op, in_flight->results[0]))
             BUG("emit: %s reads a wgmma result before its wait", op_name(op->kind));
         emit_op(E, op);
-        if (op->kind == OP_DOT && op->dot.wgmma && op->dot.wgmma_shadowed && !op->dot.wgmma_pending && !op->dot.wgmma_next)
+        if (wgmma_waits_after_copies(op))
             in_flight = op;
     }
     if (in_flight)

@@ -211,7 +211,8 @@ void dot_init_result(Emitter *E, const Op *op); /* the result declared, the accu
 void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const Op *));
 void emit_wgmma_drain(Emitter *E, const Op *loop); /* the wgmma_wait<0> closing a for_.wgmma_drain loop */
 void emit_wgmma_branch_wait(Emitter *E, const Op *if_op, const Block *region); /* ... opening a branch that reads one */
-void emit_wgmma_shadow_wait(Emitter *E, const Op *d);  /* ... after the copies that ran in its shadow */
+bool wgmma_waits_after_copies(const Op *op);          /* a wgmma dot whose wait follows the copies after it */
+void emit_wgmma_shadow_wait(Emitter *E, const Op *d);  /* ... that wait, after the last of them */
 void emit_fragment_decl(Emitter *E, const Op *op); /* stage.c: a pipelined operand's fragment array */
 void stage_store_tile(Emitter *E, const DotStage *s, const char *fn, const Value *x); /* stage.c */
 const char *paired_rounding(Emitter *E, const Value *x, const char **pair_type); /* convert.c */

@@ -97,6 +97,14 @@ void emit_wgmma_drain(Emitter *E, const Op *loop)
     line(E, "#endif");
 }
 
+/* Does wgmma dot op wait for its group only after the ops marked
+ * wgmma_shadow that follow it (tir_pipeline's copies of the step ahead)? */
+bool wgmma_waits_after_copies(const Op *op)
+{
+    return op->kind == OP_DOT && op->dot.wgmma && op->dot.wgmma_shadowed && !op->dot.wgmma_pending &&
+           !op->dot.wgmma_next;
+}
+
 /* The wait of wgmma dot d (dot.wgmma_shadowed), after the ops that ran
  * while its group was in flight (Op.wgmma_shadow). */
 void emit_wgmma_shadow_wait(Emitter *E, const Op *d)
@@ -227,7 +235,7 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
     E->indent--;
     line(E, "}");
     line(E, "tilec::wgmma_commit();  // this dot's wgmmas: one group");
-    bool shadowed = op->dot.wgmma_shadowed && !op->dot.wgmma_pending && !op->dot.wgmma_next;
+    bool shadowed = wgmma_waits_after_copies(op);
     if (shadowed) {
         line(E, "// left in flight while the threads issue the copies below; the wait after them waits for it");
         E->indent--;

@@ -545,6 +545,29 @@ static BlockPtr *desc_at(const BuiltinCall *c, const BlockPtr *desc, CVal *offse
     return bp;
 }
 
+/* For Hopper: a 2-D block of a descriptor parameter may be copied by TMA (a ring's
+ * load, tir_tma_store's store) from its first row and column, which the load or store
+ * takes as two more arguments.  They are made here, before that op, which reads them. */
+static bool tma_offsets(Lower *L, const BlockPtr *desc, const BlockPtr *bp, Loc loc, Value *first[2])
+{
+    if (!desc->param || desc->rank != 2 || L->opt->arch < 90)
+        return false;
+    for (int d = 0; d < 2; d++)
+        first[d] = named(L, bp, to_value(L, bp->offsets[d], loc), d ? "col0" : "row0");
+    return true;
+}
+
+/* op's arguments and then first[0], first[1] */
+static void append_tma_offsets(Lower *L, Op *op, Value *first[2])
+{
+    Value **args = NEW_ARRAY(L->a, Value *, op->nargs + 2);
+    memcpy(args, op->args, sizeof(Value *) * (size_t)op->nargs);
+    args[op->nargs] = first[0];
+    args[op->nargs + 1] = first[1];
+    op->args = args;
+    op->nargs += 2;
+}
+
 /* desc.load(offsets), tl.load_tensor_descriptor(desc, offsets): out of bounds reads 0 (NaN) */
 CVal *builtin_descriptor_load(const BuiltinCall *c)
 {
@@ -552,22 +575,12 @@ CVal *builtin_descriptor_load(const BuiltinCall *c)
     bool check[TIR_MAX_RANK];
     BlockPtr *bp = desc_at(c, desc, c->arg[1], c->at[1], check);
     Value *pad = padding_value(c->L, pointee(desc), desc->nan_padding, c->loc);
-    /* for the Hopper pipeline: a ring may copy this block with TMA from the offsets, the
-     * block's first row and column as the copy names them (made before the load reads them) */
-    bool tma = desc->param && desc->rank == 2 && c->L->opt->arch >= 90;
-    Value *first[2] = {NULL, NULL};
-    for (int d = 0; tma && d < 2; d++)
-        first[d] = named(c->L, bp, to_value(c->L, bp->offsets[d], c->loc), d ? "col0" : "row0");
+    Value *first[2];
+    bool tma = tma_offsets(c->L, desc, bp, c->loc, first);
     Value *r = load_block(c->L, bp, check, pad, false, c->loc);
-    if (tma) {
-        Op *ld = r->def;
-        Value **args = NEW_ARRAY(c->L->a, Value *, ld->nargs + 2);
-        memcpy(args, ld->args, sizeof(Value *) * (size_t)ld->nargs);
-        for (int d = 0; d < 2; d++)
-            args[ld->nargs + d] = first[d];
-        ld->args = args;
-        ld->nargs += 2;
-        ld->load.desc_param = desc->param;
+    if (tma) { /* a ring may copy this block with TMA */
+        append_tma_offsets(c->L, r->def, first);
+        r->def->load.desc_param = desc->param;
     }
     return cv_value(c->L, r);
 }
@@ -584,20 +597,11 @@ CVal *builtin_descriptor_store(const BuiltinCall *c)
     if (!v->type.rank)
         lower_error(L, c->at[2], "%s needs a tile of the block's shape, got %s", c->name, type_str(L->a, v->type));
     v = block_value(L, bp, c->arg[2], c->at[2], false);
-    /* for Hopper: the block may go out by TMA from the offsets (tir_tma_store), made
-     * before the store reads them */
-    bool tma = desc->param && desc->rank == 2 && L->opt->arch >= 90;
-    Value *first[2] = {NULL, NULL};
-    for (int d = 0; tma && d < 2; d++)
-        first[d] = named(L, bp, to_value(L, bp->offsets[d], c->loc), d ? "col0" : "row0");
+    Value *first[2];
+    bool tma = tma_offsets(L, desc, bp, c->loc, first);
     Op *st = store_block(L, bp, check, v, c->loc);
-    if (tma) {
-        Value **args = NEW_ARRAY(L->a, Value *, st->nargs + 2);
-        memcpy(args, st->args, sizeof(Value *) * (size_t)st->nargs);
-        for (int d = 0; d < 2; d++)
-            args[st->nargs + d] = first[d];
-        st->args = args;
-        st->nargs += 2;
+    if (tma) { /* the block may go out by TMA (tir_tma_store) */
+        append_tma_offsets(L, st, first);
         st->store.desc_param = desc->param;
     }
     return cv_none(L);

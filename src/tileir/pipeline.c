@@ -1127,16 +1127,17 @@ static bool reads_results_of(const Block *b, int end, const Block *c)
  * reads its result (stage 0 is computed a step ahead).  The ops are marked
  * so that the emitter puts the wait after the last of them, and before any
  * op a later pass puts among them; where the dot is not on wgmma in the end,
- * only the order changes. */
-static void shadow_copies(Pipe *P, Block *rest, Block *last)
+ * only the order changes.  Returns whether it moved them: rest then holds
+ * them. */
+static bool shadow_copies(Pipe *P, Block *rest, Block *last)
 {
     int d = 0;
     while (d < rest->ops.len && !(rest->ops.data[d]->kind == OP_DOT && (P->tma || rest->ops.data[d]->dot.wgmma)))
         d++;
     if (d == rest->ops.len || !last->ops.len || rest->ops.data[d]->dot.wgmma_pending)
-        return; /* a group left in flight (wgmma_pending) already overlaps the copies */
+        return false; /* a group left in flight (wgmma_pending) already overlaps the copies */
     if (reads_results_of(rest, d + 1, last))
-        return; /* the rest reads what stage 0 computes before the dot */
+        return false; /* the rest reads what stage 0 computes before the dot */
     Block merged = {0};
     for (int i = 0; i <= d; i++)
         vec_push(P->a, &merged.ops, rest->ops.data[i]);
@@ -1152,6 +1153,7 @@ static void shadow_copies(Pipe *P, Block *rest, Block *last)
                                                  "issue these", P->S - 1);
     *rest = merged;
     last->ops.len = 0;
+    return true;
 }
 
 static void append_all(Pipe *P, Block *dst, const Block *src)
@@ -1393,9 +1395,10 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         last.ops.data[0]->note = arena_printf(P.a, "the copies of the step %d ahead, issued after this step's dots: "
                                                    "the tensor cores work on those while the threads address these", D);
     append_all(&P, &nb, &first);
-    if (!tight && !P.hold && (P.tma ? !tir_tma_free_barriers(f) : late))
-        shadow_copies(&P, &rest, &last);
-    append_all(&P, &nb, late || !last.ops.len ? &rest : &last);
+    /* copies moved into the rest come after nothing else: as late ones do */
+    if (!tight && !P.hold && (P.tma ? !tir_tma_free_barriers(f) : late) && shadow_copies(&P, &rest, &last))
+        late = true;
+    append_all(&P, &nb, late ? &rest : &last);
     if (tight || P.hold) {
         Op *bar = tir_op_new(P.a, f, OP_BARRIER, 0, NULL, 0, NULL);
         bar->note = tight ? "every warp is done with this step's slot: the copies below reuse it"
@@ -1405,7 +1408,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         bar->loc = w->loc;
         tir_block_append(P.a, &nb, bar);
     }
-    append_all(&P, &nb, late || !last.ops.len ? &last : &rest);
+    append_all(&P, &nb, late ? &last : &rest);
     Value *next[2];
     Value *slots[2] = {slot_r, slot_w};
     for (int k = 0; k < 2; k++) {
