@@ -7,7 +7,12 @@ bf16; blocks of 64 or 128 rows, 32 to 256 columns (so swizzles of 32, 64 and 128
 one to four boxes per block); 4 or 8 warps; 2 to 4 stages; one program per tile, or a
 persistent loop over tiles with few programs (each slot's barrier then runs through many
 phases); K ragged, read past its end as zeros; an epilogue scaling, adding a bias vector,
-clamping, and storing through a descriptor or through masked pointers; and, for about a third,
+clamping, and storing through a descriptor or through masked pointers; for about a third,
+each K step's product scaled by rows before it is added (one fp32 scale per row and K step,
+as block-quantized weights have: the step reads its dot's result, so its next copies go out
+while the wgmma runs), half of those with A and B loaded through pointers instead (K a
+multiple of 16, rows padded to 16 elements: cp.async rings rather than TMA); and, for about a
+third,
 the accumulator reduced by rows as well (a row maximum, or the sums of each row's halves after
 a tl.reshape of the dot's result).  About 4 in 10 persistent kernels walk their (tile, K step)
 pairs in one loop instead, with the epilogue in a branch at each tile's last step (on wgmma
@@ -54,6 +59,13 @@ class TmaGen:
         bias = r.random() < 0.4
         scale = r.random() < 0.3
         clamp = r.random() < 0.3
+        # drawn from a stream of its own, so that the kernels of seeds that do not draw it are
+        # the ones earlier runs checked
+        own = random.Random(self.seed * 15485863 + 29)
+        step_scaled = own.random() < 0.3
+        ptr_operands = step_scaled and own.random() < 0.5
+        if ptr_operands:
+            K = own.choice([16, 64, 144, 512])
         self.name = f"tma{self.seed}"
         params, meta = [], []
 
@@ -63,11 +75,20 @@ class TmaGen:
                          "block": [brows, bcols], "sig": f"tensordesc<{dt}[{brows}, {bcols}]>",
                          "buf": f"{name}__buf", "numel": rows * (cols + (-cols) % 8 + 8),
                          "rtol": 2e-2, "atol": 2e-2})
-        desc("a_desc", M, K, bm, bk, "desc_in")
-        if b_nk:
-            desc("b_desc", N, K, bn, bk, "desc_in")
+        def matrix(name, rows, cols):  # by rows, each padded to 16 elements
+            ld = cols + (-cols) % 16
+            params.append(name)
+            meta.append({"name": name, "kind": "in", "dtype": dt, "numel": rows * ld, "sig": f"*{dt}:16"})
+            return ld
+        if ptr_operands:
+            lda = matrix("a_ptr", M, K)
+            ldb = matrix("b_ptr", N, K) if b_nk else matrix("b_ptr", K, N)
         else:
-            desc("b_desc", K, N, bk, bn, "desc_in")
+            desc("a_desc", M, K, bm, bk, "desc_in")
+            if b_nk:
+                desc("b_desc", N, K, bn, bk, "desc_in")
+            else:
+                desc("b_desc", K, N, bk, bn, "desc_in")
         ldc = N + 3
         if desc_store:
             desc("c_desc", M, N, bm, bn, "desc_out")
@@ -75,12 +96,20 @@ class TmaGen:
             params.append("c_ptr")
             meta.append({"name": "c_ptr", "kind": "out", "dtype": dt, "numel": M * ldc, "sig": f"*{dt}:16",
                          "rtol": 2e-2, "atol": 2e-2})
+        if step_scaled:  # [M, K steps] fp32, by rows
+            params.append("step_scale_ptr")
+            meta.append({"name": "step_scale_ptr", "kind": "in", "dtype": "fp32", "numel": M * -(-K // bk),
+                         "sig": "*fp32:16"})
         if bias:
             params.append("bias_ptr")
             meta.append({"name": "bias_ptr", "kind": "in", "dtype": "fp32", "numel": N, "sig": "*fp32:16"})
         for name, v in (("M", M), ("N", N), ("K", K)):
             params.append(name)
-            meta.append({"name": name, "kind": "int", "value": v, "sig": "i32"})
+            meta.append({"name": name, "kind": "int", "value": v, "sig": "i32:16" if ptr_operands and name == "K" else "i32"})
+        if ptr_operands:
+            for name, v in (("lda", lda), ("ldb", ldb)):
+                params.append(name)
+                meta.append({"name": name, "kind": "int", "value": v, "sig": "i32:16"})
         if not desc_store:
             params.append("stride_cm")
             meta.append({"name": "stride_cm", "kind": "int", "value": ldc, "sig": "i32"})
@@ -100,14 +129,34 @@ class TmaGen:
         cols = "offs_n + tl.arange(0, BLOCK_N)"
 
         def loads_and_dot(koff, dot_acc, d):
-            self.emit(f"a = a_desc.load([offs_m, {koff}])", d)
-            if b_nk:
-                self.emit(f"b = b_desc.load([offs_n, {koff}])", d)
-                bt = "b.T"
+            if ptr_operands:  # masked rows (A's past M, B's past N); K a multiple of 16
+                self.emit("arows = offs_m + tl.arange(0, BLOCK_M)", d)
+                self.emit(f"kcols = ({koff}) + tl.arange(0, BLOCK_K)", d)
+                self.emit("bcols = offs_n + tl.arange(0, BLOCK_N)", d)
+                self.emit("a = tl.load(a_ptr + arows[:, None] * lda + kcols[None, :], "
+                          "mask=(arows < M)[:, None] & (kcols < K)[None, :], other=0.0)", d)
+                if b_nk:
+                    self.emit("b = tl.load(b_ptr + bcols[:, None] * ldb + kcols[None, :], "
+                              "mask=(bcols < N)[:, None] & (kcols < K)[None, :], other=0.0)", d)
+                    bt = "b.T"
+                else:
+                    self.emit("b = tl.load(b_ptr + kcols[:, None] * ldb + bcols[None, :], "
+                              "mask=(kcols < K)[:, None] & (bcols < N)[None, :], other=0.0)", d)
+                    bt = "b"
             else:
-                self.emit(f"b = b_desc.load([{koff}, offs_n])", d)
-                bt = "b"
-            if dot_acc:
+                self.emit(f"a = a_desc.load([offs_m, {koff}])", d)
+                if b_nk:
+                    self.emit(f"b = b_desc.load([offs_n, {koff}])", d)
+                    bt = "b.T"
+                else:
+                    self.emit(f"b = b_desc.load([{koff}, offs_n])", d)
+                    bt = "b"
+            if step_scaled:
+                self.emit("srows = offs_m + tl.arange(0, BLOCK_M)", d)
+                self.emit(f"ss = tl.load(step_scale_ptr + srows * tl.cdiv(K, BLOCK_K) + ({koff}) // BLOCK_K, "
+                          "mask=srows < M, other=0.0)", d)
+                self.emit(f"acc += tl.dot(a, {bt}) * ss[:, None]", d)
+            elif dot_acc:
                 self.emit(f"acc = tl.dot(a, {bt}, acc)", d)
             else:
                 self.emit(f"acc += tl.dot(a, {bt})", d)
