@@ -141,9 +141,12 @@ class AttnGen:
         sm = cols + pad
         if self.chance(0.3):
             sm = cdiv(sm, 16) * 16
-        sh = rows * sm + self.pick(0, 0, 0, 16, 40)
         if self.hopper_shape:  # rows 16-aligned and said so: the loop's blocks come by cp.async
-            sm, sh = cdiv(sm, 16) * 16, cdiv(sh, 16) * 16
+            sm = cdiv(sm, 16) * 16
+        sh = rows * sm + self.pick(0, 0, 0, 16, 40)
+        if self.hopper_shape:
+            sh = cdiv(sh, 16) * 16
+        assert cols <= sm and rows * sm <= sh, f"{t}: rows or heads would overlap"
         sb = heads * sh
         view = [[self.B, heads, rows, cols], [sb, sh, sm, 1]] if kind == "out" else None
         self.P.ptr(t, dtype, self.B * sb, kind, tol, view)
