@@ -663,6 +663,19 @@ def bench_one(kernel, index, seed, plan):
         else:
             launcher(**given, **options)
 
+    if plan.get("profile"):
+        # one launch of each implementation between cudaProfilerStart and Stop, so that a
+        # profiler started with --profile-from-start off (ncu, nsys) sees these alone
+        for fn in fns.values():
+            fn()
+        run_triton()
+        torch.cuda.synchronize()
+        torch.cuda.profiler.start()
+        for fn in list(fns.values()) + [run_triton]:
+            fn()
+        torch.cuda.synchronize()
+        torch.cuda.profiler.stop()
+        return None
     fns.update({"triton": run_triton, "control": run_triton})
     times = {k: [] for k in fns}
     for r in range(BENCH_ROUNDS):
@@ -769,7 +782,7 @@ def worker(plan_path):
     times = None
     try:
         ok, text = run_one(case, plan["so"], plan["index"], plan["seed"])
-        if ok and plan.get("bench") and plan["index"] in BENCH:
+        if ok and (plan.get("bench") or plan.get("profile")) and plan["index"] in BENCH:
             kernel = rgt.Kernel(case, plan["so"], use_triton=False)
             kernel.triton_fn = load_triton_kernel(case)
             times = bench_one(kernel, plan["index"], plan["seed"], plan)
@@ -873,6 +886,9 @@ def main():
     ap.add_argument("--list", action="store_true", help="list the kernels covered and exit")
     ap.add_argument("--bench", help="also time each kernel that passes against Triton at a large size "
                     "(BENCH) and write the table as markdown to this file")
+    ap.add_argument("--profile", action="store_true", help="launch tilec's kernel and Triton's once each "
+                    "at the --bench size between cudaProfilerStart and cudaProfilerStop, untimed, for a "
+                    "profiler run with --profile-from-start off (ncu --profile-from-start off python3 ...)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:
@@ -910,7 +926,7 @@ def main():
         plan_path = os.path.join(work, case.name, "plan.json")
         with open(plan_path, "w") as f:
             json.dump({"case": case.__dict__, "so": so, "index": index, "seed": opts.seed,
-                       "bench": bool(opts.bench), "tilec": os.path.abspath(opts.tilec), "arch": arch,
+                       "bench": bool(opts.bench), "profile": opts.profile, "tilec": os.path.abspath(opts.tilec), "arch": arch,
                        "work": os.path.join(work, case.name)}, f)
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", plan_path],
                            capture_output=True, text=True, timeout=1800)
