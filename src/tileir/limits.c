@@ -166,6 +166,27 @@ static int choose_min_blocks(const TirFunc *f, const Worst *w, const Shape *sh)
     return k < most_blocks(threads) ? k : most_blocks(threads);
 }
 
+/* Whether vector stores, and scalars that one thread stores, are written as
+ * predicated instructions, the kernel one straight block for ptxas as
+ * Triton's PTX is, instead of a branch around each store.  ptxas schedules
+ * within a block: before a branch it computes what the code after it needs,
+ * so a branch around a row's mean (one thread stores it) made Liger's layer
+ * norm compute all 16 outputs' operands first, 62 registers and 4 blocks per
+ * SM against Triton's 47 and 5, 0.92x Triton; straight, 48 registers and
+ * 1.01x (H200, bench/results/2026-11-27-s6-h200-corpus-straight-stores.md).
+ * But in one straight block ptxas also hoists every load to the top, and
+ * where a thread holds large tiles that costs more than it saves: lightllm's
+ * silu-and-mul (128 fp32 registers of tile a thread) took 128 registers and
+ * ran at 0.65x against 0.98x with branches.  So: straight where ptxas is held
+ * to a register bound anyway (__launch_bounds__ with blocks per SM), or where
+ * no tile holds more than STRAIGHT_TILE_REGS registers a thread.  A tile
+ * stored element by element keeps its branches either way (emit_cuda/memory.c). */
+#define STRAIGHT_TILE_REGS 16
+static bool choose_straight_stores(const TirFunc *f, const Worst *w)
+{
+    return f->min_blocks > 0 || w->regs <= STRAIGHT_TILE_REGS;
+}
+
 void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt)
 {
     Worst w[2] = {{0}};   /* the most elements per thread; the most registers (not pointers) */
@@ -192,6 +213,7 @@ void tir_check_limits(Ctx *ctx, TirFunc *f, const LowerOptions *opt)
         f->min_blocks = choose_min_blocks(f, &w[1], &sh);
         f->min_blocks_auto = f->min_blocks > 0;
     }
+    f->straight_stores = choose_straight_stores(f, &w[1]);
     if (w[0].v && w[0].elems > TIR_MAX_ELEMS_PER_THREAD)
         diag_error(ctx, w[0].op->loc,
                    "tile too large: this %s value needs %d elements per thread with %d warps "

@@ -691,6 +691,7 @@ typedef struct TirFunc {
     int min_blocks_asked; /* the caller's --min-blocks (0: none), known from tir_lower on */
     bool dot_chain;       /* a tl.dot feeds another (attention): tir_layouts */
     bool min_blocks_chain;/* tilec's one-block promise for a dot chain, on every architecture */
+    bool straight_stores; /* stores as predicated instructions, no branches (limits.c) */
     /* what the file includes, noted by tir_summarize (uses_dot: by tir_lower) */
     bool uses_fp16, uses_bf16;
     bool uses_fp8;        /* cuda_fp8.h and the fp8 helpers are included */

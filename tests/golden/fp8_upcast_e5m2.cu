@@ -54,6 +54,7 @@ struct __align__(sizeof(T) * V) Vec {
 template <int B> struct Word { typedef uint32_t T; };
 template <> struct Word<2> { typedef uint16_t T; };
 template <> struct Word<1> { typedef uint8_t T; };
+template <> struct Word<8> { typedef uint64_t T; };
 
 // V elements of T seen as N words of B bytes (whole registers where they fill
 // them): the form in which a masked load or a 16-bit store moves its data.
@@ -220,6 +221,50 @@ template <int V, typename T>
 __device__ __forceinline__ void store_global_straight(T *dst, const T *src, bool pred = true)
 {
     StoreGlobal<V, T, true>::run(dst, src, pred);
+}
+
+// *dst = v if pred, as one predicated st.global written in PTX, so that the
+// kernel stays one straight block for ptxas (the emitter's choice: see
+// limits.c in tilec's source, choose_straight_stores).  A scalar result that
+// one thread stores (a row's mean) was `if (tid == 0) *p = v;`, and ptxas
+// then computed everything the code after the branch needs before it: Liger's
+// layer norm held 62 registers where Triton's straight PTX holds 47.
+template <int B> struct StoreOne;
+template <> struct StoreOne<1> {
+    static __device__ __forceinline__ void run(void *dst, uint8_t w, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p st.global.b8 [%0], %1;\n}"
+                     :: "l"(dst), "r"((uint32_t)w), "r"((int)pred) : "memory");
+    }
+};
+template <> struct StoreOne<2> {
+    static __device__ __forceinline__ void run(void *dst, uint16_t w, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p st.global.b16 [%0], %1;\n}"
+                     :: "l"(dst), "h"(w), "r"((int)pred) : "memory");
+    }
+};
+template <> struct StoreOne<4> {
+    static __device__ __forceinline__ void run(void *dst, uint32_t w, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p st.global.b32 [%0], %1;\n}"
+                     :: "l"(dst), "r"(w), "r"((int)pred) : "memory");
+    }
+};
+template <> struct StoreOne<8> {
+    static __device__ __forceinline__ void run(void *dst, uint64_t w, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p st.global.b64 [%0], %1;\n}"
+                     :: "l"(dst), "l"(w), "r"((int)pred) : "memory");
+    }
+};
+template <typename T> struct Same { typedef T type; };
+template <typename T>
+__device__ __forceinline__ void store_straight(T *dst, typename Same<T>::type v, bool pred)
+{
+    union { T v; typename Word<sizeof(T)>::T w; } u;
+    u.v = v;
+    StoreOne<sizeof(T)>::run(dst, u.w, pred);
 }
 
 // Reinterpret the bits of a value as another type of the same size.
@@ -476,7 +521,7 @@ fp8_upcast_kernel(__nv_fp8_e5m2 *__restrict__ q_ptr, __half *__restrict__ h_ptr,
         q_fp16[e] = tilec::e5m2_to_f16(q[e]);
     #pragma unroll
     for (int e = 0; e < 16; e += 4)
-        tilec::store_global<4>(h_ptr + offs[e], &q_fp16[e], mask[e]);
+        tilec::store_global_straight<4>(h_ptr + offs[e], &q_fp16[e], mask[e]);
     // fp8_casts.py:38  tl.store(b_ptr + offs, q.to(tl.bfloat16), mask=mask)
     __nv_bfloat16 q_bf16[16];  // [2048] bf16, L0
     #pragma unroll
@@ -484,7 +529,7 @@ fp8_upcast_kernel(__nv_fp8_e5m2 *__restrict__ q_ptr, __half *__restrict__ h_ptr,
         q_bf16[e] = tilec::e5m2_to_bf16(q[e]);
     #pragma unroll
     for (int e = 0; e < 16; e += 4)
-        tilec::store_global<4>(b_ptr + offs[e], &q_bf16[e], mask[e]);
+        tilec::store_global_straight<4>(b_ptr + offs[e], &q_bf16[e], mask[e]);
     // fp8_casts.py:39  tl.store(f_ptr + offs, tl.abs(q).to(tl.float32), mask=mask)
     float as_fp32[16];  // [2048] fp32, L0
     #pragma unroll
@@ -492,7 +537,7 @@ fp8_upcast_kernel(__nv_fp8_e5m2 *__restrict__ q_ptr, __half *__restrict__ h_ptr,
         as_fp32[e] = tilec::e5m2_to_f32(tilec::fp8_abs(q[e]));
     #pragma unroll
     for (int e = 0; e < 16; e += 4)
-        tilec::store_global<4>(f_ptr + offs[e], &as_fp32[e], mask[e]);
+        tilec::store_global_straight<4>(f_ptr + offs[e], &as_fp32[e], mask[e]);
 }
 
 #ifndef __CUDACC_RTC__

@@ -50,6 +50,7 @@ struct __align__(sizeof(T) * V) Vec {
 template <int B> struct Word { typedef uint32_t T; };
 template <> struct Word<2> { typedef uint16_t T; };
 template <> struct Word<1> { typedef uint8_t T; };
+template <> struct Word<8> { typedef uint64_t T; };
 
 // V elements of T seen as N words of B bytes (whole registers where they fill
 // them): the form in which a masked load or a 16-bit store moves its data.
@@ -218,6 +219,50 @@ __device__ __forceinline__ void store_global_straight(T *dst, const T *src, bool
     StoreGlobal<V, T, true>::run(dst, src, pred);
 }
 
+// *dst = v if pred, as one predicated st.global written in PTX, so that the
+// kernel stays one straight block for ptxas (the emitter's choice: see
+// limits.c in tilec's source, choose_straight_stores).  A scalar result that
+// one thread stores (a row's mean) was `if (tid == 0) *p = v;`, and ptxas
+// then computed everything the code after the branch needs before it: Liger's
+// layer norm held 62 registers where Triton's straight PTX holds 47.
+template <int B> struct StoreOne;
+template <> struct StoreOne<1> {
+    static __device__ __forceinline__ void run(void *dst, uint8_t w, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p st.global.b8 [%0], %1;\n}"
+                     :: "l"(dst), "r"((uint32_t)w), "r"((int)pred) : "memory");
+    }
+};
+template <> struct StoreOne<2> {
+    static __device__ __forceinline__ void run(void *dst, uint16_t w, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p st.global.b16 [%0], %1;\n}"
+                     :: "l"(dst), "h"(w), "r"((int)pred) : "memory");
+    }
+};
+template <> struct StoreOne<4> {
+    static __device__ __forceinline__ void run(void *dst, uint32_t w, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p st.global.b32 [%0], %1;\n}"
+                     :: "l"(dst), "r"(w), "r"((int)pred) : "memory");
+    }
+};
+template <> struct StoreOne<8> {
+    static __device__ __forceinline__ void run(void *dst, uint64_t w, bool pred)
+    {
+        asm volatile("{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p st.global.b64 [%0], %1;\n}"
+                     :: "l"(dst), "l"(w), "r"((int)pred) : "memory");
+    }
+};
+template <typename T> struct Same { typedef T type; };
+template <typename T>
+__device__ __forceinline__ void store_straight(T *dst, typename Same<T>::type v, bool pred)
+{
+    union { T v; typename Word<sizeof(T)>::T w; } u;
+    u.v = v;
+    StoreOne<sizeof(T)>::run(dst, u.w, pred);
+}
+
 // Reinterpret the bits of a value as another type of the same size.
 template <typename To, typename From>
 __device__ __forceinline__ To bitcast(From x)
@@ -360,7 +405,7 @@ scaled_add_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, float *_
         // chunked_loop.py:29  tl.store(out_ptr + offsets, out.to(out_ptr.dtype.element_ty), mask=mask)
         #pragma unroll
         for (int e = 0; e < 8; e += 4)
-            tilec::store_global<4>(out_ptr + offsets[e], &out[e], mask[e]);
+            tilec::store_global_straight<4>(out_ptr + offsets[e], &out[e], mask[e]);
     }
 }
 
