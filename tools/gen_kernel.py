@@ -441,10 +441,14 @@ class Gen:
                 rtol, atol = rtol * 4, atol * 4
             meta_params.append({"name": name, "kind": "out", "dtype": d, "numel": numel,
                                 "sig": f"*{d}:16", "rtol": rtol, "atol": atol})
+        # now and then every size is a constant of the signature, as a caller specialising
+        # n_cols would make it: tilec then decides the masks of arange-built tiles per
+        # register (emit_cuda/expr.c, cmp_decided); from its own stream, as above
+        fixed = random.Random(self.seed * 104729 + 7).random() < 0.3
         for name, value, div in sizes:
             params.append(name)
             meta_params.append({"name": name, "kind": "int", "dtype": "i32", "value": value,
-                                "sig": "i32:16" if div else "i32"})
+                                "sig": str(value) if fixed else "i32:16" if div else "i32"})
         consts = [("BLOCK", self.block)] if self.rank == 1 else [("BLOCK_M", self.bm), ("BLOCK_N", self.bn)]
         for name, value in consts:
             params.append(f"{name}: tl.constexpr")

@@ -136,6 +136,7 @@ const char *small_int_wrap(Emitter *E, DType d, const char *s);
 const char *math_c_name(MathFn m, DType d);
 const char *paren(Emitter *E, const char *s);
 const char *op_expr(Emitter *E, const Op *op, const char *idx);
+const char *decided_expr(Emitter *E, const char *idx, const CmpDecided *dec, const char *test);
 const char *value_at(Emitter *E, const Value *v, const Value *ctx, const char *idx);
 const char *stored_index(Emitter *E, const Value *v, const char *idx); /* idx, or idx / vec_store */
 

@@ -185,6 +185,29 @@ static const char *binop_expr(Emitter *E, const Op *op, const char *a, const cha
     }
 }
 
+/* The comparison `test` at register idx, the registers tir_cmp_decided decides
+ * answered without it.  Where every register is decided and they differ, the
+ * test stays in the text after the decisions, never reached, so that the
+ * operands it names are still read (a variable set and never read draws a
+ * warning). */
+const char *decided_expr(Emitter *E, const char *idx, const CmpDecided *dec, const char *test)
+{
+    char *end;
+    long k = strtol(idx, &end, 10);
+    if (*idx && !*end) /* one register, known here */
+        return k < dec->prefix ? (dec->prefix_true ? "true" : "false")
+             : k >= dec->suffix ? (dec->suffix_true ? "true" : "false") : test;
+    const char *i = paren(E, idx), *s = test; /* test compares: it binds tighter than && and || */
+    if (dec->suffix < dec->n)
+        s = dec->suffix_true ? fmt(E, "%s >= %d || %s", i, dec->suffix, s) : fmt(E, "%s < %d && %s", i, dec->suffix, s);
+    if (dec->prefix > 0) {
+        const char *rest = dec->suffix < dec->n ? fmt(E, "(%s)", s) : s;
+        s = dec->prefix_true ? fmt(E, "%s < %d || %s", i, dec->prefix, rest)
+                             : fmt(E, "%s >= %d && %s", i, dec->prefix, rest);
+    }
+    return s;
+}
+
 /* Parenthesise an operand expression unless it is a name, literal or call. */
 const char *paren(Emitter *E, const char *s)
 {
@@ -260,6 +283,12 @@ const char *op_expr(Emitter *E, const Op *op, const char *idx)
         return binop_expr(E, op, a, b);
     case OP_BITCAST:
         return fmt(E, "tilec::bitcast<%s>(%s)", ctype(E, type_elem(r->type)), value_at(E, op->args[0], r, idx));
+    case OP_CMP: {
+        CmpDecided dec;
+        if (!tir_cmp_decided(op, &dec))
+            return binop_expr(E, op, a, b);
+        return decided_expr(E, idx, &dec, binop_expr(E, op, a, b));
+    }
     default: return binop_expr(E, op, a, b);
     }
 }

@@ -163,6 +163,12 @@ static void assign_elem(Emitter *E, const Op *op, const char *dst, const char *e
     line(E, "%s = %s;", dst, expr);
 }
 
+/* "register 3 is" or "registers 0-15 are": registers [from, to). */
+static const char *reg_span(Emitter *E, int from, int to)
+{
+    return to - from > 1 ? fmt(E, "registers %d-%d are", from, to - 1) : fmt(E, "register %d is", from);
+}
+
 /* Declare (unless already declared) and compute an op's single result. */
 void emit_assign(Emitter *E, const Op *op)
 {
@@ -176,6 +182,13 @@ void emit_assign(Emitter *E, const Op *op)
         declare_var(E, v);
     }
     int dim = 0, run = const_run(v, &dim), n = nregs(v), vec = info(E, v)->vec_store;
+    CmpDecided dec;
+    if (op->kind == OP_CMP && tir_cmp_decided(op, &dec)) {
+        const char *t = dec.prefix ? fmt(E, "%s %s", reg_span(E, 0, dec.prefix), dec.prefix_true ? "true" : "false") : "";
+        const char *f = dec.suffix < n ? fmt(E, "%s %s", reg_span(E, dec.suffix, n), dec.suffix_true ? "true" : "false")
+                                       : "";
+        line(E, "// in every thread, %s%s%s: not tested", t, *t && *f ? " and " : "", f);
+    }
     if (vec > 1) { /* only the first element of each vector is ever read */
         const char *i = elem_loop_open(E, n, vec);
         assign_elem(E, op, fmt(E, "%s[%s]", name, stored_index(E, v, i)), op_expr(E, op, i));

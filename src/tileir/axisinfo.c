@@ -43,6 +43,71 @@ static void constant_info(Value *v, int64_t c)
     }
     a->has_const = true;
     a->const_value = c;
+    a->affine = true;
+    a->aff_offset = c;
+    memset(a->aff_stride, 0, sizeof a->aff_stride);
+}
+
+/* ---- affine values -------------------------------------------------------------
+ *
+ * An integer tile whose elements are aff_offset + sum_d aff_stride[d] * index[d]
+ * exactly: aranges, constants, and sums, differences and constant multiples of
+ * them, through splats, broadcasts, transposes and integer casts.  The numbers
+ * stay below AFF_LIMIT in magnitude so that the arithmetic here cannot overflow,
+ * and a value is affine only while every element fits its type (a wrapped
+ * value is not the sum any more). */
+
+#define AFF_LIMIT ((int64_t)1 << 40)
+
+static bool aff_small(int64_t x) { return x > -AFF_LIMIT && x < AFF_LIMIT; }
+
+/* The least and greatest element of an affine value. */
+static void aff_bounds(const Value *v, int64_t *lo, int64_t *hi)
+{
+    const AxisInfo *a = &v->ax;
+    *lo = *hi = a->aff_offset;
+    for (int d = 0; d < a->rank; d++) {
+        int64_t span = a->aff_stride[d] * (dim_of(v, d) - 1);
+        *lo += span < 0 ? span : 0;
+        *hi += span > 0 ? span : 0;
+    }
+}
+
+/* Keeps v affine only if its numbers are small and every element fits its type. */
+static void aff_check(Value *v)
+{
+    AxisInfo *a = &v->ax;
+    if (!a->affine)
+        return;
+    bool ok = dtype_is_int(v->type.dtype) && aff_small(a->aff_offset);
+    for (int d = 0; ok && d < a->rank; d++)
+        ok = aff_small(a->aff_stride[d]) && dim_of(v, d) < ((int64_t)1 << 20);
+    if (ok) {
+        int64_t lo, hi;
+        aff_bounds(v, &lo, &hi);
+        int bits = dtype_bits(v->type.dtype);
+        if (bits < 64) {
+            int64_t tmin = dtype_is_signed(v->type.dtype) ? -((int64_t)1 << (bits - 1)) : 0;
+            int64_t tmax = dtype_is_signed(v->type.dtype) ? ((int64_t)1 << (bits - 1)) - 1
+                                                          : (int64_t)(((uint64_t)1 << bits) - 1);
+            ok = lo >= tmin && hi <= tmax;
+        }
+    }
+    if (!ok)
+        a->affine = false;
+}
+
+/* r = l + sign * rv, element by element, when both are affine. */
+static void aff_addsub(Value *r, const Value *l, const Value *rv, int sign)
+{
+    const AxisInfo *L = &l->ax, *R = &rv->ax;
+    AxisInfo *o = &r->ax;
+    if (!L->affine || !R->affine || L->rank != o->rank || R->rank != o->rank)
+        return;
+    o->affine = true;
+    o->aff_offset = L->aff_offset + sign * R->aff_offset;
+    for (int d = 0; d < o->rank; d++)
+        o->aff_stride[d] = L->aff_stride[d] + sign * R->aff_stride[d];
 }
 
 static void apply_hints(Value *v)
@@ -108,6 +173,8 @@ static void visit_addsub(Op *op, bool is_sub)
     if (L->has_const && R->has_const && op->kind != OP_ADDPTR) {
         uint64_t a = (uint64_t)L->const_value, b = (uint64_t)R->const_value; /* wraps like the hardware */
         constant_info(r, wrap_to_type(r, is_sub ? a - b : a + b));
+    } else if (op->kind != OP_ADDPTR) {
+        aff_addsub(r, lv, rv, is_sub ? -1 : 1);
     }
 }
 
@@ -129,6 +196,17 @@ static void visit_mul(Op *op)
         constant_info(r, wrap_to_type(r, (uint64_t)L->const_value * (uint64_t)R->const_value));
     else if ((L->has_const && L->const_value == 0) || (R->has_const && R->const_value == 0))
         constant_info(r, 0);
+    else if ((L->affine && R->has_const && aff_small(R->const_value)) ||
+             (R->affine && L->has_const && aff_small(L->const_value))) {
+        const AxisInfo *A = L->has_const ? R : L;
+        int64_t c = L->has_const ? L->const_value : R->const_value;
+        if (A->rank == o->rank) {
+            o->affine = true;
+            o->aff_offset = A->aff_offset * c;
+            for (int d = 0; d < o->rank; d++)
+                o->aff_stride[d] = A->aff_stride[d] * c;
+        }
+    }
 }
 
 static void visit_div(Op *op)
@@ -252,12 +330,17 @@ static AxisInfo join_info(const AxisInfo *a, const AxisInfo *b)
     }
     j.has_const = a->has_const && b->has_const && a->const_value == b->const_value;
     j.const_value = j.has_const ? a->const_value : 0;
+    j.affine = a->affine && b->affine && a->aff_offset == b->aff_offset &&
+               !memcmp(a->aff_stride, b->aff_stride, sizeof a->aff_stride);
     return j;
 }
 
 static bool info_eq(const AxisInfo *a, const AxisInfo *b)
 {
     if (a->rank != b->rank || a->has_const != b->has_const || (a->has_const && a->const_value != b->const_value))
+        return false;
+    if (a->affine != b->affine ||
+        (a->affine && (a->aff_offset != b->aff_offset || memcmp(a->aff_stride, b->aff_stride, sizeof a->aff_stride))))
         return false;
     for (int d = 0; d < a->rank; d++)
         if (a->contiguity[d] != b->contiguity[d] || a->divisibility[d] != b->divisibility[d] ||
@@ -394,6 +477,9 @@ static void visit_op(Pass *P, Op *op, bool final)
         o->contiguity[0] = op->make_range.end - op->make_range.start;
         o->divisibility[0] = highest_pow2_divisor(op->make_range.start);
         o->constancy[0] = 1;
+        o->affine = true;
+        o->aff_offset = op->make_range.start;
+        o->aff_stride[0] = 1;
         break;
     case OP_SPLAT:
         for (int d = 0; d < o->rank; d++) {
@@ -404,6 +490,8 @@ static void visit_op(Pass *P, Op *op, bool final)
         if (a0->ax.has_const) {
             o->has_const = true;
             o->const_value = a0->ax.const_value;
+            o->affine = true;
+            o->aff_offset = a0->ax.const_value;
         }
         break;
     case OP_BROADCAST:
@@ -412,9 +500,12 @@ static void visit_op(Pass *P, Op *op, bool final)
             o->contiguity[d] = expanded ? 1 : a0->ax.contiguity[d];
             o->divisibility[d] = a0->ax.divisibility[d];
             o->constancy[d] = expanded ? r->type.shape[d] : a0->ax.constancy[d];
+            o->aff_stride[d] = expanded ? 0 : a0->ax.aff_stride[d];
         }
         o->has_const = a0->ax.has_const;
         o->const_value = a0->ax.const_value;
+        o->affine = a0->ax.affine && a0->ax.rank == o->rank;
+        o->aff_offset = a0->ax.aff_offset;
         break;
     case OP_TRANS:
         for (int d = 0; d < o->rank; d++) {
@@ -422,9 +513,12 @@ static void visit_op(Pass *P, Op *op, bool final)
             o->contiguity[d] = a0->ax.contiguity[from];
             o->divisibility[d] = a0->ax.divisibility[from];
             o->constancy[d] = a0->ax.constancy[from];
+            o->aff_stride[d] = a0->ax.aff_stride[from];
         }
         o->has_const = a0->ax.has_const;
         o->const_value = a0->ax.const_value;
+        o->affine = a0->ax.affine && a0->ax.rank == o->rank;
+        o->aff_offset = a0->ax.aff_offset;
         break;
     case OP_EXPAND_DIMS: {
         int axis = op->expand_dims.axis;
@@ -441,8 +535,11 @@ static void visit_op(Pass *P, Op *op, bool final)
             o->contiguity[d] = a0->ax.contiguity[s];
             o->divisibility[d] = a0->ax.divisibility[s];
             o->constancy[d] = a0->ax.constancy[s];
+            o->aff_stride[d] = a0->ax.aff_stride[s];
             s++;
         }
+        o->affine = a0->ax.affine && a0->type.rank + 1 == o->rank;
+        o->aff_offset = a0->ax.aff_offset;
         break;
     }
     case OP_ADD:
@@ -520,6 +617,7 @@ static void visit_op(Pass *P, Op *op, bool final)
         }
         break;
     }
+    aff_check(r);
     for (int d = 0; d < o->rank; d++) {
         if (o->contiguity[d] < 1)
             o->contiguity[d] = 1;
@@ -606,4 +704,74 @@ void tir_axisinfo(Ctx *ctx, TirFunc *f)
             kp->value->ax.divisibility[0] = kp->div;
     }
     visit_block(&P, f->body, true);
+}
+
+/* ---- comparisons decided per register -------------------------------------------
+ *
+ * A comparison of two affine integer tiles can have registers that every thread
+ * answers alike.  Triton's LLVM finds the same from the thread index's range:
+ * Liger's SwiGLU (16384 columns a row, 11008 of them real, 16 warps) has the
+ * last 8 of its 32 registers past the end in every thread, and with the mask
+ * false there nvcc drops their loads, math and stores.  Each element is
+ * aff_offset + sum_d stride[d] * coordinate[d], and a register's coordinate is
+ * its own part plus the lane's and the warp's, whose bits never overlap
+ * (LayoutMap), so over all threads the difference of the two sides ranges over
+ * an interval found dimension by dimension. */
+
+typedef struct Decide {
+    LayoutMap m;
+    int64_t thread_max[TIR_MAX_RANK]; /* the most a thread's part of each coordinate reaches */
+    const Op *op;
+} Decide;
+
+/* 1: register e is true in every thread, -1 false in every thread, 0 it depends. */
+static int decide_reg(const Decide *D, int e)
+{
+    const Value *a = D->op->args[0], *b = D->op->args[1];
+    int rank = D->op->results[0]->type.rank;
+    int c[TIR_MAX_RANK];
+    lmap_coords(&D->m, e, 0, 0, c);
+    int64_t lo = a->ax.aff_offset - b->ax.aff_offset;
+    for (int d = 0; d < rank; d++)
+        lo += (a->ax.aff_stride[d] - b->ax.aff_stride[d]) * c[d];
+    int64_t hi = lo;
+    for (int d = 0; d < rank; d++) {
+        int64_t span = (a->ax.aff_stride[d] - b->ax.aff_stride[d]) * D->thread_max[d];
+        lo += span < 0 ? span : 0;
+        hi += span > 0 ? span : 0;
+    }
+    bool yes = false, no = false; /* a - b lies in [lo, hi] in every thread */
+    switch (D->op->cmp.pred) {
+    case CMP_LT: yes = hi < 0; no = lo >= 0; break;
+    case CMP_LE: yes = hi <= 0; no = lo > 0; break;
+    case CMP_GT: yes = lo > 0; no = hi <= 0; break;
+    case CMP_GE: yes = lo >= 0; no = hi < 0; break;
+    case CMP_EQ: yes = lo == 0 && hi == 0; no = hi < 0 || lo > 0; break;
+    case CMP_NE: yes = hi < 0 || lo > 0; no = lo == 0 && hi == 0; break;
+    }
+    return yes ? 1 : no ? -1 : 0;
+}
+
+bool tir_cmp_decided(const Op *op, CmpDecided *dec)
+{
+    const Value *r = op->results[0], *a = op->args[0], *b = op->args[1];
+    if (op->kind != OP_CMP || !r->type.rank || !r->layout || !a->ax.affine || !b->ax.affine ||
+        !dtype_is_int(a->type.dtype) || !dtype_is_int(b->type.dtype) || a->ax.rank != r->type.rank ||
+        b->ax.rank != r->type.rank)
+        return false;
+    Decide D = {.op = op};
+    value_map(r, &D.m);
+    for (int i = 0; i < D.m.nlane; i++)
+        if (D.m.lane[i].dim >= 0)
+            D.thread_max[D.m.lane[i].dim] += (int64_t)1 << D.m.lane[i].bit;
+    for (int i = 0; i < D.m.nwarp; i++)
+        if (D.m.warp[i].dim >= 0)
+            D.thread_max[D.m.warp[i].dim] += (int64_t)1 << D.m.warp[i].bit;
+    int n = value_regs(r), first = decide_reg(&D, 0), last = decide_reg(&D, n - 1);
+    *dec = (CmpDecided){.n = n, .prefix = 0, .suffix = n, .prefix_true = first > 0, .suffix_true = last > 0};
+    while (first && dec->prefix < n && decide_reg(&D, dec->prefix) == first)
+        dec->prefix++;
+    while (last && dec->suffix > dec->prefix && decide_reg(&D, dec->suffix - 1) == last)
+        dec->suffix--;
+    return dec->prefix > 0 || dec->suffix < n;
 }

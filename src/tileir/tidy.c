@@ -17,6 +17,10 @@
  * value any more, so that the emitter can write it straight into the loop's
  * variable instead of a second tile copied back.  Updates whose old value is
  * not read later stay put: they are written in place already.
+ *
+ * Decided comparisons: a comparison that every register of every thread
+ * answers alike (tir_cmp_decided: cols < N with N a constant at least the
+ * block) becomes that constant, and what only it read goes.
  */
 #include "tir.h"
 
@@ -165,10 +169,38 @@ static void sink_updates(Block *b)
     }
 }
 
+/* Turns each comparison decided alike in every register into a constant. */
+static bool decide_block(Block *b)
+{
+    bool changed = false;
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int k = 0; k < op->nregions; k++)
+            changed |= decide_block(op->regions[k]);
+        CmpDecided dec;
+        if (op->kind != OP_CMP || !tir_cmp_decided(op, &dec) || dec.prefix < dec.n)
+            continue;
+        bool v = dec.prefix_true;
+        op->kind = OP_CONST;
+        op->nargs = 0;
+        op->constant.ival = v;
+        op->constant.fval = v;
+        AxisInfo *ax = &op->results[0]->ax;
+        ax->has_const = true;
+        ax->const_value = v;
+        for (int d = 0; d < ax->rank; d++)
+            ax->constancy[d] = op->results[0]->type.shape[d];
+        changed = true;
+    }
+    return changed;
+}
+
 void tir_tidy(Ctx *ctx, TirFunc *f)
 {
     Share S = {.a = &ctx->arena};
     share_block(&S, f->body, f->body);
+    if (decide_block(f->body))
+        S.changed = true;
     if (S.changed)
         tir_simplify(ctx, f);
     sink_updates(f->body);

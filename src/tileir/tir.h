@@ -94,6 +94,12 @@ typedef struct AxisInfo {
     int64_t constancy[TIR_MAX_RANK];
     bool has_const;
     int64_t const_value;
+    /* affine: every element is exactly aff_offset + sum over d of aff_stride[d] *
+     * index[d] (an integer tile built from aranges and constants; emit_cuda
+     * decides comparisons of such tiles per register where every thread agrees) */
+    bool affine;
+    int64_t aff_offset;
+    int64_t aff_stride[TIR_MAX_RANK];
 } AxisInfo;
 
 /* A layout: how a tensor's elements map to the registers,
@@ -744,6 +750,14 @@ typedef struct LowerOptions {
 TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt);
 void tir_verify(Ctx *ctx, TirFunc *f);          /* BUG() on a broken invariant */
 void tir_simplify(Ctx *ctx, TirFunc *f);        /* dead code, use counts */
+/* A comparison of affine tiles (after layouts) decided alike in every thread for its first
+ * registers [0, prefix) and its last [suffix, n), each run to its own answer; the ones
+ * between are tested.  tir_cmp_decided: false when none is decided (axisinfo.c). */
+typedef struct CmpDecided {
+    int n, prefix, suffix;
+    bool prefix_true, suffix_true;
+} CmpDecided;
+bool tir_cmp_decided(const Op *op, CmpDecided *dec);
 void tir_combine(Ctx *ctx, TirFunc *f);         /* x + tl.dot(a, b) -> tl.dot(a, b, x), as Triton */
 void tir_if_convert(Ctx *ctx, TirFunc *f);      /* ifconv.c: branches that only compute and load as selects */
 bool tir_op_reads(const Op *op, const Value *v);             /* op or an op of its regions reads v */

@@ -239,3 +239,33 @@ Test(axisinfo, gcd64)
         cr_expect_eq(gcd64(t[i].a, t[i].b), t[i].want, "gcd64(%lld, %lld)", (long long)t[i].a,
                      (long long)t[i].b);
 }
+
+/* ---- affine tiles and comparisons decided per register (tir_cmp_decided) ---- */
+
+static const char *decided_src =
+    "import triton\nimport triton.language as tl\n"
+    "@triton.jit\n"
+    "def k(x_ptr, n, N: tl.constexpr):\n"
+    "    cols = tl.arange(0, 1024)\n"
+    "    a = cols < N\n"
+    "    b = cols * 4194304 < 0\n"
+    "    c = 2 * cols - 7 >= N\n"
+    "    d = cols < n\n"
+    "    e = cols != 2000\n"
+    "    tl.store(x_ptr + cols, a.to(tl.int32) + b.to(tl.int32) + c.to(tl.int32) + d.to(tl.int32)\n"
+    "             + e.to(tl.int32))\n";
+
+/* With 4 warps a thread holds 8 of the 1024 columns, registers 4-7 at +512: cols < 400 is
+ * false there in every thread, 2 * cols - 7 >= 400 true; cols * 2**22 wraps in int32 (no
+ * longer a sum of its parts) and cols < n depends on n, so both stay tests; cols != 2000
+ * holds everywhere and becomes a constant. */
+Test(axisinfo, comparisons_decided_per_register)
+{
+    cr_assert_eq(translate_to(decided_src, "*i32:16, i32, 400", NULL), 0, "%s", ctx.log.data);
+    cr_expect(strstr(out.data, "e < 4 && cols[e] < 400"), "%s", out.data);
+    cr_expect(strstr(out.data, "in every thread, registers 4-7 are false: not tested"), "%s", out.data);
+    cr_expect(strstr(out.data, "e >= 4 || ((2 * cols[e]) - 7) >= 400"), "%s", out.data);
+    cr_expect(strstr(out.data, "(cols[e] * 4194304) < 0"), "the wrapping product was decided:\n%s", out.data);
+    cr_expect(strstr(out.data, "cols[e] < n"), "%s", out.data);
+    cr_expect(!strstr(out.data, "!= 2000"), "cols != 2000 was not folded:\n%s", out.data);
+}
