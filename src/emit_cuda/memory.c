@@ -154,7 +154,8 @@ void emit_pointer_store(Emitter *E, const Op *op)
         /* a scalar that one thread stores; a tile's element-by-element stores keep
          * their branches, since straight ptxas hoisted their operands (FlagGems' layer
          * norm with an open N: 61 -> 76 registers, 0.74x -> 0.63x Triton) */
-        line(E, "tilec::store_straight(%s, %s, %s);", p, value_at(E, val, ptr, i), pred);
+        line(E, "tilec::store_straight(%s, %s, %s);  // one thread stores it: a predicated store, no branch", p,
+             value_at(E, val, ptr, i), pred);
     } else {
         if (pred)
             line(E, "if (%s)", pred);

@@ -385,7 +385,7 @@ ticket_kernel(int32_t *__restrict__ Counter, int32_t *__restrict__ Tickets)
     t = *reinterpret_cast<int32_t *>(smem + 0);
     // no barrier here: a following exchange uses other bytes, and its barrier frees these
     // atomics.py:55  tl.store(Tickets + pid, t)
-    tilec::store_straight(Tickets + pid, t, tid == 0);
+    tilec::store_straight(Tickets + pid, t, tid == 0);  // one thread stores it: a predicated store, no branch
 }
 
 #ifndef __CUDACC_RTC__

@@ -771,7 +771,7 @@ recurrence_after_split_kernel(float *__restrict__ a_ptr, float *__restrict__ b_p
         }
     }
     // combine_after_split.py:37  tl.store(total_ptr + pid, total)
-    tilec::store_straight(total_ptr + pid, total, tid == 0);
+    tilec::store_straight(total_ptr + pid, total, tid == 0);  // one thread stores it: a predicated store, no branch
 }
 
 #ifndef __CUDACC_RTC__

@@ -502,9 +502,9 @@ argmax_tuple_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, int3
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // combine_argmax.py:19  tl.store(out_ptr + pid, best)
-    tilec::store_straight(out_ptr + pid, best, tid == 0);
+    tilec::store_straight(out_ptr + pid, best, tid == 0);  // one thread stores it: a predicated store, no branch
     // combine_argmax.py:20  tl.store(idx_ptr + pid, where)
-    tilec::store_straight(idx_ptr + pid, where, tid == 0);
+    tilec::store_straight(idx_ptr + pid, where, tid == 0);  // one thread stores it: a predicated store, no branch
 }
 
 #ifndef __CUDACC_RTC__

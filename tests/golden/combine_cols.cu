@@ -578,7 +578,7 @@ col_absmax_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, float 
         tilec::store_masked_vec<4>(out_ptr + out[0], &col[0], in_bounds_2, L1_owner);
     }
     // combine_cols.py:24  tl.store(tile_ptr + pid, total)
-    tilec::store_straight(tile_ptr + pid, total, tid == 0);
+    tilec::store_straight(tile_ptr + pid, total, tid == 0);  // one thread stores it: a predicated store, no branch
 }
 
 #ifndef __CUDACC_RTC__

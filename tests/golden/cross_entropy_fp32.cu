@@ -537,7 +537,7 @@ cross_entropy_fwd(float *__restrict__ logits_ptr, int64_t *__restrict__ labels_p
     // cross_entropy.py:32  loss = tl.log(s) + m - x_label
     const float loss = (logf(s_2) + m) - x_label;
     // cross_entropy.py:33  tl.store(loss_ptr + row, loss)
-    tilec::store_straight(loss_ptr + row, loss, tid == 0);
+    tilec::store_straight(loss_ptr + row, loss, tid == 0);  // one thread stores it: a predicated store, no branch
 }
 
 #ifndef __CUDACC_RTC__

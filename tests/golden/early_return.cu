@@ -391,7 +391,7 @@ normalize_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, float *
         _safe_scale_ret_2 = inv;
     }
     // early_return.py:40  tl.store(scale_ptr + pid, inv)
-    tilec::store_straight(scale_ptr + pid, _safe_scale_ret_2, tid == 0);
+    tilec::store_straight(scale_ptr + pid, _safe_scale_ret_2, tid == 0);  // one thread stores it: a predicated store, no branch
     // early_return.py:20  if n == 0:    (in _store_rows, inlined from line 41)
     if (n == 0) {
     } else {
@@ -416,7 +416,7 @@ normalize_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, float *
         _first_nonzero_ret = _first_nonzero_ret_2;
     }
     // early_return.py:42  tl.store(flag_ptr + pid, _first_nonzero(pid % 3, n))
-    tilec::store_straight(flag_ptr + pid, _first_nonzero_ret, tid == 0);
+    tilec::store_straight(flag_ptr + pid, _first_nonzero_ret, tid == 0);  // one thread stores it: a predicated store, no branch
 }
 
 #ifndef __CUDACC_RTC__

@@ -538,9 +538,9 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
     // layer_norm.py:32  rstd = 1 / tl.sqrt(var + eps)
     const float rstd = tilec::div_full(1.0f, tilec::sqrt_approx(var + eps));
     // layer_norm.py:34  tl.store(Mean + row, mean)
-    tilec::store_straight(Mean + row, mean, tid == 0);
+    tilec::store_straight(Mean + row, mean, tid == 0);  // one thread stores it: a predicated store, no branch
     // layer_norm.py:35  tl.store(Rstd + row, rstd)
-    tilec::store_straight(Rstd + row, rstd, tid == 0);
+    tilec::store_straight(Rstd + row, rstd, tid == 0);  // one thread stores it: a predicated store, no branch
     // layer_norm.py:36  w = tl.load(W + cols, mask=mask).to(tl.float32)
     __half loaded_2[8];  // [1024] fp16, L0, 16-byte loads where in bounds
     // 16-byte load when all 8 elements are in bounds (the mask is only known at run time), else one element at a time

@@ -579,9 +579,9 @@ layer_norm_fwd(__half *__restrict__ X, __half *__restrict__ Y, __half *__restric
     // maskvec_layer_norm.py:27  rstd = 1 / tl.sqrt(var + eps)
     const float rstd = tilec::div_full(1.0f, tilec::sqrt_approx(var + eps));
     // maskvec_layer_norm.py:28  tl.store(Mean + row, mean)
-    tilec::store_straight(Mean + row, mean, tid == 0);
+    tilec::store_straight(Mean + row, mean, tid == 0);  // one thread stores it: a predicated store, no branch
     // maskvec_layer_norm.py:29  tl.store(Rstd + row, rstd)
-    tilec::store_straight(Rstd + row, rstd, tid == 0);
+    tilec::store_straight(Rstd + row, rstd, tid == 0);  // one thread stores it: a predicated store, no branch
     // maskvec_layer_norm.py:31  for start in range(0, N, BLOCK_SIZE):
     for (int32_t start_3 = 0; start_3 < N; start_3 += 1024) {
         // maskvec_layer_norm.py:32  cols = start + tl.arange(0, BLOCK_SIZE)

@@ -451,7 +451,7 @@ reduce_axis_none_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, 
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    tilec::store_straight(out_ptr, total + maximum, tid == 0);
+    tilec::store_straight(out_ptr, total + maximum, tid == 0);  // one thread stores it: a predicated store, no branch
     // reduce_axis_none.py:12  tl.store(out_ptr + 1 + r, tl.sum(x, None, keep_dims=True).broadcast_to(8, 8).sum(0))
     float row_sum_2[1];  // [8] fp32, L1
     // sum along dim 1: 1 value in each thread, then across 8 lanes
@@ -567,7 +567,7 @@ reduce_axis_none_kernel(float *__restrict__ x_ptr, float *__restrict__ out_ptr, 
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    tilec::store_straight(out_ptr + 9, (float)(minimum + xor_total), tid == 0);
+    tilec::store_straight(out_ptr + 9, (float)(minimum + xor_total), tid == 0);  // one thread stores it: a predicated store, no branch
 }
 
 #ifndef __CUDACC_RTC__

@@ -492,7 +492,7 @@ cat_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, float *__restri
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    tilec::store_straight(out_ptr + pid, total, tid == 0);
+    tilec::store_straight(out_ptr + pid, total, tid == 0);  // one thread stores it: a predicated store, no branch
 }
 
 #ifndef __CUDACC_RTC__

@@ -404,7 +404,7 @@ swizzle2d_kernel(int32_t *__restrict__ out_i, int32_t *__restrict__ out_j, int32
     const int32_t tile_m = off_i_2 + (ij_in_group_2 % group_rows_2);
     const int32_t tile_n = ij_in_group_2 / group_rows_2;
     // swizzle2d.py:17  tl.store(out_pid + pid, tile_m * 3 + tile_n)
-    tilec::store_straight(out_pid + pid, (tile_m * 3) + tile_n, tid == 0);
+    tilec::store_straight(out_pid + pid, (tile_m * 3) + tile_n, tid == 0);  // one thread stores it: a predicated store, no branch
 }
 
 #ifndef __CUDACC_RTC__

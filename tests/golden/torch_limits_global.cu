@@ -519,9 +519,9 @@ block_argmax_kernel(float *__restrict__ x_ptr, float *__restrict__ y_ptr, int32_
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
     // torch_limits_global.py:18  tl.store(y_ptr + tl.program_id(0), m)
-    tilec::store_straight(y_ptr + (int32_t)blockIdx.x, m, tid == 0);
+    tilec::store_straight(y_ptr + (int32_t)blockIdx.x, m, tid == 0);  // one thread stores it: a predicated store, no branch
     // torch_limits_global.py:19  tl.store(idx_ptr + tl.program_id(0), first)
-    tilec::store_straight(idx_ptr + (int32_t)blockIdx.x, first, tid == 0);
+    tilec::store_straight(idx_ptr + (int32_t)blockIdx.x, first, tid == 0);  // one thread stores it: a predicated store, no branch
 }
 
 #ifndef __CUDACC_RTC__
