@@ -212,3 +212,34 @@ Test(emit, long_names_are_kept_whole, .timeout = 10)
     cr_expect(strstr(t->code, want), "no \"%s\" in:\n%s", want, t->code);
     tilec_translation_free(t);
 }
+
+/* A row kernel: one 16-bit row of BLOCK columns a program, its mean stored by one thread. */
+static const char row_py[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def k(x_ptr, y_ptr, mean_ptr, n, BLOCK: tl.constexpr):\n"
+    "    row = tl.program_id(0)\n"
+    "    c = tl.arange(0, BLOCK)\n"
+    "    x = tl.load(x_ptr + row * BLOCK + c, mask=c < n, other=0.0).to(tl.float32)\n"
+    "    m = tl.sum(x, axis=0) / n\n"
+    "    tl.store(mean_ptr + row, m)\n"
+    "    tl.store(y_ptr + row * BLOCK + c, (x - m).to(tl.float16), mask=c < n)\n";
+
+/* Where no tile holds more than 16 registers a thread, the stores are predicated
+ * instructions in straight code, the scalar's too (a branch around the mean made ptxas
+ * compute the rest before it: tileir/limits.c, choose_straight_stores); with 128 a thread
+ * and no __launch_bounds__ promise, branches. */
+Test(emit, small_tiles_store_without_branches)
+{
+    tilec_translation *t = translate_k(row_py, "*fp16:16, *fp16:16, *fp32:16, i32:16, 4096", 8, 90);
+    cr_expect(strstr(t->code, "tilec::store_straight(mean_ptr + row, m, tid == 0);"), "%s", t->code);
+    cr_expect(strstr(t->code, "tilec::store_global_straight<8>("), "%s", t->code);
+    cr_expect(!strstr(strstr(t->code, "__global__"), "if (tid == 0)"), "%s", t->code);
+    tilec_translation_free(t);
+    t = translate_k(row_py, "*fp16:16, *fp16:16, *fp32:16, i32:16, 16384", 4, 90);
+    cr_expect(strstr(strstr(t->code, "__global__"), "if (tid == 0)"), "%s", t->code);
+    cr_expect(strstr(t->code, "tilec::store_global<8>("), "%s", t->code);
+    tilec_translation_free(t);
+}
