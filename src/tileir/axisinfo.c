@@ -57,9 +57,18 @@ static void constant_info(Value *v, int64_t c)
  * and a value is affine only while every element fits its type (a wrapped
  * value is not the sum any more). */
 
-#define AFF_LIMIT ((int64_t)1 << 40)
+#define AFF_LIMIT ((int64_t)1 << 36) /* with shapes below 2^20, the sums of tir_cmp_decided stay below 2^62 */
 
 static bool aff_small(int64_t x) { return x > -AFF_LIMIT && x < AFF_LIMIT; }
+
+/* *out = a * c when both are small and so is the product. */
+static bool aff_mul(int64_t a, int64_t c, int64_t *out)
+{
+    if (!aff_small(a) || !aff_small(c) || (c && (a < 0 ? -a : a) >= AFF_LIMIT / (c < 0 ? -c : c)))
+        return false;
+    *out = a * c;
+    return true;
+}
 
 /* The least and greatest element of an affine value. */
 static void aff_bounds(const Value *v, int64_t *lo, int64_t *hi)
@@ -196,16 +205,13 @@ static void visit_mul(Op *op)
         constant_info(r, wrap_to_type(r, (uint64_t)L->const_value * (uint64_t)R->const_value));
     else if ((L->has_const && L->const_value == 0) || (R->has_const && R->const_value == 0))
         constant_info(r, 0);
-    else if ((L->affine && R->has_const && aff_small(R->const_value)) ||
-             (R->affine && L->has_const && aff_small(L->const_value))) {
+    else if ((L->affine && R->has_const) || (R->affine && L->has_const)) {
         const AxisInfo *A = L->has_const ? R : L;
         int64_t c = L->has_const ? L->const_value : R->const_value;
-        if (A->rank == o->rank) {
-            o->affine = true;
-            o->aff_offset = A->aff_offset * c;
-            for (int d = 0; d < o->rank; d++)
-                o->aff_stride[d] = A->aff_stride[d] * c;
-        }
+        bool ok = A->rank == o->rank && aff_mul(A->aff_offset, c, &o->aff_offset);
+        for (int d = 0; ok && d < o->rank; d++)
+            ok = aff_mul(A->aff_stride[d], c, &o->aff_stride[d]);
+        o->affine = ok;
     }
 }
 

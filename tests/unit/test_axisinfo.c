@@ -269,3 +269,19 @@ Test(axisinfo, comparisons_decided_per_register)
     cr_expect(strstr(out.data, "cols[e] < n"), "%s", out.data);
     cr_expect(!strstr(out.data, "!= 2000"), "cols != 2000 was not folded:\n%s", out.data);
 }
+
+/* Products too large to follow (2^39 * 2^39 overflows 64 bits) are not affine: the
+ * comparison stays a test, and tilec's own arithmetic does not overflow (UBSan runs this). */
+Test(axisinfo, huge_products_are_not_decided)
+{
+    const char *source =
+        "import triton\nimport triton.language as tl\n"
+        "@triton.jit\n"
+        "def k(x_ptr):\n"
+        "    cols = tl.arange(0, 1024).to(tl.int64)\n"
+        "    big = cols * 549755813888 * 549755813888\n"
+        "    tl.store(x_ptr + cols, (big < 0).to(tl.int32))\n";
+    cr_assert_eq(translate_to(source, "*i32:16", NULL), 0, "%s", ctx.log.data);
+    cr_expect(!strstr(out.data, "not tested"), "%s", out.data);
+    cr_expect(strstr(out.data, "< 0"), "%s", out.data);
+}
