@@ -185,7 +185,7 @@ static const char *binop_expr(Emitter *E, const Op *op, const char *a, const cha
     }
 }
 
-/* The comparison `test` at register idx, the registers tir_cmp_decided decides
+/* The comparison `test` at register idx, the registers tir_tidy found decided
  * answered without it.  Where every register is decided and they differ, the
  * test stays in the text after the decisions, never reached, so that the
  * operands it names are still read (a variable set and never read draws a
@@ -283,12 +283,10 @@ const char *op_expr(Emitter *E, const Op *op, const char *idx)
         return binop_expr(E, op, a, b);
     case OP_BITCAST:
         return fmt(E, "tilec::bitcast<%s>(%s)", ctype(E, type_elem(r->type)), value_at(E, op->args[0], r, idx));
-    case OP_CMP: {
-        CmpDecided dec;
-        if (!tir_cmp_decided(op, &dec))
-            return binop_expr(E, op, a, b);
-        return decided_expr(E, idx, &dec, binop_expr(E, op, a, b));
-    }
+    case OP_CMP:
+        if (op->cmp.decided.n)
+            return decided_expr(E, idx, &op->cmp.decided, binop_expr(E, op, a, b));
+        return binop_expr(E, op, a, b);
     default: return binop_expr(E, op, a, b);
     }
 }

@@ -182,11 +182,12 @@ void emit_assign(Emitter *E, const Op *op)
         declare_var(E, v);
     }
     int dim = 0, run = const_run(v, &dim), n = nregs(v), vec = info(E, v)->vec_store;
-    CmpDecided dec;
-    if (op->kind == OP_CMP && tir_cmp_decided(op, &dec)) {
-        const char *t = dec.prefix ? fmt(E, "%s %s", reg_span(E, 0, dec.prefix), dec.prefix_true ? "true" : "false") : "";
-        const char *f = dec.suffix < n ? fmt(E, "%s %s", reg_span(E, dec.suffix, n), dec.suffix_true ? "true" : "false")
-                                       : "";
+    if (op->kind == OP_CMP && op->cmp.decided.n) {
+        const CmpDecided *dec = &op->cmp.decided;
+        const char *t = dec->prefix ? fmt(E, "%s %s", reg_span(E, 0, dec->prefix), dec->prefix_true ? "true" : "false")
+                                    : "";
+        const char *f = dec->suffix < n ? fmt(E, "%s %s", reg_span(E, dec->suffix, n), dec->suffix_true ? "true" : "false")
+                                        : "";
         line(E, "// in every thread, %s%s%s: not tested", t, *t && *f ? " and " : "", f);
     }
     if (vec > 1) { /* only the first element of each vector is ever read */

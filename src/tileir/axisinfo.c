@@ -48,6 +48,8 @@ static void constant_info(Value *v, int64_t c)
     memset(a->aff_stride, 0, sizeof a->aff_stride);
 }
 
+void tir_axisinfo_constant(Value *v, int64_t c) { constant_info(v, c); }
+
 /* ---- affine values -------------------------------------------------------------
  *
  * An integer tile whose elements are aff_offset + sum_d aff_stride[d] * index[d]

@@ -169,7 +169,8 @@ static void sink_updates(Block *b)
     }
 }
 
-/* Turns each comparison decided alike in every register into a constant. */
+/* Notes on each comparison the registers it decides (tir_cmp_decided), and turns
+ * one decided alike in every register into that constant. */
 static bool decide_block(Block *b)
 {
     bool changed = false;
@@ -178,18 +179,17 @@ static bool decide_block(Block *b)
         for (int k = 0; k < op->nregions; k++)
             changed |= decide_block(op->regions[k]);
         CmpDecided dec;
-        if (op->kind != OP_CMP || !tir_cmp_decided(op, &dec) || dec.prefix < dec.n)
+        if (op->kind != OP_CMP || !tir_cmp_decided(op, &dec))
             continue;
-        bool v = dec.prefix_true;
+        if (dec.prefix < dec.n) {
+            op->cmp.decided = dec;
+            continue;
+        }
         op->kind = OP_CONST;
         op->nargs = 0;
-        op->constant.ival = v;
-        op->constant.fval = v;
-        AxisInfo *ax = &op->results[0]->ax;
-        ax->has_const = true;
-        ax->const_value = v;
-        for (int d = 0; d < ax->rank; d++)
-            ax->constancy[d] = op->results[0]->type.shape[d];
+        op->constant.ival = dec.prefix_true;
+        op->constant.fval = dec.prefix_true;
+        tir_axisinfo_constant(op->results[0], dec.prefix_true);
         changed = true;
     }
     return changed;

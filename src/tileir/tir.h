@@ -167,6 +167,14 @@ struct LayoutMap {
 /* ---- values, ops, blocks ------------------------------------------------ */
 
 typedef struct Op Op;
+
+/* A comparison of affine tiles (after layouts) answered alike in every thread for its
+ * first registers [0, prefix) and its last [suffix, n), each run to its own answer; the
+ * ones between are tested at run time.  n == 0: nothing decided. */
+typedef struct CmpDecided {
+    int n, prefix, suffix;
+    bool prefix_true, suffix_true;
+} CmpDecided;
 typedef struct Block Block;
 
 typedef struct SrcStmt {  /* the source statement an op came from */
@@ -509,6 +517,7 @@ struct Op {
         } expand_dims;
         struct {
             CmpPred pred;
+            CmpDecided decided; /* tir_tidy, from the final layouts; the emitter prints it */
         } cmp;
         struct {
             MathFn fn;
@@ -750,14 +759,10 @@ typedef struct LowerOptions {
 TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt);
 void tir_verify(Ctx *ctx, TirFunc *f);          /* BUG() on a broken invariant */
 void tir_simplify(Ctx *ctx, TirFunc *f);        /* dead code, use counts */
-/* A comparison of affine tiles (after layouts) decided alike in every thread for its first
- * registers [0, prefix) and its last [suffix, n), each run to its own answer; the ones
- * between are tested.  tir_cmp_decided: false when none is decided (axisinfo.c). */
-typedef struct CmpDecided {
-    int n, prefix, suffix;
-    bool prefix_true, suffix_true;
-} CmpDecided;
+/* Registers of a comparison decided at translation (tir_cmp_decided, axisinfo.c), and
+ * the constant a value becomes (tidy.c turns comparisons decided everywhere into one). */
 bool tir_cmp_decided(const Op *op, CmpDecided *dec);
+void tir_axisinfo_constant(Value *v, int64_t c);
 void tir_combine(Ctx *ctx, TirFunc *f);         /* x + tl.dot(a, b) -> tl.dot(a, b, x), as Triton */
 void tir_if_convert(Ctx *ctx, TirFunc *f);      /* ifconv.c: branches that only compute and load as selects */
 bool tir_op_reads(const Op *op, const Value *v);             /* op or an op of its regions reads v */
