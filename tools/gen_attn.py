@@ -69,9 +69,10 @@ def cdiv(a, b):
 class Params:
     """The kernel's parameters and their JSON description, in source order (constexprs last)."""
 
-    def __init__(self, rng, aligned=False):
+    def __init__(self, rng, aligned=False, fixed=False):
         self.rng = rng
         self.aligned = aligned    # every int that is a multiple of 16 declared i32:16
+        self.fixed = fixed        # every int a constant of the signature (its value)
         self.decls, self.meta, self.consts = [], [], []
 
     def ptr(self, name, dtype, numel, kind="in", tol=None, view=None, inf=False):
@@ -92,7 +93,7 @@ class Params:
         div = value % 16 == 0 and (self.rng.random() < 0.7 or self.aligned)
         self.decls.append(name)
         self.meta.append({"name": name, "kind": "int", "dtype": "i32", "value": int(value),
-                          "sig": "i32:16" if div else "i32"})
+                          "sig": str(int(value)) if self.fixed else "i32:16" if div else "i32"})
 
     def float(self, name, value):
         self.decls.append(name)
@@ -201,7 +202,11 @@ class AttnGen:
         self.k_layout = self.pick("nd", "nd", "dn")     # k stored [N, D] or [D, N]
         self.trans_form = self.pick("tl.trans({})", "tl.trans({})", "{}.T")
         self.use_exp2 = self.chance(0.7)
-        self.P = Params(self.rng, aligned=self.hopper_shape)
+        # 1 in 4: sizes and strides fixed in the signature, so that masks such as the head
+        # dimension's (offs_d < D) are decided per register in the dots' layouts
+        # (tir_cmp_decided); from its own stream, so that other kernels keep their text
+        self.P = Params(self.rng, aligned=self.hopper_shape,
+                        fixed=random.Random(self.seed * 104729 + 11).random() < 0.25)
         self.strides = {}
 
     def dmask(self, axis):
