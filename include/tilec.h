@@ -155,6 +155,9 @@ typedef struct tilec_translate_options {
     const struct tilec_binary *report; /* TILEC_OUTPUT_HTML: a cubin of the same kernel
                                 (tilec_compile) whose ptxas registers and spills the page's
                                 summary shows; NULL: none */
+    int specialize;          /* tilec_kernel_create only: 1 specialises the kernel at each launch
+                                as Triton's launcher does (see tilec_launch); 0: never.  The
+                                translation functions ignore it. */
 } tilec_translate_options;
 
 typedef enum tilec_type_kind {
@@ -175,7 +178,18 @@ typedef struct tilec_param {
     int is_constexpr;        /* compiled in (a constexpr, or fixed by the signature): not
                                 passed at launch */
     const char *value;       /* the compiled-in value as written, or NULL */
+    int specialize;          /* what a kernel that specialises at launch looks at in this
+                                argument: TILEC_SPECIALIZE_ONE and/or TILEC_SPECIALIZE_DIV16;
+                                0 for a parameter given ":16" or a value, a constexpr, a float,
+                                a bool, a tensor descriptor's fields, and as @triton.jit's
+                                do_not_specialize / do_not_specialize_on_alignment say */
 } tilec_param;
+
+/* tilec_param.specialize: an integer argument equal to 1 is compiled in as the constant 1 */
+#define TILEC_SPECIALIZE_ONE 1
+/* tilec_param.specialize: an integer that is a multiple of 16, or a pointer whose address is,
+ * is declared so (":16"), which lets the kernel drop masks and use 16-byte accesses */
+#define TILEC_SPECIALIZE_DIV16 2
 
 typedef struct tilec_kernel_info {
     const char *name;
@@ -271,7 +285,8 @@ typedef struct tilec_kernel tilec_kernel;
 
 /* Translate + compile (cached) + load into the current CUDA context (or device opt.device's
  * primary context).  copt may be NULL.  Translation errors come back as TILEC_ERROR_INPUT
- * with the formatted diagnostics as the message. */
+ * with the formatted diagnostics as the message.  With topt->specialize the kernel keeps a
+ * copy of the source and the options, and tilec_launch specialises it (see there). */
 TILEC_API tilec_status tilec_kernel_create(tilec_context *ctx, const char *source, const tilec_translate_options *topt,
                                            const tilec_compile_options *copt, tilec_kernel **out);
 /* A kernel from a translation and its binary (both copied; they may be freed after).  The
@@ -314,9 +329,25 @@ static inline tilec_arg tilec_bool(int b) { tilec_arg a; a.kind = TILEC_TYPE_BOO
  * or an overflow in the grid, and a grid beyond the device's limits (x < 2^31, y and z <
  * 65536) are TILEC_ERROR_LAUNCH_ARGS with a message, found before the driver is touched.
  * A grid with a dimension <= 0 launches nothing and returns TILEC_OK.  Launches are
- * asynchronous, as with cuLaunchKernel. */
+ * asynchronous, as with cuLaunchKernel.
+ *
+ * A kernel made with tilec_translate_options.specialize is specialised at each launch as
+ * Triton's launcher specialises a @triton.jit kernel: every argument whose parameter has a
+ * nonzero tilec_param.specialize is looked at (an integer equal to 1, an integer that is a
+ * multiple of 16, a pointer whose address is), and the kernel runs as translated for those
+ * facts: the given signature with "NAME=1" or "NAME=TYPE:16" added.  Each combination is
+ * translated and compiled the first time it is met (translation plus NVRTC, or the binary
+ * cache) and kept in the kernel.  The arguments, the grid and the errors are those of the
+ * kernel as written. */
 TILEC_API tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args,
                                     int num_args);
+
+/* A kernel made with tilec_translate_options.specialize: how many variants it has compiled
+ * (the kernel as its signature is written counts as one, the first), and what variant i
+ * (0 <= i < the count) added to the given signature, "n=1, x_ptr=*fp32:16" ("" for the
+ * first; NULL for an i out of range).  A kernel that does not specialise has one variant. */
+TILEC_API int tilec_kernel_num_variants(const tilec_kernel *k);
+TILEC_API const char *tilec_kernel_variant_signature(const tilec_kernel *k, int i);
 
 /* What the driver says about the kernel in the current context (loading it there). */
 typedef struct tilec_kernel_attributes {

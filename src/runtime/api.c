@@ -113,6 +113,12 @@ static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *
             p->kind = kind_of(ty.dtype);
             p->bits = dtype_bits(ty.dtype);
         }
+        if (kp->value && !kp->is_constexpr && kp->div <= 1) {
+            if (p->kind == TILEC_TYPE_POINTER && !kp->no_spec_align)
+                p->specialize = TILEC_SPECIALIZE_DIV16;
+            else if ((p->kind == TILEC_TYPE_INT || p->kind == TILEC_TYPE_UINT) && !kp->no_spec_value)
+                p->specialize = TILEC_SPECIALIZE_ONE | (kp->no_spec_align ? 0 : TILEC_SPECIALIZE_DIV16);
+        }
         if (kp->value) {
             ctypes[nargs] = ty.dtype == DT_PTR ? arena_printf(a, ty.pointee == DT_PTR ? "%s*" : "%s *", type_pointee_ctype(a, ty))
                                                : dtype_ctype(ty.dtype);
@@ -213,6 +219,12 @@ static tilec_status finish(Translation *t, tilec_status s, const char *error)
 
 tilec_status tilec_translate_source(const char *source, const tilec_translate_options *opt, tilec_translation **out)
 {
+    return rt_translate_source(source, opt, NULL, out);
+}
+
+tilec_status rt_translate_source(const char *source, const tilec_translate_options *opt, const char *facts,
+                                 tilec_translation **out)
+{
     if (!out)
         return TILEC_ERROR_INVALID_ARGUMENT;
     *out = NULL;
@@ -236,6 +248,13 @@ tilec_status tilec_translate_source(const char *source, const tilec_translate_op
     const char *err = options_translate(a, opt, &to);
     if (err)
         return finish(t, TILEC_ERROR_INVALID_ARGUMENT, err);
+    if (facts) {
+        LowerOptions extra = {0};
+        if (!tilec_parse_signature(a, arena_strdup(a, facts), &extra, &err))
+            return finish(t, TILEC_ERROR_INVALID_ARGUMENT, arena_printf(a, "signature \"%s\": %s", facts, err));
+        for (int i = 0; i < extra.sig.len; i++)
+            vec_push(a, &to.lower.sig, extra.sig.data[i]); /* named: they override the given entries */
+    }
     TirFunc *f = NULL;
     to.result = &f;
     int rc = tilec_translate(&t->ctx, &to, &t->out);

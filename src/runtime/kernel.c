@@ -25,7 +25,32 @@ struct tilec_kernel {
     int arch;
     Loaded *loaded;           /* one module per CUDA context it ran in */
     int nloaded, cap, last;
+    struct Specializer *spec; /* tilec_translate_options.specialize: the variants */
 };
+
+/* One specialisation of a kernel that specialises at launch. */
+typedef struct Variant {
+    unsigned char *key;       /* a SPEC_* state per candidate argument */
+    const char *signature;    /* the entries added to the given signature: "n=1, x_ptr=*fp32:16" */
+    tilec_kernel *k;
+    int *from;                /* its runtime argument j is the launch's argument from[j] */
+} Variant;
+
+enum { SPEC_NONE, SPEC_ONE, SPEC_DIV16 };
+
+/* What a kernel made with tilec_translate_options.specialize needs to translate its
+ * variants: the source and options (copied into the kernel's arena), the runtime arguments
+ * it looks at, and the variants made so far (the first is the kernel itself, as written). */
+typedef struct Specializer {
+    const char *source;
+    size_t source_size;
+    tilec_translate_options topt;
+    tilec_compile_options copt;
+    int *cand;                /* runtime argument indices with a nonzero tilec_param.specialize */
+    int ncand;
+    Variant *v;
+    int nv, cap, last;
+} Specializer;
 
 #define MAX_ARGS 256
 
@@ -101,6 +126,11 @@ void tilec_kernel_destroy(tilec_kernel *k)
 {
     if (!k)
         return;
+    if (k->spec) {
+        for (int i = 1; i < k->spec->nv; i++)
+            tilec_kernel_destroy(k->spec->v[i].k);
+        free(k->spec->v);
+    }
     RtCuda *cu = &k->ctx->cu;
     for (int i = 0; i < k->nloaded; i++)
         if (cu->ModuleUnload)
@@ -170,8 +200,150 @@ static tilec_status function_here(tilec_kernel *k, void **func)
     return TILEC_OK;
 }
 
+/* ---- specialisation at launch ---------------------------------------------------------- */
+
+static tilec_status kernel_create(tilec_context *ctx, const char *source, const tilec_translate_options *topt,
+                                  const tilec_compile_options *copt, const char *facts, tilec_kernel **out);
+
+static const char **dup_strings(Arena *a, const char *const *v, int n)
+{
+    const char **d = NEW_ARRAY(a, const char *, n + 1);
+    for (int i = 0; i < n; i++)
+        d[i] = dup(a, v[i]);
+    return d;
+}
+
+/* Keeps what k's variants are translated from, in k's arena. */
+static tilec_status make_specializer(tilec_kernel *k, const char *source, const tilec_translate_options *to,
+                                     const tilec_compile_options *co)
+{
+    Arena *a = &k->arena;
+    Specializer *sp = NEW(a, Specializer);
+    size_t n = to->source_size ? to->source_size : strlen(source);
+    sp->source = arena_strndup(a, source, n);
+    sp->source_size = n;
+    sp->topt = *to;
+    tilec_translate_options *t = &sp->topt;
+    t->filename = dup(a, to->filename);
+    t->kernel = dup(a, to->kernel);
+    t->signature = dup(a, to->signature);
+    t->grid = dup(a, to->grid);
+    t->command = NULL;
+    t->value = NULL;
+    t->report = NULL;
+    t->specialize = 0; /* each variant is translated once, as it is */
+    tilec_define *defs = NEW_ARRAY(a, tilec_define, to->num_defines + 1);
+    for (int i = 0; i < to->num_defines; i++) {
+        defs[i].name = dup(a, to->defines[i].name);
+        defs[i].value = dup(a, to->defines[i].value);
+    }
+    t->defines = defs;
+    t->include_dirs = dup_strings(a, to->include_dirs, to->num_include_dirs);
+    sp->copt = *co;
+    sp->copt.extra_options = dup_strings(a, co->extra_options, co->num_extra_options);
+    sp->cand = NEW_ARRAY(a, int, k->info.num_args + 1);
+    for (int i = 0; i < k->info.num_args; i++)
+        if (k->info.params[k->arg_param[i]].specialize)
+            sp->cand[sp->ncand++] = i;
+    sp->v = calloc(4, sizeof *sp->v);
+    if (!sp->v)
+        return rt_fail(k->ctx, TILEC_ERROR_OUT_OF_MEMORY, "out of memory");
+    sp->cap = 4;
+    sp->nv = 1;
+    sp->v[0].key = NEW_ARRAY(a, unsigned char, sp->ncand + 1); /* all SPEC_NONE */
+    sp->v[0].signature = "";
+    sp->v[0].k = k;
+    k->spec = sp;
+    return TILEC_OK;
+}
+
+/* The state of each candidate argument, as Triton's launcher keys it (args already checked). */
+static void spec_key(const tilec_kernel *k, const tilec_arg *args, unsigned char *key)
+{
+    const Specializer *sp = k->spec;
+    for (int c = 0; c < sp->ncand; c++) {
+        const tilec_arg *arg = &args[sp->cand[c]];
+        int what = k->info.params[k->arg_param[sp->cand[c]]].specialize;
+        unsigned long long v = arg->kind == TILEC_TYPE_POINTER ? arg->v.ptr : arg->kind == TILEC_TYPE_UINT ? arg->v.u
+                                                                                             : (unsigned long long)arg->v.i;
+        key[c] = (what & TILEC_SPECIALIZE_ONE) && v == 1  ? SPEC_ONE
+                 : (what & TILEC_SPECIALIZE_DIV16) && v % 16 == 0 ? SPEC_DIV16
+                                                                   : SPEC_NONE;
+    }
+}
+
+/* Translates, compiles and loads the variant of `key`, and appends it. */
+static tilec_status spec_add(tilec_kernel *k, const unsigned char *key, Variant **out)
+{
+    Specializer *sp = k->spec;
+    Arena *a = &k->arena;
+    StrBuf sig = {0};
+    for (int c = 0; c < sp->ncand; c++) {
+        if (key[c] == SPEC_NONE)
+            continue;
+        const tilec_param *p = &k->info.params[k->arg_param[sp->cand[c]]];
+        sb_printf(&sig, "%s%s=%s%s", sig.len ? ", " : "", p->name, key[c] == SPEC_ONE ? "1" : p->type,
+                  key[c] == SPEC_DIV16 ? ":16" : "");
+    }
+    Variant v = {0};
+    v.signature = arena_strdup(a, sig.data ? sig.data : "");
+    sb_free(&sig);
+    v.key = NEW_ARRAY(a, unsigned char, sp->ncand + 1);
+    memcpy(v.key, key, (size_t)sp->ncand);
+    tilec_translate_options to = sp->topt;
+    to.source_size = sp->source_size;
+    tilec_status s = kernel_create(k->ctx, sp->source, &to, &sp->copt, v.signature, &v.k);
+    if (s) {
+        char *why = rt_strdup(tilec_context_error(k->ctx));
+        s = rt_fail(k->ctx, s, "%s, specialised at launch with \"%s\": %s", k->info.name, v.signature,
+                    why ? why : tilec_status_name(s));
+        free(why);
+        return s;
+    }
+    /* the variant's arguments are the launch's less those compiled in as 1 */
+    v.from = NEW_ARRAY(a, int, v.k->info.num_args + 1);
+    for (int j = 0, i = 0; j < v.k->info.num_args; j++, i++) {
+        const char *name = v.k->info.params[v.k->arg_param[j]].name;
+        while (i < k->info.num_args && strcmp(k->info.params[k->arg_param[i]].name, name))
+            i++;
+        if (i == k->info.num_args) {
+            tilec_kernel_destroy(v.k);
+            return rt_fail(k->ctx, TILEC_ERROR_INPUT, "%s, specialised at launch with \"%s\", takes argument %s, which "
+                           "the kernel as written does not", k->info.name, v.signature, name);
+        }
+        v.from[j] = i;
+    }
+    if (sp->nv == sp->cap) {
+        Variant *p = realloc(sp->v, sizeof *p * (size_t)sp->cap * 2);
+        if (!p) {
+            tilec_kernel_destroy(v.k);
+            return rt_fail(k->ctx, TILEC_ERROR_OUT_OF_MEMORY, "out of memory");
+        }
+        sp->v = p;
+        sp->cap *= 2;
+    }
+    sp->v[sp->nv] = v;
+    *out = &sp->v[sp->nv++];
+    return TILEC_OK;
+}
+
+int tilec_kernel_num_variants(const tilec_kernel *k) { return !k ? 0 : k->spec ? k->spec->nv : 1; }
+
+const char *tilec_kernel_variant_signature(const tilec_kernel *k, int i)
+{
+    if (!k || i < 0 || i >= tilec_kernel_num_variants(k))
+        return NULL;
+    return k->spec ? k->spec->v[i].signature : "";
+}
+
 tilec_status tilec_kernel_create(tilec_context *ctx, const char *source, const tilec_translate_options *topt,
                                  const tilec_compile_options *copt, tilec_kernel **out)
+{
+    return kernel_create(ctx, source, topt, copt, NULL, out);
+}
+
+static tilec_status kernel_create(tilec_context *ctx, const char *source, const tilec_translate_options *topt,
+                                  const tilec_compile_options *copt, const char *facts, tilec_kernel **out)
 {
     if (!ctx)
         return TILEC_ERROR_INVALID_ARGUMENT;
@@ -188,7 +360,7 @@ tilec_status tilec_kernel_create(tilec_context *ctx, const char *source, const t
     to.output = TILEC_OUTPUT_CUDA;
     to.dump = NULL;
     tilec_translation *t;
-    s = tilec_translate_source(source, &to, &t);
+    s = rt_translate_source(source, &to, facts, &t);
     if (s) {
         s = !t ? rt_fail(ctx, s, "tilec_translate_source: %s", tilec_status_name(s))
                : rt_fail(ctx, s, "%s", *t->diagnostic_text ? t->diagnostic_text : t->error);
@@ -204,6 +376,10 @@ tilec_status tilec_kernel_create(tilec_context *ctx, const char *source, const t
     tilec_translation_free(t);
     void *func;
     if (!s && (s = function_here(*out, &func))) {
+        tilec_kernel_destroy(*out);
+        *out = NULL;
+    }
+    if (!s && topt && topt->specialize && (s = make_specializer(*out, source, &to, &co))) {
         tilec_kernel_destroy(*out);
         *out = NULL;
     }
@@ -402,24 +578,26 @@ static tilec_status wrong_count(tilec_kernel *k, int got)
     return s;
 }
 
-tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args, int num_args)
+/* The launch's arguments checked and converted into slots (and their integer values). */
+static tilec_status convert_args(tilec_kernel *k, const tilec_arg *args, int num_args, uint64_t *slots,
+                                 long long *values)
 {
-    if (!k)
-        return TILEC_ERROR_INVALID_ARGUMENT;
     if (num_args != k->info.num_args)
         return wrong_count(k, num_args);
     if (num_args && !args)
         return rt_fail(k->ctx, TILEC_ERROR_INVALID_ARGUMENT, "%s: args is NULL", k->info.name);
-    uint64_t slots[MAX_ARGS];
-    void *params[MAX_ARGS + MAX_TMA];
-    long long values[MAX_ARGS];
     for (int i = 0; i < num_args; i++) {
         tilec_status s = convert_arg(k, i, &args[i], &slots[i], &values[i]);
         if (s)
             return s;
-        params[i] = &slots[i];
     }
-    long long dims[3];
+    return TILEC_OK;
+}
+
+/* The grid: given, or from k's grid expression; *empty when a dimension is <= 0. */
+static tilec_status grid_dims(tilec_kernel *k, const unsigned grid[3], const long long *values, long long dims[3],
+                              bool *empty)
+{
     StrBuf why = {0}; /* what is wrong with the grid: names a parameter, so any length */
     if (grid) {
         dims[0] = grid[0], dims[1] = grid[1], dims[2] = grid[2];
@@ -433,17 +611,80 @@ tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3],
         sb_free(&why);
         return s;
     }
-    if (dims[0] <= 0 || dims[1] <= 0 || dims[2] <= 0)
-        return rt_ok(k->ctx); /* nothing to do, as the .cu launcher */
-    if (!tir_grid_within_limits(dims, &why)) {
+    *empty = dims[0] <= 0 || dims[1] <= 0 || dims[2] <= 0;
+    if (!*empty && !tir_grid_within_limits(dims, &why)) {
         tilec_status s = rt_fail(k->ctx, TILEC_ERROR_LAUNCH_ARGS, "%s: grid (%s): %s", k->info.name,
                                  grid ? "given to tilec_launch" : k->info.grid, why.data);
         sb_free(&why);
         return s;
     }
-    void *f;
-    tilec_status s = function_here(k, &f);
+    return TILEC_OK;
+}
+
+static tilec_status launch(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args, int num_args);
+
+/* A kernel that specialises at launch: the arguments checked as the kernel as written takes
+ * them, then the variant of their key launched (made the first time the key is met). */
+static tilec_status launch_specialised(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args,
+                                       int num_args)
+{
+    uint64_t slots[MAX_ARGS];
+    long long values[MAX_ARGS];
+    tilec_status s = convert_args(k, args, num_args, slots, values);
     if (s)
+        return s;
+    Specializer *sp = k->spec;
+    unsigned char key[MAX_ARGS];
+    spec_key(k, args, key);
+    Variant *v = NULL;
+    if (!memcmp(sp->v[sp->last].key, key, (size_t)sp->ncand))
+        v = &sp->v[sp->last];
+    for (int i = 0; !v && i < sp->nv; i++)
+        if (!memcmp(sp->v[i].key, key, (size_t)sp->ncand))
+            v = &sp->v[i], sp->last = i;
+    if (!v) {
+        if ((s = spec_add(k, key, &v)))
+            return s;
+        sp->last = (int)(v - sp->v);
+    }
+    if (v->k == k)
+        return launch(k, stream, grid, args, num_args);
+    long long dims[3];
+    bool empty;
+    if ((s = grid_dims(k, grid, values, dims, &empty)) || empty)
+        return s ? s : rt_ok(k->ctx);
+    unsigned g[3] = {(unsigned)dims[0], (unsigned)dims[1], (unsigned)dims[2]};
+    tilec_arg sub[MAX_ARGS];
+    for (int j = 0; j < v->k->info.num_args; j++)
+        sub[j] = args[v->from[j]];
+    return launch(v->k, stream, g, sub, v->k->info.num_args);
+}
+
+tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args, int num_args)
+{
+    if (!k)
+        return TILEC_ERROR_INVALID_ARGUMENT;
+    if (k->spec && k->spec->ncand)
+        return launch_specialised(k, stream, grid, args, num_args);
+    return launch(k, stream, grid, args, num_args);
+}
+
+static tilec_status launch(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args, int num_args)
+{
+    uint64_t slots[MAX_ARGS];
+    void *params[MAX_ARGS + MAX_TMA];
+    long long values[MAX_ARGS];
+    tilec_status s = convert_args(k, args, num_args, slots, values);
+    if (s)
+        return s;
+    for (int i = 0; i < num_args; i++)
+        params[i] = &slots[i];
+    long long dims[3];
+    bool empty;
+    if ((s = grid_dims(k, grid, values, dims, &empty)) || empty)
+        return s ? s : rt_ok(k->ctx); /* nothing to do, as the .cu launcher */
+    void *f;
+    if ((s = function_here(k, &f)))
         return s;
     /* the tensor maps (the driver is loaded now): 128 bytes each, 64-byte aligned */
     typedef struct { _Alignas(64) unsigned long long opaque[16]; } TensorMap;

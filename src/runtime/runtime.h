@@ -54,6 +54,12 @@ typedef struct Translation {
     int ntma;
 } Translation;
 
+/* tilec_translate_source with `facts` (named signature entries, "n=1, x_ptr=*fp32:16";
+ * NULL: none) added after the options' signature, overriding its entries for the same
+ * parameters: how a kernel that specialises at launch translates a variant. */
+tilec_status rt_translate_source(const char *source, const tilec_translate_options *opt, const char *facts,
+                                 tilec_translation **out);
+
 /* The .h declaring a CUDA translation's NAME_launch (embed.c). */
 char *rt_launcher_header(Arena *a, const Translation *t);
 

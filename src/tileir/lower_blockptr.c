@@ -710,11 +710,17 @@ CVal *tensordesc_param(Lower *L, const char *name, const char *text, Loc loc)
     base->desc_sig = text;
     bp->param = L->f->params.len; /* base's index + 1 */
     bp->base = cv_value(L, base->value);
-    for (int k = 0; k < bp->rank; k++)
-        bp->shape[k] = cv_value(L, push_param(L, arena_printf(L->a, "%s_shape%d", name, k), type_scalar(DT_I32), 1)->value);
-    for (int k = 0; k + 1 < bp->rank; k++)
-        bp->strides[k] = cv_value(L, push_param(L, arena_printf(L->a, "%s_stride%d", name, k), type_scalar(DT_I64),
-                                                16 / bytes)->value);
+    /* the descriptor's fields are not parameters of the source: nothing specialises them at launch */
+    for (int k = 0; k < bp->rank; k++) {
+        KernelParam *kp = push_param(L, arena_printf(L->a, "%s_shape%d", name, k), type_scalar(DT_I32), 1);
+        kp->no_spec_value = kp->no_spec_align = true;
+        bp->shape[k] = cv_value(L, kp->value);
+    }
+    for (int k = 0; k + 1 < bp->rank; k++) {
+        KernelParam *kp = push_param(L, arena_printf(L->a, "%s_stride%d", name, k), type_scalar(DT_I64), 16 / bytes);
+        kp->no_spec_value = kp->no_spec_align = true;
+        bp->strides[k] = cv_value(L, kp->value);
+    }
     bp->strides[bp->rank - 1] = cv_int(L, 1);
     bp->name = name;
     for (int k = 0; k < bp->rank; k++)

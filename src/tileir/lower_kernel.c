@@ -247,6 +247,55 @@ static Autotune find_autotune(Lower *L, FuncDef *fd)
     return at;
 }
 
+/*
+ * @triton.jit(do_not_specialize=[...], do_not_specialize_on_alignment=[...]): the
+ * parameters, by name or position, whose value (the first list: neither == 1 nor a
+ * multiple of 16) or whose divisibility by 16 (the second) Triton's launcher leaves
+ * unspecialised.  The library's launch-time specialisation honours them; a list tilec
+ * cannot evaluate leaves every parameter unspecialised.
+ */
+static void read_jit_lists(Lower *L, FuncDef *fd, TirFunc *f)
+{
+    static const char *const lists[] = {"do_not_specialize", "do_not_specialize_on_alignment"};
+    for (int i = 0; i < fd->decorators.len; i++) {
+        Node *d = fd->decorators.data[i];
+        if (!callee_is(d, "jit"))
+            continue;
+        for (int which = 0; which < 2; which++) {
+            Node *arg = NULL;
+            for (int k = 0; d->kind == N_CALL && k < d->kwargs.len; k++)
+                if (d->kwargs.data[k].name && !strcmp(d->kwargs.data[k].name, lists[which]))
+                    arg = d->kwargs.data[k].value;
+            if (!arg && !(d->kind == N_CALL && d->opaque))
+                continue;
+            PyValue *v = arg ? py_eval(L->py, arg) : NULL;
+            bool known = v && (v->kind == PY_LIST || v->kind == PY_TUPLE || v->kind == PY_NONE);
+            for (int k = 0; known && v->kind != PY_NONE && k < v->items.len; k++)
+                known = v->items.data[k]->kind == PY_INT || v->items.data[k]->kind == PY_STR;
+            if (!known)
+                diag_note(L->ctx, d->loc, "%s of @triton.jit is not evaluated; a kernel the library specialises "
+                          "at launch is specialised on no parameter", arg ? lists[which] : "its arguments");
+            for (int p = 0; p < f->params.len; p++) {
+                KernelParam *kp = &f->params.data[p];
+                bool listed = !known;
+                for (int k = 0; known && v->kind != PY_NONE && k < v->items.len; k++) {
+                    const PyValue *e = v->items.data[k];
+                    if (e->kind == PY_STR)
+                        listed |= !strcmp(e->s, kp->name);
+                    else if (e->i >= 0 && e->i < fd->params.len)
+                        listed |= !strcmp(fd->params.data[e->i].name, kp->name);
+                }
+                if (listed && which == 0)
+                    kp->no_spec_value = kp->no_spec_align = true;
+                else if (listed)
+                    kp->no_spec_align = true;
+            }
+            if (!arg)
+                break; /* an opaque decorator: one note */
+        }
+    }
+}
+
 /* A host value as a constexpr; NULL when it is none tilec can use. */
 static CVal *cval_of_py(Lower *L, const PyValue *v)
 {
@@ -605,6 +654,7 @@ TirFunc *tir_lower(Ctx *ctx, Module *m, const LowerOptions *opt)
             env_set(L, L->env, p->name, val);
         }
     }
+    read_jit_lists(L, fd, f);
     /* runtime parameters are unknown to heuristics */
     Env *heur = env_copy(L, L->env);
     for (int i = 0; i < heur->b.len; i++)

@@ -654,6 +654,9 @@ typedef struct KernelParam {
     bool specialised;     /* a value fixed by the signature (e.g. an int 1) */
     const char *spec_text;/* the constexpr value as given, for the header */
     int64_t div;          /* divisibility hint from ":16" (bytes for pointers) */
+    /* listed in @triton.jit's do_not_specialize (value: no == 1 and no multiple of 16) or
+     * do_not_specialize_on_alignment (align: no multiple of 16) */
+    bool no_spec_value, no_spec_align;
     Value *value;         /* runtime parameters */
     /* the first field of a tensordesc parameter: that parameter's name and entry
      * ("tensordesc<fp16[64, 64]>"), for the header */

@@ -8,6 +8,9 @@
 #      tests/gpu/run_gpu_tests.py --via lib (translate -> NVRTC for this GPU -> tilec_launch
 #      on torch's stream), the same random poisoned inputs and the same checks against the
 #      float64 reference and Triton as make gpu-test's nvcc path;
+#   2b. launch-time specialisation (tests/gpu/check_specialize.py): kernels with hint-free
+#      signatures launched with arguments that do and do not meet each fact, outputs and the
+#      variants compiled checked;
 #   3. every golden kernel through the C API (lib_golden --run: translate -> NVRTC -> load ->
 #      launch on small inputs -> synchronize), also those step 2 leaves to their own cases,
 #      except debug_ops (asserts on its data);
@@ -66,6 +69,10 @@ elif ! command -v "$PYTHON" >/dev/null 2>&1; then
 else
     run "GPU tests through the library (run_gpu_tests.py --via lib: outputs checked)" \
         "$PYTHON" tests/gpu/run_gpu_tests.py --via lib --lib "$B/libtilec.so"
+fi
+if command -v "$PYTHON" >/dev/null 2>&1 && [ -f "$B/libtilec.so" ]; then
+    run "launch-time specialisation (check_specialize.py: variants and outputs)" \
+        "$PYTHON" tests/gpu/check_specialize.py --lib "$B/libtilec.so"
 fi
 run "every golden kernel through the C API (launched, synchronized)" "$B/tests/lib/lib_golden" --run --skip debug_ops tests/golden/*.flags
 if [ -x "$B/tests/lib/embed_run" ]; then

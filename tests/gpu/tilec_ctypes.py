@@ -52,12 +52,13 @@ class TranslateOptions(Structure):
                 ("arch", c_int),
                 ("grid", c_char_p), ("debug", c_int), ("output", c_int), ("dump", c_char_p),
                 ("command", c_char_p), ("include_dirs", POINTER(c_char_p)), ("num_include_dirs", c_int),
-                ("value", c_char_p), ("report", c_void_p)]
+                ("value", c_char_p), ("report", c_void_p), ("specialize", c_int)]
 
 
 class Param(Structure):
     _fields_ = [("name", c_char_p), ("type", c_char_p), ("kind", c_int), ("bits", c_int),
-                ("divisibility", c_longlong), ("is_constexpr", c_int), ("value", c_char_p)]
+                ("divisibility", c_longlong), ("is_constexpr", c_int), ("value", c_char_p),
+                ("specialize", c_int)]
 
 
 class KernelInfo(Structure):
@@ -173,6 +174,8 @@ class Library:
             "tilec_kernel_destroy": (None, [k_p]),
             "tilec_kernel_get_info": (POINTER(KernelInfo), [k_p]),
             "tilec_launch": (c_int, [k_p, c_void_p, POINTER(c_uint), POINTER(Arg), c_int]),
+            "tilec_kernel_num_variants": (c_int, [k_p]),
+            "tilec_kernel_variant_signature": (c_char_p, [k_p, c_int]),
         }
         for name, (restype, argtypes) in sigs.items():
             fn = getattr(lib, name)
@@ -193,11 +196,13 @@ class Library:
 
 
 def translate_options(filename, source_size, kernel=None, signature=None, defines=None,
-                      num_warps=0, num_stages=0, config=0, arch=0, grid=None, debug=False, include_dirs=None):
+                      num_warps=0, num_stages=0, config=0, arch=0, grid=None, debug=False, include_dirs=None,
+                      specialize=False):
     """A TranslateOptions (its strings kept alive by the structure itself)."""
     o = TranslateOptions(filename=_b(filename), source_size=source_size, kernel=_b(kernel),
                          signature=_b(signature), num_warps=num_warps or 0, num_stages=num_stages or 0,
-                         config=config or 0, arch=arch or 0, grid=_b(grid), debug=int(bool(debug)))
+                         config=config or 0, arch=arch or 0, grid=_b(grid), debug=int(bool(debug)),
+                         specialize=int(bool(specialize)))
     items = list((defines or {}).items())
     if items:
         array = (Define * len(items))(*[Define(_b(k), _b(v)) for k, v in items])
@@ -226,7 +231,8 @@ class TranslationResult:
         if t.status == STATUS_OK:
             info = t.info
             self.params = [dict(name=_s(p.name), type=_s(p.type), kind=p.kind, bits=p.bits,
-                                is_constexpr=bool(p.is_constexpr), value=_s(p.value))
+                                is_constexpr=bool(p.is_constexpr), value=_s(p.value),
+                                specialize=p.specialize)
                            for p in info.params[:info.num_params]]
             self.num_args, self.grid = info.num_args, _s(info.grid)
             self.threads, self.shared_bytes = info.threads_per_block, info.shared_bytes
@@ -348,6 +354,12 @@ class Kernel:
     def runtime_params(self):
         return [(name, typ) for name, typ, const in self.params if not const]
 
+    def variants(self):
+        """The signatures of the variants a specialising kernel has compiled, the given one first."""
+        lib = self.ctx.lib.lib
+        return [_s(lib.tilec_kernel_variant_signature(self.handle, i))
+                for i in range(lib.tilec_kernel_num_variants(self.handle))]
+
     def launch(self, stream, grid, args):
         """tilec_launch.  grid: up to three dimensions, or None for the kernel's grid
         expression; args: Arg values.  Returns "" on success, else the status and message."""
@@ -389,6 +401,10 @@ def self_test(lib):
         runtime = [(p["name"], p["type"]) for p in tr.runtime_params()]
         if runtime != [("X", "*fp32"), ("Y", "*fp32"), ("n", "i32"), ("a", "fp32")]:
             problems.append(f"runtime parameters read as {runtime}")
+        spec = [p["specialize"] for p in tr.runtime_params()]
+        if spec != [0, 0, 3, 0]:
+            problems.append(f"what a specialising launch looks at read as {spec} (X, Y given :16; n an i32; "
+                            f"a a float)")
         if (tr.num_args, tr.grid, tr.threads) != (4, "cdiv(n, BLOCK)", 64):
             problems.append(f"kernel info read as num_args={tr.num_args} grid={tr.grid!r} "
                             f"threads={tr.threads}")

@@ -92,6 +92,72 @@ Test(api_translate, metadata)
     tilec_translation_free(t);
 }
 
+/* What a kernel that specialises at launch looks at: Triton's launcher keys, less what the
+ * signature already fixes and what @triton.jit's lists leave alone. */
+Test(api_translate, what_launch_specialisation_looks_at)
+{
+    static const char src[] =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit(do_not_specialize=['seed', 4], do_not_specialize_on_alignment=('n',))\n"
+        "def k(x_ptr, y_ptr, n, stride, seed, m, w, scale, flag, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + offs * stride, mask=offs < n)\n"
+        "    y = x * scale + seed + m + w\n"
+        "    y = tl.where(flag, y, -y)\n"
+        "    tl.store(y_ptr + offs, y, mask=offs < n)\n";
+    tilec_translate_options o = {.filename = "spec.py",
+                                 .signature = "*fp32, *fp32:16, i32, i64, i32, u32, i32:16, fp32, i1, 128",
+                                 .specialize = 1};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(src, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    const tilec_param *p = t->info.params;
+    const int both = TILEC_SPECIALIZE_ONE | TILEC_SPECIALIZE_DIV16;
+    cr_expect_eq(p[0].specialize, TILEC_SPECIALIZE_DIV16, "x_ptr, a pointer without :16");
+    cr_expect_eq(p[1].specialize, 0, "y_ptr, given :16");
+    cr_expect_eq(p[2].specialize, TILEC_SPECIALIZE_ONE, "n, not on its alignment");
+    cr_expect_eq(p[3].specialize, both, "stride, an i64");
+    cr_expect_eq(p[4].specialize, 0, "seed, do_not_specialize by name and by position");
+    cr_expect_eq(p[5].specialize, both, "m, a u32");
+    cr_expect_eq(p[6].specialize, 0, "w, given :16");
+    cr_expect_eq(p[7].specialize, 0, "scale, a float");
+    cr_expect_eq(p[8].specialize, 0, "flag, a bool");
+    cr_expect_eq(p[9].specialize, 0, "BLOCK, a constexpr");
+    tilec_translation_free(t);
+
+    /* the facts a launch found, in the named form: n == 1 compiled in */
+    o.signature = "x_ptr=*fp32:16, y_ptr=*fp32:16, n=1, stride=i64:16, seed=i32, m=u32, w=i32:16, scale=fp32, "
+                  "flag=i1, BLOCK=128";
+    cr_assert_eq(tilec_translate_source(src, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    cr_expect_eq(t->info.num_args, 8);
+    cr_expect_eq(t->info.params[0].divisibility, 16);
+    cr_expect_eq(t->info.params[2].is_constexpr, 1);
+    cr_expect_str_eq(t->info.params[2].value, "1");
+    cr_expect_eq(t->info.params[3].divisibility, 16);
+    tilec_translation_free(t);
+}
+
+Test(api_translate, unevaluated_jit_lists_specialise_nothing)
+{
+    static const char src[] =
+        "import triton\n"
+        "import triton.language as tl\n"
+        "\n"
+        "@triton.jit(do_not_specialize=LISTS[0])\n"
+        "def k(x_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(x_ptr + offs, 0.0, mask=offs < n)\n";
+    tilec_translate_options o = {.filename = "spec.py", .signature = "*fp32, i32, 128"};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(src, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    cr_expect_eq(t->info.params[0].specialize, 0);
+    cr_expect_eq(t->info.params[1].specialize, 0);
+    cr_expect_not_null(strstr(t->diagnostic_text, "do_not_specialize of @triton.jit is not evaluated"),
+                       "%s", t->diagnostic_text);
+    tilec_translation_free(t);
+}
+
 Test(api_translate, shared_memory_and_defines)
 {
     FILE *f = fopen("examples/softmax.py", "rb");
