@@ -635,19 +635,39 @@ def bench_one(kernel, index, seed, plan):
     vals = {k: (v.clone() if torch.is_tensor(v) else v) for k, v in st.values.items()}
     fns = {"tilec": tilec_runner(kernel, vals, st.grid)}
     note = None
+    lib_variant = None
+    bad = compare_with_triton(kernel, kernel, st)  # the test sizes passed; this one too?
+    if bad:
+        note = f"as written, at this size: {bad}"
     spec_sig = triton_specialised(kernel.case, st.values)
     if spec_sig:
         spec_case = dataclasses.replace(kernel.case, sig=spec_sig)
         so, err = rgt.build_case(spec_case, plan["tilec"], plan["arch"], os.path.join(plan["work"], "spec"))
         if so is None:
-            note = f"specialised build failed: {err.splitlines()[-1]}"
+            note = f"{note + '; ' if note else ''}specialised build failed: {err.splitlines()[-1]}"
         else:
             spec = rgt.Kernel(spec_case, so, use_triton=False)
             bad = compare_with_triton(spec, kernel, st)
             if bad:
-                note = f"specialised build: {bad}"
+                note = f"{note + '; ' if note else ''}specialised build: {bad}"
             else:
                 fns["tilec_spec"] = tilec_runner(spec, vals, st.grid)
+
+    if plan.get("lib"):
+        # the row's signature as written, through libtilec with specialisation at launch
+        rgt.open_library(plan)
+        try:
+            lib_kernel = rgt.Kernel(kernel.case, rgt.LIB_BUILT, use_triton=False, specialize=True)
+            bad = compare_with_triton(lib_kernel, kernel, st)
+        except Exception as e:  # a library error names the kernel; the .so rows still count
+            lib_kernel, bad = None, f"{type(e).__name__}: {str(e).strip().splitlines()[-1] if str(e).strip() else ''}"
+        if bad:
+            note = f"{note + '; ' if note else ''}library, specialised: {bad}"
+        else:
+            fns["tilec_lib"] = lib_kernel.library_runner(vals, st.grid)
+            fns["tilec_lib"]()  # the variant for these values compiled before the timing
+            rgt.synchronize()
+            lib_variant = lib_kernel.lib_kernel.variants()[-1]
 
     names = getattr(kernel.triton_fn, "arg_names", None) or []
     given = {**{p.name: vals[p.name] for p in kernel.runtime}, **kernel.constexprs}
@@ -685,6 +705,8 @@ def bench_one(kernel, index, seed, plan):
     out = {k: sorted(v)[len(v) // 2] for k, v in times.items()}
     if spec_sig:
         out["spec_sig"] = spec_sig
+    if lib_variant is not None:
+        out["lib_variant"] = lib_variant
     if note:
         out["note"] = note
     return out
@@ -858,16 +880,28 @@ def write_bench(path, timed, arch):
              "- correctness: each kernel passed the comparison with Triton at the test sizes first", "",
              "- tilec: the row's signature as written; tilec (Triton's specialisation): the same with every "
              "integer Triton's launcher finds a multiple of 16 at this size declared so (i32:16), "
-             "as Triton compiles it (checked against Triton at this size first)", "",
-             "| kernel | size | tilec ms | tilec (Triton's specialisation) ms | Triton ms | tilec/Triton | "
-             "tilec (specialised)/Triton | Triton/Triton (control) |",
-             "|---|---|---|---|---|---|---|---|"]
+             "as Triton compiles it (checked against Triton at this size first)"]
+    lib = any("tilec_lib" in t for _, _, t in timed)
+    if lib:
+        lines.append("- tilec (library): the row's signature as written, through libtilec (NVRTC) with "
+                     "specialisation at launch (tilec_translate_options.specialize), which compiles the variant "
+                     "for what these arguments show (checked against Triton at this size first); its last "
+                     "column is the variant's added signature entries")
+    lines += ["", "| kernel | size | tilec ms | tilec (Triton's specialisation) ms | Triton ms | tilec/Triton | "
+              "tilec (specialised)/Triton | Triton/Triton (control) |" +
+              (" tilec (library) ms | tilec (library)/Triton | variant |" if lib else ""),
+              "|---|---|---|---|---|---|---|---|" + ("---|---|---|" if lib else "")]
     for name, size, t in timed:
         sp = t.get("tilec_spec")
         sp_ratio = f"{t['triton'] / sp:.3f}" if sp else "—"
-        lines.append(f"| {name} | {size} | {t['tilec']:.4f} | {f'{sp:.4f}' if sp else t.get('note', 'same signature')} | "
-                     f"{t['triton']:.4f} | {t['triton'] / t['tilec']:.3f} | "
-                     f"{sp_ratio} | {t['triton'] / t['control']:.3f} |")
+        line = (f"| {name} | {size} | {t['tilec']:.4f} | {f'{sp:.4f}' if sp else t.get('note', 'same signature')} | "
+                f"{t['triton']:.4f} | {t['triton'] / t['tilec']:.3f} | "
+                f"{sp_ratio} | {t['triton'] / t['control']:.3f} |")
+        if lib:
+            li = t.get("tilec_lib")
+            line += (f" {li:.4f} | {t['triton'] / li:.3f} | `{t.get('lib_variant') or 'as written'}` |" if li
+                     else f" — | — | {t.get('note', '')} |")
+        lines.append(line)
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -889,6 +923,8 @@ def main():
     ap.add_argument("--profile", action="store_true", help="launch tilec's kernel and Triton's once each "
                     "at the --bench size between cudaProfilerStart and cudaProfilerStop, untimed, for a "
                     "profiler run with --profile-from-start off (ncu --profile-from-start off python3 ...)")
+    ap.add_argument("--lib", help="with --bench: also time the row's signature as written through this "
+                    "libtilec.so, specialised at launch (tilec_translate_options.specialize)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:
@@ -927,7 +963,9 @@ def main():
         with open(plan_path, "w") as f:
             json.dump({"case": case.__dict__, "so": so, "index": index, "seed": opts.seed,
                        "bench": bool(opts.bench), "profile": opts.profile, "tilec": os.path.abspath(opts.tilec), "arch": arch,
-                       "work": os.path.join(work, case.name)}, f)
+                       "work": os.path.join(work, case.name),
+                       "lib": os.path.abspath(opts.lib) if opts.lib else None,
+                       "cache": os.path.join(work, "libtilec-cache")}, f)
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", plan_path],
                            capture_output=True, text=True, timeout=1800)
         lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
@@ -943,6 +981,8 @@ def main():
             timed.append((case.name, BENCH[index], t))
             spec = (f"; specialised {t['tilec_spec']:.4f} ms: {t['triton'] / t['tilec_spec']:.3f}x"
                     if "tilec_spec" in t else "")
+            if "tilec_lib" in t:
+                spec += f"; library {t['tilec_lib']:.4f} ms: {t['triton'] / t['tilec_lib']:.3f}x"
             print(f"      time at {BENCH[index]}: tilec {t['tilec']:.4f} ms, Triton {t['triton']:.4f} ms: "
                   f"{t['triton'] / t['tilec']:.3f}x (control {t['triton'] / t['control']:.3f}x){spec}"
                   f"{'; ' + t['note'] if 'note' in t else ''}", flush=True)

@@ -508,14 +508,14 @@ def lib_arch(arch):
     return int(m.group(1))
 
 
-def lib_options(case, arch):
+def lib_options(case, arch, specialize=False):
     """The case's tilec flags as tilec_translate_options (tilec_ctypes.translate_options).
     The translation's architecture is what tilec_kernel_create picks for the compile arch
     (90 on sm_90, else 80) unless the flags name one, so that the parent's translation and
     the worker's are the same text (and the worker's compile a cache hit)."""
     o = dict(filename=case.source, kernel=case.kernel, signature=case.sig,
              defines={k: str(v) for k, v in case.defines.items()}, num_warps=case.num_warps,
-             grid=case.grid, arch=90 if arch == 90 else 80)
+             grid=case.grid, arch=90 if arch == 90 else 80, specialize=specialize)
     flags = list(case.extra_flags)
     while flags:
         flag = flags.pop(0)
@@ -884,7 +884,7 @@ class Kernel:
     so=None (tilec could not translate it): only Triton runs.  so=LIB_BUILT: tilec's kernel
     runs through libtilec (tilec_kernel_create, tilec_launch)."""
 
-    def __init__(self, case, so, use_triton):
+    def __init__(self, case, so, use_triton, specialize=False):
         self.case = case
         self.params = kernel_signature(case)
         self.runtime = [p for p in self.params if p.kind != "const"]
@@ -902,7 +902,7 @@ class Kernel:
         if so == LIB_BUILT:
             with open(os.path.join(ROOT, case.source), "rb") as f:
                 source = f.read()
-            self.lib_kernel = _library.kernel_create(source, lib_options(case, _library_arch),
+            self.lib_kernel = _library.kernel_create(source, lib_options(case, _library_arch, specialize),
                                                      _library_arch)
             self.lib_types = self.lib_kernel.runtime_params()
             if self.lib_types != lib_runtime_types(case):
@@ -964,6 +964,25 @@ class Kernel:
             return f"tilec_launch: {err}"
         synchronize()
         return None
+
+    def library_runner(self, values, grid):
+        """A function that launches the library kernel on these values (no synchronisation,
+        the arguments made once), for timing."""
+        import tilec_ctypes as tc
+        flat = dict(values)
+        for p in self.runtime:
+            flat.update(zip((n for n, _ in runtime_args(p)), runtime_values(p, values[p.name])))
+        args = [tc.arg_for(typ, flat[name].data_ptr() if typ.startswith("*") else flat[name])
+                for name, typ in self.lib_types]
+        stream = torch.cuda.current_stream().cuda_stream
+        dims = None if self.case.grid is not None else grid
+        kernel = self.lib_kernel
+
+        def run():
+            err = kernel.launch(stream, dims, args)
+            if err:
+                raise RuntimeError(f"tilec_launch: {err}")
+        return run
 
     def launch_triton(self, values, grid):
         # by name: a parameter specialised to a value (a stride of 1) may sit
