@@ -158,6 +158,12 @@ typedef struct tilec_translate_options {
     int specialize;          /* tilec_kernel_create only: 1 specialises the kernel at each launch
                                 as Triton's launcher does (see tilec_launch); 0: never.  The
                                 translation functions ignore it. */
+    const char *const *variants; /* --variant: CUDA output also holds the kernel translated with
+                                each of these added to the signature ("n=i32:16, x_ptr=*fp32:16",
+                                "stride=1": facts a launch may find), and NAME_launch picks the
+                                first whose facts hold (most facts first).  Not for
+                                tilec_kernel_create, which launches the kernel itself */
+    int num_variants;        /* at most 16 */
 } tilec_translate_options;
 
 typedef enum tilec_type_kind {

@@ -97,6 +97,98 @@ bool tilec_pass_exists(const char *name)
 #undef PASS_IS
 }
 
+/* ---- --variant ------------------------------------------------------------------- */
+
+/* A variant's entries may only add what a launch can test about a runtime parameter of
+ * the kernel as written: an integer equal to 1 (NAME=1), or an integer or a pointer
+ * divisible by 16 (NAME=TYPE:16, its type unchanged). */
+static void check_facts(Ctx *ctx, const TirFunc *f, const SpecVec *facts, const char *text)
+{
+    for (int i = 0; i < facts->len; i++) {
+        const SpecEntry *e = &facts->data[i];
+        const KernelParam *kp = NULL;
+        for (int k = 0; k < f->params.len && !kp; k++)
+            if (!f->params.data[k].desc_name && !strcmp(f->params.data[k].name, e->name))
+                kp = &f->params.data[k];
+        if (!kp)
+            diag_error(ctx, f->loc, "--variant \"%s\": '%s' is not a parameter of '%s'", text, e->name, f->name);
+        if (!kp->value)
+            diag_error(ctx, f->loc, "--variant \"%s\": '%s' is a constexpr or fixed by the signature; a variant "
+                       "adds facts about runtime parameters", text, e->name);
+        Type t = kp->type;
+        bool integer = t.dtype != DT_PTR && !dtype_is_float(t.dtype) && t.dtype != DT_I1;
+        const char *div16 = arena_printf(&ctx->arena, "%s:16", type_sig_str(&ctx->arena, t));
+        if (integer && !strcmp(e->text, "1"))
+            continue;
+        if ((integer || t.dtype == DT_PTR) && !strcmp(e->text, div16)) {
+            if (kp->div >= 16)
+                diag_error(ctx, f->loc, "--variant \"%s\": '%s' is declared :16 already", text, e->name);
+            continue;
+        }
+        if (integer)
+            diag_error(ctx, f->loc, "--variant \"%s\": '%s' may be %s=1 or %s=%s; a variant adds facts a launch "
+                       "can test, not types or other values", text, e->name, e->name, e->name, div16);
+        if (t.dtype == DT_PTR)
+            diag_error(ctx, f->loc, "--variant \"%s\": '%s' may be %s=%s (16-byte aligned); a variant adds facts "
+                       "a launch can test, not types", text, e->name, e->name, div16);
+        diag_error(ctx, f->loc, "--variant \"%s\": '%s' is %s; a variant only adds facts about integers and "
+                   "pointers", text, e->name, type_sig_str(&ctx->arena, t));
+    }
+}
+
+/* Variant i: the kernel translated again, with its facts after the signature, through the
+ * layouts.  Its notes and warnings are dropped (the kernel as written gave them); an
+ * error in it says which variant it came from. */
+static TirFunc *variant_func(Ctx *ctx, const TranslateOptions *opt, const TirFunc *base, int i)
+{
+    check_facts(ctx, base, &opt->variants[i], opt->variant_text[i]);
+    TranslateOptions vo = *opt;
+    vo.lower.sig = (SpecVec){0};
+    for (int k = 0; k < opt->lower.sig.len; k++)
+        vec_push(&ctx->arena, &vo.lower.sig, opt->lower.sig.data[k]);
+    for (int k = 0; k < opt->variants[i].len; k++)
+        vec_push(&ctx->arena, &vo.lower.sig, opt->variants[i].data[k]); /* named: they override */
+    vo.nvariants = 0;
+    vo.result = NULL;
+    vo.dump = NULL;
+    int ndiags = ctx->diags.len;
+    size_t loglen = ctx->log.len;
+    jmp_buf jb, *outer = ctx->on_error;
+    ctx->on_error = &jb;
+    if (setjmp(jb)) {
+        ctx->on_error = outer;
+        diag_note(ctx, base->loc, "in the variant \"%s\" (--variant)", opt->variant_text[i]);
+        longjmp(*outer, 1);
+    }
+    Pipeline q = {.ctx = ctx, .opt = &vo};
+    pass_tokens(&q);
+    pass_ast(&q);
+    pass_lower(&q);
+    VERIFY(ctx, q.f);
+    pass_simplify(&q);
+    VERIFY(ctx, q.f);
+    pass_axisinfo(&q);
+    pass_layouts(&q);
+    VERIFY(ctx, q.f);
+    /* the launcher encodes the tensor maps once, for whichever kernel it runs */
+    bool same_maps = q.f->tma_maps.len == base->tma_maps.len;
+    for (int k = 0; same_maps && k < base->tma_maps.len; k++) {
+        const TmaMap *a = &base->tma_maps.data[k], *b = &q.f->tma_maps.data[k];
+        same_maps = a->param == b->param && a->box_cols == b->box_cols && a->box_rows == b->box_rows &&
+                    a->swizzle == b->swizzle;
+    }
+    if (!same_maps)
+        diag_error(ctx, base->loc, "--variant \"%s\": this variant copies its tensor descriptors by TMA in other boxes "
+                   "than the kernel as written, and one launcher encodes one set of tensor maps; drop the variant",
+                   opt->variant_text[i]);
+    ctx->on_error = outer;
+    ctx->diags.len = ndiags;
+    ctx->log.len = loglen;
+    if (ctx->log.data)
+        ctx->log.data[loglen] = 0;
+    return q.f;
+}
+
 static void emit_cuda(const Pipeline *p, StrBuf *out)
 {
     const TranslateOptions *opt = p->opt;
@@ -104,6 +196,18 @@ static void emit_cuda(const Pipeline *p, StrBuf *out)
     GridProg grid; /* --grid's errors come before any output */
     tir_grid_compile(p->ctx, p->f, opt->grid, &grid);
     EmitOptions eo = {.command = opt->command, .grid = opt->grid, .grid_prog = &grid, .arch = opt->lower.arch};
+    if (opt->nvariants) {
+        const TirFunc **vs = NEW_ARRAY(&p->ctx->arena, const TirFunc *, opt->nvariants + 1);
+        for (int i = 0; i < opt->nvariants; i++) {
+            TirFunc *v = variant_func(p->ctx, opt, p->f, i);
+            cuda_name_params(p->ctx, v);
+            vs[i] = v;
+        }
+        eo.variants = vs;
+        eo.variant_facts = opt->variants;
+        eo.variant_text = opt->variant_text;
+        eo.nvariants = opt->nvariants;
+    }
     cuda_emit(p->ctx, out, p->f, &eo);
 }
 

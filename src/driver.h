@@ -51,7 +51,13 @@ typedef struct TranslateOptions {
     PtxasReport ptxas;    /* EMIT_HTML: what ptxas said of the kernel (registers < 0: unknown) */
     TirFunc **result;     /* if set, receives the kernel as the last pass run left it (in ctx->arena);
                              the library reads the metadata of a whole translation */
+    /* --variant: EMIT_CUDA also holds the kernel translated with each of these named entries
+     * added to the signature (facts: NAME=1, NAME=TYPE:16), its launcher dispatching */
+    const SpecVec *variants;
+    const char **variant_text; /* each as given, for messages and the header */
+    int nvariants;
 } TranslateOptions;
+
 
 int tilec_translate(Ctx *ctx, const TranslateOptions *opt, StrBuf *out);
 

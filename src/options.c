@@ -155,6 +155,28 @@ const char *options_translate(Arena *a, const tilec_translate_options *o, Transl
         to->ptxas = (PtxasReport){o->report->arch, o->report->registers, o->report->spill_store_bytes,
                                   o->report->spill_load_bytes};
     to->dump = o->dump ? arena_strdup(a, o->dump) : NULL;
+    if (o->num_variants < 0 || o->num_variants > TILEC_MAX_VARIANTS || (o->num_variants && !o->variants))
+        return arena_printf(a, "num_variants must be 0 to %d, with variants not NULL", TILEC_MAX_VARIANTS);
+    if (o->num_variants && (o->output != TILEC_OUTPUT_CUDA || o->dump))
+        return "variants go with CUDA output (they add kernels to the .cu and its launcher)";
+    SpecVec *variants = NEW_ARRAY(a, SpecVec, o->num_variants + 1);
+    to->variants = variants;
+    to->variant_text = NEW_ARRAY(a, const char *, o->num_variants + 1);
+    for (int i = 0; i < o->num_variants; i++) {
+        LowerOptions facts = {0};
+        const char *text = o->variants[i];
+        if (!text || !*text)
+            return arena_printf(a, "variant %d is NULL or empty", i + 1);
+        if (!tilec_parse_signature(a, arena_strdup(a, text), &facts, &err))
+            return arena_printf(a, "variant \"%s\": %s", text, err);
+        for (int k = 0; k < facts.sig.len; k++)
+            if (!facts.sig.data[k].name)
+                return arena_printf(a, "variant \"%s\": each entry names its parameter (n=i32:16, x_ptr=*fp32:16, "
+                                    "stride=1); '%s' does not", text, facts.sig.data[k].text);
+        variants[i] = facts.sig;
+        to->variant_text[i] = arena_strdup(a, text);
+    }
+    to->nvariants = o->num_variants;
     to->grid = o->grid ? arena_strdup(a, o->grid) : NULL;
     to->command = o->command ? arena_strdup(a, o->command) : NULL;
     return NULL;
@@ -289,6 +311,10 @@ static const char *parse_flag(Arena *a, CliOptions *c, const char *f, const char
         vec_push(a, &c->includes, val);
         t->include_dirs = c->includes.data;
         t->num_include_dirs = c->includes.len;
+    } else if (!strcmp(f, "--variant")) {
+        vec_push(a, &c->variants, val); /* checked by options_translate and the lowering */
+        t->variants = c->variants.data;
+        t->num_variants = c->variants.len;
     } else if (!strcmp(f, "-w") || !strcmp(f, "--num-warps")) {
         return flag_int(a, &num_warps_rule, val, &t->num_warps, "");
     } else if (!strcmp(f, "--num-stages")) {
@@ -347,7 +373,7 @@ static const char *parse_flag(Arena *a, CliOptions *c, const char *f, const char
 static bool takes_value(const char *f)
 {
     static const char *const with_value[] = {"-k", "--kernel", "-s", "--signature", "-D", "-I", "-w", "--num-warps",
-                                             "--num-stages", "--min-blocks", "--config", "--arch", "--grid",
+                                             "--num-stages", "--min-blocks", "--config", "--arch", "--grid", "--variant",
                                              "-o", "--emit", "--embed-cubin", "--dump", "--value"};
     for (size_t i = 0; i < ARRAY_LEN(with_value); i++)
         if (!strcmp(f, with_value[i]))
@@ -410,6 +436,9 @@ const char *options_check_outputs(Arena *a, const CliOptions *c)
         return flag_error(a, "--header goes with CUDA output or --embed-cubin, not --emit ptx/cubin/tileir/layouts/html/svg");
     if (c->embed && (c->emit != CLI_CUDA || c->t.dump))
         return flag_error(a, "--embed-cubin writes a C file: it does not combine with --emit or --dump");
+    if (c->t.num_variants && (c->embed || c->t.dump || (c->emit != CLI_CUDA && c->emit != CLI_PTX && c->emit != CLI_CUBIN)))
+        return flag_error(a, "--variant adds kernels to the .cu and its launcher: it goes with CUDA, PTX or cubin "
+                          "output, not --embed-cubin, --emit tileir/layouts/html/svg or --dump");
     if (c->report && !cuda_out)
         return flag_error(a, "--report needs CUDA output or the page (not --emit tileir/layouts/svg or --dump)");
     if (c->emit == CLI_SVG && (!c->t.value || c->t.dump))

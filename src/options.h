@@ -46,6 +46,7 @@ typedef struct CliOptions {
     int narchs;
     Vec(tilec_define) defines;    /* -D NAME=VALUE; t.defines points here */
     Vec(const char *) includes;   /* -I DIR; t.include_dirs points here */
+    Vec(const char *) variants;   /* --variant FACTS; t.variants points here */
 } CliOptions;
 
 /* Reads the n words after the program's name into c, stopping at the first bad one. */

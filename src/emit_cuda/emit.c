@@ -38,34 +38,83 @@ char *fmt(Emitter *E, const char *f, ...)
 }
 
 
-void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
+/* An emitter for f, planned: names, folded values, vector widths, in-place updates. */
+static void plan_emitter(Emitter *E, Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
 {
-    Emitter E = {0};
-    E.ctx = ctx;
-    E.a = &ctx->arena;
-    E.out = out;
-    E.f = f;
-    E.opt = opt;
-    E.vi = NEW_ARRAY(E.a, ValInfo, f->nvalues + 1);
+    *E = (Emitter){0};
+    E->ctx = ctx;
+    E->a = &ctx->arena;
+    E->out = out;
+    E->f = f;
+    E->opt = opt;
+    E->grid = opt->grid_prog;
+    E->vi = NEW_ARRAY(E->a, ValInfo, f->nvalues + 1);
     /* parameter names (cuda_name_params) come first */
-    check_kernel_name(&E, f->name);
+    check_kernel_name(E, f->name);
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];
         if (kp->value) {
-            strmap_put(E.a, &E.names, kp->c_name, 0);
-            E.vi[kp->value->id].name = kp->c_name;
+            strmap_put(E->a, &E->names, kp->c_name, 0);
+            E->vi[kp->value->id].name = kp->c_name;
         }
     }
-    tma_names(&E);
-    record_users(&E, f->body);
-    plan_block(&E, f->body);
-    plan_contractions(&E, f->body);
-    plan_regions(&E, f->body);
-    plan_vector_pointers(&E, f->body);
+    tma_names(E);
+    record_users(E, f->body);
+    plan_block(E, f->body);
+    plan_contractions(E, f->body);
+    plan_regions(E, f->body);
+    plan_vector_pointers(E, f->body);
+}
+
+/* The templates and headers every kernel of the file needs: f's, and its variants'. */
+static void emit_includes_for_all(Emitter *E)
+{
+    const EmitOptions *opt = E->opt;
+    if (!opt->nvariants) {
+        emit_includes(E);
+        return;
+    }
+    TirFunc all = *E->f;
+    for (int i = 0; i < opt->nvariants; i++) {
+        const TirFunc *v = opt->variants[i];
+        all.uses_fp16 |= v->uses_fp16;
+        all.uses_bf16 |= v->uses_bf16;
+        all.uses_fp8 |= v->uses_fp8;
+        all.uses_printf |= v->uses_printf;
+        all.uses_dot |= v->uses_dot;
+        all.uses_wgmma |= v->uses_wgmma;
+        all.uses_flushed_math |= v->uses_flushed_math;
+        all.uses_sort |= v->uses_sort;
+        all.uses_masked_access |= v->uses_masked_access;
+        all.uses_masked_copy |= v->uses_masked_copy;
+    }
+    const TirFunc *f = E->f;
+    E->f = &all;
+    emit_includes(E);
+    E->f = f;
+}
+
+void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
+{
+    Emitter E;
+    plan_emitter(&E, ctx, out, f, opt);
     int threads = 32 * f->num_warps;
-    E.grid = opt->grid_prog;
     emit_header(&E, threads);
-    emit_includes(&E);
+    emit_includes_for_all(&E);
     emit_kernel(&E, threads);
+    /* --variant: each variant's kernel after it, named NAME_v1, NAME_v2, ... */
+    Emitter *vs = NEW_ARRAY(E.a, Emitter, opt->nvariants + 1);
+    for (int i = 0; i < opt->nvariants; i++) {
+        TirFunc *v = NEW(E.a, TirFunc);
+        *v = *opt->variants[i]; /* the emitter only reads it */
+        v->name = arena_printf(E.a, "%s_v%d", f->name, i + 1);
+        plan_emitter(&vs[i], ctx, out, v, opt);
+        emit_variant_comment(&vs[i], i);
+        /* its helpers may have the names of the first kernel's: a namespace of its own */
+        sb_printf(out, "namespace variant%d {\n\n", i + 1);
+        emit_kernel(&vs[i], 32 * v->num_warps);
+        sb_printf(out, "\n} // namespace variant%d\n", i + 1);
+    }
+    E.variants = vs;
     emit_launcher(&E, threads);
 }

@@ -21,6 +21,13 @@ typedef struct EmitOptions {
     const char *grid;      /* --grid expression or NULL, for the comments */
     const GridProg *grid_prog; /* that expression compiled (tir_grid_compile) */
     int arch;              /* 80, 90 */
+    /* --variant: the kernel also translated with each of these facts (named signature
+     * entries, as given in variant_text), printed after it as NAME_v1, NAME_v2, ...; the
+     * launcher takes the first whose facts the arguments meet, most facts first */
+    const TirFunc *const *variants;
+    const SpecVec *variant_facts;
+    const char *const *variant_text;
+    int nvariants;
 } EmitOptions;
 
 /* Before cuda_emit: each runtime parameter's C name (KernelParam.c_name), the

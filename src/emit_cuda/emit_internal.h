@@ -84,6 +84,7 @@ typedef struct Emitter {
         const char *fn;        /* the buffer's index helper */
     } fused;
     const Op *done_store;      /* that store, printed already: emit_op skips it */
+    struct Emitter *variants; /* --variant: the variants' emitters, for the launcher (opt->nvariants) */
 } Emitter;
 
 static inline ValInfo *info(Emitter *E, const Value *v) { return &E->vi[v->id]; }
@@ -245,6 +246,8 @@ void emit_header(Emitter *E, int threads);
 void emit_includes(Emitter *E);
 const char *param_decl(Emitter *E, const KernelParam *kp);
 void emit_kernel(Emitter *E, int threads);
+void emit_variant_comment(Emitter *E, int i); /* the comment above variant i's kernel */
+int variant_order(const EmitOptions *opt, int k); /* the k-th variant NAME_launch tests */
 
 /* tma.c: the TMA path of pipelined rings (sm_90a) */
 void tma_names(Emitter *E);

@@ -144,6 +144,16 @@ void emit_header(Emitter *E, int threads)
                       kp->is_constexpr ? "constexpr" : "specialised");
         }
     }
+    if (E->opt->nvariants) {
+        sb_puts(E->out, "//\n");
+        comment_paragraph(E, fmt(E, "Variants: the same kernel translated again for facts a launch may find; %s_launch "
+                                    "tests them in this order (most facts first) and runs the first that holds, else "
+                                    "%s as written. Each is described above its kernel.", f->name, f->name));
+        for (int k = 0; k < E->opt->nvariants; k++) {
+            int i = variant_order(E->opt, k);
+            sb_printf(E->out, "//   %s_v%d: %s\n", f->name, i + 1, comment_escape(E->a, E->opt->variant_text[i]));
+        }
+    }
     sb_printf(E->out, "//\n// Launch: %d threads per block (%d warps), %d bytes of shared memory%s, grid ", threads,
               f->num_warps, f->smem_bytes, f->smem_bytes > 48 * 1024 ? " (dynamic; the launcher raises the limit)" : "");
     if (E->opt->grid)
@@ -195,6 +205,42 @@ void emit_header(Emitter *E, int threads)
     }
     sb_free(&lay);
     sb_puts(E->out, "\n");
+}
+
+/* The k-th variant the launcher tests: most facts first, then in the order given. */
+int variant_order(const EmitOptions *opt, int k)
+{
+    int order[TILEC_MAX_VARIANTS];
+    int n = opt->nvariants;
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = 1; i < n; i++) /* insertion sort: stable */
+        for (int j = i; j > 0 && opt->variant_facts[order[j]].len > opt->variant_facts[order[j - 1]].len; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    return order[k];
+}
+
+void emit_variant_comment(Emitter *E, int i)
+{
+    const TirFunc *f = E->f;
+    sb_puts(E->out, "\n");
+    comment_paragraph(E, fmt(E, "Variant %d: the kernel above translated again with these facts added to its "
+                                "signature: %s. The launcher runs it when they hold. %d bytes of shared memory.", i + 1,
+                             comment_escape(E->a, E->opt->variant_text[i]), f->smem_bytes));
+    StrBuf lay = {0};
+    tir_print_layouts(&lay, f);
+    if (lay.data)
+        sb_puts(E->out, "// Layouts:\n");
+    for (char *p = lay.data, *nl; p && *p; p = nl + 1) {
+        nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        sb_printf(E->out, "//   %.*s\n", (int)(nl - p), p);
+    }
+    sb_free(&lay);
 }
 
 void emit_includes(Emitter *E)

@@ -3,6 +3,65 @@
  */
 #include "emit_internal.h"
 
+#include <string.h>
+
+/* The launcher's parameter (of the kernel as written, E) that K's parameter kp is. */
+static const KernelParam *launcher_param(const Emitter *E, const KernelParam *kp)
+{
+    for (int i = 0; i < E->f->params.len; i++)
+        if (E->f->params.data[i].value && !strcmp(E->f->params.data[i].name, kp->name))
+            return &E->f->params.data[i];
+    BUG("variant parameter %s is not the kernel's", kp->name);
+}
+
+/* K's launch (the kernel as written, E, or one of E->variants) with the launcher's arguments,
+ * the dynamic shared memory limit raised first where it needs more than 48 KB. */
+static void launch_call(Emitter *E, const Emitter *K, const char *ind)
+{
+    const TirFunc *f = K->f;
+    const char *name = f->name; /* a variant's kernel is in its namespace (cuda_emit) */
+    for (int i = 0; K != E && i < E->opt->nvariants; i++)
+        if (K == &E->variants[i])
+            name = fmt(E, "variant%d::%s", i + 1, f->name);
+    int dyn = f->smem_bytes > 48 * 1024 ? f->smem_bytes : 0;
+    if (dyn) {
+        sb_printf(E->out, "%s// %d bytes of shared memory: above the default 48 KB, so raise the limit first\n", ind, dyn);
+        sb_printf(E->out, "%sconst cudaError_t attr = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d);\n",
+                  ind, name, dyn);
+        sb_printf(E->out, "%sif (attr != cudaSuccess)\n%s    return attr;\n", ind, ind);
+    }
+    sb_printf(E->out, "%s%s<<<grid, %d, %d, stream>>>(", ind, name, 32 * f->num_warps, dyn);
+    int n = 0;
+    for (int i = 0; i < f->params.len; i++) {
+        const KernelParam *kp = &f->params.data[i];
+        if (kp->value)
+            sb_printf(E->out, "%s%s", n++ ? ", " : "", launcher_param(E, kp)->c_name);
+    }
+    for (int i = 0; i < f->tma_maps.len; i++)
+        sb_printf(E->out, "%s%s", n++ ? ", " : "", E->tma_map_names[i]);
+    sb_printf(E->out, ");\n%sreturn cudaGetLastError();\n", ind);
+}
+
+/* `if (facts of variant i hold) {`, with the facts in a comment above. */
+static void emit_variant_test(Emitter *E, int i)
+{
+    const SpecVec *facts = &E->opt->variant_facts[i];
+    sb_printf(E->out, "    // %s_v%d: %s\n    if (", E->f->name, i + 1, comment_escape(E->a, E->opt->variant_text[i]));
+    for (int k = 0; k < facts->len; k++) {
+        KernelParam probe = {.name = facts->data[k].name};
+        const KernelParam *kp = launcher_param(E, &probe);
+        if (k)
+            sb_puts(E->out, " && ");
+        if (!strcmp(facts->data[k].text, "1"))
+            sb_printf(E->out, "%s == 1", kp->c_name);
+        else if (kp->type.dtype == DT_PTR)
+            sb_printf(E->out, "(uintptr_t)%s %% 16 == 0", kp->c_name);
+        else
+            sb_printf(E->out, "%s %% 16 == 0", kp->c_name);
+    }
+    sb_puts(E->out, ") {\n");
+}
+
 void emit_launcher(Emitter *E, int threads)
 {
     const TirFunc *f = E->f;
@@ -32,21 +91,12 @@ void emit_launcher(Emitter *E, int threads)
         sb_puts(E->out, "    const dim3 grid(grid_x, grid_y, grid_z);\n");
     }
     tma_encode(E);
-    int dyn = f->smem_bytes > 48 * 1024 ? f->smem_bytes : 0;
-    if (dyn) {
-        sb_printf(E->out, "    // %d bytes of shared memory: above the default 48 KB, so raise the limit first\n", dyn);
-        sb_printf(E->out, "    const cudaError_t attr = cudaFuncSetAttribute(%s, cudaFuncAttributeMaxDynamicSharedMemorySize, %d);\n",
-                  f->name, dyn);
-        sb_puts(E->out, "    if (attr != cudaSuccess)\n        return attr;\n");
+    for (int k = 0; k < E->opt->nvariants; k++) {
+        int i = variant_order(E->opt, k);
+        emit_variant_test(E, i);
+        launch_call(E, &E->variants[i], "        ");
+        sb_puts(E->out, "    }\n");
     }
-    sb_printf(E->out, "    %s<<<grid, %d, %d, stream>>>(", f->name, threads, dyn);
-    int n = 0;
-    for (int i = 0; i < f->params.len; i++) {
-        const KernelParam *kp = &f->params.data[i];
-        if (kp->value)
-            sb_printf(E->out, "%s%s", n++ ? ", " : "", kp->c_name);
-    }
-    for (int i = 0; i < f->tma_maps.len; i++)
-        sb_printf(E->out, "%s%s", n++ ? ", " : "", E->tma_map_names[i]);
-    sb_puts(E->out, ");\n    return cudaGetLastError();\n}\n#endif\n");
+    launch_call(E, E, "    ");
+    sb_puts(E->out, "}\n#endif\n");
 }

@@ -271,6 +271,7 @@ tilec_status rt_translate_source(const char *source, const tilec_translate_optio
     }
     t->pub.code = t->out.data ? t->out.data : "";
     t->pub.code_size = t->out.len;
+    t->nvariants = to.nvariants;
     if (to.emit == EMIT_CUDA && !to.dump && f) {
         fill_info(t, f, &to);
         if (!compile_grid(t, f)) {

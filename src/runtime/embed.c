@@ -247,6 +247,9 @@ tilec_status tilec_generate_embed(tilec_context *ctx, const tilec_translation *p
     *c_file = *h_file = NULL;
     if (pub->status != TILEC_OK || !pub->info.name)
         return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT, "tilec_generate_embed needs a successful translation to CUDA");
+    if (((const Translation *)pub)->nvariants)
+        return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT, "tilec_generate_embed launches one kernel; this translation has "
+                       "variants, which the .cu's own launcher dispatches (translate without them)");
     for (int i = 0; i < num_bins; i++) {
         const tilec_binary *b = bins[i];
         if (!b || !b->data)

@@ -350,6 +350,9 @@ static tilec_status kernel_create(tilec_context *ctx, const char *source, const 
     if (!source || !out)
         return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT, "tilec_kernel_create: source and out must not be NULL");
     *out = NULL;
+    if (topt && topt->num_variants)
+        return rt_fail(ctx, TILEC_ERROR_INVALID_ARGUMENT, "tilec_kernel_create launches the kernel itself, so it takes "
+                       "no variants (they are for the .cu's launcher); set specialize for variants made at launch");
     tilec_compile_options co = copt ? *copt : (tilec_compile_options){0};
     tilec_translate_options to = topt ? *topt : (tilec_translate_options){0};
     tilec_status s;

@@ -52,6 +52,7 @@ typedef struct Translation {
     const char *const *arg_cname; /* its C name (KernelParam.c_name), for launchers */
     RtTmaMap *tma;        /* the kernel's tensor maps, after its arguments */
     int ntma;
+    int nvariants;        /* tilec_translate_options.num_variants: the .cu holds more kernels */
 } Translation;
 
 /* tilec_translate_source with `facts` (named signature entries, "n=1, x_ptr=*fp32:16";

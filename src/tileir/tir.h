@@ -746,6 +746,9 @@ typedef struct SpecEntry {    /* one signature entry, by parameter */
 
 typedef Vec(SpecEntry) SpecVec;
 
+/* The most --variant flags one translation takes (driver.c, emit_cuda). */
+#define TILEC_MAX_VARIANTS 16
+
 typedef struct LowerOptions {
     const char *kernel;       /* NULL: the one jit function no other jit function calls */
     SpecVec sig;              /* positional and named entries */

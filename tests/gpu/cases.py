@@ -112,6 +112,14 @@ def example_cases():
                           grid="cdiv(n_elements, BLOCK_SIZE)", driver="vector_add", dtype=dt,
                           sizes=list(SIZES_DIV16)))
 
+    # --variant: the signature as written (no hints) and two variants with facts the launcher
+    # tests (all aligned; only n); the sizes take each path (n % 16 == 0 or not)
+    cases.append(Case("vector_add/fp32/B1024/w4/variants", "examples/vector_add.py", "add_kernel",
+                      "*fp32, *fp32, *fp32, i32, 1024", num_warps=4, grid="cdiv(n_elements, BLOCK_SIZE)",
+                      driver="vector_add", dtype="fp32",
+                      extra_flags=["--variant", "x_ptr=*fp32:16, y_ptr=*fp32:16, output_ptr=*fp32:16, n_elements=i32:16",
+                                   "--variant", "n_elements=i32:16"]))
+
     # fused_activation: every ACTIVATION in every element type; the string constexpr given
     # once in -s and once with -D.
     for act in ACTIVATIONS:
@@ -516,6 +524,20 @@ def atomic_and_misc_cases():
                       sizes=[(3, 17, 40, "rand"), (1, 1, 1, "ints"), (1000, 1000, 1003, "rand"),
                              (333, 517, 77, "ints"), (129, 255, 4099, "rand")],
                       feature="dot", opts=dict(a="row", b="row", align=16)))
+    # --variant: matmul_kernel with sizes and strides as plain i32, and a variant for aligned
+    # row-major operands (unit strides compiled in); sizes with M, N or K not a multiple of 16
+    # take the kernel as written, the others the variant
+    for flags in [[], ["--arch", "sm_90"]]:
+        cases.append(Case("matmul/fp16/64x64x32/variants" + ("/sm_90" if flags else ""), "examples/matmul.py",
+                          "matmul_kernel",
+                          "*fp16, *fp16, *fp16, i32, i32, i32, i32, i32, i32, i32, i32, i32, 64, 64, 32, 8",
+                          num_warps=4, num_stages=3, grid="cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)", driver="matmul",
+                          dtype="fp16", feature="dot", opts=dict(a="row", b="row", align=16),
+                          sizes=[(3, 17, 40, "rand"), (64, 64, 64, "ints"), (1000, 1008, 1024, "rand"),
+                                 (333, 517, 77, "ints"), (129, 256, 4096, "rand")],
+                          extra_flags=flags + ["--variant", "a_ptr=*fp16:16, b_ptr=*fp16:16, c_ptr=*fp16:16, "
+                                               "M=i32:16, N=i32:16, K=i32:16, stride_am=i32:16, stride_ak=1, "
+                                               "stride_bk=i32:16, stride_bn=1, stride_cm=i32:16, stride_cn=1"]))
     # the bench's config (bench/bench_lang.py): pipelined through cp.async rings; for sm_90,
     # on wgmma (built for sm_90a)
     for flags in [[], ["--arch", "sm_90"]]:

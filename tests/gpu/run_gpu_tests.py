@@ -525,6 +525,11 @@ def lib_options(case, arch, specialize=False):
         if flag == "-I" and flags:
             o.setdefault("include_dirs", []).append(flags.pop(0))
             continue
+        if flag == "--variant" and flags:
+            # the library launches the kernel itself: its variants are made at launch
+            flags.pop(0)
+            o["specialize"] = True
+            continue
         if flag not in ("--num-stages", "--config", "--arch") or not flags:
             raise ValueError(f"tilec flag {flag!r} has no library option in run_gpu_tests.py")
         value = flags.pop(0)

@@ -12,6 +12,8 @@
 
 #include "tilec.h"
 
+#define TILEC_MAX_VARIANTS_FOR_TEST 16 /* tilec_translate_options.num_variants: at most 16 */
+
 static const char add_py[] =
     "import triton\n"
     "import triton.language as tl\n"
@@ -794,6 +796,59 @@ Test(api_embed, bad_binaries_are_argument_errors)
     cr_assert_eq(tilec_generate_embed(ctx, t, with_null, 1, &c, &h), TILEC_OK, "the first binary alone is fine");
     tilec_free(c);
     tilec_free(h);
+    tilec_translation_free(t);
+    tilec_context_destroy(ctx);
+}
+
+/* --variant through the library: the .cu holds every variant and a dispatching launcher; the
+ * functions that launch one kernel themselves refuse such a translation. */
+Test(api_variants, translated_dispatched_and_refused_where_one_kernel_runs)
+{
+    const char *const variants[] = {"n_elements=i32:16", "x_ptr=*fp32:16, y_ptr=*fp32:16, n_elements=i32:16",
+                                    "n_elements=1"};
+    tilec_translate_options o = {.filename = "add.py", .kernel = "add_kernel",
+                                 .signature = "*fp32, *fp32, *fp32, i32, 1024",
+                                 .grid = "cdiv(n_elements, BLOCK_SIZE)", .variants = variants, .num_variants = 3};
+    tilec_translation *t;
+    cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_OK, "%s", t->diagnostic_text);
+    const char *v1 = strstr(t->code, "namespace variant1"), *v2 = strstr(t->code, "namespace variant2"),
+               *v3 = strstr(t->code, "namespace variant3");
+    cr_assert(v1 && v2 && v3 && v1 < v2 && v2 < v3, "each variant in its namespace, in order");
+    cr_expect_not_null(strstr(t->code, "add_kernel_v3(float *__restrict__ x_ptr, float *__restrict__ y_ptr, "
+                                       "float *__restrict__ output_ptr)"), "n_elements compiled in as 1");
+    /* tested most facts first: variant 2 (3 facts), then 1 and 3 (one each) in the order given */
+    const char *t2 = strstr(t->code, "if ((uintptr_t)x_ptr % 16 == 0 && (uintptr_t)y_ptr % 16 == 0 && "
+                                     "n_elements % 16 == 0) {");
+    const char *t1 = strstr(t->code, "if (n_elements % 16 == 0) {");
+    const char *t3 = strstr(t->code, "if (n_elements == 1) {");
+    cr_assert(t1 && t2 && t3 && t2 < t1 && t1 < t3, "the launcher's tests:\n%s", t->code);
+    cr_expect_not_null(strstr(t3, "variant3::add_kernel_v3<<<grid, 128, 0, stream>>>(x_ptr, y_ptr, output_ptr);"));
+    cr_expect_eq(t->info.num_args, 4, "the metadata is the kernel as written");
+
+    tilec_context *ctx = no_driver_context();
+    const tilec_binary ptx = {.kind = TILEC_BINARY_PTX, .arch = 80, .data = "// PTX", .size = 6};
+    const tilec_binary *bins[] = {&ptx};
+    char *c, *h;
+    cr_expect_eq(tilec_generate_embed(ctx, t, bins, 1, &c, &h), TILEC_ERROR_INVALID_ARGUMENT);
+    cr_expect_not_null(strstr(tilec_context_error(ctx), "has variants"), "%s", tilec_context_error(ctx));
+    tilec_kernel *k = (tilec_kernel *)1;
+    cr_expect_eq(tilec_kernel_create(ctx, add_py, &o, NULL, &k), TILEC_ERROR_INVALID_ARGUMENT);
+    cr_expect_not_null(strstr(tilec_context_error(ctx), "set specialize"), "%s", tilec_context_error(ctx));
+    tilec_translation_free(t);
+
+    o.output = TILEC_OUTPUT_TILEIR;
+    cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_ERROR_INVALID_ARGUMENT);
+    cr_expect_not_null(strstr(t->error, "variants go with CUDA output"), "%s", t->error);
+    tilec_translation_free(t);
+    o.output = TILEC_OUTPUT_CUDA;
+    o.num_variants = TILEC_MAX_VARIANTS_FOR_TEST + 1;
+    cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_ERROR_INVALID_ARGUMENT);
+    tilec_translation_free(t);
+    const char *const bad[] = {"i32:16"};
+    o.variants = bad;
+    o.num_variants = 1;
+    cr_assert_eq(tilec_translate_source(add_py, &o, &t), TILEC_ERROR_INVALID_ARGUMENT);
+    cr_expect_not_null(strstr(t->error, "each entry names its parameter"), "%s", t->error);
     tilec_translation_free(t);
     tilec_context_destroy(ctx);
 }
