@@ -52,7 +52,8 @@ class TranslateOptions(Structure):
                 ("arch", c_int),
                 ("grid", c_char_p), ("debug", c_int), ("output", c_int), ("dump", c_char_p),
                 ("command", c_char_p), ("include_dirs", POINTER(c_char_p)), ("num_include_dirs", c_int),
-                ("value", c_char_p), ("report", c_void_p), ("specialize", c_int)]
+                ("value", c_char_p), ("report", c_void_p), ("specialize", c_int),
+                ("variants", POINTER(c_char_p)), ("num_variants", c_int)]
 
 
 class Param(Structure):
