@@ -717,7 +717,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
     extern __shared__ __align__(1024) unsigned char smem[];  // the arena (dynamic, see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
-    const int warp = tid >> 5;  // warp in the block
+    const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp in the block, the same in every lane
     const int L0_row = (lane >> 3) + (warp << 2);  // L0: this thread's first row; register e is at +e << 5
     const int L1_col = lane << 3;  // L1: this thread's first col; register e is at +e
     const int L1_row = warp;  // L1: this thread's first row; register e is at +e << 3

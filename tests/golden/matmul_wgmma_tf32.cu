@@ -705,7 +705,7 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
     extern __shared__ __align__(1024) unsigned char smem[];  // the arena (dynamic, see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
-    const int warp = tid >> 5;  // warp in the block
+    const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp in the block, the same in every lane
     const int L0_row = (lane >> 3) + (warp << 2);  // L0: this thread's first row; register e is at +e << 5
     const int L1_row = (lane & 7) << 2;  // L1: this thread's first row; register e is at +e
     const int L2_row = warp;  // L2: this thread's first row; register e is at +e << 3

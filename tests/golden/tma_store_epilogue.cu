@@ -957,7 +957,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
     __shared__ __align__(1024) unsigned char smem[32800];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
-    const int warp = tid >> 5;  // warp in the block
+    const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp in the block, the same in every lane
     const int L0_row = (lane >> 2) + (warp << 3);  // L0: this thread's first row; register e is at +e << 5
     const int L0_col = (lane & 3) << 3;  // L0: this thread's first col; register e is at +e
     const int L1_row = (lane >> 3) + (warp << 2);  // L1: this thread's first row; register e is at +e << 4
