@@ -375,12 +375,7 @@ void emit_kernel(Emitter *E, int threads)
         line(E, "const int tid = threadIdx.x;");
     if (uses_lane || uses_lane_body)
         line(E, "const int lane = tid & 31;  // position in the warp");
-    if ((uses_warp || uses_warp_body) && f->uses_wgmma)
-        /* a shuffle from lane 0, as Triton reads the warp index: ptxas then knows every lane
-         * agrees, and keeps the wgmma descriptors made from it in uniform registers (a 128x128x32
-         * matmul on one warpgroup: 0.95x -> 1.00x Triton, with 8 fewer R2UR a K step) */
-        line(E, "const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp in the block, the same in every lane");
-    else if (uses_warp || uses_warp_body)
+    if (uses_warp || uses_warp_body)
         line(E, "const int warp = tid >> 5;  // warp in the block");
     if (pro.data)
         sb_puts(E->out, pro.data);

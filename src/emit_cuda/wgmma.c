@@ -191,7 +191,19 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
             "per K step of %d (rows 64*g + %d*mi), %d K step%s", M, N, M, K, K, N, nm, N, ki, ki, 16 * nw, nk,
          nk > 1 ? "s" : "");
     E->indent++;
-    if (!a_regs)
+    /* The descriptors of A are made from the warpgroup: ptxas keeps them in uniform registers
+     * only when it can tell that every lane has the same one (of warp >> 2 it cannot: it
+     * computed them per thread and moved them with 8 R2UR a K step).  So a matmul's warpgroup
+     * is a constant on one warpgroup and a shuffle from lane 0 on more: a 128x128x32 matmul on
+     * one warpgroup went from 0.95x to 1.00-1.01x Triton.  A chain of dots (attention) keeps
+     * warp >> 2: uniform descriptors made FlashAttention-2 2-3% slower, on one warpgroup and
+     * on two. */
+    if (!a_regs && E->f->num_warps == 4 && !E->f->dot_chain)
+        line(E, "const int warpgroup = 0;  // one warpgroup: the descriptors below are the same in every lane");
+    else if (!a_regs && !E->f->dot_chain)
+        line(E, "const int warpgroup = __shfl_sync(0xffffffffu, warp >> 2, 0);  // the same in every lane, as "
+                "ptxas can then tell: the descriptors below stay in uniform registers");
+    else if (!a_regs)
         line(E, "const int warpgroup = warp >> 2;");
     int nacc = nregs(r);
     line(E, "tilec::wgmma_fence_operands<%d>(%s);  // the accumulators stay put while wgmma owns them", nacc, vname(E, r));

@@ -753,7 +753,7 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
     extern __shared__ __align__(1024) unsigned char smem[];  // the arena (dynamic, see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
-    const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp in the block, the same in every lane
+    const int warp = tid >> 5;  // warp in the block
     const int L0_row = (lane >> 3) + (warp << 2);  // L0: this thread's first row; register e is at +e << 4
     const int L0_col = (lane & 7) << 3;  // L0: this thread's first col; register e is at +e
     const int L1_base = lane + (warp << 5);  // L1: this thread's first element

@@ -721,7 +721,7 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
     extern __shared__ __align__(1024) unsigned char smem[];  // the arena (dynamic, see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
-    const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp in the block, the same in every lane
+    const int warp = tid >> 5;  // warp in the block
     const int L0_row = (lane >> 2) + (warp << 3);  // L0: this thread's first row; register e is at +e << 6
     const int L1_row = (lane & 3) << 4;  // L1: this thread's first row; register e is at +e
     const int L2_row = warp >> 1;  // L2: this thread's first row; register e is at +e << 2
@@ -826,7 +826,7 @@ matmul_kernel(int8_t *__restrict__ a_ptr, int8_t *__restrict__ b_ptr, int32_t *_
             // operand B in slot read_slot of stage1, read by the tl.dot below
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
             {  // 128x256 += 128x64 @ 64x256 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 1 wgmma.m64n256k32 per K step of 32 (rows 64*g + 128*mi), 2 K steps
-                const int warpgroup = warp >> 2;
+                const int warpgroup = __shfl_sync(0xffffffffu, warp >> 2, 0);  // the same in every lane, as ptxas can then tell: the descriptors below stay in uniform registers
                 tilec::wgmma_fence_operands<128>(acc);  // the accumulators stay put while wgmma owns them
                 tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
                 // the descriptors of K step 0 (A: from row 64*warpgroup); a K step or an M tile moves them by its bytes

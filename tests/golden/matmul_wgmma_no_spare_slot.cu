@@ -717,7 +717,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
     extern __shared__ __align__(1024) unsigned char smem[];  // the arena (dynamic, see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
-    const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp in the block, the same in every lane
+    const int warp = tid >> 5;  // warp in the block
     const int L0_row = (lane >> 3) + (warp << 2);  // L0: this thread's first row; register e is at +e << 5
     const int L1_col = lane << 3;  // L1: this thread's first col; register e is at +e
     const int L1_row = warp;  // L1: this thread's first row; register e is at +e << 3
@@ -811,7 +811,7 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
             // operand B in slot read_slot of stage1, read by the tl.dot below
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
             {  // 128x256 += 128x64 @ 64x256 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 1 wgmma.m64n256k16 per K step of 16 (rows 64*g + 128*mi), 4 K steps
-                const int warpgroup = warp >> 2;
+                const int warpgroup = __shfl_sync(0xffffffffu, warp >> 2, 0);  // the same in every lane, as ptxas can then tell: the descriptors below stay in uniform registers
                 tilec::wgmma_fence_operands<128>(acc);  // the accumulators stay put while wgmma owns them
                 tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
                 // the descriptors of K step 0 (A: from row 64*warpgroup); a K step or an M tile moves them by its bytes

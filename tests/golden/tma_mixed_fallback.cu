@@ -786,7 +786,7 @@ tma_mixed_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_
     extern __shared__ __align__(1024) unsigned char smem[];  // the arena (dynamic, see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
-    const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp in the block, the same in every lane
+    const int warp = tid >> 5;  // warp in the block
     const int L1_col = (lane & 15) << 3;  // L1: this thread's first col; register e is at +e
     const int L1_row = (lane >> 4) + (warp << 1);  // L1: this thread's first row; register e is at +e << 3
     const int L0_row = (lane >> 2) + (warp << 3);  // L0: this thread's first row; register e is at +e << 5
@@ -921,7 +921,7 @@ tma_mixed_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_
             // operand B in slot read_slot of stage1, read by the tl.dot below
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
             {  // 128x128 += 128x32 @ 32x128 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 2 wgmma.m64n128k16 per K step of 16 (rows 64*g + 64*mi), 2 K steps
-                const int warpgroup = warp >> 2;
+                const int warpgroup = 0;  // one warpgroup: the descriptors below are the same in every lane
                 tilec::wgmma_fence_operands<128>(acc);  // the accumulators stay put while wgmma owns them
                 tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
                 // the descriptors of K step 0 (A: from row 64*warpgroup); a K step or an M tile moves them by its bytes

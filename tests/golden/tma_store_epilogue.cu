@@ -957,7 +957,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
     __shared__ __align__(1024) unsigned char smem[32800];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
-    const int warp = __shfl_sync(0xffffffffu, tid >> 5, 0);  // warp in the block, the same in every lane
+    const int warp = tid >> 5;  // warp in the block
     const int L0_row = (lane >> 2) + (warp << 3);  // L0: this thread's first row; register e is at +e << 5
     const int L0_col = (lane & 3) << 3;  // L0: this thread's first col; register e is at +e
     const int L1_row = (lane >> 3) + (warp << 2);  // L1: this thread's first row; register e is at +e << 4
@@ -1087,7 +1087,7 @@ desc_matmul_clamp_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
             // operand B in slot read_slot of stage1, read by the tl.dot below
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
             {  // 64x64 += 64x32 @ 32x64 on Hopper tensor cores: warpgroup g (warps 4g..4g+3) issues 1 wgmma.m64n64k16 per K step of 16 (rows 64*g + 64*mi), 2 K steps
-                const int warpgroup = warp >> 2;
+                const int warpgroup = 0;  // one warpgroup: the descriptors below are the same in every lane
                 tilec::wgmma_fence_operands<32>(acc);  // the accumulators stay put while wgmma owns them
                 tilec::wgmma_fence();  // the accumulators' earlier writes before wgmma reads them
                 // the descriptors of K step 0 (A: from row 64*warpgroup); a K step or an M tile moves them by its bytes
