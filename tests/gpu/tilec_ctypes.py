@@ -198,7 +198,7 @@ class Library:
 
 def translate_options(filename, source_size, kernel=None, signature=None, defines=None,
                       num_warps=0, num_stages=0, config=0, arch=0, grid=None, debug=False, include_dirs=None,
-                      specialize=False):
+                      specialize=False, variants=None):
     """A TranslateOptions (its strings kept alive by the structure itself)."""
     o = TranslateOptions(filename=_b(filename), source_size=source_size, kernel=_b(kernel),
                          signature=_b(signature), num_warps=num_warps or 0, num_stages=num_stages or 0,
@@ -210,6 +210,11 @@ def translate_options(filename, source_size, kernel=None, signature=None, define
         o.defines = ctypes.cast(array, POINTER(Define))
         o.num_defines = len(items)
         o._defines_keepalive = array
+    if variants:
+        vs = (c_char_p * len(variants))(*[_b(v) for v in variants])
+        o.variants = ctypes.cast(vs, POINTER(c_char_p))
+        o.num_variants = len(variants)
+        o._variants_keepalive = vs
     if include_dirs:
         dirs = (c_char_p * len(include_dirs))(*[_b(d) for d in include_dirs])
         o.include_dirs = ctypes.cast(dirs, POINTER(c_char_p))
@@ -409,6 +414,12 @@ def self_test(lib):
         if (tr.num_args, tr.grid, tr.threads) != (4, "cdiv(n, BLOCK)", 64):
             problems.append(f"kernel info read as num_args={tr.num_args} grid={tr.grid!r} "
                             f"threads={tr.threads}")
+        # the last fields of the options: a mirror that lacks them leaves the library reading
+        # past the structure (garbage variants, or none)
+        var = ctx.translate(src, **dict(opts, signature="*fp32, *fp32:16, i32, fp32", variants=["n=i32:16"]))
+        if var.status != "TILEC_OK" or "namespace variant1" not in (var.code or "") or \
+                "if (n % 16 == 0) {" not in var.code:
+            problems.append(f"a translation with one variant: {var.status} {var.first_message()}")
         bad = ctx.translate(src, **dict(opts, defines={"BLOCK": "100"}))
         if bad.status != "TILEC_ERROR_INPUT" or not bad.diagnostics or "power-of-two" not in \
                 bad.diagnostic_text:
