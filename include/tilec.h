@@ -267,7 +267,8 @@ typedef struct tilec_binary {
     size_t size;             /* bytes of data (PTX: without the NUL) */
     const char *log;         /* NVRTC's log, "" when empty */
     int from_cache;          /* 1 when the cache supplied it (memory or disk) */
-    /* ptxas's report for cubins (-1 when unknown, e.g. PTX): */
+    /* ptxas's report for cubins (-1 when unknown, e.g. PTX); for a module of several kernels
+     * (CUDA translated with variants) the largest of each figure: */
     int registers;           /* per thread */
     int spill_store_bytes, spill_load_bytes;
     int stack_bytes;         /* stack frame per thread (local memory) */

@@ -166,17 +166,22 @@ tilec_status tilec_nvrtc_version(tilec_context *ctx, int *major, int *minor)
 
 /* ---- ptxas's report -------------------------------------------------------------------- */
 
+/* The largest number written before `what` in the log, -1 when none: a module with several
+ * kernels (a .cu with --variant) has one report each, and the worst is the one that matters. */
 static int number_before(const char *log, const char *what)
 {
-    const char *p = strstr(log, what);
-    if (!p)
-        return -1;
-    while (p > log && p[-1] == ' ')
-        p--;
-    const char *e = p;
-    while (p > log && p[-1] >= '0' && p[-1] <= '9')
-        p--;
-    return p == e ? -1 : atoi(p);
+    int best = -1;
+    for (const char *at = strstr(log, what); at; at = strstr(at + 1, what)) {
+        const char *p = at;
+        while (p > log && p[-1] == ' ')
+            p--;
+        const char *e = p;
+        while (p > log && p[-1] >= '0' && p[-1] <= '9')
+            p--;
+        if (p != e && atoi(p) > best)
+            best = atoi(p);
+    }
+    return best;
 }
 
 void rt_parse_ptxas_report(const char *log, tilec_binary *b)

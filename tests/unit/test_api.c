@@ -800,6 +800,32 @@ Test(api_embed, bad_binaries_are_argument_errors)
     tilec_context_destroy(ctx);
 }
 
+/* ptxas's report of a module with several kernels (a .cu with variants): the worst of each. */
+void rt_parse_ptxas_report(const char *log, tilec_binary *b); /* src/runtime/nvrtc.c */
+
+Test(api_compile, ptxas_report_takes_the_worst_kernel)
+{
+    static const char log[] =
+        "ptxas info    : Compiling entry function 'k_v1' for 'sm_90'\n"
+        "ptxas info    : Function properties for k_v1\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+        "ptxas info    : Used 40 registers, used 1 barriers, 512 bytes smem\n"
+        "ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+        "ptxas info    : Function properties for k\n"
+        "    24 bytes stack frame, 20 bytes spill stores, 16 bytes spill loads\n"
+        "ptxas info    : Used 255 registers, used 1 barriers\n";
+    tilec_binary b = {0};
+    rt_parse_ptxas_report(log, &b);
+    cr_expect_eq(b.registers, 255);
+    cr_expect_eq(b.stack_bytes, 24);
+    cr_expect_eq(b.spill_store_bytes, 20);
+    cr_expect_eq(b.spill_load_bytes, 16);
+    cr_expect_eq(b.static_shared_bytes, 512);
+    rt_parse_ptxas_report("nothing", &b);
+    cr_expect_eq(b.registers, -1);
+    cr_expect_eq(b.spill_store_bytes, -1);
+}
+
 /* --variant through the library: the .cu holds every variant and a dispatching launcher; the
  * functions that launch one kernel themselves refuse such a translation. */
 Test(api_variants, translated_dispatched_and_refused_where_one_kernel_runs)
