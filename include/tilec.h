@@ -160,8 +160,9 @@ typedef struct tilec_translate_options {
                                 translation functions ignore it. */
     const char *const *variants; /* --variant: CUDA output also holds the kernel translated with
                                 each of these added to the signature ("n=i32:16, x_ptr=*fp32:16",
-                                "stride=1": facts a launch may find), and NAME_launch picks the
-                                first whose facts hold (most facts first).  Not for
+                                "stride=1": facts a launch may find; "auto": ":16" on every open
+                                pointer and integer), and NAME_launch picks the first whose facts
+                                hold (most facts first).  Not for
                                 tilec_kernel_create, which launches the kernel itself */
     int num_variants;        /* at most 16 */
 } tilec_translate_options;

@@ -136,6 +136,30 @@ static void check_facts(Ctx *ctx, const TirFunc *f, const SpecVec *facts, const 
     }
 }
 
+/* --variant auto: ":16" for every pointer and integer the signature leaves open (and
+ * @triton.jit's lists do not exclude), the variant that aligned sizes and addresses take. */
+static SpecVec auto_facts(Ctx *ctx, const TirFunc *f, const char **text)
+{
+    SpecVec v = {0};
+    StrBuf sb = {0};
+    for (int i = 0; i < f->params.len; i++) {
+        const KernelParam *kp = &f->params.data[i];
+        Type t = kp->type;
+        bool integer = t.dtype != DT_PTR && !dtype_is_float(t.dtype) && t.dtype != DT_I1;
+        if (!kp->value || kp->desc_name || kp->div >= 16 || kp->no_spec_align || (!integer && t.dtype != DT_PTR))
+            continue;
+        SpecEntry e = {.name = kp->name, .text = arena_printf(&ctx->arena, "%s:16", type_sig_str(&ctx->arena, t))};
+        vec_push(&ctx->arena, &v, e);
+        sb_printf(&sb, "%s%s=%s", sb.len ? ", " : "", e.name, e.text);
+    }
+    if (!v.len)
+        diag_error(ctx, f->loc, "--variant auto: every pointer and integer of '%s' is declared :16 or fixed already, "
+                   "so no fact is left for a variant to add", f->name);
+    *text = arena_strdup(&ctx->arena, sb.data);
+    sb_free(&sb);
+    return v;
+}
+
 /* Variant i: the kernel translated again, with its facts after the signature, through the
  * layouts.  Its notes and warnings are dropped (the kernel as written gave them); an
  * error in it says which variant it came from. */
@@ -197,15 +221,28 @@ static void emit_cuda(const Pipeline *p, StrBuf *out)
     tir_grid_compile(p->ctx, p->f, opt->grid, &grid);
     EmitOptions eo = {.command = opt->command, .grid = opt->grid, .grid_prog = &grid, .arch = opt->lower.arch};
     if (opt->nvariants) {
-        const TirFunc **vs = NEW_ARRAY(&p->ctx->arena, const TirFunc *, opt->nvariants + 1);
+        Arena *a = &p->ctx->arena;
+        const TirFunc **vs = NEW_ARRAY(a, const TirFunc *, opt->nvariants + 1);
+        /* the facts as given, with "auto" made into its entries */
+        TranslateOptions vo = *opt;
+        SpecVec *facts = NEW_ARRAY(a, SpecVec, opt->nvariants + 1);
+        const char **text = NEW_ARRAY(a, const char *, opt->nvariants + 1);
         for (int i = 0; i < opt->nvariants; i++) {
-            TirFunc *v = variant_func(p->ctx, opt, p->f, i);
+            facts[i] = opt->variants[i];
+            text[i] = opt->variant_text[i];
+            if (!strcmp(text[i], "auto"))
+                facts[i] = auto_facts(p->ctx, p->f, &text[i]);
+        }
+        vo.variants = facts;
+        vo.variant_text = text;
+        for (int i = 0; i < opt->nvariants; i++) {
+            TirFunc *v = variant_func(p->ctx, &vo, p->f, i);
             cuda_name_params(p->ctx, v);
             vs[i] = v;
         }
         eo.variants = vs;
-        eo.variant_facts = opt->variants;
-        eo.variant_text = opt->variant_text;
+        eo.variant_facts = facts;
+        eo.variant_text = text;
         eo.nvariants = opt->nvariants;
     }
     cuda_emit(p->ctx, out, p->f, &eo);

@@ -43,6 +43,7 @@ static const char usage[] =
     "      --variant FACTS   also translate with these facts added to the signature; the\n"
     "                        launcher runs the first whose facts hold (repeatable, up to 16):\n"
     "                          --variant \"n=i32:16, x_ptr=*fp32:16\"   --variant \"stride=1\"\n"
+    "                        --variant auto: :16 on every open pointer and integer\n"
     "  -o FILE               write the output to FILE (default, or -o -: standard output)\n"
     "      --emit KIND       cuda (default), tileir (typed IR with analyses), layouts,\n"
     "                        ptx / cubin (compiled in-process by NVRTC for --arch), html (the\n"

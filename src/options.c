@@ -167,6 +167,12 @@ const char *options_translate(Arena *a, const tilec_translate_options *o, Transl
         const char *text = o->variants[i];
         if (!text || !*text)
             return arena_printf(a, "variant %d is NULL or empty", i + 1);
+        if (!strcmp(text, "auto")) { /* every fact a launch can find about the signature's open
+                                       * pointers and integers: made by the driver */
+            variants[i] = facts.sig;
+            to->variant_text[i] = "auto";
+            continue;
+        }
         if (!tilec_parse_signature(a, arena_strdup(a, text), &facts, &err))
             return arena_printf(a, "variant \"%s\": %s", text, err);
         for (int k = 0; k < facts.sig.len; k++)
