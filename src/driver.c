@@ -116,7 +116,7 @@ static void check_facts(Ctx *ctx, const TirFunc *f, const SpecVec *facts, const 
             diag_error(ctx, f->loc, "--variant \"%s\": '%s' is a constexpr or fixed by the signature; a variant "
                        "adds facts about runtime parameters", text, e->name);
         Type t = kp->type;
-        bool integer = t.dtype != DT_PTR && !dtype_is_float(t.dtype) && t.dtype != DT_I1;
+        bool integer = tir_type_is_integer(t);
         const char *div16 = arena_printf(&ctx->arena, "%s:16", type_sig_str(&ctx->arena, t));
         if (integer && !strcmp(e->text, "1"))
             continue;
@@ -144,11 +144,9 @@ static SpecVec auto_facts(Ctx *ctx, const TirFunc *f, const char **text)
     StrBuf sb = {0};
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];
-        Type t = kp->type;
-        bool integer = t.dtype != DT_PTR && !dtype_is_float(t.dtype) && t.dtype != DT_I1;
-        if (!kp->value || kp->desc_name || kp->div >= 16 || kp->no_spec_align || (!integer && t.dtype != DT_PTR))
+        if (!(tir_param_facts(kp) & TIR_FACT_DIV16))
             continue;
-        SpecEntry e = {.name = kp->name, .text = arena_printf(&ctx->arena, "%s:16", type_sig_str(&ctx->arena, t))};
+        SpecEntry e = {.name = kp->name, .text = arena_printf(&ctx->arena, "%s:16", type_sig_str(&ctx->arena, kp->type))};
         vec_push(&ctx->arena, &v, e);
         sb_printf(&sb, "%s%s=%s", sb.len ? ", " : "", e.name, e.text);
     }

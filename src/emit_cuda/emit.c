@@ -75,19 +75,8 @@ static void emit_includes_for_all(Emitter *E)
         return;
     }
     TirFunc all = *E->f;
-    for (int i = 0; i < opt->nvariants; i++) {
-        const TirFunc *v = opt->variants[i];
-        all.uses_fp16 |= v->uses_fp16;
-        all.uses_bf16 |= v->uses_bf16;
-        all.uses_fp8 |= v->uses_fp8;
-        all.uses_printf |= v->uses_printf;
-        all.uses_dot |= v->uses_dot;
-        all.uses_wgmma |= v->uses_wgmma;
-        all.uses_flushed_math |= v->uses_flushed_math;
-        all.uses_sort |= v->uses_sort;
-        all.uses_masked_access |= v->uses_masked_access;
-        all.uses_masked_copy |= v->uses_masked_copy;
-    }
+    for (int i = 0; i < opt->nvariants; i++)
+        tir_uses_merge(&all, opt->variants[i]);
     const TirFunc *f = E->f;
     E->f = &all;
     emit_includes(E);

@@ -5,13 +5,13 @@
 
 #include <string.h>
 
-/* The launcher's parameter (of the kernel as written, E) that K's parameter kp is. */
-static const KernelParam *launcher_param(const Emitter *E, const KernelParam *kp)
+/* The launcher's parameter (a runtime parameter of the kernel as written, E) called name. */
+static const KernelParam *launcher_param(const Emitter *E, const char *name)
 {
     for (int i = 0; i < E->f->params.len; i++)
-        if (E->f->params.data[i].value && !strcmp(E->f->params.data[i].name, kp->name))
+        if (E->f->params.data[i].value && !strcmp(E->f->params.data[i].name, name))
             return &E->f->params.data[i];
-    BUG("variant parameter %s is not the kernel's", kp->name);
+    BUG("variant parameter %s is not the kernel's", name);
 }
 
 /* K's launch (the kernel as written, E, or one of E->variants) with the launcher's arguments,
@@ -35,7 +35,7 @@ static void launch_call(Emitter *E, const Emitter *K, const char *ind)
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];
         if (kp->value)
-            sb_printf(E->out, "%s%s", n++ ? ", " : "", launcher_param(E, kp)->c_name);
+            sb_printf(E->out, "%s%s", n++ ? ", " : "", launcher_param(E, kp->name)->c_name);
     }
     for (int i = 0; i < f->tma_maps.len; i++)
         sb_printf(E->out, "%s%s", n++ ? ", " : "", E->tma_map_names[i]);
@@ -48,8 +48,7 @@ static void emit_variant_test(Emitter *E, int i)
     const SpecVec *facts = &E->opt->variant_facts[i];
     sb_printf(E->out, "    // %s_v%d: %s\n    if (", E->f->name, i + 1, comment_escape(E->a, E->opt->variant_text[i]));
     for (int k = 0; k < facts->len; k++) {
-        KernelParam probe = {.name = facts->data[k].name};
-        const KernelParam *kp = launcher_param(E, &probe);
+        const KernelParam *kp = launcher_param(E, facts->data[k].name);
         if (k)
             sb_puts(E->out, " && ");
         if (!strcmp(facts->data[k].text, "1"))

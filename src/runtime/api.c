@@ -87,6 +87,9 @@ static tilec_type_kind kind_of(DType d)
     return dtype_is_signed(d) ? TILEC_TYPE_INT : TILEC_TYPE_UINT;
 }
 
+_Static_assert(TIR_FACT_ONE == TILEC_SPECIALIZE_ONE && TIR_FACT_DIV16 == TILEC_SPECIALIZE_DIV16,
+               "tilec_param.specialize takes tir_param_facts as it is");
+
 static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *to)
 {
     Arena *a = &t->ctx.arena;
@@ -113,12 +116,7 @@ static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *
             p->kind = kind_of(ty.dtype);
             p->bits = dtype_bits(ty.dtype);
         }
-        if (kp->value && !kp->is_constexpr && kp->div <= 1) {
-            if (p->kind == TILEC_TYPE_POINTER && !kp->no_spec_align)
-                p->specialize = TILEC_SPECIALIZE_DIV16;
-            else if ((p->kind == TILEC_TYPE_INT || p->kind == TILEC_TYPE_UINT) && !kp->no_spec_value)
-                p->specialize = TILEC_SPECIALIZE_ONE | (kp->no_spec_align ? 0 : TILEC_SPECIALIZE_DIV16);
-        }
+        p->specialize = tir_param_facts(kp); /* TIR_FACT_* are TILEC_SPECIALIZE_*, checked below */
         if (kp->value) {
             ctypes[nargs] = ty.dtype == DT_PTR ? arena_printf(a, ty.pointee == DT_PTR ? "%s*" : "%s *", type_pointee_ctype(a, ty))
                                                : dtype_ctype(ty.dtype);

@@ -50,3 +50,31 @@ void tir_summarize(Ctx *ctx, TirFunc *f)
     f->uses_masked_access = f->uses_masked_copy = false;
     summarize_block(f, f->body);
 }
+
+void tir_uses_merge(TirFunc *into, const TirFunc *from)
+{
+    into->uses_fp16 |= from->uses_fp16;
+    into->uses_bf16 |= from->uses_bf16;
+    into->uses_fp8 |= from->uses_fp8;
+    into->uses_printf |= from->uses_printf;
+    into->uses_dot |= from->uses_dot;
+    into->uses_wgmma |= from->uses_wgmma;
+    into->uses_flushed_math |= from->uses_flushed_math;
+    into->uses_sort |= from->uses_sort;
+    into->uses_masked_access |= from->uses_masked_access;
+    into->uses_masked_copy |= from->uses_masked_copy;
+}
+
+int tir_param_facts(const KernelParam *kp)
+{
+    Type t = kp->type;
+    if (!kp->value || kp->desc_name || kp->div >= 16)
+        return 0;
+    if (t.dtype == DT_PTR)
+        return kp->no_spec_align ? 0 : TIR_FACT_DIV16;
+    if (!tir_type_is_integer(t) || kp->no_spec_value)
+        return 0;
+    return TIR_FACT_ONE | (kp->no_spec_align ? 0 : TIR_FACT_DIV16);
+}
+
+bool tir_type_is_integer(Type t) { return t.rank == 0 && dtype_is_int(t.dtype) && t.dtype != DT_I1; }

@@ -786,6 +786,18 @@ void tir_dot_reload(Ctx *ctx, TirFunc *f, bool enabled);
 /* after tir_smem and tir_check_limits, the last: notes the types, printf and flushed
  * math the kernel uses (f->uses_*), so that the emitter only reads the IR */
 void tir_summarize(Ctx *ctx, TirFunc *f);
+/* into uses what from uses too (f->uses_*: a .cu holding both kernels needs both's helpers);
+ * a flag added to TirFunc is added here */
+void tir_uses_merge(TirFunc *into, const TirFunc *from);
+/* What a launch can test of runtime parameter kp, as Triton's launcher keys its arguments:
+ * TIR_FACT_ONE (an integer equal to 1) and TIR_FACT_DIV16 (an integer, or a pointer's
+ * address, that is a multiple of 16), for parameters the signature leaves open, less what
+ * @triton.jit's do_not_specialize lists exclude; 0 for the rest (constexprs, values, ":16",
+ * floats, bools, a tensor descriptor's fields).  The library's specialisation at launch and
+ * --variant auto both follow it. */
+enum { TIR_FACT_ONE = 1, TIR_FACT_DIV16 = 2 };
+int tir_param_facts(const KernelParam *kp);
+bool tir_type_is_integer(Type t); /* a scalar integer type other than i1 */
 void tir_tidy(Ctx *ctx, TirFunc *f);           /* tidy.c: repeated values shared, loop updates last */
 
 /* ---- the launch grid (--grid) ------------------------------------------ */
