@@ -624,18 +624,21 @@ static tilec_status grid_dims(tilec_kernel *k, const unsigned grid[3], const lon
     return TILEC_OK;
 }
 
-static tilec_status launch(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args, int num_args);
+static tilec_status run_converted(tilec_kernel *k, void *stream, const long long dims[3], uint64_t *slots,
+                                  const long long *values);
 
-/* A kernel that specialises at launch: the arguments checked as the kernel as written takes
- * them, then the variant of their key launched (made the first time the key is met). */
+/* A kernel that specialises at launch: the arguments checked and converted as the kernel as
+ * written takes them, the grid from its expression, then the variant of their key launched
+ * (made the first time the key is met) with its arguments picked from them. */
 static tilec_status launch_specialised(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args,
                                        int num_args)
 {
     uint64_t slots[MAX_ARGS];
-    long long values[MAX_ARGS];
+    long long values[MAX_ARGS], dims[3];
+    bool empty;
     tilec_status s = convert_args(k, args, num_args, slots, values);
-    if (s)
-        return s;
+    if (s || (s = grid_dims(k, grid, values, dims, &empty)) || empty)
+        return s ? s : rt_ok(k->ctx);
     Specializer *sp = k->spec;
     unsigned char key[MAX_ARGS];
     spec_key(k, args, key);
@@ -651,16 +654,14 @@ static tilec_status launch_specialised(tilec_kernel *k, void *stream, const unsi
         sp->last = (int)(v - sp->v);
     }
     if (v->k == k)
-        return launch(k, stream, grid, args, num_args);
-    long long dims[3];
-    bool empty;
-    if ((s = grid_dims(k, grid, values, dims, &empty)) || empty)
-        return s ? s : rt_ok(k->ctx);
-    unsigned g[3] = {(unsigned)dims[0], (unsigned)dims[1], (unsigned)dims[2]};
-    tilec_arg sub[MAX_ARGS];
-    for (int j = 0; j < v->k->info.num_args; j++)
-        sub[j] = args[v->from[j]];
-    return launch(v->k, stream, g, sub, v->k->info.num_args);
+        return run_converted(k, stream, dims, slots, values);
+    uint64_t vslots[MAX_ARGS];
+    long long vvalues[MAX_ARGS];
+    for (int j = 0; j < v->k->info.num_args; j++) { /* a variant's arguments have the same types */
+        vslots[j] = slots[v->from[j]];
+        vvalues[j] = values[v->from[j]];
+    }
+    return run_converted(v->k, stream, dims, vslots, vvalues);
 }
 
 tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args, int num_args)
@@ -669,25 +670,26 @@ tilec_status tilec_launch(tilec_kernel *k, void *stream, const unsigned grid[3],
         return TILEC_ERROR_INVALID_ARGUMENT;
     if (k->spec && k->spec->ncand)
         return launch_specialised(k, stream, grid, args, num_args);
-    return launch(k, stream, grid, args, num_args);
+    uint64_t slots[MAX_ARGS];
+    long long values[MAX_ARGS], dims[3];
+    bool empty;
+    tilec_status s = convert_args(k, args, num_args, slots, values);
+    if (s || (s = grid_dims(k, grid, values, dims, &empty)) || empty)
+        return s ? s : rt_ok(k->ctx); /* nothing to do, as the .cu launcher */
+    return run_converted(k, stream, dims, slots, values);
 }
 
-static tilec_status launch(tilec_kernel *k, void *stream, const unsigned grid[3], const tilec_arg *args, int num_args)
+/* k launched on arguments already converted (convert_args) into a grid already computed. */
+static tilec_status run_converted(tilec_kernel *k, void *stream, const long long dims[3], uint64_t *slots,
+                                  const long long *values)
 {
-    uint64_t slots[MAX_ARGS];
+    int num_args = k->info.num_args;
     void *params[MAX_ARGS + MAX_TMA];
-    long long values[MAX_ARGS];
-    tilec_status s = convert_args(k, args, num_args, slots, values);
-    if (s)
-        return s;
     for (int i = 0; i < num_args; i++)
         params[i] = &slots[i];
-    long long dims[3];
-    bool empty;
-    if ((s = grid_dims(k, grid, values, dims, &empty)) || empty)
-        return s ? s : rt_ok(k->ctx); /* nothing to do, as the .cu launcher */
     void *f;
-    if ((s = function_here(k, &f)))
+    tilec_status s = function_here(k, &f);
+    if (s)
         return s;
     /* the tensor maps (the driver is loaded now): 128 bytes each, 64-byte aligned */
     typedef struct { _Alignas(64) unsigned long long opaque[16]; } TensorMap;
