@@ -37,8 +37,8 @@
  * A reset of the accumulator in a branch after the dot becomes the next
  * dot's use flag (fold_acc_reset).  Dots on wgmma may leave a group in
  * flight into the next step, their rings then a slot more, or, where that
- * does not fit, the copies last after a second barrier (wgmma_in_flight,
- * group_may_stay).  A loop is left alone when stage 0 would need a value of
+ * does not fit or would cost a block per SM, the copies last after a second
+ * barrier (wgmma_in_flight, group_may_stay).  A loop is left alone when stage 0 would need a value of
  * the body's other ops, when the rest reads a tile that stage 0 computes
  * ahead (but a prefetched load's), when a carried value stage 0 advances is used after the loop, when
  * the body holds an inner loop, when its branches' exchanges would not fit
@@ -668,6 +668,36 @@ static const DotStage *ring_of(const Pipe *P, const Op *c)
     return NULL;
 }
 
+/* The elements of the body's dot results each thread holds, summed. */
+static long dot_acc_per_thread(const Pipe *P)
+{
+    int threads = P->f->num_warps * 32;
+    long acc = 0;
+    for (int i = 0; i < P->body->ops.len; i++) {
+        const Op *d = P->body->ops.data[i];
+        if (d->kind == OP_DOT)
+            acc += type_numel(d->results[0]->type) / threads;
+    }
+    return acc;
+}
+
+/* Blocks per SM that rings of `slots` slots allow: shared memory, threads
+ * and a floor on registers taken together.  The floor: on mma.sync twice
+ * the dots' accumulators per thread (the operand fragments) and 32 for
+ * addresses and indices; on wgmma, whose operands stay in shared memory,
+ * the accumulators and 64 (a 128x128 fp16 matmul on 4 warps: 180 to 216
+ * registers in tilec's kernels, 216 to 220 in Triton's). */
+static int blocks_per_sm(const Pipe *P, int slots, bool wgmma)
+{
+    int threads = P->f->num_warps * 32;
+    long acc = dot_acc_per_thread(P);
+    long regs = wgmma ? acc + 64 : 2 * acc + 32;
+    long n = 2048 / threads; /* threads per SM */
+    long by_regs = 65536 / (regs * threads), by_smem = tir_smem_limit(P->f->arch) / ring_bytes(P, slots);
+    n = by_regs < n ? by_regs : n;
+    return (int)(by_smem < n ? by_smem : n);
+}
+
 /* May a dot of this loop leave its wgmma group in flight into the next
  * iteration once tir_wgmma has marked it (wgmma.c, defer_wait: attention's
  * p @ v)?  A dot that fits wgmma, whose result only the yield reads, after
@@ -708,15 +738,34 @@ static void set_wgmma_pending(Pipe *P, int n)
     }
 }
 
+/* Will the rings' copies go through TMA (tma_ring): a descriptor's blocks
+ * under sm_90?  Asked before the rings' size is decided. */
+static bool tma_likely(const Pipe *P)
+{
+    if (P->f->arch < 90)
+        return false;
+    for (int i = 0; i < P->loads.len; i++)
+        if (P->loads.data[i]->load.desc_param)
+            return true;
+    return false;
+}
+
 /* The wgmma groups each K step of the loop's wgmma dots leaves in flight:
  * WGMMA_GROUPS_IN_FLIGHT where every such dot only chains its accumulator
  * into the next step's (or a branch reads it), else 0: each step waits for
  * its own group.  The copies of the step ahead must not overwrite the slot a
- * group in flight reads: the rings get the slot more where it fits in
- * shared memory, else they keep S slots and the copies come last, after a
- * barrier that follows every warpgroup's wait for the step before's group
- * (P->hold, Triton's form; pipeline_loop gives up the groups in flight
- * where the copies cannot come last). */
+ * group in flight reads: the rings get the slot more, or they keep S slots
+ * and the copies come last, after a barrier that follows every warpgroup's
+ * wait for the step before's group (P->hold, Triton's form; pipeline_loop
+ * gives up the groups in flight where the copies cannot come last).  S slots
+ * where the spare one does not fit in shared memory, and where it would
+ * cost a block per SM: a 128x128x64 fp16 matmul on 4 warps, 3 stages, has
+ * 96 KB of rings at 3 slots (2 blocks an SM) and 128 KB at 4 (1 block),
+ * 0.86x Triton with the spare slot, 1.00x without (H100, alternating
+ * rounds in one process).  Where the blocks per SM are the same either way
+ * the spare slot stays: 128x128x32 on 4 stages lost 3-5% and 128x256x64 on
+ * 8 warps 1% without it.  Not for TMA rings, which give up the groups in
+ * flight under P->hold. */
 static int wgmma_in_flight(Pipe *P)
 {
     for (int i = 0; i < P->body->ops.len; i++) {
@@ -724,7 +773,9 @@ static int wgmma_in_flight(Pipe *P)
         if (d->kind == OP_DOT && d->dot.wgmma && (d->nargs < 3 || !acc_only_chains(P->body, d)))
             return 0;
     }
-    P->hold = !spare_slot_fits(P, has_branch(P->body) ? largest_exchange(P->body) : 0);
+    P->hold = !spare_slot_fits(P, has_branch(P->body) ? largest_exchange(P->body) : 0) ||
+              (!tma_likely(P) &&
+               blocks_per_sm(P, P->S, true) > blocks_per_sm(P, P->S + WGMMA_GROUPS_IN_FLIGHT, true));
     set_wgmma_pending(P, WGMMA_GROUPS_IN_FLIGHT);
     return WGMMA_GROUPS_IN_FLIGHT;
 }
@@ -992,32 +1043,6 @@ static bool rest_reads_stage0(const Pipe *P, const ValueVec *delayed)
     return false;
 }
 
-/* The elements of the body's dot results each thread holds, summed. */
-static long dot_acc_per_thread(const Pipe *P)
-{
-    int threads = P->f->num_warps * 32;
-    long acc = 0;
-    for (int i = 0; i < P->body->ops.len; i++) {
-        const Op *d = P->body->ops.data[i];
-        if (d->kind == OP_DOT)
-            acc += type_numel(d->results[0]->type) / threads;
-    }
-    return acc;
-}
-
-/* Blocks per SM that rings of `slots` slots allow: shared memory, threads
- * and a floor on registers (twice the dots' accumulators per thread, and 32
- * for addresses and indices) taken together. */
-static int blocks_per_sm(const Pipe *P, int slots)
-{
-    int threads = P->f->num_warps * 32;
-    long regs = 2 * dot_acc_per_thread(P) + 32;
-    long n = 2048 / threads; /* threads per SM */
-    long by_regs = 65536 / (regs * threads), by_smem = tir_smem_limit(P->f->arch) / ring_bytes(P, slots);
-    n = by_regs < n ? by_regs : n;
-    return (int)(by_smem < n ? by_smem : n);
-}
-
 /* A ring of num_stages-1 slots, as Triton's Ampere pipeline keeps: the copies
  * of step i+S-1 go to the slot step i has just read, after the rest of the
  * body and a second barrier.  Worth that barrier where the ring's shared
@@ -1027,7 +1052,7 @@ static int blocks_per_sm(const Pipe *P, int slots)
  * runs a step ahead; the copies come last (copies_late). */
 static bool tight_ring_pays(const Pipe *P)
 {
-    return P->S >= 3 && blocks_per_sm(P, P->S - 1) > blocks_per_sm(P, P->S);
+    return P->S >= 3 && blocks_per_sm(P, P->S - 1, false) > blocks_per_sm(P, P->S, false);
 }
 
 /* Does a ring's copy wait for another load of the step: its address or mask

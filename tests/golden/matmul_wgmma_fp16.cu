@@ -20,13 +20,13 @@
 //   GROUP_M          = 8 (constexpr)
 //   INPUT_PRECISION  = "tf32" (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 131072 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, 128) * cdiv(N, 128))
+// Launch: 128 threads per block (4 warps), 98304 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, 128) * cdiv(N, 128))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:93  local_load, 65536 bytes at 0: operand A of tl.dot, 128 x 64 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   matmul.py:93  local_load, 65536 bytes at 65536: operand B of tl.dot, 64 x 128 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
+//   matmul.py:93  local_load, 49152 bytes at 0: operand A of tl.dot, 128 x 64 fp16 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   matmul.py:93  local_load, 49152 bytes at 49152: operand B of tl.dot, 64 x 128 fp16 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   matmul.py:101  convert_layout, 32768 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle)
@@ -634,7 +634,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 // cut into column blocks of 64 elements (128 bytes), stored one after another, 128 rows x 128 bytes each;
 // in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
 // (1024 bytes, the alignment of every slot).
-// 4 slots of 16384 bytes, one per pipeline stage, at byte 0 of the arena.
+// 3 slots of 16384 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, int row, int col)
 {
     const int block = col / 64, in_block = col % 64;
@@ -648,11 +648,11 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, 
 // cut into column blocks of 64 elements (128 bytes), stored one after another, 64 rows x 128 bytes each;
 // in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
 // (1024 bytes, the alignment of every slot).
-// 4 slots of 16384 bytes, one per pipeline stage, at byte 65536 of the arena.
+// 3 slots of 16384 bytes, one per pipeline stage, at byte 49152 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, int row, int col)
 {
     const int block = col / 64, in_block = col % 64;
-    return reinterpret_cast<__half *>(smem + 65536) + slot * 8192 + block * 4096 + row * 64 +
+    return reinterpret_cast<__half *>(smem + 49152) + slot * 8192 + block * 4096 + row * 64 +
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
 }
 
@@ -791,21 +791,6 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
             // matmul.py:93  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
             tilec::cp_async_wait<1>();  // at most 1 group of copies still in flight
             __syncthreads();
-            // matmul.py:89  for k in range(0, tl.cdiv(K, BLOCK_K)):
-            const int32_t k_ahead_2 = k + (1 * 2);
-            const bool in_range_2 = k_ahead_2 < trips;
-            // matmul.py:91  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
-            // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
-            #pragma unroll
-            for (int e = 0; e < 64; e += 8)
-                tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col), a_ptrs[e / 8], in_range_2 && (ks_2[0] < (K - (k_ahead_2 * 64))));
-            // matmul.py:92  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
-            // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
-            #pragma unroll
-            for (int e = 0; e < 64; e += 8)
-                tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 64))));
-            tilec::cp_async_commit();
-            // matmul.py:93  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
             // operand A in slot read_slot of stage0, read by the tl.dot below
             // operand B in slot read_slot of stage1, read by the tl.dot below
             #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
@@ -854,9 +839,26 @@ matmul_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __half *__
                         tilec::mma_m16n8k16_f16(&acc[4 * (ni + 16 * mi)], &a[4 * (k_step + 4 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
             }
             #endif
+            // every warpgroup's wgmma of the step before is done with its slot (the wait after this step's wgmma): the copies below reuse it
+            __syncthreads();
             // matmul.py:89  for k in range(0, tl.cdiv(K, BLOCK_K)):
-            read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
-            write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);
+            // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
+            const int32_t k_ahead_2 = k + (1 * 2);
+            const bool in_range_2 = k_ahead_2 < trips;
+            // matmul.py:91  a = tl.load(a_ptrs, mask=ks[None, :] < K - k * BLOCK_K, other=0.0)
+            // cp.async into slot write_slot of stage0: 16-byte copies, zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 64; e += 8)
+                tilec::cp_async<16>(stage0(smem, write_slot, L0_row + ((e >> 3) << 4), L0_col), a_ptrs[e / 8], in_range_2 && (ks_2[0] < (K - (k_ahead_2 * 64))));
+            // matmul.py:92  b = tl.load(b_ptrs, mask=ks[:, None] < K - k * BLOCK_K, other=0.0)
+            // cp.async into slot write_slot of stage1: 16-byte copies, zero-filled where masked or past the loop's end
+            #pragma unroll
+            for (int e = 0; e < 64; e += 8)
+                tilec::cp_async<16>(stage1(smem, write_slot, L1_row + ((e >> 3) << 3), L1_col), b_ptrs[e / 8], in_range_2 && (ks[(e >> 3)] < (K - (k_ahead_2 * 64))));
+            tilec::cp_async_commit();
+            // matmul.py:89  for k in range(0, tl.cdiv(K, BLOCK_K)):
+            read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
+            write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
             // matmul.py:94  a_ptrs += BLOCK_K * stride_ak
             #pragma unroll
             for (int e = 0; e < 64; e += 8)
@@ -922,11 +924,11 @@ extern "C" cudaError_t matmul_kernel_launch(cudaStream_t stream, __half *__restr
     if (gx > 2147483647ll)
         return cudaErrorInvalidValue; // beyond the device's grid limits
     const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);
-    // 131072 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072);
+    // 98304 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);
     if (attr != cudaSuccess)
         return attr;
-    matmul_kernel<<<grid, 128, 131072, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm);
+    matmul_kernel<<<grid, 128, 98304, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm);
     return cudaGetLastError();
 }
 #endif

@@ -20,13 +20,13 @@
 //   GROUP_M          = 8 (constexpr)
 //   INPUT_PRECISION  = "tf32" (constexpr)
 //
-// Launch: 256 threads per block (8 warps), 131072 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, 128) * cdiv(N, 128))
+// Launch: 256 threads per block (8 warps), 98304 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, 128) * cdiv(N, 128))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:93  local_load, 65536 bytes at 0: operand A of tl.dot, 128 x 32 fp32 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   matmul.py:93  local_load, 65536 bytes at 65536: operand B of tl.dot, 128 x 32 fp32 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   matmul.py:93  local_load, 49152 bytes at 0: operand A of tl.dot, 128 x 32 fp32 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   matmul.py:93  local_load, 49152 bytes at 49152: operand B of tl.dot, 128 x 32 fp32 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
 //   matmul.py:101  convert_layout, 69600 bytes at 0: the tile changing layout (L3 -> L2), row-major,
 //       then 8 padding elements after every 128;
 //       no bank conflicts on the write or the read (counted statically; 1536 extra wavefronts without the padding)
@@ -638,7 +638,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 // cut into column blocks of 32 elements (128 bytes), stored one after another, 128 rows x 128 bytes each;
 // in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
 // (1024 bytes, the alignment of every slot).
-// 4 slots of 16384 bytes, one per pipeline stage, at byte 0 of the arena.
+// 3 slots of 16384 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ float *stage0(unsigned char *smem, int slot, int row, int col)
 {
     const int block = col / 32, in_block = col % 32;
@@ -652,11 +652,11 @@ static __device__ __forceinline__ float *stage0(unsigned char *smem, int slot, i
 // cut into column blocks of 32 elements (128 bytes), stored one after another, 128 rows x 128 bytes each;
 // in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
 // (1024 bytes, the alignment of every slot).
-// 4 slots of 16384 bytes, one per pipeline stage, at byte 65536 of the arena.
+// 3 slots of 16384 bytes, one per pipeline stage, at byte 49152 of the arena.
 static __device__ __forceinline__ float *stage1(unsigned char *smem, int slot, int row, int col)
 {
     const int block = col / 32, in_block = col % 32;
-    return reinterpret_cast<float *>(smem + 65536) + slot * 4096 + block * 4096 + row * 32 +
+    return reinterpret_cast<float *>(smem + 49152) + slot * 4096 + block * 4096 + row * 32 +
            ((in_block / 4) ^ ((row / 1) % 8)) * 4 + in_block % 4;
 }
 
@@ -839,6 +839,8 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
                         tilec::mma_m16n8k8_tf32(&acc[4 * (ni + 16 * mi)], &a[4 * (k_step + 4 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
             }
             #endif
+            // every warpgroup's wgmma of the step before is done with its slot (the wait after this step's wgmma): the copies below reuse it
+            __syncthreads();
             // matmul.py:89  for k in range(0, tl.cdiv(K, BLOCK_K)):
             // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
             const int32_t k_ahead_2 = k + (1 * 2);
@@ -855,8 +857,8 @@ matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__res
                 tilec::cp_async<16>(stage1(smem, write_slot, L0_row + ((e >> 2) << 5), L1_row), b_ptrs[e / 4], in_range_2 && (ks[0] < (K - (k_ahead_2 * 32))));
             tilec::cp_async_commit();
             // matmul.py:89  for k in range(0, tl.cdiv(K, BLOCK_K)):
-            read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
-            write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);
+            read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
+            write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
             // matmul.py:94  a_ptrs += BLOCK_K * stride_ak
             #pragma unroll
             for (int e = 0; e < 16; e += 4)
@@ -917,11 +919,11 @@ extern "C" cudaError_t matmul_kernel_launch(cudaStream_t stream, float *__restri
     if (gx > 2147483647ll)
         return cudaErrorInvalidValue; // beyond the device's grid limits
     const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);
-    // 131072 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072);
+    // 98304 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(matmul_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);
     if (attr != cudaSuccess)
         return attr;
-    matmul_kernel<<<grid, 256, 131072, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride_cm);
+    matmul_kernel<<<grid, 256, 98304, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bn, stride_cm);
     return cudaGetLastError();
 }
 #endif
