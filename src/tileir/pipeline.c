@@ -37,7 +37,7 @@
  * A reset of the accumulator in a branch after the dot becomes the next
  * dot's use flag (fold_acc_reset).  Dots on wgmma may leave a group in
  * flight into the next step, their rings then a slot more, or, where that
- * does not fit or would cost a block per SM, the copies last after a second
+ * does not fit or would leave one block an SM, the copies last after a second
  * barrier (wgmma_in_flight, group_may_stay).  A loop is left alone when stage 0 would need a value of
  * the body's other ops, when the rest reads a tile that stage 0 computes
  * ahead (but a prefetched load's), when a carried value stage 0 advances is used after the loop, when
@@ -759,12 +759,14 @@ static bool tma_likely(const Pipe *P)
  * wait for the step before's group (P->hold, Triton's form; pipeline_loop
  * gives up the groups in flight where the copies cannot come last).  S slots
  * where the spare one does not fit in shared memory, and where it would
- * cost a block per SM: a 128x128x64 fp16 matmul on 4 warps, 3 stages, has
- * 96 KB of rings at 3 slots (2 blocks an SM) and 128 KB at 4 (1 block),
- * 0.86x Triton with the spare slot, 1.00x without (H100, alternating
- * rounds in one process).  Where the blocks per SM are the same either way
- * the spare slot stays: 128x128x32 on 4 stages lost 3-5% and 128x256x64 on
- * 8 warps 1% without it.  Not for TMA rings, which give up the groups in
+ * leave a single block on an SM that S slots share with another: a
+ * 128x128x64 matmul on 4 warps, 3 stages, has 96 KB of rings at 3 slots
+ * (2 blocks an SM) and 128 KB at 4 (1 block): fp16 0.86x Triton with the
+ * spare slot, 1.00x without; bf16 0.87x against 1.04x (H100, alternating
+ * rounds in one process).  Elsewhere the spare slot stays: 64x128x64 on 4
+ * warps went from 2 blocks to 3 without it and from 1.06x to 0.96x;
+ * 128x128x32 on 4 stages (2 blocks either way) lost 3-5%, 128x256x64 on 8
+ * warps (1 block) 1%.  Not for TMA rings, which give up the groups in
  * flight under P->hold. */
 static int wgmma_in_flight(Pipe *P)
 {
@@ -774,8 +776,8 @@ static int wgmma_in_flight(Pipe *P)
             return 0;
     }
     P->hold = !spare_slot_fits(P, has_branch(P->body) ? largest_exchange(P->body) : 0) ||
-              (!tma_likely(P) &&
-               blocks_per_sm(P, P->S, true) > blocks_per_sm(P, P->S + WGMMA_GROUPS_IN_FLIGHT, true));
+              (!tma_likely(P) && blocks_per_sm(P, P->S + WGMMA_GROUPS_IN_FLIGHT, true) == 1 &&
+               blocks_per_sm(P, P->S, true) >= 2);
     set_wgmma_pending(P, WGMMA_GROUPS_IN_FLIGHT);
     return WGMMA_GROUPS_IN_FLIGHT;
 }

@@ -21,13 +21,13 @@
 //   GROUP_M          = 8 (constexpr)
 //   ACTIVATION       = "leaky_relu" (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 73728 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))
+// Launch: 128 threads per block (4 warps), 98304 bytes of shared memory (dynamic; the launcher raises the limit), grid (cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:267  local_load, 24576 bytes at 49152: operand A of tl.dot, 64 x 64 fp16 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   matmul.py:267  local_load, 49152 bytes at 0: operand B of tl.dot, 64 x 128 fp16 in 3 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
+//   matmul.py:267  local_load, 32768 bytes at 65536: operand A of tl.dot, 64 x 64 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   matmul.py:267  local_load, 65536 bytes at 0: operand B of tl.dot, 64 x 128 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   matmul.py:272  convert_layout, 512 bytes at 16384: the tile changing layout (L2 -> L6), row-major;
 //       no bank conflicts on the write or the read (counted statically)
 //   matmul.py:281  convert_layout, 16384 bytes at 0: the tile changing layout (L3 -> L1), row-major,
@@ -729,11 +729,11 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 // cut into column blocks of 64 elements (128 bytes), stored one after another, 64 rows x 128 bytes each;
 // in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
 // (1024 bytes, the alignment of every slot).
-// 3 slots of 8192 bytes, one per pipeline stage, at byte 49152 of the arena.
+// 4 slots of 8192 bytes, one per pipeline stage, at byte 65536 of the arena.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, int row, int col)
 {
     const int block = col / 64, in_block = col % 64;
-    return reinterpret_cast<__half *>(smem + 49152) + slot * 4096 + block * 4096 + row * 64 +
+    return reinterpret_cast<__half *>(smem + 65536) + slot * 4096 + block * 4096 + row * 64 +
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
 }
 
@@ -743,7 +743,7 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, 
 // cut into column blocks of 64 elements (128 bytes), stored one after another, 64 rows x 128 bytes each;
 // in row r of a block, 16-byte chunk c is stored at chunk c ^ ((r / 1) % 8), a pattern of 8 rows
 // (1024 bytes, the alignment of every slot).
-// 3 slots of 16384 bytes, one per pipeline stage, at byte 0 of the arena.
+// 4 slots of 16384 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, int row, int col)
 {
     const int block = col / 64, in_block = col % 64;
@@ -985,8 +985,6 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
                         tilec::mma_m16n8k16_f16(&acc[4 * (ni + 16 * mi)], &a[4 * (k_step + 4 * mi)], &b[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
             }
             #endif
-            // every warpgroup's wgmma of the step before is done with its slot (the wait after this step's wgmma): the copies below reuse it
-            __syncthreads();
             // matmul.py:263  for k in range(0, K, BLOCK_K):
             // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
             const int32_t k_ahead_2 = k + (64 * 2);
@@ -1031,8 +1029,8 @@ matmul_bias_act_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, _
             }
             tilec::cp_async_commit();
             // matmul.py:263  for k in range(0, K, BLOCK_K):
-            read_slot = ((read_slot + 1) == 3) ? 0 : (read_slot + 1);
-            write_slot = ((write_slot + 1) == 3) ? 0 : (write_slot + 1);
+            read_slot = ((read_slot + 1) == 4) ? 0 : (read_slot + 1);
+            write_slot = ((write_slot + 1) == 4) ? 0 : (write_slot + 1);
             // matmul.py:268  a_ptrs += BLOCK_K * stride_ak
             #pragma unroll
             for (int e = 0; e < 32; e += 8)
@@ -1123,11 +1121,11 @@ extern "C" cudaError_t matmul_bias_act_kernel_launch(cudaStream_t stream, __half
     if (gx > 2147483647ll)
         return cudaErrorInvalidValue; // beyond the device's grid limits
     const dim3 grid((unsigned)gx, (unsigned)gy, (unsigned)gz);
-    // 73728 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(matmul_bias_act_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 73728);
+    // 98304 bytes of shared memory: above the default 48 KB, so raise the limit first
+    const cudaError_t attr = cudaFuncSetAttribute(matmul_bias_act_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);
     if (attr != cudaSuccess)
         return attr;
-    matmul_bias_act_kernel<<<grid, 128, 73728, stream>>>(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm);
+    matmul_bias_act_kernel<<<grid, 128, 98304, stream>>>(a_ptr, b_ptr, bias_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm);
     return cudaGetLastError();
 }
 #endif
