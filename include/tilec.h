@@ -50,7 +50,7 @@ extern "C" {
 #define TILEC_API
 #endif
 
-#define TILEC_VERSION_STRING "0.1.0"
+#define TILEC_VERSION_STRING "0.2.0"
 
 /* ---- status codes ---------------------------------------------------------------------- */
 
@@ -71,7 +71,7 @@ typedef enum tilec_status {
 
 /* "TILEC_ERROR_COMPILE" etc. */
 TILEC_API const char *tilec_status_name(tilec_status s);
-/* The library's version, "0.1.0". */
+/* The library's version, "0.2.0" (TILEC_VERSION_STRING of this header). */
 TILEC_API const char *tilec_version(void);
 /* Frees a string returned by the library (tilec_generate_embed). */
 TILEC_API void tilec_free(void *p);

@@ -12,8 +12,11 @@
 
 RT_SRCS  := $(wildcard src/runtime/*.c)
 RT_OBJS  := $(RT_SRCS:%.c=$(B)/%.o)
-LIB_VERSION := 0.1.0
-LIB_SOVERSION := 0
+# The soname carries the major and minor version while the major is 0: a minor release may
+# change the API's structs (docs/LIBRARY.md, "Versions"), so an application built against one
+# must not load another.
+LIB_VERSION := 0.2.0
+LIB_SOVERSION := 0.2
 
 # Position-independent objects so the same ones make libtilec.a and libtilec.so; only the
 # functions marked TILEC_API in include/tilec.h are exported from the .so.

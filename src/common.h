@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TILEC_VERSION "0.1.0"
+#define TILEC_VERSION "0.2.0"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -23,7 +23,7 @@ STATUS_OK = 0
 STATUS_INPUT = 2                 # TILEC_ERROR_INPUT: the kernel or its specialisation
 TYPE_POINTER, TYPE_INT, TYPE_UINT, TYPE_FLOAT, TYPE_BOOL = range(5)
 BINARY_CUBIN = 0
-HEADER_VERSION = "0.1.0"         # TILEC_VERSION_STRING of the header mirrored here
+HEADER_VERSION = "0.2.0"         # TILEC_VERSION_STRING of the header mirrored here
 
 
 class LibError(Exception):

@@ -141,7 +141,7 @@ if command -v pkg-config >/dev/null 2>&1; then
         PKG_CONFIG_PATH=$tmp/prefix/lib/pkgconfig &&  export PKG_CONFIG_PATH &&
         $CC -std=c11 -Wall -Werror -o $tmp/host_so examples/host/host.c \$(pkg-config --cflags --libs tilec) -lm \
             -Wl,-rpath,$tmp/prefix/lib &&
-        ldd $tmp/host_so | grep -q 'libtilec.so.0 => $tmp/prefix/lib' && $tmp/host_so --allow-no-gpu &&
+        ldd $tmp/host_so | grep -q 'libtilec.so.0.2 => $tmp/prefix/lib' && $tmp/host_so --allow-no-gpu &&
         [ -x $tmp/prefix/bin/tilec ] && [ -f $tmp/prefix/include/tilec.h ] && [ -f $tmp/prefix/lib/libtilec.a ]"
     # An application may use any name tilec uses inside: the installed archive exports only
     # the tilec_* API (mk/lib.mk makes the rest local).
