@@ -39,6 +39,20 @@ static void comment_paragraph(Emitter *E, const char *text)
     sb_putc(E->out, '\n');
 }
 
+/* " in N pipeline slots", and why N where it is not num_stages: one more for the wgmma group a
+ * step leaves in flight (pipeline.c, wgmma_in_flight), one fewer where the copies reuse the
+ * slot the step has just read (tight_ring_pays). */
+static const char *slots_text(Emitter *E, const DotStage *st)
+{
+    if (st->nslots <= 1)
+        return "";
+    int S = E->f->num_stages;
+    const char *why = st->nslots == S + 1 ? fmt(E, " (num_stages %d and one for the wgmma group a step leaves in flight)", S)
+                      : st->nslots == S - 1 ? fmt(E, " (num_stages %d less one: the copies reuse the slot a step has read)", S)
+                                            : "";
+    return fmt(E, " in %d pipeline slots%s", st->nslots, why);
+}
+
 static void describe_smem(Emitter *E, const Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -84,7 +98,7 @@ static void describe_smem(Emitter *E, const Block *b)
                           st->swz.max_phase);
                 sb_printf(E->out, "operand %c of tl.dot, %s%d x %d %s%s, %s, %sread %s%s\n", st->op_idx ? 'B' : 'A',
                           st->batch > 1 ? fmt(E, "%d batches (one tile after another) of ", st->batch) : "", st->rows,
-                          st->cols, dtype_name(st->dtype), st->nslots > 1 ? fmt(E, " in %d pipeline slots", st->nslots) : "",
+                          st->cols, dtype_name(st->dtype), slots_text(E, st),
                           storage, op->kind == OP_LOCAL_ALLOC ? "written before its loop, " : "",
                           st->ldmatrix ? fmt(E, "%swith ldmatrix%s", st->nvmma ? "by wgmma (sm_90a) or " : "",
                                              st->trans ? ".trans" : "")

@@ -26,8 +26,8 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:267  local_load, 32768 bytes at 65536: operand A of tl.dot, 64 x 64 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   matmul.py:267  local_load, 65536 bytes at 0: operand B of tl.dot, 64 x 128 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
+//   matmul.py:267  local_load, 32768 bytes at 65536: operand A of tl.dot, 64 x 64 fp16 in 4 pipeline slots (num_stages 3 and one for the wgmma group a step leaves in flight), NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   matmul.py:267  local_load, 65536 bytes at 0: operand B of tl.dot, 64 x 128 fp16 in 4 pipeline slots (num_stages 3 and one for the wgmma group a step leaves in flight), NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   matmul.py:272  convert_layout, 512 bytes at 16384: the tile changing layout (L2 -> L6), row-major;
 //       no bank conflicts on the write or the read (counted statically)
 //   matmul.py:281  convert_layout, 16384 bytes at 0: the tile changing layout (L3 -> L1), row-major,

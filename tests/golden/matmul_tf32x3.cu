@@ -25,8 +25,8 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:93  local_load, 16384 bytes at 18432: operand A of tl.dot, 64 x 32 fp32 in 2 pipeline slots, swizzled (vec 4, perPhase 1, maxPhase 8), read with ldmatrix
-//   matmul.py:93  local_load, 18432 bytes at 0: operand B of tl.dot, 32 x 64 fp32 in 2 pipeline slots, padded (32 bytes after every 1 row), read element by element
+//   matmul.py:93  local_load, 16384 bytes at 18432: operand A of tl.dot, 64 x 32 fp32 in 2 pipeline slots (num_stages 3 less one: the copies reuse the slot a step has read), swizzled (vec 4, perPhase 1, maxPhase 8), read with ldmatrix
+//   matmul.py:93  local_load, 18432 bytes at 0: operand B of tl.dot, 32 x 64 fp32 in 2 pipeline slots (num_stages 3 less one: the copies reuse the slot a step has read), padded (32 bytes after every 1 row), read element by element
 //   matmul.py:101  convert_layout, 17400 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
 //       then 2 padding elements after every 32;

@@ -25,8 +25,8 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:93  local_load, 40960 bytes at 0: operand A of tl.dot, 128 x 32 bf16 in 5 pipeline slots, NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   matmul.py:93  local_load, 40960 bytes at 40960: operand B of tl.dot, 32 x 128 bf16 in 5 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
+//   matmul.py:93  local_load, 40960 bytes at 0: operand A of tl.dot, 128 x 32 bf16 in 5 pipeline slots (num_stages 4 and one for the wgmma group a step leaves in flight), NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   matmul.py:93  local_load, 40960 bytes at 40960: operand B of tl.dot, 32 x 128 bf16 in 5 pipeline slots (num_stages 4 and one for the wgmma group a step leaves in flight), NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   matmul.py:101  convert_layout, 32768 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle)

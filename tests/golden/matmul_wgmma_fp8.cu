@@ -25,8 +25,8 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:93  local_load, 32768 bytes at 0: operand A of tl.dot, 128 x 64 fp8e4nv in 4 pipeline slots, NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   matmul.py:93  local_load, 32768 bytes at 32768: operand B of tl.dot, 128 x 64 fp8e5 in 4 pipeline slots, NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   matmul.py:93  local_load, 32768 bytes at 0: operand A of tl.dot, 128 x 64 fp8e4nv in 4 pipeline slots (num_stages 3 and one for the wgmma group a step leaves in flight), NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   matmul.py:93  local_load, 32768 bytes at 32768: operand B of tl.dot, 128 x 64 fp8e5 in 4 pipeline slots (num_stages 3 and one for the wgmma group a step leaves in flight), NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
 //   matmul.py:101  convert_layout, 69600 bytes at 0: the tile changing layout (L3 -> L2), row-major,
 //       then 8 padding elements after every 128;
 //       no bank conflicts on the write or the read (counted statically; 1536 extra wavefronts without the padding)

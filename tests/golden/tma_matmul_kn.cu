@@ -28,8 +28,8 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   tma_matmul_kn.py:20  local_load, 32768 bytes at 0: operand A of tl.dot, 128 x 32 fp16 in 4 pipeline slots, NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   tma_matmul_kn.py:20  local_load, 32768 bytes at 32768: operand B of tl.dot, 32 x 128 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
+//   tma_matmul_kn.py:20  local_load, 32768 bytes at 0: operand A of tl.dot, 128 x 32 fp16 in 4 pipeline slots (num_stages 3 and one for the wgmma group a step leaves in flight), NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   tma_matmul_kn.py:20  local_load, 32768 bytes at 32768: operand B of tl.dot, 32 x 128 fp16 in 4 pipeline slots (num_stages 3 and one for the wgmma group a step leaves in flight), NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   tma_matmul_kn.py:23  convert_layout, 32768 bytes at 0: the tile changing layout (L3 -> L2), row-major,
 //       columns swizzled in each row of 128 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 1792 extra wavefronts without the swizzle)

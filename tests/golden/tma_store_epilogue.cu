@@ -32,8 +32,8 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   tma_store.py:28  local_load, 16384 bytes at 0: operand A of tl.dot, 64 x 32 fp16 in 4 pipeline slots, NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   tma_store.py:28  local_load, 16384 bytes at 16384: operand B of tl.dot, 32 x 64 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
+//   tma_store.py:28  local_load, 16384 bytes at 0: operand A of tl.dot, 64 x 32 fp16 in 4 pipeline slots (num_stages 3 and one for the wgmma group a step leaves in flight), NVMMA layout (64-byte swizzle, 64-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   tma_store.py:28  local_load, 16384 bytes at 16384: operand B of tl.dot, 32 x 64 fp16 in 4 pipeline slots (num_stages 3 and one for the wgmma group a step leaves in flight), NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   tma_store.py:30  convert_layout, 8192 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 448 extra wavefronts without the swizzle)
