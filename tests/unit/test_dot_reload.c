@@ -580,6 +580,51 @@ Test(pipeline, wgmma_group_in_flight_across_a_store_branch, .fini = reset)
     cr_expect(strstr(out_text(), "= __floats2half2_rn(acc[e], acc[e + 1]);"), "the store's exchange rounds pairs");
 }
 
+/* A plain K loop on wgmma: BM x BN x BK (constexprs), A [BM, K] and B [K, BN] by rows. */
+static const char *wgmma_matmul_src =
+    KERNEL_HEAD
+    "def k(a_ptr, b_ptr, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+    "    rm = tl.arange(0, BM)\n"
+    "    rn = tl.arange(0, BN)\n"
+    "    rk = tl.arange(0, BK)\n"
+    "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+    "    for k in range(0, K, BK):\n"
+    "        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])\n"
+    "        b = tl.load(b_ptr + (k + rk)[:, None] * BN + rn[None, :])\n"
+    "        acc = tl.dot(a, b, acc)\n"
+    "    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc.to(tl.float16))\n";
+
+/* The slots of the ring that wgmma_matmul_src's copies fill at 3 stages under sm_90, once its
+ * dot is on wgmma with a group left in flight. */
+static int wgmma_ring_slots(const char *sig, int warps)
+{
+    translate_on(wgmma_matmul_src, sig, warps, 3, 90, EMIT_TILEIR);
+    const Block *body = main_loop_body();
+    const Op *dots[2], *copies[8];
+    cr_assert_eq(find_ops(body, OP_DOT, dots, 2), 1);
+    cr_assert(dots[0]->dot.wgmma);
+    cr_expect_eq(dots[0]->dot.wgmma_pending, 1, "the group stays in flight");
+    cr_assert_gt(find_ops(body, OP_ASYNC_COPY, copies, 8), 0);
+    return copies[0]->buf->stage->nslots;
+}
+
+/* The spare slot for the group in flight, except where it would leave one block on an SM
+ * that num_stages slots let two share (128x128x64 on 4 warps: 0.86x Triton with it, 1.01x
+ * without); more blocks than two are not worth its loss (64x128x64: 2 blocks with it, 3
+ * without, measured slower), nor is equal occupancy (128x256x64 on 8 warps: 1 either way). */
+Test(pipeline, wgmma_spare_slot_unless_it_costs_the_second_block, .fini = reset)
+{
+    cr_expect_eq(wgmma_ring_slots("*fp16:16, *fp16:16, *fp16:16, i32:16, 128, 128, 64", 4), 3);
+    const Block *body = main_loop_body();
+    int dot = first_index(body, OP_DOT), bar = first_index(body, OP_BARRIER), copy = first_index(body, OP_ASYNC_COPY);
+    cr_expect(dot >= 0 && dot < bar && bar < copy, "the dot, a barrier past every warpgroup's wait, then the copies");
+    reset();
+    cr_expect_eq(wgmma_ring_slots("*fp16:16, *fp16:16, *fp16:16, i32:16, 64, 128, 64", 4), 4);
+    cr_expect_eq(first_index(main_loop_body(), OP_BARRIER), -1, "one barrier a step");
+    reset();
+    cr_expect_eq(wgmma_ring_slots("*fp16:16, *fp16:16, *fp16:16, i32:16, 128, 256, 64", 8), 4);
+}
+
 /* A host descriptor's block store under sm_90: the block goes to a staging
  * buffer in the map's swizzle and out by TMA, a box per 64 columns, where the
  * rows end on a 16-byte chunk; else (and in other builds) the pointer store,
