@@ -34,7 +34,7 @@ static void stage_helper_nvmma(Emitter *E, const Op *op, const char *fn)
     /* told that row and col are not negative, the compiler turns / and % into shifts and masks
      * and sees that rows 8 apart share a swizzle: each copy's address is then one base plus an
      * immediate (matmul 128x256x64: 141 -> 124 SASS instructions a K step) */
-    sb_puts(h, "    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle\n");
+    sb_puts(h, "    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks\n");
     sb_printf(h, "    const int block = col / %d, in_block = col %% %d;\n", per_row, per_row);
     sb_printf(h, "    return reinterpret_cast<%s *>(smem + %d) + %sblock * %d + row * %d +\n", stage_ctype(s->dtype),
               op->smem_offset, s->nslots > 1 ? fmt(E, "slot * %d + ", dot_stage_slot_elems(s)) : "", s->rows * per_row,

@@ -732,7 +732,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 // 4 slots of 8192 bytes, one per pipeline stage, at byte 65536 of the arena.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 64, in_block = col % 64;
     return reinterpret_cast<__half *>(smem + 65536) + slot * 4096 + block * 4096 + row * 64 +
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
@@ -747,7 +747,7 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, 
 // 4 slots of 16384 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 64, in_block = col % 64;
     return reinterpret_cast<__half *>(smem + 0) + slot * 8192 + block * 4096 + row * 64 +
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;

@@ -637,7 +637,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 // 5 slots of 8192 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __nv_bfloat16 *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 32, in_block = col % 32;
     return reinterpret_cast<__nv_bfloat16 *>(smem + 0) + slot * 4096 + block * 4096 + row * 32 +
            ((in_block / 8) ^ ((row / 2) % 4)) * 8 + in_block % 8;
@@ -652,7 +652,7 @@ static __device__ __forceinline__ __nv_bfloat16 *stage0(unsigned char *smem, int
 // 5 slots of 8192 bytes, one per pipeline stage, at byte 40960 of the arena.
 static __device__ __forceinline__ __nv_bfloat16 *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 64, in_block = col % 64;
     return reinterpret_cast<__nv_bfloat16 *>(smem + 40960) + slot * 4096 + block * 2048 + row * 64 +
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;

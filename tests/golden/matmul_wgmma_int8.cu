@@ -641,7 +641,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 // 4 slots of 8192 bytes, one per pipeline stage, at byte 65536 of the arena.
 static __device__ __forceinline__ int8_t *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 64, in_block = col % 64;
     return reinterpret_cast<int8_t *>(smem + 65536) + slot * 8192 + block * 8192 + row * 64 +
            ((in_block / 16) ^ ((row / 2) % 4)) * 16 + in_block % 16;
@@ -656,7 +656,7 @@ static __device__ __forceinline__ int8_t *stage0(unsigned char *smem, int slot, 
 // 4 slots of 16384 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ int8_t *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 64, in_block = col % 64;
     return reinterpret_cast<int8_t *>(smem + 0) + slot * 16384 + block * 16384 + row * 64 +
            ((in_block / 16) ^ ((row / 2) % 4)) * 16 + in_block % 16;

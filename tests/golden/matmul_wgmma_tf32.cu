@@ -641,7 +641,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 // 3 slots of 16384 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ float *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 32, in_block = col % 32;
     return reinterpret_cast<float *>(smem + 0) + slot * 4096 + block * 4096 + row * 32 +
            ((in_block / 4) ^ ((row / 1) % 8)) * 4 + in_block % 4;
@@ -656,7 +656,7 @@ static __device__ __forceinline__ float *stage0(unsigned char *smem, int slot, i
 // 3 slots of 16384 bytes, one per pipeline stage, at byte 49152 of the arena.
 static __device__ __forceinline__ float *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 32, in_block = col % 32;
     return reinterpret_cast<float *>(smem + 49152) + slot * 4096 + block * 4096 + row * 32 +
            ((in_block / 4) ^ ((row / 1) % 8)) * 4 + in_block % 4;

@@ -748,7 +748,7 @@ static inline cudaError_t encode_tensor_map(TensorMap *map, const void *base, in
 // (1024 bytes, the alignment of every slot).
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 64, in_block = col % 64;
     return reinterpret_cast<__half *>(smem + 0) + block * 2048 + row * 64 +
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;

@@ -885,7 +885,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 // 4 slots of 4096 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 32, in_block = col % 32;
     return reinterpret_cast<__half *>(smem + 0) + slot * 2048 + block * 2048 + row * 32 +
            ((in_block / 8) ^ ((row / 2) % 4)) * 8 + in_block % 8;
@@ -900,7 +900,7 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, 
 // 4 slots of 4096 bytes, one per pipeline stage, at byte 16384 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 64, in_block = col % 64;
     return reinterpret_cast<__half *>(smem + 16384) + slot * 2048 + block * 2048 + row * 64 +
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
@@ -936,7 +936,7 @@ static __device__ __forceinline__ void wgmma_m64n64k16_f32_f16(float *d, uint64_
 // (1024 bytes, the alignment of every slot).
 static __device__ __forceinline__ __half *stage2(unsigned char *smem, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 64, in_block = col % 64;
     return reinterpret_cast<__half *>(smem + 8192) + block * 4096 + row * 64 +
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;

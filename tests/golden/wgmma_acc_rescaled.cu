@@ -630,7 +630,7 @@ __device__ __forceinline__ void fence_proxy_async() { asm volatile("fence.proxy.
 // 3 slots of 8192 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 32, in_block = col % 32;
     return reinterpret_cast<__half *>(smem + 0) + slot * 4096 + block * 4096 + row * 32 +
            ((in_block / 8) ^ ((row / 2) % 4)) * 8 + in_block % 8;
@@ -645,7 +645,7 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, 
 // 3 slots of 8192 bytes, one per pipeline stage, at byte 24576 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    __builtin_assume(row >= 0 && col >= 0);  // / and % as shifts and masks; rows 8 apart, one swizzle
+    __builtin_assume(row >= 0 && col >= 0);  // never negative: the compiler then makes / and % shifts and masks
     const int block = col / 64, in_block = col % 64;
     return reinterpret_cast<__half *>(smem + 24576) + slot * 4096 + block * 2048 + row * 64 +
            ((in_block / 8) ^ ((row / 1) % 8)) * 8 + in_block % 8;
