@@ -86,12 +86,29 @@ static bool numbered(const char *s, const char *prefix, const char *suffix)
     return !strcmp(s, suffix);
 }
 
+/* Does s start as names of C, CUDA or the generated file do (__builtin, tilec::, atom_add,
+ * mma_m16n8k16, the layouts L0, L1_row)?  No suffix frees such a name. */
+static bool reserved_prefix(const char *s)
+{
+    return !strncmp(s, "__", 2) || !strncmp(s, "tilec", 5) || !strncmp(s, "atom_", 5) || !strncmp(s, "mma_", 4) ||
+           (s[0] == 'L' && s[1] >= '0' && s[1] <= '9');
+}
+
+/* s, or where it starts with a reserved prefix "v_" and s without its leading underscores
+ * (__x -> v_x, tilec_t -> v_tilec_t, L0 -> v_L0): a base that suffixes can then free. */
+static const char *free_prefix(Arena *a, const char *s)
+{
+    if (!reserved_prefix(s))
+        return s;
+    while (*s == '_')
+        s++;
+    return arena_printf(a, *s ? "v_%s" : "v", s);
+}
+
 /* A name C, CUDA or the generated file has already at file scope. */
 static bool c_word(const char *s)
 {
-    if (!strncmp(s, "__", 2) || !strncmp(s, "tilec", 5) || !strncmp(s, "atom_", 5) || !strncmp(s, "mma_", 4))
-        return true;
-    if (s[0] == 'L' && s[1] >= '0' && s[1] <= '9')
+    if (reserved_prefix(s))
         return true;
     if (numbered(s, "stage", "") || numbered(s, "cvt", "_at"))
         return true;
@@ -116,7 +133,7 @@ static bool name_taken(Emitter *E, const char *s)
 
 const char *unique_name(Emitter *E, const char *base)
 {
-    char *clean = arena_alloc(E->a, strlen(base) + 3); /* room for a "v_" prefix */
+    char *clean = arena_alloc(E->a, strlen(base) + 2); /* room for "v" */
     size_t n = 0;
     for (const char *p = base; *p; p++) {
         char c = *p;
@@ -126,27 +143,24 @@ const char *unique_name(Emitter *E, const char *base)
     clean[n] = 0;
     if (!n)
         strcpy(clean, "v");
-    else if (clean[0] == 'L' && clean[1] >= '0' && clean[1] <= '9') {
-        /* L0, L1_rows, ... name layouts; a source variable called so becomes v_L0 (every
-         * suffixed form would start with L<digit> too, and be taken) */
-        memmove(clean + 2, clean, n + 1);
-        memcpy(clean, "v_", 2);
-    }
-    const char *name = clean;
+    /* every suffixed form of __t, tilec_x or L0 (a layout's name) would keep the prefix, and be
+     * taken: such a name becomes v_t, v_tilec_x, v_L0 */
+    const char *stem = free_prefix(E->a, clean);
+    const char *name = stem;
     if (name_taken(E, name)) {
         /* x, x_2, x_3, ...: each base remembers where its suffixes stopped, so a kernel
          * unrolled into thousands of values named alike still names them in linear time */
-        int *next = strmap_find(&E->next_suffix, clean);
+        int *next = strmap_find(&E->next_suffix, stem);
         int k = next ? *next : 2;
         for (;; k++) {
-            name = fmt(E, "%s_%d", clean, k);
+            name = fmt(E, "%s_%d", stem, k);
             if (!name_taken(E, name))
                 break;
         }
         if (next)
             *next = k + 1;
         else
-            strmap_put(E->a, &E->next_suffix, clean, k + 1);
+            strmap_put(E->a, &E->next_suffix, stem, k + 1);
     }
     strmap_put(E->a, &E->names, name, 0);
     return name;
@@ -420,7 +434,7 @@ void cuda_name_params(Ctx *ctx, TirFunc *f)
             if ((unsigned char)*p >= 0x80)
                 diag_error(ctx, f->loc, "parameter name '%s' is not ASCII, and nvcc takes only ASCII names for kernels "
                                         "and their parameters; please rename it", kp->name);
-        const char *name = kp->name;
+        const char *name = free_prefix(&ctx->arena, kp->name);
         for (bool clash = true; clash;) {
             clash = reserved(name) || launcher_word(name);
             for (int k = 0; k < f->params.len && !clash; k++)

@@ -173,6 +173,32 @@ Test(emit, names_like_a_layouts_are_renamed_once, .timeout = 10)
     tilec_translation_free(t);
 }
 
+/* The same for every prefix the emitter keeps (__, tilec, atom_, mma_): a parameter or a
+ * local named so is printed as v_ and the rest of its name, its leading underscores dropped,
+ * where adding '_' (parameters) or _2, _3 (locals) kept the prefix and looped for ever
+ * (found by the fuzzer as a timeout: a parameter __x_ptr). */
+static const char prefix_names_py[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def k(__x_ptr, tilec_n, BLOCK: tl.constexpr):\n"
+    "    __t = tl.arange(0, BLOCK)\n"
+    "    atom_t = tl.load(__x_ptr + __t, mask=__t < tilec_n)\n"
+    "    mma_t = atom_t * 2\n"
+    "    tl.store(__x_ptr + __t, mma_t, mask=__t < tilec_n)\n";
+
+Test(emit, names_with_reserved_prefixes_are_renamed_once, .timeout = 10)
+{
+    tilec_translation *t = translate_k(prefix_names_py, "*fp32:16, i32, 64", 0, 0);
+    static const char *const want[] = {"float *__restrict__ v_x_ptr", "int32_t v_tilec_n", "v_t[", "v_atom_t[",
+                                       "v_mma_t["};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_expect(strstr(t->code, want[i]), "no %s:\n%s", want[i], t->code);
+    cr_expect(strstr(t->code, "__x_ptr          *fp32 (16-byte aligned), called v_x_ptr in the C code"), "%s", t->code);
+    tilec_translation_free(t);
+}
+
 /* One warp: nothing needs `warp`, though comments speak of "this warp"; an
  * unused variable is an NVRTC warning (the attention difftest, seed 6). */
 Test(emit, one_warp_dot_declares_no_warp_index)
