@@ -199,6 +199,40 @@ Test(emit, names_with_reserved_prefixes_are_renamed_once, .timeout = 10)
     tilec_translation_free(t);
 }
 
+/* An unrolled loop whose statements alternate prints a source comment per statement, and
+ * each comment asked whether its statement contracts a multiply-add by scanning every op of
+ * the block: quadratic, a minute for these 65,536 statements.  The note still goes under the
+ * statement that contracts (fp16 a * 3 + 1 as __hfma) and not under the other. */
+static const char alternating_py[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def k(x_ptr):\n"
+    "    acc = tl.load(x_ptr)\n"
+    "    for j in tl.static_range(8):\n"
+    "        for i in tl.static_range(4096):\n"
+    "            acc = acc * 3 + 1\n"
+    "            acc = acc - j\n"
+    "    tl.store(x_ptr, acc)\n";
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = strstr(text, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
+
+Test(emit, alternating_statements_in_linear_time, .timeout = 10)
+{
+    tilec_translation *t = translate_k(alternating_py, "*fp16", 0, 0);
+    cr_expect_eq(count_of(t->code, "// k.py:9  acc = acc * 3 + 1\n"), 8 * 4096);
+    cr_expect_eq(count_of(t->code, "// k.py:10  acc = acc - j\n"), 8 * 4096);
+    cr_expect_eq(count_of(t->code, "// (__hfma: "), 8 * 4096, "one note under each a * 3 + 1, none under acc - j");
+    tilec_translation_free(t);
+}
+
 /* One warp: nothing needs `warp`, though comments speak of "this warp"; an
  * unused variable is an NVRTC warning (the attention difftest, seed 6). */
 Test(emit, one_warp_dot_declares_no_warp_index)
