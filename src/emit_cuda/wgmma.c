@@ -126,6 +126,8 @@ void emit_wgmma_branch_wait(Emitter *E, const Op *if_op, const Block *region)
 {
     const Block *b = if_op->parent;
     bool waited = false;
+    if (!E->f->uses_wgmma) /* no group to wait for; and the scan below is long in unrolled code */
+        return;
     for (int i = 0; b && i < b->ops.len && b->ops.data[i] != if_op; i++) {
         const Op *d = b->ops.data[i];
         if (d->kind != OP_DOT || !d->dot.wgmma || !d->dot.wgmma_pending)
