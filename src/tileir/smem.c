@@ -466,23 +466,47 @@ static int larger_first(const void *a, const void *b)
     return x->bytes != y->bytes ? y->bytes - x->bytes : x->index - y->index;
 }
 
+/* Is exchange j's life its own step and at most the next (straight-line exchanges and
+ * those in loops and branches), not stretched over a loop (rings, loop-invariant operands)? */
+static bool short_lived(const ExchangeVec *ex, int j)
+{
+    return ex->data[j].first == j && ex->data[j].last <= j + 1;
+}
+
 /* The lowest 16-byte-aligned offset where exchange i's buffer overlaps no
- * placed buffer whose lifetime meets its own. */
-static int first_fit(const ExchangeVec *ex, const bool *placed, int i)
+ * placed buffer whose lifetime meets its own.  The buffers that may meet it
+ * are the long-lived ones (`longs`, ascending) and the short-lived ones from
+ * exchange first-1 to last: only those are looked at, in ascending order as a
+ * scan of all would meet them, so that a kernel of thousands of exchanges is
+ * not placed in quadratic time. */
+static int first_fit(const ExchangeVec *ex, const bool *placed, const int *longs, int nlongs, int i)
 {
     const Op *op = ex->data[i].op;
     int size = op->smem_bytes, off = 0;
     int align = op->stage ? dot_stage_align(op->stage) : 16; /* NVMMA slots: their swizzle pattern's size */
+    int lo = ex->data[i].first > 0 ? ex->data[i].first - 1 : 0;
+    int hi = ex->data[i].last < ex->len - 1 ? ex->data[i].last : ex->len - 1;
     for (bool moved = true; moved;) {
         moved = false;
-        for (int j = 0; j < ex->len; j++) {
+        int w = lo, l = 0;
+        while (w <= hi || l < nlongs) {
+            int j;
+            if (l < nlongs && (w > hi || longs[l] <= w)) {
+                j = longs[l++];
+                if (j == w)
+                    w++;
+            } else {
+                j = w++;
+                if (!short_lived(ex, j))
+                    continue; /* met in longs */
+            }
             const Exchange *o = &ex->data[j];
             bool live_together = !(o->last < ex->data[i].first || ex->data[i].last < o->first);
             if (!placed[j] || !live_together)
                 continue;
-            int lo = o->op->smem_offset, hi = lo + o->op->smem_bytes;
-            if (off < hi && lo < off + size) {
-                off = (hi + align - 1) / align * align;
+            int lo_b = o->op->smem_offset, hi_b = lo_b + o->op->smem_bytes;
+            if (off < hi_b && lo_b < off + size) {
+                off = (hi_b + align - 1) / align * align;
                 moved = true;
             }
         }
@@ -595,11 +619,15 @@ void tir_smem(Ctx *ctx, TirFunc *f)
     for (int i = 0; i < ex.len; i++)
         order[i] = (BySize){.bytes = ex.data[i].op->smem_bytes, .index = i};
     qsort(order, (size_t)ex.len, sizeof *order, larger_first);
+    int *longs = NEW_ARRAY(&ctx->arena, int, (size_t)ex.len + 1), nlongs = 0;
+    for (int j = 0; j < ex.len; j++)
+        if (!short_lived(&ex, j))
+            longs[nlongs++] = j;
     int total = 0;
     for (int k = 0; k < ex.len; k++) {
         int i = order[k].index;
         Op *op = ex.data[i].op;
-        op->smem_offset = first_fit(&ex, placed, i);
+        op->smem_offset = first_fit(&ex, placed, longs, nlongs, i);
         placed[i] = true;
         if (op->smem_offset + op->smem_bytes > total)
             total = op->smem_offset + op->smem_bytes;
