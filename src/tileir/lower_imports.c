@@ -509,13 +509,17 @@ CVal *lower_module_name(Lower *L, Module *m, const char *name, Loc loc, const ch
             slot = i;
     if (slot >= 0 && L->names.data[slot].val)
         return L->names.data[slot].val;
+    if (slot >= 0 && L->names.data[slot].why) {
+        *why = L->names.data[slot].why;
+        return NULL;
+    }
     if (slot >= 0)
         lower_error(L, loc, "import cycle: '%s' of %s refers back to itself", name,
                     m == L->kernel_module ? "the kernel's file" : arena_printf(L->a, "module '%s'", m->name));
     CandidateVec cs = candidates(L, m, name);
     if (!cs.len)
         return NULL;
-    ModuleName entry = {m, name, NULL};
+    ModuleName entry = {m, name, NULL, NULL};
     slot = L->names.len;
     vec_push(L->a, &L->names, entry);
     CVal *v = NULL;
@@ -531,8 +535,10 @@ CVal *lower_module_name(Lower *L, Module *m, const char *name, Loc loc, const ch
             first_why = cwhy;
     }
     if (!v) {
-        L->names.len = slot; /* unresolved: the caller may know the name otherwise */
+        /* unresolved: the caller may know the name otherwise.  Kept as such, so that each later
+         * use (an unrolled loop's) does not search the file system again */
         *why = arena_printf(L->a, "'%s': %s", name, first_why ? first_why : "no binding tilec can read");
+        L->names.data[slot].why = *why;
         return NULL;
     }
     L->names.data[slot].val = v;

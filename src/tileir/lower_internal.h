@@ -98,6 +98,7 @@ typedef struct ModuleName {
     Module *m;
     const char *name;
     CVal *val;           /* NULL while it is being resolved: meeting it again is a cycle */
+    const char *why;     /* set when it did not resolve: asked again, it fails again at once */
 } ModuleName;
 
 typedef struct LoadedFile {
