@@ -11,8 +11,9 @@ clamping, and storing through a descriptor or through masked pointers; for about
 each K step's product scaled by rows before it is added (one fp32 scale per row and K step,
 as block-quantized weights have: the step reads its dot's result, so its next copies go out
 while the wgmma runs), half of those with A and B loaded through pointers instead (K a
-multiple of 16, rows padded to 16 elements: cp.async rings rather than TMA); and, for about a
-third,
+multiple of 16, rows padded to 16 elements: cp.async rings rather than TMA), and a quarter of
+the others too (half of them 128x128x64 on 4 warps and 3 stages, whose ring gives up its spare
+wgmma slot to keep two blocks an SM); and, for about a third,
 the accumulator reduced by rows as well (a row maximum, or the sums of each row's halves after
 a tl.reshape of the dot's result).  About 4 in 10 persistent kernels walk their (tile, K step)
 pairs in one loop instead, with the epilogue in a branch at each tile's last step (on wgmma
@@ -64,6 +65,14 @@ class TmaGen:
         own = random.Random(self.seed * 15485863 + 29)
         step_scaled = own.random() < 0.3
         ptr_operands = step_scaled and own.random() < 0.5
+        # a quarter of the rest load A and B through pointers too, a plain K loop whose group
+        # stays in flight; half of those in the tutorial's 128x128x64 on 4 warps and 3 stages,
+        # where the ring keeps num_stages slots (a fourth would leave one block an SM)
+        plain = random.Random(self.seed * 32452843 + 41)
+        if not step_scaled and plain.random() < 0.25:
+            ptr_operands = True
+            if plain.random() < 0.5:
+                warps, bm, bn, bk, stages = 4, 128, 128, 64, 3
         if ptr_operands:
             K = own.choice([16, 64, 144, 512])
         self.name = f"tma{self.seed}"
