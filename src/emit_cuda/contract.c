@@ -160,6 +160,12 @@ static void mark_rounded_mul(Emitter *E, const Value *v)
         info(E, d->results[0])->mul_rn = true;
 }
 
+/* op's statement contracts a multiply-add in op's block: noted for stmt_contracts */
+static void note_contracting_stmt(Emitter *E, const Op *op)
+{
+    strmap_put(E->a, &E->contract_stmts, fmt(E, "%p %p", (const void *)op->parent, (const void *)op->stmt), 1);
+}
+
 static void contract_block(Emitter *E, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -169,14 +175,18 @@ static void contract_block(Emitter *E, Block *b)
         if (op->nres != 1 || !is_half(op->results[0]->type.dtype))
             continue;
         if (op->kind == OP_NEG) { /* Triton's -x is 0 - x */
-            if (fusable_mul(op, op->args[0]))
+            if (fusable_mul(op, op->args[0])) {
                 info(E, op->results[0])->fma_operand = 1;
+                note_contracting_stmt(E, op);
+            }
             continue;
         }
         if (op->kind != OP_ADD && op->kind != OP_SUB)
             continue;
         int f = fused_operand(E, op);
         info(E, op->results[0])->fma_operand = f;
+        if (f)
+            note_contracting_stmt(E, op);
         for (int k = 0; k < 2; k++)
             if (k + 1 != f)
                 mark_rounded_mul(E, op->args[k]);
@@ -224,22 +234,9 @@ const char *fma_contracted_expr(Emitter *E, const Op *op, const char *idx)
 }
 
 /* Whether op's statement contracts a multiply-add in op's block, for a note
- * under its source comment.  Each block is scanned once, the first time one of
- * its statements asks: asking by a scan each time was quadratic in the ops of
- * an unrolled loop whose statements alternate (8,192 two-statement steps: 3 s). */
+ * under its source comment (plan_contractions noted each such statement: a
+ * scan of the block per comment was quadratic in unrolled code). */
 bool stmt_contracts(Emitter *E, const Op *op)
 {
-    const Block *b = op->parent;
-    if (!b)
-        return false;
-    const char *block_key = fmt(E, "%p", (const void *)b);
-    if (!strmap_find(&E->contract_seen, block_key)) {
-        strmap_put(E->a, &E->contract_seen, block_key, 1);
-        for (int i = 0; i < b->ops.len; i++) {
-            const Op *o = b->ops.data[i];
-            if (o->nres == 1 && info(E, o->results[0])->fma_operand)
-                strmap_put(E->a, &E->contract_stmts, fmt(E, "%p %p", (const void *)b, (const void *)o->stmt), 1);
-        }
-    }
-    return strmap_find(&E->contract_stmts, fmt(E, "%p %p", (const void *)b, (const void *)op->stmt)) != NULL;
+    return op->parent && strmap_find(&E->contract_stmts, fmt(E, "%p %p", (const void *)op->parent, (const void *)op->stmt));
 }

@@ -60,7 +60,6 @@ typedef struct Emitter {
     StrMap names;          /* C names taken so far */
     StrMap next_suffix;    /* base name -> the next _N to try for it */
     StrMap contract_stmts; /* "block stmt" (their addresses) of statements with an __hfma (contract.c) */
-    StrMap contract_seen;  /* blocks whose statements are in contract_stmts */
     Vec(struct RegIx) ixs; /* register indices printed so far, as bit runs ... */
     StrMap ix_of_text;     /* ... by their text */
     const SrcStmt *last_stmt;
