@@ -473,40 +473,46 @@ static bool short_lived(const ExchangeVec *ex, int j)
     return ex->data[j].first == j && ex->data[j].last <= j + 1;
 }
 
+/* The exchanges whose buffers may be live with exchange i's, ascending, into cand: the
+ * long-lived ones (`longs`, ascending) merged with the short-lived ones from exchange
+ * first-1 to last.  Its count. */
+static int meeting(const ExchangeVec *ex, const int *longs, int nlongs, int i, int *cand)
+{
+    int lo = ex->data[i].first > 0 ? ex->data[i].first - 1 : 0;
+    int hi = ex->data[i].last < ex->len - 1 ? ex->data[i].last : ex->len - 1;
+    int n = 0, l = 0;
+    for (int w = lo; w <= hi; w++) {
+        if (!short_lived(ex, w))
+            continue; /* among the longs */
+        while (l < nlongs && longs[l] < w)
+            cand[n++] = longs[l++];
+        cand[n++] = w;
+    }
+    while (l < nlongs)
+        cand[n++] = longs[l++];
+    return n;
+}
+
 /* The lowest 16-byte-aligned offset where exchange i's buffer overlaps no
- * placed buffer whose lifetime meets its own.  The buffers that may meet it
- * are the long-lived ones (`longs`, ascending) and the short-lived ones from
- * exchange first-1 to last: only those are looked at, in ascending order as a
- * scan of all would meet them, so that a kernel of thousands of exchanges is
- * not placed in quadratic time. */
-static int first_fit(const ExchangeVec *ex, const bool *placed, const int *longs, int nlongs, int i)
+ * placed buffer whose lifetime meets its own.  Only the candidates `meeting`
+ * finds are looked at, in the ascending order a scan of all would meet them
+ * (so every offset is as that scan gives it), so that a kernel of thousands
+ * of exchanges is not placed in quadratic time. */
+static int first_fit(const ExchangeVec *ex, const bool *placed, const int *cand, int ncand, int i)
 {
     const Op *op = ex->data[i].op;
     int size = op->smem_bytes, off = 0;
     int align = op->stage ? dot_stage_align(op->stage) : 16; /* NVMMA slots: their swizzle pattern's size */
-    int lo = ex->data[i].first > 0 ? ex->data[i].first - 1 : 0;
-    int hi = ex->data[i].last < ex->len - 1 ? ex->data[i].last : ex->len - 1;
     for (bool moved = true; moved;) {
         moved = false;
-        int w = lo, l = 0;
-        while (w <= hi || l < nlongs) {
-            int j;
-            if (l < nlongs && (w > hi || longs[l] <= w)) {
-                j = longs[l++];
-                if (j == w)
-                    w++;
-            } else {
-                j = w++;
-                if (!short_lived(ex, j))
-                    continue; /* met in longs */
-            }
-            const Exchange *o = &ex->data[j];
+        for (int c = 0; c < ncand; c++) {
+            const Exchange *o = &ex->data[cand[c]];
             bool live_together = !(o->last < ex->data[i].first || ex->data[i].last < o->first);
-            if (!placed[j] || !live_together)
+            if (!placed[cand[c]] || !live_together)
                 continue;
-            int lo_b = o->op->smem_offset, hi_b = lo_b + o->op->smem_bytes;
-            if (off < hi_b && lo_b < off + size) {
-                off = (hi_b + align - 1) / align * align;
+            int lo = o->op->smem_offset, hi = lo + o->op->smem_bytes;
+            if (off < hi && lo < off + size) {
+                off = (hi + align - 1) / align * align;
                 moved = true;
             }
         }
@@ -623,11 +629,13 @@ void tir_smem(Ctx *ctx, TirFunc *f)
     for (int j = 0; j < ex.len; j++)
         if (!short_lived(&ex, j))
             longs[nlongs++] = j;
+    int *cand = NEW_ARRAY(&ctx->arena, int, (size_t)ex.len + 1);
     int total = 0;
     for (int k = 0; k < ex.len; k++) {
         int i = order[k].index;
         Op *op = ex.data[i].op;
-        op->smem_offset = first_fit(&ex, placed, longs, nlongs, i);
+        int ncand = meeting(&ex, longs, nlongs, i, cand);
+        op->smem_offset = first_fit(&ex, placed, cand, ncand, i);
         placed[i] = true;
         if (op->smem_offset + op->smem_bytes > total)
             total = op->smem_offset + op->smem_bytes;
