@@ -11,7 +11,9 @@ and C), at fp16 1024^3, 4096^3 and 8192^3, tf32 (fp32 inputs, the default input_
 matmul_persistent_kernel (132 programs walking the tiles, the K loop of each pipelined) on the
 fp16 config, "persistent-flat" matmul_persistent_flat_kernel (the same as one loop over tiles
 and K steps with branches, pipelined across tiles), "tma-persistent" matmul_tma_persistent_kernel
-(the persistent kernel on host tensor descriptors, B given as [N, K]: TMA copies on sm_90).  tilec and Triton get the same specialisation: sizes
+(the persistent kernel on host tensor descriptors, B given as [N, K]: TMA copies on sm_90),
+"tma-ws" matmul_tma_ws_kernel (the same with tl.range(warp_specialize=True) on its tile loop:
+a producer warpgroup issues the copies on sm_90).  tilec and Triton get the same specialisation: sizes
 and leading dimensions divisible by 16 promised as "i32:16", unit strides fixed to 1, as
 Triton's own specialisation does at run time.
 
@@ -75,7 +77,9 @@ PROBLEMS = [("fp16", 1024, 1024, 1024), ("fp16", 4096, 4096, 4096), ("fp16", 819
             ("fp16", 4096, 4096, 4096, "persistent"), ("fp16", 8192, 8192, 8192, "persistent"),
             ("fp16", 4096, 4096, 4096, "persistent-flat"),
             ("fp16", 4096, 4096, 4096, "tma-persistent"), ("fp16", 8192, 8192, 8192, "tma-persistent"),
-            ("bf16", 4096, 4096, 4096, "tma-persistent")]
+            ("bf16", 4096, 4096, 4096, "tma-persistent"),
+            ("fp16", 4096, 4096, 4096, "tma-ws"), ("fp16", 8192, 8192, 8192, "tma-ws"),
+            ("bf16", 4096, 4096, 4096, "tma-ws"), ("bf16", 8192, 8192, 8192, "tma-ws")]
 NUM_SMS = 132   # matmul_persistent_kernel's programs: the SMs of an H100 SXM or H200
 ROUNDS = 3      # timings of each implementation per row, alternating; the median is reported
 TOL = {"fp16": 1e-2, "bf16": 2e-2, "tf32": 1e-3, "fp8": 1e-2}
@@ -101,8 +105,9 @@ class Row:
         sig = (f"*{a}:16, *{a}:16, *{c}:16, {i32(M)}, {i32(N)}, {i32(K)}, {i32(K)}, 1, {i32(N)}, 1, "
                f"{i32(N)}, 1, {bm}, {bn}, {bk}, {group}")
         kernel, grid = "matmul_kernel", "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)"
-        if variant == "tma-persistent":  # host tensor descriptors: A [M, K], B as [N, K], C [M, N]
-            kernel, grid = "matmul_tma_persistent_kernel", "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))"
+        if variant.startswith("tma-"):  # host tensor descriptors: A [M, K], B as [N, K], C [M, N]
+            kernel = "matmul_tma_ws_kernel" if variant == "tma-ws" else "matmul_tma_persistent_kernel"
+            grid = "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))"
             sig = (f"tensordesc<{a}[{bm}, {bk}]>, tensordesc<{a}[{bn}, {bk}]>, tensordesc<{c}[{bm}, {bn}]>, "
                    f"{i32(M)}, {i32(N)}, {i32(K)}, {bm}, {bn}, {bk}, {group}, {NUM_SMS}")
         elif variant.startswith("persistent"):
@@ -159,7 +164,7 @@ def make_problem(torch, row):
             return torch.matmul(a, b)
     values = {"a_ptr": a, "b_ptr": b, "c_ptr": c, "M": M, "N": N, "K": K, "stride_am": K,
               "stride_bk": N, "stride_cm": N}
-    if row.variant == "tma-persistent":  # B stored as [N, K]; cuBLAS gets the same operands
+    if row.variant.startswith("tma-"):  # B stored as [N, K]; cuBLAS gets the same operands
         from triton.tools.tensor_descriptor import TensorDescriptor
         bm, bn, bk = row.config[:3]
         bt = b.t().contiguous()

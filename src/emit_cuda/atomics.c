@@ -140,7 +140,7 @@ void emit_atomic(Emitter *E, const Op *op)
         if (used) {
             const char *T = ctype(E, r->type);
             line(E, "    *reinterpret_cast<%s *>(smem + %d) = %s;", T, op->smem_offset, call);
-            line(E, "__syncthreads();");
+            line(E, "%s;", block_sync(E));
             line(E, "%s = *reinterpret_cast<%s *>(smem + %d);", name, T, op->smem_offset);
             trailing_sync(E, op);
         } else {

@@ -247,7 +247,7 @@ static void creduce_warps(Emitter *E, const CReduce *R)
     elem_close(E, R->NR, true);
     E->indent--;
     line(E, "}");
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     j = elem_open(E, R->NR, true);
     lin = R->scalar ? "0" : linear_index(E, r0, &rm, j);
     acc = acc_at(E, R, j);
@@ -523,7 +523,7 @@ static void cscan_warps(Emitter *E, const CScan *S)
         line(E, "        %s[%s] = %s[e];", partial[k], mine_slot, total[k]);
     line(E, "    }");
     line(E, "}");
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     line(E, "#pragma unroll");
     line(E, "for (int e = 0; e < %d; ++e) {", S->NO);
     E->indent++;

@@ -312,10 +312,10 @@ void emit_op_here(Emitter *E, const Op *op)
     case OP_RETURN: line(E, "return;"); break;
     case OP_BARRIER:
         if (op->buf) /* after the loop that read a loop-invariant dot operand (dot_reload.c) */
-            line(E, "__syncthreads();  // every warp is done with %s before its bytes are written again",
+            line(E, "%s;  // every warp is done with %s before its bytes are written again", block_sync(E),
                  stage_helper(E, op->buf));
         else
-            line(E, "__syncthreads();");
+            line(E, "%s;", block_sync(E));
         break;
     case OP_REDUCE:
         if (op->reduce.kind == RED_COMBINE)
@@ -345,7 +345,9 @@ void emit_op_here(Emitter *E, const Op *op)
         }
         line(E, "tilec::cp_async_wait<%d>();  // at most %d group%s of copies still in flight",
              op->async_wait.pending, op->async_wait.pending, op->async_wait.pending == 1 ? "" : "s");
-        line(E, "__syncthreads();");
+        line(E, "%s;", block_sync(E));
+        if (op->async_wait.tma)
+            E->ws_ring = 0; /* the end of a ring's loop */
         break;
     case OP_SCAN:
         if (op->scan.kind == SCAN_COMBINE)

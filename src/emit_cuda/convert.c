@@ -10,7 +10,7 @@
 void trailing_sync(Emitter *E, const Op *op)
 {
     if (op->smem_keep_sync)
-        line(E, "__syncthreads();  // the buffer is free again");
+        line(E, "%s;  // the buffer is free again", block_sync(E));
     else if (op->smem_loop_frees)
         line(E, "// no barrier here: the loop's wait for its copies, at the next step's start and after the loop, frees these");
     else
@@ -271,7 +271,7 @@ void emit_convert(Emitter *E, const Op *op)
         line(E, "tilec::store<%d>(&buf[%s], run);", vw, at);
         elem_close(E, n, true);
     }
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     n = nregs(r);
     int vr = op->smem_read_vec;
     const Op *st = store_reading_back(E, op, vr > 1 ? vr : 1);

@@ -372,7 +372,7 @@ static void emit_dot_fma(Emitter *E, const Op *op)
              fma_stage_value(E, op, xs[k]->type.dtype, val));
         elem_loop_close(E, n, 1);
     }
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     LayoutMap m;
     value_map(r, &m);
     /* the result's register bits that pick an A row (M, and the batch) and a B column (N, and the batch) */

@@ -87,7 +87,7 @@ void cuda_emit(Ctx *ctx, StrBuf *out, const TirFunc *f, const EmitOptions *opt)
 {
     Emitter E;
     plan_emitter(&E, ctx, out, f, opt);
-    int threads = 32 * f->num_warps;
+    int threads = tir_block_threads(f);
     emit_header(&E, threads);
     emit_includes_for_all(&E);
     emit_kernel(&E, threads);

@@ -78,6 +78,9 @@ typedef struct Emitter {
     const char *combine_src;  /* the jit function whose combine helper is being printed, or NULL */
     const char **tma_map_names;  /* f->tma_maps' parameters, f->tma_rings' barriers and phase words */
     const char **ring_bar_names, **ring_phase_names, **ring_free_names, **ring_free_phase_names;
+    const char **ring_held_names; /* a producer ring's slot still read by a wgmma group in flight */
+    int ws_ring;               /* the producer ring (index + 1) whose loop is being printed, 0: none */
+    const char *ws_read_slot;  /* ... and the slot its step reads */
     /* a layout change whose only reader is the store after it: the store reads each run
      * back from the exchange buffer just before storing it (convert.c), and is then done */
     struct {
@@ -258,6 +261,13 @@ void tma_setup(Emitter *E, StrBuf *out);
 void tma_copy(Emitter *E, const Op *op, const char *dst_fn);
 void tma_wait(Emitter *E, const Op *op);
 void tma_encode(Emitter *E);
+void tma_produce(Emitter *E, const Op *op, bool first); /* the producer's copy of a slot's block */
+/* warpspec.c: warp specialisation (f->producer_warps) */
+const char *block_sync(Emitter *E);       /* a barrier of the threads that run the body */
+void ws_split(Emitter *E, StrBuf *out);   /* the producer warpgroup, and where the roles part */
+void ws_after_wait(Emitter *E, int pending); /* after a wgmma wait in a producer ring's loop */
+void ws_drain(Emitter *E);                /* after the wait that ends such a loop */
+int ws_consumer_regs(const TirFunc *f, int *base); /* setmaxnreg's registers for the consumers */
 
 /* launcher.c: the host launcher */
 void emit_launcher(Emitter *E, int threads);

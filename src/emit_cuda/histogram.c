@@ -23,7 +23,7 @@ void emit_histogram(Emitter *E, const Op *op)
     line(E, "int32_t *%s = reinterpret_cast<int32_t *>(smem + %d);  // one counter per bin", counts, op->smem_offset);
     line(E, "for (int b = tid; b < %d; b += %d)", bins, threads);
     line(E, "    %s[b] = 0;", counts);
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     const char *owner = owner_pred(E, x, &xm);
     const char *cond = owner;
     if (op->histogram.has_mask) {
@@ -35,11 +35,11 @@ void emit_histogram(Emitter *E, const Op *op)
     if (cond)
         line(E, "    if (%s)", cond);
     line(E, "%satomicAdd(&%s[(int)(%s) & %d], 1);", cond ? "        " : "    ", counts, value_at(E, x, NULL, "e"), bins - 1);
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     line(E, "#pragma unroll");
     line(E, "for (int e = 0; e < %d; ++e)", NR);
     line(E, "    %s[e] = %s[%s];", y, counts, elem_coord(E, r, &rm, 0, "e"));
-    line(E, "__syncthreads();  // the counters are free again");
+    line(E, "%s;  // the counters are free again", block_sync(E));
     E->indent--;
     line(E, "}");
 }

@@ -168,13 +168,34 @@ void emit_header(Emitter *E, int threads)
             sb_printf(E->out, "//   %s_v%d: %s\n", f->name, i + 1, comment_escape(E->a, E->opt->variant_text[i]));
         }
     }
-    sb_printf(E->out, "//\n// Launch: %d threads per block (%d warps), %d bytes of shared memory%s, grid ", threads,
-              f->num_warps, f->smem_bytes, f->smem_bytes > 48 * 1024 ? " (dynamic; the launcher raises the limit)" : "");
+    sb_printf(E->out, "//\n// Launch: %d threads per block (%d warps%s), %d bytes of shared memory%s, grid ", threads,
+              f->num_warps, f->producer_warps ? fmt(E, " and a producer warpgroup of %d", f->producer_warps) : "",
+              f->smem_bytes, f->smem_bytes > 48 * 1024 ? " (dynamic; the launcher raises the limit)" : "");
     if (E->opt->grid)
         sb_printf(E->out, "(%s)\n", comment_escape(E->a, E->opt->grid));
     else
         sb_puts(E->out, "chosen by the caller\n");
-    if (f->min_blocks) {
+    if (f->producer_warps) {
+        int base, regs = ws_consumer_regs(f, &base);
+        sb_puts(E->out, "//\n");
+        comment_paragraph(
+            E, fmt(E, "Warp specialisation (tl.range(warp_specialize=True)): warps 0..%d run the kernel as written "
+                      "and are the consumers; warps %d..%d are the producer. Under sm_90a one producer thread runs "
+                      "the loops with only the scalars the copies need and issues every TMA copy of the rings, each "
+                      "once the slot's free barrier says all %d consumer warps are done with it, so it works ahead "
+                      "into the next tile while the consumers store this one. The consumers wait on a slot's full "
+                      "barrier and release the slot once the wgmma group that read it is done. The consumers' "
+                      "barriers are named barrier 1 of their %d threads (tilec::consumer_sync). "
+                      "__launch_bounds__(%d, 1) gives each thread %d registers%s. Builds for other targets have no "
+                      "TMA: the consumers copy for themselves with cp.async and the producer warpgroup returns at "
+                      "once; there the bound still caps every thread at %d registers, and ptxas may spill.",
+                   f->num_warps - 1, f->num_warps, f->num_warps + f->producer_warps - 1, f->num_warps,
+                   32 * f->num_warps, threads, base,
+                   regs > base ? fmt(E, "; setmaxnreg lowers the producer's to %d and raises the consumers' to %d",
+                                     TIR_WS_PRODUCER_REGS, regs)
+                               : "",
+                   base));
+    } else if (f->min_blocks) {
         const char *promise = fmt(E, "__launch_bounds__(%d, %d) promises ptxas %d block%s per SM, so a thread may use "
                                      "up to %d registers", threads, f->min_blocks, f->min_blocks,
                                   f->min_blocks == 1 ? "" : "s", tir_min_blocks_regs(f));
@@ -350,7 +371,9 @@ void emit_kernel(Emitter *E, int threads)
     sb_free(&E->helpers);
     const char *plain = fmt(E, "__launch_bounds__(%d)", threads);
     const char *bound = f->min_blocks ? fmt(E, "__launch_bounds__(%d, %d)", threads, f->min_blocks) : plain;
-    if (f->min_blocks_auto) /* tilec's choice, for the GPUs it was measured on (see the header) */
+    if (f->producer_warps) /* setmaxnreg shares out the registers of one block an SM */
+        bound = plain = fmt(E, "__launch_bounds__(%d, 1)", threads);
+    if (f->min_blocks_auto && !f->producer_warps) /* tilec's choice, for the GPUs it was measured on (see the header) */
         sb_printf(E->out, "#if __CUDA_ARCH__ >= %d0\nextern \"C\" __global__ void %s\n#else\nextern \"C\" __global__ "
                           "void %s\n#endif\n%s(", TIR_MIN_BLOCKS_ARCH, bound, plain, f->name);
     else
@@ -371,6 +394,7 @@ void emit_kernel(Emitter *E, int threads)
     }
     StrBuf tma = {0};
     tma_setup(E, &tma);
+    ws_split(E, &tma);
     bool uses_lane = uses_ident(pro.data, "lane"), uses_warp = uses_ident(pro.data, "warp");
     bool uses_tid = uses_ident(body.data, "tid") || uses_lane || uses_warp;
     bool uses_lane_body = uses_ident(body.data, "lane");

@@ -30,7 +30,7 @@ static void launch_call(Emitter *E, const Emitter *K, const char *ind)
                   ind, name, dyn);
         sb_printf(E->out, "%sif (attr != cudaSuccess)\n%s    return attr;\n", ind, ind);
     }
-    sb_printf(E->out, "%s%s<<<grid, %d, %d, stream>>>(", ind, name, 32 * f->num_warps, dyn);
+    sb_printf(E->out, "%s%s<<<grid, %d, %d, stream>>>(", ind, name, tir_block_threads(f), dyn);
     int n = 0;
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];

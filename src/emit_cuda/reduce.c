@@ -313,7 +313,7 @@ static void reduce_warps(Emitter *E, const Reduce *R)
     if (R->ri)
         line(E, "int32_t *partial_i = reinterpret_cast<int32_t *>(smem + %d);", idx_off);
     write_partials(E, R, &rm, numel > 1 ? fmt(E, "%s * %d", paren(E, wa), numel) : wa);
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     if (numel == 1 && W >= SHUFFLE_COMBINE_MIN_WARPS)
         shuffle_partials(E, R, W);
     else
@@ -514,7 +514,7 @@ static void scan_warps(Emitter *E, const Scan *S)
     line(E, "    for (int e = 0; e < %d; ++e)", NO);
     line(E, "        partial[%s] = rep_total[e];", strrep_ww(E, slot, paren(E, wa)));
     line(E, "}");
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     line(E, "#pragma unroll");
     line(E, "for (int e = 0; e < %d; ++e) {", NO);
     E->indent++;

@@ -133,7 +133,7 @@ void emit_gather(Emitter *E, const Op *op)
         c[d] = elem_coord(E, src, &sm, d, e);
     line(E, "buf[%s] = %s;", row_major(E, t, c), value_at(E, src, NULL, e));
     elem_loop_close(E, n, 1);
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     n = nregs(r);
     e = elem_loop_open(E, n, 1);
     for (int d = 0; d < t.rank; d++)

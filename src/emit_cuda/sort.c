@@ -154,12 +154,12 @@ static void topk_hand_over(Emitter *E, const Op *op, const LayoutMap *m, const S
     line(E, "for (int e = 0; e < %d; ++e)", N);
     line(E, "    if (%s < %d)", pos_e, k);
     line(E, "        %s[%s] = %s[e];", nm->tile, tile_slot(E, x, m, "e", k, pos_e), nm->y);
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     line(E, "#pragma unroll");
     line(E, "for (int e = 0; e < %d; ++e)", NR);
     line(E, "    %s[e] = %s[%s];", y, nm->tile,
          tile_slot(E, r, &rm, "e", k, elem_coord(E, r, &rm, r->type.rank - 1, "e")));
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
 }
 
 static bool warps_along(const LayoutMap *m, int d, int logn)

@@ -313,7 +313,7 @@ void emit_stage_convert(Emitter *E, const Op *op)
     line(E, "{  // L%d -> L%d through shared memory (%s)", x->layout->id, r->layout->id, fn);
     E->indent++;
     stage_write(E, op, fn);
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     stage_read(E, op, fn, "");
     trailing_sync(E, op);
     E->indent--;
@@ -336,7 +336,7 @@ void emit_local_alloc(Emitter *E, const Op *op)
         line(E, "tilec::fence_proxy_async();  // this thread's stores, visible to wgmma's reads");
         line(E, "#endif");
     }
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
 }
 
 /* "slot, " for a ring's address helper; "" for a buffer of one slot. */

@@ -22,7 +22,10 @@ void tma_names(Emitter *E)
     E->ring_phase_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
     E->ring_free_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
     E->ring_free_phase_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
+    E->ring_held_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
     for (int i = 0; i < f->tma_rings.len; i++) {
+        if (f->tma_rings.data[i].producer)
+            E->ring_held_names[i] = unique_name(E, "held_slot");
         E->ring_bar_names[i] = unique_name(E, "ring_full");
         E->ring_phase_names[i] = unique_name(E, "full_phase");
         E->ring_free_names[i] = unique_name(E, "ring_free");
@@ -69,7 +72,17 @@ void tma_setup(Emitter *E, StrBuf *out)
         const TmaRing *r = &f->tma_rings.data[i];
         sb_printf(out, "    uint64_t *const %s = reinterpret_cast<uint64_t *>(smem + %d);  // slot s's copies landed\n",
                   E->ring_bar_names[i], r->smem_offset);
-        if (free_bars) {
+        if (r->producer) {
+            sb_printf(out, "    uint64_t *const %s = %s + %d;  // every consumer warp is done reading slot s\n",
+                      E->ring_free_names[i], E->ring_bar_names[i], r->nslots);
+            sb_printf(out, "    uint32_t %s = 0;  // bit s: the parity of slot s's next full phase (the consumers')\n",
+                      E->ring_phase_names[i]);
+            sb_printf(out, "    uint32_t %s = 0xffffffffu;  // bit s: the parity of slot s's next free phase (the producer's; "
+                           "a slot's first fill waits for nothing)\n",
+                      E->ring_free_phase_names[i]);
+            sb_printf(out, "    int32_t %s = -1;  // the slot a consumer's wgmma group in flight still reads (-1: none)\n",
+                      E->ring_held_names[i]);
+        } else if (free_bars) {
             sb_printf(out, "    uint64_t *const %s = %s + %d;  // every warp is done reading slot s\n", E->ring_free_names[i],
                       E->ring_bar_names[i], r->nslots);
             sb_printf(out, "    uint32_t %s = 0, %s = 0;  // bit s: the parity of slot s's next phase of each\n",
@@ -85,8 +98,8 @@ void tma_setup(Emitter *E, StrBuf *out)
                        "            tilec::mbar_init(&%s[s], %d);  // %d cop%s per slot\n",
                   r->nslots, E->ring_bar_names[i], r->copies, r->copies, r->copies == 1 ? "y" : "ies");
         if (free_bars)
-            sb_printf(out, "            tilec::mbar_init(&%s[s], %d);  // one arrival per warp\n", E->ring_free_names[i],
-                      E->f->num_warps);
+            sb_printf(out, "            tilec::mbar_init(&%s[s], %d);  // one arrival per %swarp\n", E->ring_free_names[i],
+                      E->f->num_warps, E->f->producer_warps ? "consumer " : "");
         sb_puts(out, "        }\n");
     }
     sb_puts(out, "        tilec::fence_mbar_init();\n    }\n    __syncthreads();\n#endif\n");
@@ -105,6 +118,16 @@ void tma_copy(Emitter *E, const Op *op, const char *dst_fn)
     int boxes = s->cols / m->box_cols;
     int bytes = s->rows * s->cols * dtype_bits(s->dtype) / 8;
     const char *sl = value_at(E, slot, NULL, "0"), *bar = fmt(E, "&%s[%s]", E->ring_bar_names[ring], sl);
+    const Value *mask = tir_copy_mask(op);
+    if (f->tma_rings.data[ring].producer) {
+        line(E, FEAT_SM90A "  // sm_90a: the producer warpgroup copies %s's %dx%d block into slot %s",
+             f->params.data[m->param].desc_name, s->rows, s->cols, sl);
+        line(E, "tilec::unused(%s, %s%s);  // the predicate, pointers %sof the cp.async path below",
+             value_at(E, op->args[1], NULL, "0"), vname(E, op->args[0]), mask ? fmt(E, ", %s", vname(E, mask)) : "",
+             mask ? "and mask " : "");
+        line(E, "#else");
+        return;
+    }
     line(E, FEAT_SM90A "  // sm_90a: TMA");
     line(E, "if (threadIdx.x == 0 && %s) {  // one thread copies %s's %dx%d block at (%s, %s): %d box%s, zeros out of bounds",
          paren(E, value_at(E, pred, NULL, "0")), f->params.data[m->param].desc_name, s->rows, s->cols,
@@ -117,10 +140,41 @@ void tma_copy(Emitter *E, const Op *op, const char *dst_fn)
              E->tma_map_names[op->async_copy.tma_map], b ? fmt(E, "%s + %d", col, b * m->box_cols) : col, row, bar);
     E->indent--;
     line(E, "}");
-    const Value *mask = tir_copy_mask(op);
     line(E, "tilec::unused(%s%s);  // the pointers %sof the cp.async path below", vname(E, op->args[0]),
          mask ? fmt(E, ", %s", vname(E, mask)) : "", mask ? "and mask " : "");
     line(E, "#else");
+}
+
+/* The producer warpgroup's copy of a slot's block (warp specialisation): the
+ * slot's first copy of the step waits until every consumer warp has released
+ * the slot, then each copy announces its bytes on the slot's full barrier. */
+void tma_produce(Emitter *E, const Op *op, bool first)
+{
+    const TirFunc *f = E->f;
+    const TmaMap *m = &f->tma_maps.data[op->async_copy.tma_map];
+    int ring = op->async_copy.tma - 1;
+    const DotStage *s = op->buf->stage;
+    const Value *off0 = op->args[op->nargs - 2], *off1 = op->args[op->nargs - 1];
+    int boxes = s->cols / m->box_cols;
+    int bytes = s->rows * s->cols * dtype_bits(s->dtype) / 8;
+    const char *sl = value_at(E, op->args[2], NULL, "0"), *bar = fmt(E, "&%s[%s]", E->ring_bar_names[ring], sl);
+    const char *row = value_at(E, off0, NULL, "0"), *col = value_at(E, off1, NULL, "0");
+    const char *fph = E->ring_free_phase_names[ring];
+    line(E, "if (%s) {  // %s's %dx%d block at (%s, %s) into slot %s%s", value_at(E, op->args[1], NULL, "0"),
+         f->params.data[m->param].desc_name, s->rows, s->cols, row, col, sl,
+         first ? ", once every consumer warp has released it" : "");
+    E->indent++;
+    if (first) {
+        line(E, "tilec::mbar_wait(&%s[%s], (%s >> %s) & 1u);", E->ring_free_names[ring], sl, fph, sl);
+        line(E, "%s ^= 1u << %s;", fph, sl);
+    }
+    line(E, "tilec::mbar_arrive_expect_tx(%s, %d);", bar, bytes);
+    for (int b = 0; b < boxes; b++)
+        line(E, "tilec::tma_load_2d(%s(smem, %s, 0, %d), &%s, %s, %s, %s);", stage_helper(E, op->buf), sl,
+             b * m->box_cols, E->tma_map_names[op->async_copy.tma_map], b ? fmt(E, "%s + %d", col, b * m->box_cols) : col,
+             row, bar);
+    E->indent--;
+    line(E, "}");
 }
 
 /* The top of a pipelined iteration: wait for slot args[0]'s copies; then free
@@ -135,10 +189,16 @@ void tma_wait(Emitter *E, const Op *op)
     int ring = op->async_wait.tma - 1;
     const char *rs = value_at(E, op->args[0], NULL, "0"), *ws = value_at(E, op->args[1], NULL, "0");
     const char *ph = E->ring_phase_names[ring], *fph = E->ring_free_phase_names[ring];
-    line(E, FEAT_SM90A "  // sm_90a: the slot's TMA copies landed; the slot to fill next is free");
+    bool producer = E->f->tma_rings.data[ring].producer;
+    line(E, FEAT_SM90A "  // sm_90a: the slot's TMA copies landed%s",
+         producer ? " (the producer warpgroup's; the slots are released after the wgmma waits below)"
+                  : "; the slot to fill next is free");
     line(E, "tilec::mbar_wait(&%s[%s], (%s >> %s) & 1u);", E->ring_bar_names[ring], rs, ph, rs);
     line(E, "%s ^= 1u << %s;", ph, rs);
-    if (tir_tma_free_barriers(E->f)) {
+    if (producer) {
+        E->ws_ring = ring + 1;
+        E->ws_read_slot = rs;
+    } else if (tir_tma_free_barriers(E->f)) {
         line(E, "if ((threadIdx.x & 31) == 0)");
         line(E, "    tilec::mbar_arrive(&%s[%s]);  // this warp is done with slot %s", E->ring_free_names[ring], ws, ws);
         line(E, "if (threadIdx.x == 0)");
@@ -146,12 +206,12 @@ void tma_wait(Emitter *E, const Op *op)
              fph, ws);
         line(E, "%s ^= 1u << %s;", fph, ws);
     } else {
-        line(E, "__syncthreads();  // every warp is done with slot %s", ws);
+        line(E, "%s;  // every warp is done with slot %s", block_sync(E), ws);
     }
     line(E, "#else");
     line(E, "tilec::cp_async_wait<%d>();  // at most %d group%s of copies still in flight", op->async_wait.pending,
          op->async_wait.pending, op->async_wait.pending == 1 ? "" : "s");
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     line(E, "#endif");
 }
 
@@ -334,7 +394,7 @@ void emit_tma_store(Emitter *E, const Op *op)
     line(E, "// %s (L%d) to %s in the tensor map's %d-byte swizzle", vname(E, x), x->layout->id, fn, m->swizzle);
     stage_store_tile(E, s, fn, x);
     line(E, "tilec::tma_store_fence();  // this thread's writes, visible to the TMA engine");
-    line(E, "__syncthreads();");
+    line(E, "%s;", block_sync(E));
     line(E, "if (%s %% %d == 0) {  // rows of whole 16-byte chunks: the engine writes no byte past the last column",
          cols->c_name, 16 / eb);
     E->indent++;
@@ -363,7 +423,7 @@ void emit_tma_store(Emitter *E, const Op *op)
          c, fn, r, c);
     E->indent--;
     line(E, "}");
-    line(E, "__syncthreads();  // the buffer is free again");
+    line(E, "%s;  // the buffer is free again", block_sync(E));
     E->out = out;
     sb_puts(E->out, tma.data);
     StrBuf names = {0}; /* what the pointer store added that this block does not read */

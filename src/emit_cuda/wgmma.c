@@ -82,6 +82,7 @@ void emit_wgmma_drain(Emitter *E, const Op *loop)
 {
     line(E, FEAT_SM90A);
     line(E, "tilec::wgmma_wait<0>();  // the last wgmma group has written the accumulators");
+    ws_drain(E);
     /* the loop's results that the groups left in flight write: pinned after the wait */
     const Block *body = loop->regions[0];
     const Op *y = tir_block_last(body);
@@ -111,6 +112,7 @@ void emit_wgmma_shadow_wait(Emitter *E, const Op *d)
 {
     line(E, FEAT_SM90A);
     line(E, "tilec::wgmma_wait<0>();  // %s: done reading its slot, the accumulators written", vname(E, d->results[0]));
+    ws_after_wait(E, 0);
     line(E, "tilec::wgmma_fence_operands<%d>(%s);  // no use of the accumulators moves above that wait",
          nregs(d->results[0]), vname(E, d->results[0]));
     line(E, "#endif");
@@ -257,11 +259,14 @@ void emit_dot_wgmma(Emitter *E, const Op *op, void (*fallback)(Emitter *, const 
         line(E, "#else  // mma.sync on the same shared memory and accumulators");
     } else if (op->dot.wgmma_next)
         line(E, "// left in flight: the next iteration's first wgmma wait, or the wait after the loop, waits for it");
-    else if (op->dot.wgmma_pending)
+    else if (op->dot.wgmma_pending) {
         line(E, "tilec::wgmma_wait<%d>();  // the previous step's group has finished reading its slot",
              op->dot.wgmma_pending);
-    else
+        ws_after_wait(E, op->dot.wgmma_pending);
+    } else {
         line(E, "tilec::wgmma_wait<0>();  // done reading this slot, the accumulators written");
+        ws_after_wait(E, 0);
+    }
     if (!shadowed) {
         line(E, "tilec::wgmma_fence_operands<%d>(%s);  // %s", nacc, vname(E, r),
              op->dot.wgmma_next ? "nothing touches them until then" : "no use of the accumulators moves above that wait");

@@ -131,7 +131,7 @@ static void fill_info(Translation *t, const TirFunc *f, const TranslateOptions *
     info->num_params = f->params.len;
     info->num_args = nargs;
     info->num_warps = f->num_warps;
-    info->threads_per_block = 32 * f->num_warps;
+    info->threads_per_block = tir_block_threads(f);
     info->shared_bytes = f->smem_bytes;
     info->dynamic_shared = f->smem_bytes > 48 * 1024;
     info->grid = to->grid;

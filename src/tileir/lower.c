@@ -687,6 +687,8 @@ static void lower_for(Lower *L, Node *s)
             lower_error(L, call->loc, "tl.range needs loop_unroll_factor from 1 to 1024, got %lld", (long long)u);
         op->for_.unroll = (int)u;
     }
+    if (!strcmp(fname, "tl.range") && a[7])
+        op->for_.warp_specialize = const_int(L, a[7], call->loc, "warp_specialize") != 0;
     Block *body = tir_block_new(L->a, op);
     op->regions[0] = body;
     op->nregions = 1;

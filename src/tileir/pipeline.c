@@ -100,6 +100,7 @@ typedef struct Pipe {
     bool hold;          /* the wgmma groups stay in flight in a ring of S slots: the copies
                            come last, after a barrier (wgmma_in_flight) */
     bool copies_wait;   /* a copy's address or mask comes from another load (copies_wait_for_loads) */
+    bool ws;            /* a producer warpgroup issues the ring's copies (warpspec.c) */
     bool ok;
 } Pipe;
 
@@ -362,7 +363,7 @@ static TmaMap tma_map_of(const Op *ld, const DotStage *s)
  * the free barriers, whose wait only the copying thread makes). */
 bool tir_tma_free_barriers(const TirFunc *f)
 {
-    return f->num_warps > 4;
+    return f->num_warps > 4 || f->producer_warps;
 }
 
 int tir_tma_ring_barrier_bytes(const TirFunc *f, const TmaRing *r)
@@ -393,27 +394,35 @@ bool tir_tma_same_box(const TmaMap *a, const TmaMap *b)
  * descriptor has one map, so one box, in a kernel.  Called after the last
  * point where pipeline_loop may give up, so that no map is made for a loop
  * left as it was. */
-static void tma_ring(Pipe *P, int nring)
+static bool tma_fits(const Pipe *P)
 {
-    TirFunc *f = P->f;
+    const TirFunc *f = P->f;
     if (f->arch < 90)
-        return;
+        return false;
     for (int i = 0; i < P->loads.len; i++) {
         const Op *ld = P->loads.data[i];
         const DotStage *s = P->stages.data[i];
         bool transposed = P->converts.data[i]->args[0] != ld->results[0];
         if (!ld->load.desc_param || !s->nvmma || s->batch != 1 || s->rows > 256 || s->contig_dim != (transposed ? 0 : 1))
-            return;
+            return false;
         TmaMap m = tma_map_of(ld, s);
         int k = tir_tma_map_index(f, m.param);
         if (k >= 0 && !tir_tma_same_box(&f->tma_maps.data[k], &m))
-            return; /* the descriptor's blocks go elsewhere in boxes of another shape */
+            return false; /* the descriptor's blocks go elsewhere in boxes of another shape */
         for (int j = 0; j < i; j++) { /* a descriptor loaded twice in this loop */
             TmaMap o = tma_map_of(P->loads.data[j], P->stages.data[j]);
             if (o.param == m.param && !tir_tma_same_box(&o, &m))
-                return;
+                return false;
         }
     }
+    return true;
+}
+
+static void tma_ring(Pipe *P, int nring)
+{
+    TirFunc *f = P->f;
+    if (!tma_fits(P))
+        return;
     P->tma_map = NEW_ARRAY(P->a, int, P->loads.len);
     for (int i = 0; i < P->loads.len; i++) {
         TmaMap m = tma_map_of(P->loads.data[i], P->stages.data[i]);
@@ -425,8 +434,13 @@ static void tma_ring(Pipe *P, int nring)
         }
         P->tma_map[i] = k;
     }
-    vec_push(P->a, &f->tma_rings, ((TmaRing){.nslots = nring, .copies = P->loads.len}));
+    vec_push(P->a, &f->tma_rings, ((TmaRing){.nslots = nring, .copies = P->loads.len, .producer = P->ws}));
     P->tma = f->tma_rings.len;
+    if (P->ws) {
+        f->producer_warps = TIR_WS_PRODUCER_WARPS;
+        for (int i = 0; i < P->stages.len; i++)
+            P->stages.data[i]->producer = true;
+    }
 }
 
 /* The dots of the body whose two operands come from NVMMA rings (wgmma.c):
@@ -1212,6 +1226,21 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     bool wgmma_loop = wgmma_dots(&P);
     int in_flight = wgmma_loop ? wgmma_in_flight(&P) : group_may_stay(&P);
     int nring = P.S + (P.hold ? 0 : in_flight);
+    /* warp specialisation: the consumers release a slot once its wgmma group is done,
+     * so the producer never overwrites one still read, and the ring keeps num_stages
+     * slots (its bytes live all kernel long, beside the epilogue's) */
+    const char *ws_why = tir_ws_refusal(P.a, f, loop, P.loads.data, P.loads.len);
+    if (!ws_why && !(wgmma_loop && tma_fits(&P)))
+        ws_why = "the loop's blocks do not go through TMA into wgmma operands";
+    if (!ws_why) {
+        P.ws = true;
+        P.hold = false;
+        nring = P.S;
+    } else {
+        for (Op *o = loop; o; o = o->parent ? o->parent->parent : NULL)
+            if (o->kind == OP_FOR && o->for_.warp_specialize && !o->for_.ws_refused)
+                o->for_.ws_refused = ws_why;
+    }
     for (int i = 0; i < P.stages.len; i++)
         P.stages.data[i]->nslots = nring;
     ValueVec delayed = {0};
@@ -1487,8 +1516,9 @@ static void pipeline_block(Ctx *ctx, TirFunc *f, Block *b)
 
 void tir_pipeline(Ctx *ctx, TirFunc *f)
 {
-    if (!f->uses_dot || f->num_stages < 2)
-        return;
-    pipeline_block(ctx, f, f->body);
-    tir_simplify(ctx, f);
+    if (f->uses_dot && f->num_stages >= 2) {
+        pipeline_block(ctx, f, f->body);
+        tir_simplify(ctx, f);
+    }
+    tir_ws_warn(ctx, f);
 }

@@ -595,6 +595,11 @@ void tir_smem(Ctx *ctx, TirFunc *f)
         Exchange *e = &ex.data[i];
         if (e->op->kind != OP_LOCAL_LOAD)
             continue;
+        if (e->op->stage && e->op->stage->producer) { /* the producer fills it at any time */
+            e->first = 0;
+            e->last = ex.len - 1;
+            continue;
+        }
         const Op *loop = e->op->parent->parent;
         for (int j = 0; j < ex.len; j++)
             for (const Op *o = ex.data[j].op; o; o = o->parent ? o->parent->parent : NULL)

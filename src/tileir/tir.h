@@ -447,6 +447,7 @@ typedef struct DotStage {
     int pad_rows_log2, pad; /* `pad` elements after every 2^pad_rows_log2 rows (0: none) */
     int nslots;           /* buffers in the pipeline ring (1: not pipelined) */
     bool ldmatrix;        /* read with ldmatrix(.trans); else element by element */
+    bool producer;        /* a producer ring's (warp specialisation): live for the whole kernel */
     bool trans;           /* ldmatrix .trans (16-bit operand stored MN-major) */
     int nvmma;            /* 128, 64, 32: Triton's NVMMA layout with this swizzle width in
                              bytes (column blocks of that width, dot_nvmma_offset); 0: rows
@@ -617,6 +618,10 @@ struct Op {
                                  queue_first on are `queues` queues of queue_depth entries,
                                  values stage 0 computes ahead (the emitter says so) */
             int queue_first, queue_depth;
+            bool warp_specialize; /* tl.range(warp_specialize=True): the TMA rings of the loop,
+                                     or of loops inside it, are filled by a producer warpgroup
+                                     of their own under sm_90a (tir_pipeline, warpspec.c) */
+            const char *ws_refused; /* why a ring loop in it got no producer (tir_pipeline) */
         } for_;
         struct {
             bool can_reorder; /* the user allowed any order (tilec keeps row-major order) */
@@ -687,6 +692,9 @@ typedef struct TmaMap {
 typedef struct TmaRing {
     int nslots, copies;
     int smem_offset;      /* full[nslots], then free[nslots] */
+    bool producer;        /* filled by the producer warpgroup (warp specialisation): its
+                             copies are the producer's alone, and the consumers release
+                             each slot once the wgmma group that read it is done */
 } TmaRing;
 
 /* tilec's own choice of __launch_bounds__'s blocks per SM applies from this
@@ -723,7 +731,29 @@ typedef struct TirFunc {
     bool debug;           /* device_assert compiled in */
     Vec(TmaMap) tma_maps; /* tir_pipeline: the TMA path of tensordesc parameters */
     Vec(TmaRing) tma_rings;
+    /* warp specialisation (tl.range(warp_specialize=True), tir_pipeline): a warpgroup
+     * after the num_warps consumer warps issues the producer rings' copies; 0: none */
+    int producer_warps;
 } TirFunc;
+
+/* Warp specialisation (warpspec.c).  tir_ws_refusal: why pipelined loop `loop`, whose
+ * ring loads are `loads`, cannot have its copies issued by a producer warpgroup (NULL:
+ * it can): the producer computes only scalars, so each copy's offsets and every
+ * bound of the loops around it must follow from parameters, program ids and loop
+ * counters by pure scalar arithmetic.  tir_ws_warn: after tir_pipeline, a warning
+ * for each tl.range(warp_specialize=True) that got no producer.  tir_ws_needed: the
+ * values (by id) the producer computes; tir_ws_copy: a producer ring's copy;
+ * tir_ws_holds_copy: a loop or branch with one inside. */
+const char *tir_ws_refusal(Arena *a, const TirFunc *f, const Op *loop, Op *const *loads, int nloads);
+void tir_ws_warn(Ctx *ctx, const TirFunc *f);
+bool *tir_ws_needed(Arena *a, const TirFunc *f);
+bool tir_ws_copy(const TirFunc *f, const Op *op);
+bool tir_ws_holds_copy(const TirFunc *f, const Op *op);
+#define TIR_WS_PRODUCER_WARPS 4   /* one warpgroup: setmaxnreg works per warpgroup */
+#define TIR_WS_PRODUCER_REGS 40   /* what the producer keeps (setmaxnreg.dec) */
+
+/* Threads per block: the consumer warps and the producer warpgroup, if any. */
+static inline int tir_block_threads(const TirFunc *f) { return 32 * (f->num_warps + f->producer_warps); }
 
 /* ---- building -------------------------------------------------------- */
 

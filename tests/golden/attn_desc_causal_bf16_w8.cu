@@ -689,6 +689,15 @@ struct alignas(64) TensorMap {
 template <class... T>
 __device__ __forceinline__ void unused(const T &...) {}
 
+// A barrier of the consumer warps alone (warp specialisation): the first
+// `threads` threads of the block meet at named barrier 1, while the producer
+// warpgroup after them goes its own way.  Any target.
+template <int threads>
+__device__ __forceinline__ void consumer_sync()
+{
+    asm volatile("bar.sync 1, %0;\n" ::"n"(threads) : "memory");
+}
+
 } // namespace tilec
 
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -699,6 +708,20 @@ namespace tilec {
 __device__ __forceinline__ void mbar_init(uint64_t *bar, int count)
 {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_addr(bar)), "r"(count) : "memory");
+}
+
+// Warp specialisation: the producer warpgroup hands registers back to the
+// block's pool (setmaxnreg.dec) and the consumer warpgroups take them
+// (setmaxnreg.inc); every warp of a warpgroup executes it together.
+template <int regs>
+__device__ __forceinline__ void setmaxnreg_dec()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(regs));
+}
+template <int regs>
+__device__ __forceinline__ void setmaxnreg_inc()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(regs));
 }
 
 // Makes the initialised barriers visible to the copies (the async proxy).

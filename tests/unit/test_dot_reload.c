@@ -885,3 +885,77 @@ Test(pipeline, scale_loads_leave_the_copies_last, .fini = reset)
     cr_assert(mma && commit, "%s", t);
     cr_expect(mma < commit, "the copies after the dot: %s", t);
 }
+
+/* Warp specialisation: tl.range(warp_specialize=True) over a loop of descriptor loads and
+ * one wgmma dot, under sm_90.  A warpgroup after the 8 consumer warps issues the copies;
+ * the ring keeps num_stages slots, which live all kernel long (apart from the epilogue's
+ * buffer, which the consumers write while the producer fills the ring); the consumers'
+ * barriers are named barrier 1 of their 256 threads; setmaxnreg moves 128 of the
+ * producer's 168 registers a thread to the consumers (232). */
+static const char *ws_src =
+    KERNEL_HEAD
+    "def k(a_desc, b_desc, c_ptr, idx_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,\n"
+    "      INDIRECT: tl.constexpr):\n"
+    "    off_m = tl.program_id(0) * BM\n"
+    "    if INDIRECT:\n"
+    "        off_m = tl.load(idx_ptr + tl.program_id(0))\n"
+    "    off_n = tl.program_id(1) * BN\n"
+    "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+    "    for k in tl.range(0, tl.cdiv(K, BK), warp_specialize=True):\n"
+    "        a = a_desc.load([off_m, k * BK])\n"
+    "        b = b_desc.load([off_n, k * BK])\n"
+    "        acc = tl.dot(a, b.T, acc)\n"
+    "    rows = off_m + tl.arange(0, BM)\n"
+    "    cols = off_n + tl.arange(0, BN)\n"
+    "    tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc.to(tl.float16),\n"
+    "             mask=(rows[:, None] < M) & (cols[None, :] < N))\n";
+#define WS_SIG(indirect)                                                                                          \
+    "tensordesc<fp16[128, 64]>, tensordesc<fp16[256, 64]>, *fp16:16, *i32:16, i32, i32, i32, 128, 256, 64, " indirect
+
+Test(pipeline, warp_specialize_gives_the_copies_to_a_producer, .fini = reset)
+{
+    translate_on(ws_src, WS_SIG("False"), 8, 3, 90, EMIT_TILEIR);
+    cr_assert_eq(fn->producer_warps, 4);
+    cr_assert_eq(fn->tma_rings.len, 1);
+    cr_expect(fn->tma_rings.data[0].producer);
+    cr_expect_eq(fn->tma_rings.data[0].nslots, 3, "num_stages slots: the consumers release each after its wgmma");
+    const Op *ll[2];
+    cr_assert_eq(find_ops(fn->body, OP_LOCAL_LOAD, ll, 2), 2);
+    const Op *cv[4];
+    int n = find_ops(fn->body, OP_CONVERT, cv, 4);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < 2; j++)
+            if (cv[i]->smem_bytes && !cv[i]->stage) {
+                bool apart = cv[i]->smem_offset + cv[i]->smem_bytes <= ll[j]->smem_offset ||
+                             ll[j]->smem_offset + ll[j]->smem_bytes <= cv[i]->smem_offset;
+                cr_expect(apart, "the epilogue's exchange overlaps a ring the producer may be filling");
+            }
+    reset();
+    translate_on(ws_src, WS_SIG("False"), 8, 3, 90, EMIT_CUDA);
+    const char *t = out_text();
+    cr_expect(strstr(t, "__launch_bounds__(384, 1)"));
+    cr_expect(strstr(t, "tilec::setmaxnreg_dec<40>();"));
+    cr_expect(strstr(t, "tilec::setmaxnreg_inc<232>();"));
+    const char *split = strstr(t, "if (threadIdx.x >= 256) {  // the producer warpgroup");
+    cr_assert(split);
+    cr_expect(strstr(split, "tilec::mbar_wait(&ring_free[write_slot], (free_phase >> write_slot) & 1u);"));
+    cr_expect(strstr(split, "tilec::consumer_sync<256>();"));
+    cr_expect_null(strstr(split, "__syncthreads();"), "the producer never reaches a block barrier");
+    cr_expect(strstr(split, "held_slot = read_slot;"), "the consumers hold the slot their group in flight reads");
+    cr_expect(strstr(split, "tilec::mbar_arrive(&ring_free[held_slot]);"));
+    cr_expect(strstr(t, "<<<grid, 384, "), "the launcher starts the producer warpgroup too");
+}
+
+Test(pipeline, warp_specialize_refused_with_a_warning, .fini = reset)
+{
+    translate_on(ws_src, WS_SIG("True"), 8, 3, 90, EMIT_TILEIR);
+    cr_expect_eq(fn->producer_warps, 0);
+    cr_expect_eq(fn->tma_rings.len, 1, "the loop keeps its TMA ring");
+    cr_expect(ctx.log.data && strstr(ctx.log.data, "warning: tl.range(warp_specialize=True) is not applied: a "
+                                                   "descriptor load's offsets depend on a loaded or tile value"),
+              "%s", ctx.log.data ? ctx.log.data : "(no warning)");
+    reset();
+    translate_on(ws_src, WS_SIG("False"), 8, 3, 80, EMIT_TILEIR);
+    cr_expect_eq(fn->producer_warps, 0);
+    cr_expect(ctx.log.data && strstr(ctx.log.data, "not applied: it needs --arch sm_90"));
+}
