@@ -7,7 +7,8 @@ bf16; blocks of 64 or 128 rows, 32 to 256 columns (so swizzles of 32, 64 and 128
 one to four boxes per block); 4 or 8 warps; 2 to 4 stages; one program per tile, or a
 persistent loop over tiles with few programs (each slot's barrier then runs through many
 phases); K ragged, read past its end as zeros; an epilogue scaling, adding a bias vector,
-clamping, and storing through a descriptor or through masked pointers; for about a third,
+clamping, and storing through a descriptor or through masked pointers (a third ask for warp
+specialisation on their outermost loop); for about a third,
 each K step's product scaled by rows before it is added (one fp32 scale per row and K step,
 as block-quantized weights have: the step reads its dot's result, so its next copies go out
 while the wgmma runs), half of those with A and B loaded through pointers instead (K a
@@ -75,6 +76,11 @@ class TmaGen:
                 warps, bm, bn, bk, stages = 4, 128, 128, 64, 3
         if ptr_operands:
             K = own.choice([16, 64, 144, 512])
+        # a third ask for warp specialisation on the outermost loop (tl.range(warp_specialize=True)):
+        # under --arch sm_90 a producer warpgroup issues the descriptor copies where it can
+        # compute their offsets, and tilec warns and leaves the loop as written where not
+        ws = random.Random(self.seed * 86028121 + 53).random() < 1 / 3
+        wsk = ", warp_specialize=True" if ws else ""
         self.name = f"tma{self.seed}"
         params, meta = [], []
 
@@ -219,7 +225,7 @@ class TmaGen:
             self.emit("offs_m = 0")
             self.emit("offs_n = 0")
             self.emit("acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)")
-            self.emit("for _ in range(0, k_steps * mine):")
+            self.emit(f"for _ in tl.range(0, k_steps * mine{wsk}):" if ws else "for _ in range(0, k_steps * mine):")
             self.emit("kk = tl.where(kk == k_steps - 1, 0, kk + 1)", 1)
             self.emit("if kk == 0:", 1)
             self.emit("tile += PROGS", 2)
@@ -233,7 +239,7 @@ class TmaGen:
         else:
             d = 0
             if persistent:
-                self.emit("for tile in tl.range(tl.program_id(0), tl.cdiv(M, BLOCK_M) * tiles_n, PROGS):")
+                self.emit(f"for tile in tl.range(tl.program_id(0), tl.cdiv(M, BLOCK_M) * tiles_n, PROGS{wsk}):")
                 d = 1
                 grid = min(progs, tiles)
             else:
@@ -242,11 +248,13 @@ class TmaGen:
             self.emit("offs_m = (tile // tiles_n) * BLOCK_M", d)
             self.emit("offs_n = (tile % tiles_n) * BLOCK_N", d)
             self.emit("acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)", d)
+            kws = wsk if not persistent else ""
+            rng = "tl.range" if kws else "range"
             if self.rng.random() < 0.5:
-                self.emit("for k in range(0, tl.cdiv(K, BLOCK_K)):", d)
+                self.emit(f"for k in {rng}(0, tl.cdiv(K, BLOCK_K){kws}):", d)
                 koff = "k * BLOCK_K"
             else:
-                self.emit("for k in range(0, K, BLOCK_K):", d)
+                self.emit(f"for k in {rng}(0, K, BLOCK_K{kws}):", d)
                 koff = "k"
             loads_and_dot(koff, self.rng.random() < 0.5, d + 1)
             epilogue_store(d)

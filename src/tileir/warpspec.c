@@ -108,11 +108,11 @@ const char *tir_ws_refusal(Arena *a, const TirFunc *f, const Op *loop, Op *const
     WsScan w = {.f = f, .state = NEW_ARRAY(a, int8_t, (size_t)f->nvalues + 1)};
     for (int i = 0; i < nloads; i++)
         if (!all_computable(&w, loads[i]->args + loads[i]->nargs - 2, 2))
-            return "a descriptor load's offsets depend on a loaded or tile value, which the producer "
+            return "a descriptor load's offsets depend on a loaded value, a tile or a branch's result, which the producer "
                    "warpgroup cannot compute";
     for (const Op *o = loop; o; o = o->parent ? o->parent->parent : NULL) {
         if (o->kind == OP_FOR && !all_computable(&w, o->args, 3))
-            return "a loop's bounds depend on a loaded or tile value, which the producer warpgroup "
+            return "a loop's bounds depend on a loaded value, a tile or a branch's result, which the producer warpgroup "
                    "cannot compute";
         if (o->kind == OP_IF || o->kind == OP_WHILE)
             return "the loop stands inside a branch or a while loop";

@@ -952,7 +952,7 @@ Test(pipeline, warp_specialize_refused_with_a_warning, .fini = reset)
     cr_expect_eq(fn->producer_warps, 0);
     cr_expect_eq(fn->tma_rings.len, 1, "the loop keeps its TMA ring");
     cr_expect(ctx.log.data && strstr(ctx.log.data, "warning: tl.range(warp_specialize=True) is not applied: a "
-                                                   "descriptor load's offsets depend on a loaded or tile value"),
+                                                   "descriptor load's offsets depend on a loaded value, a tile or a branch's result"),
               "%s", ctx.log.data ? ctx.log.data : "(no warning)");
     reset();
     translate_on(ws_src, WS_SIG("False"), 8, 3, 80, EMIT_TILEIR);
