@@ -204,7 +204,8 @@ typedef struct tilec_kernel_info {
     int num_params;
     int num_args;                /* the runtime arguments: parameters not compiled in */
     int num_warps;
-    int threads_per_block;       /* 32 * num_warps */
+    int threads_per_block;       /* 32 * num_warps, plus 128 for a warp-specialised kernel's producer
+                                    warpgroup (sm_90a builds only: tilec_launch asks the loaded kernel) */
     int shared_bytes;            /* the shared-memory arena */
     int dynamic_shared;          /* 1 above 48 KB: launched as dynamic shared memory */
     const char *grid;            /* the grid expression, or NULL */

@@ -187,14 +187,14 @@ void emit_header(Emitter *E, int threads)
                       "barrier and release the slot once the wgmma group that read it is done. The consumers' "
                       "barriers are named barrier 1 of their %d threads (tilec::consumer_sync). "
                       "__launch_bounds__(%d, 1) gives each thread %d registers%s. Builds for other targets have no "
-                      "TMA: the consumers copy for themselves with cp.async and the producer warpgroup returns at "
-                      "once; there the bound still caps every thread at %d registers, and ptxas may spill.",
+                      "TMA: there the kernel's bound is the consumers' %d threads, the launcher (which asks the "
+                      "loaded kernel for its limit) starts only those, and they copy for themselves with cp.async.",
                    f->num_warps - 1, f->num_warps, f->num_warps + f->producer_warps - 1, f->num_warps,
                    32 * f->num_warps, threads, base,
                    regs > base ? fmt(E, "; setmaxnreg lowers the producer's to %d and raises the consumers' to %d",
                                      TIR_WS_PRODUCER_REGS, regs)
                                : "",
-                   base));
+                   32 * f->num_warps));
     } else if (f->min_blocks) {
         const char *promise = fmt(E, "__launch_bounds__(%d, %d) promises ptxas %d block%s per SM, so a thread may use "
                                      "up to %d registers", threads, f->min_blocks, f->min_blocks,
@@ -371,9 +371,15 @@ void emit_kernel(Emitter *E, int threads)
     sb_free(&E->helpers);
     const char *plain = fmt(E, "__launch_bounds__(%d)", threads);
     const char *bound = f->min_blocks ? fmt(E, "__launch_bounds__(%d, %d)", threads, f->min_blocks) : plain;
-    if (f->producer_warps) /* setmaxnreg shares out the registers of one block an SM */
-        bound = plain = fmt(E, "__launch_bounds__(%d, 1)", threads);
-    if (f->min_blocks_auto && !f->producer_warps) /* tilec's choice, for the GPUs it was measured on (see the header) */
+    if (f->producer_warps) { /* setmaxnreg shares out the registers of one block an SM; builds
+                                without TMA have no producer and keep the consumers' bound */
+        int consumers = 32 * f->num_warps;
+        const char *rest = f->min_blocks ? fmt(E, "__launch_bounds__(%d, %d)", consumers, f->min_blocks)
+                                         : fmt(E, "__launch_bounds__(%d)", consumers);
+        sb_printf(E->out, "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // the producer warpgroup's threads too\nextern \"C\" "
+                          "__global__ void __launch_bounds__(%d, 1)\n#else\nextern \"C\" __global__ void %s\n#endif\n%s(",
+                  threads, rest, f->name);
+    } else if (f->min_blocks_auto) /* tilec's choice, for the GPUs it was measured on (see the header) */
         sb_printf(E->out, "#if __CUDA_ARCH__ >= %d0\nextern \"C\" __global__ void %s\n#else\nextern \"C\" __global__ "
                           "void %s\n#endif\n%s(", TIR_MIN_BLOCKS_ARCH, bound, plain, f->name);
     else

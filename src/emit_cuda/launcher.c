@@ -30,7 +30,18 @@ static void launch_call(Emitter *E, const Emitter *K, const char *ind)
                   ind, name, dyn);
         sb_printf(E->out, "%sif (attr != cudaSuccess)\n%s    return attr;\n", ind, ind);
     }
-    sb_printf(E->out, "%s%s<<<grid, %d, %d, stream>>>(", ind, name, tir_block_threads(f), dyn);
+    const char *threads = fmt(E, "%d", tir_block_threads(f));
+    if (f->producer_warps) {
+        sb_printf(E->out, "%s// %d threads where the sm_90a build (warp-specialised) was loaded, %d elsewhere: the "
+                          "kernel's launch bound says which\n", ind, tir_block_threads(f), 32 * f->num_warps);
+        sb_printf(E->out, "%scudaFuncAttributes fa;\n%sconst cudaError_t fa_status = cudaFuncGetAttributes(&fa, %s);\n",
+                  ind, ind, name);
+        sb_printf(E->out, "%sif (fa_status != cudaSuccess)\n%s    return fa_status;\n", ind, ind);
+        sb_printf(E->out, "%sconst int threads = fa.maxThreadsPerBlock >= %d ? %d : %d;\n", ind, tir_block_threads(f),
+                  tir_block_threads(f), 32 * f->num_warps);
+        threads = "threads";
+    }
+    sb_printf(E->out, "%s%s<<<grid, %s, %d, stream>>>(", ind, name, threads, dyn);
     int n = 0;
     for (int i = 0; i < f->params.len; i++) {
         const KernelParam *kp = &f->params.data[i];

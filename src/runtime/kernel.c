@@ -703,8 +703,19 @@ static tilec_status run_converted(tilec_kernel *k, void *stream, const long long
         params[num_args + j] = &maps[j];
     }
     unsigned dyn = k->info.dynamic_shared ? (unsigned)k->info.shared_bytes : 0;
-    int rc = k->ctx->cu.LaunchKernel(f, (unsigned)dims[0], (unsigned)dims[1], (unsigned)dims[2],
-                                     (unsigned)k->info.threads_per_block, 1, 1, dyn, stream, params, NULL);
+    /* a warp-specialised kernel has its producer warpgroup only in sm_90a builds, whose
+     * launch bound admits it; other builds take the consumer warps alone */
+    unsigned threads = (unsigned)k->info.threads_per_block;
+    if (k->info.threads_per_block != 32 * k->info.num_warps) {
+        int most = 0;
+        int rc = k->ctx->cu.FuncGetAttribute(&most, CU_FATTR_MAX_THREADS, f);
+        if (rc)
+            return rt_cuda_fail(k->ctx, rc, "cuFuncGetAttribute");
+        if (most < k->info.threads_per_block)
+            threads = (unsigned)(32 * k->info.num_warps);
+    }
+    int rc = k->ctx->cu.LaunchKernel(f, (unsigned)dims[0], (unsigned)dims[1], (unsigned)dims[2], threads, 1, 1, dyn,
+                                     stream, params, NULL);
     if (rc)
         return rt_cuda_fail(k->ctx, rc, "cuLaunchKernel");
     return TILEC_OK;

@@ -39,9 +39,9 @@
 // the slot once the wgmma group that read it is done. The consumers' barriers are named barrier 1
 // of their 256 threads (tilec::consumer_sync). __launch_bounds__(384, 1) gives each thread 168
 // registers; setmaxnreg lowers the producer's to 40 and raises the consumers' to 232. Builds for
-// other targets have no TMA: the consumers copy for themselves with cp.async and the producer
-// warpgroup returns at once; there the bound still caps every thread at 168 registers, and ptxas
-// may spill.
+// other targets have no TMA: there the kernel's bound is the consumers' 256 threads, the launcher
+// (which asks the loaded kernel for its limit) starts only those, and they copy for themselves with
+// cp.async.
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
@@ -1018,7 +1018,11 @@ static __device__ __forceinline__ int cvt3_at(int row, int col)
 }
 
 
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // the producer warpgroup's threads too
 extern "C" __global__ void __launch_bounds__(384, 1)
+#else
+extern "C" __global__ void __launch_bounds__(256)
+#endif
 matmul_tma_ws_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0, int32_t a_desc_shape1, int64_t a_desc_stride0, __half *__restrict__ b_desc_base, int32_t b_desc_shape0, int32_t b_desc_shape1, int64_t b_desc_stride0, __half *__restrict__ c_desc_base, int32_t c_desc_shape0, int32_t c_desc_shape1, int64_t c_desc_stride0, int32_t M, int32_t N, int32_t K, const __grid_constant__ tilec::TensorMap a_desc_tma, const __grid_constant__ tilec::TensorMap b_desc_tma, const __grid_constant__ tilec::TensorMap c_desc_tma)
 {
     extern __shared__ __align__(1024) unsigned char smem[];  // the arena (dynamic, see the header)
@@ -1512,7 +1516,13 @@ extern "C" cudaError_t matmul_tma_ws_kernel_launch(cudaStream_t stream, __half *
     const cudaError_t attr = cudaFuncSetAttribute(matmul_tma_ws_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 213040);
     if (attr != cudaSuccess)
         return attr;
-    matmul_tma_ws_kernel<<<grid, 384, 213040, stream>>>(a_desc_base, a_desc_shape0, a_desc_shape1, a_desc_stride0, b_desc_base, b_desc_shape0, b_desc_shape1, b_desc_stride0, c_desc_base, c_desc_shape0, c_desc_shape1, c_desc_stride0, M, N, K, a_desc_tma, b_desc_tma, c_desc_tma);
+    // 384 threads where the sm_90a build (warp-specialised) was loaded, 256 elsewhere: the kernel's launch bound says which
+    cudaFuncAttributes fa;
+    const cudaError_t fa_status = cudaFuncGetAttributes(&fa, matmul_tma_ws_kernel);
+    if (fa_status != cudaSuccess)
+        return fa_status;
+    const int threads = fa.maxThreadsPerBlock >= 384 ? 384 : 256;
+    matmul_tma_ws_kernel<<<grid, threads, 213040, stream>>>(a_desc_base, a_desc_shape0, a_desc_shape1, a_desc_stride0, b_desc_base, b_desc_shape0, b_desc_shape1, b_desc_stride0, c_desc_base, c_desc_shape0, c_desc_shape1, c_desc_stride0, M, N, K, a_desc_tma, b_desc_tma, c_desc_tma);
     return cudaGetLastError();
 }
 #endif

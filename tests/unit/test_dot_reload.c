@@ -943,7 +943,10 @@ Test(pipeline, warp_specialize_gives_the_copies_to_a_producer, .fini = reset)
     cr_expect_null(strstr(split, "__syncthreads();"), "the producer never reaches a block barrier");
     cr_expect(strstr(split, "held_slot = read_slot;"), "the consumers hold the slot their group in flight reads");
     cr_expect(strstr(split, "tilec::mbar_arrive(&ring_free[held_slot]);"));
-    cr_expect(strstr(t, "<<<grid, 384, "), "the launcher starts the producer warpgroup too");
+    cr_expect(strstr(t, "const int threads = fa.maxThreadsPerBlock >= 384 ? 384 : 256;"),
+              "the launcher starts the producer warpgroup where the sm_90a build runs");
+    cr_expect(strstr(t, "#else\nextern \"C\" __global__ void __launch_bounds__(256)\n#endif"),
+              "other builds keep the consumers' bound");
 }
 
 Test(pipeline, warp_specialize_refused_with_a_warning, .fini = reset)
