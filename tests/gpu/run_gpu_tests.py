@@ -468,7 +468,7 @@ def nvcc_target(arch, cu):
     sm_90 pass on some nvcc); everything else for -arch."""
     with open(cu) as f:
         wgmma = "__CUDA_ARCH_FEAT_SM90_ALL" in f.read()
-    if wgmma and arch in ("sm_90", "sm_90a", "90"):
+    if wgmma and arch in ("sm_90", "sm_90a", "90") and not os.environ.get("TILEC_GPU_PLAIN_SM90"):
         return "-gencode=arch=compute_90a,code=sm_90a"
     return f"-arch={arch}"
 
@@ -3018,8 +3018,14 @@ def main():
                     help="libtilec.so for --via lib (default: build/release/libtilec.so)")
     ap.add_argument("--build-only", action="store_true",
                     help="translate and compile every case, run nothing (no GPU; needs --arch)")
+    ap.add_argument("--plain-sm90", action="store_true",
+                    help="build kernels that have a wgmma path for plain sm_90, without the sm_90a features: "
+                         "they run the path the file keeps for other targets (cp.async, mma.sync, no producer "
+                         "warpgroup), as a build without the 'a' would")
     ap.add_argument("--worker", metavar="PLAN", help=argparse.SUPPRESS)
     opts = ap.parse_args()
+    if opts.plain_sm90:
+        os.environ["TILEC_GPU_PLAIN_SM90"] = "1"  # read by nvcc_target, in this process and its workers
     if opts.worker:
         return worker_main(opts.worker)
     if opts.seed is None:
