@@ -12,8 +12,8 @@ matmul_persistent_kernel (132 programs walking the tiles, the K loop of each pip
 fp16 config, "persistent-flat" matmul_persistent_flat_kernel (the same as one loop over tiles
 and K steps with branches, pipelined across tiles), "tma-persistent" matmul_tma_persistent_kernel
 (the persistent kernel on host tensor descriptors, B given as [N, K]: TMA copies on sm_90),
-"tma-ws" matmul_tma_ws_kernel (the same with tl.range(warp_specialize=True) on its tile loop:
-a producer warpgroup issues the copies on sm_90).  tilec and Triton get the same specialisation: sizes
+"tma-ws" the same with WARP_SPECIALIZE=True (tl.range(warp_specialize=True) on its tile loop: a
+producer warpgroup issues the copies on sm_90).  tilec and Triton get the same specialisation: sizes
 and leading dimensions divisible by 16 promised as "i32:16", unit strides fixed to 1, as
 Triton's own specialisation does at run time.
 
@@ -106,10 +106,9 @@ class Row:
                f"{i32(N)}, 1, {bm}, {bn}, {bk}, {group}")
         kernel, grid = "matmul_kernel", "cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)"
         if variant.startswith("tma-"):  # host tensor descriptors: A [M, K], B as [N, K], C [M, N]
-            kernel = "matmul_tma_ws_kernel" if variant == "tma-ws" else "matmul_tma_persistent_kernel"
-            grid = "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))"
+            kernel, grid = "matmul_tma_persistent_kernel", "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))"
             sig = (f"tensordesc<{a}[{bm}, {bk}]>, tensordesc<{a}[{bn}, {bk}]>, tensordesc<{c}[{bm}, {bn}]>, "
-                   f"{i32(M)}, {i32(N)}, {i32(K)}, {bm}, {bn}, {bk}, {group}, {NUM_SMS}")
+                   f"{i32(M)}, {i32(N)}, {i32(K)}, {bm}, {bn}, {bk}, {group}, {NUM_SMS}, {variant == 'tma-ws'}")
         elif variant.startswith("persistent"):
             kernel = "matmul_persistent_flat_kernel" if variant.endswith("flat") else "matmul_persistent_kernel"
             grid = "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))"

@@ -14,8 +14,8 @@
 #   matmul_kernel            the plain product (grid: one program per tile of C)
 #   matmul_persistent_kernel one program per SM looping over the tiles (grid: min(NUM_SMS, tiles))
 #   matmul_persistent_flat_kernel  the same as one loop over (tile, K step) with branches
-#   matmul_tma_persistent_kernel   the persistent kernel on host tensor descriptors (A [M, K], B as
-#                            [N, K]): TMA on Hopper; matmul_tma_ws_kernel (last) warp-specialises it
+#   matmul_tma_persistent_kernel   the persistent kernel on host tensor descriptors (A [M, K],
+#                            B given as [N, K], C [M, N]): on Hopper the K loop's blocks come by TMA
 #   matmul_block_scaled_kernel  each K step's product scaled by rows (one fp32 scale per row and
 #                            K block) before it is added: the loop reads its tl.dot result at once
 #   matmul_bias_act_kernel   + a bias vector over N, then an activation chosen by a constexpr
@@ -181,15 +181,15 @@ def matmul_persistent_flat_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 @triton.jit
 def matmul_tma_persistent_kernel(a_desc, b_desc, c_desc, M, N, K,
                                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                                 GROUP_M: tl.constexpr, NUM_SMS: tl.constexpr):
+                                 GROUP_M: tl.constexpr, NUM_SMS: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
     """The persistent matmul on tensor descriptors, in the style of Triton's persistent-matmul
     tutorial: a_desc is A [M, K], b_desc is B stored as [N, K] (each row one column of B), c_desc
-    is C [M, N]; blocks past the edges read zeros and stores there are dropped, so no masks.
-    With --arch sm_90 each K step's two blocks are copied by TMA into the ring."""
+    is C [M, N]; blocks past the edges read zeros and stores there are dropped, so no masks. With
+    --arch sm_90 each K step's blocks come by TMA; WARP_SPECIALIZE gives those copies a warpgroup."""
     start = tl.program_id(axis=0)
     tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
     k_steps = tl.cdiv(K, BLOCK_K)
-    for tile in tl.range(start, tiles, NUM_SMS, flatten=True):
+    for tile in tl.range(start, tiles, NUM_SMS, flatten=True, warp_specialize=WARP_SPECIALIZE):
         tile_m, tile_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         offs_m = tile_m * BLOCK_M
         offs_n = tile_n * BLOCK_N
@@ -371,29 +371,6 @@ def matmul_autotuned_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     out_cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
     c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
-
-
-@triton.jit
-def matmul_tma_ws_kernel(a_desc, b_desc, c_desc, M, N, K,
-                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                         GROUP_M: tl.constexpr, NUM_SMS: tl.constexpr):
-    """matmul_tma_persistent_kernel with warp specialisation asked for on its tile loop, as
-    Triton's persistent-matmul tutorial writes it.  With --arch sm_90 one warpgroup more than
-    num_warps issues every TMA copy, running ahead into the next tile's blocks while the
-    others store this tile."""
-    start = tl.program_id(axis=0)
-    tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
-    k_steps = tl.cdiv(K, BLOCK_K)
-    for tile in tl.range(start, tiles, NUM_SMS, flatten=True, warp_specialize=True):
-        tile_m, tile_n = grouped_tile(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
-        offs_m = tile_m * BLOCK_M
-        offs_n = tile_n * BLOCK_N
-        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-        for k in range(k_steps):
-            a = a_desc.load([offs_m, k * BLOCK_K])
-            b = b_desc.load([offs_n, k * BLOCK_K])
-            acc = tl.dot(a, b.T, acc)
-        c_desc.store([offs_m, offs_n], acc.to(c_desc.dtype))
 
 
 def grid_1d(M, N, block_m, block_n):

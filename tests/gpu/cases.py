@@ -500,21 +500,21 @@ def atomic_and_misc_cases():
         cases.append(Case(f"matmul/{dt}/tma-persistent/{bm}x{bn}x{bk}/w{w}s3" + ("/sm_90" if flags else ""),
                           "examples/matmul.py", "matmul_tma_persistent_kernel",
                           f"tensordesc<{dt}[{bm}, {bk}]>, tensordesc<{dt}[{bn}, {bk}]>, tensordesc<{dt}[{bm}, {bn}]>, "
-                          f"i32, i32, i32, {bm}, {bn}, {bk}, 8, 132", num_warps=w, num_stages=3, dtype=dt,
+                          f"i32, i32, i32, {bm}, {bn}, {bk}, 8, 132, False", num_warps=w, num_stages=3, dtype=dt,
                           grid="min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))", driver="matmul_desc",
                           sizes=desc_sizes, feature="dot", extra_flags=flags,
                           opts=dict(triton_writes_out_of_bounds="Triton 3.6's TMA store on rows of a byte "
                                     "length that is not a multiple of 16")))
-    # the same with warp specialisation asked for on the tile loop: on sm_90 a producer
+    # the same with WARP_SPECIALIZE, warp specialisation asked for on the tile loop: on sm_90 a producer
     # warpgroup issues the copies and runs ahead across tiles; on sm_80 the extra warpgroup
     # leaves at once and the consumers copy with cp.async behind named barriers
     for dt, blk, w, flags in [("fp16", (128, 256, 64), 8, ["--arch", "sm_90"]), ("bf16", (128, 128, 64), 4, ["--arch", "sm_90"]),
                               ("fp16", (128, 128, 64), 8, ["--arch", "sm_90"]), ("fp16", (128, 128, 64), 4, [])]:
         bm, bn, bk = blk
         cases.append(Case(f"matmul/{dt}/tma-ws/{bm}x{bn}x{bk}/w{w}s3" + ("/sm_90" if flags else ""),
-                          "examples/matmul.py", "matmul_tma_ws_kernel",
+                          "examples/matmul.py", "matmul_tma_persistent_kernel",
                           f"tensordesc<{dt}[{bm}, {bk}]>, tensordesc<{dt}[{bn}, {bk}]>, tensordesc<{dt}[{bm}, {bn}]>, "
-                          f"i32, i32, i32, {bm}, {bn}, {bk}, 8, 132", num_warps=w, num_stages=3, dtype=dt,
+                          f"i32, i32, i32, {bm}, {bn}, {bk}, 8, 132, True", num_warps=w, num_stages=3, dtype=dt,
                           grid="min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))", driver="matmul_desc",
                           sizes=desc_sizes, feature="dot", extra_flags=flags,
                           opts=dict(triton_writes_out_of_bounds="Triton 3.6's TMA store on rows of a byte "

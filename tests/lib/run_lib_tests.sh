@@ -118,7 +118,7 @@ check "embed C compiles with cc -std=c99 and links with -lcuda (stub)" \
 # a kernel whose K loop copies tensor-descriptor blocks by TMA and whose epilogue stores its
 # block by TMA: its launcher encodes the three maps
 check "--embed-cubin TMA matmul (tensor maps encoded by the launcher)" "$TILEC" examples/matmul.py \
-    -k matmul_tma_persistent_kernel -s "tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 128]>, i32, i32, i32, 128, 128, 64, 8, 132" \
+    -k matmul_tma_persistent_kernel -s "tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 128]>, i32, i32, i32, 128, 128, 64, 8, 132, False" \
     -w 4 --num-stages 3 --arch sm_90 --grid "min(NUM_SMS, cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N))" \
     --embed-cubin sm_90 -o "$E/matmul_tma_embed.c"
 check "TMA embed C encodes three tensor maps and compiles with cc -std=c99 -Werror" sh -c "
