@@ -25,6 +25,8 @@ struct tilec_kernel {
     int arch;
     Loaded *loaded;           /* one module per CUDA context it ran in */
     int nloaded, cap, last;
+    unsigned threads;         /* a launch's block: info.threads_per_block, or the consumer warps
+                                 alone where the image has no producer warpgroup (set at load) */
     struct Specializer *spec; /* tilec_translate_options.specialize: the variants */
 };
 
@@ -183,6 +185,18 @@ static tilec_status function_here(tilec_kernel *k, void **func)
         (rc = cu->FuncSetAttribute(l.func, CU_FATTR_MAX_DYN_SHARED, k->info.shared_bytes))) {
         cu->ModuleUnload(l.module);
         return rt_cuda_fail(ctx, rc, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    }
+    /* a warp-specialised kernel has its producer warpgroup only in sm_90a images, whose
+     * launch bound admits it; other images take the consumer warps alone */
+    k->threads = (unsigned)k->info.threads_per_block;
+    if (k->info.threads_per_block != 32 * k->info.num_warps) {
+        int most = 0;
+        if ((rc = cu->FuncGetAttribute(&most, CU_FATTR_MAX_THREADS, l.func))) {
+            cu->ModuleUnload(l.module);
+            return rt_cuda_fail(ctx, rc, "cuFuncGetAttribute(MAX_THREADS_PER_BLOCK)");
+        }
+        if (most < k->info.threads_per_block)
+            k->threads = (unsigned)(32 * k->info.num_warps);
     }
     if (k->nloaded == k->cap) {
         int ncap = k->cap ? 2 * k->cap : 2;
@@ -703,19 +717,8 @@ static tilec_status run_converted(tilec_kernel *k, void *stream, const long long
         params[num_args + j] = &maps[j];
     }
     unsigned dyn = k->info.dynamic_shared ? (unsigned)k->info.shared_bytes : 0;
-    /* a warp-specialised kernel has its producer warpgroup only in sm_90a builds, whose
-     * launch bound admits it; other builds take the consumer warps alone */
-    unsigned threads = (unsigned)k->info.threads_per_block;
-    if (k->info.threads_per_block != 32 * k->info.num_warps) {
-        int most = 0;
-        int rc = k->ctx->cu.FuncGetAttribute(&most, CU_FATTR_MAX_THREADS, f);
-        if (rc)
-            return rt_cuda_fail(k->ctx, rc, "cuFuncGetAttribute");
-        if (most < k->info.threads_per_block)
-            threads = (unsigned)(32 * k->info.num_warps);
-    }
-    int rc = k->ctx->cu.LaunchKernel(f, (unsigned)dims[0], (unsigned)dims[1], (unsigned)dims[2], threads, 1, 1, dyn,
-                                     stream, params, NULL);
+    int rc = k->ctx->cu.LaunchKernel(f, (unsigned)dims[0], (unsigned)dims[1], (unsigned)dims[2], k->threads, 1, 1,
+                                     dyn, stream, params, NULL);
     if (rc)
         return rt_cuda_fail(k->ctx, rc, "cuLaunchKernel");
     return TILEC_OK;
