@@ -258,7 +258,7 @@ void tma_names(Emitter *E);
 void tma_params(Emitter *E, StrBuf *out, int *n);
 void tma_describe(Emitter *E);
 void tma_setup(Emitter *E, StrBuf *out);
-void tma_copy(Emitter *E, const Op *op, const char *dst_fn);
+void tma_copy(Emitter *E, const Op *op);
 void tma_wait(Emitter *E, const Op *op);
 void tma_encode(Emitter *E);
 void tma_produce(Emitter *E, const Op *op, bool first); /* the producer's copy of a slot's block */

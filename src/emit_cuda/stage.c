@@ -443,7 +443,7 @@ void emit_async_copy(Emitter *E, const Op *op)
     int n = nregs(ptr);
     bool guarded = copy_tests_mask(op);
     if (op->async_copy.tma)
-        tma_copy(E, op, fn);
+        tma_copy(E, op);
     if (guarded)
         line(E, "// cp.async into slot %s of %s: %s; zero-filled where masked or past the loop's end",
              value_at(E, slot, NULL, "0"), fn, guarded_note(E, "copy", v, s->dtype));

@@ -107,41 +107,53 @@ void tma_setup(Emitter *E, StrBuf *out)
 
 /* One thread copies the block at the load's offsets into the slot, a box per
  * column block of the NVMMA layout, announcing their bytes on the slot's barrier. */
-void tma_copy(Emitter *E, const Op *op, const char *dst_fn)
+/* Copy `op`'s block into its slot: the bytes announced on the slot's full
+ * barrier, then one copy per box (a column block of the map's swizzle width). */
+static void tma_issue(Emitter *E, const Op *op)
+{
+    const TmaMap *m = &E->f->tma_maps.data[op->async_copy.tma_map];
+    const DotStage *s = op->buf->stage;
+    const char *sl = value_at(E, op->args[2], NULL, "0");
+    const char *bar = fmt(E, "&%s[%s]", E->ring_bar_names[op->async_copy.tma - 1], sl);
+    const char *row = value_at(E, op->args[op->nargs - 2], NULL, "0"), *col = value_at(E, op->args[op->nargs - 1], NULL, "0");
+    line(E, "tilec::mbar_arrive_expect_tx(%s, %d);", bar, s->rows * s->cols * dtype_bits(s->dtype) / 8);
+    for (int b = 0; b < s->cols / m->box_cols; b++)
+        line(E, "tilec::tma_load_2d(%s(smem, %s, 0, %d), &%s, %s, %s, %s);", stage_helper(E, op->buf), sl,
+             b * m->box_cols, E->tma_map_names[op->async_copy.tma_map], b ? fmt(E, "%s + %d", col, b * m->box_cols) : col,
+             row, bar);
+}
+
+/* The sm_90a side of a ring's copy, before the cp.async path under #else: one
+ * thread copies the block (tma_issue), or, in a producer ring, the producer
+ * warpgroup does (tma_produce) and the consumers print only what the cp.async
+ * path computes. */
+void tma_copy(Emitter *E, const Op *op)
 {
     const TirFunc *f = E->f;
     const TmaMap *m = &f->tma_maps.data[op->async_copy.tma_map];
-    int ring = op->async_copy.tma - 1;
     const DotStage *s = op->buf->stage;
-    const Value *pred = op->args[1], *slot = op->args[2];
-    const Value *off0 = op->args[op->nargs - 2], *off1 = op->args[op->nargs - 1];
-    int boxes = s->cols / m->box_cols;
-    int bytes = s->rows * s->cols * dtype_bits(s->dtype) / 8;
-    const char *sl = value_at(E, slot, NULL, "0"), *bar = fmt(E, "&%s[%s]", E->ring_bar_names[ring], sl);
+    const char *pred = value_at(E, op->args[1], NULL, "0");
     const Value *mask = tir_copy_mask(op);
-    if (f->tma_rings.data[ring].producer) {
+    const char *unread = fmt(E, "%s%s", vname(E, op->args[0]), mask ? fmt(E, ", %s", vname(E, mask)) : "");
+    const char *what = mask ? "pointers and mask" : "pointers";
+    if (f->tma_rings.data[op->async_copy.tma - 1].producer) {
         line(E, FEAT_SM90A "  // sm_90a: the producer warpgroup copies %s's %dx%d block into slot %s",
-             f->params.data[m->param].desc_name, s->rows, s->cols, sl);
-        line(E, "tilec::unused(%s, %s%s);  // the predicate, pointers %sof the cp.async path below",
-             value_at(E, op->args[1], NULL, "0"), vname(E, op->args[0]), mask ? fmt(E, ", %s", vname(E, mask)) : "",
-             mask ? "and mask " : "");
+             f->params.data[m->param].desc_name, s->rows, s->cols, value_at(E, op->args[2], NULL, "0"));
+        line(E, "tilec::unused(%s, %s);  // the predicate, %s of the cp.async path below", pred, unread, what);
         line(E, "#else");
         return;
     }
+    int boxes = s->cols / m->box_cols;
     line(E, FEAT_SM90A "  // sm_90a: TMA");
     line(E, "if (threadIdx.x == 0 && %s) {  // one thread copies %s's %dx%d block at (%s, %s): %d box%s, zeros out of bounds",
-         paren(E, value_at(E, pred, NULL, "0")), f->params.data[m->param].desc_name, s->rows, s->cols,
-         value_at(E, off0, NULL, "0"), value_at(E, off1, NULL, "0"), boxes, boxes == 1 ? "" : "es");
+         paren(E, pred), f->params.data[m->param].desc_name, s->rows, s->cols,
+         value_at(E, op->args[op->nargs - 2], NULL, "0"), value_at(E, op->args[op->nargs - 1], NULL, "0"), boxes,
+         boxes == 1 ? "" : "es");
     E->indent++;
-    line(E, "tilec::mbar_arrive_expect_tx(%s, %d);", bar, bytes);
-    const char *row = value_at(E, off0, NULL, "0"), *col = value_at(E, off1, NULL, "0");
-    for (int b = 0; b < boxes; b++)
-        line(E, "tilec::tma_load_2d(%s(smem, %s, 0, %d), &%s, %s, %s, %s);", dst_fn, sl, b * m->box_cols,
-             E->tma_map_names[op->async_copy.tma_map], b ? fmt(E, "%s + %d", col, b * m->box_cols) : col, row, bar);
+    tma_issue(E, op);
     E->indent--;
     line(E, "}");
-    line(E, "tilec::unused(%s%s);  // the pointers %sof the cp.async path below", vname(E, op->args[0]),
-         mask ? fmt(E, ", %s", vname(E, mask)) : "", mask ? "and mask " : "");
+    line(E, "tilec::unused(%s);  // the %s of the cp.async path below", unread, what);
     line(E, "#else");
 }
 
@@ -151,28 +163,19 @@ void tma_copy(Emitter *E, const Op *op, const char *dst_fn)
 void tma_produce(Emitter *E, const Op *op, bool first)
 {
     const TirFunc *f = E->f;
-    const TmaMap *m = &f->tma_maps.data[op->async_copy.tma_map];
-    int ring = op->async_copy.tma - 1;
     const DotStage *s = op->buf->stage;
-    const Value *off0 = op->args[op->nargs - 2], *off1 = op->args[op->nargs - 1];
-    int boxes = s->cols / m->box_cols;
-    int bytes = s->rows * s->cols * dtype_bits(s->dtype) / 8;
-    const char *sl = value_at(E, op->args[2], NULL, "0"), *bar = fmt(E, "&%s[%s]", E->ring_bar_names[ring], sl);
-    const char *row = value_at(E, off0, NULL, "0"), *col = value_at(E, off1, NULL, "0");
-    const char *fph = E->ring_free_phase_names[ring];
+    int ring = op->async_copy.tma - 1;
+    const char *sl = value_at(E, op->args[2], NULL, "0"), *fph = E->ring_free_phase_names[ring];
     line(E, "if (%s) {  // %s's %dx%d block at (%s, %s) into slot %s%s", value_at(E, op->args[1], NULL, "0"),
-         f->params.data[m->param].desc_name, s->rows, s->cols, row, col, sl,
+         f->params.data[f->tma_maps.data[op->async_copy.tma_map].param].desc_name, s->rows, s->cols,
+         value_at(E, op->args[op->nargs - 2], NULL, "0"), value_at(E, op->args[op->nargs - 1], NULL, "0"), sl,
          first ? ", once every consumer warp has released it" : "");
     E->indent++;
     if (first) {
         line(E, "tilec::mbar_wait(&%s[%s], (%s >> %s) & 1u);", E->ring_free_names[ring], sl, fph, sl);
         line(E, "%s ^= 1u << %s;", fph, sl);
     }
-    line(E, "tilec::mbar_arrive_expect_tx(%s, %d);", bar, bytes);
-    for (int b = 0; b < boxes; b++)
-        line(E, "tilec::tma_load_2d(%s(smem, %s, 0, %d), &%s, %s, %s, %s);", stage_helper(E, op->buf), sl,
-             b * m->box_cols, E->tma_map_names[op->async_copy.tma_map], b ? fmt(E, "%s + %d", col, b * m->box_cols) : col,
-             row, bar);
+    tma_issue(E, op);
     E->indent--;
     line(E, "}");
 }
