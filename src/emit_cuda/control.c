@@ -185,28 +185,62 @@ static void queue_comments(Emitter *E, const Op *op)
     }
 }
 
+/* A for loop's first line (with tl.range's #pragma unroll before it): its counter from
+ * the lower bound while below the upper, by the step. */
+void emit_for_head(Emitter *E, const Op *op)
+{
+    const Value *iv = op->regions[0]->args.data[0];
+    const char *ivn = vname(E, iv);
+    if (op->for_.unroll)
+        line(E, "#pragma unroll %d  // tl.range(loop_unroll_factor=%d)", op->for_.unroll, op->for_.unroll);
+    line(E, "for (%s %s = %s; %s < %s; %s += %s) {", dtype_ctype(iv->type.dtype), ivn, value_at(E, op->args[0], NULL, "0"),
+         ivn, paren(E, value_at(E, op->args[1], NULL, "0")), ivn, paren(E, value_at(E, op->args[2], NULL, "0")));
+}
+
+/* A for loop's variables, those with keep[i] (NULL: all), declared and initialised. */
+void emit_loop_vars(Emitter *E, const Op *op, const bool *keep)
+{
+    for (int i = 0; i < op->nres; i++)
+        if ((!keep || keep[i]) && !dead_loop_var(E, op, i))
+            init_loop_var(E, op->results[i], op->args[3 + i]);
+}
+
+/* The end of a for loop's body: its variables with keep[i] (NULL: all) take the values
+ * the body yields, as emit_yield_into assigns them. */
+void emit_loop_next(Emitter *E, const Op *op, const bool *keep)
+{
+    const Block *body = op->regions[0];
+    const Op *y = tir_block_last(body);
+    if (!keep) {
+        emit_yield_into(E, body, y, op->results);
+        return;
+    }
+    Op kept = *y;
+    Value **targets = NEW_ARRAY(E->a, Value *, (size_t)y->nargs + 1);
+    kept.args = NEW_ARRAY(E->a, Value *, (size_t)y->nargs + 1);
+    kept.nargs = 0;
+    for (int i = 0; i < y->nargs && i < op->nres; i++)
+        if (keep[i]) {
+            targets[kept.nargs] = op->results[i];
+            kept.args[kept.nargs++] = y->args[i];
+        }
+    emit_yield_into(E, body, &kept, targets);
+}
+
 static void emit_for(Emitter *E, const Op *op)
 {
     const Block *body = op->regions[0];
     queue_comments(E, op);
-    for (int i = 0; i < op->nres; i++)
-        if (!dead_loop_var(E, op, i))
-            init_loop_var(E, op->results[i], op->args[3 + i]);
-    const Value *iv = body->args.data[0];
-    const char *t = dtype_ctype(iv->type.dtype);
-    const char *ivn = vname(E, iv);
-    const char *lb = value_at(E, op->args[0], NULL, "0"), *ub = paren(E, value_at(E, op->args[1], NULL, "0"));
+    emit_loop_vars(E, op, NULL);
     if (op->for_.wgmma_drain) {
-        line(E, "if (%s < %s) {  // the loop runs: it leaves its last wgmma group in flight, waited for below", paren(E, lb), ub);
+        line(E, "if (%s < %s) {  // the loop runs: it leaves its last wgmma group in flight, waited for below",
+             paren(E, value_at(E, op->args[0], NULL, "0")), paren(E, value_at(E, op->args[1], NULL, "0")));
         E->indent++;
     }
-    if (op->for_.unroll)
-        line(E, "#pragma unroll %d  // tl.range(loop_unroll_factor=%d)", op->for_.unroll, op->for_.unroll);
-    line(E, "for (%s %s = %s; %s < %s; %s += %s) {", t, ivn, lb, ivn, ub, ivn, paren(E, value_at(E, op->args[2], NULL, "0")));
+    emit_for_head(E, op);
     E->indent++;
     emit_block(E, body);
-    const Op *y = tir_block_last(body);
-    emit_yield_into(E, body, y, op->results);
+    emit_loop_next(E, op, NULL);
     E->indent--;
     line(E, "}");
     if (op->for_.wgmma_drain) {

@@ -226,6 +226,9 @@ void emit_paired_store(Emitter *E, const char *addr, const Value *x, const char 
                        const char *pair_type); /* convert.c */
 void emit_pointer_store(Emitter *E, const Op *op); /* memory.c: tl.store through its pointers */
 void stmt_comment(Emitter *E, const Op *op);       /* control.c */
+void emit_for_head(Emitter *E, const Op *op);      /* control.c: `for (...) {` */
+void emit_loop_vars(Emitter *E, const Op *op, const bool *keep); /* control.c: a loop's variables */
+void emit_loop_next(Emitter *E, const Op *op, const bool *keep); /* control.c: their next values */
 bool uses_ident(const char *text, const char *name); /* kernel.c: as an identifier, outside comments and strings */
 const char *lane_run_open(Emitter *E, const int *lanes, int *i); /* reduce.c: a butterfly's run of lane bits */
 const char *linear_index(Emitter *E, const Value *v, const LayoutMap *m, const char *idx); /* reduce.c: row-major */

@@ -14,8 +14,6 @@
  */
 #include "emit_internal.h"
 
-#include <string.h>
-
 #define FEAT_SM90A "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)"
 
 const char *block_sync(Emitter *E)
@@ -41,44 +39,18 @@ static bool needs_any(const Producer *p, const Op *op)
 }
 
 /* A loop that holds copies: its counter and the loop-carried scalars the copies
- * need, nothing else. */
+ * need, declared and advanced as the consumers' loop does (control.c). */
 static void producer_for(Producer *p, const Op *op)
 {
     Emitter *E = p->E;
-    const Block *body = op->regions[0];
-    const Op *y = tir_block_last(body);
-    int carried = 0;
-    for (int i = 0; i < op->nres; i++) {
-        const Value *arg = body->args.data[i + 1];
-        if (!p->needed[arg->id])
-            continue;
-        line(E, "%s = %s;", decl(E, arg->type, vname(E, arg), 0), value_at(E, op->args[3 + i], NULL, "0"));
-        carried++;
-    }
-    const Value *iv = body->args.data[0];
-    const char *ivn = vname(E, iv);
-    line(E, "for (%s %s = %s; %s < %s; %s += %s) {", dtype_ctype(iv->type.dtype), ivn,
-         value_at(E, op->args[0], NULL, "0"), ivn, paren(E, value_at(E, op->args[1], NULL, "0")), ivn,
-         paren(E, value_at(E, op->args[2], NULL, "0")));
-    E->indent++;
-    producer_block(p, body);
-    /* the next values, each computed before any is assigned */
-    const char **next = NEW_ARRAY(E->a, const char *, (size_t)op->nres + 1);
-    for (int i = 0; i < op->nres; i++) {
-        const Value *arg = body->args.data[i + 1];
-        if (!p->needed[arg->id])
-            continue;
-        const char *v = value_at(E, y->args[i], NULL, "0");
-        if (carried > 1) {
-            next[i] = fmt(E, "%s_next", vname(E, arg));
-            line(E, "const %s %s = %s;", dtype_ctype(arg->type.dtype), next[i], v);
-        } else {
-            next[i] = v;
-        }
-    }
+    bool *keep = NEW_ARRAY(E->a, bool, (size_t)op->nres + 1);
     for (int i = 0; i < op->nres; i++)
-        if (p->needed[body->args.data[i + 1]->id] && strcmp(next[i], vname(E, body->args.data[i + 1])))
-            line(E, "%s = %s;", vname(E, body->args.data[i + 1]), next[i]);
+        keep[i] = p->needed[op->regions[0]->args.data[i + 1]->id];
+    emit_loop_vars(E, op, keep);
+    emit_for_head(E, op);
+    E->indent++;
+    producer_block(p, op->regions[0]);
+    emit_loop_next(E, op, keep);
     E->indent--;
     line(E, "}");
 }
