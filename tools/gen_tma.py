@@ -250,13 +250,20 @@ class TmaGen:
             self.emit("acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)", d)
             kws = wsk if not persistent else ""
             rng = "tl.range" if kws else "range"
+            # half of those asking for warp specialisation carry the K offset from step to step
+            # (the producer then keeps it as a loop-carried scalar of its own)
+            carried = ws and random.Random(self.seed * 49979687 + 61).random() < 0.5
+            if carried:
+                self.emit("kc = 0", d)
             if self.rng.random() < 0.5:
                 self.emit(f"for k in {rng}(0, tl.cdiv(K, BLOCK_K){kws}):", d)
                 koff = "k * BLOCK_K"
             else:
                 self.emit(f"for k in {rng}(0, K, BLOCK_K{kws}):", d)
                 koff = "k"
-            loads_and_dot(koff, self.rng.random() < 0.5, d + 1)
+            loads_and_dot("kc" if carried else koff, self.rng.random() < 0.5, d + 1)
+            if carried:
+                self.emit("kc += BLOCK_K", d + 1)
             epilogue_store(d)
             # drawn last, so that the kernels of seeds that do not draw it are the ones earlier
             # runs checked
