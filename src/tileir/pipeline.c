@@ -1229,15 +1229,16 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     /* warp specialisation: the consumers release a slot once its wgmma group is done,
      * so the producer never overwrites one still read, and the ring keeps num_stages
      * slots (its bytes live all kernel long, beside the epilogue's) */
-    const char *ws_why = tir_ws_refusal(P.a, f, loop, P.loads.data, P.loads.len);
-    if (!ws_why && !(wgmma_loop && tma_fits(&P)))
-        ws_why = "the loop's blocks do not go through TMA into wgmma operands";
-    if (!ws_why) {
-        P.ws = true;
-        P.hold = false;
-        nring = P.S;
-    } else {
-        for (Op *o = loop; o; o = o->parent ? o->parent->parent : NULL)
+    if (tir_ws_asked(loop)) {
+        const char *ws_why = tir_ws_refusal(P.a, f, loop, P.loads.data, P.loads.len);
+        if (!ws_why && !(wgmma_loop && tma_fits(&P)))
+            ws_why = "the loop's blocks do not go through TMA into wgmma operands";
+        if (!ws_why) {
+            P.ws = true;
+            P.hold = false;
+            nring = P.S;
+        }
+        for (Op *o = loop; ws_why && o; o = o->parent ? o->parent->parent : NULL)
             if (o->kind == OP_FOR && o->for_.warp_specialize && !o->for_.ws_refused)
                 o->for_.ws_refused = ws_why;
     }

@@ -736,7 +736,8 @@ typedef struct TirFunc {
     int producer_warps;
 } TirFunc;
 
-/* Warp specialisation (warpspec.c).  tir_ws_refusal: why pipelined loop `loop`, whose
+/* Warp specialisation (warpspec.c).  tir_ws_refusal: why pipelined loop `loop` (one
+ * tir_ws_asked of), whose
  * ring loads are `loads`, cannot have its copies issued by a producer warpgroup (NULL:
  * it can): the producer computes only scalars, so each copy's offsets and every
  * bound of the loops around it must follow from parameters, program ids and loop
@@ -744,6 +745,7 @@ typedef struct TirFunc {
  * for each tl.range(warp_specialize=True) that got no producer.  tir_ws_needed: the
  * values (by id) the producer computes; tir_ws_copy: a producer ring's copy;
  * tir_ws_holds_copy: a loop or branch with one inside. */
+bool tir_ws_asked(const Op *loop); /* loop, or one around it, says warp_specialize=True */
 const char *tir_ws_refusal(Arena *a, const TirFunc *f, const Op *loop, Op *const *loads, int nloads);
 void tir_ws_warn(Ctx *ctx, const TirFunc *f);
 bool *tir_ws_needed(Arena *a, const TirFunc *f);

@@ -13,6 +13,8 @@
  */
 #include "tir.h"
 
+#include <string.h>
+
 enum { WS_UNKNOWN, WS_VISITING, WS_YES, WS_NO };
 
 typedef struct WsScan {
@@ -64,20 +66,25 @@ static bool computable(WsScan *w, const Value *v)
     return ok;
 }
 
-static bool holds_sort(const Block *b)
+/* Does the kernel meet at a barrier of the whole block that is not tilec's own, which
+ * the consumers' named barrier cannot replace: tl.sort's steps (templates), or inline
+ * assembly that synchronises the block? */
+static bool syncs_whole_block(const Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
         const Op *op = b->ops.data[i];
         if (op->kind == OP_SORT)
             return true;
+        if (op->kind == OP_INLINE_ASM && (strstr(op->inline_asm.text, "bar.") || strstr(op->inline_asm.text, "barrier")))
+            return true;
         for (int r = 0; r < op->nregions; r++)
-            if (holds_sort(op->regions[r]))
+            if (syncs_whole_block(op->regions[r]))
                 return true;
     }
     return false;
 }
 
-static bool asked(const Op *loop)
+bool tir_ws_asked(const Op *loop)
 {
     for (const Op *o = loop; o; o = o->parent ? o->parent->parent : NULL)
         if (o->kind == OP_FOR && o->for_.warp_specialize)
@@ -87,14 +94,13 @@ static bool asked(const Op *loop)
 
 const char *tir_ws_refusal(Arena *a, const TirFunc *f, const Op *loop, Op *const *loads, int nloads)
 {
-    if (!asked(loop))
-        return "not asked";
     if (f->arch < 90)
         return "it needs --arch sm_90 (TMA copies and wgmma)";
     if (f->num_warps % 4 || f->num_warps + TIR_WS_PRODUCER_WARPS > TIR_MAX_WARPS)
         return "the consumers must be whole warpgroups (num_warps 4, 8 or 16)";
-    if (holds_sort(f->body))
-        return "the kernel sorts, and tl.sort's steps synchronise the whole block";
+    if (syncs_whole_block(f->body))
+        return "the kernel synchronises the whole block outside tilec's barriers (tl.sort's steps, or inline "
+               "assembly with bar or barrier), which the producer warpgroup never reaches";
     int dots = 0;
     for (int i = 0; i < loop->regions[0]->ops.len; i++) {
         const Op *d = loop->regions[0]->ops.data[i];

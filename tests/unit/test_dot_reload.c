@@ -962,3 +962,23 @@ Test(pipeline, warp_specialize_refused_with_a_warning, .fini = reset)
     cr_expect_eq(fn->producer_warps, 0);
     cr_expect(ctx.log.data && strstr(ctx.log.data, "not applied: it needs --arch sm_90"));
 }
+
+/* tl.sort's steps meet at barriers of the whole block (its template), which the producer
+ * warpgroup would never reach: no producer, and a warning that says so. */
+Test(pipeline, warp_specialize_refused_where_the_block_syncs_outside_tilec, .fini = reset)
+{
+    translate_on(KERNEL_HEAD
+                 "def k(a_desc, b_desc, c_ptr, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):\n"
+                 "    acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+                 "    for k in tl.range(0, tl.cdiv(K, BK), warp_specialize=True):\n"
+                 "        a = a_desc.load([0, k * BK])\n"
+                 "        b = b_desc.load([0, k * BK])\n"
+                 "        acc = tl.dot(a, b.T, acc)\n"
+                 "    acc = tl.sort(acc)\n"
+                 "    tl.store(c_ptr + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], acc)\n",
+                 "tensordesc<fp16[128, 64]>, tensordesc<fp16[128, 64]>, *fp32:16, i32, 128, 128, 64", 8, 3, 90,
+                 EMIT_TILEIR);
+    cr_expect_eq(fn->producer_warps, 0);
+    cr_expect(ctx.log.data && strstr(ctx.log.data, "not applied: the kernel synchronises the whole block outside"),
+              "%s", ctx.log.data ? ctx.log.data : "(no warning)");
+}
