@@ -317,7 +317,7 @@ static void emit_op(Emitter *E, const Op *op)
 void emit_op_here(Emitter *E, const Op *op)
 {
     E->e_zero_bits = 0; /* a register loop's step holds inside that loop only (loops.c) */
-    if (op->note) {
+    if (op->note && !E->in_producer) {
         stmt_comment(E, op);
         line(E, "// %s", op->note);
     }

@@ -81,6 +81,8 @@ typedef struct Emitter {
     const char **ring_held_names; /* a producer ring's slot still read by a wgmma group in flight */
     int ws_ring;               /* the producer ring (index + 1) whose loop is being printed, 0: none */
     const char *ws_read_slot;  /* ... and the slot its step reads */
+    bool in_producer;          /* printing the producer warpgroup (warpspec.c): the ops' notes,
+                                  which tell of the consumers' loop, are left out */
     /* a layout change whose only reader is the store after it: the store reads each run
      * back from the exchange buffer just before storing it (convert.c), and is then done */
     struct {

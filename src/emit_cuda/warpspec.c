@@ -118,7 +118,9 @@ void ws_split(Emitter *E, StrBuf *out)
     E->out = &body;
     E->indent = 3;
     E->last_stmt = NULL;
+    E->in_producer = true;
     producer_block(&p, f->body);
+    E->in_producer = false;
     E->out = saved;
     E->indent = indent;
     sb_printf(out, FEAT_SM90A "  // sm_90a: the warpgroups part (warp specialisation)\n");

@@ -1030,7 +1030,6 @@ ws_carried_offset_kernel(__half *__restrict__ a_desc_base, int32_t a_desc_shape0
             // ws_carried_offset.py:18  for k in tl.range(0, tl.cdiv(K, BLOCK_K), warp_specialize=True):
             int32_t write_slot = 2;
             for (int32_t k = 0; k < trips; k += 1) {
-                // the copies of the step 2 ahead, issued after this step's dots: the tensor cores work on those while the threads address these
                 const int32_t k_ahead_2 = k + (1 * 2);
                 const bool in_range_2 = k_ahead_2 < trips;
                 // ws_carried_offset.py:19  a = a_desc.load([offs_m, kc])
