@@ -175,8 +175,16 @@ static void need(bool *needed, const Value *v)
     if (needed[v->id])
         return;
     needed[v->id] = true;
-    if (v->def) {
-        need_all(needed, v->def->args, v->def->nargs);
+    const Op *d = v->def;
+    if (d && d->kind == OP_FOR) { /* a loop's result: its variable in the loop (a pipeline's
+                                     prologue hands the K loop a scalar it advanced) */
+        for (int r = 0; r < d->nres; r++)
+            if (d->results[r] == v)
+                need(needed, d->regions[0]->args.data[r + 1]);
+        return;
+    }
+    if (d) {
+        need_all(needed, d->args, d->nargs);
         return;
     }
     if (!v->block)
