@@ -79,6 +79,7 @@ typedef struct Emitter {
     const char **tma_map_names;  /* f->tma_maps' parameters, f->tma_rings' barriers and phase words */
     const char **ring_bar_names, **ring_phase_names, **ring_free_names, **ring_free_phase_names;
     const char **ring_held_names; /* a producer ring's slot still read by a wgmma group in flight */
+    bool *ring_held_used;         /* ... read by the body (a group stays in flight across steps) */
     int ws_ring;               /* the producer ring (index + 1) whose loop is being printed, 0: none */
     const char *ws_read_slot;  /* ... and the slot its step reads */
     bool in_producer;          /* printing the producer warpgroup (warpspec.c): the ops' notes,

@@ -23,6 +23,7 @@ void tma_names(Emitter *E)
     E->ring_free_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
     E->ring_free_phase_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
     E->ring_held_names = NEW_ARRAY(E->a, const char *, f->tma_rings.len + 1);
+    E->ring_held_used = NEW_ARRAY(E->a, bool, f->tma_rings.len + 1);
     for (int i = 0; i < f->tma_rings.len; i++) {
         if (f->tma_rings.data[i].producer)
             E->ring_held_names[i] = unique_name(E, "held_slot");
@@ -80,8 +81,9 @@ void tma_setup(Emitter *E, StrBuf *out)
             sb_printf(out, "    uint32_t %s = 0xffffffffu;  // bit s: the parity of slot s's next free phase (the producer's; "
                            "a slot's first fill waits for nothing)\n",
                       E->ring_free_phase_names[i]);
-            sb_printf(out, "    int32_t %s = -1;  // the slot a consumer's wgmma group in flight still reads (-1: none)\n",
-                      E->ring_held_names[i]);
+            if (E->ring_held_used[i])
+                sb_printf(out, "    int32_t %s = -1;  // the slot a consumer's wgmma group in flight still reads (-1: none)\n",
+                          E->ring_held_names[i]);
         } else if (free_bars) {
             sb_printf(out, "    uint64_t *const %s = %s + %d;  // every warp is done reading slot s\n", E->ring_free_names[i],
                       E->ring_bar_names[i], r->nslots);

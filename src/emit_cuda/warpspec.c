@@ -78,7 +78,7 @@ static void producer_block(Producer *p, const Block *b)
         if (tir_ws_copy(E->f, op)) {
             stmt_comment(E, op);
             tma_produce(E, op, first_of_slot(E, b, i));
-        } else if (op->kind == OP_FOR && tir_ws_holds_copy(E->f, op)) {
+        } else if (op->kind == OP_FOR && (tir_ws_holds_copy(E->f, op) || needs_any(p, op))) {
             stmt_comment(E, op);
             producer_for(p, op);
             E->last_stmt = NULL;
@@ -158,6 +158,7 @@ void ws_after_wait(Emitter *E, int pending)
         release(E, rs, fmt(E, "this warp's wgmma are done with slot %s: the producer may refill it", rs));
         return;
     }
+    E->ring_held_used[E->ws_ring - 1] = true;
     line(E, "if (%s >= 0 && (threadIdx.x & 31) == 0)  // the step before's group is done: its slot goes back to the producer",
          held);
     line(E, "    tilec::mbar_arrive(&%s[%s]);", E->ring_free_names[E->ws_ring - 1], held);
@@ -169,6 +170,7 @@ void ws_drain(Emitter *E)
     if (!E->ws_ring)
         return;
     const char *held = E->ring_held_names[E->ws_ring - 1];
+    E->ring_held_used[E->ws_ring - 1] = true;
     line(E, "if (%s >= 0 && (threadIdx.x & 31) == 0)  // the last step's slot goes back to the producer", held);
     line(E, "    tilec::mbar_arrive(&%s[%s]);", E->ring_free_names[E->ws_ring - 1], held);
     line(E, "%s = -1;", held);
