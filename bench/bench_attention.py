@@ -13,6 +13,9 @@ Kernels of examples/attention.py:
               heads over 8 KV heads (GQA 4), head dim 128, 16 splits: memory-bound, the KV
               cache read once, so the KV bytes over the time are held against a device copy
 
+Integer arguments that are multiples of 16 at the row's size are declared so (i32:16) in
+tilec's signature, as Triton's launcher specialises them when it compiles.
+
 Columns: tilec (nvcc -O3 -arch=sm_XY, through its ctypes launcher; on Hopper translated with
 --arch sm_90 and built for sm_90a, tl.dot on wgmma, except the row marked archsm_80, the
 mma.sync path); Triton as installed (wgmma
@@ -63,6 +66,10 @@ class Row:
 
 def fa2_row(dt, d, warps, causal, Z=4, H=32, N=2048, flags=()):
     c = manifest._attn(dt, d, 128, 64, warps, causal)
+    # H and N_CTX as Triton's launcher specialises them (a multiple of 16 at this size)
+    old = "H=i32, N_CTX=i32,"
+    assert old in c.sig
+    c.sig = c.sig.replace(old, f"H={rowwise.i32(H)}, N_CTX={rowwise.i32(N)},")
     c.extra_flags += list(flags)
     key = f"fa2/{dt}/d{d}/{Z}x{H}x{N}" + ("/causal" if causal else "") + "".join(flags).replace("--", "/")
 
@@ -91,7 +98,8 @@ def fa2_row(dt, d, warps, causal, Z=4, H=32, N=2048, flags=()):
 
 def paged_row(S=32, q_len=512, ctx=1536, KH=8, QPK=4, D=128, PAGE=16, BQ=16):
     sig = ("Q=*bf16:16, Key_cache=*bf16:16, Value_cache=*bf16:16, Out=*bf16:16, Block_tables=*i32:16, "
-           "Seq_lens=*i32:16, Query_start_len=*i32:16, sm_scale=fp32, num_seqs=i32, "
+           "Seq_lens=*i32:16, Query_start_len=*i32:16, sm_scale=fp32, "
+           f"num_seqs={rowwise.i32(S)}, "
            "stride_qt=i64:16, stride_qh=i64:16, stride_kblk=i64:16, stride_kslot=i64:16, "
            "stride_khead=i64:16, stride_vblk=i64:16, stride_vslot=i64:16, stride_vhead=i64:16, "
            f"stride_bt=i64:16, stride_ot=i64:16, stride_oh=i64:16, QUERIES_PER_KV={QPK}, "
