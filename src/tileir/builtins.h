@@ -139,6 +139,7 @@ enum { BI_METHOD = 1 };
     B("tl.min", BI_METHOD, max_min, RED_MIN,                                                                      \
       "input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False")              \
     B("tl.argmax", BI_METHOD, argmax_min, RED_ARGMAX, "input, axis, tie_break_left=True, keep_dims=False")        \
+    B("tl.softmax", BI_METHOD, softmax, 0, "x, dim=None, keep_dims=False, ieee_rounding=False")                  \
     B("tl.argmin", BI_METHOD, argmax_min, RED_ARGMIN, "input, axis, tie_break_left=True, keep_dims=False")        \
     B("tl.cumsum", BI_METHOD, scan, SCAN_SUM, "input, axis=0, reverse=False, dtype=None")                         \
     B("tl.cumprod", BI_METHOD, scan, SCAN_PROD, "input, axis=0, reverse=False, dtype=None")                       \
@@ -213,7 +214,6 @@ enum { BI_METHOD = 1 };
     LATER("tensor.sort", 0, "Triton 3.6's tensor.sort returns None; call tl.sort(x)")              \
     /* ---- not supported yet */                                                                                 \
     LATER("tl.dot_scaled", BI_METHOD, "scaled matrix products")                                                  \
-    LATER("tl.softmax", BI_METHOD, "reductions")                                                                 \
     LATER("tl.map_elementwise", BI_METHOD, "custom elementwise functions")                                       \
     LATER("tl.tuple", BI_METHOD, "tuples of tensors")                                                            \
     LATER("tl.async_task", BI_METHOD, "warp specialization")                                                     \

@@ -234,6 +234,56 @@ CVal *builtin_max_min(const BuiltinCall *c)
     return reduce(L, c->data, v, c->arg[1], c->at[1], kd, false, c->loc);
 }
 
+/* Runs another builtin's handler on arguments this one made (n of them, written at
+ * `at`): a library function of Triton's spelled in its own calls, each of which checks
+ * and promotes as it does there. */
+static CVal *call_builtin(const BuiltinCall *c, BuiltinFn *fn, const char *name, int data, int n, CVal **arg,
+                          const Loc *at)
+{
+    BuiltinCall sub = *c;
+    sub.name = name;
+    sub.arg = NEW_ARRAY(c->L->a, CVal *, n);
+    sub.at = NEW_ARRAY(c->L->a, Loc, n);
+    for (int i = 0; i < n; i++)
+        sub.arg[i] = arg[i], sub.at[i] = at[i];
+    sub.data = data;
+    return fn(&sub);
+}
+
+/* tl.softmax(x, dim=None, keep_dims=False, ieee_rounding=False): Triton's library
+ * function (triton/language/standard.py), which is
+ *     z = x - max(x, dim, keep_dims);  num = exp(z);  den = sum(num, dim, keep_dims)
+ *     return fdiv(num, den, ieee_rounding)
+ * with dim 0 when None.  So a 16-bit x gives an fp32 result (max promotes it), and a
+ * 2-D x needs keep_dims=True or a shape that broadcasts, as in Triton. */
+CVal *builtin_softmax(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    Loc x_at = c->at[0], dim_at = c->at[1], keep_at = c->at[2], here = c->loc;
+    CVal *x = cv_value(L, tensor_arg(L, c->arg[0], x_at, c->name));
+    CVal *dim = c->arg[1] ? c->arg[1] : cv_int(L, 0);
+    CVal *keep = c->arg[2] ? c->arg[2] : cv_bool(L, false);
+    CVal *ieee = c->arg[3] ? c->arg[3] : cv_bool(L, false);
+    CVal *m = call_builtin(c, builtin_max_min, "tl.max", RED_MAX, 5,
+                           (CVal *[]){x, dim, cv_bool(L, false), cv_bool(L, true), keep},
+                           (Loc[]){x_at, dim_at, here, here, keep_at});
+    Type tx = x->v->type, tm = value_type_of(L, m, here);
+    for (int i = 1; i <= tm.rank; i++) {   /* numpy broadcasting aligns the trailing axes */
+        int a = tx.shape[tx.rank - i], b = tm.shape[tm.rank - i];
+        if (a != b && a != 1 && b != 1)
+            lower_error(L, here, "tl.softmax along axis %lld of a %d-D tensor without keep_dims subtracts its "
+                        "%s maxima from the %s, which do not broadcast (Triton's library function "
+                        "does the same): pass keep_dims=True", (long long)const_int(L, dim, dim_at, "the axis"),
+                        tx.rank, type_str(L->a, tm), type_str(L->a, tx));
+    }
+    CVal *z = lower_binop(L, TOK_MINUS, x, m, here);
+    CVal *num = call_builtin(c, builtin_math1, "tl.exp", MATH_EXP, 1, (CVal *[]){z}, (Loc[]){x_at});
+    CVal *den = call_builtin(c, builtin_sum, "tl.sum", 0, 4, (CVal *[]){num, dim, keep, NULL},
+                             (Loc[]){x_at, dim_at, keep_at, here});
+    return call_builtin(c, builtin_fdiv, "tl.fdiv", 0, 3, (CVal *[]){num, den, ieee},
+                        (Loc[]){x_at, here, c->at[3]});
+}
+
 /* tl.argmax / tl.argmin (data RED_ARGMAX / RED_ARGMIN) */
 CVal *builtin_argmax_min(const BuiltinCall *c)
 {
