@@ -224,6 +224,22 @@ static const char *dot_operand(Emitter *E, const Value *v)
     return u->args[0] == v ? "a_frag" : u->args[1] == v ? "b_frag" : NULL;
 }
 
+static const char *role_name(Emitter *E, const Value *v);
+
+/* A math function's result: the function and what it is of ("exp_x", "sqrt_var",
+ * "exp_diff" for exp(a - b)), or the function alone where that would be long. */
+static const char *math_role(Emitter *E, const Value *v)
+{
+    const Op *op = v->def;
+    const char *fn = op->kind == OP_MATH ? math_fn_name(op->math.fn) : math2_fn_name(op->math2.fn);
+    const char *dot = strrchr(fn, '.');
+    if (dot)
+        fn = dot + 1; /* libdevice.exp */
+    const Value *src = op->args[0];
+    const char *of = src->name ? src->name : src->def ? role_name(E, src) : NULL;
+    return of && strlen(of) <= 12 ? fmt(E, "%s_%s", fn, of) : fmt(E, "%s_val", fn);
+}
+
 /* The name of a value the source did not name: its role, from the op that makes it. */
 static const char *role_name(Emitter *E, const Value *v)
 {
@@ -254,7 +270,7 @@ static const char *role_name(Emitter *E, const Value *v)
     case OP_SPLIT: return src->name ? fmt(E, "%s_%d", src->name, v->def->split.half) : "half";
     case OP_SELECT: return "sel";
     case OP_MATH:
-    case OP_MATH2: return "fn";
+    case OP_MATH2: return math_role(E, v);
     case OP_ADD: return "sum";
     case OP_SUB: return "diff";
     case OP_MUL: return "prod";

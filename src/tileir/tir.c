@@ -254,6 +254,9 @@ static const char *const math2_names[] = {
 #undef X
 };
 
+const char *math_fn_name(MathFn fn) { return math_names[fn]; }
+const char *math2_fn_name(Math2Fn fn) { return math2_names[fn]; }
+
 static void print_block(Printer *p, const Block *b, int depth);
 
 static const char *const reduce_names[] = {

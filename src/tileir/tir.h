@@ -262,6 +262,8 @@ typedef enum Math2Fn {
 #undef X
     MATH2__COUNT
 } Math2Fn;
+const char *math_fn_name(MathFn fn);     /* Triton's name: "exp", "libdevice.exp" */
+const char *math2_fn_name(Math2Fn fn);
 
 /* X(enum, printed name, property flags)
  * flags: E = elementwise (result element i depends on operand elements i),

@@ -496,10 +496,10 @@ softmax_tile(__nv_bfloat16 *__restrict__ X, float *__restrict__ Y, int32_t N)
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    float fn[16];  // [64x32] fp32, L0
+    float exp_diff[16];  // [64x32] fp32, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        fn[e] = tilec::exp_approx(__bfloat162float(x[e]) - col_max[(e & 3)]);
+        exp_diff[e] = tilec::exp_approx(__bfloat162float(x[e]) - col_max[(e & 3)]);
     float col_sum[4];  // [32] fp32, L1
     // sum along dim 0: 4 values in each thread, then across 4 lanes, then across 4 warps
     #pragma unroll
@@ -507,7 +507,7 @@ softmax_tile(__nv_bfloat16 *__restrict__ X, float *__restrict__ Y, int32_t N)
         float part[4];  // this thread's 4 values, combined pairwise
         #pragma unroll
         for (int kk = 0; kk < 4; ++kk)
-            part[kk] = fn[e | (kk << 2)];
+            part[kk] = exp_diff[e | (kk << 2)];
         #pragma unroll
         for (int kk = 0; kk < 2; ++kk)
             part[kk] = part[kk] + part[kk + 2];
@@ -541,7 +541,7 @@ softmax_tile(__nv_bfloat16 *__restrict__ X, float *__restrict__ Y, int32_t N)
     float y[16];  // [64x32] fp32, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        y[e] = tilec::div_full(fn[e], col_sum[(e & 3)]);
+        y[e] = tilec::div_full(exp_diff[e], col_sum[(e & 3)]);
     // softmax_builtin.py:23  tl.store(Y + offs, y, mask=offs < N)
     // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll

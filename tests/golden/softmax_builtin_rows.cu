@@ -482,17 +482,17 @@ softmax_rows(__half *__restrict__ X, float *__restrict__ Y, int32_t N)
         }
         // no barrier here: a following exchange uses other bytes, and its barrier frees these
     }
-    float fn[8];  // [1024] fp32, L0
+    float exp_diff[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        fn[e] = tilec::exp_approx(__half2float(x[e]) - maximum);
+        exp_diff[e] = tilec::exp_approx(__half2float(x[e]) - maximum);
     float total;
     // sum along dim 0: 8 values in each thread, then across 32 lanes, then across 4 warps
     {
         float part[8];  // this thread's 8 values, combined pairwise
         #pragma unroll
         for (int kk = 0; kk < 8; ++kk)
-            part[kk] = fn[kk];
+            part[kk] = exp_diff[kk];
         #pragma unroll
         for (int kk = 0; kk < 4; ++kk)
             part[kk] = part[kk] + part[kk + 4];
@@ -524,7 +524,7 @@ softmax_rows(__half *__restrict__ X, float *__restrict__ Y, int32_t N)
     float quot[8];  // [1024] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        quot[e] = tilec::div_full(fn[e], total);
+        quot[e] = tilec::div_full(exp_diff[e], total);
     // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 8; e += 4) {

@@ -469,10 +469,10 @@ softmax_tile(float *__restrict__ X, float *__restrict__ Y, int32_t N)
         for (int e = 0; e < 2; ++e)
             row_max[e] = fmaxf(row_max[e], tilec::shfl_xor(row_max[e], lane_bit));
     }
-    float fn[8];  // [16x64] fp32, L0
+    float exp_diff[8];  // [16x64] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        fn[e] = tilec::exp_approx(x[e] - row_max[(e >> 2)]);
+        exp_diff[e] = tilec::exp_approx(x[e] - row_max[(e >> 2)]);
     float row_sum[2];  // [16] fp32, L1
     // sum along dim 1: 4 values in each thread, then across 16 lanes
     #pragma unroll
@@ -480,7 +480,7 @@ softmax_tile(float *__restrict__ X, float *__restrict__ Y, int32_t N)
         float part[4];  // this thread's 4 values, combined pairwise
         #pragma unroll
         for (int kk = 0; kk < 4; ++kk)
-            part[kk] = fn[(e << 2) | kk];
+            part[kk] = exp_diff[(e << 2) | kk];
         #pragma unroll
         for (int kk = 0; kk < 2; ++kk)
             part[kk] = part[kk] + part[kk + 2];
@@ -496,7 +496,7 @@ softmax_tile(float *__restrict__ X, float *__restrict__ Y, int32_t N)
     float y[8];  // [16x64] fp32, L0
     #pragma unroll
     for (int e = 0; e < 8; ++e)
-        y[e] = __fdiv_rn(fn[e], row_sum[(e >> 2)]);
+        y[e] = __fdiv_rn(exp_diff[e], row_sum[(e >> 2)]);
     // softmax_builtin.py:23  tl.store(Y + offs, y, mask=offs < N)
     // 16-byte store when all 4 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll

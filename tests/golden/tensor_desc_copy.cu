@@ -471,10 +471,10 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     for (int e = 0; e < 16; e += 8)
         tilec::load_masked_vec<8>(&x[e], x_ptrs[e / 8], &x_in_bounds[e], __float2half(0.0f));
     // tensor_desc_copy.py:14  y_desc.store([off_m, off_n], tl.abs(x))
-    __half fn[16];  // [32x64] fp16, L0
+    __half abs_x[16];  // [32x64] fp16, L0
     #pragma unroll
     for (int e = 0; e < 16; ++e)
-        fn[e] = __habs(x[e]);
+        abs_x[e] = __habs(x[e]);
     __half *const y_start = y_ptr + (((int64_t)off_m * (int64_t)stride_m) + (int64_t)off_n);
     int32_t y_r0[2];  // [32x1] i32, L0
     #pragma unroll
@@ -505,7 +505,7 @@ desc_abs_kernel(__half *__restrict__ x_ptr, __half *__restrict__ y_ptr, int32_t 
     // 16-byte store when all 8 elements are in bounds (the mask is only known at run time), else one element at a time
     #pragma unroll
     for (int e = 0; e < 16; e += 8)
-        tilec::store_masked_vec<8>(y_ptrs[e / 8], &fn[e], &y_in_bounds[e]);
+        tilec::store_masked_vec<8>(y_ptrs[e / 8], &abs_x[e], &y_in_bounds[e]);
 }
 
 #ifndef __CUDACC_RTC__
