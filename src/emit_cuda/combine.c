@@ -129,6 +129,108 @@ static const char *combine_helper(Emitter *E, const Op *op)
     return fn;
 }
 
+/* ---- tl.map_elementwise ----------------------------------------------------------- */
+
+/* Prints op's function (an OP_MAP's region) into the helpers as a __device__ function of
+ * one element of each operand, its results through references, unless an identical one
+ * is there; returns its C name.  Named as combine_helper names (its own table). */
+static const char *map_helper(Emitter *E, const Op *op)
+{
+    const Block *b = op->regions[0];
+    int n = op->nargs, m = op->nres;
+    StrMap saved_names = E->names, saved_suffix = E->next_suffix;
+    E->names = (StrMap){0};
+    E->next_suffix = (StrMap){0};
+    reserve_planned_names(E, b);
+    const char **decls = NEW_ARRAY(E->a, const char *, n + m);
+    const char **out = NEW_ARRAY(E->a, const char *, m);
+    for (int i = 0; i < n; i++)
+        decls[i] = const_decl(E, b->args.data[i]->type, vname(E, b->args.data[i]));
+    const Op *y = tir_block_last(b);
+    for (int k = 0; k < m; k++) {
+        out[k] = unique_name(E, m == 1 ? "result" : fmt(E, "result%d", k));
+        decls[n + k] = fmt(E, "%s &%s", dtype_ctype(y->args[k]->type.dtype), out[k]);
+    }
+    StrBuf body = {0};
+    StrBuf *saved_out = E->out;
+    int saved_indent = E->indent;
+    const SrcStmt *saved_stmt = E->last_stmt;
+    E->out = &body;
+    E->indent = 1;
+    E->last_stmt = NULL;
+    E->combine_src = op->map.fn;
+    emit_block(E, b); /* printed as a kernel's statements are */
+    E->combine_src = NULL;
+    line(E, "// what it returns");
+    for (int k = 0; k < m; k++)
+        line(E, "%s = %s;", out[k], value_at(E, y->args[k], NULL, "0"));
+    E->out = saved_out;
+    E->indent = saved_indent;
+    E->last_stmt = saved_stmt;
+    E->names = saved_names;
+    E->next_suffix = saved_suffix;
+    StrBuf key = {0};
+    sb_printf(&key, "map %s(", op->map.fn);
+    for (int i = 0; i < n + m; i++)
+        sb_printf(&key, "%s;", decls[i]);
+    sb_printf(&key, "){%s}", body.data ? body.data : "");
+    const char *fn = NULL;
+    for (int i = 0; i < E->combine_keys.len && !fn; i++)
+        if (!strcmp(E->combine_keys.data[i], key.data))
+            fn = E->combine_fns.data[i];
+    if (!fn) {
+        fn = unique_name(E, op->map.fn);
+        vec_push(E->a, &E->combine_keys, fmt(E, "%s", key.data));
+        vec_push(E->a, &E->combine_fns, fn);
+        const char *head = fmt(E, "__device__ __forceinline__ void %s(", fn);
+        StrBuf *h = &E->helpers;
+        if (h->len)
+            sb_putc(h, '\n');
+        sb_printf(h, "// %s() on one element of each operand, as tl.map_elementwise runs it: its ifs and loops\n"
+                     "// branch per element (first used at %s:%d).\n%s",
+                  op->map.fn, source_file_name(E, op->loc), op->loc.line, head);
+        for (int i = 0; i < n; i++)
+            sb_printf(h, "%s%s", i ? ", " : "", decls[i]);
+        sb_printf(h, ",  // one element of each operand\n%*s", (int)strlen(head), "");
+        for (int k = 0; k < m; k++)
+            sb_printf(h, "%s%s", k ? ", " : "", decls[n + k]);
+        sb_printf(h, ")  // what it returns\n{\n%s}\n", body.data ? body.data : "");
+    }
+    sb_free(&key);
+    sb_free(&body);
+    return fn;
+}
+
+void emit_map(Emitter *E, const Op *op)
+{
+    const char *fn = map_helper(E, op);
+    const Value *r0 = op->results[0];
+    int N = nregs(r0);
+    const char **rname = NEW_ARRAY(E->a, const char *, (size_t)op->nres);
+    for (int k = 0; k < op->nres; k++) {
+        const Value *r = op->results[k];
+        rname[k] = vname(E, r);
+        if (!info(E, r)->declared)
+            line(E, "%s;%s", decl(E, type_elem(r->type), rname[k], nregs(r)), shape_note(E, r));
+    }
+    line(E, "// %s() on each element this thread holds (tl.map_elementwise)", op->map.fn);
+    const char *e = N > 1 ? "e" : "0";
+    if (N > 1) {
+        line(E, "#pragma unroll");
+        line(E, "for (int e = 0; e < %d; ++e)", N);
+        E->indent++;
+    }
+    StrBuf call = {0};
+    for (int i = 0; i < op->nargs; i++)
+        sb_printf(&call, "%s%s", i ? ", " : "", value_at(E, op->args[i], r0, e));
+    for (int k = 0; k < op->nres; k++)
+        sb_printf(&call, ", %s[%s]", rname[k], e);
+    line(E, "%s(%s);", fn, call.data);
+    sb_free(&call);
+    if (N > 1)
+        E->indent--;
+}
+
 /* names[k] with `suffix` after each ("acc[e]"), or the names themselves */
 static const char **indexed(Emitter *E, int n, const char *const *names, const char *idx)
 {

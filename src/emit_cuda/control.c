@@ -391,6 +391,7 @@ void emit_op_here(Emitter *E, const Op *op)
         break;
     case OP_SORT: emit_sort(E, op); break;
     case OP_INLINE_ASM: emit_inline_asm(E, op); break;
+    case OP_MAP: emit_map(E, op); break;
     case OP_HISTOGRAM: emit_histogram(E, op); break;
     case OP_ATOMIC_RMW:
     case OP_ATOMIC_CAS: emit_atomic(E, op); break;

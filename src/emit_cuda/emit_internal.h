@@ -195,6 +195,7 @@ void emit_sort(Emitter *E, const Op *op);
 
 /* asm.c: tl.inline_asm_elementwise */
 void emit_inline_asm(Emitter *E, const Op *op);
+void emit_map(Emitter *E, const Op *op);            /* tl.map_elementwise (combine.c) */
 
 /* histogram.c: tl.histogram */
 void emit_histogram(Emitter *E, const Op *op);

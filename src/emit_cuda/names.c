@@ -292,6 +292,7 @@ static const char *role_name(Emitter *E, const Value *v)
     case OP_DOT: return "dot";
     case OP_SORT: return "sorted";
     case OP_INLINE_ASM: return "asm_out";
+    case OP_MAP: return fmt(E, "%s_out", op->map.fn);
     case OP_HISTOGRAM: return "hist";
     case OP_LOCAL_LOAD: return dot_operand(E, v) ? dot_operand(E, v) : "a_frag";
     case OP_ATOMIC_RMW:

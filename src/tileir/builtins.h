@@ -158,6 +158,7 @@ enum { BI_METHOD = 1 };
     B("tl.device_assert", BI_METHOD, device_assert, 0, "cond, msg=None, mask=None")                               \
     /* ---- reductions and scans with a jit combine function (lower_combine.c) */                                 \
     B("tl.reduce", BI_METHOD, reduce, 0, "input, axis, combine_fn, keep_dims=False")                               \
+    B("tl.map_elementwise", 0, map_elementwise, 0, "scalar_fn, *args, pack=1")                                     \
     B("tl.associative_scan", BI_METHOD, associative_scan, 0, "input, axis, combine_fn, reverse=False")             \
     /* ---- reshapes, joins, splits, flips (lower_shape.c) */                                                      \
     B("tl.reshape", BI_METHOD, reshape, 0, "input, *shape, can_reorder=False")                                    \
@@ -214,7 +215,6 @@ enum { BI_METHOD = 1 };
     LATER("tensor.sort", 0, "Triton 3.6's tensor.sort returns None; call tl.sort(x)")              \
     /* ---- not supported yet */                                                                                 \
     LATER("tl.dot_scaled", BI_METHOD, "scaled matrix products")                                                  \
-    LATER("tl.map_elementwise", BI_METHOD, "custom elementwise functions")                                       \
     LATER("tl.tuple", BI_METHOD, "tuples of tensors")                                                            \
     LATER("tl.async_task", BI_METHOD, "warp specialization")                                                     \
     LATER("tl.extra.cuda.convert_custom_float8_sm80", 0, "float8e4b15 conversions")                              \

@@ -667,6 +667,7 @@ static void forward(Assign *A, Block *b)
         case OP_CONVERT:
             set_layout(A, res, op->args[0]->layout);
             break;
+        case OP_MAP:
         case OP_INLINE_ASM: { /* elementwise, its results in one layout */
             Value *src = res->type.rank ? first_operand_of_rank(op, res->type.rank, true) : NULL;
             if (src)
@@ -744,6 +745,7 @@ static void backward(Assign *A, Block *b)
         case OP_CONVERT:
             set_layout(A, op->args[0], rl);
             break;
+        case OP_MAP:
         case OP_INLINE_ASM:
             unify(A, op->results, op->nres);
             rl = res->layout;
@@ -1207,12 +1209,13 @@ static void insert_conversions(Assign *A, Block *b)
             if (op->nargs == 2)
                 fix_operand(A, b, &i, op, 1, op->args[0]->layout, op->args[0]->type, -1);
             break;
+        case OP_MAP:
         case OP_INLINE_ASM:
             for (int k = 0; k < op->nargs && res->type.rank; k++)
                 fix_operand(A, b, &i, op, k, res->layout, res->type, -1);
             for (int k = 1; k < op->nres; k++)
                 if (op->results[k]->type.rank && !layout_eq(op->results[k]->layout, res->layout))
-                    BUG("inline_asm results in different layouts");
+                    BUG("%s results in different layouts", op_name(op->kind));
             break;
         case OP_SORT:
             /* tl.topk runs the network in its operand's layout and hands over

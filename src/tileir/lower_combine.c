@@ -1,6 +1,7 @@
 /*
  * lower_combine.c — tl.reduce and tl.associative_scan: reductions and scans whose
- * combine is a @triton.jit function of the user.
+ * combine is a @triton.jit function of the user; and tl.map_elementwise, a user's
+ * function run on each element (OP_MAP, lowered the same way on scalars).
  *
  * The function is lowered once per reduction or scan, into the op's region (tir.h,
  * RED_COMBINE): it is called, as Triton calls it, with 2N scalars, the left group's N
@@ -58,23 +59,28 @@ static FuncDef *combine_function(const BuiltinCall *c, int i, int n)
     return fd;
 }
 
-/* Ops a combine function may hold: scalar computations and structured control flow. */
-static void check_combine_body(Lower *L, const Block *b, const char *fname)
+/* Ops a combine function (map: the function of tl.map_elementwise) may hold: scalar
+ * computations and structured control flow. */
+static void check_scalar_body(Lower *L, const Block *b, const char *fname, bool map)
 {
     for (int i = 0; i < b->ops.len; i++) {
         const Op *op = b->ops.data[i];
         OpKind k = op->kind;
         bool flow = k == OP_IF || k == OP_FOR || k == OP_WHILE || k == OP_YIELD || k == OP_CONDITION;
+        if (!flow && !op_is_elementwise(k) && map)
+            lower_error(L, op->loc, "tilec cannot emit '%s' inside %s(), the function of tl.map_elementwise: it may "
+                        "only compute on its scalar arguments (memory, atomics and printing there are not supported yet)",
+                        op_name(k), fname);
         if (!flow && !op_is_elementwise(k))
             lower_error(L, op->loc, "tilec cannot emit '%s' inside the combine function %s(): a combine function "
                         "may only compute on its scalar arguments", op_name(k), fname);
         for (int r = 0; r < op->nres; r++)
             if (op->results[r]->type.rank)
-                lower_error(L, op->loc, "tilec cannot emit a tensor (%s) inside the combine function %s(): a combine "
-                            "function works on one element of each input at a time", type_str(L->a, op->results[r]->type),
-                            fname);
+                lower_error(L, op->loc, "tilec cannot emit a tensor (%s) inside %s %s(): it works on one element of "
+                            "each input at a time", type_str(L->a, op->results[r]->type),
+                            map ? "the tl.map_elementwise function" : "the combine function", fname);
         for (int r = 0; r < op->nregions; r++)
-            check_combine_body(L, op->regions[r], fname);
+            check_scalar_body(L, op->regions[r], fname, map);
     }
 }
 
@@ -121,7 +127,7 @@ static void build_combine_region(const BuiltinCall *c, Op *op, FuncDef *fd, Valu
     y->stmt = L->stmt;
     tir_block_append(L->a, b, y);
     L->cur = saved;
-    check_combine_body(L, b, fd->name);
+    check_scalar_body(L, b, fd->name, false);
 }
 
 /* One combine op (OP_REDUCE along `axis`, or OP_SCAN) over xs, appended to the block. */
@@ -213,4 +219,109 @@ CVal *builtin_associative_scan(const BuiltinCall *c)
     Op *op = combine_op(c, OP_SCAN, xs, n, axis, fd);
     op->scan.reverse = cv_truthy(L, c->arg[3], c->at[3]);
     return combine_results(L, c->arg[0], op->results, n);
+}
+
+/* ---- tl.map_elementwise ---------------------------------------------------------- */
+
+/* tl.map_elementwise(scalar_fn, *args, pack=1): the @triton.jit function scalar_fn run
+ * on one element of each argument at a time, the arguments broadcast to one shape first
+ * (no type promotion, as Triton).  Its body is lowered into an OP_MAP's region on
+ * scalars, so a runtime if or loop in it branches per element, as in Triton, where
+ * tl.where would compute both sides.  It returns one value or a tuple; each becomes a
+ * tensor of the common shape. */
+CVal *builtin_map_elementwise(const BuiltinCall *c)
+{
+    Lower *L = c->L;
+    CVal *fn = c->arg[0], *args = c->arg[1];
+    if (!fn || fn->kind != CV_FUNC)
+        lower_error(L, c->at[0], "the function of tl.map_elementwise must be a @triton.jit function, got %s",
+                    fn ? cv_describe(L, fn) : "None");
+    FuncDef *fd = fn->func;
+    if (c->arg[2]) {
+        int64_t pack = const_int(L, c->arg[2], c->at[2], "pack");
+        if (pack != 1)
+            lower_error(L, c->at[2], "tl.map_elementwise with pack=%lld is not supported yet (with pack=1 the "
+                        "function runs on one element of each argument at a time)", (long long)pack);
+    }
+    int n = args && args->kind == CV_TUPLE ? args->items.len : 0;
+    Value **vals = NEW_ARRAY(L->a, Value *, (size_t)n + 1);
+    int rank = 0, shape[TIR_MAX_RANK] = {0};
+    for (int i = 0; i < n; i++) {
+        vals[i] = to_value(L, args->items.data[i], c->loc);
+        if (vals[i]->type.dtype == DT_PTR)
+            lower_error(L, c->loc, "tl.map_elementwise of a tensor of pointers is not supported yet");
+        if (vals[i]->type.rank > rank) {
+            rank = vals[i]->type.rank;
+            memcpy(shape, vals[i]->type.shape, sizeof shape);
+        }
+    }
+    if (!rank)
+        lower_error(L, c->loc, "tl.map_elementwise needs at least one tensor argument (Triton: map_elementwise must "
+                    "have at least 1 input tensor); call %s() directly on scalars", fd->name);
+    for (int i = 0; i < n; i++)
+        for (int d = 0; d < vals[i]->type.rank; d++) {
+            int dd = d + rank - vals[i]->type.rank;
+            if (shape[dd] == 1)
+                shape[dd] = vals[i]->type.shape[d];
+        }
+    for (int i = 0; i < n; i++)
+        vals[i] = broadcast_to_shape(L, vals[i], rank, shape, c->loc);
+    int required = 0;
+    for (int p = 0; p < fd->params.len; p++)
+        required += fd->params.data[p].default_value == NULL;
+    if (n < required || n > fd->params.len)
+        lower_error(L, c->at[0], "%s() takes %d argument%s, but tl.map_elementwise passes it %d (one element of "
+                    "each tensor)", fd->name, fd->params.len, fd->params.len == 1 ? "" : "s", n);
+
+    Op *op = tir_op_new(L->a, L->f, OP_MAP, n, vals, 0, NULL);
+    op->loc = c->loc;
+    op->stmt = L->stmt;
+    op->map.fn = fd->name;
+    Block *b = tir_block_new(L->a, op);
+    op->regions[0] = b;
+    op->nregions = 1;
+    CVal **cargs = NEW_ARRAY(L->a, CVal *, (size_t)n + 1);
+    for (int i = 0; i < n; i++) {
+        Value *v = tir_value_new(L->a, L->f, type_elem(vals[i]->type));
+        v->block = b;
+        v->arg_index = i;
+        v->name = fd->params.data[i].name;
+        vec_push(L->a, &b->args, v);
+        cargs[i] = cv_value(L, v);
+    }
+    Block *saved = L->cur;
+    L->cur = b;
+    CVal *r = lower_inline_call(L, fd, c->call, cargs, n);
+    int nr = r->kind == CV_TUPLE ? r->items.len : r->kind == CV_NONE ? 0 : 1;
+    if (nr == 0)
+        lower_error(L, c->at[0], "%s() returns nothing; the function of tl.map_elementwise must return a value or "
+                    "a tuple of values", fd->name);
+    Value **ys = NEW_ARRAY(L->a, Value *, (size_t)nr);
+    for (int k = 0; k < nr; k++) {
+        CVal *item = r->kind == CV_TUPLE ? r->items.data[k] : r;
+        if (item->kind != CV_VALUE && !cv_is_python_scalar(item))
+            lower_error(L, c->at[0], "%s() returns %s as its value %d; the function of tl.map_elementwise must "
+                        "return scalars", fd->name, cv_describe(L, item), k);
+        ys[k] = to_value(L, item, c->at[0]);
+    }
+    Op *y = tir_op_new(L->a, L->f, OP_YIELD, nr, ys, 0, NULL);
+    y->loc = c->loc;
+    y->stmt = L->stmt;
+    tir_block_append(L->a, b, y);
+    L->cur = saved;
+    check_scalar_body(L, b, fd->name, true);
+    op->nres = nr;
+    op->results = NEW_ARRAY(L->a, Value *, (size_t)nr);
+    for (int k = 0; k < nr; k++) {
+        op->results[k] = tir_value_new(L->a, L->f, type_tensor(ys[k]->type, rank, shape));
+        op->results[k]->def = op;
+    }
+    tir_block_append(L->a, L->cur, op);
+    if (r->kind != CV_TUPLE)
+        return cv_value(L, op->results[0]);
+    CVal *t = NEW(L->a, CVal);
+    t->kind = CV_TUPLE;
+    for (int k = 0; k < nr; k++)
+        vec_push(L->a, &t->items, cv_value(L, op->results[k]));
+    return t;
 }

@@ -316,6 +316,7 @@ static void print_op_attrs(Printer *p, const Op *op)
         if (op->store.tma_map)
             sb_printf(p->out, " {tma=%s}", p->f->tma_maps.data[op->store.tma_map - 1].name);
         break;
+    case OP_MAP: sb_printf(p->out, " {fn=%s}", op->map.fn); break;
     case OP_REDUCE:
         if (op->reduce.kind == RED_COMBINE)
             sb_printf(p->out, " combine {axis=%d, fn=%s}", op->reduce.axis, op->reduce.combine);
@@ -550,6 +551,28 @@ static bool combine_ok(const Op *op)
     return reads_only_within(b, b);
 }
 
+/* tl.map_elementwise: operands and results of one shape, a region taking one element of
+ * each operand and yielding one of each result, reading nothing from outside. */
+static bool map_ok(const Op *op)
+{
+    if (op->nregions != 1 || !op->nres || !op->nargs || !op->map.fn)
+        return false;
+    const Block *b = op->regions[0];
+    const Op *y = tir_block_last(b);
+    if (b->args.len != op->nargs || !y || y->kind != OP_YIELD || y->nargs != op->nres)
+        return false;
+    Type shape = op->args[0]->type;
+    for (int k = 0; k < op->nargs + op->nres; k++) {
+        const Value *v = k < op->nargs ? op->args[k] : op->results[k - op->nargs];
+        if (v->type.rank != shape.rank || memcmp(v->type.shape, shape.shape, sizeof(int) * (size_t)shape.rank))
+            return false;
+        const Value *inner = k < op->nargs ? b->args.data[k] : y->args[k - op->nargs];
+        if (!type_eq(inner->type, type_elem(v->type)))
+            return false;
+    }
+    return reads_only_within(b, b);
+}
+
 /* tl.sort keeps its operand's type; tl.topk's result has k along the last dimension. */
 static bool sort_result_ok(const Op *op)
 {
@@ -590,6 +613,7 @@ static bool attrs_ok(const Op *op)
     case OP_TRANS: return is_permutation(op->trans.perm, rank);
     case OP_SORT: return rank >= 1 && op->nres == 1 && sort_result_ok(op);
     case OP_HISTOGRAM: return rank == 1 && op->nargs == 1 + op->histogram.has_mask && op->results[0]->type.rank == 1;
+    case OP_MAP: return map_ok(op);
     case OP_INLINE_ASM: return op->nres >= 1 && op->inline_asm.pack >= 1 && op->inline_asm.text && op->inline_asm.outs &&
                                op->inline_asm.ins;
     case OP_RESHAPE: return type_numel(op->args[0]->type) == type_numel(op->results[0]->type);

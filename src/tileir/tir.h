@@ -343,6 +343,10 @@ const char *math2_fn_name(Math2Fn fn);
     X(OP_INLINE_ASM, "inline_asm", "") /* args (one shape): one asm statement \
                                    per `pack` elements; inline_asm.*; one      \
                                    result per dtype, in one layout */          \
+    X(OP_MAP, "map_elementwise", "P") /* args (one shape): region 0 is a jit   \
+                                   function on one element of each (N scalar   \
+                                   args, a yield of the results); map.fn names \
+                                   it; results in one layout (lower_combine.c) */\
     X(OP_HISTOGRAM, "histogram", "P") /* x [, mask]: i32 counts of x's low   \
                                    bits; histogram.has_mask */               \
     /* shape ops (lower_shape.c, layout_shape.c, emit_cuda/shape.c) */          \
@@ -553,6 +557,9 @@ struct Op {
             int axis;
             const char *combine; /* RED_COMBINE: the jit function's name */
         } reduce;
+        struct {
+            const char *fn;   /* the jit function tl.map_elementwise runs on each element */
+        } map;
         struct {
             ScanKind kind;
             int axis;
