@@ -12,18 +12,20 @@ def selu_scalar(x, alpha):
         return alpha * (tl.exp(x) - 1)
 
 
+# Each path returns tensors: Triton 3.6 cannot compile a constant returned here.
 @triton.jit
 def compare(x, y):
+    sign = (x > y).to(tl.int32) - (x < y).to(tl.int32)
     if x < y:
-        return -1, x
+        return sign, x
     elif x == y:
-        return 0, x + y
-    return 1, y
+        return sign, x + y
+    return sign, y
 
 
 @triton.jit
 def collatz_steps(v, cap):
-    n = 0
+    n = v * 0
     while (v > 1) & (n < cap):
         if v % 2 == 0:
             v = v // 2
