@@ -12,7 +12,8 @@ def selu_scalar(x, alpha):
         return alpha * (tl.exp(x) - 1)
 
 
-# Each path returns tensors: Triton 3.6 cannot compile a constant returned here.
+# Each path returns tensors, and the arguments are tensors or runtime scalars: Triton 3.6
+# cannot compile a constexpr passed or returned here.
 @triton.jit
 def compare(x, y):
     sign = (x > y).to(tl.int32) - (x < y).to(tl.int32)
@@ -36,14 +37,14 @@ def collatz_steps(v, cap):
 
 
 @triton.jit
-def map_kernel(X, V, Y, C, S, n, BLOCK: tl.constexpr):
+def map_kernel(X, V, Y, C, S, n, alpha, cap, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(X + offs, mask=mask, other=0.0)
     v = tl.load(V + offs, mask=mask, other=0)
-    y = tl.map_elementwise(selu_scalar, x, 1.5)
+    y = tl.map_elementwise(selu_scalar, x, alpha)
     c, m = tl.map_elementwise(compare, x, y)
-    s = tl.map_elementwise(collatz_steps, v, 20)
+    s = tl.map_elementwise(collatz_steps, v, cap)
     tl.store(Y + offs, y + m, mask=mask)
     tl.store(C + offs, c, mask=mask)
     tl.store(S + offs, s, mask=mask)
