@@ -40,7 +40,11 @@ four kernels of ten each:
            the loop, a tensor descriptor or tl.pointer_type addresses, put through a tile
            operation, and combined into the carried tile (a sum, a maximum, a tl.dot, the
            carried tile flipped or itself operated on first); stored through a masked
-           pointer, a block pointer or a tensor descriptor.
+           pointer, a block pointer or a tensor descriptor;
+  map      (a fourth stream, three kernels in ten) tl.map_elementwise with a jit function
+           whose if/elif/else, early returns, `for` and per-element `while` branch per
+           element, on a ragged 1-D or 2-D block, its arguments of one shape or a row and a
+           column broadcast by the call, one or two results (a tuple) stored.
 
 Validity: every dimension is a power of two (Triton's rule for tiles) and tiles hold at most
 64 elements per thread; reductions and scans see masked elements as the identity of their
