@@ -61,44 +61,64 @@ static void reserve_planned_names(Emitter *E, const Block *b)
     }
 }
 
-/* Prints op's combine function into the helpers, unless an identical one is there
- * already (the same function on the same types, as tl.reduce over every axis makes);
- * returns its C name. */
-static const char *combine_helper(Emitter *E, const Op *op)
+/* A jit function printed as a __device__ helper of scalars: its parameters, in groups
+ * (the left and right groups of a combine and the combined one; a map's operands and its
+ * results), and its body.  Its names come from a table of its own (the source's parameter
+ * names, whatever the kernel uses): helper_begin swaps E->names for an empty one, and
+ * helper_body, having printed the body, swaps it back. */
+typedef struct Helper {
+    StrMap saved_names, saved_suffix;
+    StrBuf body;
+} Helper;
+
+static void helper_begin(Emitter *E, const Block *b, Helper *h)
 {
-    const Block *b = op->regions[0];
-    int n = op->nargs;
-    StrMap saved_names = E->names, saved_suffix = E->next_suffix;
+    *h = (Helper){.saved_names = E->names, .saved_suffix = E->next_suffix};
     E->names = (StrMap){0};
     E->next_suffix = (StrMap){0};
     reserve_planned_names(E, b);
-    const char **out = NEW_ARRAY(E->a, const char *, n);
-    const char **decls = helper_params(E, b, n, out);
-    StrBuf body = {0};
+}
+
+/* b printed into h->body as a kernel's statements are (src: the jit function, for the
+ * source comments), then, under `note`, each of the m results assigned to out[k]. */
+static void helper_body(Emitter *E, const Block *b, const char *src, const char *note, const char *const *out,
+                        int m, Helper *h)
+{
     StrBuf *saved_out = E->out;
     int saved_indent = E->indent;
     const SrcStmt *saved_stmt = E->last_stmt;
-    E->out = &body;
+    E->out = &h->body;
     E->indent = 1;
     E->last_stmt = NULL;
-    const char *base = op->kind == OP_REDUCE ? op->reduce.combine : op->scan.combine;
-    E->combine_src = base;
-    emit_block(E, b); /* printed as a kernel's statements are */
+    E->combine_src = src;
+    emit_block(E, b);
     E->combine_src = NULL;
     const Op *y = tir_block_last(b);
-    line(E, "// the combined group");
-    for (int k = 0; k < n; k++)
+    line(E, "// %s", note);
+    for (int k = 0; k < m; k++)
         line(E, "%s = %s;", out[k], value_at(E, y->args[k], NULL, "0"));
     E->out = saved_out;
     E->indent = saved_indent;
     E->last_stmt = saved_stmt;
-    E->names = saved_names;
-    E->next_suffix = saved_suffix;
+    E->names = h->saved_names;
+    E->next_suffix = h->saved_suffix;
+}
+
+/* The helper's C name: that of an identical one printed before (the same function, types
+ * and body, as tl.reduce over every axis makes), or a new one, printed into the helpers
+ * under `comment` with its parameters in `ngroups` groups of group_len[g] (decls, one after
+ * another), each on a line of its own that group_end[g] ends (",  // the left group"). */
+static const char *helper_intern(Emitter *E, const char *base, Helper *h, const char *comment, const char *const *decls,
+                                 int ngroups, const int *group_len, const char *const *group_end)
+{
+    int nd = 0;
+    for (int g = 0; g < ngroups; g++)
+        nd += group_len[g];
     StrBuf key = {0};
     sb_printf(&key, "%s(", base);
-    for (int i = 0; i < 3 * n; i++)
+    for (int i = 0; i < nd; i++)
         sb_printf(&key, "%s;", decls[i]);
-    sb_printf(&key, "){%s}", body.data ? body.data : "");
+    sb_printf(&key, "){%s}", h->body.data ? h->body.data : "");
     const char *fn = NULL;
     for (int i = 0; i < E->combine_keys.len && !fn; i++)
         if (!strcmp(E->combine_keys.data[i], key.data))
@@ -108,40 +128,54 @@ static const char *combine_helper(Emitter *E, const Op *op)
         vec_push(E->a, &E->combine_keys, fmt(E, "%s", key.data));
         vec_push(E->a, &E->combine_fns, fn);
         const char *head = fmt(E, "__device__ __forceinline__ void %s(", fn);
-        StrBuf *h = &E->helpers;
-        if (h->len)
-            sb_putc(h, '\n');
-        sb_printf(h, "// The combine function %s() on groups of %d element%s, the left group first along the axis\n"
-                     "// (first used by the %s at %s:%d).\n%s",
-                  base, n, n == 1 ? "" : "s", op->kind == OP_REDUCE ? "reduction" : "scan",
-                  source_file_name(E, op->loc), op->loc.line, head);
-        static const char *const role[3] = {",  // the left group\n", ",  // the right group\n", ")  // the combined group\n"};
-        for (int g = 0; g < 3; g++) {
-            sb_printf(h, "%*s", g ? (int)strlen(head) : 0, "");
-            for (int k = 0; k < n; k++)
-                sb_printf(h, "%s%s", k ? ", " : "", decls[g * n + k]);
-            sb_puts(h, role[g]);
+        StrBuf *out = &E->helpers;
+        if (out->len)
+            sb_putc(out, '\n');
+        sb_printf(out, "%s\n%s", comment, head);
+        for (int g = 0, i = 0; g < ngroups; g++) {
+            sb_printf(out, "%*s", g ? (int)strlen(head) : 0, "");
+            for (int k = 0; k < group_len[g]; k++, i++)
+                sb_printf(out, "%s%s", k ? ", " : "", decls[i]);
+            sb_printf(out, "%s\n", group_end[g]);
         }
-        sb_printf(h, "{\n%s}\n", body.data ? body.data : "");
+        sb_printf(out, "{\n%s}\n", h->body.data ? h->body.data : "");
     }
     sb_free(&key);
-    sb_free(&body);
+    sb_free(&h->body);
     return fn;
+}
+
+/* Prints op's combine function into the helpers, unless an identical one is there; returns
+ * its C name. */
+static const char *combine_helper(Emitter *E, const Op *op)
+{
+    const Block *b = op->regions[0];
+    int n = op->nargs;
+    Helper h;
+    helper_begin(E, b, &h);
+    const char **out = NEW_ARRAY(E->a, const char *, n);
+    const char **decls = helper_params(E, b, n, out);
+    const char *base = op->kind == OP_REDUCE ? op->reduce.combine : op->scan.combine;
+    helper_body(E, b, base, "the combined group", out, n, &h);
+    const char *comment = fmt(E, "// The combine function %s() on groups of %d element%s, the left group first along "
+                                 "the axis\n// (first used by the %s at %s:%d).",
+                              base, n, n == 1 ? "" : "s", op->kind == OP_REDUCE ? "reduction" : "scan",
+                              source_file_name(E, op->loc), op->loc.line);
+    static const char *const end[3] = {",  // the left group", ",  // the right group", ")  // the combined group"};
+    return helper_intern(E, base, &h, comment, decls, 3, (int[]){n, n, n}, end);
 }
 
 /* ---- tl.map_elementwise ----------------------------------------------------------- */
 
 /* Prints op's function (an OP_MAP's region) into the helpers as a __device__ function of
  * one element of each operand, its results through references, unless an identical one
- * is there; returns its C name.  Named as combine_helper names (its own table). */
+ * is there; returns its C name. */
 static const char *map_helper(Emitter *E, const Op *op)
 {
     const Block *b = op->regions[0];
     int n = op->nargs, m = op->nres;
-    StrMap saved_names = E->names, saved_suffix = E->next_suffix;
-    E->names = (StrMap){0};
-    E->next_suffix = (StrMap){0};
-    reserve_planned_names(E, b);
+    Helper h;
+    helper_begin(E, b, &h);
     const char **decls = NEW_ARRAY(E->a, const char *, n + m);
     const char **out = NEW_ARRAY(E->a, const char *, m);
     for (int i = 0; i < n; i++)
@@ -151,54 +185,12 @@ static const char *map_helper(Emitter *E, const Op *op)
         out[k] = unique_name(E, m == 1 ? "result" : fmt(E, "result%d", k));
         decls[n + k] = fmt(E, "%s &%s", dtype_ctype(y->args[k]->type.dtype), out[k]);
     }
-    StrBuf body = {0};
-    StrBuf *saved_out = E->out;
-    int saved_indent = E->indent;
-    const SrcStmt *saved_stmt = E->last_stmt;
-    E->out = &body;
-    E->indent = 1;
-    E->last_stmt = NULL;
-    E->combine_src = op->map.fn;
-    emit_block(E, b); /* printed as a kernel's statements are */
-    E->combine_src = NULL;
-    line(E, "// what it returns");
-    for (int k = 0; k < m; k++)
-        line(E, "%s = %s;", out[k], value_at(E, y->args[k], NULL, "0"));
-    E->out = saved_out;
-    E->indent = saved_indent;
-    E->last_stmt = saved_stmt;
-    E->names = saved_names;
-    E->next_suffix = saved_suffix;
-    StrBuf key = {0};
-    sb_printf(&key, "map %s(", op->map.fn);
-    for (int i = 0; i < n + m; i++)
-        sb_printf(&key, "%s;", decls[i]);
-    sb_printf(&key, "){%s}", body.data ? body.data : "");
-    const char *fn = NULL;
-    for (int i = 0; i < E->combine_keys.len && !fn; i++)
-        if (!strcmp(E->combine_keys.data[i], key.data))
-            fn = E->combine_fns.data[i];
-    if (!fn) {
-        fn = unique_name(E, op->map.fn);
-        vec_push(E->a, &E->combine_keys, fmt(E, "%s", key.data));
-        vec_push(E->a, &E->combine_fns, fn);
-        const char *head = fmt(E, "__device__ __forceinline__ void %s(", fn);
-        StrBuf *h = &E->helpers;
-        if (h->len)
-            sb_putc(h, '\n');
-        sb_printf(h, "// %s() on one element of each operand, as tl.map_elementwise runs it: its ifs and loops\n"
-                     "// branch per element (first used at %s:%d).\n%s",
-                  op->map.fn, source_file_name(E, op->loc), op->loc.line, head);
-        for (int i = 0; i < n; i++)
-            sb_printf(h, "%s%s", i ? ", " : "", decls[i]);
-        sb_printf(h, ",  // one element of each operand\n%*s", (int)strlen(head), "");
-        for (int k = 0; k < m; k++)
-            sb_printf(h, "%s%s", k ? ", " : "", decls[n + k]);
-        sb_printf(h, ")  // what it returns\n{\n%s}\n", body.data ? body.data : "");
-    }
-    sb_free(&key);
-    sb_free(&body);
-    return fn;
+    helper_body(E, b, op->map.fn, "what it returns", out, m, &h);
+    const char *comment = fmt(E, "// %s() on one element of each operand, as tl.map_elementwise runs it: its ifs and "
+                                 "loops\n// branch per element (first used at %s:%d).",
+                              op->map.fn, source_file_name(E, op->loc), op->loc.line);
+    static const char *const end[2] = {",  // one element of each operand", ")  // what it returns"};
+    return helper_intern(E, op->map.fn, &h, comment, decls, 2, (int[]){n, m}, end);
 }
 
 void emit_map(Emitter *E, const Op *op)
