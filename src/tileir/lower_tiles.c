@@ -260,7 +260,13 @@ CVal *builtin_softmax(const BuiltinCall *c)
 {
     Lower *L = c->L;
     Loc x_at = c->at[0], dim_at = c->at[1], keep_at = c->at[2], here = c->loc;
-    CVal *x = cv_value(L, tensor_arg(L, c->arg[0], x_at, c->name));
+    Value *xv = tensor_arg(L, c->arg[0], x_at, c->name);
+    if (!xv->type.rank)
+        lower_error(L, x_at, "%s needs a tensor, got a scalar", c->name);
+    if (!dtype_is_float(xv->type.dtype) || dtype_is_fp8(xv->type.dtype))
+        lower_error(L, x_at, "%s needs a tensor of fp16, bf16, fp32 or fp64, got %s (its tl.exp refuses others, "
+                    "as in Triton)", c->name, type_str(L->a, xv->type));
+    CVal *x = cv_value(L, xv);
     CVal *dim = c->arg[1] ? c->arg[1] : cv_int(L, 0);
     CVal *keep = c->arg[2] ? c->arg[2] : cv_bool(L, false);
     CVal *ieee = c->arg[3] ? c->arg[3] : cv_bool(L, false);
