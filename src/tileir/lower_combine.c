@@ -247,9 +247,10 @@ CVal *builtin_map_elementwise(const BuiltinCall *c)
     Value **vals = NEW_ARRAY(L->a, Value *, (size_t)n + 1);
     int rank = 0, shape[TIR_MAX_RANK] = {0};
     for (int i = 0; i < n; i++) {
-        vals[i] = to_value(L, args->items.data[i], c->loc);
+        Loc at = c->rest_at ? c->rest_at[i] : c->loc;
+        vals[i] = to_value(L, args->items.data[i], at);
         if (vals[i]->type.dtype == DT_PTR)
-            lower_error(L, c->loc, "tl.map_elementwise of a tensor of pointers is not supported yet");
+            lower_error(L, at, "tl.map_elementwise of a tensor of pointers is not supported yet");
         if (vals[i]->type.rank > rank) {
             rank = vals[i]->type.rank;
             memcpy(shape, vals[i]->type.shape, sizeof shape);
