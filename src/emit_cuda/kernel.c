@@ -41,7 +41,8 @@ static void comment_paragraph(Emitter *E, const char *text)
 
 /* " in N pipeline slots", and why N where it is not num_stages: one more for the wgmma group a
  * step leaves in flight (pipeline.c, wgmma_in_flight), one fewer where the copies reuse the
- * slot the step has just read (tight_ring_pays). */
+ * slot the step has just read (tight_ring_pays); and why not one more where a group stays in
+ * flight in num_stages slots (P->hold). */
 static const char *slots_text(Emitter *E, const DotStage *st)
 {
     if (st->nslots <= 1)
@@ -49,7 +50,10 @@ static const char *slots_text(Emitter *E, const DotStage *st)
     int S = E->f->num_stages;
     const char *why = st->nslots == S + 1 ? fmt(E, " (num_stages %d and one for the wgmma group a step leaves in flight)", S)
                       : st->nslots == S - 1 ? fmt(E, " (num_stages %d less one: the copies reuse the slot a step has read)", S)
-                                            : "";
+                      : st->hold ? fmt(E, " (num_stages %d, none more for the wgmma group a step leaves in flight, which "
+                                       "would cost shared memory or a block per SM: each step's copies wait for the "
+                                       "group before to be done with their slot)", S)
+                                 : "";
     return fmt(E, " in %d pipeline slots%s", st->nslots, why);
 }
 

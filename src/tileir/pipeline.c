@@ -1270,6 +1270,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
         for (int i = 0; i < P.stages.len; i++)
             P.stages.data[i]->nslots = nring;
     }
+    for (int i = 0; i < P.stages.len; i++)
+        P.stages.data[i]->hold = P.hold; /* for the .cu's header */
 
     Type i32 = type_scalar(DT_I32);
     Value *slot_r = tir_value_new(P.a, f, i32), *slot_w = tir_value_new(P.a, f, i32);

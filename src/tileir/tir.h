@@ -454,6 +454,8 @@ typedef struct DotStage {
     int nslots;           /* buffers in the pipeline ring (1: not pipelined) */
     bool ldmatrix;        /* read with ldmatrix(.trans); else element by element */
     bool producer;        /* a producer ring's (warp specialisation): live for the whole kernel */
+    bool hold;            /* num_stages slots although a wgmma group stays in flight: the copies
+                             come after a barrier behind every warpgroup's wait (pipeline.c, P->hold) */
     bool trans;           /* ldmatrix .trans (16-bit operand stored MN-major) */
     int nvmma;            /* 128, 64, 32: Triton's NVMMA layout with this swizzle width in
                              bytes (column blocks of that width, dot_nvmma_offset); 0: rows

@@ -25,8 +25,8 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:93  local_load, 65536 bytes at 131072: operand A of tl.dot, 128 x 64 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
-//   matmul.py:93  local_load, 131072 bytes at 0: operand B of tl.dot, 64 x 256 fp16 in 4 pipeline slots, NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
+//   matmul.py:93  local_load, 65536 bytes at 131072: operand A of tl.dot, 128 x 64 fp16 in 4 pipeline slots (num_stages 4, none more for the wgmma group a step leaves in flight, which would cost shared memory or a block per SM: each step's copies wait for the group before to be done with their slot), NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
+//   matmul.py:93  local_load, 131072 bytes at 0: operand B of tl.dot, 64 x 256 fp16 in 4 pipeline slots (num_stages 4, none more for the wgmma group a step leaves in flight, which would cost shared memory or a block per SM: each step's copies wait for the group before to be done with their slot), NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   matmul.py:101  convert_layout, 65536 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 256 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 3584 extra wavefronts without the swizzle)
