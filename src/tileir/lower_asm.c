@@ -174,26 +174,14 @@ CVal *builtin_inline_asm_elementwise(const BuiltinCall *c)
         lower_error(L, c->at[2], "tl.inline_asm_elementwise needs its args as a list, got %s",
                     args ? cv_describe(L, args) : "None");
     Value **vals = NEW_ARRAY(L->a, Value *, (size_t)nargs + 1);
-    int rank = 0, shape[TIR_MAX_RANK];
+    int shape[TIR_MAX_RANK] = {0};
     for (int i = 0; i < nargs; i++) {
         vals[i] = to_value(L, args->items.data[i], c->at[2]);
         DType d = vals[i]->type.dtype;
         if (d == DT_I1 || dtype_is_fp8(d))
             lower_error(L, c->at[2], "tl.inline_asm_elementwise cannot pass %s values to assembly", dtype_triton_name(d));
-        if (vals[i]->type.rank > rank) {
-            rank = vals[i]->type.rank;
-            memcpy(shape, vals[i]->type.shape, sizeof shape);
-        }
     }
-    for (int i = 0; i < nargs; i++)
-        for (int d = 0; d < vals[i]->type.rank; d++) {
-            int dd = d + rank - vals[i]->type.rank;
-            if (shape[dd] == 1)
-                shape[dd] = vals[i]->type.shape[d];
-        }
-    for (int i = 0; i < nargs; i++)
-        if (rank)
-            vals[i] = broadcast_to_shape(L, vals[i], rank, shape, c->at[2]);
+    int rank = broadcast_all(L, vals, nargs, NULL, c->at[2], shape);
     DType rdt[16], *adt = NEW_ARRAY(L->a, DType, (size_t)nargs + 1);
     bool multi;
     int nres = result_dtypes(L, c->arg[3], c->at[3], rdt, &multi);

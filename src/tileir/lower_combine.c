@@ -59,6 +59,29 @@ static FuncDef *combine_function(const BuiltinCall *c, int i, int n)
     return fd;
 }
 
+/* fd lowered on scalars into op's region (*region, made here, L->cur when this returns):
+ * the region takes one element of each of tiles[0..n), named after fd's parameters, and
+ * fd is called on them; returns what it returns. */
+static CVal *lower_on_scalars(const BuiltinCall *c, Op *op, FuncDef *fd, Value **tiles, int n, Block **region)
+{
+    Lower *L = c->L;
+    Block *b = tir_block_new(L->a, op);
+    op->regions[0] = b;
+    op->nregions = 1;
+    CVal **args = NEW_ARRAY(L->a, CVal *, (size_t)n + 1);
+    for (int i = 0; i < n; i++) {
+        Value *v = tir_value_new(L->a, L->f, type_elem(tiles[i]->type));
+        v->block = b;
+        v->arg_index = i;
+        v->name = fd->params.data[i].name;
+        vec_push(L->a, &b->args, v);
+        args[i] = cv_value(L, v);
+    }
+    L->cur = b;
+    *region = b;
+    return lower_inline_call(L, fd, c->call, args, n);
+}
+
 /* Ops a combine function (map: the function of tl.map_elementwise) may hold: scalar
  * computations and structured control flow. */
 static void check_scalar_body(Lower *L, const Block *b, const char *fname, bool map)
@@ -89,21 +112,12 @@ static void check_scalar_body(Lower *L, const Block *b, const char *fname, bool 
 static void build_combine_region(const BuiltinCall *c, Op *op, FuncDef *fd, Value **xs, int n)
 {
     Lower *L = c->L;
-    Block *b = tir_block_new(L->a, op);
-    op->regions[0] = b;
-    op->nregions = 1;
-    CVal **args = NEW_ARRAY(L->a, CVal *, 2 * n);
-    for (int i = 0; i < 2 * n; i++) {
-        Value *v = tir_value_new(L->a, L->f, type_elem(xs[i % n]->type));
-        v->block = b;
-        v->arg_index = i;
-        v->name = fd->params.data[i].name;
-        vec_push(L->a, &b->args, v);
-        args[i] = cv_value(L, v);
-    }
     Block *saved = L->cur;
-    L->cur = b;
-    CVal *r = lower_inline_call(L, fd, c->call, args, 2 * n);
+    Value **elems = NEW_ARRAY(L->a, Value *, 2 * n);
+    for (int i = 0; i < 2 * n; i++)
+        elems[i] = xs[i % n];
+    Block *b;
+    CVal *r = lower_on_scalars(c, op, fd, elems, 2 * n, &b);
     int nr = r->kind == CV_TUPLE ? r->items.len : r->kind == CV_NONE ? 0 : 1;
     if (nr != n)
         lower_error(L, c->at[2], "the combine function %s() returns %d value%s, but %s has %d input%s (Triton: "
@@ -245,28 +259,17 @@ CVal *builtin_map_elementwise(const BuiltinCall *c)
     }
     int n = args && args->kind == CV_TUPLE ? args->items.len : 0;
     Value **vals = NEW_ARRAY(L->a, Value *, (size_t)n + 1);
-    int rank = 0, shape[TIR_MAX_RANK] = {0};
+    Loc *at = NEW_ARRAY(L->a, Loc, (size_t)n + 1);
     for (int i = 0; i < n; i++) {
-        Loc at = c->rest_at ? c->rest_at[i] : c->loc;
-        vals[i] = to_value(L, args->items.data[i], at);
+        at[i] = c->rest_at ? c->rest_at[i] : c->loc;
+        vals[i] = to_value(L, args->items.data[i], at[i]);
         if (vals[i]->type.dtype == DT_PTR)
-            lower_error(L, at, "tl.map_elementwise of a tensor of pointers is not supported yet");
-        if (vals[i]->type.rank > rank) {
-            rank = vals[i]->type.rank;
-            memcpy(shape, vals[i]->type.shape, sizeof shape);
-        }
+            lower_error(L, at[i], "tl.map_elementwise of a tensor of pointers is not supported yet");
     }
+    int shape[TIR_MAX_RANK] = {0}, rank = broadcast_all(L, vals, n, at, c->loc, shape);
     if (!rank)
         lower_error(L, c->loc, "tl.map_elementwise needs at least one tensor argument (Triton: map_elementwise must "
                     "have at least 1 input tensor); call %s() directly on scalars", fd->name);
-    for (int i = 0; i < n; i++)
-        for (int d = 0; d < vals[i]->type.rank; d++) {
-            int dd = d + rank - vals[i]->type.rank;
-            if (shape[dd] == 1)
-                shape[dd] = vals[i]->type.shape[d];
-        }
-    for (int i = 0; i < n; i++)
-        vals[i] = broadcast_to_shape(L, vals[i], rank, shape, c->loc);
     int required = 0;
     for (int p = 0; p < fd->params.len; p++)
         required += fd->params.data[p].default_value == NULL;
@@ -278,21 +281,8 @@ CVal *builtin_map_elementwise(const BuiltinCall *c)
     op->loc = c->loc;
     op->stmt = L->stmt;
     op->map.fn = fd->name;
-    Block *b = tir_block_new(L->a, op);
-    op->regions[0] = b;
-    op->nregions = 1;
-    CVal **cargs = NEW_ARRAY(L->a, CVal *, (size_t)n + 1);
-    for (int i = 0; i < n; i++) {
-        Value *v = tir_value_new(L->a, L->f, type_elem(vals[i]->type));
-        v->block = b;
-        v->arg_index = i;
-        v->name = fd->params.data[i].name;
-        vec_push(L->a, &b->args, v);
-        cargs[i] = cv_value(L, v);
-    }
-    Block *saved = L->cur;
-    L->cur = b;
-    CVal *r = lower_inline_call(L, fd, c->call, cargs, n);
+    Block *saved = L->cur, *b;
+    CVal *r = lower_on_scalars(c, op, fd, vals, n, &b);
     int nr = r->kind == CV_TUPLE ? r->items.len : r->kind == CV_NONE ? 0 : 1;
     if (nr == 0)
         lower_error(L, c->at[0], "%s() returns nothing; the function of tl.map_elementwise must return a value or "

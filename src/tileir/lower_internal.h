@@ -165,6 +165,7 @@ Value *lower_expand_dims(Lower *L, Value *v, int axis, Loc loc);
 Value *lower_permute(Lower *L, Value *v, const int *perm, Loc loc);   /* result dim k = input dim perm[k] */
 Value *broadcast_to_shape(Lower *L, Value *v, int rank, const int *shape, Loc loc);
 void broadcast_pair(Lower *L, Value **a, Value **b, Loc loc);
+int broadcast_all(Lower *L, Value **vals, int n, const Loc *at, Loc loc, int *shape);
 CVal *lower_binop(Lower *L, TokenKind op, CVal *a, CVal *b, Loc loc);
 CVal *lower_compare(Lower *L, TokenKind op, CVal *a, CVal *b, Loc loc);
 CVal *lower_unary(Lower *L, TokenKind op, CVal *a, Loc loc);

@@ -234,6 +234,29 @@ Value *broadcast_to_shape(Lower *L, Value *v, int rank, const int *shape, Loc lo
     return emit1(L, OP_BROADCAST, loc, 1, &v, type_tensor(type_elem(v->type), rank, shape));
 }
 
+/* vals[0..n) broadcast in place to their common shape (scalars splatted, as the
+ * arguments of tl.inline_asm_elementwise and tl.map_elementwise are); at[i] (or loc where
+ * at is NULL) is where argument i was written.  Returns the shape's rank (0: all scalars,
+ * left as they are), the shape in `shape`. */
+int broadcast_all(Lower *L, Value **vals, int n, const Loc *at, Loc loc, int *shape)
+{
+    int rank = 0;
+    for (int i = 0; i < n; i++)
+        if (vals[i]->type.rank > rank) {
+            rank = vals[i]->type.rank;
+            memcpy(shape, vals[i]->type.shape, sizeof(int) * (size_t)rank);
+        }
+    for (int i = 0; i < n; i++)
+        for (int d = 0; d < vals[i]->type.rank; d++) {
+            int dd = d + rank - vals[i]->type.rank;
+            if (shape[dd] == 1)
+                shape[dd] = vals[i]->type.shape[d];
+        }
+    for (int i = 0; i < n && rank; i++)
+        vals[i] = broadcast_to_shape(L, vals[i], rank, shape, at ? at[i] : loc);
+    return rank;
+}
+
 void broadcast_pair(Lower *L, Value **a, Value **b, Loc loc)
 {
     Type ta = (*a)->type, tb = (*b)->type;
