@@ -198,12 +198,34 @@ static const char *loop_var(Emitter *E, const Op *loop, int k, const Value *init
     return vname(E, loop->results[k]);
 }
 
+/* A region printed as a __device__ helper of its own (combine.c): a combine function's,
+ * or tl.map_elementwise's. */
+static bool helper_region(const Op *op)
+{
+    return op->kind == OP_MAP || (op->kind == OP_REDUCE && op->reduce.kind == RED_COMBINE) ||
+           (op->kind == OP_SCAN && op->scan.kind == SCAN_COMBINE);
+}
+
 void plan_regions(Emitter *E, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
         Op *op = b->ops.data[i];
-        for (int r = 0; r < op->nregions; r++)
+        for (int r = 0; r < op->nregions; r++) {
+            if (!helper_region(op)) {
+                plan_regions(E, op->regions[r]);
+                continue;
+            }
+            /* its names are its own, the parameters' first (the source's names, whatever
+             * the kernel uses): a loop in it does not turn parameter `v` into `v_4` */
+            StrMap saved_names = E->names, saved_suffix = E->next_suffix;
+            E->names = (StrMap){0};
+            E->next_suffix = (StrMap){0};
+            for (int k = 0; k < op->regions[r]->args.len; k++)
+                vname(E, op->regions[r]->args.data[k]);
             plan_regions(E, op->regions[r]);
+            E->names = saved_names;
+            E->next_suffix = saved_suffix;
+        }
         if (op->kind == OP_FOR) {
             Block *body = op->regions[0];
             Value **targets = NEW_ARRAY(E->a, Value *, op->nres + 1);

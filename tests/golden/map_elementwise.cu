@@ -464,33 +464,33 @@ __device__ __forceinline__ void compare(const float x, const float y,  // one el
 
 // collatz_steps() on one element of each operand, as tl.map_elementwise runs it: its ifs and loops
 // branch per element (first used at map_elementwise.py:47).
-__device__ __forceinline__ void collatz_steps(const int32_t v_4, const int32_t cap,  // one element of each operand
+__device__ __forceinline__ void collatz_steps(const int32_t v_2, const int32_t cap,  // one element of each operand
                                               int32_t &result)  // what it returns
 {
     // map_elementwise.py:29  n = v * 0
-    const int32_t n = v_4 * 0;
+    const int32_t n_2 = v_2 * 0;
     // map_elementwise.py:30  while (v > 1) & (n < cap):
-    int32_t v_3 = v_4;
-    int32_t n_2 = n;
+    int32_t v_4 = v_2;
+    int32_t n = n_2;
     while (true) {
-        const bool both = (v_3 > 1) & (n_2 < cap);
+        const bool both = (v_4 > 1) & (n < cap);
         if (!both)
             break;
         // map_elementwise.py:31  if v % 2 == 0:
-        int32_t v_2;
-        if ((v_3 % 2) == 0) {
+        int32_t v_3;
+        if ((v_4 % 2) == 0) {
             // map_elementwise.py:32  v = v // 2
-            v_2 = v_3 / 2;
+            v_3 = v_4 / 2;
         } else {
             // map_elementwise.py:34  v = 3 * v + 1
-            v_2 = (3 * v_3) + 1;
+            v_3 = (3 * v_4) + 1;
         }
         // map_elementwise.py:35  n += 1
-        n_2 += 1;
-        v_3 = v_2;
+        n += 1;
+        v_4 = v_3;
     }
     // what it returns
-    result = n_2;
+    result = n;
 }
 
 extern "C" __global__ void __launch_bounds__(128)
@@ -516,9 +516,9 @@ map_kernel(float *__restrict__ X, int32_t *__restrict__ V, float *__restrict__ Y
     // 8-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
     tilec::load_masked_vec<2>(&x[0], X + offs[0], &mask[0], 0.0f);
     // map_elementwise.py:44  v = tl.load(V + offs, mask=mask, other=0)
-    int32_t v_4[2];  // [256] i32, L0, 8-byte loads where in bounds
+    int32_t v_2[2];  // [256] i32, L0, 8-byte loads where in bounds
     // 8-byte load when both elements are in bounds (the mask is only known at run time), else one element at a time
-    tilec::load_masked_vec<2>(&v_4[0], V + offs[0], &mask[0], 0);
+    tilec::load_masked_vec<2>(&v_2[0], V + offs[0], &mask[0], 0);
     // map_elementwise.py:45  y = tl.map_elementwise(selu_scalar, x, alpha)
     float y[2];  // [256] fp32, L0
     // selu_scalar() on each element this thread holds (tl.map_elementwise)
@@ -537,7 +537,7 @@ map_kernel(float *__restrict__ X, int32_t *__restrict__ V, float *__restrict__ Y
     // collatz_steps() on each element this thread holds (tl.map_elementwise)
     #pragma unroll
     for (int e = 0; e < 2; ++e)
-        collatz_steps(v_4[e], cap, s_2[e]);
+        collatz_steps(v_2[e], cap, s_2[e]);
     // map_elementwise.py:48  tl.store(Y + offs, y + m, mask=mask)
     float sum[2];  // [256] fp32, L0
     #pragma unroll
