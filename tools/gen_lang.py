@@ -43,8 +43,10 @@ four kernels of ten each:
            pointer, a block pointer or a tensor descriptor;
   map      (a fourth stream, three kernels in ten) tl.map_elementwise with a jit function
            whose if/elif/else, early returns, `for` and per-element `while` branch per
-           element, on a ragged 1-D or 2-D block, its arguments of one shape or a row and a
-           column broadcast by the call, one or two results (a tuple) stored.
+           element, on a ragged 1-D or 2-D block, a tl.dot result, or in each step of a loop
+           that sums the results; its arguments of one shape or a row and a column broadcast
+           by the call; one or two results (a tuple) stored, the first perhaps through a row
+           sum, tl.softmax (keep_dims) or a reshape.
 
 Validity: every dimension is a power of two (Triton's rule for tiles) and tiles hold at most
 64 elements per thread; reductions and scans see masked elements as the identity of their
@@ -625,19 +627,26 @@ def _m_steps(x, y):
     def map_section(self):
         """tl.map_elementwise with a jit function whose ifs, elifs, early returns and loops
         branch per element, on a ragged block (its masked elements are computed and not
-        stored), with arguments of one shape or broadcast from a row and a column."""
-        name = self.pick(*sorted(self.MAP_FNS))
+        stored), with arguments of one shape or broadcast from a row and a column.  Its
+        operand is a loaded block, a tl.dot result, or a block it maps in each step of a loop
+        that sums the results; its first result may go on through a row sum, tl.softmax or a
+        reshape before it is stored."""
+        two_d = self.rng.random() < 0.5
+        source = self.pick("load", "dot", "loop") if two_d else "load"
+        # a dot's rounding or a loop's sum changes an operand slightly: only functions that
+        # are continuous in it, so that the results stay within a tolerance
+        names = sorted(self.MAP_FNS) if source == "load" else ["_m_clamp", "_m_selu"]
+        name = self.pick(*names)
         src, args, res = self.MAP_FNS[name]
         if src not in self.g.defs:
             self.g.defs.extend(src.split("\n"))
-        two_d = self.rng.random() < 0.5
         R, C = (self.pick(8, 16), self.pick(16, 32)) if two_d else (1, self.pick(64, 128, 256))
         grid = self.grid
         xa = self.new_in("ma", grid * R * C)
         xb = self.new_in("mb", grid * R * C)
         # Triton 3.6's interpreter cannot run tl.map_elementwise: difftest's referee drops the
         # lines between these markers and leaves the section's outputs to the comparison
-        self.emit(f"# -- map_elementwise section: {name} run on each element")
+        self.emit(f"# -- map_elementwise section: {name} run on each element of a {source}")
         if two_d:
             self.emit(f"mr = tl.arange(0, {R})[:, None]")
             self.emit(f"mc = tl.arange(0, {C})[None, :]")
@@ -647,6 +656,12 @@ def _m_steps(x, y):
         self.emit(f"mok = mo < pid * {R * C} + n % {R * C} + 1")
         self.emit(f"mx = tl.load({xa} + mo, mask=mok, other=0.0)")
         self.emit(f"my = tl.load({xb} + mo, mask=mok, other=1.0)")
+        if source == "dot":       # the operand a product: rows past the ragged end masked
+            xd = self.new_in("mw", 16 * C)
+            self.emit(f"mk = tl.arange(0, 16)")
+            self.emit(f"ma = tl.load({xa} + pid * {R * C} + mr * {C} + mk[None, :], mask=mr < n % {R} + 1, other=0.0)")
+            self.emit(f"mw = tl.load({xd} + mk[:, None] * {C} + mc)")
+            self.emit(f"mx = tl.dot(ma, mw, input_precision=\"ieee\") * 0.25")
         vals = {"x": "mx", "y": "my", "alpha": "my * 0.5 + 1.0", "v": "(tl.abs(mx) * 100.0).to(tl.int32)"}
         if two_d and self.rng.random() < 0.6:     # a column and a row, broadcast by map_elementwise
             vals["lo"] = "mr.to(tl.float32) * -0.1"
@@ -656,12 +671,39 @@ def _m_steps(x, y):
             vals["lo"] = "my * -0.5"
             vals["hi"] = "my * 0.5 + 0.25"
         outs = [f"m{self.g.fresh('r')}" for _ in res]
-        self.emit(f"{', '.join(outs)} = "
-                  f"tl.map_elementwise({name}, {', '.join(vals[a] for a in args)})")
+        call = f"tl.map_elementwise({name}, {', '.join(vals[a] for a in args)})"
+        if source == "loop":      # mapped in each step, the results summed (one fp32 result)
+            self.emit(f"{outs[0]} = tl.zeros(({R}, {C}), dtype=tl.float32)")
+            self.emit("for mit in range(0, n % 3 + 2):")
+            self.emit(f"    mx = mx * 0.75 + my * 0.25")
+            self.emit(f"    {outs[0]} += {call}")
+        else:
+            self.emit(f"{', '.join(outs)} = {call}")
         for o, (d, tol) in zip(outs, res):
             p = self.new_out(f"mout{o}", d, grid * R * C, tol)
             self.g.not_interpreted.add(p)
             self.emit(f"tl.store({p} + mo, {o}, mask=mok)")
+        o, (d, _) = outs[0], res[0]
+        after = self.pick("none", "sum", "softmax", "reshape") if d == "fp32" else "none"
+        if after == "sum":        # the mapped tile reduced by rows (masked elements as 0)
+            n_out = grid * R
+            p = self.new_out(f"msum{o}", "fp32", n_out, "fp32s")
+            if two_d:
+                self.emit(f"tl.store({p} + pid * {R} + tl.arange(0, {R}), tl.sum(tl.where(mok, {o}, 0.0), 1))")
+            else:
+                self.emit(f"tl.store({p} + pid, tl.sum(tl.where(mok, {o}, 0.0)))")
+            self.g.not_interpreted.add(p)
+        elif after == "softmax":  # along the rows, masked elements out of it
+            p = self.new_out(f"msm{o}", "fp32", grid * R * C, "fp32s")
+            keep = ", keep_dims=True" if two_d else ""
+            self.emit(f"tl.store({p} + mo, tl.softmax(tl.where(mok, {o}, float(\"-inf\")), {1 if two_d else 0}{keep}), "
+                      f"mask=mok)")
+            self.g.not_interpreted.add(p)
+        elif after == "reshape" and two_d:   # flattened, as is its offset and mask
+            p = self.new_out(f"mflat{o}", "fp32", grid * R * C, "fp32s")
+            self.emit(f"tl.store({p} + tl.reshape(mo, ({R * C},)), tl.reshape({o} * 2.0, ({R * C},)), "
+                      f"mask=tl.reshape(mok, ({R * C},)))")
+            self.g.not_interpreted.add(p)
         self.emit("# -- end of the map_elementwise section")
 
     def loop_section(self):
