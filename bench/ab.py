@@ -18,7 +18,6 @@ Rows: those of bench/bench_attention.py (--bench attention) or bench/bench_lang.
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -40,12 +39,9 @@ def rows_of(bench):
 
 
 def build(cu, arch, folder):
-    so = os.path.join(folder, os.path.splitext(os.path.basename(cu))[0] + ".so")
-    cmd = [os.environ.get("NVCC", "nvcc"), "-O3", "-shared", "-Xcompiler", "-fPIC",
-           harness.nvcc_target(arch, cu), "-o", so, cu]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        sys.exit(f"{cu}: nvcc failed:\n{r.stdout}{r.stderr}")
+    so, err = harness.compile_so(cu, os.path.join(folder, os.path.splitext(os.path.basename(cu))[0] + ".so"), arch)
+    if err:
+        sys.exit(f"{cu}: {err}")
     return so
 
 

@@ -486,6 +486,12 @@ def build_case(case, tilec, arch, folder):
         return None, f"tilec: {e}"
     if r.returncode != 0 or not os.path.exists(cu):
         return None, f"tilec exit {r.returncode}: {shlex.join(cmd)}\n{r.stderr.strip()}"
+    return compile_so(cu, so, arch)
+
+
+def compile_so(cu, so, arch):
+    """nvcc builds tilec's .cu into a shared library, as every GPU script loads one:
+    (path of the .so, None) or (None, error text)."""
     nvcc = os.environ.get("NVCC", "nvcc")
     cmd = [nvcc, "-O3", "-shared", "-Xcompiler", "-fPIC", nvcc_target(arch, cu), "-o", so, cu]
     try:
