@@ -679,9 +679,16 @@ def bench_one(kernel, index, seed, plan):
 
     def run_triton():
         if positional is not None:
-            launcher(*positional, **options)
-        else:
-            launcher(**given, **options)
+            return launcher(*positional, **options)
+        return launcher(**given, **options)
+
+    if plan.get("sass"):
+        # Triton's cubin beside tilec's library, for main() to disassemble
+        compiled = run_triton()
+        torch.cuda.synchronize()
+        with open(os.path.join(plan["work"], "triton.cubin"), "wb") as f:
+            f.write(compiled.asm["cubin"])
+        sass_note = f"Triton {compiled.n_regs} registers, {compiled.n_spills} spilled"
 
     if plan.get("profile"):
         # one launch of each implementation between cudaProfilerStart and Stop, so that a
@@ -709,6 +716,8 @@ def bench_one(kernel, index, seed, plan):
         out["lib_variant"] = lib_variant
     if note:
         out["note"] = note
+    if plan.get("sass"):
+        out["sass_note"] = sass_note
     return out
 
 
@@ -863,6 +872,26 @@ def check_cpu(case, index):
         return False, f"Triton side: {type(e).__name__}: {text[-1] if text else ''}"
 
 
+def write_sass(folder, name, so, case_work):
+    """--sass: NAME-tilec.sass (the row as written, and NAME-tilec-spec.sass for Triton's
+    specialisation where it was built) and NAME-triton.sass in FOLDER; returns tilec's register
+    counts as cuobjdump reports them."""
+    os.makedirs(folder, exist_ok=True)
+    notes = []
+    spec = [os.path.join(case_work, "spec", f) for f in sorted(os.listdir(os.path.join(case_work, "spec")))
+            if f.endswith(".so")] if os.path.isdir(os.path.join(case_work, "spec")) else []
+    for tag, path in [("tilec", so)] + [("tilec-spec", p) for p in spec[:1]] + \
+                     [("triton", os.path.join(case_work, "triton.cubin"))]:
+        sass = subprocess.run(["cuobjdump", "-sass", path], capture_output=True, text=True)
+        with open(os.path.join(folder, f"{name}-{tag}.sass"), "w") as f:
+            f.write(sass.stdout + sass.stderr)
+        if tag.startswith("tilec"):
+            res = subprocess.run(["cuobjdump", "-res-usage", path], capture_output=True, text=True).stdout
+            m = re.search(r"REG:(\d+)", res)
+            notes.append(f"{tag} {m.group(1) if m else '?'} registers")
+    return ", ".join(notes)
+
+
 def write_bench(path, timed, arch):
     """The --bench table: one row per kernel, tilec/Triton and the control's ratio."""
     env = subprocess.run([sys.executable, "-c", "import torch, triton; print(torch.cuda.get_device_name(), "
@@ -925,6 +954,8 @@ def main():
                     "profiler run with --profile-from-start off (ncu --profile-from-start off python3 ...)")
     ap.add_argument("--lib", help="with --bench: also time the row's signature as written through this "
                     "libtilec.so, specialised at launch (tilec_translate_options.specialize)")
+    ap.add_argument("--sass", help="with --bench: write each timed kernel's SASS, tilec's and Triton's, "
+                    "into this folder (cuobjdump), with both register counts on the timing line")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     opts = ap.parse_args()
     if opts.worker:
@@ -962,7 +993,7 @@ def main():
         plan_path = os.path.join(work, case.name, "plan.json")
         with open(plan_path, "w") as f:
             json.dump({"case": case.__dict__, "so": so, "index": index, "seed": opts.seed,
-                       "bench": bool(opts.bench), "profile": opts.profile, "tilec": os.path.abspath(opts.tilec), "arch": arch,
+                       "bench": bool(opts.bench), "profile": opts.profile, "sass": bool(opts.sass and opts.bench), "tilec": os.path.abspath(opts.tilec), "arch": arch,
                        "work": os.path.join(work, case.name),
                        "lib": os.path.abspath(opts.lib) if opts.lib else None,
                        "cache": os.path.join(work, "libtilec-cache")}, f)
@@ -986,6 +1017,9 @@ def main():
             print(f"      time at {BENCH[index]}: tilec {t['tilec']:.4f} ms, Triton {t['triton']:.4f} ms: "
                   f"{t['triton'] / t['tilec']:.3f}x (control {t['triton'] / t['control']:.3f}x){spec}"
                   f"{'; ' + t['note'] if 'note' in t else ''}", flush=True)
+            if "sass_note" in t:
+                print(f"      {write_sass(opts.sass, case.name, so, os.path.join(work, case.name))}; "
+                      f"{t['sass_note']}", flush=True)
         passed += res["ok"]
         failed += not res["ok"]
     if opts.bench:
