@@ -65,14 +65,24 @@ static int stage_conflicts(const DotStage *s, const SmemLayout *l, const LayoutM
     return total;
 }
 
-/* An operand read element by element (8- or 32-bit, K not contiguous) is
- * stored with padding instead of a swizzle: `pad` elements (a multiple of 16
- * bytes, so cp.async chunks stay aligned) after every 2^g rows, the choice
- * with the fewest bank conflicts over the writes (16-byte chunks of the
- * source layout) and every fragment read, then the least memory.  Unlike an
- * XOR swizzle, padding keeps each element's address the thread's base plus a
- * constant, so the compiler need not hold one address per element. */
-static void pad_for_element_reads(DotStage *s, const Value *src, const Layout *to)
+/* An operand read element by element (8- or 32-bit, K not contiguous): the
+ * lanes of one fragment read span a few rows of the buffer (B's lane % 4
+ * picks the K row), and unswizzled rows of a power-of-two width put those
+ * rows in the same banks.  Two ways out, the one with the fewest bank
+ * conflicts over the writes (16-byte chunks of the source layout) and every
+ * fragment read winning, then the one with the least memory:
+ *   - an XOR swizzle of chunks of `vec` elements (at least 16 bytes, so that
+ *     cp.async's chunks stay whole), chunk c of row r stored at chunk
+ *     c ^ (r % maxPhase): no memory, and each element's address is the
+ *     thread's base XOR a constant, which costs ptxas an address register
+ *     or two (Triton's choice for these operands);
+ *   - `pad` elements (a multiple of 16 bytes) after every 2^g rows: each
+ *     address stays the thread's base plus a constant, but the buffer grows
+ *     (attorch's 32x32 fp32 weights, N contiguous: 32 bytes after each
+ *     128-byte row, a quarter more, 18 KB a block at 2 stages where the
+ *     swizzle takes 16, 12 blocks per SM instead of 13).
+ * On a tie the swizzle wins, having no extra bytes. */
+static void stage_for_element_reads(DotStage *s, const Value *src, const Layout *to)
 {
     int eb = dtype_bits(s->dtype) / 8;
     LayoutMap rd, wr;
@@ -84,18 +94,29 @@ static void pad_for_element_reads(DotStage *s, const Value *src, const Layout *t
         layout_map(src->layout, rank, src->type.shape, &wr);
         vec = IMIN(1 << lmap_lead_bits(&wr, rank - 2 + s->contig_dim), 16 / eb);
     }
-    s->swz = (SmemSwizzle){1, 1, 1};
-    SmemLayout l = {.elem_bytes = eb, .row_log2 = log2_int(s->cols), .swz = {1, 1, 1}}; /* no padding first */
+    SmemLayout l = {.elem_bytes = eb, .row_log2 = log2_int(s->cols), .swz = {1, 1, 1}}; /* plain first */
     int best = stage_conflicts(s, &l, &rd, 1) + (writes ? stage_conflicts(s, &l, &wr, vec) : 0), best_mem = 0;
+    s->swz = (SmemSwizzle){1, 1, 1};
     s->pad_rows_log2 = s->pad = 0;
+    for (int chunk = 16 / eb; chunk * 2 <= s->cols; chunk *= 2)
+        for (int phases = 2; phases * chunk <= s->cols && phases <= 8; phases *= 2) {
+            l.swz = (SmemSwizzle){chunk, 1, phases};
+            int cost = stage_conflicts(s, &l, &rd, 1) + (writes ? stage_conflicts(s, &l, &wr, vec) : 0);
+            if (cost < best) {
+                best = cost;
+                s->swz = l.swz;
+            }
+        }
+    l.swz = (SmemSwizzle){1, 1, 1};
     for (int g = 0; g <= 3; g++)
         for (int bytes = 16; bytes <= 64; bytes *= 2) {
             l.pad_log2 = log2_int(s->cols) + g;
             l.pad = bytes / eb;
             int cost = stage_conflicts(s, &l, &rd, 1) + (writes ? stage_conflicts(s, &l, &wr, vec) : 0);
             int mem = (s->batch * s->rows >> g) * l.pad;
-            if (cost < best || (cost == best && mem < best_mem)) {
+            if (cost < best || (cost == best && best_mem && mem < best_mem)) {
                 best = cost, best_mem = mem;
+                s->swz = (SmemSwizzle){1, 1, 1};
                 s->pad_rows_log2 = g;
                 s->pad = l.pad;
             }
@@ -156,7 +177,7 @@ DotStage *dot_stage_for(Arena *a, const TirFunc *f, const Value *src, const Layo
     if (s->swz.vec > s->cols) /* a row narrower than one chunk: nothing to swizzle */
         s->swz = (SmemSwizzle){1, 1, 1};
     if (!s->ldmatrix)
-        pad_for_element_reads(s, src, to);
+        stage_for_element_reads(s, src, to);
     return s;
 }
 

@@ -619,7 +619,7 @@ static __device__ __forceinline__ int cvt0_at(int i)
 // stage1: operand B of a tl.dot (128x128 bf16, K x N), staged in shared memory for the tensor cores
 // as 128 rows of 128 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 3 slots of 32768 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __nv_bfloat16 *stage1(unsigned char *smem, int slot, int row, int col)
 {
@@ -636,7 +636,7 @@ static __device__ __forceinline__ int cvt2_at(int i)
 // stage3: operand A of a tl.dot (16x128 bf16, M x K), staged in shared memory for the tensor cores
 // as 16 rows of 128 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 4096 bytes at byte 98304 of the arena.
 static __device__ __forceinline__ __nv_bfloat16 *stage3(unsigned char *smem, int row, int col)
 {

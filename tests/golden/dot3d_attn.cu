@@ -582,7 +582,7 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // one tile per batch, tile after tile: batch b's row r is buffer row b * 64 + r;
 // as 128 rows of 32 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 2, maxPhase 4): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 2) % 4), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ ((r / 2) % 4), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 8192 bytes at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, int col)
 {
@@ -593,7 +593,7 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, i
 // one tile per batch, tile after tile: batch b's row r is buffer row b * 64 + r;
 // as 128 rows of 32 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 2, maxPhase 4): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 2) % 4), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ ((r / 2) % 4), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 8192 bytes at byte 8192 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int row, int col)
 {
@@ -604,7 +604,7 @@ static __device__ __forceinline__ __half *stage1(unsigned char *smem, int row, i
 // one tile per batch, tile after tile: batch b's row r is buffer row b * 64 + r;
 // as 128 rows of 32 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 2, maxPhase 4): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 2) % 4), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ ((r / 2) % 4), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 8192 bytes at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage2(unsigned char *smem, int row, int col)
 {

@@ -682,7 +682,7 @@ __device__ __forceinline__ void cp_async_masked_vec(void *dst, const void *src, 
 // one tile per batch, tile after tile: batch b's row r is buffer row b * 64 + r;
 // as 128 rows of 32 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 2, maxPhase 4): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 2) % 4), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ ((r / 2) % 4), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 3 slots of 8192 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, int row, int col)
 {
@@ -693,7 +693,7 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, 
 // one tile per batch, tile after tile: batch b's row r is buffer row b * 32 + r;
 // as 64 rows of 64 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 3 slots of 8192 bytes, one per pipeline stage, at byte 24576 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int slot, int row, int col)
 {

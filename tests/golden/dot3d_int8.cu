@@ -679,7 +679,7 @@ __device__ __forceinline__ void cp_async_masked_vec(void *dst, const void *src, 
 // one tile per batch, tile after tile: batch b's row r is buffer row b * 64 + r;
 // as 128 rows of 32 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 16, perPhase 4, maxPhase 2): chunk c of 16 elements in row r is stored
-// at chunk c ^ ((r / 4) % 2), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ ((r / 4) % 2), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 3 slots of 4096 bytes, one per pipeline stage, at byte 13056 of the arena.
 static __device__ __forceinline__ int8_t *stage0(unsigned char *smem, int slot, int row, int col)
 {

@@ -23,13 +23,13 @@
 //   BLOCK_K          = 16 (constexpr)
 //   INPUT_PRECISION  = "tf32" (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 52224 bytes of shared memory (dynamic; the launcher raises the limit), grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 49152 bytes of shared memory, grid chosen by the caller
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   dot3d.py:25  local_load, 24576 bytes at 27648: operand A of tl.dot, 2 batches (one tile after another) of 64 x 16 fp32 in 3 pipeline slots, swizzled (vec 4, perPhase 2, maxPhase 4), read with ldmatrix
-//   dot3d.py:25  local_load, 27648 bytes at 0: operand B of tl.dot, 2 batches (one tile after another) of 16 x 64 fp32 in 3 pipeline slots, padded (32 bytes after every 1 row), read element by element
+//   dot3d.py:25  local_load, 24576 bytes at 0: operand A of tl.dot, 2 batches (one tile after another) of 64 x 16 fp32 in 3 pipeline slots, swizzled (vec 4, perPhase 2, maxPhase 4), read with ldmatrix
+//   dot3d.py:25  local_load, 24576 bytes at 24576: operand B of tl.dot, 2 batches (one tile after another) of 16 x 64 fp32 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 4), read element by element
 //   dot3d.py:29  convert_layout, 34808 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
 //       then 2 padding elements after every 32;
@@ -665,22 +665,22 @@ __device__ __forceinline__ void cp_async_masked_vec(void *dst, const void *src, 
 // one tile per batch, tile after tile: batch b's row r is buffer row b * 64 + r;
 // as 128 rows of 16 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 4, perPhase 2, maxPhase 4): chunk c of 4 elements in row r is stored
-// at chunk c ^ ((r / 2) % 4), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 3 slots of 8192 bytes, one per pipeline stage, at byte 27648 of the arena.
+// at chunk c ^ ((r / 2) % 4), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// 3 slots of 8192 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ float *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<float *>(smem + 27648) + slot * 2048 + row * 16 + tilec::swizzle<4, 2, 4>(row, col);
+    return reinterpret_cast<float *>(smem + 0) + slot * 2048 + row * 16 + tilec::swizzle<4, 2, 4>(row, col);
 }
 
 // stage1: operand B of a tl.dot (2x16x64 fp32, batch x K x N), staged in shared memory for the tensor cores
 // one tile per batch, tile after tile: batch b's row r is buffer row b * 16 + r;
 // as 32 rows of 64 elements with N contiguous; read element by element (ldmatrix cannot transpose 8- or 32-bit elements).
-// Padding: 8 elements (32 bytes) after every 1 row, so that the lanes of one element read
-// fall in different banks; each address stays the thread's base plus a constant.
-// 3 slots of 9216 bytes, one per pipeline stage, at byte 0 of the arena.
+// Swizzle (Triton's vec 8, perPhase 1, maxPhase 4): chunk c of 8 elements in row r is stored
+// at chunk c ^ (r % 4), so that the rows one element read spans fall in different banks, with no bytes of padding.
+// 3 slots of 8192 bytes, one per pipeline stage, at byte 24576 of the arena.
 static __device__ __forceinline__ float *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<float *>(smem + 0) + slot * 2304 + row * 64 + row * 8 + col;
+    return reinterpret_cast<float *>(smem + 24576) + slot * 2048 + row * 64 + tilec::swizzle<8, 1, 4>(row, col);
 }
 
 // cvt2: a 2x64x64 fp32 tile changing layout (L2 -> L1) in shared memory, row-major,
@@ -698,7 +698,7 @@ static __device__ __forceinline__ int cvt2_at(int i0, int i1, int i2)
 extern "C" __global__ void __launch_bounds__(128)
 bmm3d_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__restrict__ c_ptr, int32_t M, int32_t N, int32_t K, int32_t stride_ab, int32_t stride_am, int32_t stride_bb, int32_t stride_bk, int32_t stride_cb, int32_t stride_cm)
 {
-    extern __shared__ __align__(16) unsigned char smem[];  // the arena (dynamic, see the header)
+    __shared__ __align__(16) unsigned char smem[49152];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block
@@ -912,11 +912,7 @@ extern "C" cudaError_t bmm3d_kernel_launch(cudaStream_t stream, unsigned grid_x,
     if (grid_x == 0 || grid_y == 0 || grid_z == 0)
         return cudaSuccess; // nothing to do
     const dim3 grid(grid_x, grid_y, grid_z);
-    // 52224 bytes of shared memory: above the default 48 KB, so raise the limit first
-    const cudaError_t attr = cudaFuncSetAttribute(bmm3d_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 52224);
-    if (attr != cudaSuccess)
-        return attr;
-    bmm3d_kernel<<<grid, 128, 52224, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb, stride_cm);
+    bmm3d_kernel<<<grid, 128, 0, stream>>>(a_ptr, b_ptr, c_ptr, M, N, K, stride_ab, stride_am, stride_bb, stride_bk, stride_cb, stride_cm);
     return cudaGetLastError();
 }
 #endif

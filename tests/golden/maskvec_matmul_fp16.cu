@@ -656,7 +656,7 @@ __device__ __forceinline__ void cp_async_masked_vec(void *dst, const void *src, 
 // stage0: operand A of a tl.dot (64x32 fp16, M x K), staged in shared memory for the tensor cores
 // as 64 rows of 32 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 2, maxPhase 4): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 2) % 4), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ ((r / 2) % 4), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 3 slots of 4096 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, int row, int col)
 {
@@ -666,7 +666,7 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int slot, 
 // stage1: operand B of a tl.dot (32x64 fp16, K x N), staged in shared memory for the tensor cores
 // as 32 rows of 64 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 4096 bytes at byte 12288 of the arena.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int row, int col)
 {

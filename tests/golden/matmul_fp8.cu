@@ -693,7 +693,7 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // stage0: operand A of a tl.dot (128x64 fp8e4nv, M x K), staged in shared memory for the tensor cores
 // as 128 rows of 64 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 16, perPhase 2, maxPhase 4): chunk c of 16 elements in row r is stored
-// at chunk c ^ ((r / 2) % 4), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ ((r / 2) % 4), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 3 slots of 8192 bytes, one per pipeline stage, at byte 25344 of the arena.
 static __device__ __forceinline__ uint8_t *stage0(unsigned char *smem, int slot, int row, int col)
 {

@@ -20,13 +20,13 @@
 //   GROUP_M          = 8 (constexpr)
 //   INPUT_PRECISION  = "tf32x3" (constexpr)
 //
-// Launch: 128 threads per block (4 warps), 34816 bytes of shared memory, grid chosen by the caller
+// Launch: 128 threads per block (4 warps), 32768 bytes of shared memory, grid chosen by the caller
 //
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:93  local_load, 16384 bytes at 18432: operand A of tl.dot, 64 x 32 fp32 in 2 pipeline slots (num_stages 3 less one: the copies reuse the slot a step has read), swizzled (vec 4, perPhase 1, maxPhase 8), read with ldmatrix
-//   matmul.py:93  local_load, 18432 bytes at 0: operand B of tl.dot, 32 x 64 fp32 in 2 pipeline slots (num_stages 3 less one: the copies reuse the slot a step has read), padded (32 bytes after every 1 row), read element by element
+//   matmul.py:93  local_load, 16384 bytes at 0: operand A of tl.dot, 64 x 32 fp32 in 2 pipeline slots (num_stages 3 less one: the copies reuse the slot a step has read), swizzled (vec 4, perPhase 1, maxPhase 8), read with ldmatrix
+//   matmul.py:93  local_load, 16384 bytes at 16384: operand B of tl.dot, 32 x 64 fp32 in 2 pipeline slots (num_stages 3 less one: the copies reuse the slot a step has read), swizzled (vec 8, perPhase 1, maxPhase 4), read element by element
 //   matmul.py:101  convert_layout, 17400 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = col ^ (row % 2),
 //       then 2 padding elements after every 32;
@@ -560,21 +560,21 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // stage0: operand A of a tl.dot (64x32 fp32, M x K), staged in shared memory for the tensor cores
 // as 64 rows of 32 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 4, perPhase 1, maxPhase 8): chunk c of 4 elements in row r is stored
-// at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 2 slots of 8192 bytes, one per pipeline stage, at byte 18432 of the arena.
+// at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// 2 slots of 8192 bytes, one per pipeline stage, at byte 0 of the arena.
 static __device__ __forceinline__ float *stage0(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<float *>(smem + 18432) + slot * 2048 + row * 32 + tilec::swizzle<4, 1, 8>(row, col);
+    return reinterpret_cast<float *>(smem + 0) + slot * 2048 + row * 32 + tilec::swizzle<4, 1, 8>(row, col);
 }
 
 // stage1: operand B of a tl.dot (32x64 fp32, K x N), staged in shared memory for the tensor cores
 // as 32 rows of 64 elements with N contiguous; read element by element (ldmatrix cannot transpose 8- or 32-bit elements).
-// Padding: 8 elements (32 bytes) after every 1 row, so that the lanes of one element read
-// fall in different banks; each address stays the thread's base plus a constant.
-// 2 slots of 9216 bytes, one per pipeline stage, at byte 0 of the arena.
+// Swizzle (Triton's vec 8, perPhase 1, maxPhase 4): chunk c of 8 elements in row r is stored
+// at chunk c ^ (r % 4), so that the rows one element read spans fall in different banks, with no bytes of padding.
+// 2 slots of 8192 bytes, one per pipeline stage, at byte 16384 of the arena.
 static __device__ __forceinline__ float *stage1(unsigned char *smem, int slot, int row, int col)
 {
-    return reinterpret_cast<float *>(smem + 0) + slot * 2304 + row * 64 + row * 8 + col;
+    return reinterpret_cast<float *>(smem + 16384) + slot * 2048 + row * 64 + tilec::swizzle<8, 1, 4>(row, col);
 }
 
 // cvt2: a 64x64 fp32 tile changing layout (L2 -> L1) in shared memory, row-major,
@@ -591,7 +591,7 @@ static __device__ __forceinline__ int cvt2_at(int row, int col)
 extern "C" __global__ void __launch_bounds__(128)
 matmul_kernel(float *__restrict__ a_ptr, float *__restrict__ b_ptr, float *__restrict__ c_ptr, int32_t M, int32_t N, int32_t K, int32_t stride_am, int32_t stride_bk, int32_t stride_cm)
 {
-    __shared__ __align__(16) unsigned char smem[34816];  // the arena (see the header)
+    __shared__ __align__(16) unsigned char smem[32768];  // the arena (see the header)
     const int tid = threadIdx.x;
     const int lane = tid & 31;  // position in the warp
     const int warp = tid >> 5;  // warp in the block

@@ -575,7 +575,7 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // stage0: operand A of a tl.dot (64x128 bf16, M x K), staged in shared memory for the tensor cores
 // as 64 rows of 128 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 16384 bytes at byte 0 of the arena, written once before the loop of its tl.dot and read in every iteration.
 static __device__ __forceinline__ __nv_bfloat16 *stage0(unsigned char *smem, int row, int col)
 {
@@ -585,7 +585,7 @@ static __device__ __forceinline__ __nv_bfloat16 *stage0(unsigned char *smem, int
 // stage1: operand B of a tl.dot (128x16 bf16, K x N), staged in shared memory for the tensor cores
 // as 16 rows of 128 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 3 slots of 4096 bytes, one per pipeline stage, at byte 16384 of the arena.
 static __device__ __forceinline__ __nv_bfloat16 *stage1(unsigned char *smem, int slot, int row, int col)
 {
@@ -595,7 +595,7 @@ static __device__ __forceinline__ __nv_bfloat16 *stage1(unsigned char *smem, int
 // stage2: operand B of a tl.dot (16x128 bf16, K x N), staged in shared memory for the tensor cores
 // as 16 rows of 128 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
-// at chunk c ^ ((r / 1) % 8), so the 8 rows one ldmatrix reads fall in 8 different bank groups.
+// at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
 // 3 slots of 4096 bytes, one per pipeline stage, at byte 28672 of the arena.
 static __device__ __forceinline__ __nv_bfloat16 *stage2(unsigned char *smem, int slot, int row, int col)
 {
