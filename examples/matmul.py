@@ -12,6 +12,7 @@
 #
 # Kernels:
 #   matmul_kernel            the plain product (grid: one program per tile of C)
+#   matmul_peeled_kernel     the same with the K loop's last, masked step peeled after the loop
 #   matmul_persistent_kernel one program per SM looping over the tiles (grid: min(NUM_SMS, tiles))
 #   matmul_persistent_flat_kernel  the same as one loop over (tile, K step) with branches
 #   matmul_tma_persistent_kernel   the persistent kernel on host tensor descriptors (A [M, K],
@@ -99,6 +100,36 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     out_cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
     c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
     tl.store(c_ptrs, c, mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
+
+
+@triton.jit
+def matmul_peeled_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                         stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                         GROUP_M: tl.constexpr):
+    """matmul_kernel's product with the K loop's last step peeled off: the loop reads whole
+    blocks with no mask, and one more masked step after it adds the rest of K (FlagGems'
+    mm does this).  The two tl.dot share one accumulator layout, so on Hopper the second
+    runs on wgmma too, its operands written to shared memory just before it."""
+    pid = tl.program_id(axis=0)
+    tile_m, tile_n = grouped_tile(pid, M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    rows = (tile_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    cols = (tile_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    whole = tl.cdiv(K, BLOCK_K) * BLOCK_K - BLOCK_K  # K the loop covers: all but the last step
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, whole, BLOCK_K):
+        ks = k0 + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak)
+        b = tl.load(b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn)
+        acc += tl.dot(a, b)
+    ks = whole + tl.arange(0, BLOCK_K)
+    a = tl.load(a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak, mask=ks[None, :] < K, other=0.0)
+    b = tl.load(b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn, mask=ks[:, None] < K, other=0.0)
+    acc += tl.dot(a, b)
+    out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    out_cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + out_rows[:, None] * stride_cm + out_cols[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=(out_rows[:, None] < M) & (out_cols[None, :] < N))
 
 
 @triton.jit

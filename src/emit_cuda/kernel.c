@@ -103,11 +103,12 @@ static void describe_smem(Emitter *E, const Block *b)
                 sb_printf(E->out, "operand %c of tl.dot, %s%d x %d %s%s, %s, %sread %s%s\n", st->op_idx ? 'B' : 'A',
                           st->batch > 1 ? fmt(E, "%d batches (one tile after another) of ", st->batch) : "", st->rows,
                           st->cols, dtype_name(st->dtype), slots_text(E, st),
-                          storage, op->kind == OP_LOCAL_ALLOC ? "written before its loop, " : "",
+                          storage, op->kind != OP_LOCAL_ALLOC ? "" : local_alloc_beside(op) ? "written just before its tl.dot, "
+                                                                                            : "written before its loop, ",
                           st->ldmatrix ? fmt(E, "%swith ldmatrix%s", st->nvmma ? "by wgmma (sm_90a) or " : "",
                                              st->trans ? ".trans" : "")
                                        : "element by element",
-                          op->kind == OP_LOCAL_ALLOC ? " in every iteration" : "");
+                          op->kind == OP_LOCAL_ALLOC && !local_alloc_beside(op) ? " in every iteration" : "");
                 break;
             }
             sb_printf(E->out, "the tile changing layout (L%d -> L%d), %s;\n//       %s\n",

@@ -100,7 +100,9 @@ const char *stage_helper(Emitter *E, const Op *op)
                   dot_stage_slot_bytes(s), op->smem_offset);
     else
         sb_printf(h, "// %d bytes at byte %d of the arena%s.\n", dot_stage_slot_bytes(s), op->smem_offset,
-                  op->kind == OP_LOCAL_ALLOC ? ", written once before the loop of its tl.dot and read in every iteration" : "");
+                  op->kind != OP_LOCAL_ALLOC ? ""
+                  : local_alloc_beside(op) ? ", written just before its tl.dot, which reads it in place"
+                                           : ", written once before the loop of its tl.dot and read in every iteration");
     sb_printf(h, "static __device__ __forceinline__ %s *%s(unsigned char *smem, %sint row, int col)\n{\n", T, fn,
               s->nslots > 1 ? "int slot, " : "");
     const char *in_row = s->swz.max_phase > 1 ? fmt(E, "tilec::swizzle<%d, %d, %d>(row, col)", s->swz.vec,
@@ -324,16 +326,31 @@ void emit_stage_convert(Emitter *E, const Op *op)
 }
 
 /* A loop-invariant dot operand (dot_reload.c): the tile goes to its staging
- * buffer once, before the loop, whose tl.dot reads the fragments there. */
+ * buffer once, before the loop, whose tl.dot reads the fragments there.  Or
+ * an operand of the dot right after it, which reads it in place; where the
+ * other operand's local_alloc follows, one fence and barrier after both. */
 void emit_local_alloc(Emitter *E, const Op *op)
 {
     const Value *x = op->args[0];
     const char *fn = stage_helper(E, op);
     const Op *dot = info(E, op->buf->results[0])->user;
     bool wgmma = dot && dot->kind == OP_DOT && dot->dot.wgmma;
-    line(E, "// %s (L%d) to %s, once: the tl.dot in the loop below reads %s there in every iteration",
-         vname(E, x), x->layout->id, fn, wgmma ? "it" : "its fragments");
-    stage_write(E, op, fn);
+    if (local_alloc_beside(op)) {
+        const Block *b = op->parent;
+        int i = tir_op_index(b, op);
+        const Op *next = i + 1 < b->ops.len ? b->ops.data[i + 1] : NULL;
+        line(E, "// %s (L%d) to %s, where the tl.dot below reads %s", vname(E, x), x->layout->id, fn,
+             wgmma ? "it" : "its fragments");
+        stage_write(E, op, fn);
+        if (next && next->kind == OP_LOCAL_ALLOC && local_alloc_beside(next)) {
+            line(E, "// (the barrier after the next operand's stores covers these)");
+            return;
+        }
+    } else {
+        line(E, "// %s (L%d) to %s, once: the tl.dot in the loop below reads %s there in every iteration",
+             vname(E, x), x->layout->id, fn, wgmma ? "it" : "its fragments");
+        stage_write(E, op, fn);
+    }
     if (wgmma) {
         line(E, "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma");
         line(E, "tilec::fence_proxy_async();  // this thread's stores, visible to wgmma's reads");

@@ -141,10 +141,12 @@ static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
     tir_block_insert(R->a, d->parent, index_in(d->parent, d), ll);
 
     /* every warp done with the buffer once the loop is over: the pipeline's drain
-     * (a wait and a barrier) when it follows, else a barrier of its own */
-    Op *loop = holder_in(b, ll);
+     * (a wait and a barrier) when it follows, else a barrier of its own; a
+     * buffer the dot beside it reads, once the dot is over (one barrier for
+     * both operands) */
+    Op *loop = d->parent == b ? d : holder_in(b, ll);
     int at = index_in(b, loop) + 1;
-    if (at < b->ops.len && b->ops.data[at]->kind == OP_ASYNC_WAIT)
+    if (at < b->ops.len && (b->ops.data[at]->kind == OP_ASYNC_WAIT || b->ops.data[at]->kind == OP_BARRIER))
         return;
     Op *bar = tir_op_new(R->a, R->f, OP_BARRIER, 0, NULL, 0, NULL);
     bar->stmt = loop->stmt;
@@ -153,12 +155,50 @@ static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
     tir_block_insert(R->a, b, at, bar);
 }
 
+/* A dot given the wgmma layout whose operands come to it through shared
+ * memory right before it (dot_wgmma_candidate: the tail of a K loop) reads
+ * them in place instead, in NVMMA buffers, so that it runs on wgmma: both
+ * converts, made just before the dot with nothing else between them and it,
+ * become local_allocs and local_loads, and a barrier after the dot frees
+ * their bytes.  Not where either buffer would not be in the NVMMA layout
+ * (wgmma could not read it; mma.sync reads its registers as well as before),
+ * nor where A is already in registers (wgmma takes it from there). */
+static bool stage_beside(Reload *R, Block *b, int i, Op *d)
+{
+    if (d->dot.wgmma || !wgmma_dot_fits(R->f, d) || d->args[0]->nuses != 1 || d->args[1]->nuses != 1)
+        return false;
+    int at = index_in(b, d), n = 0;
+    Op *conv[2] = {NULL, NULL};
+    for (int j = i; j < at; j++) {
+        Op *c = b->ops.data[j];
+        int k = c->nres == 1 && c->results[0] == d->args[0] ? 0 : c->nres == 1 && c->results[0] == d->args[1] ? 1 : -1;
+        if (k < 0 || c->kind != OP_CONVERT || !is_dot_stage(c))
+            return false;
+        conv[k] = c;
+        n++;
+    }
+    if (n != 2)
+        return false;
+    DotStage *s[2];
+    for (int k = 0; k < 2; k++) {
+        s[k] = dot_stage_for(R->a, R->f, conv[k]->args[0], conv[k]->results[0]->layout, 1, true);
+        if (!s[k]->nvmma || (k == 0 && s[k]->contig_dim != 1))
+            return false;
+    }
+    for (int k = 0; k < 2; k++)
+        split(R, b, index_in(b, conv[k]), conv[k], d, s[k]);
+    return true;
+}
+
 static void reload_block(Reload *R, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
         Op *op = b->ops.data[i];
         for (int r = 0; r < op->nregions; r++)
             reload_block(R, op->regions[r]);
+        Op *user = op->nres == 1 ? R->user[op->results[0]->id] : NULL;
+        if (user && user->kind == OP_DOT && user->parent == b && is_dot_stage(op) && stage_beside(R, b, i, user))
+            continue;
         Op *d = reloading_dot(R, op);
         if (!d)
             continue;
@@ -167,6 +207,11 @@ static void reload_block(Reload *R, Block *b)
         if (bytes_read_in(holder_in(b, d)) + dot_stage_slot_bytes(s) <= tir_smem_limit(R->f->arch))
             split(R, b, i, op, d, s);
     }
+}
+
+bool local_alloc_beside(const Op *alloc)
+{
+    return alloc->kind == OP_LOCAL_ALLOC && alloc->buf && alloc->buf->parent == alloc->parent;
 }
 
 void tir_dot_reload(Ctx *ctx, TirFunc *f, bool enabled)

@@ -826,6 +826,9 @@ void tir_pipeline(Ctx *ctx, TirFunc *f);       /* pipeline.c: cp.async rings for
 /* dot_reload.c: a dot operand made before its dot's loop kept in shared memory and read
  * there in each iteration, as Triton does (enabled: false keeps it in registers) */
 void tir_dot_reload(Ctx *ctx, TirFunc *f, bool enabled);
+/* a local_alloc whose tl.dot comes right after it, in its block (the tail of a K loop on
+ * wgmma), rather than in a loop after it (a loop-invariant operand) */
+bool local_alloc_beside(const Op *alloc);
 /* after tir_smem and tir_check_limits, the last: notes the types, printf and flushed
  * math the kernel uses (f->uses_*), so that the emitter only reads the IR */
 void tir_summarize(Ctx *ctx, TirFunc *f);

@@ -154,12 +154,50 @@ static bool wgmma_types_fit(const TirFunc *f, const Op *dot)
     return !(in == DT_FP32 && dot->dot.precision != DOT_TF32) && dot->args[0]->type.shape[1] % wgmma_instr_k(in) == 0;
 }
 
-bool dot_wgmma_candidate(const TirFunc *f, const Op *dot)
+static bool ring_candidate(const TirFunc *f, const Op *dot)
 {
     DType in = dot->args[0]->type.dtype;
     if (!wgmma_types_fit(f, dot) || !ring_operand(dot->args[0], 1))
         return false;
     return ring_operand(dot->args[1], 0) || (dtype_bits(in) == 16 && ring_operand(dot->args[1], 1));
+}
+
+/* The dot whose result dot accumulates onto, directly or through the results
+ * of the loops that carry it, or NULL. */
+static const Op *accumulated_dot(const Op *dot)
+{
+    const Value *acc = dot->args[2];
+    while (acc && acc->def) { /* each step goes into the loop that made acc: it ends */
+        const Op *d = acc->def;
+        if (d->kind == OP_DOT)
+            return d;
+        if (d->kind != OP_FOR)
+            return NULL;
+        int k = 0;
+        while (k < d->nres && d->results[k] != acc)
+            k++;
+        const Op *y = tir_block_last(d->regions[0]);
+        if (k == d->nres || !y || y->kind != OP_YIELD || k >= y->nargs)
+            return NULL;
+        acc = y->args[k];
+    }
+    return NULL;
+}
+
+/* A dot takes the wgmma layout where its operands will be in rings, and
+ * where it adds onto the result of such a dot: a K loop's tail peeled after
+ * the loop (FlagGems' mm: acc += tl.dot(a, b) on masked loads).  Triton
+ * gives that tail the loop's wgmma encoding, as it gives every 2-D dot on
+ * Hopper that wgmma's shapes allow; with mma.sync's own warps instead it
+ * would first move the accumulator through shared memory.  Its operands,
+ * loaded into registers, go to NVMMA buffers that the dot reads in place
+ * (dot_reload.c), so it runs on wgmma as well. */
+bool dot_wgmma_candidate(const TirFunc *f, const Op *dot)
+{
+    if (ring_candidate(f, dot))
+        return true;
+    const Op *src = accumulated_dot(dot);
+    return src && src != dot && wgmma_types_fit(f, dot) && ring_candidate(f, src);
 }
 
 /* Does the accumulator layout acc hold a dot's result in the wgmma map?  A

@@ -775,6 +775,14 @@ def matmul_cases():
             flags=["--arch", "sm_90"], sizes16=True),
         _mm("fp16/wgmma", mk, ["fp16"] * 3, (128, 256, 64), 8, 3, MM16 + [MM_4096],
             flags=["--arch", "sm_90"], sizes16=True),
+        # the K loop's last step peeled after it (FlagGems' mm): the loop's dot on wgmma from its
+        # rings, the tail's on wgmma from buffers written just before it, one accumulator layout
+        # (sm_90); on sm_80 both on mma.sync, ragged sizes
+        _mm("fp16/wgmma-peeled", "matmul_peeled_kernel", ["fp16"] * 3, (64, 64, 64), 4, 5, MM16 + [MM_4096],
+            flags=["--arch", "sm_90"], sizes16=True),
+        _mm("bf16/wgmma-peeled", "matmul_peeled_kernel", ["bf16"] * 3, (128, 128, 64), 8, 3, MM16,
+            flags=["--arch", "sm_90"], sizes16=True),
+        _mm("fp16/peeled", "matmul_peeled_kernel", ["fp16"] * 3, (64, 64, 32), 4, 3, S + R),
         # persistent: 132 programs (or fewer, one per tile) walk the tiles; each tile's K loop
         # pipelined, on wgmma for sm_90
         _mm("fp16/persistent", "matmul_persistent_kernel", ["fp16"] * 3, (128, 256, 64), 8, 3,
