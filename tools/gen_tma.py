@@ -16,10 +16,11 @@ multiple of 16, rows padded to 16 elements: cp.async rings rather than TMA), and
 the others too (half of them 128x128x64 on 4 warps and 3 stages, whose ring gives up its spare
 wgmma slot to keep two blocks an SM); and, for about a third,
 the accumulator reduced by rows as well (a row maximum, or the sums of each row's halves after
-a tl.reshape of the dot's result).  About 4 in 10 persistent kernels walk their (tile, K step)
-pairs in one loop instead, with the epilogue in a branch at each tile's last step (on wgmma
-the group stays in flight across that branch, which waits for it; a descriptor store there goes
-out by TMA).
+a tl.reshape of the dot's result); about a third of the others with the K loop's last step
+peeled off after it (its dot adds onto the loop's result).  About 4 in 10 persistent kernels
+walk their (tile, K step) pairs in one loop instead, with the epilogue in a branch at each
+tile's last step (on wgmma the group stays in flight across that branch, which waits for it;
+a descriptor store there goes out by TMA).
 
 Parameters in the JSON: "desc_in" (a TensorDescriptor over a random [rows, cols] matrix, rows
 padded to 16 bytes and a gap more), "desc_out" (the same over a poisoned matrix; "buf" names
@@ -253,17 +254,31 @@ class TmaGen:
             # half of those asking for warp specialisation carry the K offset from step to step
             # (the producer then keeps it as a loop-carried scalar of its own)
             carried = ws and random.Random(self.seed * 49979687 + 61).random() < 0.5
+            # about a third of the others peel the K loop's last step off, after the loop, as
+            # FlagGems' mm does: the loop runs over whole steps, the tail's loads are masked
+            # (pointers) or read past K as zeros (descriptors); on wgmma the tail's dot takes
+            # the loop's accumulator layout and reads its operands from buffers written just
+            # before it.  Drawn from a stream of its own (see `own`).
+            peel = not carried and random.Random(self.seed * 179424673 + 71).random() < 0.35
             if carried:
                 self.emit("kc = 0", d)
-            if self.rng.random() < 0.5:
+            form = self.rng.random() < 0.5
+            if peel:
+                self.emit("whole = tl.cdiv(K, BLOCK_K) * BLOCK_K - BLOCK_K", d)
+                self.emit(f"for k in {rng}(0, whole, BLOCK_K{kws}):", d)
+                koff = "k"
+            elif form:
                 self.emit(f"for k in {rng}(0, tl.cdiv(K, BLOCK_K){kws}):", d)
                 koff = "k * BLOCK_K"
             else:
                 self.emit(f"for k in {rng}(0, K, BLOCK_K{kws}):", d)
                 koff = "k"
-            loads_and_dot("kc" if carried else koff, self.rng.random() < 0.5, d + 1)
+            dot_acc = self.rng.random() < 0.5
+            loads_and_dot("kc" if carried else koff, dot_acc, d + 1)
             if carried:
                 self.emit("kc += BLOCK_K", d + 1)
+            if peel:
+                loads_and_dot("whole", dot_acc, d)
             epilogue_store(d)
             # drawn last, so that the kernels of seeds that do not draw it are the ones earlier
             # runs checked
