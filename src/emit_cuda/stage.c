@@ -327,8 +327,10 @@ void emit_stage_convert(Emitter *E, const Op *op)
 
 /* A loop-invariant dot operand (dot_reload.c): the tile goes to its staging
  * buffer once, before the loop, whose tl.dot reads the fragments there.  Or
- * an operand of the dot right after it, which reads it in place; where the
- * other operand's local_alloc follows, one fence and barrier after both. */
+ * an operand of the dot right after it, which reads it in place.  Each
+ * write ends with a barrier: the one before it frees the bytes an earlier
+ * exchange's slower warps may still read (tir_smem's rule for every
+ * exchange). */
 void emit_local_alloc(Emitter *E, const Op *op)
 {
     const Value *x = op->args[0];
@@ -336,16 +338,9 @@ void emit_local_alloc(Emitter *E, const Op *op)
     const Op *dot = info(E, op->buf->results[0])->user;
     bool wgmma = dot && dot->kind == OP_DOT && dot->dot.wgmma;
     if (local_alloc_beside(op)) {
-        const Block *b = op->parent;
-        int i = tir_op_index(b, op);
-        const Op *next = i + 1 < b->ops.len ? b->ops.data[i + 1] : NULL;
         line(E, "// %s (L%d) to %s, where the tl.dot below reads %s", vname(E, x), x->layout->id, fn,
              wgmma ? "it" : "its fragments");
         stage_write(E, op, fn);
-        if (next && next->kind == OP_LOCAL_ALLOC && local_alloc_beside(next)) {
-            line(E, "// (the barrier after the next operand's stores covers these)");
-            return;
-        }
     } else {
         line(E, "// %s (L%d) to %s, once: the tl.dot in the loop below reads %s there in every iteration",
              vname(E, x), x->layout->id, fn, wgmma ? "it" : "its fragments");

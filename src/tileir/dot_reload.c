@@ -155,17 +155,22 @@ static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
     tir_block_insert(R->a, b, at, bar);
 }
 
-/* A dot given the wgmma layout whose operands come to it through shared
- * memory right before it (dot_wgmma_candidate: the tail of a K loop) reads
- * them in place instead, in NVMMA buffers, so that it runs on wgmma: both
- * converts, made just before the dot with nothing else between them and it,
- * become local_allocs and local_loads, and a barrier after the dot frees
- * their bytes.  Not where either buffer would not be in the NVMMA layout
- * (wgmma could not read it; mma.sync reads its registers as well as before),
- * nor where A is already in registers (wgmma takes it from there). */
+/* A dot given the wgmma layout (mma_version 3) whose operands come to it
+ * through shared memory right before it (dot_wgmma_candidate: the tail of a
+ * K loop) reads them in place instead, in NVMMA buffers, so that it runs on
+ * wgmma: both converts, made just before the dot with nothing else between
+ * them and it, become local_allocs and local_loads, and a barrier after the
+ * dot frees their bytes (tir_smem keeps the first buffer live past the
+ * second's stores).  Not where either buffer would not be in the NVMMA
+ * layout (wgmma could not read it; mma.sync reads its registers as well as
+ * before), nor where A is already in registers (wgmma takes it from there).
+ * The dots of an attention chain keep mma.sync's layout (version 2, every
+ * warp on M) and their operands' staging as before. */
 static bool stage_beside(Reload *R, Block *b, int i, Op *d)
 {
-    if (d->dot.wgmma || !wgmma_dot_fits(R->f, d) || d->args[0]->nuses != 1 || d->args[1]->nuses != 1)
+    const Layout *acc = d->results[0]->layout;
+    if (d->dot.wgmma || !acc || acc->kind != LAYOUT_MMA || acc->mma_version != 3 || !wgmma_dot_fits(R->f, d) ||
+        d->args[0]->nuses != 1 || d->args[1]->nuses != 1)
         return false;
     int at = index_in(b, d), n = 0;
     Op *conv[2] = {NULL, NULL};

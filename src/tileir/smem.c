@@ -625,6 +625,22 @@ void tir_smem(Ctx *ctx, TirFunc *f)
                     break;
                 }
     }
+    /* an operand written just before its tl.dot (local_alloc_beside) is read there, after
+     * the exchanges between (the other operand's stores): live until then; the barrier
+     * after the dot (dot_reload.c) frees it */
+    for (int i = 0; i < ex.len; i++) {
+        Exchange *e = &ex.data[i];
+        if (!local_alloc_beside(e->op))
+            continue;
+        const Block *b = e->op->parent;
+        int read_at = tir_op_index(b, e->op->buf);
+        for (int j = i + 1; j < ex.len; j++) {
+            int at = index_in(b, ex.data[j].op);
+            if (at < 0 || at > read_at)
+                break;
+            e->last = j > e->last ? j : e->last;
+        }
+    }
     BySize *order = NEW_ARRAY(&ctx->arena, BySize, (size_t)ex.len + 1);
     bool *placed = NEW_ARRAY(&ctx->arena, bool, (size_t)ex.len + 1);
     for (int i = 0; i < ex.len; i++)

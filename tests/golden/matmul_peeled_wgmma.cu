@@ -894,7 +894,10 @@ matmul_peeled_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __h
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
         tilec::store<8>(stage2(smem, L0_row + ((e >> 3) << 4), L0_col), &a_2[e]);
-    // (the barrier after the next operand's stores covers these)
+    #if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma
+    tilec::fence_proxy_async();  // this thread's stores, visible to wgmma's reads
+    #endif
+    __syncthreads();
     // b_2 (L0) to stage3, where the tl.dot below reads it
     #pragma unroll
     for (int e = 0; e < 32; e += 8)
