@@ -41,6 +41,12 @@
  * attention rings have a slot fewer, would report that it is out of shared
  * memory instead).
  *
+ * Under --arch sm_90 the same split serves a dot that adds onto a wgmma
+ * loop's result right after the loop (a K loop's peeled tail, which
+ * dot_wgmma_candidate gives the loop's layout): its operands, converted just
+ * before it, go to NVMMA buffers there and wgmma reads them in place
+ * (stage_beside); a barrier after the dot frees them.
+ *
  * TILEC_DOT_RELOAD=0 in the environment keeps such operands in registers
  * (docs/CLI.md: a tuning knob, read by the driver).
  */
