@@ -345,11 +345,19 @@ void emit_op_here(Emitter *E, const Op *op)
     case OP_IF: emit_if(E, op); E->last_stmt = NULL; break;
     case OP_RETURN: line(E, "return;"); break;
     case OP_BARRIER:
-        if (op->buf) /* after the loop that read a loop-invariant dot operand (dot_reload.c) */
+        if (op->buf && local_alloc_beside(op->buf)) { /* after a dot that read its operands in place */
+            int i = tir_op_index(op->parent, op);
+            const Op *dot = i > 0 ? op->parent->ops.data[i - 1] : NULL;
+            const Op *other = dot && dot->kind == OP_DOT && dot->args[1]->def && dot->args[1]->def->buf &&
+                                      dot->args[1]->def->buf != op->buf ? dot->args[1]->def->buf : NULL;
+            line(E, "%s;  // every warp is done with %s%s%s before their bytes are written again", block_sync(E),
+                 stage_helper(E, op->buf), other ? " and " : "", other ? stage_helper(E, other) : "");
+        } else if (op->buf) { /* after the loop that read a loop-invariant dot operand (dot_reload.c) */
             line(E, "%s;  // every warp is done with %s before its bytes are written again", block_sync(E),
                  stage_helper(E, op->buf));
-        else
+        } else {
             line(E, "%s;", block_sync(E));
+        }
         break;
     case OP_REDUCE:
         if (op->reduce.kind == RED_COMBINE)

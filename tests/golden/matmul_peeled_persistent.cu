@@ -943,7 +943,7 @@ peeled_persistent_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr,
                     tilec::mma_m16n8k16_f16(&acc_3[4 * (ni + 8 * mi)], &a_3[4 * (k_step + 4 * mi)], &b_3[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
         }
         #endif
-        __syncthreads();  // every warp is done with stage2 before its bytes are written again
+        __syncthreads();  // every warp is done with stage2 and stage3 before their bytes are written again
         // matmul_peeled_persistent.py:28  tl.store(c_ptr + rows[:, None] * stride_cm + cols[None, :], acc.to(tl.float16), mask=(rows[:, None] < M) & (cols[None, :] < N))
         __half acc_fp16[64];  // [128x64] fp16, L0
         {  // L1 -> L0 through shared memory (cvt4)

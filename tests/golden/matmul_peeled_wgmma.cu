@@ -958,7 +958,7 @@ matmul_peeled_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr, __h
                 tilec::mma_m16n8k16_f16(&acc_3[4 * (ni + 8 * mi)], &a_3[4 * (k_step + 4 * mi)], &b_3[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
     }
     #endif
-    __syncthreads();  // every warp is done with stage2 before its bytes are written again
+    __syncthreads();  // every warp is done with stage2 and stage3 before their bytes are written again
     // matmul.py:129  out_rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
     int32_t out_rows[4];  // [64] i32, L3
     #pragma unroll
