@@ -968,6 +968,26 @@ Test(dot, stage_takes_the_swizzle)
     arena_free(&a);
 }
 
+/* A 32-bit operand read element by element (tf32 B with N contiguous) is
+ * swizzled, with no padding: a padded buffer is a quarter larger, which cost
+ * attorch's 32x32 tf32 linear a block per SM.  Its conflicts are counted by
+ * the tests of section 4. */
+Test(dot, element_read_fp32_operand_is_swizzled_without_padding)
+{
+    Arena a = {0};
+    DotLayouts l;
+    dot_layouts(&l, DT_FP32, 1, 2);
+    const int shapes[][2] = {{32, 32}, {32, 64}, {16, 64}, {64, 128}};
+    for (size_t i = 0; i < ARRAY_LEN(shapes); i++) {
+        DotStage *s = stage_of(&a, DT_FP32, shapes[i], 1, &l.b);
+        cr_expect(!s->ldmatrix && s->pad == 0 && s->swz.max_phase > 1 && s->swz.vec * 4 >= 16,
+                  "%dx%d: swizzle (%d, %d, %d), pad %d", shapes[i][0], shapes[i][1], s->swz.vec, s->swz.per_phase,
+                  s->swz.max_phase, s->pad);
+        cr_expect_eq(dot_stage_slot_bytes(s), shapes[i][0] * shapes[i][1] * 4);
+    }
+    arena_free(&a);
+}
+
 /* ---- 4. bank conflicts of the staging buffers ----------------------------------------------
  *
  * Every warp-wide access to a staging buffer, as the emitted code makes it,
