@@ -7,6 +7,7 @@
  * pipeline suite: where a loop issues its copies, how many slots its rings keep, and
  * branches that only compute and load run as straight code (tir_if_convert). */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,6 +309,63 @@ Test(dot_reload, attention_dots_on_wgmma, .fini = reset)
     cr_expect(!fn->uses_wgmma && !dots[0]->dot.wgmma && !dots[1]->dot.wgmma);
     cr_expect_eq(operand_stage(dots[0], 1)->nslots, 3);
     cr_expect(!operand_stage(dots[0], 1)->nvmma);
+}
+
+/* A K loop's last step peeled after it (FlagGems' mm), at the top or inside a
+ * loop over tiles: on sm_90 the tail's dot takes the loop dot's wgmma layout
+ * and runs on wgmma from two buffers written just before it, which never
+ * share bytes, a barrier after the dot freeing them; attention's chained dots
+ * are not staged this way (attention_dots_on_wgmma). */
+static const char peeled_src[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "@triton.jit\n"
+    "def k(a_ptr, b_ptr, c_ptr, K, lda, ldb, TILES, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,\n"
+    "      LOOP: tl.constexpr):\n"
+    "    for t in range(0, TILES if LOOP else 1):\n"
+    "        rows = tl.arange(0, BM)\n"
+    "        cols = tl.arange(0, BN)\n"
+    "        whole = tl.cdiv(K, BK) * BK - BK\n"
+    "        acc = tl.zeros((BM, BN), dtype=tl.float32)\n"
+    "        for k0 in range(0, whole, BK):\n"
+    "            ks = k0 + tl.arange(0, BK)\n"
+    "            a = tl.load(a_ptr + rows[:, None] * lda + ks[None, :])\n"
+    "            b = tl.load(b_ptr + ks[:, None] * ldb + cols[None, :])\n"
+    "            acc += tl.dot(a, b)\n"
+    "        ks = whole + tl.arange(0, BK)\n"
+    "        a = tl.load(a_ptr + rows[:, None] * lda + ks[None, :], mask=ks[None, :] < K, other=0.0)\n"
+    "        b = tl.load(b_ptr + ks[:, None] * ldb + cols[None, :], mask=ks[:, None] < K, other=0.0)\n"
+    "        acc += tl.dot(a, b)\n"
+    "        tl.store(c_ptr + t * BM * BN + rows[:, None] * BN + cols[None, :], acc)\n";
+
+Test(dot_reload, peeled_tail_dot_on_wgmma_from_apart_buffers, .fini = reset)
+{
+    for (int loop = 0; loop < 2; loop++) {
+        char sig[160];
+        snprintf(sig, sizeof sig, "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, i32, 64, 64, 64, %s",
+                 loop ? "True" : "False");
+        translate_on(peeled_src, sig, 4, 3, 90, EMIT_TILEIR);
+        const Op *dots[2], *allocs[4];
+        cr_assert_eq(find_ops(fn->body, OP_DOT, dots, 2), 2);
+        cr_expect(dots[0]->dot.wgmma && dots[1]->dot.wgmma, "loop %d: both dots on wgmma", loop);
+        cr_expect_eq(dots[0]->results[0]->layout, dots[1]->results[0]->layout, "one accumulator layout");
+        cr_assert_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 2, "the tail's two operands");
+        for (int k = 0; k < 2; k++) {
+            cr_expect(local_alloc_beside(allocs[k]));
+            cr_expect(allocs[k]->stage->nvmma);
+        }
+        int lo0 = allocs[0]->smem_offset, hi0 = lo0 + allocs[0]->smem_bytes;
+        int lo1 = allocs[1]->smem_offset, hi1 = lo1 + allocs[1]->smem_bytes;
+        cr_expect(hi0 <= lo1 || hi1 <= lo0, "loop %d: A at [%d, %d) and B at [%d, %d) overlap", loop, lo0, hi0, lo1,
+                  hi1);
+        const Op *after = next_op(dots[1]);
+        cr_expect(after && after->kind == OP_BARRIER, "a barrier after the tail's dot frees its buffers");
+        reset();
+    }
+    translate_on(peeled_src, "*fp16:16, *fp16:16, *fp32:16, i32:16, i32:16, i32:16, i32, 64, 64, 64, True", 4, 3, 80,
+                 EMIT_TILEIR);
+    const Op *allocs[2];
+    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 2), 0, "sm_80: mma.sync converts, as before");
 }
 
 /* Where the spare slot would leave no room for q's buffer, the rings keep
