@@ -82,6 +82,13 @@ static int stage_conflicts(const DotStage *s, const SmemLayout *l, const LayoutM
  *     128-byte row, a quarter more, 18 KB a block at 2 stages where the
  *     swizzle takes 16, 12 blocks per SM instead of 13).
  * On a tie the swizzle wins, having no extra bytes. */
+/* Extra wavefronts of every fragment read (rd) and, where the source is a
+ * blocked tile, every write of `vec` elements (wr) on stage s stored as l. */
+static int element_read_cost(const DotStage *s, const SmemLayout *l, const LayoutMap *rd, const LayoutMap *wr, int vec)
+{
+    return stage_conflicts(s, l, rd, 1) + (wr ? stage_conflicts(s, l, wr, vec) : 0);
+}
+
 static void stage_for_element_reads(DotStage *s, const Value *src, const Layout *to)
 {
     int eb = dtype_bits(s->dtype) / 8;
@@ -94,14 +101,15 @@ static void stage_for_element_reads(DotStage *s, const Value *src, const Layout 
         layout_map(src->layout, rank, src->type.shape, &wr);
         vec = IMIN(1 << lmap_lead_bits(&wr, rank - 2 + s->contig_dim), 16 / eb);
     }
+    const LayoutMap *w = writes ? &wr : NULL;
     SmemLayout l = {.elem_bytes = eb, .row_log2 = log2_int(s->cols), .swz = {1, 1, 1}}; /* plain first */
-    int best = stage_conflicts(s, &l, &rd, 1) + (writes ? stage_conflicts(s, &l, &wr, vec) : 0), best_mem = 0;
+    int best = element_read_cost(s, &l, &rd, w, vec), best_mem = 0;
     s->swz = (SmemSwizzle){1, 1, 1};
     s->pad_rows_log2 = s->pad = 0;
     for (int chunk = 16 / eb; chunk * 2 <= s->cols; chunk *= 2)
         for (int phases = 2; phases * chunk <= s->cols && phases <= 8; phases *= 2) {
             l.swz = (SmemSwizzle){chunk, 1, phases};
-            int cost = stage_conflicts(s, &l, &rd, 1) + (writes ? stage_conflicts(s, &l, &wr, vec) : 0);
+            int cost = element_read_cost(s, &l, &rd, w, vec);
             if (cost < best) {
                 best = cost;
                 s->swz = l.swz;
@@ -112,7 +120,7 @@ static void stage_for_element_reads(DotStage *s, const Value *src, const Layout 
         for (int bytes = 16; bytes <= 64; bytes *= 2) {
             l.pad_log2 = log2_int(s->cols) + g;
             l.pad = bytes / eb;
-            int cost = stage_conflicts(s, &l, &rd, 1) + (writes ? stage_conflicts(s, &l, &wr, vec) : 0);
+            int cost = element_read_cost(s, &l, &rd, w, vec);
             int mem = (s->batch * s->rows >> g) * l.pad;
             if (cost < best || (cost == best && best_mem && mem < best_mem)) {
                 best = cost, best_mem = mem;
