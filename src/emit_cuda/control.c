@@ -345,13 +345,13 @@ void emit_op_here(Emitter *E, const Op *op)
     case OP_IF: emit_if(E, op); E->last_stmt = NULL; break;
     case OP_RETURN: line(E, "return;"); break;
     case OP_BARRIER:
-        if (op->buf && local_alloc_beside(op->buf)) { /* after a dot that read its operands in place */
-            int i = tir_op_index(op->parent, op);
-            const Op *dot = i > 0 ? op->parent->ops.data[i - 1] : NULL;
-            const Op *other = dot && dot->kind == OP_DOT && dot->args[1]->def && dot->args[1]->def->buf &&
-                                      dot->args[1]->def->buf != op->buf ? dot->args[1]->def->buf : NULL;
-            line(E, "%s;  // every warp is done with %s%s%s before their bytes are written again", block_sync(E),
-                 stage_helper(E, op->buf), other ? " and " : "", other ? stage_helper(E, other) : "");
+        if (op->buf && local_alloc_beside(op->buf)) { /* after the dot that read them in place (dot_reload.c) */
+            int at = tir_op_index(op->parent, op); /* stage_beside put it right after the dot */
+            const Op *dot = at > 0 ? op->parent->ops.data[at - 1] : NULL;
+            if (!dot || dot->kind != OP_DOT)
+                BUG("the barrier after a dot's in-place operands does not follow the dot");
+            line(E, "%s;  // every warp is done with %s and %s before their bytes are written again", block_sync(E),
+                 stage_helper(E, dot->args[0]->def->buf), stage_helper(E, dot->args[1]->def->buf));
         } else if (op->buf) { /* after the loop that read a loop-invariant dot operand (dot_reload.c) */
             line(E, "%s;  // every warp is done with %s before its bytes are written again", block_sync(E),
                  stage_helper(E, op->buf));

@@ -337,15 +337,10 @@ void emit_local_alloc(Emitter *E, const Op *op)
     const char *fn = stage_helper(E, op);
     const Op *dot = info(E, op->buf->results[0])->user;
     bool wgmma = dot && dot->kind == OP_DOT && dot->dot.wgmma;
-    if (local_alloc_beside(op)) {
-        line(E, "// %s (L%d) to %s, where the tl.dot below reads %s", vname(E, x), x->layout->id, fn,
-             wgmma ? "it" : "its fragments");
-        stage_write(E, op, fn);
-    } else {
-        line(E, "// %s (L%d) to %s, once: the tl.dot in the loop below reads %s there in every iteration",
-             vname(E, x), x->layout->id, fn, wgmma ? "it" : "its fragments");
-        stage_write(E, op, fn);
-    }
+    line(E, "// %s (L%d) to %s%s %s there%s", vname(E, x), x->layout->id, fn,
+         local_alloc_beside(op) ? ": the tl.dot below reads" : ", once: the tl.dot in the loop below reads",
+         wgmma ? "it" : "its fragments", local_alloc_beside(op) ? "" : " in every iteration");
+    stage_write(E, op, fn);
     if (wgmma) {
         line(E, "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma");
         line(E, "tilec::fence_proxy_async();  // this thread's stores, visible to wgmma's reads");

@@ -875,7 +875,7 @@ peeled_persistent_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr,
         for (int e = 0; e < 32; e += 8)
             tilec::load<8>(&b_2[e], (b_ptr + (ks_5[(e >> 3)] * stride_bk)) + (cols[0] % N), ks_5[(e >> 3)] < K, __float2half(0.0f));
         // matmul_peeled_persistent.py:27  acc += tl.dot(a, b)
-        // a_2 (L0) to stage2, where the tl.dot below reads it
+        // a_2 (L0) to stage2: the tl.dot below reads it there
         #pragma unroll
         for (int e = 0; e < 64; e += 8)
             tilec::store<8>(stage2(smem, L0_row + ((e >> 3) << 4), L0_col), &a_2[e]);
@@ -883,7 +883,7 @@ peeled_persistent_kernel(__half *__restrict__ a_ptr, __half *__restrict__ b_ptr,
         tilec::fence_proxy_async();  // this thread's stores, visible to wgmma's reads
         #endif
         __syncthreads();
-        // b_2 (L0) to stage3, where the tl.dot below reads it
+        // b_2 (L0) to stage3: the tl.dot below reads it there
         #pragma unroll
         for (int e = 0; e < 32; e += 8)
             tilec::store<8>(stage3(smem, L0_row + ((e >> 3) << 4), L0_col), &b_2[e]);
