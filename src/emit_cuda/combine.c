@@ -67,15 +67,14 @@ static void reserve_planned_names(Emitter *E, const Block *b)
  * names, whatever the kernel uses): helper_begin swaps E->names for an empty one, and
  * helper_body, having printed the body, swaps it back. */
 typedef struct Helper {
-    StrMap saved_names, saved_suffix;
+    NameScope kernel_names;
     StrBuf body;
 } Helper;
 
 static void helper_begin(Emitter *E, const Block *b, Helper *h)
 {
-    *h = (Helper){.saved_names = E->names, .saved_suffix = E->next_suffix};
-    E->names = (StrMap){0};
-    E->next_suffix = (StrMap){0};
+    *h = (Helper){0};
+    names_enter(E, &h->kernel_names);
     reserve_planned_names(E, b);
 }
 
@@ -100,8 +99,7 @@ static void helper_body(Emitter *E, const Block *b, const char *src, const char 
     E->out = saved_out;
     E->indent = saved_indent;
     E->last_stmt = saved_stmt;
-    E->names = h->saved_names;
-    E->next_suffix = h->saved_suffix;
+    names_leave(E, &h->kernel_names);
 }
 
 /* The helper's C name: that of an identical one printed before (the same function, types

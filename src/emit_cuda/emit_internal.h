@@ -108,6 +108,14 @@ void line(Emitter *E, const char *fmt, ...) PRINTF_LIKE(2, 3);
 char *fmt(Emitter *E, const char *f, ...) PRINTF_LIKE(2, 3);
 
 /* names.c: C names, declarations, literals */
+/* A table of names of its own, for a region printed as a __device__ helper (a combine
+ * function, tl.map_elementwise's function): names_enter saves the kernel's table in
+ * *saved and starts an empty one; names_leave puts the kernel's back. */
+typedef struct NameScope {
+    StrMap names, suffix;
+} NameScope;
+void names_enter(Emitter *E, NameScope *saved);
+void names_leave(Emitter *E, const NameScope *saved);
 const char *unique_name(Emitter *E, const char *base);
 const char *vname(Emitter *E, const Value *v);
 const char *ctype(Emitter *E, Type t);

@@ -131,6 +131,19 @@ static bool name_taken(Emitter *E, const char *s)
     return reserved(s) || strmap_find(&E->names, s) != NULL;
 }
 
+void names_enter(Emitter *E, NameScope *saved)
+{
+    *saved = (NameScope){E->names, E->next_suffix};
+    E->names = (StrMap){0};
+    E->next_suffix = (StrMap){0};
+}
+
+void names_leave(Emitter *E, const NameScope *saved)
+{
+    E->names = saved->names;
+    E->next_suffix = saved->suffix;
+}
+
 const char *unique_name(Emitter *E, const char *base)
 {
     char *clean = arena_alloc(E->a, strlen(base) + 2); /* room for "v" */

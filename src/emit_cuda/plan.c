@@ -217,14 +217,12 @@ void plan_regions(Emitter *E, Block *b)
             }
             /* its names are its own, the parameters' first (the source's names, whatever
              * the kernel uses): a loop in it does not turn parameter `v` into `v_4` */
-            StrMap saved_names = E->names, saved_suffix = E->next_suffix;
-            E->names = (StrMap){0};
-            E->next_suffix = (StrMap){0};
+            NameScope kernel_names;
+            names_enter(E, &kernel_names);
             for (int k = 0; k < op->regions[r]->args.len; k++)
                 vname(E, op->regions[r]->args.data[k]);
             plan_regions(E, op->regions[r]);
-            E->names = saved_names;
-            E->next_suffix = saved_suffix;
+            names_leave(E, &kernel_names);
         }
         if (op->kind == OP_FOR) {
             Block *body = op->regions[0];
