@@ -85,10 +85,10 @@ const char *stage_helper(Emitter *E, const Op *op)
         return fn;
     }
     if (s->swz.max_phase > 1)
-        sb_printf(h, "// Swizzle (Triton's vec %d, perPhase %d, maxPhase %d): chunk c of %d elements in row r is stored\n"
+        sb_printf(h, "// Swizzle (%s vec %d, perPhase %d, maxPhase %d): chunk c of %d elements in row r is stored\n"
                      "// at chunk c ^ (%s %% %d), so that %s.\n",
-                  s->swz.vec, s->swz.per_phase, s->swz.max_phase, s->swz.vec,
-                  s->swz.per_phase > 1 ? fmt(E, "(r / %d)", s->swz.per_phase) : "r", s->swz.max_phase,
+                  s->ldmatrix ? "Triton's" : "tilec's, in Triton's terms:", s->swz.vec, s->swz.per_phase,
+                  s->swz.max_phase, s->swz.vec, s->swz.per_phase > 1 ? fmt(E, "(r / %d)", s->swz.per_phase) : "r", s->swz.max_phase,
                   s->ldmatrix ? "the 8 rows one ldmatrix reads fall in 8 different bank groups"
                               : "the rows one element read spans fall in different banks, with no bytes of padding");
     if (s->pad)

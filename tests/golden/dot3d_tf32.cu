@@ -675,7 +675,7 @@ static __device__ __forceinline__ float *stage0(unsigned char *smem, int slot, i
 // stage1: operand B of a tl.dot (2x16x64 fp32, batch x K x N), staged in shared memory for the tensor cores
 // one tile per batch, tile after tile: batch b's row r is buffer row b * 16 + r;
 // as 32 rows of 64 elements with N contiguous; read element by element (ldmatrix cannot transpose 8- or 32-bit elements).
-// Swizzle (Triton's vec 8, perPhase 1, maxPhase 4): chunk c of 8 elements in row r is stored
+// Swizzle (tilec's, in Triton's terms: vec 8, perPhase 1, maxPhase 4): chunk c of 8 elements in row r is stored
 // at chunk c ^ (r % 4), so that the rows one element read spans fall in different banks, with no bytes of padding.
 // 3 slots of 8192 bytes, one per pipeline stage, at byte 24576 of the arena.
 static __device__ __forceinline__ float *stage1(unsigned char *smem, int slot, int row, int col)

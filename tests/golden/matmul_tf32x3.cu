@@ -569,7 +569,7 @@ static __device__ __forceinline__ float *stage0(unsigned char *smem, int slot, i
 
 // stage1: operand B of a tl.dot (32x64 fp32, K x N), staged in shared memory for the tensor cores
 // as 32 rows of 64 elements with N contiguous; read element by element (ldmatrix cannot transpose 8- or 32-bit elements).
-// Swizzle (Triton's vec 8, perPhase 1, maxPhase 4): chunk c of 8 elements in row r is stored
+// Swizzle (tilec's, in Triton's terms: vec 8, perPhase 1, maxPhase 4): chunk c of 8 elements in row r is stored
 // at chunk c ^ (r % 4), so that the rows one element read spans fall in different banks, with no bytes of padding.
 // 2 slots of 8192 bytes, one per pipeline stage, at byte 16384 of the arena.
 static __device__ __forceinline__ float *stage1(unsigned char *smem, int slot, int row, int col)
