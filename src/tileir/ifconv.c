@@ -158,8 +158,7 @@ static void convert_block(Conv *C, Block *b)
         Conv c = {.a = C->a, .f = C->f, .b = b, .at = i, .near = op};
         convert(&c, op);
         /* the if itself, now at c.at, goes */
-        memmove(&b->ops.data[c.at], &b->ops.data[c.at + 1], (size_t)(b->ops.len - c.at - 1) * sizeof(Op *));
-        b->ops.len--;
+        tir_block_remove(b, c.at);
         i = c.at - 1;
     }
 }

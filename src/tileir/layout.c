@@ -1313,8 +1313,7 @@ static void hoist_from(Arena *a, Block *b, int *at, const Op *loop, Block *inner
             inside |= defined_within(op->args[0], loop->regions[r]);
         if (inside)
             continue;
-        memmove(&inner->ops.data[i], &inner->ops.data[i + 1], (size_t)(inner->ops.len - i - 1) * sizeof(Op *));
-        inner->ops.len--;
+        tir_block_remove(inner, i);
         i--;
         tir_block_insert(a, b, *at, op);
         (*at)++;

@@ -213,6 +213,14 @@ void tir_block_insert(Arena *a, Block *b, int at, Op *op)
     b->ops.data[at] = op;
 }
 
+void tir_block_remove(Block *b, int at)
+{
+    if (at < 0 || at >= b->ops.len)
+        BUG("removing op %d of a block of %d", at, b->ops.len);
+    memmove(&b->ops.data[at], &b->ops.data[at + 1], (size_t)(b->ops.len - at - 1) * sizeof(Op *));
+    b->ops.len--;
+}
+
 /* The attribute union is Op's tail (tir.h), and C names no type for it to assign. */
 void tir_op_copy_attrs(Op *to, const Op *from)
 {
