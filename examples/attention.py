@@ -18,6 +18,9 @@ attn_fwd_desc       attn_fwd on host tensor descriptors (Triton's fused-attentio
                     the K loop's key and value blocks come by TMA.
 decode_pv_gather    the weights-times-values half of a paged decode step: value rows
                     gathered through a token-to-slot table, GQA heads as the dot's rows.
+attn_fwd_banded     attn_fwd with the keys in two passes when causal, as Triton's fused-attention
+                    tutorial does: the blocks left of the diagonal with no mask at all, then
+                    the diagonal block with the causal one; both passes read the same q.
 
 tilec examples/attention.py -k attn_fwd -s "Q=*fp16:16, K=*fp16:16, V=*fp16:16, \
     Out=*fp16:16, Lse=*fp32:16, sm_scale=fp32, stride_qz=i32:16, stride_qh=i32:16, \
@@ -294,3 +297,74 @@ def decode_pv_gather(P, V_cache, Req_to_token, Seq_lens, Out,
                     mask=t_ok[:, None], other=0.0)
         acc += tl.dot(p.to(v.dtype), v)
     tl.store(Out + b * stride_ob + heads[:, None] * stride_oh + offs_d[None, :], acc.to(Out.dtype.element_ty))
+
+
+@triton.jit
+def _attn_keys(acc, l_i, m_i, q, k_base, v_base, offs_m, offs_n, offs_d, lo, hi, N_CTX, qk_scale,
+               stride_kn, stride_vn, MASK: tl.constexpr, BLOCK_N: tl.constexpr):
+    """The online softmax over the keys lo..hi-1 for the queries offs_m.  MASK 0: every key
+    exists and precedes every query (no mask at all); 1: keys past N_CTX masked; 2: those and
+    the keys after their query (the block on the diagonal)."""
+    for start_n in range(lo, hi, BLOCK_N):
+        start_n = tl.multiple_of(start_n, BLOCK_N)
+        cols = start_n + offs_n
+        if MASK == 0:
+            k = tl.load(k_base + cols[:, None] * stride_kn + offs_d[None, :])
+            v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :])
+            qk = tl.dot(q, tl.trans(k)) * qk_scale
+        else:
+            col_ok = cols < N_CTX
+            k = tl.load(k_base + cols[:, None] * stride_kn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
+            v = tl.load(v_base + cols[:, None] * stride_vn + offs_d[None, :], mask=col_ok[:, None], other=0.0)
+            keep = col_ok[None, :]
+            if MASK == 2:
+                keep = keep & (offs_m[:, None] >= cols[None, :])
+            qk = tl.where(keep, tl.dot(q, tl.trans(k)) * qk_scale, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(v.dtype), v)
+        m_i = m_new
+    return acc, l_i, m_i
+
+
+@triton.jit
+def attn_fwd_banded(Q, K, V, Out, Lse, sm_scale,
+                    stride_qz, stride_qh, stride_qm, stride_kz, stride_kh, stride_kn,
+                    stride_vz, stride_vh, stride_vn, stride_oz, stride_oh, stride_om,
+                    H, N_CTX, HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                    CAUSAL: tl.constexpr):
+    """attn_fwd (K read by rows) with a causal program's keys in two passes: the key blocks
+    wholly before its first query need no mask, and only the BLOCK_M keys of its own block
+    (BLOCK_M a multiple of BLOCK_N) are masked."""
+    start_m = tl.program_id(0)
+    off_hz = tl.program_id(1)
+    off_z = off_hz // H
+    off_h = off_hz % H
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    row_ok = offs_m < N_CTX
+    q = tl.load(Q + off_z * stride_qz + off_h * stride_qh + offs_m[:, None] * stride_qm + offs_d[None, :],
+                mask=row_ok[:, None], other=0.0)
+    k_base = K + off_z * stride_kz + off_h * stride_kh
+    v_base = V + off_z * stride_vz + off_h * stride_vh
+    qk_scale = sm_scale * 1.44269504
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    if CAUSAL:
+        lo = start_m * BLOCK_M
+        acc, l_i, m_i = _attn_keys(acc, l_i, m_i, q, k_base, v_base, offs_m, offs_n, offs_d, 0, lo, N_CTX,
+                                   qk_scale, stride_kn, stride_vn, 0, BLOCK_N)
+        acc, l_i, m_i = _attn_keys(acc, l_i, m_i, q, k_base, v_base, offs_m, offs_n, offs_d, lo,
+                                   tl.minimum(lo + BLOCK_M, N_CTX), N_CTX, qk_scale, stride_kn, stride_vn, 2,
+                                   BLOCK_N)
+    else:
+        acc, l_i, m_i = _attn_keys(acc, l_i, m_i, q, k_base, v_base, offs_m, offs_n, offs_d, 0, N_CTX, N_CTX,
+                                   qk_scale, stride_kn, stride_vn, 1, BLOCK_N)
+    acc = acc / l_i[:, None]
+    tl.store(Lse + off_hz * N_CTX + offs_m, m_i + tl.math.log2(l_i), mask=row_ok)
+    tl.store(Out + off_z * stride_oz + off_h * stride_oh + offs_m[:, None] * stride_om + offs_d[None, :],
+             acc.to(Out.dtype.element_ty), mask=row_ok[:, None])

@@ -104,7 +104,8 @@ static void describe_smem(Emitter *E, const Block *b)
                           st->batch > 1 ? fmt(E, "%d batches (one tile after another) of ", st->batch) : "", st->rows,
                           st->cols, dtype_name(st->dtype), slots_text(E, st),
                           storage, op->kind != OP_LOCAL_ALLOC ? "" : local_alloc_beside(op) ? "written just before its tl.dot, "
-                                                                                            : "written before its loop, ",
+                                                    : op->readers > 1 ? fmt(E, "written once before the %d loops of its tl.dots, ", op->readers)
+                                                                      : "written before its loop, ",
                           st->ldmatrix ? fmt(E, "%swith ldmatrix%s", st->nvmma ? "by wgmma (sm_90a) or " : "",
                                              st->trans ? ".trans" : "")
                                        : "element by element",

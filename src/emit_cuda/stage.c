@@ -102,7 +102,9 @@ const char *stage_helper(Emitter *E, const Op *op)
         sb_printf(h, "// %d bytes at byte %d of the arena%s.\n", dot_stage_slot_bytes(s), op->smem_offset,
                   op->kind != OP_LOCAL_ALLOC ? ""
                   : local_alloc_beside(op) ? ", written just before its tl.dot, which reads it in place"
-                                           : ", written once before the loop of its tl.dot and read in every iteration");
+                  : op->readers > 1 ? fmt(E, ", written once before the %d loops of its tl.dots and read in every iteration",
+                                          op->readers)
+                                    : ", written once before the loop of its tl.dot and read in every iteration");
     sb_printf(h, "static __device__ __forceinline__ %s *%s(unsigned char *smem, %sint row, int col)\n{\n", T, fn,
               s->nslots > 1 ? "int slot, " : "");
     const char *in_row = s->swz.max_phase > 1 ? fmt(E, "tilec::swizzle<%d, %d, %d>(row, col)", s->swz.vec,
@@ -337,9 +339,11 @@ void emit_local_alloc(Emitter *E, const Op *op)
     const char *fn = stage_helper(E, op);
     const Op *dot = info(E, op->buf->results[0])->user;
     bool wgmma = dot && dot->kind == OP_DOT && dot->dot.wgmma;
-    line(E, "// %s (L%d) to %s%s %s there%s", vname(E, x), x->layout->id, fn,
-         local_alloc_beside(op) ? ": the tl.dot below reads" : ", once: the tl.dot in the loop below reads",
-         wgmma ? "it" : "its fragments", local_alloc_beside(op) ? "" : " in every iteration");
+    const char *readers = local_alloc_beside(op) ? ": the tl.dot below reads"
+                          : op->readers > 1 ? fmt(E, ", once: the tl.dots in the %d loops below read", op->readers)
+                                            : ", once: the tl.dot in the loop below reads";
+    line(E, "// %s (L%d) to %s%s %s there%s", vname(E, x), x->layout->id, fn, readers, wgmma ? "it" : "its fragments",
+         local_alloc_beside(op) ? "" : " in every iteration");
     stage_write(E, op, fn);
     if (wgmma) {
         line(E, "#if defined(__CUDA_ARCH_FEAT_SM90_ALL)  // sm_90a: wgmma");

@@ -41,6 +41,16 @@
  * attention rings have a slot fewer, would report that it is out of shared
  * memory instead).
  *
+ * Where a later loop's dot reads the same value in the same fragments (a
+ * helper called twice, as attention's keys below the diagonal and then on
+ * it), that dot reads the same buffer: written once, live through both loops
+ * (share).  Triton's CSE merges the two conversions; the local_load, then
+ * used twice, stays hoisted and the fragments stay in registers through both
+ * loops.  Here they do not, and the tile is not held in registers through the
+ * first loop to be written again after it (the attn family's seed 7170: 32
+ * registers more through that loop, where ptxas 13.0 at -O3, spilling, then
+ * lost part of q; its -O1 was right).
+ *
  * Under --arch sm_90 the same split serves a dot that adds onto a wgmma
  * loop's result right after the loop (a K loop's peeled tail, which
  * dot_wgmma_candidate gives the loop's layout): its operands, converted just
@@ -133,6 +143,7 @@ static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
     alloc->loc = c->loc;
     alloc->stage = s;
     alloc->parent = b;
+    alloc->readers = 1;
     b->ops.data[i] = alloc;
 
     Op *ll = tir_op_new(R->a, R->f, OP_LOCAL_LOAD, 0, NULL, 0, NULL);
@@ -201,6 +212,58 @@ static bool stage_beside(Reload *R, Block *b, int i, Op *d)
     return true;
 }
 
+/* The local_alloc before op i of b that already stages convert c's source
+ * for the same fragments (a dot in an earlier loop reads it), or NULL. */
+static Op *staged_before(Block *b, int i, const Op *c)
+{
+    for (int j = 0; j < i; j++) {
+        Op *o = b->ops.data[j];
+        if (o->kind == OP_LOCAL_ALLOC && !local_alloc_beside(o) && o->args[0] == c->args[0] &&
+            layout_eq(o->buf->results[0]->layout, c->results[0]->layout))
+            return o;
+    }
+    return NULL;
+}
+
+/* Convert c (op i of b) reads what alloc, earlier in b, already holds in
+ * shared memory: dot d, in a later loop, reads its fragments there too (the
+ * two calls of an attention kernel's inner loop, off the diagonal and on it,
+ * both read q).  The buffer then lives through d's loop as well, and is
+ * written once: c goes, a local_load before d takes its result, and the
+ * barrier that freed the buffer after the earlier loop moves after d's.
+ * Staged twice, the tile would stay in registers through the first loop,
+ * to be written again after it. */
+static void share(Reload *R, Block *b, int i, Op *c, Op *d, Op *alloc)
+{
+    Value *r = c->results[0];
+    Op *ll = tir_op_new(R->a, R->f, OP_LOCAL_LOAD, 0, NULL, 0, NULL);
+    ll->nres = 1;
+    ll->results[0] = r;
+    r->def = ll;
+    ll->stmt = c->stmt;
+    ll->loc = c->loc;
+    ll->stage = alloc->stage;
+    ll->buf = alloc;
+    alloc->buf = ll;
+    alloc->readers++;
+    tir_block_remove(b, i);
+    tir_block_insert(R->a, d->parent, index_in(d->parent, d), ll);
+    for (int j = 0; j < b->ops.len; j++)
+        if (b->ops.data[j]->kind == OP_BARRIER && b->ops.data[j]->buf == alloc) {
+            tir_block_remove(b, j);
+            break;
+        }
+    Op *loop = d->parent == b ? d : holder_in(b, ll);
+    int at = index_in(b, loop) + 1;
+    if (at < b->ops.len && (b->ops.data[at]->kind == OP_ASYNC_WAIT || b->ops.data[at]->kind == OP_BARRIER))
+        return;
+    Op *bar = tir_op_new(R->a, R->f, OP_BARRIER, 0, NULL, 0, NULL);
+    bar->stmt = loop->stmt;
+    bar->loc = loop->loc;
+    bar->buf = alloc;
+    tir_block_insert(R->a, b, at, bar);
+}
+
 static void reload_block(Reload *R, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -215,8 +278,16 @@ static void reload_block(Reload *R, Block *b)
             continue;
         DotStage *s = dot_stage_for(R->a, R->f, op->args[0], op->results[0]->layout, 1, true);
         /* the buffer must fit in shared memory next to what the loop reads */
-        if (bytes_read_in(holder_in(b, d)) + dot_stage_slot_bytes(s) <= tir_smem_limit(R->f->arch))
+        if (bytes_read_in(holder_in(b, d)) + dot_stage_slot_bytes(s) > tir_smem_limit(R->f->arch))
+            continue;
+        Op *alloc = staged_before(b, i, op);
+        if (alloc) { /* on with the op after op, which share's removals move */
+            const Op *next = i + 1 < b->ops.len ? b->ops.data[i + 1] : NULL;
+            share(R, b, i, op, d, alloc);
+            i = (next ? index_in(b, next) : b->ops.len) - 1;
+        } else {
             split(R, b, i, op, d, s);
+        }
     }
 }
 

@@ -184,14 +184,16 @@ ATTN_STRIDES = ", ".join(f"stride_{t}{x}=i32:16" for t in "qkvo" for x in
                          {"q": "zhm", "k": "zhn", "v": "zhn", "o": "zhm"}[t])
 
 
-def _attn(dt, d, bm, bn, warps, causal, k_cols=False, stages=3, flags=()):
+def _attn(dt, d, bm, bn, warps, causal, k_cols=False, stages=3, flags=(), kernel="attn_fwd"):
     sig = (ATTN_PTRS.format(d=dt) + ", sm_scale=fp32, " + ATTN_STRIDES + ", H=i32, N_CTX=i32, "
-           f"HEAD_DIM={d}, BLOCK_M={bm}, BLOCK_N={bn}, CAUSAL={causal}, K_BY_COLUMNS={k_cols}")
-    name = (f"attn_fwd/{dt}/d{d}/{bm}x{bn}/w{warps}" + ("/causal" if causal else "")
+           f"HEAD_DIM={d}, BLOCK_M={bm}, BLOCK_N={bn}, CAUSAL={causal}")
+    if kernel == "attn_fwd":
+        sig += f", K_BY_COLUMNS={k_cols}"
+    name = (f"{kernel}/{dt}/d{d}/{bm}x{bn}/w{warps}" + ("/causal" if causal else "")
             + ("/k-by-columns" if k_cols else "") + ("/no-pipeline" if stages == 1 else "")
             + (f"/s{stages}" if stages == 2 else "")
             + "".join("/" + f.lstrip("-") for f in flags[1:]))
-    return Case(name, "examples/attention.py", "attn_fwd", sig, num_warps=warps, num_stages=stages,
+    return Case(name, "examples/attention.py", kernel, sig, num_warps=warps, num_stages=stages,
                 driver="attn_fwd", dtype=dt, sizes=list(ATTN_SHAPES), feature="dot",
                 extra_flags=list(flags))
 
@@ -225,6 +227,13 @@ def attention_cases():
         # no pipeline: q's buffer (read in the loop, dot_reload.c) is freed by a barrier of
         # its own after the loop, and the epilogue's exchanges reuse its bytes
         _attn("fp16", 64, 64, 32, 4, False, stages=1),
+        # causal keys in two passes (the unmasked blocks, then the diagonal one), both reading
+        # q from one buffer written once (dot_reload.c, share)
+        _attn("fp16", 64, 128, 64, 4, True, kernel="attn_fwd_banded"),
+        _attn("bf16", 128, 128, 64, 8, True, kernel="attn_fwd_banded"),
+        _attn("fp16", 64, 64, 32, 4, True, stages=1, kernel="attn_fwd_banded"),
+        _attn("fp16", 64, 128, 64, 4, False, kernel="attn_fwd_banded"),
+        _attn("bf16", 64, 128, 32, 4, True, flags=("--arch", "sm_80"), kernel="attn_fwd_banded"),
     ]
     # Hopper (translated for sm_90, built for sm_90a on an sm_90 GPU): both dots on wgmma, q
     # from its buffer in the NVMMA layout, k and v from NVMMA rings, p @ v with p in registers
@@ -239,6 +248,8 @@ def attention_cases():
         _attn("fp16", 64, 64, 32, 4, False, k_cols=True, flags=S90),
         _attn("fp16", 64, 64, 32, 4, False, stages=2, flags=S90),
         _attn("fp16", 64, 64, 32, 4, False, stages=1, flags=S90),
+        _attn("fp16", 64, 128, 64, 4, True, flags=S90, kernel="attn_fwd_banded"),
+        _attn("bf16", 128, 128, 64, 8, True, flags=S90, kernel="attn_fwd_banded"),
     ]
     for dt, g, hd, bn, s, w in [("fp16", 4, 128, 64, 8, 4), ("bf16", 8, 64, 32, 4, 4),
                                 ("fp16", 16, 128, 64, 16, 4), ("bf16", 1, 128, 32, 2, 2)]:

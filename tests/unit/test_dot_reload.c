@@ -164,6 +164,84 @@ Test(dot_reload, barrier_after_a_loop_without_drain, .fini = reset)
     cr_expect_eq(next_op(loop), bars[0]);
 }
 
+/* attention's keys in two loops (below the diagonal, then on it), both dots
+ * reading q, with an exchange between the loops (a row sum of q) */
+static const char *two_loops_src =
+    KERNEL_HEAD
+    "def k(q_ptr, k_ptr, v_ptr, o_ptr, r_ptr, N):\n"
+    "    rows = tl.arange(0, 128)\n"
+    "    cols = tl.arange(0, 64)\n"
+    "    q = tl.load(q_ptr + rows[:, None] * 64 + cols[None, :])\n"
+    "    acc = tl.zeros([128, 64], dtype=tl.float32)\n"
+    "    for n in range(0, N, 64):\n"
+    "        kt = tl.load(k_ptr + (n + cols)[None, :] * 64 + cols[:, None])\n"
+    "        p = tl.dot(q, kt)\n"
+    "        v = tl.load(v_ptr + (n + cols)[:, None] * 64 + cols[None, :])\n"
+    "        acc += tl.dot(p.to(tl.float16), v)\n"
+    "    tl.store(r_ptr + cols, tl.sum(q.to(tl.float32), 0))\n"
+    "    for n in range(N, 2 * N, 64):\n"
+    "        kt = tl.load(k_ptr + (n + cols)[None, :] * 64 + cols[:, None])\n"
+    "        p = tl.dot(q, kt)\n"
+    "        v = tl.load(v_ptr + (n + cols)[:, None] * 64 + cols[None, :])\n"
+    "        acc += tl.dot(p.to(tl.float16), v)\n"
+    "    tl.store(o_ptr + rows[:, None] * 64 + cols[None, :], acc)\n";
+
+/* Is op (in a block of the kernel's body) before loop or inside it? */
+static bool before_or_in(const Op *op, const Op *loop)
+{
+    const Op *h = holder_in(fn->body, op);
+    for (int i = 0; i < fn->body->ops.len; i++)
+        if (fn->body->ops.data[i] == h)
+            return true;
+        else if (fn->body->ops.data[i] == loop)
+            return false;
+    return false;
+}
+
+/* Two loops whose dots read the same q share one buffer, written once before
+ * the first: a local_load before each dot, the buffer live through both loops
+ * (no exchange between them or in them overlaps it), no barrier between the
+ * loops for it. */
+Test(dot_reload, two_loops_share_one_write, .fini = reset)
+{
+    translate(two_loops_src, "*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32", 1, EMIT_TILEIR);
+    const Op *allocs[4], *lls[8], *bars[4], *loops[4];
+    cr_assert_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 1, "q is written once");
+    const Op *alloc = allocs[0];
+    cr_expect_eq(alloc->readers, 2);
+    int n = find_ops(fn->body, OP_LOCAL_LOAD, lls, 8), reads = 0;
+    cr_assert_eq(find_ops(fn->body, OP_FOR, loops, 4), 2);
+    for (int i = 0; i < n; i++) {
+        if (lls[i]->buf != alloc)
+            continue;
+        cr_expect_eq(holder_in(fn->body, lls[i]), loops[reads], "read %d in loop %d", reads, reads);
+        reads++;
+    }
+    cr_expect_eq(reads, 2);
+    cr_expect_eq(holder_in(fn->body, alloc->buf), loops[1], "alloc->buf is the last reader");
+    int nb = find_ops(fn->body, OP_BARRIER, bars, 4), freeing = 0;
+    for (int i = 0; i < nb; i++)
+        if (bars[i]->buf == alloc) {
+            freeing++;
+            cr_expect_eq(bars[i], next_op(loops[1]), "freed after the second loop only");
+        }
+    cr_expect_eq(freeing, 1);
+    /* every other buffer from the first loop to the end of the second is apart from q's */
+    const Op *ops[64];
+    OpKind kinds[] = {OP_CONVERT, OP_REDUCE, OP_LOCAL_LOAD};
+    for (int k = 0; k < 3; k++) {
+        int m = find_ops(fn->body, kinds[k], ops, 64);
+        for (int i = 0; i < m; i++) {
+            const Op *o = ops[i];
+            if (!o->smem_bytes || (o->kind == OP_LOCAL_LOAD && o->buf) || !before_or_in(o, loops[1]))
+                continue;
+            int lo = o->smem_offset, hi = lo + o->smem_bytes;
+            cr_expect(hi <= alloc->smem_offset || alloc->smem_offset + alloc->smem_bytes <= lo,
+                      "%s [%d, %d) overlaps q's buffer at %d", op_name(o->kind), lo, hi, alloc->smem_offset);
+        }
+    }
+}
+
 /* TILEC_DOT_RELOAD=0: the operand is converted before the loop, in registers. */
 Test(dot_reload, knob_keeps_registers, .fini = reset)
 {
