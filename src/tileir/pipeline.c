@@ -48,7 +48,6 @@
 
 #include <string.h>
 
-typedef Vec(Op *) OpVec;
 typedef Vec(Value *) ValueVec;
 
 static bool op_in(const OpVec *v, const Op *op)

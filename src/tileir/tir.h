@@ -176,6 +176,7 @@ typedef struct CmpDecided {
     bool prefix_true, suffix_true;
 } CmpDecided;
 typedef struct Block Block;
+typedef Vec(Op *) OpVec;
 
 typedef struct SrcStmt {  /* the source statement an op came from */
     Loc loc;
@@ -1053,6 +1054,9 @@ int tir_tma_ring_barrier_bytes(const TirFunc *f, const TmaRing *r);
 SmemSwizzle dot_nvmma_swizzle_pattern(const DotStage *s);
 /* tma_store.c: under sm_90a, a tensor descriptor's block store goes out by TMA from shared memory */
 void tir_tma_store(Ctx *ctx, TirFunc *f);
+/* tma_store.c: the ops before TMA store st, in its block, that only its pointer store (the
+ * fallback for other targets) reads, in program order */
+OpVec tir_tma_pointer_path(Arena *a, const Op *st);
 typedef struct WgmmaDesc {
     int lbo, sbo;         /* leading / stride byte offsets */
     int mode;             /* swizzle mode field: 1 = 128B, 2 = 64B, 3 = 32B */

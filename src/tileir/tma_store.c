@@ -60,7 +60,8 @@ static void visit(Ctx *ctx, TirFunc *f, Block *b)
         int k = tir_tma_map_index(f, m.param);
         if (k >= 0) {
             if (!tir_tma_same_box(&f->tma_maps.data[k], &m))
-                continue; /* the descriptor's loads copy boxes of another shape */
+                continue; 
+/* the descriptor's loads copy boxes of another shape */
         } else {
             m.name = arena_printf(&ctx->arena, "%s_tma", f->params.data[m.param].desc_name);
             vec_push(&ctx->arena, &f->tma_maps, m);
@@ -75,4 +76,72 @@ void tir_tma_store(Ctx *ctx, TirFunc *f)
 {
     if (f->arch >= 90)
         visit(ctx, f, f->body);
+}
+
+/* Does TMA store st read v only as its pointers or its mask (the operands
+ * only its pointer path, the fallback, reads)? */
+static bool read_as_address(const Op *st, const Value *v)
+{
+    for (int k = 0; k < st->nargs; k++)
+        if (st->args[k] == v && (k == 1 || k >= st->nargs - 2))
+            return false;
+    return true;
+}
+
+/* Is op, before TMA store st in their block, read by nothing but ops in
+ * `owned` and st's address operands (or, a layout change, by st as its
+ * value)?  Then only st's pointer path needs it. */
+static bool only_for_pointer_path(const Op *op, const Op *st, const OpVec *owned)
+{
+    if (!op_is_pure(op->kind) || op->nregions || !op->nres)
+        return false;
+    const Block *b = op->parent;
+    int at = 0;
+    while (b->ops.data[at] != op)
+        at++;
+    for (int r = 0; r < op->nres; r++) {
+        const Value *v = op->results[r];
+        for (int i = at + 1; i < b->ops.len; i++) {
+            const Op *u = b->ops.data[i];
+            if (!tir_op_reads(u, v))
+                continue;
+            if (u->kind == OP_CONVERT && u->nres == 1 && u->results[0] == st->args[1])
+                return false; /* the tile before its layout change: the TMA path stages it */
+            bool mine = false;
+            for (int k = 0; k < owned->len && !mine; k++)
+                mine = owned->data[k] == u;
+            if (mine)
+                continue;
+            if (u != st)
+                return false;
+            bool value_conv = op->kind == OP_CONVERT && st->args[1] == v && !is_dot_stage(op) &&
+                              !dot_operand_in_registers(op);
+            if (!value_conv && !read_as_address(st, v))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* The ops before TMA store st, in its block, that only its pointer path
+ * reads (the pointer arithmetic, the mask, the exchange to the store's
+ * layout), in program order: the emitter prints them inside that path's
+ * block (the #else of sm_90a) instead of before the store, so that under
+ * sm_90a they do not run; tir_smem places their exchanges knowing it. */
+OpVec tir_tma_pointer_path(Arena *a, const Op *st)
+{
+    OpVec owned = {0};
+    const Block *b = st->parent;
+    int at = 0;
+    while (b->ops.data[at] != st)
+        at++;
+    for (int i = at - 1; i >= 0; i--)
+        if (only_for_pointer_path(b->ops.data[i], st, &owned))
+            vec_push(a, &owned, b->ops.data[i]);
+    for (int i = 0, j = owned.len - 1; i < j; i++, j--) { /* program order */
+        Op *t = owned.data[i];
+        owned.data[i] = owned.data[j];
+        owned.data[j] = t;
+    }
+    return owned;
 }
