@@ -440,6 +440,14 @@ static void plan_block(Arena *a, Block *b, bool top, bool wide_writes, ExchangeV
 
 static int align16(int x) { return (x + 15) & ~15; }
 
+static bool op_in(const OpVec *v, const Op *op)
+{
+    for (int i = 0; i < v->len; i++)
+        if (v->data[i] == op)
+            return true;
+    return false;
+}
+
 /* Does b (or a block inside it) hold a copy into ring? (A loop that does is the
  * ring's prologue or its loop.) */
 static bool copies_into(const Block *b, const Op *ring)
@@ -587,6 +595,21 @@ void tir_smem(Ctx *ctx, TirFunc *f)
         e->op->smem_keep_sync = !(e->top && (i + 1 == ex.len || ex.data[i + 1].top)) && !e->op->smem_loop_frees;
         e->first = i;
         e->last = e->op->smem_keep_sync ? i : i + 1;
+    }
+    /* under sm_90a a TMA store's pointer path (the ops only its fallback reads,
+     * tir_tma_pointer_path) does not run, and the exchanges on it and their barriers
+     * with it: an exchange before them that the next exchange's barrier was to free
+     * lives until the store, whose staging buffer is written before its own barrier */
+    for (int j = 0; j < ex.len; j++) {
+        const Op *st = ex.data[j].op;
+        if (st->kind != OP_STORE || !st->store.tma_map)
+            continue;
+        OpVec path = tir_tma_pointer_path(&ctx->arena, st);
+        int k = j - 1;
+        while (k >= 0 && op_in(&path, ex.data[k].op))
+            k--;
+        if (k >= 0 && k < j - 1 && ex.data[k].last > k && ex.data[k].last < j)
+            ex.data[k].last = j;
     }
     /* a pipeline ring (local_load) holds data in flight for the whole loop, and
      * from the prologue's copies on: it is live together with every exchange inside

@@ -365,3 +365,80 @@ Test(shared_memory, arena_offsets_from_lifetimes, .fini = arena_reset)
         cr_expect(hi <= nlo || nhi <= lo, "exchanges %d and %d overlap", i, i + 1);
     }
 }
+
+/* A descriptor store under sm_90a after a bias exchange, whose accumulator
+ * goes to the store's layout only on the pointer path (the difftest's tma
+ * family, seed 1299) */
+static const char *tma_store_src =
+    KERNEL_HEAD
+    "def k(a_desc, b_desc, c_desc, bias_ptr, N, K):\n"
+    "    offs_n = tl.program_id(0) * 128\n"
+    "    acc = tl.zeros((64, 128), dtype=tl.float32)\n"
+    "    for k in range(0, tl.cdiv(K, 32)):\n"
+    "        acc = tl.dot(a_desc.load([0, k * 32]), b_desc.load([k * 32, offs_n]), acc)\n"
+    "    cols = offs_n + tl.arange(0, 128)\n"
+    "    acc += tl.load(bias_ptr + cols, mask=cols < N, other=0.0)[None, :]\n"
+    "    c_desc.store([0, offs_n], acc.to(tl.bfloat16))\n";
+
+static void collect(Block *b, OpVec *v)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            collect(op->regions[r], v);
+        if (op->smem_bytes)
+            vec_push(&tctx.arena, v, op);
+    }
+}
+
+/* Under sm_90a the pointer path's exchange does not run, nor its barrier: the
+ * bias exchange before it, which that barrier was to free, must not share
+ * bytes with the store's staging buffer, written before the store's barrier.
+ * (They shared them, and a slow warp's bias read raced the store's writes.) */
+Test(shared_memory, tma_store_apart_from_the_exchange_before_its_fallback, .fini = translate_reset)
+{
+    tsrc = (Source){"t.py", tma_store_src, strlen(tma_store_src)};
+    memset(&tctx, 0, sizeof tctx);
+    tctx.src = &tsrc;
+    memset(&tout, 0, sizeof tout);
+    TirFunc *f = NULL;
+    TranslateOptions opt = {0};
+    const char *err = NULL;
+    cr_assert(tilec_parse_signature(&tctx.arena,
+                                    "tensordesc<bf16[64, 32]>, tensordesc<bf16[32, 128]>, tensordesc<bf16[64, 128]>, "
+                                    "*fp32:16, i32, i32",
+                                    &opt.lower, &err),
+              "bad signature: %s", err);
+    opt.lower.num_warps = 4;
+    opt.lower.num_stages = 3;
+    opt.lower.arch = 90;
+    opt.emit = EMIT_TILEIR;
+    opt.result = &f;
+    cr_assert_eq(tilec_translate(&tctx, &opt, &tout), 0, "%s", tctx.log.data ? tctx.log.data : "");
+    OpVec ex = {0};
+    collect(f->body, &ex);
+    const Op *st = NULL, *bias = NULL;
+    int skipped = 0;
+    for (int i = 0; i < ex.len; i++)
+        if (ex.data[i]->kind == OP_STORE && ex.data[i]->store.tma_map) {
+            st = ex.data[i];
+            OpVec path = tir_tma_pointer_path(&tctx.arena, st);
+            int k = i - 1;
+            for (; k >= 0; k--) {
+                bool on = false;
+                for (int j = 0; j < path.len; j++)
+                    on |= path.data[j] == ex.data[k];
+                if (!on)
+                    break;
+                skipped++;
+            }
+            bias = k >= 0 ? ex.data[k] : NULL;
+        }
+    cr_assert(st, "the store goes out by TMA");
+    cr_assert_eq(skipped, 1, "one exchange (the accumulator to the store's layout) is the fallback's alone");
+    cr_assert(bias && bias->kind == OP_CONVERT, "the bias's exchange comes before it");
+    cr_expect(!bias->smem_keep_sync, "the bias's exchange leaves its freeing to the next barrier");
+    int lo = bias->smem_offset, hi = lo + bias->smem_bytes;
+    cr_expect(hi <= st->smem_offset || st->smem_offset + st->smem_bytes <= lo,
+              "the bias's buffer [%d, %d) overlaps the staging buffer at %d", lo, hi, st->smem_offset);
+}
