@@ -7,6 +7,8 @@ mma.sync, in one run.
 Kernels of examples/attention.py:
   fa2         attn_fwd (FlashAttention-2 forward) at Z=4, H=32, N_CTX=2048, HEAD_DIM 64 fp16
               (BLOCK 128x64, 4 warps, 3 stages), causal and not, and HEAD_DIM 128 bf16 (8 warps)
+  fa2-banded  attn_fwd_banded (causal keys in two passes: unmasked blocks, then the diagonal
+              block), the same two causal shapes
   paged       paged_attention: 32 sequences, prefill chunks of 512 queries over contexts of
               1536, bf16, 32 query heads over 8 KV heads, head dim 128, pages of 16 tokens
   decode      decode_split + decode_merge: 64 sequences of 8192 cached tokens, fp16, 32 query
@@ -64,14 +66,15 @@ class Row:
         return self.cases[0]
 
 
-def fa2_row(dt, d, warps, causal, Z=4, H=32, N=2048, flags=()):
-    c = manifest._attn(dt, d, 128, 64, warps, causal)
+def fa2_row(dt, d, warps, causal, Z=4, H=32, N=2048, flags=(), kernel="attn_fwd"):
+    c = manifest._attn(dt, d, 128, 64, warps, causal, kernel=kernel)
     # H and N_CTX as Triton's launcher specialises them (a multiple of 16 at this size)
     old = "H=i32, N_CTX=i32,"
     assert old in c.sig
     c.sig = c.sig.replace(old, f"H={rowwise.i32(H)}, N_CTX={rowwise.i32(N)},")
     c.extra_flags += list(flags)
-    key = f"fa2/{dt}/d{d}/{Z}x{H}x{N}" + ("/causal" if causal else "") + "".join(flags).replace("--", "/")
+    key = (("fa2" if kernel == "attn_fwd" else "fa2-banded") + f"/{dt}/d{d}/{Z}x{H}x{N}" +
+           ("/causal" if causal else "") + "".join(flags).replace("--", "/"))
 
     def make(torch):
         tdt = harness.torch_dtype(dt)
@@ -184,7 +187,9 @@ def decode_row(B=64, T=8192, KH=8, G=4, D=128, S=16):
 def bench_rows():
     return [fa2_row("fp16", 64, 4, False), fa2_row("fp16", 64, 4, True), fa2_row("bf16", 128, 8, True),
             paged_row(), decode_row(), fa2_row("fp16", 64, 4, False, flags=("--min-blocks", "3")),
-            fa2_row("fp16", 64, 4, False, flags=("--arch", "sm_80"))]
+            fa2_row("fp16", 64, 4, False, flags=("--arch", "sm_80")),
+            fa2_row("fp16", 64, 4, True, kernel="attn_fwd_banded"),
+            fa2_row("bf16", 128, 8, True, kernel="attn_fwd_banded")]
 
 
 def worker_main(plan_path, rows_fn=bench_rows):
