@@ -50,9 +50,12 @@ void plan_block(Emitter *E, Block *b)
         Value *v = op->results[0];
         ValInfo *vi = info(E, v);
         vi->depth = inline_depth(E, op);
-        /* constants, splats and renamings of registers (transpose, reshape, split, flip) are read where used */
-        if (op->kind == OP_CONST || op->kind == OP_SPLAT || op->kind == OP_TRANS || op->kind == OP_RESHAPE ||
-            op->kind == OP_SPLIT || (op->kind == OP_FLIP && flip_in_registers(op))) {
+        /* constants (a scalar one cast to another type too: an int64 loop's bounds read
+         * by the pipeline's prologue as well), splats and renamings of registers
+         * (transpose, reshape, split, flip) are read where used */
+        bool const_cast = op->kind == OP_CAST && !v->type.rank && op->args[0]->def && op->args[0]->def->kind == OP_CONST;
+        if (op->kind == OP_CONST || const_cast || op->kind == OP_SPLAT || op->kind == OP_TRANS ||
+            op->kind == OP_RESHAPE || op->kind == OP_SPLIT || (op->kind == OP_FLIP && flip_in_registers(op))) {
             vi->inl = true;
             continue;
         }
