@@ -247,9 +247,8 @@ static bool varies(Pipe *P, const Value *v, int depth)
     return false;
 }
 
-static Value *mk_const_i32(Pipe *P, Block *b, int at, int64_t c, const Op *near)
+static Value *mk_const(Pipe *P, Block *b, int at, int64_t c, Type t, const Op *near)
 {
-    Type t = type_scalar(DT_I32);
     Op *op = tir_op_new(P->a, P->f, OP_CONST, 0, NULL, 1, &t);
     op->constant.ival = c;
     op->constant.fval = (double)c;
@@ -257,6 +256,11 @@ static Value *mk_const_i32(Pipe *P, Block *b, int at, int64_t c, const Op *near)
     op->loc = near->loc;
     tir_block_insert(P->a, b, at, op);
     return op->results[0];
+}
+
+static Value *mk_const_i32(Pipe *P, Block *b, int at, int64_t c, const Op *near)
+{
+    return mk_const(P, b, at, c, type_scalar(DT_I32), near);
 }
 
 static Value *mk_op(Pipe *P, Block *b, OpKind k, int n, Value **args, Type t, const Op *near)
@@ -1208,7 +1212,11 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
               .ok = true};
     Block *body = P.body;
     Value *iv = body->args.data[0];
-    if (P.S < 2 || iv->type.dtype != DT_I32 || !body->ops.len)
+    /* an int64 induction variable (bounds from int64 offsets, a program id widened
+     * against overflow) pipelines as an int32 one; the prologue's and the slots'
+     * counters stay int32 */
+    Type ivt = iv->type;
+    if (P.S < 2 || (ivt.dtype != DT_I32 && ivt.dtype != DT_I64) || !body->ops.len)
         return;
     Op *y = tir_block_last(body);
     if (y->kind != OP_YIELD)
@@ -1289,6 +1297,9 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     Value *one = mk_const_i32(&P, parent, at + 2, 1, loop);
     Value *nslots = mk_const_i32(&P, parent, at + 3, nring, loop);
     at += 4;
+    Value *dist_iv = dist; /* the distance ahead in the induction variable's type */
+    if (ivt.dtype != DT_I32)
+        dist_iv = mk_const(&P, parent, at++, D, ivt, loop);
     pargs[0] = zero, pargs[1] = dist, pargs[2] = one;
     for (int j = 0; j < nc; j++) {
         Value *c = P.carried.data[j];
@@ -1337,8 +1348,9 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     pro->for_.queue_first = nc;
     pro->for_.queue_depth = D;
     /* iv of iteration s: lb + s * step; it exists when below ub */
-    Value *t = mk_op(&P, pb, OP_MUL, 2, (Value *[]){s, step}, i32, loop);
-    Value *ivs = mk_op(&P, pb, OP_ADD, 2, (Value *[]){lb, t}, i32, loop);
+    Value *s_iv = ivt.dtype == DT_I32 ? s : mk_op(&P, pb, OP_CAST, 1, (Value *[]){s}, ivt, loop);
+    Value *t = mk_op(&P, pb, OP_MUL, 2, (Value *[]){s_iv, step}, ivt, loop);
+    Value *ivs = mk_op(&P, pb, OP_ADD, 2, (Value *[]){lb, t}, ivt, loop);
     ivs->name = "k_ahead";
     Value *pred = mk_op(&P, pb, OP_CMP, 2, (Value *[]){ivs, ub}, type_scalar(DT_I1), loop);
     pred->name = "in_range";
@@ -1406,8 +1418,8 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     w->stmt = rings[0]->stmt;
     w->loc = rings[0]->loc;
     tir_block_append(P.a, &nb, w);
-    Value *ahead_off = mk_op(&P, &ahead, OP_MUL, 2, (Value *[]){step, dist}, i32, loop);
-    Value *iva = mk_op(&P, &ahead, OP_ADD, 2, (Value *[]){iv, ahead_off}, i32, loop);
+    Value *ahead_off = mk_op(&P, &ahead, OP_MUL, 2, (Value *[]){step, dist_iv}, ivt, loop);
+    Value *iva = mk_op(&P, &ahead, OP_ADD, 2, (Value *[]){iv, ahead_off}, ivt, loop);
     iva->name = "k_ahead";
     Value *preda = mk_op(&P, &ahead, OP_CMP, 2, (Value *[]){iva, ub}, type_scalar(DT_I1), loop);
     preda->name = "in_range";

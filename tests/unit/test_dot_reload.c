@@ -242,6 +242,29 @@ Test(dot_reload, two_loops_share_one_write, .fini = reset)
     }
 }
 
+/* The attention loop over int64 bounds (keys counted in int64, as kernels that
+ * widen a program id against overflow do) pipelines as over int32 ones: its
+ * key and value blocks go through rings, and on sm_90 its dots run on wgmma. */
+Test(dot_reload, int64_loop_pipelines, .fini = reset)
+{
+    char src64[2048];
+    const char *at = strstr(attn_src, "range(0, N, 64)");
+    cr_assert(at);
+    snprintf(src64, sizeof src64, "%.*srange(0, N.to(tl.int64), 64)%s", (int)(at - attn_src), attn_src,
+             at + strlen("range(0, N, 64)"));
+    for (int arch = 80; arch <= 90; arch += 10) {
+        translate_on(src64, ATTN_SIG, 4, 3, arch, EMIT_TILEIR);
+        const Op *loops[4], *copies[8], *dots[4];
+        cr_assert_eq(find_ops(fn->body, OP_FOR, loops, 4), 2, "the prologue and the loop");
+        cr_expect_eq(loops[1]->regions[0]->args.data[0]->type.dtype, DT_I64);
+        cr_expect_eq(find_ops(fn->body, OP_ASYNC_COPY, copies, 8), 4, "k and v, in the prologue and ahead");
+        cr_assert_eq(find_ops(fn->body, OP_DOT, dots, 4), 2);
+        for (int i = 0; i < 2; i++)
+            cr_expect_eq(dots[i]->dot.wgmma, arch == 90, "sm_%d: dot %d", arch, i);
+        reset();
+    }
+}
+
 /* TILEC_DOT_RELOAD=0: the operand is converted before the loop, in registers. */
 Test(dot_reload, knob_keeps_registers, .fini = reset)
 {
