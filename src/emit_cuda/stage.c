@@ -333,12 +333,29 @@ void emit_stage_convert(Emitter *E, const Op *op)
  * write ends with a barrier: the one before it frees the bytes an earlier
  * exchange's slower warps may still read (tir_smem's rule for every
  * exchange). */
+/* Does a wgmma dot read alloc's buffer (through one of its local_loads in b)? */
+static bool read_by_wgmma(Emitter *E, const Block *b, const Op *alloc)
+{
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            if (read_by_wgmma(E, op->regions[r], alloc))
+                return true;
+        if (op->kind == OP_LOCAL_LOAD && op->buf == alloc) {
+            const Op *dot = info(E, op->results[0])->user;
+            if (dot && dot->kind == OP_DOT && dot->dot.wgmma)
+                return true;
+        }
+    }
+    return false;
+}
+
 void emit_local_alloc(Emitter *E, const Op *op)
 {
     const Value *x = op->args[0];
     const char *fn = stage_helper(E, op);
-    const Op *dot = info(E, op->buf->results[0])->user;
-    bool wgmma = dot && dot->kind == OP_DOT && dot->dot.wgmma;
+    /* a reader on wgmma needs the proxy fence (the dots of several loops may differ) */
+    bool wgmma = read_by_wgmma(E, op->parent, op);
     const char *readers = local_alloc_beside(op) ? ": the tl.dot below reads"
                           : op->readers > 1 ? fmt(E, ", once: the tl.dots in the %d loops below read", op->readers)
                                             : ", once: the tl.dot in the loop below reads";
