@@ -350,8 +350,17 @@ void emit_op_here(Emitter *E, const Op *op)
             const Op *dot = at > 0 ? op->parent->ops.data[at - 1] : NULL;
             if (!dot || dot->kind != OP_DOT)
                 BUG("the barrier after a dot's in-place operands does not follow the dot");
-            line(E, "%s;  // every warp is done with %s and %s before their bytes are written again", block_sync(E),
-                 stage_helper(E, dot->args[0]->def->buf), stage_helper(E, dot->args[1]->def->buf));
+            const char *bufs[2];
+            int n = 0;
+            for (int k = 0; k < 2; k++) {
+                const Op *ll = dot->args[k]->def;
+                if (ll && ll->kind == OP_LOCAL_LOAD && ll->buf && local_alloc_beside(ll->buf))
+                    bufs[n++] = stage_helper(E, ll->buf);
+            }
+            if (!n)
+                BUG("the barrier after a dot frees no buffer of its operands");
+            line(E, "%s;  // every warp is done with %s%s%s before %s bytes are written again", block_sync(E), bufs[0],
+                 n > 1 ? " and " : "", n > 1 ? bufs[1] : "", n > 1 ? "their" : "its");
         } else if (op->buf) { /* after the loop that read a loop-invariant dot operand (dot_reload.c) */
             line(E, "%s;  // every warp is done with %s before its bytes are written again", block_sync(E),
                  stage_helper(E, op->buf));

@@ -264,6 +264,56 @@ static void share(Reload *R, Block *b, int i, Op *c, Op *d, Op *alloc)
     tir_block_insert(R->a, b, at, bar);
 }
 
+/* An mma.sync dot whose operand goes through shared memory right before it
+ * (a convert, not a pipeline ring: an unpipelined loop, a dot outside loops)
+ * reads that operand's fragments one K step at a time from the buffer, as
+ * it reads a ring's, instead of loading them all between two barriers: for
+ * a 64x64 fp16 B on 4 warps, 16 registers a step instead of 64 at once.
+ * The converts of both operands (either alone where the other comes from
+ * registers or another buffer) must stand just before the dot, with only
+ * the dot's other operand's reads between; each becomes a local_alloc and a
+ * local_load, and the barrier after the dot frees the buffers.  Only in an
+ * unpipelined loop, where each exchange ends with a barrier anyway (the two
+ * operands then take three barriers instead of four); outside loops the next
+ * exchange's barrier frees such buffers, and in a pipelined loop the wait for
+ * the ring's copies does (tir_smem), so one after the dot would be one more. */
+static bool pipelined_body(const Block *b)
+{
+    for (int i = 0; i < b->ops.len; i++)
+        if (b->ops.data[i]->kind == OP_ASYNC_WAIT)
+            return true;
+    return false;
+}
+
+static bool stage_beside_mma_sync(Reload *R, Block *b, int i, Op *d)
+{
+    const Layout *acc = d->results[0]->layout;
+    if (d->dot.wgmma || !dot_uses_mma(d) || !acc || acc->kind != LAYOUT_MMA || acc->mma_version != 2 ||
+        d->results[0]->type.rank != 2 || d->dot.precision == DOT_TF32X3 || !enclosing_for(d) ||
+        pipelined_body(d->parent))
+        return false;
+    int at = index_in(b, d);
+    Op *conv[2] = {NULL, NULL};
+    for (int j = i; j < at; j++) {
+        Op *c = b->ops.data[j];
+        int k = c->nres == 1 && c->results[0] == d->args[0] ? 0 : c->nres == 1 && c->results[0] == d->args[1] ? 1 : -1;
+        if (k < 0)
+            return false;
+        if (c->kind == OP_LOCAL_LOAD)
+            continue;
+        if (c->kind != OP_CONVERT || !is_dot_stage(c) || d->args[k]->nuses != 1)
+            return false;
+        conv[k] = c;
+    }
+    if (!conv[0] && !conv[1])
+        return false;
+    for (int k = 0; k < 2; k++)
+        if (conv[k])
+            split(R, b, index_in(b, conv[k]), conv[k], d,
+                  dot_stage_for(R->a, R->f, conv[k]->args[0], conv[k]->results[0]->layout, 1, true));
+    return true;
+}
+
 static void reload_block(Reload *R, Block *b)
 {
     for (int i = 0; i < b->ops.len; i++) {
@@ -271,7 +321,8 @@ static void reload_block(Reload *R, Block *b)
         for (int r = 0; r < op->nregions; r++)
             reload_block(R, op->regions[r]);
         Op *user = op->nres == 1 ? R->user[op->results[0]->id] : NULL;
-        if (user && user->kind == OP_DOT && user->parent == b && is_dot_stage(op) && stage_beside(R, b, i, user))
+        if (user && user->kind == OP_DOT && user->parent == b && is_dot_stage(op) &&
+            (stage_beside(R, b, i, user) || stage_beside_mma_sync(R, b, i, user)))
             continue;
         Op *d = reloading_dot(R, op);
         if (!d)

@@ -39,8 +39,8 @@
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
 //   attention.py:76  local_alloc, 8192 bytes at 0: operand A of tl.dot, 64 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), written before its loop, read with ldmatrix in every iteration
-//   attention.py:76  convert_layout, 4096 bytes at 8192: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
-//   attention.py:85  convert_layout, 4096 bytes at 8192: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
+//   attention.py:76  local_alloc, 4096 bytes at 8192: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), written just before its tl.dot, read with ldmatrix
+//   attention.py:85  local_alloc, 4096 bytes at 8192: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), written just before its tl.dot, read with ldmatrix.trans
 //   attention.py:89  convert_layout, 8192 bytes at 0: the tile changing layout (L1 -> L0), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle)
@@ -586,7 +586,7 @@ static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, i
 // as 32 rows of 64 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 4096 bytes at byte 8192 of the arena.
+// 4096 bytes at byte 8192 of the arena, written just before its tl.dot, which reads it in place.
 static __device__ __forceinline__ __half *stage1(unsigned char *smem, int row, int col)
 {
     return reinterpret_cast<__half *>(smem + 8192) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
@@ -596,7 +596,7 @@ static __device__ __forceinline__ __half *stage1(unsigned char *smem, int row, i
 // as 32 rows of 64 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 4096 bytes at byte 8192 of the arena.
+// 4096 bytes at byte 8192 of the arena, written just before its tl.dot, which reads it in place.
 static __device__ __forceinline__ __half *stage2(unsigned char *smem, int row, int col)
 {
     return reinterpret_cast<__half *>(smem + 8192) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
@@ -713,21 +713,15 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         for (int e = 0; e < 16; e += 8)
             tilec::load<8>(&k[e], (k_base + (cols[(e >> 3)] * stride_kn)) + offs_d[0], col_ok[(e >> 3)], __float2half(0.0f));
         // attention.py:76  qk = tl.dot(q, tl.trans(k)) * qk_scale
-        uint32_t b_frag[32];  // [64x32] fp16, L8: operand B fragments, 2 elements per register
-        {  // L2 -> L8 through shared memory (stage1)
-            #pragma unroll
-            for (int e = 0; e < 16; e += 8)
-                tilec::store<8>(stage1(smem, L0_row + ((e >> 3) << 4), L0_col), &k[e]);
-            __syncthreads();
-            // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = (lane & 7) + ((lane >> 4) << 3), ld_col = ((lane >> 3) & 1) << 3;
-            #pragma unroll
-            for (int qi = 0; qi < 8; ++qi)
-                tilec::ldmatrix<4, false>(&b_frag[4 * qi], stage1(smem, ld_row + ((qi >> 2) << 4), ld_col + ((qi & 3) << 4)));
-            __syncthreads();  // the buffer is free again
-        }
+        // k_2 (L2) to stage1: the tl.dot below reads its fragments there
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            tilec::store<8>(stage1(smem, L0_row + ((e >> 3) << 4), L0_col), &k[e]);
+        __syncthreads();
         uint32_t q_2[16];  // [64x64] fp16, L7: operand A fragments, 2 elements per register
         // read from stage0 one K step at a time, in the tl.dot below
+        uint32_t b_frag[32];  // [64x32] fp16, L8: operand B fragments, 2 elements per register
+        // read from stage1 one K step at a time, in the tl.dot below
         float dot[16];  // [64x32] fp32, L1
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -735,17 +729,23 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         // 64x32 += 64x64 @ 64x32 on tensor cores: each warp issues 1 x 4 mma.sync.m16n8k16_f16 per K step of 16, 4 K steps
         // ldmatrix.x4 into q_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
         const int q_2_ld_row = (warp << 4) + (lane & 15), q_2_ld_col = (lane >> 4) << 3;
+        // ldmatrix.x4 into b_frag: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int b_frag_ld_row = (lane & 7) + ((lane >> 4) << 3), b_frag_ld_col = ((lane >> 3) & 1) << 3;
         #pragma unroll
         for (int k_step = 0; k_step < 4; ++k_step) {  // K steps
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi)
                 tilec::ldmatrix<4, false>(&q_2[4 * (k_step + 4 * mi)], stage0(smem, q_2_ld_row, q_2_ld_col + ((k_step + 4 * mi) << 4)));
             #pragma unroll
+            for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
+                tilec::ldmatrix<4, false>(&b_frag[4 * (k_step + 4 * np)], stage1(smem, b_frag_ld_row + (((k_step + 4 * np) >> 2) << 4), b_frag_ld_col + (((k_step + 4 * np) & 3) << 4)));
+            #pragma unroll
             for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_f16(&dot[4 * (ni + 4 * mi)], &q_2[4 * (k_step + 4 * mi)], &b_frag[2 * (ni & 1) + 4 * (k_step + 4 * (ni >> 1))]);
         }
+        __syncthreads();  // every warp is done with stage1 before its bytes are written again
         float qk[16];  // [64x32] fp32, L1
         #pragma unroll
         for (int e = 0; e < 16; ++e)
@@ -843,31 +843,31 @@ attn_fwd(__half *__restrict__ Q, __half *__restrict__ K, __half *__restrict__ V,
         #pragma unroll
         for (int e = 0; e < 16; e += 2)
             a_frag[e / 2] = tilec::pack2_f16(p[e], p[e + 1]);
+        // v_2 (L0) to stage2: the tl.dot below reads its fragments there
+        #pragma unroll
+        for (int e = 0; e < 16; e += 8)
+            tilec::store<8>(stage2(smem, L0_row + ((e >> 3) << 4), L0_col), &v_2[e]);
+        __syncthreads();
         uint32_t v_3[32];  // [32x64] fp16, L8: operand B fragments, 2 elements per register
-        {  // L0 -> L8 through shared memory (stage2)
-            #pragma unroll
-            for (int e = 0; e < 16; e += 8)
-                tilec::store<8>(stage2(smem, L0_row + ((e >> 3) << 4), L0_col), &v_2[e]);
-            __syncthreads();
-            // ldmatrix.trans.x4 into v_3: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = lane & 15, ld_col = (lane >> 4) << 3;
-            #pragma unroll
-            for (int qi = 0; qi < 8; ++qi)
-                tilec::ldmatrix<4, true>(&v_3[4 * qi], stage2(smem, ld_row + ((qi & 1) << 4), ld_col + ((qi >> 1) << 4)));
-            __syncthreads();  // the buffer is free again
-        }
+        // read from stage2 one K step at a time, in the tl.dot below
         #pragma unroll
         for (int e = 0; e < 32; ++e)
             acc[e] = acc[e] * alpha[((e >> 1) & 1)];
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 1 x 8 mma.sync.m16n8k16_f16 per K step of 16, 2 K steps
+        // ldmatrix.trans.x4 into v_3: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int v_3_ld_row = lane & 15, v_3_ld_col = (lane >> 4) << 3;
         #pragma unroll
         for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
+            #pragma unroll
+            for (int np = 0; np < 4; ++np)  // two 8-column tiles per ldmatrix.x4
+                tilec::ldmatrix<4, true>(&v_3[4 * (k_step + 2 * np)], stage2(smem, v_3_ld_row + (((k_step + 2 * np) & 1) << 4), v_3_ld_col + (((k_step + 2 * np) >> 1) << 4)));
             #pragma unroll
             for (int mi = 0; mi < 1; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 8; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_f16(&acc[4 * (ni + 8 * mi)], &a_frag[4 * (k_step + 2 * mi)], &v_3[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
+        __syncthreads();  // every warp is done with stage2 before its bytes are written again
         #pragma unroll
         for (int e = 0; e < 2; ++e)
             m_i[e] = m_new[e];

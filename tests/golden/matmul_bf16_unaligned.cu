@@ -25,8 +25,8 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   matmul.py:94  convert_layout, 4096 bytes at 0: operand A of tl.dot, 64 x 32 bf16, swizzled (vec 8, perPhase 2, maxPhase 4), read with ldmatrix
-//   matmul.py:94  convert_layout, 4096 bytes at 0: operand B of tl.dot, 32 x 64 bf16, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
+//   matmul.py:94  local_alloc, 4096 bytes at 0: operand A of tl.dot, 64 x 32 bf16, swizzled (vec 8, perPhase 2, maxPhase 4), written just before its tl.dot, read with ldmatrix
+//   matmul.py:94  local_alloc, 4096 bytes at 4096: operand B of tl.dot, 32 x 64 bf16, swizzled (vec 8, perPhase 1, maxPhase 8), written just before its tl.dot, read with ldmatrix.trans
 //   matmul.py:102  convert_layout, 8192 bytes at 0: the tile changing layout (L2 -> L1), row-major,
 //       columns swizzled in each row of 64 (tilec::swizzle): col' = ((col / 8) ^ (row % 8)) * 8 + col % 8;
 //       no bank conflicts on the write or the read (counted statically; 896 extra wavefronts without the swizzle)
@@ -562,7 +562,7 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // as 64 rows of 32 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 2, maxPhase 4): chunk c of 8 elements in row r is stored
 // at chunk c ^ ((r / 2) % 4), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 4096 bytes at byte 0 of the arena.
+// 4096 bytes at byte 0 of the arena, written just before its tl.dot, which reads it in place.
 static __device__ __forceinline__ __nv_bfloat16 *stage0(unsigned char *smem, int row, int col)
 {
     return reinterpret_cast<__nv_bfloat16 *>(smem + 0) + row * 32 + tilec::swizzle<8, 2, 4>(row, col);
@@ -572,10 +572,10 @@ static __device__ __forceinline__ __nv_bfloat16 *stage0(unsigned char *smem, int
 // as 32 rows of 64 elements with N contiguous; read with ldmatrix.trans (K is not the contiguous dimension).
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 4096 bytes at byte 0 of the arena.
+// 4096 bytes at byte 4096 of the arena, written just before its tl.dot, which reads it in place.
 static __device__ __forceinline__ __nv_bfloat16 *stage1(unsigned char *smem, int row, int col)
 {
-    return reinterpret_cast<__nv_bfloat16 *>(smem + 0) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
+    return reinterpret_cast<__nv_bfloat16 *>(smem + 4096) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);
 }
 
 // cvt2: a 64x64 bf16 tile changing layout (L2 -> L1) in shared memory, row-major,
@@ -660,41 +660,40 @@ matmul_kernel(__nv_bfloat16 *__restrict__ a_ptr, __nv_bfloat16 *__restrict__ b_p
         for (int e = 0; e < 16; ++e)
             tilec::load<1>(&b[e], b_ptrs[e], ks[e] < (K - (k * 32)), __float2bfloat16(0.0f));
         // matmul.py:94  acc = tl.dot(a, b, acc, input_precision=INPUT_PRECISION, out_dtype=acc_dtype)
+        // a (L0) to stage0: the tl.dot below reads its fragments there
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            *stage0(smem, L0_row + (e << 2), L0_col) = a[e];
+        __syncthreads();
+        // b (L1) to stage1: the tl.dot below reads its fragments there
+        #pragma unroll
+        for (int e = 0; e < 16; ++e)
+            *stage1(smem, L1_row + (e << 1), L1_col) = b[e];
+        __syncthreads();
         uint32_t a_2[16];  // [64x32] bf16, L7: operand A fragments, 2 elements per register
-        {  // L0 -> L7 through shared memory (stage0)
-            #pragma unroll
-            for (int e = 0; e < 16; ++e)
-                *stage0(smem, L0_row + (e << 2), L0_col) = a[e];
-            __syncthreads();
-            // ldmatrix.x4 into a_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = ((warp >> 1) << 4) + (lane & 15), ld_col = (lane >> 4) << 3;
-            #pragma unroll
-            for (int qi = 0; qi < 4; ++qi)
-                tilec::ldmatrix<4, false>(&a_2[4 * qi], stage0(smem, ld_row + ((qi >> 1) << 5), ld_col + ((qi & 1) << 4)));
-            __syncthreads();  // the buffer is free again
-        }
+        // read from stage0 one K step at a time, in the tl.dot below
         uint32_t b_2[16];  // [32x64] bf16, L8: operand B fragments, 2 elements per register
-        {  // L1 -> L8 through shared memory (stage1)
-            #pragma unroll
-            for (int e = 0; e < 16; ++e)
-                *stage1(smem, L1_row + (e << 1), L1_col) = b[e];
-            __syncthreads();
-            // ldmatrix.trans.x4 into b_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
-            const int ld_row = lane & 15, ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
-            #pragma unroll
-            for (int qi = 0; qi < 4; ++qi)
-                tilec::ldmatrix<4, true>(&b_2[4 * qi], stage1(smem, ld_row + ((qi & 1) << 4), ld_col + ((qi >> 1) << 5)));
-            __syncthreads();  // the buffer is free again
-        }
+        // read from stage1 one K step at a time, in the tl.dot below
         // 64x64 += 64x32 @ 32x64 on tensor cores: each warp issues 2 x 4 mma.sync.m16n8k16_bf16 per K step of 16, 2 K steps
+        // ldmatrix.x4 into a_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int a_2_ld_row = ((warp >> 1) << 4) + (lane & 15), a_2_ld_col = (lane >> 4) << 3;
+        // ldmatrix.trans.x4 into b_2: lane l gives the address of row l % 8 of 8x8 matrix l / 8
+        const int b_2_ld_row = lane & 15, b_2_ld_col = ((warp & 1) << 3) + ((lane >> 4) << 4);
         #pragma unroll
         for (int k_step = 0; k_step < 2; ++k_step) {  // K steps
+            #pragma unroll
+            for (int mi = 0; mi < 2; ++mi)
+                tilec::ldmatrix<4, false>(&a_2[4 * (k_step + 2 * mi)], stage0(smem, a_2_ld_row + (((k_step + 2 * mi) >> 1) << 5), a_2_ld_col + (((k_step + 2 * mi) & 1) << 4)));
+            #pragma unroll
+            for (int np = 0; np < 2; ++np)  // two 8-column tiles per ldmatrix.x4
+                tilec::ldmatrix<4, true>(&b_2[4 * (k_step + 2 * np)], stage1(smem, b_2_ld_row + (((k_step + 2 * np) & 1) << 4), b_2_ld_col + (((k_step + 2 * np) >> 1) << 5)));
             #pragma unroll
             for (int mi = 0; mi < 2; ++mi)  // 16-row tiles of this warp
             #pragma unroll
                 for (int ni = 0; ni < 4; ++ni)  // 8-column tiles of this warp
                     tilec::mma_m16n8k16_bf16(&acc[4 * (ni + 4 * mi)], &a_2[4 * (k_step + 2 * mi)], &b_2[2 * (ni & 1) + 4 * (k_step + 2 * (ni >> 1))]);
         }
+        __syncthreads();  // every warp is done with stage0 and stage1 before their bytes are written again
         // matmul.py:95  a_ptrs += BLOCK_K * stride_ak
         #pragma unroll
         for (int e = 0; e < 16; ++e)

@@ -1126,10 +1126,12 @@ static int count_stages(TirFunc *f, StageCount *out, int max)
     for (int i = 0; i < st.len && n < max; i++) {
         const Op *op = st.data[i];
         StageCount *c = &out[n++];
-        *c = (StageCount){.op = op, .pipelined = op->kind == OP_LOCAL_LOAD};
+        *c = (StageCount){.op = op, .pipelined = op->kind == OP_LOCAL_LOAD && !op->buf};
         c->read_extra = read_extra(op, f->num_warps, &c->plain_read_extra);
         if (op->kind == OP_CONVERT)
             c->write_extra = store_write_extra(op, f->num_warps, &c->write_bytes, &c->plain_write_extra);
+        else if (op->buf) /* a buffer its local_alloc writes, as a conversion would (dot_reload.c) */
+            c->write_extra = store_write_extra(op->buf, f->num_warps, &c->write_bytes, &c->plain_write_extra);
         for (int k = 0; k < copies.len; k++)
             if (copies.data[k]->buf == op) {
                 int plain;

@@ -65,6 +65,29 @@ static int find_ops(const Block *b, OpKind k, const Op **found, int max)
     return n;
 }
 
+/* The local_allocs in b and below it that hold a loop-invariant operand (not
+ * those written just before their dot, local_alloc_beside), in program order. */
+static int find_invariant_allocs(const Block *b, const Op **found, int max)
+{
+    const Op *all[32];
+    int n = find_ops(b, OP_LOCAL_ALLOC, all, 32), m = 0;
+    for (int i = 0; i < n; i++)
+        if (!local_alloc_beside(all[i]) && m < max)
+            found[m++] = all[i];
+    return m;
+}
+
+/* The barriers in b and below it that free alloc's buffer (dot_reload.c). */
+static int barriers_freeing(const Block *b, const Op *alloc, const Op **found, int max)
+{
+    const Op *all[64];
+    int n = find_ops(b, OP_BARRIER, all, 64), m = 0;
+    for (int i = 0; i < n; i++)
+        if (all[i]->buf == alloc && m < max)
+            found[m++] = all[i];
+    return m;
+}
+
 /* The op after op in its block, or NULL. */
 static const Op *next_op(const Op *op)
 {
@@ -112,7 +135,7 @@ Test(dot_reload, loop_invariant_operand_read_in_the_loop, .fini = reset)
 {
     translate(attn_src, ATTN_SIG, 3, EMIT_TILEIR);
     const Op *allocs[4], *lls[8], *bars[4];
-    cr_assert_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 1);
+    cr_assert_eq(find_invariant_allocs(fn->body, allocs, 4), 1);
     const Op *alloc = allocs[0], *ll = alloc->buf;
     cr_assert_eq(alloc->parent, fn->body, "the write stays where q is made");
     cr_assert_eq(ll->kind, OP_LOCAL_LOAD);
@@ -158,9 +181,9 @@ Test(dot_reload, barrier_after_a_loop_without_drain, .fini = reset)
 {
     translate(attn_src, ATTN_SIG, 1, EMIT_TILEIR);
     const Op *allocs[4], *bars[4];
-    cr_assert_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 1);
+    cr_assert_eq(find_invariant_allocs(fn->body, allocs, 4), 1);
     const Op *loop = holder_in(fn->body, allocs[0]->buf);
-    cr_assert_eq(find_ops(fn->body, OP_BARRIER, bars, 4), 1);
+    cr_assert_eq(barriers_freeing(fn->body, allocs[0], bars, 4), 1);
     cr_expect_eq(next_op(loop), bars[0]);
 }
 
@@ -206,7 +229,7 @@ Test(dot_reload, two_loops_share_one_write, .fini = reset)
 {
     translate(two_loops_src, "*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32", 1, EMIT_TILEIR);
     const Op *allocs[4], *lls[8], *bars[4], *loops[4];
-    cr_assert_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 1, "q is written once");
+    cr_assert_eq(find_invariant_allocs(fn->body, allocs, 4), 1, "q is written once");
     const Op *alloc = allocs[0];
     cr_expect_eq(alloc->readers, 2);
     int n = find_ops(fn->body, OP_LOCAL_LOAD, lls, 8), reads = 0;
@@ -219,21 +242,16 @@ Test(dot_reload, two_loops_share_one_write, .fini = reset)
     }
     cr_expect_eq(reads, 2);
     cr_expect_eq(holder_in(fn->body, alloc->buf), loops[1], "alloc->buf is the last reader");
-    int nb = find_ops(fn->body, OP_BARRIER, bars, 4), freeing = 0;
-    for (int i = 0; i < nb; i++)
-        if (bars[i]->buf == alloc) {
-            freeing++;
-            cr_expect_eq(bars[i], next_op(loops[1]), "freed after the second loop only");
-        }
-    cr_expect_eq(freeing, 1);
+    cr_assert_eq(barriers_freeing(fn->body, alloc, bars, 4), 1);
+    cr_expect_eq(bars[0], next_op(loops[1]), "freed after the second loop only");
     /* every other buffer from the first loop to the end of the second is apart from q's */
     const Op *ops[64];
-    OpKind kinds[] = {OP_CONVERT, OP_REDUCE, OP_LOCAL_LOAD};
-    for (int k = 0; k < 3; k++) {
+    OpKind kinds[] = {OP_CONVERT, OP_REDUCE, OP_LOCAL_LOAD, OP_LOCAL_ALLOC};
+    for (int k = 0; k < 4; k++) {
         int m = find_ops(fn->body, kinds[k], ops, 64);
         for (int i = 0; i < m; i++) {
             const Op *o = ops[i];
-            if (!o->smem_bytes || (o->kind == OP_LOCAL_LOAD && o->buf) || !before_or_in(o, loops[1]))
+            if (!o->smem_bytes || o == alloc || (o->kind == OP_LOCAL_LOAD && o->buf) || !before_or_in(o, loops[1]))
                 continue;
             int lo = o->smem_offset, hi = lo + o->smem_bytes;
             cr_expect(hi <= alloc->smem_offset || alloc->smem_offset + alloc->smem_bytes <= lo,
@@ -265,6 +283,45 @@ Test(dot_reload, int64_loop_pipelines, .fini = reset)
     }
 }
 
+/* In an unpipelined loop (num_stages 1) a dot's operands staged through shared
+ * memory right before it are read from their buffers one K step at a time:
+ * a local_alloc and a local_load each, the buffers apart, one barrier after
+ * the dot to free both (three barriers a step, not four); in the CUDA, no
+ * fragment array is filled before the dot's K loop. */
+Test(dot_reload, unpipelined_operands_read_per_k_step, .fini = reset)
+{
+    static const char loop_src[] = KERNEL_HEAD
+        "def k(a_ptr, b_ptr, c_ptr, K):\n"
+        "    r = tl.arange(0, 128)\n"
+        "    c = tl.arange(0, 64)\n"
+        "    acc = tl.zeros((128, 64), tl.float32)\n"
+        "    for k0 in range(0, K, 64):\n"
+        "        a = tl.load(a_ptr + r[:, None] * K + (k0 + c)[None, :])\n"
+        "        b = tl.load(b_ptr + (k0 + c)[:, None] * 64 + c[None, :])\n"
+        "        acc += tl.dot(a, b)\n"
+        "    tl.store(c_ptr + r[:, None] * 64 + c[None, :], acc)\n";
+    translate_on(loop_src, "*fp16:16, *fp16:16, *fp32:16, i32:16", 4, 1, 80, EMIT_TILEIR);
+    const Op *allocs[4], *dots[2], *bars[8];
+    cr_assert_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 2);
+    cr_assert_eq(find_ops(fn->body, OP_DOT, dots, 2), 1);
+    for (int k = 0; k < 2; k++) {
+        cr_expect(local_alloc_beside(allocs[k]));
+        cr_expect_eq(allocs[k]->buf->results[0], dots[0]->args[allocs[k]->stage->op_idx]);
+    }
+    int lo0 = allocs[0]->smem_offset, hi0 = lo0 + allocs[0]->smem_bytes;
+    int lo1 = allocs[1]->smem_offset, hi1 = lo1 + allocs[1]->smem_bytes;
+    cr_expect(hi0 <= lo1 || hi1 <= lo0, "A at [%d, %d) and B at [%d, %d) overlap", lo0, hi0, lo1, hi1);
+    cr_expect_eq(find_ops(dots[0]->parent, OP_BARRIER, bars, 8), 1);
+    cr_expect_eq(next_op(dots[0]), bars[0], "one barrier, after the dot");
+    reset();
+    translate_on(loop_src, "*fp16:16, *fp16:16, *fp32:16, i32:16", 4, 1, 80, EMIT_CUDA);
+    const char *t = out_text();
+    cr_expect(strstr(t, "// read from stage0 one K step at a time, in the tl.dot below"), "%s", t);
+    cr_expect(strstr(t, "// read from stage1 one K step at a time, in the tl.dot below"), "%s", t);
+    cr_expect(strstr(t, "every warp is done with stage0 and stage1 before their bytes are written again"), "%s", t);
+    cr_expect(!strstr(t, "through shared memory (stage"), "no conversion fills fragments up front: %s", t);
+}
+
 /* TILEC_DOT_RELOAD=0: the operand is converted before the loop, in registers. */
 Test(dot_reload, knob_keeps_registers, .fini = reset)
 {
@@ -272,7 +329,7 @@ Test(dot_reload, knob_keeps_registers, .fini = reset)
     translate(attn_src, ATTN_SIG, 3, EMIT_TILEIR);
     unsetenv("TILEC_DOT_RELOAD");
     const Op *allocs[4], *cvts[8];
-    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 0);
+    cr_expect_eq(find_invariant_allocs(fn->body, allocs, 4), 0);
     int n = find_ops(fn->body, OP_CONVERT, cvts, 8), staged_outside = 0;
     for (int i = 0; i < n; i++)
         staged_outside += cvts[i]->parent == fn->body && is_dot_stage(cvts[i]);
@@ -294,7 +351,7 @@ Test(dot_reload, operands_of_the_same_loop_stay, .fini = reset)
               "    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)\n",
               "*fp16:16, *fp16:16, *fp32:16, i32:16", 3, EMIT_TILEIR);
     const Op *allocs[4];
-    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 0);
+    cr_expect_eq(find_invariant_allocs(fn->body, allocs, 4), 0);
 }
 
 /* Triton sinks into scf.for only: a dot in a while loop keeps its operand in registers. */
@@ -314,7 +371,7 @@ Test(dot_reload, while_loops_are_left_alone, .fini = reset)
               "    tl.store(c_ptr + r[:, None] * 64 + r[None, :], acc)\n",
               "*fp16:16, *fp16:16, *fp32:16, i32:16", 3, EMIT_TILEIR);
     const Op *allocs[4];
-    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 0);
+    cr_expect_eq(find_invariant_allocs(fn->body, allocs, 4), 0);
 }
 
 /* An operand made in an outer loop and read in an inner one: written in the
@@ -335,13 +392,13 @@ Test(dot_reload, inner_loop_of_an_outer_one, .fini = reset)
               "        tl.store(c_ptr + t * 4096 + r[:, None] * 64 + r[None, :], acc)\n",
               "*fp16:16, *fp16:16, *fp32:16, i32, i32:16", 1, EMIT_TILEIR);
     const Op *allocs[4], *bars[4];
-    cr_assert_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 1);
+    cr_assert_eq(find_invariant_allocs(fn->body, allocs, 4), 1);
     const Op *alloc = allocs[0];
     cr_assert_neq(alloc->parent, fn->body);
     cr_expect_eq(alloc->parent->parent->kind, OP_FOR, "written in the outer loop's body");
     const Op *inner = holder_in(alloc->parent, alloc->buf);
     cr_assert_eq(inner->kind, OP_FOR);
-    cr_assert_eq(find_ops(fn->body, OP_BARRIER, bars, 4), 1);
+    cr_assert_eq(barriers_freeing(fn->body, alloc, bars, 4), 1);
     cr_expect_eq(next_op(inner), bars[0], "every warp done with a before the next outer iteration writes it");
 }
 
@@ -367,11 +424,11 @@ Test(dot_reload, only_where_shared_memory_holds_it, .fini = reset)
 {
     const Op *allocs[4];
     translate_on(wide_src, ATTN_SIG, 8, 2, 80, EMIT_TILEIR);
-    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 0, "sm_80: %d bytes of rings", fn->smem_bytes);
+    cr_expect_eq(find_invariant_allocs(fn->body, allocs, 4), 0, "sm_80: %d bytes of rings", fn->smem_bytes);
     cr_expect_leq(fn->smem_bytes, 163 * 1024);
     reset();
     translate_on(wide_src, ATTN_SIG, 8, 2, 90, EMIT_TILEIR);
-    cr_expect_eq(find_ops(fn->body, OP_LOCAL_ALLOC, allocs, 4), 1);
+    cr_expect_eq(find_invariant_allocs(fn->body, allocs, 4), 1);
     cr_expect_gt(fn->smem_bytes, 163 * 1024);
 }
 
