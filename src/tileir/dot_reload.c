@@ -133,19 +133,11 @@ static int index_in(const Block *b, const Op *op)
     return i;
 }
 
-/* Convert c (op i of b) into a local_alloc there, storing as s, and a
- * local_load before dot d. */
-static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
+/* A local_load of alloc's buffer just before dot d, in place of convert c's
+ * result; alloc's last reader from now on. */
+static Op *read_before(Reload *R, Op *c, Op *d, Op *alloc)
 {
     Value *r = c->results[0];
-    Op *alloc = tir_op_new(R->a, R->f, OP_LOCAL_ALLOC, 1, &c->args[0], 0, NULL);
-    alloc->stmt = c->stmt;
-    alloc->loc = c->loc;
-    alloc->stage = s;
-    alloc->parent = b;
-    alloc->readers = 1;
-    b->ops.data[i] = alloc;
-
     Op *ll = tir_op_new(R->a, R->f, OP_LOCAL_LOAD, 0, NULL, 0, NULL);
     ll->nres = 1;
     ll->results[0] = r;
@@ -156,11 +148,15 @@ static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
     ll->buf = alloc;
     alloc->buf = ll;
     tir_block_insert(R->a, d->parent, index_in(d->parent, d), ll);
+    return ll;
+}
 
-    /* every warp done with the buffer once the loop is over: the pipeline's drain
-     * (a wait and a barrier) when it follows, else a barrier of its own; a
-     * buffer the dot beside it reads, once the dot is over (one barrier for
-     * both operands) */
+/* Every warp is done with alloc's buffer once the op of b that holds its
+ * reader ll is over (dot d itself, or d's loop): the pipeline's drain (a
+ * wait and a barrier) when it follows, a barrier already there (one for
+ * both operands of a dot), else a barrier of its own. */
+static void free_after(Reload *R, Block *b, Op *d, Op *ll, Op *alloc)
+{
     Op *loop = d->parent == b ? d : holder_in(b, ll);
     int at = index_in(b, loop) + 1;
     if (at < b->ops.len && (b->ops.data[at]->kind == OP_ASYNC_WAIT || b->ops.data[at]->kind == OP_BARRIER))
@@ -170,6 +166,20 @@ static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
     bar->loc = loop->loc;
     bar->buf = alloc;
     tir_block_insert(R->a, b, at, bar);
+}
+
+/* Convert c (op i of b) into a local_alloc there, storing as s, and a
+ * local_load before dot d. */
+static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
+{
+    Op *alloc = tir_op_new(R->a, R->f, OP_LOCAL_ALLOC, 1, &c->args[0], 0, NULL);
+    alloc->stmt = c->stmt;
+    alloc->loc = c->loc;
+    alloc->stage = s;
+    alloc->parent = b;
+    alloc->readers = 1;
+    b->ops.data[i] = alloc;
+    free_after(R, b, d, read_before(R, c, d, alloc), alloc);
 }
 
 /* A dot given the wgmma layout (mma_version 3) whose operands come to it
@@ -235,33 +245,15 @@ static Op *staged_before(Block *b, int i, const Op *c)
  * to be written again after it. */
 static void share(Reload *R, Block *b, int i, Op *c, Op *d, Op *alloc)
 {
-    Value *r = c->results[0];
-    Op *ll = tir_op_new(R->a, R->f, OP_LOCAL_LOAD, 0, NULL, 0, NULL);
-    ll->nres = 1;
-    ll->results[0] = r;
-    r->def = ll;
-    ll->stmt = c->stmt;
-    ll->loc = c->loc;
-    ll->stage = alloc->stage;
-    ll->buf = alloc;
-    alloc->buf = ll;
-    alloc->readers++;
     tir_block_remove(b, i);
-    tir_block_insert(R->a, d->parent, index_in(d->parent, d), ll);
+    Op *ll = read_before(R, c, d, alloc);
+    alloc->readers++;
     for (int j = 0; j < b->ops.len; j++)
         if (b->ops.data[j]->kind == OP_BARRIER && b->ops.data[j]->buf == alloc) {
             tir_block_remove(b, j);
             break;
         }
-    Op *loop = d->parent == b ? d : holder_in(b, ll);
-    int at = index_in(b, loop) + 1;
-    if (at < b->ops.len && (b->ops.data[at]->kind == OP_ASYNC_WAIT || b->ops.data[at]->kind == OP_BARRIER))
-        return;
-    Op *bar = tir_op_new(R->a, R->f, OP_BARRIER, 0, NULL, 0, NULL);
-    bar->stmt = loop->stmt;
-    bar->loc = loop->loc;
-    bar->buf = alloc;
-    tir_block_insert(R->a, b, at, bar);
+    free_after(R, b, d, ll, alloc);
 }
 
 /* An mma.sync dot whose operand goes through shared memory right before it
