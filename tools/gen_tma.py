@@ -270,6 +270,12 @@ class TmaGen:
             elif form:
                 self.emit(f"for k in {rng}(0, tl.cdiv(K, BLOCK_K){kws}):", d)
                 koff = "k * BLOCK_K"
+            elif random.Random(self.seed * 15487469 + 83).random() < 0.4:
+                # the K offset counted in int64, as kernels that widen their offsets do: the
+                # loop pipelines all the same; a descriptor takes int32 offsets, so the loads
+                # narrow it back.  Drawn from a stream of its own (see `own`).
+                self.emit(f"for k in {rng}(0, K.to(tl.int64), BLOCK_K{kws}):", d)
+                koff = "k.to(tl.int32)"
             else:
                 self.emit(f"for k in {rng}(0, K, BLOCK_K{kws}):", d)
                 koff = "k"
