@@ -57,6 +57,10 @@
  * before it, go to NVMMA buffers there and wgmma reads them in place
  * (stage_beside); a barrier after the dot frees them.
  *
+ * In an unpipelined loop, an mma.sync dot's operands converted just before
+ * it are read the same way, one K step at a time from buffers written there
+ * (stage_beside_mma_sync).
+ *
  * TILEC_DOT_RELOAD=0 in the environment keeps such operands in registers
  * (docs/CLI.md: a tuning knob, read by the driver).
  */
@@ -256,19 +260,7 @@ static void share(Reload *R, Block *b, int i, Op *c, Op *d, Op *alloc)
     free_after(R, b, d, ll, alloc);
 }
 
-/* An mma.sync dot whose operand goes through shared memory right before it
- * (a convert, not a pipeline ring: an unpipelined loop, a dot outside loops)
- * reads that operand's fragments one K step at a time from the buffer, as
- * it reads a ring's, instead of loading them all between two barriers: for
- * a 64x64 fp16 B on 4 warps, 16 registers a step instead of 64 at once.
- * The converts of both operands (either alone where the other comes from
- * registers or another buffer) must stand just before the dot, with only
- * the dot's other operand's reads between; each becomes a local_alloc and a
- * local_load, and the barrier after the dot frees the buffers.  Only in an
- * unpipelined loop, where each exchange ends with a barrier anyway (the two
- * operands then take three barriers instead of four); outside loops the next
- * exchange's barrier frees such buffers, and in a pipelined loop the wait for
- * the ring's copies does (tir_smem), so one after the dot would be one more. */
+/* Does block b wait for a pipeline's copies (the body of a pipelined loop)? */
 static bool pipelined_body(const Block *b)
 {
     for (int i = 0; i < b->ops.len; i++)
@@ -277,6 +269,20 @@ static bool pipelined_body(const Block *b)
     return false;
 }
 
+/* An mma.sync dot whose operand goes through shared memory right before it
+ * (a convert, not a pipeline ring) reads that operand's fragments one K step
+ * at a time from the buffer, as it reads a ring's, instead of loading them
+ * all between two barriers: for a 64x64 fp16 B on 4 warps, 16 registers a
+ * step instead of 64 at once.  The converts of both operands (either alone
+ * where the other comes from registers or another buffer) must stand just
+ * before the dot, with only the dot's other operand's reads between; each
+ * becomes a local_alloc and a local_load, and the barrier after the dot frees
+ * the buffers, which live together (where they would not fit in shared
+ * memory beside what the loop reads, the converts stay).  Only in an
+ * unpipelined loop, where each exchange ends with a barrier anyway (two
+ * operands then take three barriers instead of four): outside loops the next
+ * exchange's barrier frees such buffers, and in a pipelined loop the wait for
+ * the ring's copies does (tir_smem), so one after the dot would be one more. */
 static bool stage_beside_mma_sync(Reload *R, Block *b, int i, Op *d)
 {
     const Layout *acc = d->results[0]->layout;
@@ -299,10 +305,18 @@ static bool stage_beside_mma_sync(Reload *R, Block *b, int i, Op *d)
     }
     if (!conv[0] && !conv[1])
         return false;
+    DotStage *s[2] = {NULL, NULL};
+    int bytes = bytes_read_in(holder_in(R->f->body, d));
+    for (int k = 0; k < 2; k++)
+        if (conv[k]) {
+            s[k] = dot_stage_for(R->a, R->f, conv[k]->args[0], conv[k]->results[0]->layout, 1, true);
+            bytes += dot_stage_slot_bytes(s[k]);
+        }
+    if (bytes > tir_smem_limit(R->f->arch))
+        return false;
     for (int k = 0; k < 2; k++)
         if (conv[k])
-            split(R, b, index_in(b, conv[k]), conv[k], d,
-                  dot_stage_for(R->a, R->f, conv[k]->args[0], conv[k]->results[0]->layout, 1, true));
+            split(R, b, index_in(b, conv[k]), conv[k], d, s[k]);
     return true;
 }
 
