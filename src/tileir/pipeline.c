@@ -50,14 +50,6 @@
 
 typedef Vec(Value *) ValueVec;
 
-static bool op_in(const OpVec *v, const Op *op)
-{
-    for (int i = 0; i < v->len; i++)
-        if (v->data[i] == op)
-            return true;
-    return false;
-}
-
 static bool value_in(const ValueVec *v, const Value *x)
 {
     for (int i = 0; i < v->len; i++)
@@ -181,7 +173,7 @@ static void collect_s0(Pipe *P, Value *v)
         return;
     }
     Op *d = v->def;
-    if (!d || d->parent != b || op_in(&P->s0, d))
+    if (!d || d->parent != b || opvec_has(&P->s0, d))
         return;
     bool allowed = (op_is_pure(d->kind) && (op_is_elementwise(d->kind) || d->kind == OP_MAKE_RANGE ||
                                            d->kind == OP_BROADCAST || d->kind == OP_EXPAND_DIMS ||
@@ -194,7 +186,7 @@ static void collect_s0(Pipe *P, Value *v)
     /* a branch of pure ops that some address depends on (the persistent matmul's move to
      * its next tile), run ahead whole; what its regions read joins stage 0 too */
     bool branch = plain_branch(d, true);
-    if (!(allowed || branch) || op_in(&P->loads, d)) {
+    if (!(allowed || branch) || opvec_has(&P->loads, d)) {
         P->ok = false;
         return;
     }
@@ -219,10 +211,10 @@ static bool note_ahead(Pipe *P, const Op *op, ValueVec *delayed)
 {
     for (int k = 0; k < op->nargs; k++) {
         Value *v = op->args[k];
-        bool ahead = value_in(&P->carried, v) || (v->def && op_in(&P->s0, v->def) && varies(P, v, 0));
+        bool ahead = value_in(&P->carried, v) || (v->def && opvec_has(&P->s0, v->def) && varies(P, v, 0));
         if (!ahead || value_in(delayed, v))
             continue;
-        if (v->type.rank && !(v->def && op_in(&P->prefetch, v->def)))
+        if (v->type.rank && !(v->def && opvec_has(&P->prefetch, v->def)))
             return false;
         vec_push(P->a, delayed, v);
     }
@@ -807,10 +799,10 @@ static void append_rest(Pipe *P, Block *nb, const ValueVec *delayed, Value **lq)
     int D = P->S - 1;
     for (int i = 0; i < body->ops.len - 1; i++) {
         Op *op = body->ops.data[i];
-        if (op_in(&P->s0, op) || op_in(&P->loads, op) || op_in(&P->converts, op))
+        if (opvec_has(&P->s0, op) || opvec_has(&P->loads, op) || opvec_has(&P->converts, op))
             continue;
         if (op->kind == OP_TRANS && op->nres == 1 && single_user(body, op->results[0]) &&
-            op_in(&P->converts, single_user(body, op->results[0])))
+            opvec_has(&P->converts, single_user(body, op->results[0])))
             continue;
         for (int d = 0; d < delayed->len; d++) /* this iteration's value: the queue's head */
             tir_op_replace_uses(op, delayed->data[d], lq[d * D]);
@@ -924,7 +916,7 @@ static bool split_stage0(Pipe *P, ValueVec *delayed)
      * scalars such as the tile a persistent loop is on */
     for (int i = 0; i < body->ops.len; i++) {
         Op *op = body->ops.data[i];
-        if (op_in(&P->s0, op) || op_in(&P->loads, op))
+        if (opvec_has(&P->s0, op) || opvec_has(&P->loads, op))
             continue;
         if (op != y) {
             if (!note_ahead(P, op, delayed))
@@ -935,7 +927,7 @@ static bool split_stage0(Pipe *P, ValueVec *delayed)
             Value *v = op->args[k];
             if (v->block == body && v->arg_index - 1 == k)
                 continue; /* a carried value that does not change (a block pointer's other offset) */
-            if (v->def && op_in(&P->s0, v->def)) {
+            if (v->def && opvec_has(&P->s0, v->def)) {
                 /* stage 0's own carried values may be yielded */
                 bool own = false;
                 for (int j = 0; j < P->carried.len; j++)
@@ -946,7 +938,7 @@ static bool split_stage0(Pipe *P, ValueVec *delayed)
             }
             if (value_in(&P->carried, v))
                 return false;
-            if (v->def && op_in(&P->s0, v->def) && varies(P, v, 0))
+            if (v->def && opvec_has(&P->s0, v->def) && varies(P, v, 0))
                 return false;
         }
     }
@@ -956,7 +948,7 @@ static bool split_stage0(Pipe *P, ValueVec *delayed)
             return false;
         /* the carried value's yield must come from stage 0 (or be the value itself) */
         Value *yv = y->args[k];
-        if (yv != P->carried.data[j] && !(yv->def && op_in(&P->s0, yv->def)))
+        if (yv != P->carried.data[j] && !(yv->def && opvec_has(&P->s0, yv->def)))
             return false;
     }
     return true;
@@ -977,7 +969,7 @@ static void prefetch_loads(Pipe *P)
     for (int i = 0; i < body->ops.len; i++) {
         Op *op = body->ops.data[i];
         if (op->kind != OP_LOAD || op->load.is_volatile || !op->results[0]->type.rank ||
-            op_in(&P->loads, op) || op_in(&P->s0, op) || !op->results[0]->layout)
+            opvec_has(&P->loads, op) || opvec_has(&P->s0, op) || !op->results[0]->layout)
             continue;
         /* a dot operand a ring could not take (copies under 4 bytes) stays as it was: two
          * more copies of it cost an fp16 matmul with 2-byte loads a spill on sm_80 */
@@ -1037,7 +1029,7 @@ static bool reads_stage0(const Pipe *P, const Op *op, const ValueVec *delayed)
 {
     for (int k = 0; k < op->nargs; k++) {
         const Value *v = op->args[k];
-        if (v->def && op_in(&P->s0, v->def) && !value_in(delayed, v))
+        if (v->def && opvec_has(&P->s0, v->def) && !value_in(delayed, v))
             return true;
     }
     for (int r = 0; r < op->nregions; r++)
@@ -1054,7 +1046,7 @@ static bool rest_reads_stage0(const Pipe *P, const ValueVec *delayed)
     const Block *body = P->body;
     for (int i = 0; i < body->ops.len - 1; i++) {
         const Op *op = body->ops.data[i];
-        if (op_in(&P->s0, op) || op_in(&P->loads, op) || op_in(&P->converts, op))
+        if (opvec_has(&P->s0, op) || opvec_has(&P->loads, op) || opvec_has(&P->converts, op))
             continue;
         if (reads_stage0(P, op, delayed))
             return true;
@@ -1084,7 +1076,7 @@ static bool copies_wait_for_loads(const Pipe *P)
     ValueVec loaded = {0};
     for (int i = 0; i < P->body->ops.len; i++) {
         const Op *op = P->body->ops.data[i];
-        bool from = op->kind == OP_LOAD && !op_in(&P->loads, op);
+        bool from = op->kind == OP_LOAD && !opvec_has(&P->loads, op);
         for (int a = 0; a < op->nargs && !from; a++)
             from = value_in(&loaded, op->args[a]);
         for (int r = 0; from && r < op->nres; r++)
@@ -1359,7 +1351,7 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     pred->def->cmp.pred = CMP_LT;
     vmap_put(&P, &pm, iv, ivs);
     for (int i = 0; i < body->ops.len; i++) {
-        if (!op_in(&P.s0, body->ops.data[i]))
+        if (!opvec_has(&P.s0, body->ops.data[i]))
             continue;
         Op *c = clone_into(&P, pb, body->ops.data[i], &pm);
         if (ahead_load(c)) {
@@ -1432,11 +1424,11 @@ static void pipeline_loop(Ctx *ctx, TirFunc *f, Block *parent, int at, Op *loop)
     bool *guard = NEW_ARRAY(P.a, bool, (size_t)body->ops.len + 1);
     for (int i = 0; i < body->ops.len; i++) {
         Op *op = body->ops.data[i];
-        guard[i] = op_in(&P.s0, op) && ahead_load(op) && varies(&P, op->results[0], 0);
+        guard[i] = opvec_has(&P.s0, op) && ahead_load(op) && varies(&P, op->results[0], 0);
     }
     for (int i = 0; i < body->ops.len; i++) {
         Op *op = body->ops.data[i];
-        if (!op_in(&P.s0, op))
+        if (!opvec_has(&P.s0, op))
             continue;
         tir_op_replace_uses(op, iv, iva);
         if (guard[i])

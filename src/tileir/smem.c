@@ -440,14 +440,6 @@ static void plan_block(Arena *a, Block *b, bool top, bool wide_writes, ExchangeV
 
 static int align16(int x) { return (x + 15) & ~15; }
 
-static bool op_in(const OpVec *v, const Op *op)
-{
-    for (int i = 0; i < v->len; i++)
-        if (v->data[i] == op)
-            return true;
-    return false;
-}
-
 /* Does b (or a block inside it) hold a copy into ring? (A loop that does is the
  * ring's prologue or its loop.) */
 static bool copies_into(const Block *b, const Op *ring)
@@ -606,7 +598,7 @@ void tir_smem(Ctx *ctx, TirFunc *f)
             continue;
         OpVec path = tir_tma_pointer_path(&ctx->arena, st);
         int k = j - 1;
-        while (k >= 0 && op_in(&path, ex.data[k].op))
+        while (k >= 0 && opvec_has(&path, ex.data[k].op))
             k--;
         if (k >= 0 && k < j - 1 && ex.data[k].last > k && ex.data[k].last < j)
             ex.data[k].last = j;

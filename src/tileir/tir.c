@@ -221,6 +221,14 @@ void tir_block_remove(Block *b, int at)
     b->ops.len--;
 }
 
+bool opvec_has(const OpVec *v, const Op *op)
+{
+    for (int i = 0; i < v->len; i++)
+        if (v->data[i] == op)
+            return true;
+    return false;
+}
+
 /* The attribute union is Op's tail (tir.h), and C names no type for it to assign. */
 void tir_op_copy_attrs(Op *to, const Op *from)
 {

@@ -781,6 +781,7 @@ Op *tir_op_new(Arena *a, TirFunc *f, OpKind kind, int nargs, Value **args, int n
 void tir_block_append(Arena *a, Block *b, Op *op);
 void tir_block_insert(Arena *a, Block *b, int at, Op *op); /* op becomes b's op number at */
 void tir_block_remove(Block *b, int at);                   /* b's op number at leaves b */
+bool opvec_has(const OpVec *v, const Op *op);
 void tir_op_copy_attrs(Op *to, const Op *from); /* same kind */
 Value *tir_copy_mask(const Op *async_copy);     /* its mask, NULL when it has none */
 

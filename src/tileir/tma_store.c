@@ -107,10 +107,7 @@ static bool only_for_pointer_path(const Op *op, const Op *st, const OpVec *owned
                 continue;
             if (u->kind == OP_CONVERT && u->nres == 1 && u->results[0] == st->args[1])
                 return false; /* the tile before its layout change: the TMA path stages it */
-            bool mine = false;
-            for (int k = 0; k < owned->len && !mine; k++)
-                mine = owned->data[k] == u;
-            if (mine)
+            if (opvec_has(owned, u))
                 continue;
             if (u != st)
                 return false;

@@ -425,10 +425,7 @@ Test(shared_memory, tma_store_apart_from_the_exchange_before_its_fallback, .fini
             OpVec path = tir_tma_pointer_path(&tctx.arena, st);
             int k = i - 1;
             for (; k >= 0; k--) {
-                bool on = false;
-                for (int j = 0; j < path.len; j++)
-                    on |= path.data[j] == ex.data[k];
-                if (!on)
+                if (!opvec_has(&path, ex.data[k]))
                     break;
                 skipped++;
             }
