@@ -378,7 +378,10 @@ typedef struct Exchange {
     Op *op;
     bool top;        /* straight-line code of the kernel body, not inside a loop or branch */
     int first, last; /* the exchanges (indices) during which its buffer is live */
+    int builds;      /* the builds in which it runs: BUILD_TMA, BUILD_OTHER or both */
 } Exchange;
+
+enum { BUILD_TMA = 1, BUILD_OTHER = 2 }; /* sm_90a's TMA paths; every other target */
 
 typedef Vec(Exchange) ExchangeVec;
 
@@ -439,6 +442,44 @@ static void plan_block(Arena *a, Block *b, bool top, bool wide_writes, ExchangeV
 }
 
 static int align16(int x) { return (x + 15) & ~15; }
+
+/* Which builds run each exchange.  A TMA descriptor store runs under sm_90a
+ * only, and the ops only its pointer store reads (tir_tma_pointer_path) only
+ * in the #else of other targets; the rest run in every build. */
+static void mark_builds(Arena *a, ExchangeVec *ex)
+{
+    for (int i = 0; i < ex->len; i++)
+        ex->data[i].builds = BUILD_TMA | BUILD_OTHER;
+    for (int j = 0; j < ex->len; j++) {
+        const Op *st = ex->data[j].op;
+        if (st->kind != OP_STORE || !st->store.tma_map)
+            continue;
+        ex->data[j].builds = BUILD_TMA;
+        OpVec path = tir_tma_pointer_path(a, st);
+        for (int k = 0; k < ex->len; k++)
+            if (opvec_has(&path, ex->data[k].op))
+                ex->data[k].builds = BUILD_OTHER;
+    }
+}
+
+/* The last exchange whose barrier may be the first to follow exchange i's
+ * reads: in each build that runs i, the next exchange that build runs; the
+ * buffer must stay apart from everything up to the later of them (ex->len
+ * where a build runs none after i). */
+static int freeing_exchange(const ExchangeVec *ex, int i)
+{
+    int last = i + 1;
+    for (int b = BUILD_TMA; b <= BUILD_OTHER; b <<= 1) {
+        if (!(ex->data[i].builds & b))
+            continue;
+        int j = i + 1;
+        while (j < ex->len && !(ex->data[j].builds & b))
+            j++;
+        if (j > last)
+            last = j;
+    }
+    return last;
+}
 
 /* Does b (or a block inside it) hold a copy into ring? (A loop that does is the
  * ring's prologue or its loop.) */
@@ -578,6 +619,7 @@ void tir_smem(Ctx *ctx, TirFunc *f)
 {
     ExchangeVec ex = {0};
     plan_block(&ctx->arena, f->body, true, f->uses_wgmma, &ex);
+    mark_builds(&ctx->arena, &ex);
     for (int i = 0; i < ex.len; i++) {
         Exchange *e = &ex.data[i];
         /* not a dot operand staged for wgmma, which reads it asynchronously and may still
@@ -586,22 +628,7 @@ void tir_smem(Ctx *ctx, TirFunc *f)
         e->op->smem_loop_frees = !e->top && !async_reader && freed_by_loop_waits(&ex, i);
         e->op->smem_keep_sync = !(e->top && (i + 1 == ex.len || ex.data[i + 1].top)) && !e->op->smem_loop_frees;
         e->first = i;
-        e->last = e->op->smem_keep_sync ? i : i + 1;
-    }
-    /* under sm_90a a TMA store's pointer path (the ops only its fallback reads,
-     * tir_tma_pointer_path) does not run, and the exchanges on it and their barriers
-     * with it: an exchange before them that the next exchange's barrier was to free
-     * lives until the store, whose staging buffer is written before its own barrier */
-    for (int j = 0; j < ex.len; j++) {
-        const Op *st = ex.data[j].op;
-        if (st->kind != OP_STORE || !st->store.tma_map)
-            continue;
-        OpVec path = tir_tma_pointer_path(&ctx->arena, st);
-        int k = j - 1;
-        while (k >= 0 && opvec_has(&path, ex.data[k].op))
-            k--;
-        if (k >= 0 && k < j - 1 && ex.data[k].last > k && ex.data[k].last < j)
-            ex.data[k].last = j;
+        e->last = e->op->smem_keep_sync ? i : freeing_exchange(&ex, i);
     }
     /* a pipeline ring (local_load) holds data in flight for the whole loop, and
      * from the prologue's copies on: it is live together with every exchange inside

@@ -395,26 +395,31 @@ static void collect(Block *b, OpVec *v)
  * bias exchange before it, which that barrier was to free, must not share
  * bytes with the store's staging buffer, written before the store's barrier.
  * (They shared them, and a slow warp's bias read raced the store's writes.) */
-Test(shared_memory, tma_store_apart_from_the_exchange_before_its_fallback, .fini = translate_reset)
+/* source translated for sm_90 on 4 warps, 3 stages, as the IR */
+static TirFunc *translate_sm90(const char *source, const char *sig)
 {
-    tsrc = (Source){"t.py", tma_store_src, strlen(tma_store_src)};
+    tsrc = (Source){"t.py", source, strlen(source)};
     memset(&tctx, 0, sizeof tctx);
     tctx.src = &tsrc;
     memset(&tout, 0, sizeof tout);
     TirFunc *f = NULL;
     TranslateOptions opt = {0};
     const char *err = NULL;
-    cr_assert(tilec_parse_signature(&tctx.arena,
-                                    "tensordesc<bf16[64, 32]>, tensordesc<bf16[32, 128]>, tensordesc<bf16[64, 128]>, "
-                                    "*fp32:16, i32, i32",
-                                    &opt.lower, &err),
-              "bad signature: %s", err);
+    cr_assert(tilec_parse_signature(&tctx.arena, sig, &opt.lower, &err), "bad signature: %s", err);
     opt.lower.num_warps = 4;
     opt.lower.num_stages = 3;
     opt.lower.arch = 90;
     opt.emit = EMIT_TILEIR;
     opt.result = &f;
     cr_assert_eq(tilec_translate(&tctx, &opt, &tout), 0, "%s", tctx.log.data ? tctx.log.data : "");
+    return f;
+}
+
+#define TMA_STORE_SIG "tensordesc<bf16[64, 32]>, tensordesc<bf16[32, 128]>, tensordesc<bf16[64, 128]>, *fp32:16"
+
+Test(shared_memory, tma_store_apart_from_the_exchange_before_its_fallback, .fini = translate_reset)
+{
+    TirFunc *f = translate_sm90(tma_store_src, TMA_STORE_SIG ", i32, i32");
     OpVec ex = {0};
     collect(f->body, &ex);
     const Op *st = NULL, *bias = NULL;
@@ -438,4 +443,39 @@ Test(shared_memory, tma_store_apart_from_the_exchange_before_its_fallback, .fini
     int lo = bias->smem_offset, hi = lo + bias->smem_bytes;
     cr_expect(hi <= st->smem_offset || st->smem_offset + st->smem_bytes <= lo,
               "the bias's buffer [%d, %d) overlaps the staging buffer at %d", lo, hi, st->smem_offset);
+}
+
+/* The same with the accumulator's column sums exchanged after the store: in the builds for
+ * other targets the store's sm_90a block, and its barrier, do not run, so the
+ * fallback's exchange (the accumulator to the pointer store's layout) must
+ * stay apart from the sums' buffer, whose writes come before its barrier. */
+Test(shared_memory, tma_store_fallback_apart_from_the_exchange_after_it, .fini = translate_reset)
+{
+    static const char sums_src[] =
+        KERNEL_HEAD
+        "def k(a_desc, b_desc, c_desc, bias_ptr, r_ptr, N, K):\n"
+        "    offs_n = tl.program_id(0) * 128\n"
+        "    acc = tl.zeros((64, 128), dtype=tl.float32)\n"
+        "    for k in range(0, tl.cdiv(K, 32)):\n"
+        "        acc = tl.dot(a_desc.load([0, k * 32]), b_desc.load([k * 32, offs_n]), acc)\n"
+        "    c_desc.store([0, offs_n], acc.to(tl.bfloat16))\n"
+        "    tl.store(r_ptr + offs_n + tl.arange(0, 128), tl.sum(acc, 0))\n";
+    TirFunc *f = translate_sm90(sums_src, TMA_STORE_SIG ", *fp32:16, i32, i32");
+    OpVec ex = {0};
+    collect(f->body, &ex);
+    const Op *st = NULL, *fallback = NULL, *sums = NULL;
+    for (int i = 0; i < ex.len; i++)
+        if (ex.data[i]->kind == OP_STORE && ex.data[i]->store.tma_map) {
+            st = ex.data[i];
+            OpVec path = tir_tma_pointer_path(&tctx.arena, st);
+            fallback = i > 0 && opvec_has(&path, ex.data[i - 1]) ? ex.data[i - 1] : NULL;
+            sums = i + 1 < ex.len ? ex.data[i + 1] : NULL;
+        }
+    cr_assert(st, "the store goes out by TMA");
+    cr_assert(fallback && fallback->kind == OP_CONVERT, "the pointer store's exchange comes before it");
+    cr_assert(sums && sums->kind == OP_REDUCE, "the column sums are exchanged after it");
+    cr_expect(!fallback->smem_keep_sync);
+    int lo = fallback->smem_offset, hi = lo + fallback->smem_bytes;
+    cr_expect(hi <= sums->smem_offset || sums->smem_offset + sums->smem_bytes <= lo,
+              "the fallback's buffer [%d, %d) overlaps the sums' at %d", lo, hi, sums->smem_offset);
 }
