@@ -218,6 +218,7 @@ void emit_stage_convert(Emitter *E, const Op *op);
 void emit_register_fragments(Emitter *E, const Op *op);
 void emit_local_load(Emitter *E, const Op *op);
 void emit_local_alloc(Emitter *E, const Op *op);  /* a loop-invariant operand, staged before its loop */
+const char *local_alloc_written(Emitter *E, const Op *alloc); /* "written once before its loop", for comments */
 const char *stage_slot_arg(Emitter *E, const Op *ll); /* "slot, " of a ring's local_load, else "" */
 void emit_async_copy(Emitter *E, const Op *op);
 

@@ -103,9 +103,7 @@ static void describe_smem(Emitter *E, const Block *b)
                 sb_printf(E->out, "operand %c of tl.dot, %s%d x %d %s%s, %s, %sread %s%s\n", st->op_idx ? 'B' : 'A',
                           st->batch > 1 ? fmt(E, "%d batches (one tile after another) of ", st->batch) : "", st->rows,
                           st->cols, dtype_name(st->dtype), slots_text(E, st),
-                          storage, op->kind != OP_LOCAL_ALLOC ? "" : local_alloc_beside(op) ? "written just before its tl.dot, "
-                                                    : op->readers > 1 ? fmt(E, "written once before the %d loops of its tl.dots, ", op->readers)
-                                                                      : "written before its loop, ",
+                          storage, op->kind != OP_LOCAL_ALLOC ? "" : fmt(E, "%s, ", local_alloc_written(E, op)),
                           st->ldmatrix ? fmt(E, "%swith ldmatrix%s", st->nvmma ? "by wgmma (sm_90a) or " : "",
                                              st->trans ? ".trans" : "")
                                        : "element by element",

@@ -43,6 +43,36 @@ static void stage_helper_nvmma(Emitter *E, const Op *op, const char *fn)
               s->swz.max_phase, vec, vec);
 }
 
+/* The local_loads of alloc's buffer in b and below it (one per loop whose dot
+ * reads it, dot_reload.c), and whether a wgmma dot reads one (*wgmma). */
+static int alloc_readers(Emitter *E, const Block *b, const Op *alloc, bool *wgmma)
+{
+    int n = 0;
+    for (int i = 0; i < b->ops.len; i++) {
+        const Op *op = b->ops.data[i];
+        for (int r = 0; r < op->nregions; r++)
+            n += alloc_readers(E, op->regions[r], alloc, wgmma);
+        if (op->kind == OP_LOCAL_LOAD && op->buf == alloc) {
+            const Op *dot = info(E, op->results[0])->user;
+            *wgmma |= dot && dot->kind == OP_DOT && dot->dot.wgmma;
+            n++;
+        }
+    }
+    return n;
+}
+
+/* When a local_alloc writes its buffer, for comments: "written just before
+ * its tl.dot", "written once before its loop", "written once before its 2
+ * loops". */
+const char *local_alloc_written(Emitter *E, const Op *alloc)
+{
+    if (local_alloc_beside(alloc))
+        return "written just before its tl.dot";
+    bool wgmma = false;
+    int n = alloc_readers(E, alloc->parent, alloc, &wgmma);
+    return n > 1 ? fmt(E, "written once before its %d loops", n) : "written once before its loop";
+}
+
 /* The staging buffer's address helper (made once per buffer):
  * stageN(smem, [slot,] row, col) -> the element's address. */
 const char *stage_helper(Emitter *E, const Op *op)
@@ -101,10 +131,8 @@ const char *stage_helper(Emitter *E, const Op *op)
     else
         sb_printf(h, "// %d bytes at byte %d of the arena%s.\n", dot_stage_slot_bytes(s), op->smem_offset,
                   op->kind != OP_LOCAL_ALLOC ? ""
-                  : local_alloc_beside(op) ? ", written just before its tl.dot, which reads it in place"
-                  : op->readers > 1 ? fmt(E, ", written once before the %d loops of its tl.dots and read in every iteration",
-                                          op->readers)
-                                    : ", written once before the loop of its tl.dot and read in every iteration");
+                  : fmt(E, ", %s%s", local_alloc_written(E, op),
+                        local_alloc_beside(op) ? ", which reads it in place" : " and read in every iteration"));
     sb_printf(h, "static __device__ __forceinline__ %s *%s(unsigned char *smem, %sint row, int col)\n{\n", T, fn,
               s->nslots > 1 ? "int slot, " : "");
     const char *in_row = s->swz.max_phase > 1 ? fmt(E, "tilec::swizzle<%d, %d, %d>(row, col)", s->swz.vec,
@@ -328,37 +356,21 @@ void emit_stage_convert(Emitter *E, const Op *op)
 }
 
 /* A loop-invariant dot operand (dot_reload.c): the tile goes to its staging
- * buffer once, before the loop, whose tl.dot reads the fragments there.  Or
- * an operand of the dot right after it, which reads it in place.  Each
- * write ends with a barrier: the one before it frees the bytes an earlier
- * exchange's slower warps may still read (tir_smem's rule for every
- * exchange). */
-/* Does a wgmma dot read alloc's buffer (through one of its local_loads in b)? */
-static bool read_by_wgmma(Emitter *E, const Block *b, const Op *alloc)
-{
-    for (int i = 0; i < b->ops.len; i++) {
-        const Op *op = b->ops.data[i];
-        for (int r = 0; r < op->nregions; r++)
-            if (read_by_wgmma(E, op->regions[r], alloc))
-                return true;
-        if (op->kind == OP_LOCAL_LOAD && op->buf == alloc) {
-            const Op *dot = info(E, op->results[0])->user;
-            if (dot && dot->kind == OP_DOT && dot->dot.wgmma)
-                return true;
-        }
-    }
-    return false;
-}
-
+ * buffer once, before the loop (or the loops), whose tl.dot reads the
+ * fragments there.  Or an operand of the dot right after it, which reads it
+ * in place.  Each write ends with a barrier: the one before it frees the
+ * bytes an earlier exchange's slower warps may still read (tir_smem's rule
+ * for every exchange). */
 void emit_local_alloc(Emitter *E, const Op *op)
 {
     const Value *x = op->args[0];
     const char *fn = stage_helper(E, op);
     /* a reader on wgmma needs the proxy fence (the dots of several loops may differ) */
-    bool wgmma = read_by_wgmma(E, op->parent, op);
+    bool wgmma = false;
+    int n = alloc_readers(E, op->parent, op, &wgmma);
     const char *readers = local_alloc_beside(op) ? ": the tl.dot below reads"
-                          : op->readers > 1 ? fmt(E, ", once: the tl.dots in the %d loops below read", op->readers)
-                                            : ", once: the tl.dot in the loop below reads";
+                          : n > 1 ? fmt(E, ", once: the tl.dots in the %d loops below read", n)
+                                  : ", once: the tl.dot in the loop below reads";
     line(E, "// %s (L%d) to %s%s %s there%s", vname(E, x), x->layout->id, fn, readers, wgmma ? "it" : "its fragments",
          local_alloc_beside(op) ? "" : " in every iteration");
     stage_write(E, op, fn);

@@ -181,7 +181,6 @@ static void split(Reload *R, Block *b, int i, Op *c, Op *d, DotStage *s)
     alloc->loc = c->loc;
     alloc->stage = s;
     alloc->parent = b;
-    alloc->readers = 1;
     b->ops.data[i] = alloc;
     free_after(R, b, d, read_before(R, c, d, alloc), alloc);
 }
@@ -251,7 +250,6 @@ static void share(Reload *R, Block *b, int i, Op *c, Op *d, Op *alloc)
 {
     tir_block_remove(b, i);
     Op *ll = read_before(R, c, d, alloc);
-    alloc->readers++;
     for (int j = 0; j < b->ops.len; j++)
         if (b->ops.data[j]->kind == OP_BARRIER && b->ops.data[j]->buf == alloc) {
             tir_block_remove(b, j);

@@ -646,10 +646,10 @@ static bool attrs_ok(const Op *op)
     case OP_ASYNC_WAIT: return op->async_wait.pending >= 0;
     case OP_LOCAL_LOAD:
         return op->nres == 1 && op->stage &&
-               (op->nargs == 1 || (!op->nargs && op->buf && op->buf->kind == OP_LOCAL_ALLOC &&
-                                   (op->buf->buf == op || op->buf->readers > 1)));
+               (op->nargs == 1 || (!op->nargs && op->buf && op->buf->kind == OP_LOCAL_ALLOC));
     case OP_LOCAL_ALLOC:
-        return op->nargs == 1 && !op->nres && op->stage && op->buf && op->buf->kind == OP_LOCAL_LOAD && op->readers >= 1;
+        return op->nargs == 1 && !op->nres && op->stage && op->buf && op->buf->kind == OP_LOCAL_LOAD &&
+               op->buf->buf == op;
     default: return true;
     }
 }

@@ -505,11 +505,10 @@ struct Op {
                              the last op so marked */
     DotStage *stage;      /* dot operand staging (convert to dotop, local_load, async_copy) */
     Op *buf;              /* async_copy: the local_load whose buffer it fills; local_alloc: the
-                             (last) local_load that reads its buffer, and every such local_load:
-                             the local_alloc; a debug_barrier of dot_reload.c: the local_alloc
-                             whose buffer it frees */
-    int readers;          /* local_alloc: how many local_loads read its buffer (dots in that
-                             many loops, one after another: dot_reload.c) */
+                             last local_load that reads its buffer (dots in several loops may
+                             read one: dot_reload.c), and every such local_load: the
+                             local_alloc; a debug_barrier of dot_reload.c: the local_alloc whose
+                             buffer it frees */
     const char *note;     /* tilec's own words the emitter prints before the op, or NULL:
                              why a pass put it there (no user text) */
     /* The attributes of the op's kind (OP_LIST says which); last, so that

@@ -37,7 +37,7 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   attention.py:314  local_alloc, 16384 bytes at 49152: operand A of tl.dot, 128 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), written once before the 2 loops of its tl.dots, read with ldmatrix in every iteration
+//   attention.py:314  local_alloc, 16384 bytes at 49152: operand A of tl.dot, 128 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), written once before its 2 loops, read with ldmatrix in every iteration
 //   attention.py:314  local_load, 24576 bytes at 0: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
 //   attention.py:327  local_load, 24576 bytes at 24576: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix.trans
 //   attention.py:322  local_load, 24576 bytes at 0: operand B of tl.dot, 64 x 64 fp16 in 3 pipeline slots, swizzled (vec 8, perPhase 1, maxPhase 8), read with ldmatrix
@@ -577,7 +577,7 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // as 128 rows of 64 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 16384 bytes at byte 49152 of the arena, written once before the 2 loops of its tl.dots and read in every iteration.
+// 16384 bytes at byte 49152 of the arena, written once before its 2 loops and read in every iteration.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, int col)
 {
     return reinterpret_cast<__half *>(smem + 49152) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);

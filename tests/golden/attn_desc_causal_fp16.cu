@@ -39,7 +39,7 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   attention.py:257  local_alloc, 16384 bytes at 65536: operand A of tl.dot, 128 x 64 fp16, NVMMA layout (128-byte swizzle, 128-byte column blocks), written before its loop, read by wgmma (sm_90a) or with ldmatrix in every iteration
+//   attention.py:257  local_alloc, 16384 bytes at 65536: operand A of tl.dot, 128 x 64 fp16, NVMMA layout (128-byte swizzle, 128-byte column blocks), written once before its loop, read by wgmma (sm_90a) or with ldmatrix in every iteration
 //   attention.py:257  local_load, 32768 bytes at 0: operand B of tl.dot, 64 x 64 fp16 in 4 pipeline slots (num_stages 3 and one for the wgmma group a step leaves in flight), NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix
 //   attention.py:267  local_load, 32768 bytes at 32768: operand B of tl.dot, 64 x 64 fp16 in 4 pipeline slots (num_stages 3 and one for the wgmma group a step leaves in flight), NVMMA layout (128-byte swizzle, 128-byte column blocks), read by wgmma (sm_90a) or with ldmatrix.trans
 //   attention.py:272  convert_layout, 16384 bytes at 0: the tile changing layout (L1 -> L0), row-major,

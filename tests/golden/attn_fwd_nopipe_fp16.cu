@@ -38,7 +38,7 @@
 // Shared memory: one arena; buffers whose lifetimes do not overlap share bytes.  A buffer
 // lives from its writes to its reads, or, where no barrier follows its reads, until the
 // next exchange's barrier.
-//   attention.py:76  local_alloc, 8192 bytes at 0: operand A of tl.dot, 64 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), written before its loop, read with ldmatrix in every iteration
+//   attention.py:76  local_alloc, 8192 bytes at 0: operand A of tl.dot, 64 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), written once before its loop, read with ldmatrix in every iteration
 //   attention.py:76  local_alloc, 4096 bytes at 8192: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), written just before its tl.dot, read with ldmatrix
 //   attention.py:85  local_alloc, 4096 bytes at 8192: operand B of tl.dot, 32 x 64 fp16, swizzled (vec 8, perPhase 1, maxPhase 8), written just before its tl.dot, read with ldmatrix.trans
 //   attention.py:89  convert_layout, 8192 bytes at 0: the tile changing layout (L1 -> L0), row-major,
@@ -576,7 +576,7 @@ __device__ __forceinline__ uint32_t pack4(T e0, T e1, T e2, T e3)
 // as 64 rows of 64 elements with K contiguous; read with ldmatrix.
 // Swizzle (Triton's vec 8, perPhase 1, maxPhase 8): chunk c of 8 elements in row r is stored
 // at chunk c ^ (r % 8), so that the 8 rows one ldmatrix reads fall in 8 different bank groups.
-// 8192 bytes at byte 0 of the arena, written once before the loop of its tl.dot and read in every iteration.
+// 8192 bytes at byte 0 of the arena, written once before its loop and read in every iteration.
 static __device__ __forceinline__ __half *stage0(unsigned char *smem, int row, int col)
 {
     return reinterpret_cast<__half *>(smem + 0) + row * 64 + tilec::swizzle<8, 1, 8>(row, col);

@@ -172,7 +172,7 @@ Test(dot_reload, cuda_reads_fragments_per_k_step, .fini = reset)
     cr_expect_lt(write, loop, "%s", out_text());
     const char *read = strstr(loop, "one K step at a time, in the tl.dot below");
     cr_expect(read && strstr(read, "tilec::ldmatrix<4, false>(&q_"), "%s", out_text());
-    cr_expect(strstr(out_text(), "written before its loop, read with ldmatrix in every iteration"), "%s", out_text());
+    cr_expect(strstr(out_text(), "written once before its loop, read with ldmatrix in every iteration"), "%s", out_text());
 }
 
 /* Without a pipeline (num_stages 1) nothing waits after the loop: a barrier of
@@ -231,7 +231,6 @@ Test(dot_reload, two_loops_share_one_write, .fini = reset)
     const Op *allocs[4], *lls[8], *bars[4], *loops[4];
     cr_assert_eq(find_invariant_allocs(fn->body, allocs, 4), 1, "q is written once");
     const Op *alloc = allocs[0];
-    cr_expect_eq(alloc->readers, 2);
     int n = find_ops(fn->body, OP_LOCAL_LOAD, lls, 8), reads = 0;
     cr_assert_eq(find_ops(fn->body, OP_FOR, loops, 4), 2);
     for (int i = 0; i < n; i++) {
@@ -258,6 +257,11 @@ Test(dot_reload, two_loops_share_one_write, .fini = reset)
                       "%s [%d, %d) overlaps q's buffer at %d", op_name(o->kind), lo, hi, alloc->smem_offset);
         }
     }
+    /* the CUDA says so, where the write is and in the header */
+    reset();
+    translate(two_loops_src, "*fp16:16, *fp16:16, *fp16:16, *fp32:16, *fp32:16, i32", 1, EMIT_CUDA);
+    cr_expect(strstr(out_text(), "once: the tl.dots in the 2 loops below read its fragments there"), "%s", out_text());
+    cr_expect(strstr(out_text(), "written once before its 2 loops"), "%s", out_text());
 }
 
 /* The attention loop over int64 bounds (keys counted in int64, as kernels that
