@@ -65,6 +65,13 @@ static int stage_conflicts(const DotStage *s, const SmemLayout *l, const LayoutM
     return total;
 }
 
+/* Extra wavefronts of every fragment read (rd) and, where the source is a
+ * blocked tile, every write of `vec` elements (wr) on stage s stored as l. */
+static int element_read_cost(const DotStage *s, const SmemLayout *l, const LayoutMap *rd, const LayoutMap *wr, int vec)
+{
+    return stage_conflicts(s, l, rd, 1) + (wr ? stage_conflicts(s, l, wr, vec) : 0);
+}
+
 /* An operand read element by element (8- or 32-bit, K not contiguous): the
  * lanes of one fragment read span a few rows of the buffer (B's lane % 4
  * picks the K row), and unswizzled rows of a power-of-two width put those
@@ -82,13 +89,6 @@ static int stage_conflicts(const DotStage *s, const SmemLayout *l, const LayoutM
  *     128-byte row, a quarter more, 18 KB a block at 2 stages where the
  *     swizzle takes 16, 12 blocks per SM instead of 13).
  * On a tie the swizzle wins, having no extra bytes. */
-/* Extra wavefronts of every fragment read (rd) and, where the source is a
- * blocked tile, every write of `vec` elements (wr) on stage s stored as l. */
-static int element_read_cost(const DotStage *s, const SmemLayout *l, const LayoutMap *rd, const LayoutMap *wr, int vec)
-{
-    return stage_conflicts(s, l, rd, 1) + (wr ? stage_conflicts(s, l, wr, vec) : 0);
-}
-
 static void stage_for_element_reads(DotStage *s, const Value *src, const Layout *to)
 {
     int eb = dtype_bits(s->dtype) / 8;
