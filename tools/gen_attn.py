@@ -849,6 +849,13 @@ class AttnGen:
         meta = {"seed": self.seed, "family": "attn", "variant": kind, "kernel": self.name,
                 "source": f"{self.name}.py", "sig": sig, "num_warps": self.num_warps, "grid": grid,
                 "params": params, "tilec_args": ["-k", self.name, "-s", sig, "-w", str(self.num_warps)]}
+        # about one in five runs without a pipeline (num_stages 1, for both compilers): each
+        # loop's dots then read the operands staged just before them one K step at a time
+        # (dot_reload.c), beside the masks, row reductions and both passes over the keys.
+        # Drawn apart, so that the other seeds keep their kernels.
+        if random.Random(self.seed * 2750159 + 97).random() < 0.2:
+            meta["num_stages"] = 1
+            meta["tilec_args"] += ["--num-stages", "1"]
         return "\n".join(src) + "\n", meta
 
 
